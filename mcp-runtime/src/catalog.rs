@@ -1,0 +1,178 @@
+//! The immutable, sorted catalog a server serves from: every entry with its
+//! definition serialized once, so `*/list` never re-serializes schemas.
+
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use crate::error::BuildError;
+use crate::registry::{PromptEntry, ResourceEntry, ResourceKind, SourceLocation, ToolEntry};
+use crate::uri_template::UriTemplate;
+
+/// An entry with its list JSON and its sort key.
+pub(crate) struct Listed<E> {
+    pub(crate) entry: E,
+    pub(crate) json: Box<RawValue>,
+    pub(crate) key: String,
+}
+
+/// A resource template with its parsed matcher.
+pub(crate) struct Template {
+    pub(crate) matcher: UriTemplate,
+    pub(crate) index: usize,
+}
+
+/// Every registered tool, prompt, resource and template, sorted and indexed.
+#[derive(Default)]
+pub(crate) struct Catalog {
+    pub(crate) tools: Vec<Listed<ToolEntry>>,
+    tool_index: HashMap<String, usize>,
+    pub(crate) prompts: Vec<Listed<PromptEntry>>,
+    prompt_index: HashMap<String, usize>,
+    pub(crate) resources: Vec<Listed<ResourceEntry>>,
+    resource_index: HashMap<String, usize>,
+    pub(crate) templates: Vec<Listed<ResourceEntry>>,
+    matchers: Vec<Template>,
+}
+
+fn listed<E, D: Serialize>(entry: E, definition: &D, key: String) -> Result<Listed<E>, BuildError> {
+    let json = serde_json::value::to_raw_value(definition)
+        .map_err(|e| BuildError::Definition { name: key.clone(), reason: e.to_string() })?;
+    Ok(Listed { entry, json, key })
+}
+
+/// Sorts by key and builds a name → position index, rejecting duplicates
+/// with both locations.
+fn index<E>(
+    items: &mut [Listed<E>],
+    kind: &'static str,
+    location: impl Fn(&E) -> SourceLocation,
+) -> Result<HashMap<String, usize>, BuildError> {
+    items.sort_by(|a, b| a.key.cmp(&b.key));
+    let mut map = HashMap::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        match map.entry(item.key.clone()) {
+            Entry::Occupied(first) => {
+                let first: &usize = first.get();
+                return Err(BuildError::Duplicate {
+                    kind,
+                    name: item.key.clone(),
+                    first: location(&items[*first].entry),
+                    second: location(&item.entry),
+                });
+            }
+            Entry::Vacant(slot) => {
+                slot.insert(i);
+            }
+        }
+    }
+    Ok(map)
+}
+
+impl Catalog {
+    pub(crate) fn build(
+        tools: Vec<ToolEntry>,
+        prompts: Vec<PromptEntry>,
+        resources: Vec<ResourceEntry>,
+    ) -> Result<Self, BuildError> {
+        let mut listed_tools = tools
+            .into_iter()
+            .map(|t| {
+                let key = t.definition.name.clone();
+                let def = t.definition.clone();
+                listed(t, &def, key)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let tool_index = index(&mut listed_tools, "tool", |t: &ToolEntry| t.location)?;
+
+        let mut listed_prompts = prompts
+            .into_iter()
+            .map(|p| {
+                let key = p.definition.name.clone();
+                let def = p.definition.clone();
+                listed(p, &def, key)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let prompt_index = index(&mut listed_prompts, "prompt", |p: &PromptEntry| p.location)?;
+
+        let mut fixed = Vec::new();
+        let mut templates = Vec::new();
+        for r in resources {
+            match &r.kind {
+                ResourceKind::Fixed(def) => {
+                    let (def, key) = (def.clone(), def.uri.clone());
+                    fixed.push(listed(r, &def, key)?);
+                }
+                ResourceKind::Template(def, parsed) => {
+                    if let Err(e) = parsed {
+                        return Err(BuildError::Template { error: e.clone(), location: r.location });
+                    }
+                    let (def, key) = (def.clone(), def.uri_template.clone());
+                    templates.push(listed(r, &def, key)?);
+                }
+            }
+        }
+        // Duplicates are found by URI; lists are then ordered by name (then
+        // URI), and lookups go through the URI index.
+        index(&mut fixed, "resource", |r: &ResourceEntry| r.location)?;
+        index(&mut templates, "resource template", |r: &ResourceEntry| r.location)?;
+        fixed.sort_by(|a, b| (a.entry.name(), &a.key).cmp(&(b.entry.name(), &b.key)));
+        let resource_index = fixed.iter().enumerate().map(|(i, r)| (r.key.clone(), i)).collect();
+        templates.sort_by(|a, b| (a.entry.name(), &a.key).cmp(&(b.entry.name(), &b.key)));
+        let matchers = templates
+            .iter()
+            .enumerate()
+            .filter_map(|(index, t)| match &t.entry.kind {
+                ResourceKind::Template(_, Ok(m)) => Some(Template { matcher: m.clone(), index }),
+                _ => None,
+            })
+            .collect();
+
+        Ok(Catalog {
+            tools: listed_tools,
+            tool_index,
+            prompts: listed_prompts,
+            prompt_index,
+            resources: fixed,
+            resource_index,
+            templates,
+            matchers,
+        })
+    }
+
+    pub(crate) fn tool(&self, name: &str) -> Option<&ToolEntry> {
+        self.tool_index.get(name).map(|&i| &self.tools[i].entry)
+    }
+
+    pub(crate) fn prompt(&self, name: &str) -> Option<&PromptEntry> {
+        self.prompt_index.get(name).map(|&i| &self.prompts[i].entry)
+    }
+
+    pub(crate) fn resource(&self, uri: &str) -> Option<&ResourceEntry> {
+        self.resource_index.get(uri).map(|&i| &self.resources[i].entry)
+    }
+
+    /// The first template (in list order) matching `uri`, with its variables.
+    pub(crate) fn match_template(
+        &self,
+        uri: &str,
+    ) -> Option<(&ResourceEntry, serde_json::Map<String, serde_json::Value>)> {
+        self.matchers.iter().find_map(|t| t.matcher.matches(uri).map(|vars| (&self.templates[t.index].entry, vars)))
+    }
+
+    /// The template whose template text is exactly `uri_template`.
+    pub(crate) fn template(&self, uri_template: &str) -> Option<&ResourceEntry> {
+        self.templates.iter().find(|t| t.key == uri_template).map(|t| &t.entry)
+    }
+
+    pub(crate) fn has_completions(&self) -> bool {
+        self.prompts.iter().any(|p| p.entry.completer.is_some())
+            || self.templates.iter().any(|t| t.entry.completer.is_some())
+    }
+
+    pub(crate) fn has_resources(&self) -> bool {
+        !self.resources.is_empty() || !self.templates.is_empty()
+    }
+}

@@ -1,0 +1,202 @@
+//! What a handler knows about the request it serves: `_meta`, shared state,
+//! and the channel for request-scoped notifications.
+
+use std::any::{Any, TypeId, type_name};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+use std::sync::Mutex;
+
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::protocol::{
+    ClientCapabilities, Implementation, LogMessageParams, LoggingLevel, MESSAGE, Notification, PROGRESS,
+    ProgressParams, RequestId, RequestMeta,
+};
+
+/// Where a request's notifications (progress, log messages) go.
+///
+/// Transports implement it: stdio writes a line, HTTP upgrades the response
+/// to an event stream. Nothing is kept after the request ends.
+pub trait NotificationSink: Send + Sync {
+    /// Sends one notification for the request being served.
+    fn send(&self, notification: Notification);
+}
+
+/// A sink that drops every notification, for transports without a stream.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct DiscardNotifications;
+
+impl NotificationSink for DiscardNotifications {
+    fn send(&self, _notification: Notification) {}
+}
+
+/// Shared application state, keyed by type, set once on the server builder.
+#[derive(Clone, Default)]
+pub(crate) struct StateMap(Arc<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>);
+
+impl StateMap {
+    pub(crate) fn from_map(map: HashMap<TypeId, Arc<dyn Any + Send + Sync>>) -> Self {
+        StateMap(Arc::new(map))
+    }
+
+    pub(crate) fn get<T: Clone + Send + Sync + 'static>(&self) -> Option<T> {
+        self.0.get(&TypeId::of::<T>()).and_then(|v| v.downcast_ref::<T>()).cloned()
+    }
+
+    pub(crate) fn contains(&self, id: TypeId) -> bool {
+        self.0.contains_key(&id)
+    }
+}
+
+/// A state type a handler needs, checked when the server is built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StateRequirement {
+    /// The type's id.
+    pub type_id: TypeId,
+    /// The type's name, for the startup error.
+    pub type_name: &'static str,
+}
+
+impl StateRequirement {
+    /// The requirement for state of type `T`.
+    pub fn of<T: 'static>() -> Self {
+        StateRequirement { type_id: TypeId::of::<T>(), type_name: type_name::<T>() }
+    }
+}
+
+/// Everything a handler may know about the request it serves.
+///
+/// Cheap to clone. Handlers receive it as a parameter:
+///
+/// ```
+/// use mcp_runtime::RequestContext;
+/// async fn handler(cx: RequestContext) -> String {
+///     let client = cx.client_info().map(|c| c.name.clone()).unwrap_or_default();
+///     cx.progress(1.0, Some(1.0), None);
+///     format!("hello {client}")
+/// }
+/// ```
+#[derive(Clone)]
+pub struct RequestContext {
+    inner: Arc<ContextInner>,
+}
+
+struct ContextInner {
+    id: RequestId,
+    method: String,
+    meta: RequestMeta,
+    state: StateMap,
+    sink: Arc<dyn NotificationSink>,
+    cancellation: CancellationToken,
+    last_progress: Mutex<Option<f64>>,
+}
+
+impl RequestContext {
+    pub(crate) fn new(
+        id: RequestId,
+        method: String,
+        meta: RequestMeta,
+        state: StateMap,
+        sink: Arc<dyn NotificationSink>,
+        cancellation: CancellationToken,
+    ) -> Self {
+        RequestContext {
+            inner: Arc::new(ContextInner {
+                id,
+                method,
+                meta,
+                state,
+                sink,
+                cancellation,
+                last_progress: Mutex::new(None),
+            }),
+        }
+    }
+
+    /// The JSON-RPC id of the request.
+    pub fn request_id(&self) -> &RequestId {
+        &self.inner.id
+    }
+
+    /// The JSON-RPC method, e.g. `tools/call`.
+    pub fn method(&self) -> &str {
+        &self.inner.method
+    }
+
+    /// The request's validated `_meta`.
+    pub fn meta(&self) -> &RequestMeta {
+        &self.inner.meta
+    }
+
+    /// The capabilities the client declared on this request (and only this one).
+    pub fn client_capabilities(&self) -> &ClientCapabilities {
+        &self.inner.meta.client_capabilities
+    }
+
+    /// The client's self-description, if it sent one. For display only.
+    pub fn client_info(&self) -> Option<&Implementation> {
+        self.inner.meta.client_info.as_ref()
+    }
+
+    /// Shared state of type `T` set with [`ServerBuilder::state`](crate::ServerBuilder::state).
+    pub fn state<T: Clone + Send + Sync + 'static>(&self) -> Option<T> {
+        self.inner.state.get::<T>()
+    }
+
+    /// Fires when the client cancels the request; a handler doing long work
+    /// can `select!` on it. The handler's future is also dropped on cancel.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.inner.cancellation
+    }
+
+    /// `true` once the client has cancelled the request.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancellation.is_cancelled()
+    }
+
+    /// Reports progress, if the client asked for it with a `progressToken`.
+    ///
+    /// Progress must strictly increase: a value not above the last one sent is
+    /// dropped rather than sent out of order. Returns whether it was sent.
+    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) -> bool {
+        let Some(token) = self.inner.meta.progress_token.clone() else { return false };
+        if !progress.is_finite() {
+            return false;
+        }
+        {
+            let mut last = self.inner.last_progress.lock().unwrap_or_else(|e| e.into_inner());
+            if last.is_some_and(|l| progress <= l) {
+                return false;
+            }
+            *last = Some(progress);
+        }
+        let params = ProgressParams { progress_token: token, progress, total, message };
+        self.inner.sink.send(Notification::new(PROGRESS, serde_json::to_value(params).unwrap_or_default()));
+        true
+    }
+
+    /// Sends a log message, if the request opted in with a `logLevel` at or
+    /// below `level`. Returns whether it was sent.
+    pub fn log(&self, level: LoggingLevel, logger: Option<&str>, data: impl Into<Value>) -> bool {
+        match self.inner.meta.log_level {
+            Some(min) if level >= min => {
+                let params = LogMessageParams { level, logger: logger.map(str::to_owned), data: data.into() };
+                self.inner.sink.send(Notification::new(MESSAGE, serde_json::to_value(params).unwrap_or_default()));
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Debug for RequestContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RequestContext")
+            .field("id", &self.inner.id)
+            .field("method", &self.inner.method)
+            .field("meta", &self.inner.meta)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,118 @@
+//! Step 5 and 6 of the pipeline: bytes → one JSON-RPC request or notification.
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::value::RawValue;
+
+use super::response::{Response, Stage};
+use crate::protocol::{ErrorObject, JSONRPC_VERSION, RequestId};
+
+/// A JSON-RPC request, its params kept as raw JSON until routed.
+#[derive(Debug)]
+pub struct Request {
+    /// The id, exactly as sent.
+    pub id: RequestId,
+    /// The method.
+    pub method: String,
+    /// The params, unparsed.
+    pub params: Option<Box<RawValue>>,
+}
+
+impl Request {
+    /// A request built in code (tests, the in-process client).
+    pub fn new(id: RequestId, method: impl Into<String>, params: Option<Box<RawValue>>) -> Self {
+        Request { id, method: method.into(), params }
+    }
+}
+
+/// A JSON-RPC notification from the client.
+#[derive(Debug)]
+pub struct ClientNotification {
+    /// The method, e.g. `notifications/cancelled`.
+    pub method: String,
+    /// The params, unparsed.
+    pub params: Option<Box<RawValue>>,
+}
+
+/// One message from the client.
+#[derive(Debug)]
+pub enum Message {
+    /// A request: it gets exactly one response.
+    Request(Request),
+    /// A notification: it never gets a response.
+    Notification(ClientNotification),
+}
+
+#[derive(Deserialize)]
+struct RawEnvelope<'a> {
+    #[serde(borrow, default)]
+    jsonrpc: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    method: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    params: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    result: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    error: Option<&'a RawValue>,
+}
+
+fn reject(id: Option<RequestId>, error: ErrorObject) -> Box<Response> {
+    Box::new(Response::error(id, error, Stage::Envelope))
+}
+
+/// Parses one message. Errors are responses ready to send: `-32700` for bytes
+/// that are not JSON, `-32600` for JSON that is not a single request or
+/// notification (echoing the id whenever it could be read).
+pub fn parse_message(bytes: &[u8]) -> Result<Message, Box<Response>> {
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if first == Some(&b'[') {
+        return Err(match serde_json::from_slice::<IgnoredAny>(bytes) {
+            Ok(_) => {
+                reject(None, ErrorObject::invalid_request("Batches are not supported: send one message at a time"))
+            }
+            Err(e) => reject(None, ErrorObject::parse_error(format!("Parse error: {e}"))),
+        });
+    }
+    let env: RawEnvelope<'_> = match serde_json::from_slice(bytes) {
+        Ok(env) => env,
+        Err(e) if e.is_data() => {
+            return Err(reject(None, ErrorObject::invalid_request(format!("Invalid request: {e}"))));
+        }
+        Err(e) => return Err(reject(None, ErrorObject::parse_error(format!("Parse error: {e}")))),
+    };
+
+    let id = match env.id {
+        None => None,
+        Some(raw) => match RequestId::from_json(raw.get()) {
+            Some(id) => Some(id),
+            None => {
+                return Err(reject(
+                    None,
+                    ErrorObject::invalid_request("The request id must be a string or an integer"),
+                ));
+            }
+        },
+    };
+    if env.jsonrpc.map(RawValue::get) != Some("\"2.0\"") {
+        let msg = format!("`jsonrpc` must be \"{JSONRPC_VERSION}\"");
+        return Err(reject(id, ErrorObject::invalid_request(msg)));
+    }
+    let method = match env.method {
+        Some(raw) => match serde_json::from_str::<String>(raw.get()) {
+            Ok(m) => m,
+            Err(_) => return Err(reject(id, ErrorObject::invalid_request("`method` must be a string"))),
+        },
+        None if env.result.is_some() || env.error.is_some() => {
+            return Err(reject(id, ErrorObject::invalid_request("A server does not accept responses")));
+        }
+        None => return Err(reject(id, ErrorObject::invalid_request("Missing `method`"))),
+    };
+    let params = env.params.map(RawValue::to_owned);
+    Ok(match id {
+        Some(id) => Message::Request(Request { id, method, params }),
+        None => Message::Notification(ClientNotification { method, params }),
+    })
+}

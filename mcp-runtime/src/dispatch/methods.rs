@@ -1,0 +1,327 @@
+//! Per-method routing (step 11), params validation (step 12) and execution
+//! (steps 17–18).
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use futures_util::FutureExt as _;
+use serde::Deserialize;
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use super::response::{Decorated, Meta, Page, Response, Stage};
+use super::{HeaderCheck, Prepared, RequestOptions, pagination};
+use crate::call::{CompleteCall, PromptCall, ResourceCall, ToolCall};
+use crate::context::RequestContext;
+use crate::outcome::Outcome;
+use crate::protocol::{
+    CacheHints, CallToolParams, CompleteParams, CompleteResult, Completion, CompletionReference, ErrorObject,
+    GetPromptParams, ReadResourceParams, ResultType,
+};
+use crate::server::Server;
+
+/// A validated request, by method.
+pub(super) enum Route {
+    Discover,
+    List(ListKind, usize),
+    CallTool(CallToolParams),
+    GetPrompt(GetPromptParams),
+    ReadResource(ReadResourceParams),
+    Complete(CompleteParams),
+}
+
+#[derive(Clone, Copy)]
+pub(super) enum ListKind {
+    Tools,
+    Prompts,
+    Resources,
+    Templates,
+}
+
+/// Step 11: whether the method exists and its capability is advertised.
+pub(super) fn is_routable(server: &Server, method: &str) -> bool {
+    let caps = &server.inner.capabilities;
+    match method {
+        "server/discover" => true,
+        "tools/list" | "tools/call" => caps.tools.is_some(),
+        "prompts/list" | "prompts/get" => caps.prompts.is_some(),
+        "resources/list" | "resources/read" | "resources/templates/list" => caps.resources.is_some(),
+        "completion/complete" => caps.completions.is_some(),
+        _ => false,
+    }
+}
+
+#[derive(Deserialize)]
+struct ListParams {
+    #[serde(default)]
+    cursor: Option<String>,
+}
+
+fn params_of<'de, T: Deserialize<'de>>(method: &str, params: Option<&'de RawValue>) -> Result<T, (ErrorObject, Stage)> {
+    let text = params.map(RawValue::get).unwrap_or("{}");
+    serde_json::from_str(text)
+        .map_err(|e| (ErrorObject::invalid_params(format!("Invalid params for `{method}`: {e}")), Stage::Params))
+}
+
+/// Steps 12 and 13.
+pub(super) fn route(
+    server: &Server,
+    method: &str,
+    params: Option<&RawValue>,
+    headers: Option<&dyn HeaderCheck>,
+) -> Result<Route, (ErrorObject, Stage)> {
+    let catalog = &server.inner.catalog;
+    let list = |kind: ListKind, len: usize| -> Result<Route, (ErrorObject, Stage)> {
+        let p: ListParams = params_of(method, params)?;
+        let start = pagination::decode(p.cursor.as_deref(), len).map_err(|e| (e, Stage::Params))?;
+        Ok(Route::List(kind, start))
+    };
+    match method {
+        "server/discover" => Ok(Route::Discover),
+        "tools/list" => list(ListKind::Tools, catalog.tools.len()),
+        "prompts/list" => list(ListKind::Prompts, catalog.prompts.len()),
+        "resources/list" => list(ListKind::Resources, catalog.resources.len()),
+        "resources/templates/list" => list(ListKind::Templates, catalog.templates.len()),
+        "tools/call" => {
+            let p: CallToolParams = params_of(method, params)?;
+            let Some(tool) = catalog.tool(&p.name) else {
+                return Err((ErrorObject::invalid_params(format!("Unknown tool: `{}`", p.name)), Stage::Params));
+            };
+            if let Some(args) = &p.arguments {
+                if !args.get().trim_start().starts_with('{') {
+                    let e = ErrorObject::invalid_params("`arguments` must be an object");
+                    return Err((e, Stage::Params));
+                }
+            }
+            if let Some(headers) = headers {
+                headers
+                    .check_tool_arguments(&tool.definition, p.arguments.as_deref())
+                    .map_err(|e| (e, Stage::Headers))?;
+            }
+            Ok(Route::CallTool(p))
+        }
+        "prompts/get" => {
+            let p: GetPromptParams = params_of(method, params)?;
+            let Some(prompt) = catalog.prompt(&p.name) else {
+                return Err((ErrorObject::invalid_params(format!("Unknown prompt: `{}`", p.name)), Stage::Params));
+            };
+            let args = p.arguments.as_ref();
+            if let Some((key, _)) = args.and_then(|a| a.iter().find(|(_, v)| !v.is_string())) {
+                let e = ErrorObject::invalid_params(format!("Prompt argument `{key}` must be a string"));
+                return Err((e, Stage::Params));
+            }
+            let missing = prompt
+                .definition
+                .arguments
+                .iter()
+                .filter(|a| a.required == Some(true))
+                .find(|a| !args.is_some_and(|m| m.contains_key(&a.name)));
+            if let Some(arg) = missing {
+                let e = ErrorObject::invalid_params(format!(
+                    "Missing required argument `{}` for prompt `{}`",
+                    arg.name, p.name
+                ));
+                return Err((e, Stage::Params));
+            }
+            Ok(Route::GetPrompt(p))
+        }
+        "resources/read" => Ok(Route::ReadResource(params_of(method, params)?)),
+        "completion/complete" => {
+            let p: CompleteParams = params_of(method, params)?;
+            let known = match &p.reference {
+                CompletionReference::Prompt { name, .. } => catalog.prompt(name).is_some(),
+                CompletionReference::Resource { uri } => {
+                    catalog.template(uri).is_some() || catalog.resource(uri).is_some()
+                }
+            };
+            if !known {
+                let e = ErrorObject::invalid_params("Unknown completion reference");
+                return Err((e, Stage::Params));
+            }
+            Ok(Route::Complete(p))
+        }
+        other => Err((ErrorObject::method_not_found(other), Stage::Routing)),
+    }
+}
+
+/// Serializes a result with `resultType`, cache hints and `_meta`.
+fn finish<T: Serialize>(
+    p: &Prepared,
+    result_type: ResultType,
+    body: &T,
+    own_meta: Option<Map<String, Value>>,
+    cache: Option<CacheHints>,
+) -> Response {
+    let shared = p.server.inner.result_meta.as_deref();
+    let meta = match (own_meta, shared) {
+        (None, Some(raw)) => Meta::Shared(raw),
+        (None, None) => Meta::None,
+        (Some(mut own), shared) => {
+            if let Some(Ok(Value::Object(server_meta))) = shared.map(|raw| serde_json::from_str::<Value>(raw.get())) {
+                for (k, v) in server_meta {
+                    own.entry(k).or_insert(v);
+                }
+            }
+            Meta::Merged(own)
+        }
+    };
+    let decorated = Decorated {
+        result_type,
+        body,
+        ttl_ms: cache.map(|c| c.ttl_ms),
+        cache_scope: cache.map(|c| c.cache_scope),
+        meta,
+    };
+    match serde_json::value::to_raw_value(&decorated) {
+        Ok(raw) => Response::result(p.id.clone(), raw),
+        Err(e) => Response::error(
+            Some(p.id.clone()),
+            ErrorObject::internal(format!("The result could not be serialized: {e}")),
+            Stage::Handler,
+        ),
+    }
+}
+
+fn failed(p: &Prepared, error: ErrorObject) -> Response {
+    Response::error(Some(p.id.clone()), error, Stage::Handler)
+}
+
+/// Runs a handler future, turning a panic into `-32603`.
+async fn guarded<T>(fut: impl std::future::Future<Output = Result<T, ErrorObject>>) -> Result<T, ErrorObject> {
+    match AssertUnwindSafe(fut).catch_unwind().await {
+        Ok(result) => result,
+        Err(panic) => {
+            let detail = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            tracing::error!(panic = %detail, "a handler panicked");
+            Err(ErrorObject::internal("The handler failed unexpectedly"))
+        }
+    }
+}
+
+/// The outcome of a handler as a response: complete results get `cache`.
+fn outcome_response<T: Serialize>(
+    p: &Prepared,
+    outcome: Result<Outcome<T>, ErrorObject>,
+    take_meta: impl FnOnce(&mut T) -> Option<Map<String, Value>>,
+    cache: Option<CacheHints>,
+) -> Response {
+    match outcome {
+        Ok(Outcome::Complete(mut body)) => {
+            let own = take_meta(&mut body);
+            finish(p, ResultType::Complete, &body, own, cache)
+        }
+        Ok(Outcome::InputRequired(mut body)) => {
+            if body.input_requests.is_none() && body.request_state.is_none() {
+                return failed(
+                    p,
+                    ErrorObject::internal("An input_required result needs inputRequests or requestState"),
+                );
+            }
+            let own = body.meta.take();
+            finish(p, ResultType::InputRequired, &body, own, None)
+        }
+        Err(e) => failed(p, e),
+    }
+}
+
+pub(super) async fn run(p: Prepared, options: RequestOptions) -> Response {
+    let inner = Arc::clone(&p.server.inner);
+    let context = || {
+        RequestContext::new(
+            p.id.clone(),
+            p.method.clone(),
+            p.meta.clone(),
+            inner.state.clone(),
+            Arc::clone(&options.sink),
+            options.cancellation.clone(),
+        )
+    };
+    match &p.route {
+        Route::Discover => finish(&p, ResultType::Complete, &inner.discover, None, Some(inner.discover_cache)),
+        Route::List(kind, start) => {
+            let c = &inner.catalog;
+            let (key, items): (&'static str, Vec<&RawValue>) = match kind {
+                ListKind::Tools => ("tools", c.tools.iter().map(|t| &*t.json).collect()),
+                ListKind::Prompts => ("prompts", c.prompts.iter().map(|t| &*t.json).collect()),
+                ListKind::Resources => ("resources", c.resources.iter().map(|t| &*t.json).collect()),
+                ListKind::Templates => ("resourceTemplates", c.templates.iter().map(|t| &*t.json).collect()),
+            };
+            let (range, next_cursor) = pagination::page(*start, items.len(), inner.page_size);
+            let page = Page { key, items: items[range].to_vec(), next_cursor };
+            finish(&p, ResultType::Complete, &page, None, Some(inner.list_cache))
+        }
+        Route::CallTool(params) => {
+            let Some(tool) = inner.catalog.tool(&params.name) else {
+                return failed(&p, ErrorObject::invalid_params(format!("Unknown tool: `{}`", params.name)));
+            };
+            let call = ToolCall::new(params.name.clone(), params.arguments.clone(), context());
+            let handler = Arc::clone(&tool.handler);
+            let outcome = guarded(async move { handler(call).await }).await;
+            outcome_response(&p, outcome, |r| r.meta.take(), None)
+        }
+        Route::GetPrompt(params) => {
+            let Some(prompt) = inner.catalog.prompt(&params.name) else {
+                return failed(&p, ErrorObject::invalid_params(format!("Unknown prompt: `{}`", params.name)));
+            };
+            let args = params.arguments.clone().unwrap_or_default();
+            let call = PromptCall::new(params.name.clone(), args, context());
+            let handler = Arc::clone(&prompt.handler);
+            let outcome = guarded(async move { handler(call).await }).await;
+            outcome_response(&p, outcome, |r| r.meta.take(), None)
+        }
+        Route::ReadResource(params) => {
+            let uri = params.uri.as_str();
+            let (entry, variables) = match inner.catalog.resource(uri) {
+                Some(entry) => (entry, Map::new()),
+                None => match inner.catalog.match_template(uri) {
+                    Some(found) => found,
+                    None => return failed(&p, ErrorObject::resource_not_found(uri)),
+                },
+            };
+            let cache = entry.cache.unwrap_or(inner.read_cache);
+            let call = ResourceCall::new(uri, variables, context());
+            let handler = Arc::clone(&entry.handler);
+            let mime: Option<Arc<str>> = entry.mime_type_of().map(Arc::from);
+            let outcome = guarded(async move { handler(call, mime).await }).await;
+            let outcome = match outcome {
+                Ok(Outcome::Complete(r)) if r.contents.is_empty() => Err(ErrorObject::resource_not_found(uri)),
+                other => other,
+            };
+            outcome_response(&p, outcome, |r| r.meta.take(), Some(cache))
+        }
+        Route::Complete(params) => {
+            let completer = match &params.reference {
+                CompletionReference::Prompt { name, .. } => {
+                    inner.catalog.prompt(name).and_then(|e| e.completer.clone())
+                }
+                CompletionReference::Resource { uri } => inner
+                    .catalog
+                    .template(uri)
+                    .or_else(|| inner.catalog.resource(uri))
+                    .and_then(|e| e.completer.clone()),
+            };
+            let completion = match completer {
+                None => Ok(Completion::default()),
+                Some(complete) => {
+                    let others = params.context.clone().map(|c| c.arguments).unwrap_or_default();
+                    let call = CompleteCall::new(&params.argument.name, &params.argument.value, others, context());
+                    guarded(async move { complete(call).await }).await
+                }
+            };
+            match completion {
+                Ok(mut completion) => {
+                    if completion.values.len() > Completion::MAX_VALUES {
+                        completion = Completion::from_values(completion.values);
+                    }
+                    finish(&p, ResultType::Complete, &CompleteResult { completion }, None, None)
+                }
+                Err(e) => failed(&p, e),
+            }
+        }
+    }
+}

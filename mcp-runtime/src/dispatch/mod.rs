@@ -1,0 +1,193 @@
+//! The stateless dispatcher: one request in, one response out.
+//!
+//! [`Server::prepare`] runs the validation pipeline in the order the protocol
+//! digest pins (envelope → `_meta` → headers → version → routing → params →
+//! header params) without touching any handler; [`Prepared::run`] then calls
+//! the handler and decorates the result. Nothing is remembered between
+//! requests: everything comes from the request itself.
+
+mod envelope;
+mod methods;
+mod pagination;
+mod response;
+
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+pub use envelope::{ClientNotification, Message, Request, parse_message};
+pub use response::{Payload, Response, Stage};
+
+use crate::context::{DiscardNotifications, NotificationSink};
+use crate::protocol::{ErrorObject, RequestMeta, SUPPORTED_VERSIONS, Tool};
+use crate::server::Server;
+use methods::Route;
+
+/// HTTP header checks (steps 9 and 13), supplied by the HTTP transport so
+/// that they run at their place in the pipeline. stdio has no headers.
+pub trait HeaderCheck: Send + Sync {
+    /// Step 9: `MCP-Protocol-Version`, `Mcp-Method` and (for `tools/call`,
+    /// `prompts/get`, `resources/read`) `Mcp-Name` against the body. `name`
+    /// is `params.name` or `params.uri` when the body has it as a string.
+    fn check_request(&self, method: &str, protocol_version: &str, name: Option<&str>) -> Result<(), ErrorObject>;
+
+    /// Step 13: `Mcp-Param-*` headers for the tool's `x-mcp-header` properties.
+    fn check_tool_arguments(&self, tool: &Tool, arguments: Option<&RawValue>) -> Result<(), ErrorObject>;
+}
+
+/// What a transport provides for one request besides the message.
+#[derive(Clone)]
+pub struct RequestOptions {
+    /// Where request-scoped notifications (progress, log messages) go.
+    pub sink: Arc<dyn NotificationSink>,
+    /// Cancelled when the client gives up on the request.
+    pub cancellation: CancellationToken,
+}
+
+impl Default for RequestOptions {
+    fn default() -> Self {
+        RequestOptions { sink: Arc::new(DiscardNotifications), cancellation: CancellationToken::new() }
+    }
+}
+
+/// A request that passed validation, ready to run.
+pub struct Prepared {
+    server: Server,
+    id: crate::protocol::RequestId,
+    method: String,
+    meta: RequestMeta,
+    route: Route,
+}
+
+impl std::fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Prepared").field("id", &self.id).field("method", &self.method).finish_non_exhaustive()
+    }
+}
+
+impl Prepared {
+    /// The request's validated `_meta`.
+    pub fn meta(&self) -> &RequestMeta {
+        &self.meta
+    }
+
+    /// The request's method.
+    pub fn method(&self) -> &str {
+        &self.method
+    }
+
+    /// Runs the handler (if the method has one) and builds the response.
+    /// A panic in the handler becomes `-32603` for this request only.
+    pub async fn run(self, options: RequestOptions) -> Response {
+        methods::run(self, options).await
+    }
+}
+
+/// Methods that earlier revisions had and 2026-07-28 removed.
+const REMOVED_METHODS: &[&str] =
+    &["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"];
+
+#[derive(Deserialize)]
+struct ParamsHead<'a> {
+    #[serde(rename = "_meta", default)]
+    meta: Option<Map<String, Value>>,
+    #[serde(borrow, default)]
+    name: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    uri: Option<&'a RawValue>,
+}
+
+impl Server {
+    /// Serves one raw message: `None` for a notification (never answered),
+    /// otherwise the response. Transports with headers call
+    /// [`parse_message`], [`prepare`](Self::prepare) and [`Prepared::run`]
+    /// themselves.
+    pub async fn handle_bytes(&self, bytes: &[u8], options: RequestOptions) -> Option<Response> {
+        match parse_message(bytes) {
+            Err(response) => Some(*response),
+            Ok(Message::Notification(_)) => None,
+            Ok(Message::Request(request)) => Some(self.handle(request, None, options).await),
+        }
+    }
+
+    /// Serves one request.
+    pub async fn handle(
+        &self,
+        request: Request,
+        headers: Option<&dyn HeaderCheck>,
+        options: RequestOptions,
+    ) -> Response {
+        match self.prepare(request, headers) {
+            Ok(prepared) => prepared.run(options).await,
+            Err(response) => *response,
+        }
+    }
+
+    /// Steps 8 to 13 of the pipeline: everything that can reject a request
+    /// before its handler runs.
+    pub fn prepare(&self, request: Request, headers: Option<&dyn HeaderCheck>) -> Result<Prepared, Box<Response>> {
+        let Request { id, method, params } = request;
+        let fail = |id: &crate::protocol::RequestId, error: ErrorObject, stage: Stage| {
+            Box::new(Response::error(Some(id.clone()), error, stage))
+        };
+
+        // Step 8: `params._meta` and its required keys.
+        let params_text = params.as_deref().map(RawValue::get).unwrap_or("null");
+        let head: ParamsHead<'_> = match serde_json::from_str(params_text) {
+            Ok(head) => head,
+            Err(_) if params.is_none() => {
+                return Err(fail(&id, ErrorObject::invalid_params("Missing `params._meta`"), Stage::Meta));
+            }
+            Err(_) => return Err(fail(&id, ErrorObject::invalid_params("`params` must be an object"), Stage::Meta)),
+        };
+        let Some(raw_meta) = head.meta else {
+            return Err(fail(&id, ErrorObject::invalid_params("Missing `params._meta`"), Stage::Meta));
+        };
+        let mut meta = RequestMeta::from_value(raw_meta).map_err(|reason| {
+            fail(&id, ErrorObject::invalid_params(format!("Invalid `params._meta`: {reason}")), Stage::Meta)
+        })?;
+        if !self.inner.logging {
+            meta.log_level = None;
+        }
+
+        // Step 9: HTTP headers against the body.
+        if let Some(headers) = headers {
+            let name_field = match method.as_str() {
+                "tools/call" | "prompts/get" => head.name,
+                "resources/read" => head.uri,
+                _ => None,
+            };
+            let name = name_field.and_then(|raw| serde_json::from_str::<&str>(raw.get()).ok());
+            let owned_name;
+            let name = match (name, name_field) {
+                (Some(n), _) => Some(n),
+                // Escaped strings cannot borrow; fall back to an owned copy.
+                (None, Some(raw)) => {
+                    owned_name = serde_json::from_str::<String>(raw.get()).ok();
+                    owned_name.as_deref()
+                }
+                (None, None) => None,
+            };
+            headers.check_request(&method, &meta.protocol_version, name).map_err(|e| fail(&id, e, Stage::Headers))?;
+        }
+
+        // Step 10: the protocol version.
+        if !SUPPORTED_VERSIONS.contains(&meta.protocol_version.as_str()) {
+            let error = ErrorObject::unsupported_version(SUPPORTED_VERSIONS, &meta.protocol_version);
+            return Err(fail(&id, error, Stage::Version));
+        }
+
+        // Step 11: routing.
+        if REMOVED_METHODS.contains(&method.as_str()) || !methods::is_routable(self, &method) {
+            return Err(fail(&id, ErrorObject::method_not_found(&method), Stage::Routing));
+        }
+
+        // Steps 12 and 13: method params, then header params.
+        let route =
+            methods::route(self, &method, params.as_deref(), headers).map_err(|(e, stage)| fail(&id, e, stage))?;
+        Ok(Prepared { server: self.clone(), id, method, meta, route })
+    }
+}

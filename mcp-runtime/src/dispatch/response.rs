@@ -1,0 +1,172 @@
+//! Responses, the pipeline stage that produced them, and their HTTP status.
+
+use serde::Serialize;
+use serde::ser::SerializeMap;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use crate::protocol::{CacheScope, ErrorCode, ErrorObject, RequestId, ResultType};
+
+/// The pipeline step that produced a response; transports map it (with the
+/// error code) to an HTTP status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// Parsing the envelope (steps 5–6).
+    Envelope,
+    /// Checking `params._meta` (step 8).
+    Meta,
+    /// Comparing HTTP headers with the body (steps 9 and 13).
+    Headers,
+    /// Checking the protocol version (step 10).
+    Version,
+    /// Routing the method (step 11).
+    Routing,
+    /// Validating method params (step 12).
+    Params,
+    /// Running the handler (steps 15–18).
+    Handler,
+}
+
+/// The body of a response: a serialized result or an error.
+#[derive(Debug, Clone)]
+pub enum Payload {
+    /// The result object, already decorated and serialized.
+    Result(Box<RawValue>),
+    /// The error object.
+    Error(ErrorObject),
+}
+
+/// One JSON-RPC response.
+#[derive(Debug, Clone)]
+pub struct Response {
+    /// The request id; `None` only when it could not be read.
+    pub id: Option<RequestId>,
+    /// Result or error.
+    pub payload: Payload,
+    /// Where in the pipeline it was produced.
+    pub stage: Stage,
+}
+
+impl Response {
+    pub(crate) fn error(id: Option<RequestId>, error: ErrorObject, stage: Stage) -> Self {
+        Response { id, payload: Payload::Error(error), stage }
+    }
+
+    pub(crate) fn result(id: RequestId, result: Box<RawValue>) -> Self {
+        Response { id: Some(id), payload: Payload::Result(result), stage: Stage::Handler }
+    }
+
+    /// The error, if this is an error response.
+    pub fn as_error(&self) -> Option<&ErrorObject> {
+        match &self.payload {
+            Payload::Error(e) => Some(e),
+            Payload::Result(_) => None,
+        }
+    }
+
+    /// The serialized result, if this is a success.
+    pub fn as_result(&self) -> Option<&RawValue> {
+        match &self.payload {
+            Payload::Result(r) => Some(r),
+            Payload::Error(_) => None,
+        }
+    }
+
+    /// The HTTP status this response travels with over Streamable HTTP.
+    ///
+    /// `-32601` is 404; `-32020`, `-32021`, `-32022`, envelope errors and a
+    /// malformed `_meta` are 400; errors found after routing (unknown tool,
+    /// missing resource, handler failures) ride on 200 like results.
+    pub fn http_status(&self) -> u16 {
+        let Payload::Error(e) = &self.payload else { return 200 };
+        match e.kind() {
+            Some(ErrorCode::MethodNotFound) => 404,
+            Some(
+                ErrorCode::HeaderMismatch
+                | ErrorCode::MissingRequiredClientCapability
+                | ErrorCode::UnsupportedProtocolVersion
+                | ErrorCode::ParseError
+                | ErrorCode::InvalidRequest,
+            ) => 400,
+            _ if matches!(self.stage, Stage::Envelope | Stage::Meta | Stage::Headers | Stage::Version) => 400,
+            _ => 200,
+        }
+    }
+
+    /// The response as one line of compact JSON.
+    pub fn to_json(&self) -> String {
+        // Serializing borrowed raw JSON and plain data cannot fail.
+        serde_json::to_string(self)
+            .unwrap_or_else(|_| String::from(r#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"}}"#))
+    }
+
+    /// The response as a [`Value`], convenient in tests.
+    pub fn to_value(&self) -> Value {
+        serde_json::from_str(&self.to_json()).unwrap_or(Value::Null)
+    }
+}
+
+impl Serialize for Response {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry("jsonrpc", "2.0")?;
+        if let Some(id) = &self.id {
+            map.serialize_entry("id", id)?;
+        }
+        match &self.payload {
+            Payload::Result(r) => map.serialize_entry("result", r)?,
+            Payload::Error(e) => map.serialize_entry("error", e)?,
+        }
+        map.end()
+    }
+}
+
+/// A result body plus the fields every result carries. The body's own
+/// `_meta` must have been moved into `meta` first.
+#[derive(Serialize)]
+pub(crate) struct Decorated<'a, T> {
+    #[serde(rename = "resultType")]
+    pub(crate) result_type: ResultType,
+    #[serde(flatten)]
+    pub(crate) body: &'a T,
+    #[serde(rename = "ttlMs", skip_serializing_if = "Option::is_none")]
+    pub(crate) ttl_ms: Option<u64>,
+    #[serde(rename = "cacheScope", skip_serializing_if = "Option::is_none")]
+    pub(crate) cache_scope: Option<CacheScope>,
+    #[serde(rename = "_meta", skip_serializing_if = "Meta::is_none")]
+    pub(crate) meta: Meta<'a>,
+}
+
+/// The result's `_meta`: the server's precomputed one, or a merged map when
+/// the handler set its own keys.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub(crate) enum Meta<'a> {
+    None,
+    Shared(&'a RawValue),
+    Merged(Map<String, Value>),
+}
+
+impl Meta<'_> {
+    fn is_none(&self) -> bool {
+        matches!(self, Meta::None)
+    }
+}
+
+/// One page of a list: `{<key>: [...], nextCursor?}` from pre-serialized items.
+pub(crate) struct Page<'a> {
+    pub(crate) key: &'static str,
+    pub(crate) items: Vec<&'a RawValue>,
+    pub(crate) next_cursor: Option<String>,
+}
+
+impl Serialize for Page<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry(self.key, &self.items)?;
+        if let Some(c) = &self.next_cursor {
+            map.serialize_entry("nextCursor", c)?;
+        }
+        map.end()
+    }
+}

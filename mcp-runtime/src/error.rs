@@ -1,0 +1,53 @@
+//! Errors found when a server is built: the mistakes that must stop a server
+//! from starting rather than fail on the first request.
+
+use crate::registry::SourceLocation;
+use crate::uri_template::TemplateError;
+
+/// Why a [`Server`](crate::Server) could not be built.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// Two tools, prompts, resources or templates share a name (or URI).
+    #[error("duplicate {kind} `{name}`: defined at {first} and again at {second}")]
+    Duplicate {
+        /// `tool`, `prompt`, `resource` or `resource template`.
+        kind: &'static str,
+        /// The shared name or URI.
+        name: String,
+        /// The first definition.
+        first: SourceLocation,
+        /// The second definition.
+        second: SourceLocation,
+    },
+    /// A handler takes `State<T>` but no state of type `T` was provided.
+    #[error(
+        "{kind} `{name}` (at {location}) needs state of type `{type_name}`, but the server has none: add `.state(...)` with a `{type_name}` to the builder"
+    )]
+    MissingState {
+        /// `tool`, `prompt`, `resource` or `resource template`.
+        kind: &'static str,
+        /// The handler's name.
+        name: String,
+        /// The missing type.
+        type_name: &'static str,
+        /// Where the handler is.
+        location: SourceLocation,
+    },
+    /// A resource template is not a supported RFC 6570 template.
+    #[error("{error} (at {location})")]
+    Template {
+        /// What is wrong.
+        error: TemplateError,
+        /// Where the resource is.
+        location: SourceLocation,
+    },
+    /// A definition could not be serialized.
+    #[error("the definition of `{name}` could not be serialized: {reason}")]
+    Definition {
+        /// The entry's name.
+        name: String,
+        /// The serializer's message.
+        reason: String,
+    },
+}

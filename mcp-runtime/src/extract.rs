@@ -1,0 +1,136 @@
+//! Extractors: the typed parameters a handler can take.
+//!
+//! Every handler parameter implements [`FromCall`]. Most read a part of the
+//! request ([`RequestContext`], [`State`], [`CancellationToken`]); [`Args`]
+//! deserializes the JSON arguments. An extractor may declare shared state it
+//! needs, which the server checks when it is built, so a missing `.state(..)`
+//! is a startup error naming the handler rather than a failure on first call.
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use crate::call::{Call, PromptCall, ResourceCall, ToolCall};
+use crate::context::{RequestContext, StateRequirement};
+use crate::protocol::{ErrorObject, RequestMeta};
+
+/// Why an extractor could not produce its value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Rejection {
+    /// The arguments do not fit the handler: for a tool this becomes a result
+    /// with `isError: true` so the model can correct itself; elsewhere `-32602`.
+    InvalidArguments(String),
+    /// A protocol error, returned as is.
+    Rpc(ErrorObject),
+}
+
+/// A value a handler can take as a parameter.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a handler parameter",
+    label = "not an extractor",
+    note = "handler parameters are extractors: `Args<T>` (the JSON arguments), `State<T>`, `RequestContext` or `CancellationToken`"
+)]
+pub trait FromCall<C: Call>: Sized {
+    /// Extracts the value from the call.
+    fn from_call(call: &C) -> Result<Self, Rejection>;
+
+    /// Shared state this extractor needs, checked when the server is built.
+    fn requirement() -> Option<StateRequirement> {
+        None
+    }
+
+    /// The JSON Schema this extractor contributes to a tool's `inputSchema`.
+    fn input_schema() -> Option<Map<String, Value>> {
+        None
+    }
+}
+
+impl<C: Call> FromCall<C> for RequestContext {
+    fn from_call(call: &C) -> Result<Self, Rejection> {
+        Ok(call.context().clone())
+    }
+}
+
+impl<C: Call> FromCall<C> for CancellationToken {
+    fn from_call(call: &C) -> Result<Self, Rejection> {
+        Ok(call.context().cancellation().clone())
+    }
+}
+
+impl<C: Call> FromCall<C> for RequestMeta {
+    fn from_call(call: &C) -> Result<Self, Rejection> {
+        Ok(call.context().meta().clone())
+    }
+}
+
+/// Shared application state set with [`ServerBuilder::state`](crate::ServerBuilder::state).
+///
+/// ```
+/// use mcp_runtime::{Server, State, ToolEntry};
+/// #[derive(Clone)]
+/// struct Db(&'static str);
+///
+/// let server = Server::builder("demo", "1.0.0")
+///     .state(Db("memory"))
+///     .tool(ToolEntry::new("which_db", |State(db): State<Db>| async move { db.0.to_string() }))
+///     .build()
+///     .unwrap();
+/// # let _ = server;
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct State<T>(pub T);
+
+impl<C: Call, T: Clone + Send + Sync + 'static> FromCall<C> for State<T> {
+    fn from_call(call: &C) -> Result<Self, Rejection> {
+        call.context().state::<T>().map(State).ok_or_else(|| {
+            Rejection::Rpc(ErrorObject::internal(format!(
+                "state of type `{}` was not provided to the server",
+                std::any::type_name::<T>()
+            )))
+        })
+    }
+
+    fn requirement() -> Option<StateRequirement> {
+        Some(StateRequirement::of::<T>())
+    }
+}
+
+/// The JSON arguments, deserialized into `T`.
+///
+/// For a tool, `T`'s JSON Schema (schemars) becomes the `inputSchema`, and
+/// arguments that fail to deserialize produce a result with `isError: true`
+/// naming the problem, so the model can retry. For a prompt, `T` is built
+/// from the string arguments; for a resource template, from the URI's
+/// variables.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Args<T>(pub T);
+
+impl<T: DeserializeOwned + JsonSchema> FromCall<ToolCall> for Args<T> {
+    fn from_call(call: &ToolCall) -> Result<Self, Rejection> {
+        let raw = call.raw_arguments().map(|r| r.get()).unwrap_or("{}");
+        serde_json::from_str(raw)
+            .map(Args)
+            .map_err(|e| Rejection::InvalidArguments(format!("Invalid arguments for tool `{}`: {e}", call.name())))
+    }
+
+    fn input_schema() -> Option<Map<String, Value>> {
+        Some(crate::schema::input_schema_for::<T>())
+    }
+}
+
+impl<T: DeserializeOwned> FromCall<PromptCall> for Args<T> {
+    fn from_call(call: &PromptCall) -> Result<Self, Rejection> {
+        T::deserialize(&Value::Object(call.arguments().clone()))
+            .map(Args)
+            .map_err(|e| Rejection::InvalidArguments(format!("Invalid arguments for prompt `{}`: {e}", call.name())))
+    }
+}
+
+impl<T: DeserializeOwned> FromCall<ResourceCall> for Args<T> {
+    fn from_call(call: &ResourceCall) -> Result<Self, Rejection> {
+        T::deserialize(&Value::Object(call.variables().clone()))
+            .map(Args)
+            .map_err(|e| Rejection::InvalidArguments(format!("Invalid URI `{}`: {e}", call.uri())))
+    }
+}

@@ -1,0 +1,58 @@
+//! Write Model Context Protocol servers (revision 2026-07-28) in plain Rust.
+//!
+//! The runtime holds the protocol types ([`protocol`]), an immutable
+//! [`Server`] built from tools, prompts and resources, the stateless
+//! dispatcher that answers each request from that request alone, and the
+//! transports.
+//!
+//! ```
+//! use mcp_runtime::{Args, Server, ToolEntry};
+//!
+//! #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! struct Add {
+//!     /// The first addend.
+//!     a: i64,
+//!     /// The second addend.
+//!     b: i64,
+//! }
+//!
+//! let server = Server::builder("calculator", "1.0.0")
+//!     .tool(ToolEntry::new("add", |Args(x): Args<Add>| async move { x.a + x.b }).description("Adds two numbers."))
+//!     .build()
+//!     .expect("a valid server");
+//! // server.serve_stdio().await
+//! # let _ = server;
+//! ```
+
+mod call;
+mod catalog;
+mod context;
+pub mod dispatch;
+mod error;
+mod extract;
+mod handler;
+mod outcome;
+pub mod protocol;
+mod registry;
+pub mod schema;
+mod server;
+pub mod testing;
+pub mod transport;
+mod uri_template;
+
+pub use call::{Call, CompleteCall, PromptCall, ResourceCall, ToolCall};
+pub use context::{DiscardNotifications, NotificationSink, RequestContext, StateRequirement};
+pub use error::BuildError;
+pub use extract::{Args, FromCall, Rejection, State};
+pub use handler::{BoxFuture, PromptHandler, ResourceHandler, ToolHandler};
+pub use outcome::{
+    IntoPromptResult, IntoResourceContents, IntoToolResult, Json, NotFound, Outcome, PromptOutcome, ResourceOutcome,
+    RpcError, ToolOutcome,
+};
+pub use registry::{
+    PromptDescriptor, PromptEntry, ResourceDefinition, ResourceDescriptor, ResourceEntry, SourceLocation,
+    ToolDescriptor, ToolEntry,
+};
+pub use server::{DEFAULT_PAGE_SIZE, Server, ServerBuilder};
+pub use tokio_util::sync::CancellationToken;
+pub use uri_template::{TemplateError, UriTemplate};

@@ -1,0 +1,293 @@
+//! The JSON-RPC 2.0 envelope: request ids, error objects and the messages a
+//! server sends.
+
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+/// The JSON-RPC version string every message carries.
+pub const JSONRPC_VERSION: &str = "2.0";
+
+/// A JSON-RPC request id: a string or an integer, kept as the exact JSON text
+/// the client sent.
+///
+/// Keeping the text (rather than parsing it into `i64`) means ids such as
+/// `12345678901234567890123` or `"0x01"` are echoed byte for byte, which is
+/// what lets a client correlate the response.
+///
+/// ```
+/// use mcp_runtime::protocol::RequestId;
+/// let id = RequestId::from_json("98765432109876543210").unwrap();
+/// assert_eq!(id.as_json(), "98765432109876543210");
+/// assert_eq!(RequestId::from(7).as_json(), "7");
+/// assert!(RequestId::from_json("null").is_none());
+/// ```
+#[derive(Clone)]
+pub struct RequestId(Box<RawValue>);
+
+impl RequestId {
+    /// Parses the JSON text of an id. Returns `None` unless it is a JSON
+    /// string or an integer (no fraction, no exponent).
+    pub fn from_json(text: &str) -> Option<Self> {
+        let text = text.trim();
+        if is_json_string(text) || is_json_integer(text) {
+            RawValue::from_string(text.to_owned()).ok().map(RequestId)
+        } else {
+            None
+        }
+    }
+
+    /// A string id.
+    pub fn string(value: &str) -> Self {
+        RequestId(serde_json::value::to_raw_value(value).unwrap_or_else(|_| empty_string_id()))
+    }
+
+    /// The exact JSON text of the id.
+    pub fn as_json(&self) -> &str {
+        self.0.get()
+    }
+
+    /// The id as borrowed raw JSON, ready to be embedded in a response.
+    pub fn as_raw(&self) -> &RawValue {
+        &self.0
+    }
+
+    /// The id as a [`serde_json::Value`] (large integers become strings of
+    /// digits only if they do not fit `serde_json::Number`).
+    pub fn to_value(&self) -> Value {
+        serde_json::from_str(self.0.get()).unwrap_or_else(|_| Value::String(self.0.get().to_owned()))
+    }
+}
+
+impl From<i64> for RequestId {
+    fn from(value: i64) -> Self {
+        RequestId(RawValue::from_string(value.to_string()).unwrap_or_else(|_| empty_string_id()))
+    }
+}
+
+impl From<&str> for RequestId {
+    fn from(value: &str) -> Self {
+        RequestId::string(value)
+    }
+}
+
+impl fmt::Debug for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "RequestId({})", self.0.get())
+    }
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0.get())
+    }
+}
+
+impl Serialize for RequestId {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for RequestId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = Box::<RawValue>::deserialize(deserializer)?;
+        RequestId::from_json(raw.get())
+            .ok_or_else(|| serde::de::Error::custom("a request id must be a string or an integer"))
+    }
+}
+
+impl PartialEq for RequestId {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.get() == other.0.get()
+    }
+}
+
+impl Eq for RequestId {}
+
+impl std::hash::Hash for RequestId {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.get().hash(state);
+    }
+}
+
+fn empty_string_id() -> Box<RawValue> {
+    RawValue::from_string(String::from("\"\"")).expect("`\"\"` is valid JSON")
+}
+
+fn is_json_string(text: &str) -> bool {
+    text.len() >= 2 && text.starts_with('"') && serde_json::from_str::<&RawValue>(text).is_ok()
+}
+
+fn is_json_integer(text: &str) -> bool {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) && (digits == "0" || !digits.starts_with('0'))
+}
+
+/// A JSON-RPC error object: `{code, message, data?}`.
+///
+/// Build one with the constructors named after the protocol's error codes:
+///
+/// ```
+/// use mcp_runtime::protocol::ErrorObject;
+/// let err = ErrorObject::invalid_params("unknown tool: `nope`");
+/// assert_eq!(err.code, -32602);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorObject {
+    /// The error code (see [`ErrorCode`]).
+    pub code: i32,
+    /// One short sentence describing the error.
+    pub message: String,
+    /// Structured details, when the code defines them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+/// The error codes a 2026-07-28 server emits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorCode {
+    /// `-32700`: the message is not valid JSON.
+    ParseError,
+    /// `-32600`: the JSON is not a valid JSON-RPC request.
+    InvalidRequest,
+    /// `-32601`: unknown, removed or unadvertised method.
+    MethodNotFound,
+    /// `-32602`: invalid params (including a missing `_meta` and an unknown resource).
+    InvalidParams,
+    /// `-32603`: an unexpected failure inside the server.
+    InternalError,
+    /// `-32020`: an HTTP header disagrees with the body.
+    HeaderMismatch,
+    /// `-32021`: the request lacks a client capability the operation needs.
+    MissingRequiredClientCapability,
+    /// `-32022`: the requested protocol version is not supported.
+    UnsupportedProtocolVersion,
+}
+
+impl ErrorCode {
+    /// The numeric code on the wire.
+    pub const fn code(self) -> i32 {
+        match self {
+            ErrorCode::ParseError => -32700,
+            ErrorCode::InvalidRequest => -32600,
+            ErrorCode::MethodNotFound => -32601,
+            ErrorCode::InvalidParams => -32602,
+            ErrorCode::InternalError => -32603,
+            ErrorCode::HeaderMismatch => -32020,
+            ErrorCode::MissingRequiredClientCapability => -32021,
+            ErrorCode::UnsupportedProtocolVersion => -32022,
+        }
+    }
+
+    /// The code for a numeric value, if it is one of ours.
+    pub const fn from_code(code: i32) -> Option<Self> {
+        Some(match code {
+            -32700 => ErrorCode::ParseError,
+            -32600 => ErrorCode::InvalidRequest,
+            -32601 => ErrorCode::MethodNotFound,
+            -32602 => ErrorCode::InvalidParams,
+            -32603 => ErrorCode::InternalError,
+            -32020 => ErrorCode::HeaderMismatch,
+            -32021 => ErrorCode::MissingRequiredClientCapability,
+            -32022 => ErrorCode::UnsupportedProtocolVersion,
+            _ => return None,
+        })
+    }
+}
+
+impl ErrorObject {
+    /// An error with a code and a message, without data.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        ErrorObject { code: code.code(), message: message.into(), data: None }
+    }
+
+    /// Adds structured data.
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    /// `-32700` Parse error.
+    pub fn parse_error(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::ParseError, message)
+    }
+
+    /// `-32600` Invalid Request.
+    pub fn invalid_request(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::InvalidRequest, message)
+    }
+
+    /// `-32601` Method not found, naming the method.
+    pub fn method_not_found(method: &str) -> Self {
+        Self::new(ErrorCode::MethodNotFound, format!("Method not found: {method}"))
+    }
+
+    /// `-32602` Invalid params.
+    pub fn invalid_params(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::InvalidParams, message)
+    }
+
+    /// `-32602` for a resource URI that names nothing, with `data.uri`.
+    pub fn resource_not_found(uri: &str) -> Self {
+        Self::invalid_params(format!("Resource not found: {uri}")).with_data(serde_json::json!({ "uri": uri }))
+    }
+
+    /// `-32603` Internal error.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::InternalError, message)
+    }
+
+    /// `-32020` HeaderMismatch.
+    pub fn header_mismatch(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::HeaderMismatch, message)
+    }
+
+    /// `-32021` with `data.requiredCapabilities` naming what is missing,
+    /// as a `ClientCapabilities` object such as `{"sampling": {}}`.
+    pub fn missing_client_capability(message: impl Into<String>, required: Value) -> Self {
+        Self::new(ErrorCode::MissingRequiredClientCapability, message)
+            .with_data(serde_json::json!({ "requiredCapabilities": required }))
+    }
+
+    /// `-32022` with `data.supported` and `data.requested`.
+    pub fn unsupported_version(supported: &[&str], requested: &str) -> Self {
+        Self::new(ErrorCode::UnsupportedProtocolVersion, "Unsupported protocol version")
+            .with_data(serde_json::json!({ "supported": supported, "requested": requested }))
+    }
+
+    /// The code as an [`ErrorCode`], if it is one of the protocol's.
+    pub fn kind(&self) -> Option<ErrorCode> {
+        ErrorCode::from_code(self.code)
+    }
+}
+
+impl fmt::Display for ErrorObject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.message, self.code)
+    }
+}
+
+impl std::error::Error for ErrorObject {}
+
+/// A notification the server sends: `{jsonrpc, method, params}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Notification {
+    /// Always `"2.0"`.
+    pub jsonrpc: String,
+    /// The notification method, e.g. `notifications/progress`.
+    pub method: String,
+    /// The notification parameters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<Value>,
+}
+
+impl Notification {
+    /// A notification with the given method and params.
+    pub fn new(method: impl Into<String>, params: Value) -> Self {
+        Notification { jsonrpc: JSONRPC_VERSION.to_owned(), method: method.into(), params: Some(params) }
+    }
+}

@@ -1,0 +1,313 @@
+//! Per-request and per-result `_meta`: protocol version, client capabilities,
+//! client and server identity, log level and progress token.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// `_meta` key of the protocol version a request speaks.
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// `_meta` key of the client capabilities of one request.
+pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// `_meta` key of the client's self-description.
+pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+/// `_meta` key of the log level a request opts in to.
+pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+/// `_meta` key of the server's self-description on every result.
+pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+/// `_meta` key tagging every frame of a `subscriptions/listen` stream.
+pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+/// `_meta` key of a progress token.
+pub const META_PROGRESS_TOKEN: &str = "progressToken";
+
+/// The name and version of a client or server, with optional display data.
+///
+/// ```
+/// use mcp_runtime::protocol::Implementation;
+/// let me = Implementation::new("notes", "1.2.0");
+/// assert_eq!(serde_json::to_value(&me).unwrap(), serde_json::json!({"name":"notes","version":"1.2.0"}));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Implementation {
+    /// Programmatic name.
+    pub name: String,
+    /// Version string.
+    pub version: String,
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Human-readable description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Home page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub website_url: Option<String>,
+    /// Icons a client may show.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub icons: Vec<Icon>,
+}
+
+impl Implementation {
+    /// An implementation with just a name and a version.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Implementation {
+            name: name.into(),
+            version: version.into(),
+            title: None,
+            description: None,
+            website_url: None,
+            icons: Vec::new(),
+        }
+    }
+}
+
+/// An icon: an `https:` or `data:` URI with optional MIME type, sizes and theme.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Icon {
+    /// `https:` or `data:` URI of the image.
+    pub src: String,
+    /// MIME type, e.g. `image/png`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Sizes such as `"48x48"` or `"any"`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sizes: Vec<String>,
+    /// The theme the icon is drawn for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub theme: Option<IconTheme>,
+}
+
+impl Icon {
+    /// An icon with just a source URI.
+    pub fn new(src: impl Into<String>) -> Self {
+        Icon { src: src.into(), mime_type: None, sizes: Vec::new(), theme: None }
+    }
+}
+
+/// The background an icon is designed for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IconTheme {
+    /// For light backgrounds.
+    Light,
+    /// For dark backgrounds.
+    Dark,
+}
+
+/// The capabilities a client declares on one request.
+///
+/// Every map is open: unknown keys are kept in `other` and never rejected.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClientCapabilities {
+    /// Experimental capabilities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experimental: Option<Map<String, Value>>,
+    /// Roots listing (deprecated feature).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roots: Option<Map<String, Value>>,
+    /// Sampling (deprecated feature), with optional `context` and `tools`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<SamplingCapability>,
+    /// Elicitation: `{}` means form mode only; `url` enables URL mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elicitation: Option<ElicitationCapability>,
+    /// Extensions, keyed by prefixed id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<Map<String, Value>>,
+    /// Keys this revision does not define.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+/// The `sampling` client capability.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SamplingCapability {
+    /// Present when the client honours `includeContext`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<Map<String, Value>>,
+    /// Present when the client accepts `tools` in a sampling request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Map<String, Value>>,
+    /// Keys this revision does not define.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+/// The `elicitation` client capability.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ElicitationCapability {
+    /// Form mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub form: Option<Map<String, Value>>,
+    /// URL mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<Map<String, Value>>,
+    /// Keys this revision does not define.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+impl ElicitationCapability {
+    /// Form mode is supported: declared explicitly, or implied by an empty object.
+    pub fn supports_form(&self) -> bool {
+        self.form.is_some() || self.url.is_none()
+    }
+
+    /// URL mode is supported.
+    pub fn supports_url(&self) -> bool {
+        self.url.is_some()
+    }
+}
+
+/// Severity of a log message, in ascending order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LoggingLevel {
+    /// Debug detail.
+    Debug,
+    /// Informational.
+    Info,
+    /// Normal but significant.
+    Notice,
+    /// Warning.
+    Warning,
+    /// Error.
+    Error,
+    /// Critical.
+    Critical,
+    /// Action must be taken.
+    Alert,
+    /// System is unusable.
+    Emergency,
+}
+
+impl LoggingLevel {
+    /// The wire name of the level.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            LoggingLevel::Debug => "debug",
+            LoggingLevel::Info => "info",
+            LoggingLevel::Notice => "notice",
+            LoggingLevel::Warning => "warning",
+            LoggingLevel::Error => "error",
+            LoggingLevel::Critical => "critical",
+            LoggingLevel::Alert => "alert",
+            LoggingLevel::Emergency => "emergency",
+        }
+    }
+}
+
+impl fmt::Display for LoggingLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for LoggingLevel {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        serde_json::from_value(Value::String(s.to_owned())).map_err(|_| format!("unknown log level `{s}`"))
+    }
+}
+
+/// A progress token: a string or a number chosen by the client.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ProgressToken {
+    /// A string token.
+    String(String),
+    /// A numeric token.
+    Number(serde_json::Number),
+}
+
+/// The validated `params._meta` of one request.
+///
+/// It is the only source of what the client is and supports: nothing is
+/// remembered between requests.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestMeta {
+    /// `io.modelcontextprotocol/protocolVersion`.
+    pub protocol_version: String,
+    /// `io.modelcontextprotocol/clientCapabilities`.
+    pub client_capabilities: ClientCapabilities,
+    /// `io.modelcontextprotocol/clientInfo`, when sent.
+    pub client_info: Option<Implementation>,
+    /// `io.modelcontextprotocol/logLevel`, when sent: the client's opt-in to log messages.
+    pub log_level: Option<LoggingLevel>,
+    /// `progressToken`, when sent: the client's opt-in to progress notifications.
+    pub progress_token: Option<ProgressToken>,
+    /// Every other key (trace context, extension keys), passed through untouched.
+    pub other: Map<String, Value>,
+}
+
+impl RequestMeta {
+    /// A meta object for the given version with no capabilities, as a test
+    /// client would send.
+    pub fn new(protocol_version: impl Into<String>) -> Self {
+        RequestMeta {
+            protocol_version: protocol_version.into(),
+            client_capabilities: ClientCapabilities::default(),
+            client_info: None,
+            log_level: None,
+            progress_token: None,
+            other: Map::new(),
+        }
+    }
+
+    /// Reads and validates a `_meta` object. The error names the offending key.
+    pub fn from_value(meta: Map<String, Value>) -> Result<Self, String> {
+        let mut meta = meta;
+        let protocol_version = match meta.remove(META_PROTOCOL_VERSION) {
+            Some(Value::String(v)) => v,
+            Some(_) => return Err(format!("`_meta.{META_PROTOCOL_VERSION}` must be a string")),
+            None => return Err(format!("missing `_meta.{META_PROTOCOL_VERSION}`")),
+        };
+        let client_capabilities = match meta.remove(META_CLIENT_CAPABILITIES) {
+            Some(v @ Value::Object(_)) => {
+                serde_json::from_value(v).map_err(|e| format!("invalid `_meta.{META_CLIENT_CAPABILITIES}`: {e}"))?
+            }
+            Some(_) => return Err(format!("`_meta.{META_CLIENT_CAPABILITIES}` must be an object")),
+            None => return Err(format!("missing `_meta.{META_CLIENT_CAPABILITIES}`")),
+        };
+        let client_info = match meta.remove(META_CLIENT_INFO) {
+            Some(v) => Some(serde_json::from_value(v).map_err(|e| format!("invalid `_meta.{META_CLIENT_INFO}`: {e}"))?),
+            None => None,
+        };
+        let log_level = match meta.remove(META_LOG_LEVEL) {
+            Some(Value::String(s)) => Some(s.parse().map_err(|e| format!("invalid `_meta.{META_LOG_LEVEL}`: {e}"))?),
+            Some(_) => return Err(format!("`_meta.{META_LOG_LEVEL}` must be a string")),
+            None => None,
+        };
+        let progress_token = match meta.remove(META_PROGRESS_TOKEN) {
+            Some(Value::String(s)) => Some(ProgressToken::String(s)),
+            Some(Value::Number(n)) => Some(ProgressToken::Number(n)),
+            Some(_) => return Err(format!("`_meta.{META_PROGRESS_TOKEN}` must be a string or a number")),
+            None => None,
+        };
+        Ok(RequestMeta { protocol_version, client_capabilities, client_info, log_level, progress_token, other: meta })
+    }
+
+    /// The `_meta` object as a client sends it.
+    pub fn to_value(&self) -> Value {
+        let mut map = self.other.clone();
+        map.insert(META_PROTOCOL_VERSION.into(), Value::String(self.protocol_version.clone()));
+        map.insert(
+            META_CLIENT_CAPABILITIES.into(),
+            serde_json::to_value(&self.client_capabilities).unwrap_or_default(),
+        );
+        if let Some(info) = &self.client_info {
+            map.insert(META_CLIENT_INFO.into(), serde_json::to_value(info).unwrap_or_default());
+        }
+        if let Some(level) = self.log_level {
+            map.insert(META_LOG_LEVEL.into(), Value::String(level.as_str().into()));
+        }
+        if let Some(token) = &self.progress_token {
+            map.insert(META_PROGRESS_TOKEN.into(), serde_json::to_value(token).unwrap_or_default());
+        }
+        Value::Object(map)
+    }
+}

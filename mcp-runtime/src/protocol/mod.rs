@@ -1,0 +1,38 @@
+//! The wire types of MCP revision 2026-07-28.
+//!
+//! Module names follow the method families, so a JSON-RPC `method` leads to a
+//! file: `tools/call` → [`tools`], `resources/read` → [`resources`], and so on.
+//! Results here hold only their own fields; the dispatcher adds `resultType`,
+//! `_meta["io.modelcontextprotocol/serverInfo"]` and cache hints.
+
+pub mod completion;
+pub mod content;
+pub mod discover;
+pub mod jsonrpc;
+pub mod meta;
+pub mod mrtr;
+pub mod notifications;
+pub mod prompts;
+pub mod resources;
+pub mod result;
+pub mod subscriptions;
+pub mod tools;
+
+pub use completion::*;
+pub use content::*;
+pub use discover::*;
+pub use jsonrpc::*;
+pub use meta::*;
+pub use mrtr::*;
+pub use notifications::*;
+pub use prompts::*;
+pub use resources::*;
+pub use result::*;
+pub use subscriptions::*;
+pub use tools::*;
+
+/// The protocol revision this crate implements.
+pub const PROTOCOL_VERSION: &str = "2026-07-28";
+
+/// Every revision the dispatcher accepts.
+pub const SUPPORTED_VERSIONS: &[&str] = &[PROTOCOL_VERSION];

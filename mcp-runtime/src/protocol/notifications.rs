@@ -1,0 +1,53 @@
+//! Request-scoped notifications: progress, log messages and cancellation.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::jsonrpc::RequestId;
+use super::meta::{LoggingLevel, ProgressToken};
+
+/// Method of a progress notification.
+pub const PROGRESS: &str = "notifications/progress";
+/// Method of a log message.
+pub const MESSAGE: &str = "notifications/message";
+/// Method of a cancellation.
+pub const CANCELLED: &str = "notifications/cancelled";
+
+/// Params of `notifications/progress`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProgressParams {
+    /// The token from the request's `_meta`.
+    #[serde(rename = "progressToken")]
+    pub progress_token: ProgressToken,
+    /// Progress so far; strictly increasing.
+    pub progress: f64,
+    /// Total, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<f64>,
+    /// Human-readable status.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// Params of `notifications/message`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LogMessageParams {
+    /// Severity.
+    pub level: LoggingLevel,
+    /// Logger name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logger: Option<String>,
+    /// Any JSON.
+    pub data: Value,
+}
+
+/// Params of `notifications/cancelled`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CancelledParams {
+    /// The request to cancel.
+    pub request_id: RequestId,
+    /// Why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}

@@ -1,0 +1,103 @@
+//! Prompts: definitions, `prompts/get` params and results.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::content::{ContentBlock, Role};
+use super::meta::Icon;
+
+/// A prompt as `prompts/list` describes it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Prompt {
+    /// Unique programmatic name.
+    pub name: String,
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the prompt is for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The arguments it takes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub arguments: Vec<PromptArgument>,
+    /// Icons.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub icons: Vec<Icon>,
+    /// Extension metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// One argument of a prompt.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PromptArgument {
+    /// Name.
+    pub name: String,
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Whether the argument must be given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required: Option<bool>,
+}
+
+impl PromptArgument {
+    /// An argument with a name, required or not.
+    pub fn new(name: impl Into<String>, required: bool) -> Self {
+        PromptArgument { name: name.into(), title: None, description: None, required: Some(required) }
+    }
+}
+
+/// Params of `prompts/get` (without `_meta`).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetPromptParams {
+    /// The prompt to get.
+    pub name: String,
+    /// Its arguments, all strings.
+    #[serde(default)]
+    pub arguments: Option<Map<String, Value>>,
+    /// Answers to an earlier `input_required` result.
+    #[serde(default)]
+    pub input_responses: Option<Value>,
+    /// State echoed from an earlier `input_required` result.
+    #[serde(default)]
+    pub request_state: Option<String>,
+}
+
+/// One message of a prompt.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PromptMessage {
+    /// Who speaks.
+    pub role: Role,
+    /// What is said.
+    pub content: ContentBlock,
+}
+
+impl PromptMessage {
+    /// A user message with one text block.
+    pub fn user(text: impl Into<String>) -> Self {
+        PromptMessage { role: Role::User, content: ContentBlock::text(text) }
+    }
+
+    /// An assistant message with one text block.
+    pub fn assistant(text: impl Into<String>) -> Self {
+        PromptMessage { role: Role::Assistant, content: ContentBlock::text(text) }
+    }
+}
+
+/// The result of `prompts/get`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GetPromptResult {
+    /// Description of this rendering of the prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The messages.
+    pub messages: Vec<PromptMessage>,
+    /// Result metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}

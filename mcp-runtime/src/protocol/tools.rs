@@ -1,0 +1,127 @@
+//! Tools: definitions, `tools/call` params and results.
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use super::content::ContentBlock;
+use super::meta::Icon;
+
+/// A tool as `tools/list` describes it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Tool {
+    /// Unique programmatic name.
+    pub name: String,
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the tool does, for the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Icons.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub icons: Vec<Icon>,
+    /// JSON Schema (2020-12) of the arguments; root `type` is `"object"`.
+    pub input_schema: Map<String, Value>,
+    /// JSON Schema of `structuredContent`, when the tool returns structured data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Map<String, Value>>,
+    /// Behaviour hints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<ToolAnnotations>,
+    /// Extension metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// Hints about a tool's behaviour. Clients treat them as untrusted.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolAnnotations {
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The tool does not change its environment (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only_hint: Option<bool>,
+    /// Changes may destroy data (default true; meaningful when not read-only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destructive_hint: Option<bool>,
+    /// Repeating a call with the same arguments has no further effect (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotent_hint: Option<bool>,
+    /// The tool reaches an open world such as the web (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_world_hint: Option<bool>,
+}
+
+/// Params of `tools/call` (without `_meta`, which the dispatcher reads first).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallToolParams {
+    /// The tool to call.
+    pub name: String,
+    /// The arguments, as raw JSON (an object, or absent for none).
+    #[serde(default)]
+    pub arguments: Option<Box<RawValue>>,
+    /// Answers to an earlier `input_required` result.
+    #[serde(default)]
+    pub input_responses: Option<Value>,
+    /// State echoed from an earlier `input_required` result.
+    #[serde(default)]
+    pub request_state: Option<String>,
+}
+
+/// The result of a tool call.
+///
+/// ```
+/// use mcp_runtime::protocol::CallToolResult;
+/// let ok = CallToolResult::text("42");
+/// let failed = CallToolResult::error("the city is unknown; try a country capital");
+/// assert_eq!(failed.is_error, Some(true));
+/// # let _ = ok;
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallToolResult {
+    /// Unstructured content (may be empty).
+    pub content: Vec<ContentBlock>,
+    /// Structured content, conforming to the tool's `outputSchema`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Value>,
+    /// `true` when the tool failed; the content says why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+    /// Result metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+impl CallToolResult {
+    /// A successful result with the given content.
+    pub fn new(content: Vec<ContentBlock>) -> Self {
+        CallToolResult { content, ..Default::default() }
+    }
+
+    /// A successful result with one text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::new(vec![ContentBlock::text(text)])
+    }
+
+    /// A successful result with structured content and its JSON text as a
+    /// text block, for clients that only read `content`.
+    pub fn structured(value: Value) -> Self {
+        let text = value.to_string();
+        CallToolResult {
+            content: vec![ContentBlock::text(text)],
+            structured_content: Some(value),
+            ..Default::default()
+        }
+    }
+
+    /// A tool execution error: `isError: true` with a message the model can act on.
+    pub fn error(message: impl Into<String>) -> Self {
+        CallToolResult { is_error: Some(true), ..Self::text(message) }
+    }
+}

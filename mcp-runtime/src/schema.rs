@@ -1,0 +1,201 @@
+//! JSON Schemas from Rust types, in the shape MCP clients accept.
+//!
+//! schemars generates JSON Schema 2020-12; we then make it friendly to the
+//! strictest clients: subschemas inlined (no `$ref`/`$defs` unless a type is
+//! recursive), `Option<T>` as "not required" with a plain `T` schema (never
+//! `["T", "null"]`), no root `title`/`$schema`, and no non-standard `format`
+//! values such as `int64` or `uint32`.
+
+use schemars::generate::SchemaSettings;
+use schemars::{JsonSchema, Schema};
+use serde_json::{Map, Value};
+
+/// `format` values defined by JSON Schema 2020-12; everything else is dropped.
+const STANDARD_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+fn settings() -> SchemaSettings {
+    SchemaSettings::draft2020_12().with(|s| s.inline_subschemas = true)
+}
+
+/// The schema of `T` as a JSON object, cleaned as described in the module docs.
+pub fn schema_for<T: JsonSchema>() -> Map<String, Value> {
+    let schema: Schema = settings().into_generator().into_root_schema_for::<T>();
+    let mut value = schema.to_value();
+    if let Value::Object(map) = &mut value {
+        map.remove("$schema");
+        map.remove("title");
+    }
+    clean(&mut value);
+    match value {
+        Value::Object(map) => map,
+        // `true`/`false` schemas: describe "anything" as an empty object schema.
+        _ => Map::new(),
+    }
+}
+
+/// The input schema of a tool taking arguments of type `T`: `schema_for`
+/// with a guaranteed root `type: "object"`.
+pub fn input_schema_for<T: JsonSchema>() -> Map<String, Value> {
+    let mut map = schema_for::<T>();
+    map.insert("type".into(), Value::String("object".into()));
+    map
+}
+
+/// The output schema of a structured result of type `T`; a root that is not
+/// an object is wrapped as `{"result": ...}`, matching the value sent.
+pub fn output_schema_for<T: JsonSchema>() -> Map<String, Value> {
+    let inner = schema_for::<T>();
+    if is_object_schema(&inner) {
+        return inner;
+    }
+    let mut defs = None;
+    let mut inner = inner;
+    if let Some(d) = inner.remove("$defs") {
+        defs = Some(d);
+    }
+    let mut properties = Map::new();
+    properties.insert("result".into(), Value::Object(inner));
+    let mut map = Map::new();
+    map.insert("type".into(), Value::String("object".into()));
+    map.insert("properties".into(), Value::Object(properties));
+    map.insert("required".into(), Value::Array(vec![Value::String("result".into())]));
+    if let Some(d) = defs {
+        map.insert("$defs".into(), d);
+    }
+    map
+}
+
+/// Whether `T`'s schema has an object root.
+pub fn has_object_root<T: JsonSchema>() -> bool {
+    is_object_schema(&schema_for::<T>())
+}
+
+fn is_object_schema(map: &Map<String, Value>) -> bool {
+    map.get("type").and_then(Value::as_str) == Some("object")
+}
+
+fn clean(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::String(format)) = map.get("format") {
+                if !STANDARD_FORMATS.contains(&format.as_str()) {
+                    map.remove("format");
+                }
+            }
+            strip_optional_nulls(map);
+            for v in map.values_mut() {
+                clean(v);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(clean),
+        _ => {}
+    }
+}
+
+/// An optional property (`Option<T>`, not in `required`) is described by
+/// `T`'s schema alone: "absent" already means "no value", and several
+/// clients reject `["T", "null"]` and `anyOf` with a null branch.
+fn strip_optional_nulls(map: &mut Map<String, Value>) {
+    let required: Vec<String> = match map.get("required") {
+        Some(Value::Array(r)) => r.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect(),
+        _ => Vec::new(),
+    };
+    let Some(Value::Object(properties)) = map.get_mut("properties") else { return };
+    for (name, property) in properties.iter_mut() {
+        if required.contains(name) {
+            continue;
+        }
+        if let Value::Object(p) = property {
+            remove_null(p);
+        }
+    }
+}
+
+fn remove_null(p: &mut Map<String, Value>) {
+    let is_null = |v: &Value| v.get("type").and_then(Value::as_str) == Some("null");
+    if let Some(Value::Array(types)) = p.get_mut("type") {
+        types.retain(|t| t != "null");
+        if types.len() == 1 {
+            let only = types.remove(0);
+            p.insert("type".into(), only);
+        }
+    }
+    if let Some(Value::Array(values)) = p.get_mut("enum") {
+        values.retain(|v| !v.is_null());
+    }
+    if let Some(Value::Array(branches)) = p.get_mut("anyOf") {
+        branches.retain(|b| !is_null(b));
+        if branches.len() == 1 {
+            if let Some(Value::Object(only)) = branches.pop() {
+                p.remove("anyOf");
+                for (k, v) in only {
+                    p.entry(k).or_insert(v);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    struct Args {
+        /// The query.
+        query: String,
+        limit: Option<u32>,
+        inner: Inner,
+    }
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    struct Inner {
+        flag: bool,
+    }
+
+    #[test]
+    fn schemas_are_inlined_without_null_or_format_noise() {
+        let schema = Value::Object(input_schema_for::<Args>());
+        let text = schema.to_string();
+        assert!(!text.contains("$ref"), "{text}");
+        assert!(!text.contains("null"), "{text}");
+        assert!(!text.contains("format"), "{text}");
+        assert_eq!(schema["required"], json!(["query", "inner"]));
+        assert_eq!(schema["properties"]["limit"]["type"], json!("integer"));
+        assert_eq!(schema["properties"]["query"]["description"], json!("The query."));
+        assert_eq!(schema["properties"]["inner"]["properties"]["flag"]["type"], json!("boolean"));
+        assert!(schema.get("title").is_none());
+    }
+
+    #[test]
+    fn non_object_outputs_are_wrapped() {
+        let schema = Value::Object(output_schema_for::<Vec<u8>>());
+        assert_eq!(schema["type"], json!("object"));
+        assert_eq!(schema["properties"]["result"]["type"], json!("array"));
+        assert_eq!(schema["required"], json!(["result"]));
+        assert!(is_object_schema(&output_schema_for::<Inner>()));
+    }
+}

@@ -1,0 +1,326 @@
+//! [`Server`]: the immutable, shared description of everything served, and
+//! [`ServerBuilder`], where it is assembled and checked.
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use crate::catalog::Catalog;
+use crate::context::{StateMap, StateRequirement};
+use crate::error::BuildError;
+use crate::protocol::{
+    CacheHints, DiscoverResult, Icon, Implementation, ListChangedCapability, META_SERVER_INFO, PROTOCOL_VERSION,
+    ResourcesCapability, SUPPORTED_VERSIONS, ServerCapabilities,
+};
+use crate::registry::{PromptEntry, ResourceEntry, SourceLocation, ToolEntry};
+
+/// The default number of items on one page of a list.
+pub const DEFAULT_PAGE_SIZE: usize = 100;
+
+/// An MCP server: what it serves and how. Immutable once built and cheap to
+/// clone (an `Arc`), so every transport and every request shares one.
+///
+/// ```
+/// use mcp_runtime::{Args, Server, ToolEntry};
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Add { a: i64, b: i64 }
+///
+/// let server = Server::builder("calculator", "1.0.0")
+///     .tool(ToolEntry::new("add", |Args(x): Args<Add>| async move { x.a + x.b }).description("Adds two numbers."))
+///     .build()?;
+/// assert_eq!(server.info().name, "calculator");
+/// # Ok::<(), mcp_runtime::BuildError>(())
+/// ```
+#[derive(Clone)]
+pub struct Server {
+    pub(crate) inner: Arc<ServerInner>,
+}
+
+pub(crate) struct ServerInner {
+    pub(crate) info: Implementation,
+    pub(crate) catalog: Catalog,
+    pub(crate) capabilities: ServerCapabilities,
+    pub(crate) state: StateMap,
+    pub(crate) page_size: usize,
+    pub(crate) discover_cache: CacheHints,
+    pub(crate) list_cache: CacheHints,
+    pub(crate) read_cache: CacheHints,
+    /// `{"io.modelcontextprotocol/serverInfo": {...}}`, serialized once.
+    pub(crate) result_meta: Option<Box<RawValue>>,
+    pub(crate) discover: DiscoverResult,
+    pub(crate) logging: bool,
+}
+
+impl Server {
+    /// Starts building a server that reports itself as `name` `version`.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        ServerBuilder::new(Implementation::new(name, version))
+    }
+
+    /// The server's self-description, sent in every result's `_meta`.
+    pub fn info(&self) -> &Implementation {
+        &self.inner.info
+    }
+
+    /// The capabilities `server/discover` reports, derived from what is registered.
+    pub fn capabilities(&self) -> &ServerCapabilities {
+        &self.inner.capabilities
+    }
+
+    /// The tools, sorted by name.
+    pub fn tools(&self) -> impl Iterator<Item = &ToolEntry> {
+        self.inner.catalog.tools.iter().map(|t| &t.entry)
+    }
+}
+
+impl fmt::Debug for Server {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Server")
+            .field("info", &self.inner.info)
+            .field("tools", &self.inner.catalog.tools.len())
+            .field("prompts", &self.inner.catalog.prompts.len())
+            .field("resources", &self.inner.catalog.resources.len())
+            .field("templates", &self.inner.catalog.templates.len())
+            .finish()
+    }
+}
+
+/// Assembles a [`Server`]; [`build`](Self::build) checks it.
+///
+/// Defaults: cache hints `ttlMs: 0, cacheScope: "private"` everywhere, pages
+/// of [`DEFAULT_PAGE_SIZE`] items, server info on every result, and the
+/// `logging` capability declared (handlers log only when a request opts in).
+pub struct ServerBuilder {
+    info: Implementation,
+    instructions: Option<String>,
+    tools: Vec<ToolEntry>,
+    prompts: Vec<PromptEntry>,
+    resources: Vec<ResourceEntry>,
+    state: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+    page_size: usize,
+    discover_cache: CacheHints,
+    list_cache: CacheHints,
+    read_cache: CacheHints,
+    server_info_in_results: bool,
+    logging: bool,
+}
+
+impl ServerBuilder {
+    fn new(info: Implementation) -> Self {
+        ServerBuilder {
+            info,
+            instructions: None,
+            tools: Vec::new(),
+            prompts: Vec::new(),
+            resources: Vec::new(),
+            state: HashMap::new(),
+            page_size: DEFAULT_PAGE_SIZE,
+            discover_cache: CacheHints::default(),
+            list_cache: CacheHints::default(),
+            read_cache: CacheHints::default(),
+            server_info_in_results: true,
+            logging: true,
+        }
+    }
+
+    /// Sets the display title of the server.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.info.title = Some(title.into());
+        self
+    }
+
+    /// Sets the human-readable description of the server.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.info.description = Some(description.into());
+        self
+    }
+
+    /// Sets the server's home page.
+    pub fn website_url(mut self, url: impl Into<String>) -> Self {
+        self.info.website_url = Some(url.into());
+        self
+    }
+
+    /// Adds an icon to the server's description.
+    pub fn icon(mut self, icon: Icon) -> Self {
+        self.info.icons.push(icon);
+        self
+    }
+
+    /// Guidance for the model, reported by `server/discover`.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Provides shared state of type `T` to handlers taking `State<T>`.
+    /// Setting the same type twice keeps the last value.
+    pub fn state<T: Clone + Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.state.insert(TypeId::of::<T>(), Arc::new(value));
+        self
+    }
+
+    /// Adds a tool.
+    pub fn tool(mut self, tool: ToolEntry) -> Self {
+        self.tools.push(tool);
+        self
+    }
+
+    /// Adds several tools.
+    pub fn tools(mut self, tools: impl IntoIterator<Item = ToolEntry>) -> Self {
+        self.tools.extend(tools);
+        self
+    }
+
+    /// Adds a prompt.
+    pub fn prompt(mut self, prompt: PromptEntry) -> Self {
+        self.prompts.push(prompt);
+        self
+    }
+
+    /// Adds several prompts.
+    pub fn prompts(mut self, prompts: impl IntoIterator<Item = PromptEntry>) -> Self {
+        self.prompts.extend(prompts);
+        self
+    }
+
+    /// Adds a resource or a resource template.
+    pub fn resource(mut self, resource: ResourceEntry) -> Self {
+        self.resources.push(resource);
+        self
+    }
+
+    /// Adds several resources or templates.
+    pub fn resources(mut self, resources: impl IntoIterator<Item = ResourceEntry>) -> Self {
+        self.resources.extend(resources);
+        self
+    }
+
+    /// Sets the cache hints of every cacheable result (discover, lists, reads).
+    pub fn cache_hints(mut self, hints: CacheHints) -> Self {
+        self.discover_cache = hints;
+        self.list_cache = hints;
+        self.read_cache = hints;
+        self
+    }
+
+    /// Sets the cache hints of `server/discover`.
+    pub fn discover_cache_hints(mut self, hints: CacheHints) -> Self {
+        self.discover_cache = hints;
+        self
+    }
+
+    /// Sets the cache hints of `tools/list`, `prompts/list`, `resources/list`
+    /// and `resources/templates/list`.
+    pub fn list_cache_hints(mut self, hints: CacheHints) -> Self {
+        self.list_cache = hints;
+        self
+    }
+
+    /// Sets the default cache hints of `resources/read` (an entry may override them).
+    pub fn read_cache_hints(mut self, hints: CacheHints) -> Self {
+        self.read_cache = hints;
+        self
+    }
+
+    /// Sets how many items one page of a list holds (at least 1).
+    pub fn page_size(mut self, page_size: usize) -> Self {
+        self.page_size = page_size.max(1);
+        self
+    }
+
+    /// Whether results carry `_meta["io.modelcontextprotocol/serverInfo"]` (default true).
+    pub fn server_info_in_results(mut self, enabled: bool) -> Self {
+        self.server_info_in_results = enabled;
+        self
+    }
+
+    /// Whether handlers may send log messages (default true; declares the
+    /// `logging` capability). When off, `RequestContext::log` sends nothing.
+    pub fn logging(mut self, enabled: bool) -> Self {
+        self.logging = enabled;
+        self
+    }
+
+    /// Checks and freezes the server: duplicate names and missing state are
+    /// errors naming the definitions involved.
+    pub fn build(self) -> Result<Server, BuildError> {
+        let state = StateMap::from_map(self.state);
+        check_state("tool", &self.tools, |t| (&t.definition.name, &t.requirements, t.location), &state)?;
+        check_state("prompt", &self.prompts, |p| (&p.definition.name, &p.requirements, p.location), &state)?;
+        check_state("resource", &self.resources, |r| (r.uri(), &r.requirements, r.location), &state)?;
+
+        let catalog = Catalog::build(self.tools, self.prompts, self.resources)?;
+        let capabilities = ServerCapabilities {
+            logging: self.logging.then(Map::new),
+            completions: catalog.has_completions().then(Map::new),
+            prompts: (!catalog.prompts.is_empty()).then(ListChangedCapability::default),
+            resources: catalog.has_resources().then(ResourcesCapability::default),
+            tools: (!catalog.tools.is_empty()).then(ListChangedCapability::default),
+            ..ServerCapabilities::default()
+        };
+        let result_meta = if self.server_info_in_results {
+            let mut meta = Map::new();
+            meta.insert(META_SERVER_INFO.into(), serde_json::to_value(&self.info).unwrap_or(Value::Null));
+            serde_json::value::to_raw_value(&meta).ok()
+        } else {
+            None
+        };
+        let discover = DiscoverResult {
+            supported_versions: SUPPORTED_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
+            capabilities: capabilities.clone(),
+            instructions: self.instructions,
+        };
+        debug_assert!(SUPPORTED_VERSIONS.contains(&PROTOCOL_VERSION));
+        Ok(Server {
+            inner: Arc::new(ServerInner {
+                info: self.info,
+                catalog,
+                capabilities,
+                state,
+                page_size: self.page_size,
+                discover_cache: self.discover_cache,
+                list_cache: self.list_cache,
+                read_cache: self.read_cache,
+                result_meta,
+                discover,
+                logging: self.logging,
+            }),
+        })
+    }
+}
+
+fn check_state<'a, E>(
+    kind: &'static str,
+    entries: &'a [E],
+    parts: impl Fn(&'a E) -> (&'a str, &'a Vec<StateRequirement>, SourceLocation),
+    state: &StateMap,
+) -> Result<(), BuildError> {
+    for entry in entries {
+        let (name, requirements, location) = parts(entry);
+        if let Some(missing) = requirements.iter().find(|r| !state.contains(r.type_id)) {
+            return Err(BuildError::MissingState {
+                kind,
+                name: name.to_owned(),
+                type_name: missing.type_name,
+                location,
+            });
+        }
+    }
+    Ok(())
+}
+
+impl fmt::Debug for ServerBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServerBuilder")
+            .field("info", &self.info)
+            .field("tools", &self.tools.len())
+            .field("prompts", &self.prompts.len())
+            .field("resources", &self.resources.len())
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,4 @@
+//! Transports: they frame bytes and drive the dispatcher, nothing more.
+
+#[cfg(feature = "stdio")]
+pub mod stdio;

@@ -1,0 +1,229 @@
+//! Newline-delimited JSON-RPC over stdin/stdout (or any byte stream).
+//!
+//! One message per line. stdout carries nothing but JSON-RPC: responses and
+//! the notifications of requests in flight; diagnostics belong on stderr
+//! (through `tracing`). Requests are served concurrently and answered as
+//! they finish. A line that is not JSON gets `-32700` and the next line is
+//! served. `notifications/cancelled` stops a request, which then gets no
+//! response. At end of input the server finishes the requests in flight
+//! (bounded by [`StdioConfig::shutdown_grace`]) and returns.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::{Semaphore, mpsc};
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+use crate::context::NotificationSink;
+use crate::dispatch::{Message, RequestOptions, Response, Stage, parse_message};
+use crate::protocol::{CANCELLED, CancelledParams, ErrorObject, Notification, RequestId};
+use crate::server::Server;
+
+/// Limits of the stdio transport.
+#[derive(Debug, Clone)]
+pub struct StdioConfig {
+    /// The longest line accepted, in bytes (default 4 MiB). A longer line is
+    /// skipped and answered with `-32600`.
+    pub max_message_bytes: usize,
+    /// How many requests may run at once (default 256); reading pauses
+    /// while the limit is reached.
+    pub max_in_flight: usize,
+    /// How long requests in flight may take to finish after end of input
+    /// (default 10 s).
+    pub shutdown_grace: Duration,
+}
+
+impl Default for StdioConfig {
+    fn default() -> Self {
+        StdioConfig { max_message_bytes: 4 * 1024 * 1024, max_in_flight: 256, shutdown_grace: Duration::from_secs(10) }
+    }
+}
+
+/// Writes one request's notifications as lines, until its response is sent
+/// or it is cancelled.
+struct LineSink {
+    out: mpsc::UnboundedSender<String>,
+    open: AtomicBool,
+    cancellation: CancellationToken,
+}
+
+impl NotificationSink for LineSink {
+    fn send(&self, notification: Notification) {
+        if self.open.load(Ordering::Acquire) && !self.cancellation.is_cancelled() {
+            if let Ok(line) = serde_json::to_string(&notification) {
+                let _ = self.out.send(line);
+            }
+        }
+    }
+}
+
+type InFlight = Arc<Mutex<HashMap<RequestId, CancellationToken>>>;
+
+impl Server {
+    /// Serves over the process's stdin and stdout until end of input.
+    pub async fn serve_stdio(self) -> std::io::Result<()> {
+        self.serve_io(tokio::io::stdin(), tokio::io::stdout(), StdioConfig::default()).await
+    }
+
+    /// Serves newline-delimited JSON-RPC over any reader and writer until the
+    /// reader ends. Errors only when reading or writing fails.
+    pub async fn serve_io<R, W>(self, reader: R, writer: W, config: StdioConfig) -> std::io::Result<()>
+    where
+        R: AsyncRead + Unpin,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let (out_tx, out_rx) = mpsc::unbounded_channel::<String>();
+        let writer_task = tokio::spawn(write_lines(writer, out_rx));
+        let in_flight: InFlight = Arc::default();
+        let permits = Arc::new(Semaphore::new(config.max_in_flight.max(1)));
+        let mut tasks = JoinSet::new();
+        let mut reader = BufReader::new(reader);
+        let mut line = Vec::new();
+
+        let read_result = loop {
+            line.clear();
+            match read_line(&mut reader, &mut line, config.max_message_bytes).await {
+                Ok(LineRead::Eof) => break Ok(()),
+                Ok(LineRead::TooLong) => {
+                    let e = ErrorObject::invalid_request(format!(
+                        "Message too large: the limit is {} bytes",
+                        config.max_message_bytes
+                    ));
+                    let _ = out_tx.send(Response::error(None, e, Stage::Envelope).to_json());
+                    continue;
+                }
+                Ok(LineRead::Line) => {}
+                Err(e) => break Err(e),
+            }
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            while tasks.try_join_next().is_some() {}
+            match parse_message(&line) {
+                Err(response) => {
+                    let _ = out_tx.send(response.to_json());
+                }
+                Ok(Message::Notification(n)) => {
+                    if n.method == CANCELLED {
+                        cancel(&in_flight, n.params.as_deref());
+                    }
+                }
+                Ok(Message::Request(request)) => {
+                    let Ok(permit) = Arc::clone(&permits).acquire_owned().await else { break Ok(()) };
+                    let token = CancellationToken::new();
+                    in_flight.lock().unwrap_or_else(|e| e.into_inner()).insert(request.id.clone(), token.clone());
+                    let sink = Arc::new(LineSink {
+                        out: out_tx.clone(),
+                        open: AtomicBool::new(true),
+                        cancellation: token.clone(),
+                    });
+                    let options = RequestOptions { sink: sink.clone(), cancellation: token.clone() };
+                    let server = self.clone();
+                    let out = out_tx.clone();
+                    let in_flight = Arc::clone(&in_flight);
+                    tasks.spawn(async move {
+                        let id = request.id.clone();
+                        let response = tokio::select! {
+                            response = server.handle(request, None, options) => Some(response),
+                            () = token.cancelled() => None,
+                        };
+                        sink.open.store(false, Ordering::Release);
+                        in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
+                        if let Some(response) = response.filter(|_| !token.is_cancelled()) {
+                            let _ = out.send(response.to_json());
+                        }
+                        drop(permit);
+                    });
+                }
+            }
+        };
+
+        let drained =
+            tokio::time::timeout(config.shutdown_grace, async { while tasks.join_next().await.is_some() {} }).await;
+        if drained.is_err() {
+            tracing::warn!("requests still running at shutdown were abandoned");
+            tasks.abort_all();
+        }
+        drop(out_tx);
+        let write_result = writer_task.await.unwrap_or(Ok(()));
+        read_result.and(write_result)
+    }
+}
+
+fn cancel(in_flight: &InFlight, params: Option<&serde_json::value::RawValue>) {
+    // Unknown ids, finished requests and malformed notices are ignored.
+    let Some(params) = params else { return };
+    if let Ok(notice) = serde_json::from_str::<CancelledParams>(params.get()) {
+        if let Some(token) = in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&notice.request_id) {
+            token.cancel();
+        }
+    }
+}
+
+async fn write_lines<W: AsyncWrite + Unpin>(
+    mut writer: W,
+    mut lines: mpsc::UnboundedReceiver<String>,
+) -> std::io::Result<()> {
+    while let Some(mut line) = lines.recv().await {
+        line.push('\n');
+        writer.write_all(line.as_bytes()).await?;
+        // Flush per batch of ready lines, not per line.
+        while let Ok(mut more) = lines.try_recv() {
+            more.push('\n');
+            writer.write_all(more.as_bytes()).await?;
+        }
+        writer.flush().await?;
+    }
+    writer.flush().await
+}
+
+enum LineRead {
+    Line,
+    TooLong,
+    Eof,
+}
+
+/// Reads up to and excluding the next `\n`, keeping at most `limit` bytes;
+/// a longer line is consumed and reported as `TooLong`.
+async fn read_line<R: AsyncRead + Unpin>(
+    reader: &mut BufReader<R>,
+    line: &mut Vec<u8>,
+    limit: usize,
+) -> std::io::Result<LineRead> {
+    let mut too_long = false;
+    let mut read_any = false;
+    loop {
+        let buf = reader.fill_buf().await?;
+        if buf.is_empty() {
+            return Ok(if too_long {
+                LineRead::TooLong
+            } else if read_any {
+                LineRead::Line
+            } else {
+                LineRead::Eof
+            });
+        }
+        read_any = true;
+        let (chunk, found) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (&buf[..i], Some(i)),
+            None => (buf, None),
+        };
+        if !too_long {
+            if line.len() + chunk.len() > limit {
+                too_long = true;
+                line.clear();
+            } else {
+                line.extend_from_slice(chunk);
+            }
+        }
+        let consumed = found.map_or(buf.len(), |i| i + 1);
+        reader.consume(consumed);
+        if found.is_some() {
+            return Ok(if too_long { LineRead::TooLong } else { LineRead::Line });
+        }
+    }
+}
