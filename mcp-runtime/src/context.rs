@@ -10,6 +10,7 @@ use std::sync::Mutex;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::input::InputState;
 use crate::protocol::{
     ClientCapabilities, Implementation, LogMessageParams, LoggingLevel, MESSAGE, Notification, PROGRESS,
     ProgressParams, RequestId, RequestMeta,
@@ -91,6 +92,7 @@ struct ContextInner {
     sink: Arc<dyn NotificationSink>,
     cancellation: CancellationToken,
     last_progress: Mutex<Option<f64>>,
+    input: Option<Arc<InputState>>,
 }
 
 impl RequestContext {
@@ -101,6 +103,7 @@ impl RequestContext {
         state: StateMap,
         sink: Arc<dyn NotificationSink>,
         cancellation: CancellationToken,
+        input: Option<Arc<InputState>>,
     ) -> Self {
         RequestContext {
             inner: Arc::new(ContextInner {
@@ -111,8 +114,13 @@ impl RequestContext {
                 sink,
                 cancellation,
                 last_progress: Mutex::new(None),
+                input,
             }),
         }
+    }
+
+    pub(crate) fn input_state(&self) -> Option<Arc<InputState>> {
+        self.inner.input.clone()
     }
 
     /// The JSON-RPC id of the request.

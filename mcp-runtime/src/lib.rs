@@ -31,9 +31,11 @@ pub mod dispatch;
 mod error;
 mod extract;
 mod handler;
+pub mod input;
 mod outcome;
 pub mod protocol;
 mod registry;
+mod request_state;
 pub mod schema;
 mod server;
 pub mod testing;
@@ -44,6 +46,8 @@ pub use call::{Call, CompleteCall, PromptCall, ResourceCall, ToolCall};
 pub use context::{DiscardNotifications, NotificationSink, RequestContext, StateRequirement};
 pub use error::BuildError;
 pub use extract::{Args, FromCall, Rejection, State};
+pub use input::Input;
+pub use request_state::RequestStateKey;
 pub use handler::{BoxFuture, PromptHandler, ResourceHandler, ToolHandler};
 pub use outcome::{
     IntoPromptResult, IntoResourceContents, IntoToolResult, Json, NotFound, Outcome, PromptOutcome, ResourceOutcome,

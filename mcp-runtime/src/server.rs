@@ -16,6 +16,7 @@ use crate::protocol::{
     CacheHints, DiscoverResult, Icon, Implementation, ListChangedCapability, META_SERVER_INFO, PROTOCOL_VERSION,
     ResourcesCapability, SUPPORTED_VERSIONS, ServerCapabilities,
 };
+use crate::request_state::RequestStateKey;
 use crate::registry::{PromptEntry, ResourceEntry, SourceLocation, ToolEntry};
 
 /// The default number of items on one page of a list.
@@ -53,6 +54,7 @@ pub(crate) struct ServerInner {
     pub(crate) result_meta: Option<Box<RawValue>>,
     pub(crate) discover: DiscoverResult,
     pub(crate) logging: bool,
+    pub(crate) request_state_key: RequestStateKey,
 }
 
 impl Server {
@@ -107,6 +109,7 @@ pub struct ServerBuilder {
     read_cache: CacheHints,
     server_info_in_results: bool,
     logging: bool,
+    request_state_key: Option<RequestStateKey>,
 }
 
 impl ServerBuilder {
@@ -124,6 +127,7 @@ impl ServerBuilder {
             read_cache: CacheHints::default(),
             server_info_in_results: true,
             logging: true,
+            request_state_key: None,
         }
     }
 
@@ -246,6 +250,14 @@ impl ServerBuilder {
         self
     }
 
+    /// The key that seals `requestState` in multi round-trip requests.
+    /// By default a random key per process; replicas behind one load
+    /// balancer must share one so that each accepts the others' state.
+    pub fn request_state_key(mut self, key: RequestStateKey) -> Self {
+        self.request_state_key = Some(key);
+        self
+    }
+
     /// Checks and freezes the server: duplicate names and missing state are
     /// errors naming the definitions involved.
     pub fn build(self) -> Result<Server, BuildError> {
@@ -289,6 +301,7 @@ impl ServerBuilder {
                 result_meta,
                 discover,
                 logging: self.logging,
+                request_state_key: self.request_state_key.unwrap_or_else(RequestStateKey::random),
             }),
         })
     }

@@ -14,10 +14,12 @@ use super::response::{Decorated, Meta, Page, Response, Stage};
 use super::{HeaderCheck, Prepared, RequestOptions, pagination};
 use crate::call::{CompleteCall, PromptCall, ResourceCall, ToolCall};
 use crate::context::RequestContext;
+use crate::input::{InputState, Interrupted, Interruptible};
+use crate::request_state::SealedState;
 use crate::outcome::Outcome;
 use crate::protocol::{
     CacheHints, CallToolParams, CompleteParams, CompleteResult, Completion, CompletionReference, ErrorObject,
-    GetPromptParams, ReadResourceParams, ResultType,
+    GetPromptParams, InputRequiredResult, ReadResourceParams, ResultType,
 };
 use crate::server::Server;
 
@@ -203,6 +205,60 @@ async fn guarded<T>(fut: impl std::future::Future<Output = Result<T, ErrorObject
     }
 }
 
+/// Step 16: the answers of earlier rounds (from a verified `requestState`)
+/// merged with this round's `inputResponses`.
+fn input_state(
+    p: &Prepared,
+    target: &str,
+    responses: Option<&Value>,
+    request_state: Option<&str>,
+) -> Result<Arc<InputState>, ErrorObject> {
+    let sealed = match request_state {
+        Some(state) => p.server.inner.request_state_key.open(&p.method, target, state)?,
+        None => SealedState::default(),
+    };
+    let mut answers = sealed.answers;
+    match responses {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(new)) => answers.extend(new.clone()),
+        Some(_) => return Err(ErrorObject::invalid_params("`inputResponses` must be an object")),
+    }
+    Ok(Arc::new(InputState::new(answers, sealed.app, p.meta.client_capabilities.clone())))
+}
+
+/// Runs a handler that may stop to ask for input, sealing what it needs to
+/// resume into `requestState`.
+async fn interruptible<T, F>(
+    p: &Prepared,
+    target: &str,
+    input: Arc<InputState>,
+    start: impl FnOnce() -> F + Send,
+) -> Result<Outcome<T>, ErrorObject>
+where
+    F: std::future::Future<Output = Result<Outcome<T>, ErrorObject>> + Send,
+{
+    let key = &p.server.inner.request_state_key;
+    let method = p.method.as_str();
+    guarded(async move {
+        match Interruptible::new(async move { start().await }, input).await {
+            Ok(outcome) => outcome,
+            Err(Interrupted::MissingCapabilities(needed)) => Err(ErrorObject::missing_client_capability(
+                "This request needs client capabilities it did not declare",
+                Value::Object(needed),
+            )),
+            Err(Interrupted::NeedsInput { requests, answers, app_state }) => {
+                let state = key.seal(method, target, &SealedState { answers, app: app_state });
+                Ok(Outcome::InputRequired(InputRequiredResult {
+                    input_requests: (!requests.is_empty()).then_some(requests),
+                    request_state: Some(state),
+                    meta: None,
+                }))
+            }
+        }
+    })
+    .await
+}
+
 /// The outcome of a handler as a response: complete results get `cache`.
 fn outcome_response<T: Serialize>(
     p: &Prepared,
@@ -231,7 +287,7 @@ fn outcome_response<T: Serialize>(
 
 pub(super) async fn run(p: Prepared, options: RequestOptions) -> Response {
     let inner = Arc::clone(&p.server.inner);
-    let context = || {
+    let context = |input: Option<Arc<InputState>>| {
         RequestContext::new(
             p.id.clone(),
             p.method.clone(),
@@ -239,6 +295,7 @@ pub(super) async fn run(p: Prepared, options: RequestOptions) -> Response {
             inner.state.clone(),
             Arc::clone(&options.sink),
             options.cancellation.clone(),
+            input,
         )
     };
     match &p.route {
@@ -259,9 +316,13 @@ pub(super) async fn run(p: Prepared, options: RequestOptions) -> Response {
             let Some(tool) = inner.catalog.tool(&params.name) else {
                 return failed(&p, ErrorObject::invalid_params(format!("Unknown tool: `{}`", params.name)));
             };
-            let call = ToolCall::new(params.name.clone(), params.arguments.clone(), context());
+            let input = match input_state(&p, &params.name, params.input_responses.as_ref(), params.request_state.as_deref()) {
+                Ok(input) => input,
+                Err(e) => return failed(&p, e),
+            };
+            let call = ToolCall::new(params.name.clone(), params.arguments.clone(), context(Some(Arc::clone(&input))));
             let handler = Arc::clone(&tool.handler);
-            let outcome = guarded(async move { handler(call).await }).await;
+            let outcome = interruptible(&p, &params.name, input, move || handler(call)).await;
             outcome_response(&p, outcome, |r| r.meta.take(), None)
         }
         Route::GetPrompt(params) => {
@@ -269,9 +330,13 @@ pub(super) async fn run(p: Prepared, options: RequestOptions) -> Response {
                 return failed(&p, ErrorObject::invalid_params(format!("Unknown prompt: `{}`", params.name)));
             };
             let args = params.arguments.clone().unwrap_or_default();
-            let call = PromptCall::new(params.name.clone(), args, context());
+            let input = match input_state(&p, &params.name, params.input_responses.as_ref(), params.request_state.as_deref()) {
+                Ok(input) => input,
+                Err(e) => return failed(&p, e),
+            };
+            let call = PromptCall::new(params.name.clone(), args, context(Some(Arc::clone(&input))));
             let handler = Arc::clone(&prompt.handler);
-            let outcome = guarded(async move { handler(call).await }).await;
+            let outcome = interruptible(&p, &params.name, input, move || handler(call)).await;
             outcome_response(&p, outcome, |r| r.meta.take(), None)
         }
         Route::ReadResource(params) => {
@@ -284,10 +349,14 @@ pub(super) async fn run(p: Prepared, options: RequestOptions) -> Response {
                 },
             };
             let cache = entry.cache.unwrap_or(inner.read_cache);
-            let call = ResourceCall::new(uri, variables, context());
+            let input = match input_state(&p, uri, params.input_responses.as_ref(), params.request_state.as_deref()) {
+                Ok(input) => input,
+                Err(e) => return failed(&p, e),
+            };
+            let call = ResourceCall::new(uri, variables, context(Some(Arc::clone(&input))));
             let handler = Arc::clone(&entry.handler);
             let mime: Option<Arc<str>> = entry.mime_type_of().map(Arc::from);
-            let outcome = guarded(async move { handler(call, mime).await }).await;
+            let outcome = interruptible(&p, uri, input, move || handler(call, mime)).await;
             let outcome = match outcome {
                 Ok(Outcome::Complete(r)) if r.contents.is_empty() => Err(ErrorObject::resource_not_found(uri)),
                 other => other,
@@ -309,7 +378,7 @@ pub(super) async fn run(p: Prepared, options: RequestOptions) -> Response {
                 None => Ok(Completion::default()),
                 Some(complete) => {
                     let others = params.context.clone().map(|c| c.arguments).unwrap_or_default();
-                    let call = CompleteCall::new(&params.argument.name, &params.argument.value, others, context());
+                    let call = CompleteCall::new(&params.argument.name, &params.argument.value, others, context(None));
                     guarded(async move { complete(call).await }).await
                 }
             };

@@ -1,0 +1,378 @@
+//! Asking the client for input in the middle of a request (multi round-trip
+//! requests), with an API that reads like ordinary `async` code.
+//!
+//! A handler takes an [`Input`] parameter and awaits the answers it needs:
+//!
+//! ```
+//! use mcp_runtime::{Input, input::Elicitation};
+//! async fn greet(input: Input) -> String {
+//!     let answer = input.elicit("user_name", Elicitation::form("What is your name?").text("name", true)).await;
+//!     match answer.field("name") {
+//!         Some(name) => format!("Hello, {name}!"),
+//!         None => "Hello, stranger!".to_owned(),
+//!     }
+//! }
+//! ```
+//!
+//! There is no session: when an answer is missing, the handler is stopped at
+//! that `await`, every request it is waiting on is sent back as an
+//! `input_required` result with a sealed `requestState`, and the client
+//! retries the same request with the answers. The handler then runs again
+//! from the start and, this time, the awaits complete at once. Awaiting
+//! several answers concurrently (`tokio::join!`) asks for all of them in one
+//! round. Work done before the first await is repeated on every round, so
+//! side effects belong after it.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use crate::call::Call;
+use crate::extract::{FromCall, Rejection};
+use crate::protocol::{ClientCapabilities, ElicitAction, ElicitRequest, ErrorObject, InputRequest};
+
+/// The answers of earlier rounds, and what this round still needs.
+#[derive(Debug)]
+pub(crate) struct InputState {
+    answers: Map<String, Value>,
+    capabilities: ClientCapabilities,
+    app_state: Option<Value>,
+    round: Mutex<Round>,
+}
+
+#[derive(Debug, Default)]
+struct Round {
+    requests: Map<String, Value>,
+    missing: Map<String, Value>,
+    app_state: Option<Value>,
+}
+
+/// Why a handler stopped before finishing.
+#[derive(Debug)]
+pub(crate) enum Interrupted {
+    /// It awaits answers the client can give.
+    NeedsInput { requests: Map<String, Value>, answers: Map<String, Value>, app_state: Option<Value> },
+    /// It awaits a kind of input the client did not declare.
+    MissingCapabilities(Map<String, Value>),
+}
+
+impl InputState {
+    pub(crate) fn new(answers: Map<String, Value>, app_state: Option<Value>, capabilities: ClientCapabilities) -> Self {
+        InputState { answers, capabilities, app_state: app_state.clone(), round: Mutex::new(Round { app_state, ..Round::default() }) }
+    }
+
+    fn round(&self) -> std::sync::MutexGuard<'_, Round> {
+        self.round.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn is_waiting(&self) -> bool {
+        let round = self.round();
+        !round.requests.is_empty() || !round.missing.is_empty()
+    }
+
+    fn interruption(&self) -> Interrupted {
+        let mut round = self.round();
+        if !round.missing.is_empty() {
+            return Interrupted::MissingCapabilities(std::mem::take(&mut round.missing));
+        }
+        Interrupted::NeedsInput {
+            requests: std::mem::take(&mut round.requests),
+            answers: self.answers.clone(),
+            app_state: round.app_state.take(),
+        }
+    }
+}
+
+/// Runs a handler future until it completes or is stuck waiting for input.
+pub(crate) struct Interruptible<F> {
+    future: Pin<Box<F>>,
+    state: Arc<InputState>,
+}
+
+impl<F> Interruptible<F> {
+    pub(crate) fn new(future: F, state: Arc<InputState>) -> Self {
+        Interruptible { future: Box::pin(future), state }
+    }
+}
+
+impl<F: Future> Future for Interruptible<F> {
+    type Output = Result<F::Output, Interrupted>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.future.as_mut().poll(cx) {
+            Poll::Ready(output) => Poll::Ready(Ok(output)),
+            // Answers are awaited through futures that never wake; once the
+            // handler is parked on one, everything it awaits concurrently in
+            // this poll has registered too, so the round is complete.
+            Poll::Pending if self.state.is_waiting() => Poll::Ready(Err(self.state.interruption())),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+/// A handler parameter for asking the client for input: elicitation,
+/// sampling and roots. See the [module documentation](self).
+#[derive(Debug, Clone)]
+pub struct Input {
+    state: Arc<InputState>,
+}
+
+impl<C: Call> FromCall<C> for Input {
+    fn from_call(call: &C) -> Result<Self, Rejection> {
+        match call.context().input_state() {
+            Some(state) => Ok(Input { state }),
+            None => Err(Rejection::Rpc(ErrorObject::internal("input can only be requested by tools, prompts and resources"))),
+        }
+    }
+}
+
+impl Input {
+    /// Whether this request's client accepts form elicitation.
+    pub fn can_elicit(&self) -> bool {
+        self.state.capabilities.elicitation.as_ref().is_some_and(|e| e.supports_form())
+    }
+
+    /// Whether this request's client accepts URL elicitation.
+    pub fn can_elicit_url(&self) -> bool {
+        self.state.capabilities.elicitation.as_ref().is_some_and(|e| e.supports_url())
+    }
+
+    /// Whether this request's client accepts sampling requests.
+    pub fn can_sample(&self) -> bool {
+        self.state.capabilities.sampling.is_some()
+    }
+
+    /// Whether this request's client can list its roots.
+    pub fn can_list_roots(&self) -> bool {
+        self.state.capabilities.roots.is_some()
+    }
+
+    /// The raw answer under `key`, if the client sent one (this round or earlier).
+    pub fn answer(&self, key: &str) -> Option<&Value> {
+        self.state.answers.get(key)
+    }
+
+    /// State this handler saved with [`set_state`](Self::set_state) in an
+    /// earlier round; it came back sealed, so it is what the handler wrote.
+    pub fn state(&self) -> Option<&Value> {
+        self.state.app_state.as_ref()
+    }
+
+    /// Saves state for the next round (sealed into `requestState`).
+    pub fn set_state(&self, value: Value) {
+        self.state.round().app_state = Some(value);
+    }
+
+    /// Asks the user through an elicitation; completes with the answer.
+    ///
+    /// If the client did not declare the needed elicitation mode, the request
+    /// fails with `-32021` naming it.
+    pub async fn elicit(&self, key: &str, request: Elicitation) -> ElicitAnswer {
+        let (supported, needed) = match &request.0 {
+            ElicitRequest::Form { .. } => (self.can_elicit(), json!({"elicitation": {"form": {}}})),
+            ElicitRequest::Url { .. } => (self.can_elicit_url(), json!({"elicitation": {"url": {}}})),
+        };
+        let answer = self.wait(key, InputRequest::Elicit(request.0), supported, needed).await;
+        ElicitAnswer(answer)
+    }
+
+    /// Asks the client's model for a message (`sampling/createMessage`);
+    /// completes with the client's `CreateMessageResult`.
+    pub async fn sample(&self, key: &str, request: Sampling) -> SamplingAnswer {
+        let supported = self.can_sample();
+        SamplingAnswer(self.wait(key, InputRequest::CreateMessage(request.0), supported, json!({"sampling": {}})).await)
+    }
+
+    /// Asks the client for its roots; completes with them.
+    pub async fn roots(&self, key: &str) -> Vec<Root> {
+        let supported = self.can_list_roots();
+        let answer: RootsAnswer = self.wait(key, InputRequest::ListRoots(Map::new()), supported, json!({"roots": {}})).await;
+        answer.roots
+    }
+
+    async fn wait<T: DeserializeOwned>(&self, key: &str, request: InputRequest, supported: bool, needed: Value) -> T {
+        // An answer of the wrong shape is treated as missing: the client is
+        // asked again rather than the request failing.
+        if let Some(answer) = self.state.answers.get(key).and_then(|a| T::deserialize(a).ok()) {
+            return answer;
+        }
+        {
+            let mut round = self.state.round();
+            if supported {
+                round.requests.insert(key.to_owned(), request.to_value());
+            } else if let Value::Object(needed) = needed {
+                merge(&mut round.missing, needed);
+            }
+        }
+        std::future::pending().await
+    }
+}
+
+fn merge(into: &mut Map<String, Value>, from: Map<String, Value>) {
+    for (k, v) in from {
+        match (into.get_mut(&k), v) {
+            (Some(Value::Object(a)), Value::Object(b)) => merge(a, b),
+            (_, v) => {
+                into.insert(k, v);
+            }
+        }
+    }
+}
+
+/// An elicitation to send: a form built from fields, or a URL to visit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Elicitation(ElicitRequest);
+
+impl Elicitation {
+    /// A form with a message; add fields with [`text`](Self::text) and friends.
+    pub fn form(message: impl Into<String>) -> Self {
+        Elicitation(ElicitRequest::Form {
+            message: message.into(),
+            requested_schema: json!({"type": "object", "properties": {}}),
+        })
+    }
+
+    /// A form whose fields come from the JSON Schema of `T` (a flat struct of
+    /// strings, numbers, booleans and enums).
+    pub fn form_for<T: schemars::JsonSchema>(message: impl Into<String>) -> Self {
+        Elicitation(ElicitRequest::Form {
+            message: message.into(),
+            requested_schema: Value::Object(crate::schema::input_schema_for::<T>()),
+        })
+    }
+
+    /// A URL the user should open (needs the client's `elicitation.url`).
+    pub fn url(message: impl Into<String>, url: impl Into<String>) -> Self {
+        Elicitation(ElicitRequest::Url { message: message.into(), url: url.into() })
+    }
+
+    fn field(mut self, name: &str, schema: Value, required: bool) -> Self {
+        if let ElicitRequest::Form { requested_schema, .. } = &mut self.0 {
+            if let Some(props) = requested_schema.get_mut("properties").and_then(Value::as_object_mut) {
+                props.insert(name.to_owned(), schema);
+            }
+            if required {
+                let list = requested_schema
+                    .as_object_mut()
+                    .map(|o| o.entry("required").or_insert_with(|| Value::Array(Vec::new())));
+                if let Some(Value::Array(list)) = list {
+                    list.push(Value::String(name.to_owned()));
+                }
+            }
+        }
+        self
+    }
+
+    /// Adds a text field.
+    pub fn text(self, name: &str, required: bool) -> Self {
+        self.field(name, json!({"type": "string"}), required)
+    }
+
+    /// Adds a yes/no field.
+    pub fn boolean(self, name: &str, required: bool) -> Self {
+        self.field(name, json!({"type": "boolean"}), required)
+    }
+
+    /// Adds a number field.
+    pub fn number(self, name: &str, required: bool) -> Self {
+        self.field(name, json!({"type": "number"}), required)
+    }
+}
+
+/// The user's answer to an elicitation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ElicitAnswer(pub crate::protocol::ElicitResult);
+
+impl ElicitAnswer {
+    /// What the user did.
+    pub fn action(&self) -> ElicitAction {
+        self.0.action
+    }
+
+    /// Whether the user submitted the form.
+    pub fn accepted(&self) -> bool {
+        self.0.action == ElicitAction::Accept
+    }
+
+    /// A submitted field, as text, when accepted.
+    pub fn field(&self, name: &str) -> Option<String> {
+        let value = self.0.content.as_ref().filter(|_| self.accepted())?.get(name)?;
+        Some(match value {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
+    }
+
+    /// The submitted content deserialized into `T`, when accepted.
+    pub fn parse<T: DeserializeOwned>(&self) -> Option<T> {
+        let content = self.0.content.clone().filter(|_| self.accepted())?;
+        T::deserialize(Value::Object(content)).ok()
+    }
+}
+
+/// A sampling request: messages for the client's model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sampling(Value);
+
+impl Sampling {
+    /// A request with one user message, answered in at most `max_tokens`.
+    pub fn prompt(text: impl Into<String>, max_tokens: u32) -> Self {
+        Sampling(json!({
+            "messages": [{"role": "user", "content": {"type": "text", "text": text.into()}}],
+            "maxTokens": max_tokens,
+        }))
+    }
+
+    /// Adds a system prompt.
+    pub fn system(mut self, text: impl Into<String>) -> Self {
+        self.0["systemPrompt"] = Value::String(text.into());
+        self
+    }
+
+    /// A request with raw `sampling/createMessage` params.
+    pub fn raw(params: Value) -> Self {
+        Sampling(params)
+    }
+}
+
+/// The client's `CreateMessageResult`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SamplingAnswer(pub Map<String, Value>);
+
+impl SamplingAnswer {
+    /// The text of the answer, if its content is text.
+    pub fn text(&self) -> Option<&str> {
+        let content = self.0.get("content")?;
+        let block = match content {
+            Value::Array(blocks) => blocks.iter().find(|b| b["type"] == "text")?,
+            other => other,
+        };
+        block.get("text")?.as_str()
+    }
+
+    /// The model that answered, when reported.
+    pub fn model(&self) -> Option<&str> {
+        self.0.get("model")?.as_str()
+    }
+}
+
+/// One root the client exposes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Root {
+    /// A `file://` URI.
+    pub uri: String,
+    /// A display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct RootsAnswer {
+    roots: Vec<Root>,
+}

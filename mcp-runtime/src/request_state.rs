@@ -1,0 +1,199 @@
+//! Sealed `requestState` for multi round-trip requests.
+//!
+//! The state travels through the client, which must be treated as an
+//! attacker, so it is authenticated with HMAC-SHA256 and carries its own
+//! expiry and the request it belongs to (method and tool, prompt or resource
+//! name). A tampered, expired or misplaced state is rejected with `-32602`.
+//! The key is random per process unless set, so replicas that must accept
+//! each other's state share a configured key.
+
+use std::fmt;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use hmac::{Hmac, Mac};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use sha2::Sha256;
+
+use crate::protocol::ErrorObject;
+
+type HmacSha256 = Hmac<Sha256>;
+
+const VERSION: &str = "v1";
+
+/// The secret that seals `requestState`, and how long a state stays valid.
+///
+/// ```
+/// use mcp_runtime::RequestStateKey;
+/// use std::time::Duration;
+/// // Every replica behind one load balancer uses the same key.
+/// let key = RequestStateKey::from_secret(b"a long random secret shared by the replicas")
+///     .with_lifetime(Duration::from_secs(300));
+/// # let _ = key;
+/// ```
+#[derive(Clone)]
+pub struct RequestStateKey {
+    secret: Vec<u8>,
+    lifetime: Duration,
+}
+
+impl RequestStateKey {
+    /// The default lifetime of a state: ten minutes.
+    pub const DEFAULT_LIFETIME: Duration = Duration::from_secs(600);
+
+    /// A key from a configured secret (use at least 32 random bytes).
+    pub fn from_secret(secret: &[u8]) -> Self {
+        RequestStateKey { secret: secret.to_vec(), lifetime: Self::DEFAULT_LIFETIME }
+    }
+
+    /// A fresh random key, valid for this process only.
+    pub fn random() -> Self {
+        let mut secret = vec![0u8; 32];
+        if getrandom::fill(&mut secret).is_err() {
+            // No OS randomness: fall back to per-process entropy from the
+            // standard library's randomly seeded hasher.
+            use std::hash::{BuildHasher, Hasher};
+            for chunk in secret.chunks_mut(8) {
+                let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+                h.write_u128(SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_nanos());
+                chunk.copy_from_slice(&h.finish().to_le_bytes()[..chunk.len()]);
+            }
+        }
+        RequestStateKey { secret, lifetime: Self::DEFAULT_LIFETIME }
+    }
+
+    /// Sets how long a sealed state is accepted.
+    pub fn with_lifetime(mut self, lifetime: Duration) -> Self {
+        self.lifetime = lifetime;
+        self
+    }
+
+    fn mac(&self) -> HmacSha256 {
+        // HMAC accepts keys of any length.
+        HmacSha256::new_from_slice(&self.secret).unwrap_or_else(|_| unreachable!("HMAC takes any key length"))
+    }
+
+    /// Seals `state` for the request `method` on `target`.
+    pub(crate) fn seal(&self, method: &str, target: &str, state: &SealedState) -> String {
+        let payload = Payload {
+            m: method,
+            t: target,
+            exp: now_ms().saturating_add(self.lifetime.as_millis() as u64),
+            a: &state.answers,
+            s: state.app.as_ref(),
+        };
+        let json = serde_json::to_vec(&payload).unwrap_or_default();
+        let body = URL_SAFE_NO_PAD.encode(json);
+        let mut mac = self.mac();
+        mac.update(VERSION.as_bytes());
+        mac.update(b".");
+        mac.update(body.as_bytes());
+        let tag = URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes());
+        format!("{VERSION}.{body}.{tag}")
+    }
+
+    /// Opens a state sealed for `method` on `target`, checking its MAC, its
+    /// expiry and where it belongs.
+    pub(crate) fn open(&self, method: &str, target: &str, sealed: &str) -> Result<SealedState, ErrorObject> {
+        let invalid = |why: &str| ErrorObject::invalid_params(format!("Invalid requestState: {why}"));
+        let mut parts = sealed.split('.');
+        let (Some(version), Some(body), Some(tag), None) = (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return Err(invalid("malformed"));
+        };
+        if version != VERSION {
+            return Err(invalid("unknown format"));
+        }
+        let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| invalid("malformed"))?;
+        let mut mac = self.mac();
+        mac.update(version.as_bytes());
+        mac.update(b".");
+        mac.update(body.as_bytes());
+        mac.verify_slice(&tag).map_err(|_| invalid("integrity check failed"))?;
+        let json = URL_SAFE_NO_PAD.decode(body).map_err(|_| invalid("malformed"))?;
+        let payload: OwnedPayload = serde_json::from_slice(&json).map_err(|_| invalid("malformed"))?;
+        if payload.m != method || payload.t != target {
+            return Err(invalid("it belongs to another request"));
+        }
+        if payload.exp < now_ms() {
+            return Err(invalid("expired; start the request again"));
+        }
+        Ok(SealedState { answers: payload.a, app: payload.s })
+    }
+}
+
+impl fmt::Debug for RequestStateKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RequestStateKey").field("lifetime", &self.lifetime).finish_non_exhaustive()
+    }
+}
+
+/// What a sealed state carries between rounds: the answers received so far
+/// and the handler's own state.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct SealedState {
+    pub(crate) answers: Map<String, Value>,
+    pub(crate) app: Option<Value>,
+}
+
+#[derive(Serialize)]
+struct Payload<'a> {
+    m: &'a str,
+    t: &'a str,
+    exp: u64,
+    a: &'a Map<String, Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    s: Option<&'a Value>,
+}
+
+#[derive(Deserialize)]
+struct OwnedPayload {
+    m: String,
+    t: String,
+    exp: u64,
+    #[serde(default)]
+    a: Map<String, Value>,
+    #[serde(default)]
+    s: Option<Value>,
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_millis() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn state() -> SealedState {
+        let mut answers = Map::new();
+        answers.insert("step1".into(), json!({"action": "accept"}));
+        SealedState { answers, app: Some(json!({"n": 1})) }
+    }
+
+    #[test]
+    fn round_trips_and_rejects_tampering() {
+        let key = RequestStateKey::random();
+        let sealed = key.seal("tools/call", "t", &state());
+        assert_eq!(key.open("tools/call", "t", &sealed).unwrap(), state());
+        assert!(key.open("tools/call", "t", &format!("{sealed}x")).is_err());
+        assert!(key.open("tools/call", "other", &sealed).is_err());
+        assert!(key.open("prompts/get", "t", &sealed).is_err());
+        assert!(RequestStateKey::random().open("tools/call", "t", &sealed).is_err());
+        assert!(key.open("tools/call", "t", "garbage").is_err());
+    }
+
+    #[test]
+    fn shared_secret_works_across_instances_and_expires() {
+        let a = RequestStateKey::from_secret(b"shared");
+        let b = RequestStateKey::from_secret(b"shared");
+        let sealed = a.seal("tools/call", "t", &state());
+        assert!(b.open("tools/call", "t", &sealed).is_ok());
+        let expired = a.clone().with_lifetime(Duration::ZERO).seal("tools/call", "t", &state());
+        std::thread::sleep(Duration::from_millis(5));
+        assert!(b.open("tools/call", "t", &expired).is_err());
+    }
+}

@@ -1,0 +1,200 @@
+//! Multi round-trip requests through the dispatcher: asking for input,
+//! resuming with answers, sealed state, capabilities.
+
+use mcp_runtime::input::{Elicitation, Sampling};
+use mcp_runtime::protocol::{ClientCapabilities, ElicitationCapability, SamplingCapability};
+use mcp_runtime::testing::TestClient;
+use mcp_runtime::{Input, PromptEntry, Server, ToolEntry};
+use serde_json::{Value, json};
+
+fn server() -> Server {
+    Server::builder("mrtr", "1.0.0")
+        .tool(ToolEntry::new("greet", |input: Input| async move {
+            let answer = input.elicit("user_name", Elicitation::form("Your name?").text("name", true)).await;
+            format!("Hello, {}!", answer.field("name").unwrap_or_default())
+        }))
+        .tool(ToolEntry::new("two_steps", |input: Input| async move {
+            let first = input.elicit("step1", Elicitation::form("First?").text("a", true)).await;
+            let second = input.elicit("step2", Elicitation::form("Second?").text("b", true)).await;
+            format!("{} then {}", first.field("a").unwrap_or_default(), second.field("b").unwrap_or_default())
+        }))
+        .tool(ToolEntry::new("both_at_once", |input: Input| async move {
+            let (name, model) = tokio::join!(
+                input.elicit("user_name", Elicitation::form("Name?").text("name", true)),
+                input.sample("greeting", Sampling::prompt("Say hi", 50)),
+            );
+            format!("{} / {}", name.field("name").unwrap_or_default(), model.text().unwrap_or_default())
+        }))
+        .tool(ToolEntry::new("needs_sampling", |input: Input| async move {
+            input.sample("q", Sampling::prompt("What is 2+2?", 10)).await.text().unwrap_or_default().to_owned()
+        }))
+        .tool(ToolEntry::new("stateful", |input: Input| async move {
+            let round = input.state().and_then(Value::as_u64).unwrap_or(0);
+            input.set_state(json!(round + 1));
+            let answer = input.elicit("confirm", Elicitation::form("Sure?").boolean("ok", true)).await;
+            format!("round {round}, ok={}", answer.field("ok").unwrap_or_default())
+        }))
+        .prompt(PromptEntry::new("ask_context", |input: Input| async move {
+            let answer = input.elicit("user_context", Elicitation::form("Context?").text("context", true)).await;
+            format!("Context: {}", answer.field("context").unwrap_or_default())
+        }))
+        .build()
+        .expect("valid server")
+}
+
+fn with_elicitation_and_sampling() -> ClientCapabilities {
+    ClientCapabilities {
+        elicitation: Some(ElicitationCapability::default()),
+        sampling: Some(SamplingCapability::default()),
+        ..ClientCapabilities::default()
+    }
+}
+
+fn accept(field: &str, value: &str) -> Value {
+    json!({"action": "accept", "content": {field: value}})
+}
+
+#[tokio::test]
+async fn elicitation_round_trip_completes_on_retry() {
+    let client = TestClient::new(server()).with_capabilities(with_elicitation_and_sampling());
+    let first = client.call_tool("greet", json!({})).await.unwrap();
+    assert_eq!(first["resultType"], "input_required");
+    let request = &first["inputRequests"]["user_name"];
+    assert_eq!(request["method"], "elicitation/create");
+    assert_eq!(request["params"]["mode"], "form");
+    assert_eq!(request["params"]["requestedSchema"]["required"], json!(["name"]));
+    let state = first["requestState"].as_str().unwrap().to_owned();
+
+    let done = client
+        .request(
+            "tools/call",
+            json!({"name": "greet", "arguments": {}, "inputResponses": {"user_name": accept("name", "Ada")}, "requestState": state}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(done["resultType"], "complete");
+    assert_eq!(done["content"][0]["text"], "Hello, Ada!");
+}
+
+#[tokio::test]
+async fn answers_without_state_are_used_and_extra_answers_ignored() {
+    let client = TestClient::new(server()).with_capabilities(with_elicitation_and_sampling());
+    let done = client
+        .request(
+            "tools/call",
+            json!({"name": "greet", "inputResponses": {"user_name": accept("name", "Bo"), "unknown": {"x": 1}}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(done["content"][0]["text"], "Hello, Bo!");
+}
+
+#[tokio::test]
+async fn missing_or_malformed_answers_ask_again() {
+    let client = TestClient::new(server()).with_capabilities(with_elicitation_and_sampling());
+    for responses in [json!({"other": accept("name", "x")}), json!({"user_name": 12345}), Value::Null] {
+        let again = client.request("tools/call", json!({"name": "greet", "inputResponses": responses})).await.unwrap();
+        assert_eq!(again["resultType"], "input_required", "{responses}");
+        assert!(again["inputRequests"]["user_name"].is_object());
+    }
+    let err = client.request("tools/call", json!({"name": "greet", "inputResponses": [1]})).await.unwrap_err();
+    assert_eq!(err.code, -32602);
+}
+
+#[tokio::test]
+async fn multi_round_carries_earlier_answers_in_new_state() {
+    let client = TestClient::new(server()).with_capabilities(with_elicitation_and_sampling());
+    let r1 = client.call_tool("two_steps", json!({})).await.unwrap();
+    assert!(r1["inputRequests"]["step1"].is_object());
+    let s1 = r1["requestState"].as_str().unwrap().to_owned();
+    let r2 = client
+        .request("tools/call", json!({"name": "two_steps", "inputResponses": {"step1": accept("a", "x")}, "requestState": s1}))
+        .await
+        .unwrap();
+    assert_eq!(r2["resultType"], "input_required");
+    assert!(r2["inputRequests"]["step2"].is_object());
+    assert!(r2["inputRequests"].get("step1").is_none());
+    let s2 = r2["requestState"].as_str().unwrap().to_owned();
+    assert_ne!(s1, s2);
+    let r3 = client
+        .request("tools/call", json!({"name": "two_steps", "inputResponses": {"step2": accept("b", "y")}, "requestState": s2}))
+        .await
+        .unwrap();
+    assert_eq!(r3["content"][0]["text"], "x then y");
+}
+
+#[tokio::test]
+async fn concurrent_asks_go_out_in_one_round() {
+    let client = TestClient::new(server()).with_capabilities(with_elicitation_and_sampling());
+    let r1 = client.call_tool("both_at_once", json!({})).await.unwrap();
+    let requests = r1["inputRequests"].as_object().unwrap();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests["greeting"]["method"], "sampling/createMessage");
+    let answers = json!({
+        "user_name": accept("name", "Cy"),
+        "greeting": {"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m"},
+    });
+    let state = r1["requestState"].clone();
+    let done = client
+        .request("tools/call", json!({"name": "both_at_once", "inputResponses": answers, "requestState": state}))
+        .await
+        .unwrap();
+    assert_eq!(done["content"][0]["text"], "Cy / hi");
+}
+
+#[tokio::test]
+async fn tampered_expired_or_misplaced_state_is_an_error() {
+    let client = TestClient::new(server()).with_capabilities(with_elicitation_and_sampling());
+    let r1 = client.call_tool("greet", json!({})).await.unwrap();
+    let state = r1["requestState"].as_str().unwrap().to_owned();
+    let tampered = format!("{state}x");
+    let err = client
+        .request("tools/call", json!({"name": "greet", "inputResponses": {}, "requestState": tampered}))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code, -32602);
+    // The same state presented to another tool is rejected too.
+    let err = client.request("tools/call", json!({"name": "two_steps", "requestState": state})).await.unwrap_err();
+    assert_eq!(err.code, -32602);
+    // A second server (another key) does not accept it.
+    let other = TestClient::new(server()).with_capabilities(with_elicitation_and_sampling());
+    let err = other.request("tools/call", json!({"name": "greet", "requestState": r1["requestState"]})).await.unwrap_err();
+    assert_eq!(err.code, -32602);
+}
+
+#[tokio::test]
+async fn missing_capability_is_32021_naming_it() {
+    let client = TestClient::new(server());
+    let err = client.call_tool("needs_sampling", json!({})).await.unwrap_err();
+    assert_eq!(err.code, -32021);
+    assert_eq!(err.data.unwrap()["requiredCapabilities"], json!({"sampling": {}}));
+}
+
+#[tokio::test]
+async fn handler_state_survives_rounds_sealed() {
+    let client = TestClient::new(server()).with_capabilities(with_elicitation_and_sampling());
+    let r1 = client.call_tool("stateful", json!({})).await.unwrap();
+    let done = client
+        .request(
+            "tools/call",
+            json!({"name": "stateful", "inputResponses": {"confirm": {"action": "accept", "content": {"ok": true}}}, "requestState": r1["requestState"]}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(done["content"][0]["text"], "round 1, ok=true");
+}
+
+#[tokio::test]
+async fn prompts_can_ask_too() {
+    let client = TestClient::new(server()).with_capabilities(with_elicitation_and_sampling());
+    let r1 = client.get_prompt("ask_context", json!({})).await.unwrap();
+    assert_eq!(r1["resultType"], "input_required");
+    let done = client
+        .request(
+            "prompts/get",
+            json!({"name": "ask_context", "inputResponses": {"user_context": accept("context", "tests")}, "requestState": r1["requestState"]}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(done["messages"][0]["content"]["text"], "Context: tests");
+}
