@@ -108,7 +108,10 @@ async fn multi_round_carries_earlier_answers_in_new_state() {
     assert!(r1["inputRequests"]["step1"].is_object());
     let s1 = r1["requestState"].as_str().unwrap().to_owned();
     let r2 = client
-        .request("tools/call", json!({"name": "two_steps", "inputResponses": {"step1": accept("a", "x")}, "requestState": s1}))
+        .request(
+            "tools/call",
+            json!({"name": "two_steps", "inputResponses": {"step1": accept("a", "x")}, "requestState": s1}),
+        )
         .await
         .unwrap();
     assert_eq!(r2["resultType"], "input_required");
@@ -117,7 +120,10 @@ async fn multi_round_carries_earlier_answers_in_new_state() {
     let s2 = r2["requestState"].as_str().unwrap().to_owned();
     assert_ne!(s1, s2);
     let r3 = client
-        .request("tools/call", json!({"name": "two_steps", "inputResponses": {"step2": accept("b", "y")}, "requestState": s2}))
+        .request(
+            "tools/call",
+            json!({"name": "two_steps", "inputResponses": {"step2": accept("b", "y")}, "requestState": s2}),
+        )
         .await
         .unwrap();
     assert_eq!(r3["content"][0]["text"], "x then y");
@@ -158,7 +164,8 @@ async fn tampered_expired_or_misplaced_state_is_an_error() {
     assert_eq!(err.code, -32602);
     // A second server (another key) does not accept it.
     let other = TestClient::new(server()).with_capabilities(with_elicitation_and_sampling());
-    let err = other.request("tools/call", json!({"name": "greet", "requestState": r1["requestState"]})).await.unwrap_err();
+    let err =
+        other.request("tools/call", json!({"name": "greet", "requestState": r1["requestState"]})).await.unwrap_err();
     assert_eq!(err.code, -32602);
 }
 

@@ -8,6 +8,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use crate::error::BuildError;
+use crate::header_param::{self, HeaderParam};
 use crate::registry::{PromptEntry, ResourceEntry, ResourceKind, SourceLocation, ToolEntry};
 use crate::uri_template::UriTemplate;
 
@@ -29,6 +30,9 @@ pub(crate) struct Template {
 pub(crate) struct Catalog {
     pub(crate) tools: Vec<Listed<ToolEntry>>,
     tool_index: HashMap<String, usize>,
+    /// The `x-mcp-header` parameters of each tool, in `tools` order.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    tool_headers: Vec<Vec<HeaderParam>>,
     pub(crate) prompts: Vec<Listed<PromptEntry>>,
     prompt_index: HashMap<String, usize>,
     pub(crate) resources: Vec<Listed<ResourceEntry>>,
@@ -86,6 +90,16 @@ impl Catalog {
             })
             .collect::<Result<Vec<_>, _>>()?;
         let tool_index = index(&mut listed_tools, "tool", |t: &ToolEntry| t.location)?;
+        let tool_headers = listed_tools
+            .iter()
+            .map(|t| {
+                header_param::find(&t.entry.definition.input_schema).map_err(|reason| BuildError::HeaderParam {
+                    tool: t.key.clone(),
+                    reason,
+                    location: t.entry.location,
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
 
         let mut listed_prompts = prompts
             .into_iter()
@@ -133,6 +147,7 @@ impl Catalog {
         Ok(Catalog {
             tools: listed_tools,
             tool_index,
+            tool_headers,
             prompts: listed_prompts,
             prompt_index,
             resources: fixed,
@@ -142,8 +157,23 @@ impl Catalog {
         })
     }
 
+    /// The entries, to build a changed catalog from.
+    pub(crate) fn entries(&self) -> crate::server::Entries {
+        crate::server::Entries {
+            tools: self.tools.iter().map(|t| t.entry.clone()).collect(),
+            prompts: self.prompts.iter().map(|p| p.entry.clone()).collect(),
+            resources: self.resources.iter().chain(&self.templates).map(|r| r.entry.clone()).collect(),
+        }
+    }
+
     pub(crate) fn tool(&self, name: &str) -> Option<&ToolEntry> {
         self.tool_index.get(name).map(|&i| &self.tools[i].entry)
+    }
+
+    /// The `x-mcp-header` parameters of a tool (empty for an unknown tool).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn tool_header_params(&self, name: &str) -> &[HeaderParam] {
+        self.tool_index.get(name).map_or(&[], |&i| &self.tool_headers[i])
     }
 
     pub(crate) fn prompt(&self, name: &str) -> Option<&PromptEntry> {

@@ -15,6 +15,7 @@ use crate::protocol::{
     ClientCapabilities, Implementation, LogMessageParams, LoggingLevel, MESSAGE, Notification, PROGRESS,
     ProgressParams, RequestId, RequestMeta,
 };
+use crate::server::Server;
 
 /// Where a request's notifications (progress, log messages) go.
 ///
@@ -93,6 +94,7 @@ struct ContextInner {
     cancellation: CancellationToken,
     last_progress: Mutex<Option<f64>>,
     input: Option<Arc<InputState>>,
+    server: Server,
 }
 
 impl RequestContext {
@@ -104,6 +106,7 @@ impl RequestContext {
         sink: Arc<dyn NotificationSink>,
         cancellation: CancellationToken,
         input: Option<Arc<InputState>>,
+        server: Server,
     ) -> Self {
         RequestContext {
             inner: Arc::new(ContextInner {
@@ -115,8 +118,15 @@ impl RequestContext {
                 cancellation,
                 last_progress: Mutex::new(None),
                 input,
+                server,
             }),
         }
+    }
+
+    /// The server serving the request, e.g. to add a tool or announce a
+    /// change from inside a handler.
+    pub fn server(&self) -> &Server {
+        &self.inner.server
     }
 
     pub(crate) fn input_state(&self) -> Option<Arc<InputState>> {

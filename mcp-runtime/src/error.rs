@@ -42,6 +42,17 @@ pub enum BuildError {
         /// Where the resource is.
         location: SourceLocation,
     },
+    /// A tool's `x-mcp-header` annotations break the protocol's rules
+    /// (clients would silently drop the tool).
+    #[error("tool `{tool}` (at {location}) has an invalid `x-mcp-header`: {reason}")]
+    HeaderParam {
+        /// The tool's name.
+        tool: String,
+        /// What is wrong.
+        reason: String,
+        /// Where the tool is.
+        location: SourceLocation,
+    },
     /// A definition could not be serialized.
     #[error("the definition of `{name}` could not be serialized: {reason}")]
     Definition {

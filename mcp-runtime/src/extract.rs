@@ -64,6 +64,12 @@ impl<C: Call> FromCall<C> for RequestMeta {
     }
 }
 
+impl<C: Call> FromCall<C> for crate::Server {
+    fn from_call(call: &C) -> Result<Self, Rejection> {
+        Ok(call.context().server().clone())
+    }
+}
+
 /// Shared application state set with [`ServerBuilder::state`](crate::ServerBuilder::state).
 ///
 /// ```
@@ -129,8 +135,10 @@ impl<T: DeserializeOwned> FromCall<PromptCall> for Args<T> {
 
 impl<T: DeserializeOwned> FromCall<ResourceCall> for Args<T> {
     fn from_call(call: &ResourceCall) -> Result<Self, Rejection> {
-        T::deserialize(&Value::Object(call.variables().clone()))
-            .map(Args)
-            .map_err(|e| Rejection::InvalidArguments(format!("Invalid URI `{}`: {e}", call.uri())))
+        // Variables that do not fit the handler name no resource: not found.
+        crate::uri_template::deserialize_variables(call.variables()).map(Args).map_err(|e| {
+            let error = ErrorObject::invalid_params(format!("Invalid URI `{}`: {e}", call.uri()));
+            Rejection::Rpc(error.with_data(serde_json::json!({ "uri": call.uri() })))
+        })
     }
 }

@@ -63,7 +63,12 @@ pub(crate) enum Interrupted {
 
 impl InputState {
     pub(crate) fn new(answers: Map<String, Value>, app_state: Option<Value>, capabilities: ClientCapabilities) -> Self {
-        InputState { answers, capabilities, app_state: app_state.clone(), round: Mutex::new(Round { app_state, ..Round::default() }) }
+        InputState {
+            answers,
+            capabilities,
+            app_state: app_state.clone(),
+            round: Mutex::new(Round { app_state, ..Round::default() }),
+        }
     }
 
     fn round(&self) -> std::sync::MutexGuard<'_, Round> {
@@ -126,7 +131,9 @@ impl<C: Call> FromCall<C> for Input {
     fn from_call(call: &C) -> Result<Self, Rejection> {
         match call.context().input_state() {
             Some(state) => Ok(Input { state }),
-            None => Err(Rejection::Rpc(ErrorObject::internal("input can only be requested by tools, prompts and resources"))),
+            None => Err(Rejection::Rpc(ErrorObject::internal(
+                "input can only be requested by tools, prompts and resources",
+            ))),
         }
     }
 }
@@ -191,7 +198,8 @@ impl Input {
     /// Asks the client for its roots; completes with them.
     pub async fn roots(&self, key: &str) -> Vec<Root> {
         let supported = self.can_list_roots();
-        let answer: RootsAnswer = self.wait(key, InputRequest::ListRoots(Map::new()), supported, json!({"roots": {}})).await;
+        let answer: RootsAnswer =
+            self.wait(key, InputRequest::ListRoots(Map::new()), supported, json!({"roots": {}})).await;
         answer.roots
     }
 

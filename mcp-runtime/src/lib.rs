@@ -29,11 +29,18 @@ mod catalog;
 mod context;
 pub mod dispatch;
 mod error;
+pub mod events;
 mod extract;
 mod handler;
+mod header_param;
+mod header_value;
 pub mod input;
+mod macros;
+mod notify;
 mod outcome;
+mod private;
 pub mod protocol;
+pub mod registration;
 mod registry;
 mod request_state;
 pub mod schema;
@@ -46,9 +53,11 @@ pub use call::{Call, CompleteCall, PromptCall, ResourceCall, ToolCall};
 pub use context::{DiscardNotifications, NotificationSink, RequestContext, StateRequirement};
 pub use error::BuildError;
 pub use extract::{Args, FromCall, Rejection, State};
-pub use input::Input;
-pub use request_state::RequestStateKey;
 pub use handler::{BoxFuture, PromptHandler, ResourceHandler, ToolHandler};
+pub use header_value::HeaderValue;
+pub use input::Input;
+pub use mcp_macros::{prompt, resource, tool};
+pub use notify::{Logger, Progress};
 pub use outcome::{
     IntoPromptResult, IntoResourceContents, IntoToolResult, Json, NotFound, Outcome, PromptOutcome, ResourceOutcome,
     RpcError, ToolOutcome,
@@ -57,6 +66,14 @@ pub use registry::{
     PromptDescriptor, PromptEntry, ResourceDefinition, ResourceDescriptor, ResourceEntry, SourceLocation,
     ToolDescriptor, ToolEntry,
 };
+pub use request_state::RequestStateKey;
 pub use server::{DEFAULT_PAGE_SIZE, Server, ServerBuilder};
 pub use tokio_util::sync::CancellationToken;
 pub use uri_template::{TemplateError, UriTemplate};
+
+#[doc(hidden)]
+pub mod __private {
+    //! Used by the code `#[tool]`, `#[prompt]` and `#[resource]` generate;
+    //! not public API.
+    pub use crate::private::*;
+}

@@ -4,7 +4,7 @@
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -12,12 +12,13 @@ use serde_json::{Map, Value};
 use crate::catalog::Catalog;
 use crate::context::{StateMap, StateRequirement};
 use crate::error::BuildError;
+use crate::events::{EventBus, LocalBus, ServerEvent, SharedBus};
 use crate::protocol::{
-    CacheHints, DiscoverResult, Icon, Implementation, ListChangedCapability, META_SERVER_INFO, PROTOCOL_VERSION,
-    ResourcesCapability, SUPPORTED_VERSIONS, ServerCapabilities,
+    CacheHints, DiscoverResult, Icon, Implementation, ListChangedCapability, META_SERVER_INFO, ResourcesCapability,
+    SUPPORTED_VERSIONS, ServerCapabilities,
 };
-use crate::request_state::RequestStateKey;
 use crate::registry::{PromptEntry, ResourceEntry, SourceLocation, ToolEntry};
+use crate::request_state::RequestStateKey;
 
 /// The default number of items on one page of a list.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
@@ -43,8 +44,12 @@ pub struct Server {
 
 pub(crate) struct ServerInner {
     pub(crate) info: Implementation,
-    pub(crate) catalog: Catalog,
-    pub(crate) capabilities: ServerCapabilities,
+    /// What is served now; replaced whole when entries are added or removed.
+    snapshot: RwLock<Arc<Snapshot>>,
+    pub(crate) features: Features,
+    pub(crate) bus: SharedBus,
+    /// Cancelled when the server closes its long-lived streams (shutdown).
+    pub(crate) closing: tokio_util::sync::CancellationToken,
     pub(crate) state: StateMap,
     pub(crate) page_size: usize,
     pub(crate) discover_cache: CacheHints,
@@ -52,9 +57,42 @@ pub(crate) struct ServerInner {
     pub(crate) read_cache: CacheHints,
     /// `{"io.modelcontextprotocol/serverInfo": {...}}`, serialized once.
     pub(crate) result_meta: Option<Box<RawValue>>,
-    pub(crate) discover: DiscoverResult,
-    pub(crate) logging: bool,
     pub(crate) request_state_key: RequestStateKey,
+}
+
+/// The catalog with the capabilities and discover result derived from it.
+pub(crate) struct Snapshot {
+    pub(crate) catalog: Catalog,
+    pub(crate) capabilities: ServerCapabilities,
+    pub(crate) discover: DiscoverResult,
+}
+
+/// Server-wide switches that shape the capabilities.
+#[derive(Debug, Clone)]
+pub(crate) struct Features {
+    pub(crate) logging: bool,
+    pub(crate) list_changed: bool,
+    pub(crate) instructions: Option<String>,
+}
+
+impl Snapshot {
+    fn new(catalog: Catalog, features: &Features) -> Self {
+        let list_changed = features.list_changed.then_some(true);
+        let capabilities = ServerCapabilities {
+            logging: features.logging.then(Map::new),
+            completions: catalog.has_completions().then(Map::new),
+            prompts: (!catalog.prompts.is_empty()).then_some(ListChangedCapability { list_changed }),
+            resources: catalog.has_resources().then_some(ResourcesCapability { subscribe: list_changed, list_changed }),
+            tools: (!catalog.tools.is_empty()).then_some(ListChangedCapability { list_changed }),
+            ..ServerCapabilities::default()
+        };
+        let discover = DiscoverResult {
+            supported_versions: SUPPORTED_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
+            capabilities: capabilities.clone(),
+            instructions: features.instructions.clone(),
+        };
+        Snapshot { catalog, capabilities, discover }
+    }
 }
 
 impl Server {
@@ -69,24 +107,160 @@ impl Server {
     }
 
     /// The capabilities `server/discover` reports, derived from what is registered.
-    pub fn capabilities(&self) -> &ServerCapabilities {
-        &self.inner.capabilities
+    pub fn capabilities(&self) -> ServerCapabilities {
+        self.snapshot().capabilities.clone()
     }
 
-    /// The tools, sorted by name.
-    pub fn tools(&self) -> impl Iterator<Item = &ToolEntry> {
-        self.inner.catalog.tools.iter().map(|t| &t.entry)
+    /// The names of the tools, sorted.
+    pub fn tool_names(&self) -> Vec<String> {
+        self.snapshot().catalog.tools.iter().map(|t| t.key.clone()).collect()
     }
+
+    /// What is served right now.
+    pub(crate) fn snapshot(&self) -> Arc<Snapshot> {
+        Arc::clone(&self.inner.snapshot.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Replaces the catalog with one built by `change` from the current
+    /// entries, then announces `event`.
+    fn update(&self, change: impl FnOnce(&mut Entries), event: ServerEvent) -> Result<(), BuildError> {
+        {
+            let mut slot = self.inner.snapshot.write().unwrap_or_else(|e| e.into_inner());
+            let mut entries = slot.catalog.entries();
+            change(&mut entries);
+            check_entries(&entries, &self.inner.state)?;
+            let catalog = Catalog::build(entries.tools, entries.prompts, entries.resources)?;
+            *slot = Arc::new(Snapshot::new(catalog, &self.inner.features));
+        }
+        self.inner.bus.publish(event);
+        Ok(())
+    }
+
+    /// Adds a tool (or replaces the one with the same name) while serving,
+    /// and tells listen streams that the tool list changed.
+    pub fn add_tool(&self, tool: ToolEntry) -> Result<(), BuildError> {
+        let name = tool.definition.name.clone();
+        self.update(
+            |e| {
+                e.tools.retain(|t| t.definition.name != name);
+                e.tools.push(tool);
+            },
+            ServerEvent::ToolsListChanged,
+        )
+    }
+
+    /// Removes a tool while serving; returns whether it existed.
+    pub fn remove_tool(&self, name: &str) -> bool {
+        let mut found = false;
+        let _ = self.update(
+            |e| {
+                let before = e.tools.len();
+                e.tools.retain(|t| t.definition.name != name);
+                found = e.tools.len() != before;
+            },
+            ServerEvent::ToolsListChanged,
+        );
+        found
+    }
+
+    /// Adds a prompt (or replaces the one with the same name) while serving.
+    pub fn add_prompt(&self, prompt: PromptEntry) -> Result<(), BuildError> {
+        let name = prompt.definition.name.clone();
+        self.update(
+            |e| {
+                e.prompts.retain(|p| p.definition.name != name);
+                e.prompts.push(prompt);
+            },
+            ServerEvent::PromptsListChanged,
+        )
+    }
+
+    /// Removes a prompt while serving; returns whether it existed.
+    pub fn remove_prompt(&self, name: &str) -> bool {
+        let mut found = false;
+        let _ = self.update(
+            |e| {
+                let before = e.prompts.len();
+                e.prompts.retain(|p| p.definition.name != name);
+                found = e.prompts.len() != before;
+            },
+            ServerEvent::PromptsListChanged,
+        );
+        found
+    }
+
+    /// Adds a resource or template (or replaces the one with the same URI) while serving.
+    pub fn add_resource(&self, resource: ResourceEntry) -> Result<(), BuildError> {
+        let uri = resource.uri().to_owned();
+        self.update(
+            |e| {
+                e.resources.retain(|r| r.uri() != uri);
+                e.resources.push(resource);
+            },
+            ServerEvent::ResourcesListChanged,
+        )
+    }
+
+    /// Removes a resource or template by URI while serving; returns whether it existed.
+    pub fn remove_resource(&self, uri: &str) -> bool {
+        let mut found = false;
+        let _ = self.update(
+            |e| {
+                let before = e.resources.len();
+                e.resources.retain(|r| r.uri() != uri);
+                found = e.resources.len() != before;
+            },
+            ServerEvent::ResourcesListChanged,
+        );
+        found
+    }
+
+    /// Announces a change to listen streams (on every replica sharing the
+    /// event bus), e.g. that the tools behind a handler changed.
+    pub fn notify(&self, event: ServerEvent) {
+        self.inner.bus.publish(event);
+    }
+
+    /// Announces that the resource at `uri` changed, to listen streams
+    /// subscribed to it.
+    pub fn notify_resource_updated(&self, uri: impl Into<String>) {
+        self.notify(ServerEvent::ResourceUpdated { uri: uri.into() });
+    }
+
+    /// Ends every open `subscriptions/listen` stream with its closing
+    /// result, and any opened later at once. Transports call it when they
+    /// shut down so that in-flight listen requests finish.
+    pub fn close_streams(&self) {
+        self.inner.closing.cancel();
+    }
+
+    pub(crate) fn subscribe_events(&self) -> tokio::sync::broadcast::Receiver<ServerEvent> {
+        self.inner.bus.subscribe()
+    }
+}
+
+/// The entries of a catalog, taken apart to be changed and rebuilt.
+pub(crate) struct Entries {
+    pub(crate) tools: Vec<ToolEntry>,
+    pub(crate) prompts: Vec<PromptEntry>,
+    pub(crate) resources: Vec<ResourceEntry>,
+}
+
+fn check_entries(entries: &Entries, state: &StateMap) -> Result<(), BuildError> {
+    check_state("tool", &entries.tools, |t| (&t.definition.name, &t.requirements, t.location), state)?;
+    check_state("prompt", &entries.prompts, |p| (&p.definition.name, &p.requirements, p.location), state)?;
+    check_state("resource", &entries.resources, |r| (r.uri(), &r.requirements, r.location), state)
 }
 
 impl fmt::Debug for Server {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let snapshot = self.snapshot();
         f.debug_struct("Server")
             .field("info", &self.inner.info)
-            .field("tools", &self.inner.catalog.tools.len())
-            .field("prompts", &self.inner.catalog.prompts.len())
-            .field("resources", &self.inner.catalog.resources.len())
-            .field("templates", &self.inner.catalog.templates.len())
+            .field("tools", &snapshot.catalog.tools.len())
+            .field("prompts", &snapshot.catalog.prompts.len())
+            .field("resources", &snapshot.catalog.resources.len())
+            .field("templates", &snapshot.catalog.templates.len())
             .finish()
     }
 }
@@ -110,6 +284,8 @@ pub struct ServerBuilder {
     server_info_in_results: bool,
     logging: bool,
     request_state_key: Option<RequestStateKey>,
+    list_changed: bool,
+    bus: Option<SharedBus>,
 }
 
 impl ServerBuilder {
@@ -128,6 +304,8 @@ impl ServerBuilder {
             server_info_in_results: true,
             logging: true,
             request_state_key: None,
+            list_changed: true,
+            bus: None,
         }
     }
 
@@ -258,23 +436,30 @@ impl ServerBuilder {
         self
     }
 
+    /// Whether `listChanged` (and resource `subscribe`) are advertised, so
+    /// clients may open `subscriptions/listen` streams (default true).
+    pub fn list_changed(mut self, enabled: bool) -> Self {
+        self.list_changed = enabled;
+        self
+    }
+
+    /// The bus that carries change events to listen streams; by default an
+    /// in-process [`LocalBus`]. Use a distributed bus when several replicas
+    /// serve behind one load balancer.
+    pub fn event_bus(mut self, bus: impl EventBus) -> Self {
+        self.bus = Some(Arc::new(bus));
+        self
+    }
+
     /// Checks and freezes the server: duplicate names and missing state are
     /// errors naming the definitions involved.
     pub fn build(self) -> Result<Server, BuildError> {
         let state = StateMap::from_map(self.state);
-        check_state("tool", &self.tools, |t| (&t.definition.name, &t.requirements, t.location), &state)?;
-        check_state("prompt", &self.prompts, |p| (&p.definition.name, &p.requirements, p.location), &state)?;
-        check_state("resource", &self.resources, |r| (r.uri(), &r.requirements, r.location), &state)?;
-
-        let catalog = Catalog::build(self.tools, self.prompts, self.resources)?;
-        let capabilities = ServerCapabilities {
-            logging: self.logging.then(Map::new),
-            completions: catalog.has_completions().then(Map::new),
-            prompts: (!catalog.prompts.is_empty()).then(ListChangedCapability::default),
-            resources: catalog.has_resources().then(ResourcesCapability::default),
-            tools: (!catalog.tools.is_empty()).then(ListChangedCapability::default),
-            ..ServerCapabilities::default()
-        };
+        let entries = Entries { tools: self.tools, prompts: self.prompts, resources: self.resources };
+        check_entries(&entries, &state)?;
+        let catalog = Catalog::build(entries.tools, entries.prompts, entries.resources)?;
+        let features =
+            Features { logging: self.logging, list_changed: self.list_changed, instructions: self.instructions };
         let result_meta = if self.server_info_in_results {
             let mut meta = Map::new();
             meta.insert(META_SERVER_INFO.into(), serde_json::to_value(&self.info).unwrap_or(Value::Null));
@@ -282,25 +467,19 @@ impl ServerBuilder {
         } else {
             None
         };
-        let discover = DiscoverResult {
-            supported_versions: SUPPORTED_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
-            capabilities: capabilities.clone(),
-            instructions: self.instructions,
-        };
-        debug_assert!(SUPPORTED_VERSIONS.contains(&PROTOCOL_VERSION));
         Ok(Server {
             inner: Arc::new(ServerInner {
                 info: self.info,
-                catalog,
-                capabilities,
+                snapshot: RwLock::new(Arc::new(Snapshot::new(catalog, &features))),
+                features,
+                bus: self.bus.unwrap_or_else(|| Arc::new(LocalBus::default())),
+                closing: tokio_util::sync::CancellationToken::new(),
                 state,
                 page_size: self.page_size,
                 discover_cache: self.discover_cache,
                 list_cache: self.list_cache,
                 read_cache: self.read_cache,
                 result_meta,
-                discover,
-                logging: self.logging,
                 request_state_key: self.request_state_key.unwrap_or_else(RequestStateKey::random),
             }),
         })

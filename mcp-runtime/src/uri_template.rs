@@ -7,6 +7,8 @@
 
 use std::fmt;
 
+use serde::de::value::MapDeserializer;
+use serde::de::{self, DeserializeOwned, Deserializer, IntoDeserializer, Unexpected, Visitor};
 use serde_json::{Map, Value};
 
 /// A parsed URI template.
@@ -137,15 +139,94 @@ fn match_parts(parts: &[Part], input: &str, vars: &mut Map<String, Value>) -> bo
                 if next_literal.is_some_and(|l| !input[end..].starts_with(l)) {
                     continue;
                 }
-                if let Some(value) = percent_decode(&input[..end]) {
-                    if match_parts(rest, &input[end..], vars) {
-                        vars.insert(name.clone(), Value::String(value));
-                        return true;
-                    }
+                if let Some(value) = percent_decode(&input[..end])
+                    && match_parts(rest, &input[end..], vars)
+                {
+                    vars.insert(name.clone(), Value::String(value));
+                    return true;
                 }
             }
             false
         }
+    }
+}
+
+/// Builds `T` from matched variables. Each value is text, read as whatever
+/// `T` asks for: `"42"` is a string to a `String` field and a number to a
+/// `u32` one, so handlers can take typed variables.
+pub(crate) fn deserialize_variables<T: DeserializeOwned>(variables: &Map<String, Value>) -> Result<T, String> {
+    let pairs = variables.iter().map(|(k, v)| (k.as_str(), Variable(v.as_str().unwrap_or_default())));
+    T::deserialize(MapDeserializer::new(pairs)).map_err(|e: de::value::Error| e.to_string())
+}
+
+/// One variable's text as a deserializer that parses it on demand.
+struct Variable<'a>(&'a str);
+
+macro_rules! parse_variable {
+    ($($method:ident => $visit:ident),* $(,)?) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+            match self.0.parse() {
+                Ok(v) => visitor.$visit(v),
+                Err(_) => Err(de::Error::invalid_value(Unexpected::Str(self.0), &visitor)),
+            }
+        }
+    )*};
+}
+
+impl<'de> Deserializer<'de> for Variable<'de> {
+    type Error = de::value::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        visitor.visit_borrowed_str(self.0)
+    }
+
+    parse_variable!(
+        deserialize_bool => visit_bool,
+        deserialize_i8 => visit_i8,
+        deserialize_i16 => visit_i16,
+        deserialize_i32 => visit_i32,
+        deserialize_i64 => visit_i64,
+        deserialize_i128 => visit_i128,
+        deserialize_u8 => visit_u8,
+        deserialize_u16 => visit_u16,
+        deserialize_u32 => visit_u32,
+        deserialize_u64 => visit_u64,
+        deserialize_u128 => visit_u128,
+        deserialize_f32 => visit_f32,
+        deserialize_f64 => visit_f64,
+    );
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        visitor.visit_enum(de::value::BorrowedStrDeserializer::new(self.0))
+    }
+
+    serde::forward_to_deserialize_any! {
+        char str string bytes byte_buf unit unit_struct seq tuple tuple_struct map struct identifier ignored_any
+    }
+}
+
+impl<'de> IntoDeserializer<'de, de::value::Error> for Variable<'de> {
+    type Deserializer = Self;
+
+    fn into_deserializer(self) -> Self {
+        self
     }
 }
 
@@ -183,6 +264,22 @@ mod tests {
         let v = t.matches("repo://me/a/b%20c").unwrap();
         assert_eq!(v["owner"], "me");
         assert_eq!(v["path"], "a/b c");
+    }
+
+    #[test]
+    fn variables_deserialize_into_typed_fields() {
+        #[derive(serde::Deserialize, Debug, PartialEq)]
+        struct Vars {
+            id: u32,
+            name: String,
+            flag: Option<bool>,
+        }
+        let t = UriTemplate::parse("x://{id}/{name}/{flag}").expect("a valid template");
+        let vars = t.matches("x://42/007/true").expect("a match");
+        let parsed: Vars = deserialize_variables(&vars).expect("typed variables");
+        assert_eq!(parsed, Vars { id: 42, name: "007".into(), flag: Some(true) });
+        let vars = t.matches("x://forty/a/true").expect("a match");
+        assert!(deserialize_variables::<Vars>(&vars).expect_err("not a number").contains("forty"));
     }
 
     #[test]

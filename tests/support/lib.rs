@@ -1,4 +1,6 @@
 //! Helpers shared by the integration tests: validation of every emitted
-//! message against the official 2026-07-28 JSON Schema.
+//! message against the official 2026-07-28 JSON Schema, and a way to drive
+//! a server with raw JSON-RPC.
 
+pub mod exchange;
 pub mod wire_schema;

@@ -47,7 +47,7 @@ pub enum Message {
 struct RawEnvelope<'a> {
     #[serde(borrow, default)]
     jsonrpc: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "present")]
     id: Option<&'a RawValue>,
     #[serde(borrow, default)]
     method: Option<&'a RawValue>,
@@ -59,6 +59,12 @@ struct RawEnvelope<'a> {
     error: Option<&'a RawValue>,
 }
 
+/// Keeps a member that is present but `null` as `Some("null")`: `"id": null`
+/// makes an invalid request, not a notification.
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(deserializer).map(Some)
+}
+
 fn reject(id: Option<RequestId>, error: ErrorObject) -> Box<Response> {
     Box::new(Response::error(id, error, Stage::Envelope))
 }
@@ -67,16 +73,20 @@ fn reject(id: Option<RequestId>, error: ErrorObject) -> Box<Response> {
 /// that are not JSON, `-32600` for JSON that is not a single request or
 /// notification (echoing the id whenever it could be read).
 pub fn parse_message(bytes: &[u8]) -> Result<Message, Box<Response>> {
+    // Checked up front: serde_json skips the UTF-8 check inside members it ignores.
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Err(reject(None, ErrorObject::parse_error("Parse error: the message is not UTF-8")));
+    };
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first == Some(&b'[') {
-        return Err(match serde_json::from_slice::<IgnoredAny>(bytes) {
+        return Err(match serde_json::from_str::<IgnoredAny>(text) {
             Ok(_) => {
                 reject(None, ErrorObject::invalid_request("Batches are not supported: send one message at a time"))
             }
             Err(e) => reject(None, ErrorObject::parse_error(format!("Parse error: {e}"))),
         });
     }
-    let env: RawEnvelope<'_> = match serde_json::from_slice(bytes) {
+    let env: RawEnvelope<'_> = match serde_json::from_str(text) {
         Ok(env) => env,
         Err(e) if e.is_data() => {
             return Err(reject(None, ErrorObject::invalid_request(format!("Invalid request: {e}"))));

@@ -10,18 +10,19 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::listen;
 use super::response::{Decorated, Meta, Page, Response, Stage};
 use super::{HeaderCheck, Prepared, RequestOptions, pagination};
 use crate::call::{CompleteCall, PromptCall, ResourceCall, ToolCall};
 use crate::context::RequestContext;
 use crate::input::{InputState, Interrupted, Interruptible};
-use crate::request_state::SealedState;
 use crate::outcome::Outcome;
 use crate::protocol::{
     CacheHints, CallToolParams, CompleteParams, CompleteResult, Completion, CompletionReference, ErrorObject,
-    GetPromptParams, InputRequiredResult, ReadResourceParams, ResultType,
+    GetPromptParams, InputRequiredResult, ListenParams, ReadResourceParams, ResultType, SubscriptionFilter,
 };
-use crate::server::Server;
+use crate::request_state::SealedState;
+use crate::server::Snapshot;
 
 /// A validated request, by method.
 pub(super) enum Route {
@@ -31,6 +32,7 @@ pub(super) enum Route {
     GetPrompt(GetPromptParams),
     ReadResource(ReadResourceParams),
     Complete(CompleteParams),
+    Listen(SubscriptionFilter),
 }
 
 #[derive(Clone, Copy)]
@@ -42,14 +44,15 @@ pub(super) enum ListKind {
 }
 
 /// Step 11: whether the method exists and its capability is advertised.
-pub(super) fn is_routable(server: &Server, method: &str) -> bool {
-    let caps = &server.inner.capabilities;
+pub(super) fn is_routable(snapshot: &Snapshot, method: &str) -> bool {
+    let caps = &snapshot.capabilities;
     match method {
         "server/discover" => true,
         "tools/list" | "tools/call" => caps.tools.is_some(),
         "prompts/list" | "prompts/get" => caps.prompts.is_some(),
         "resources/list" | "resources/read" | "resources/templates/list" => caps.resources.is_some(),
         "completion/complete" => caps.completions.is_some(),
+        "subscriptions/listen" => listen::is_offered(caps),
         _ => false,
     }
 }
@@ -68,12 +71,12 @@ fn params_of<'de, T: Deserialize<'de>>(method: &str, params: Option<&'de RawValu
 
 /// Steps 12 and 13.
 pub(super) fn route(
-    server: &Server,
+    snapshot: &Snapshot,
     method: &str,
     params: Option<&RawValue>,
     headers: Option<&dyn HeaderCheck>,
 ) -> Result<Route, (ErrorObject, Stage)> {
-    let catalog = &server.inner.catalog;
+    let catalog = &snapshot.catalog;
     let list = |kind: ListKind, len: usize| -> Result<Route, (ErrorObject, Stage)> {
         let p: ListParams = params_of(method, params)?;
         let start = pagination::decode(p.cursor.as_deref(), len).map_err(|e| (e, Stage::Params))?;
@@ -142,6 +145,10 @@ pub(super) fn route(
                 return Err((e, Stage::Params));
             }
             Ok(Route::Complete(p))
+        }
+        "subscriptions/listen" => {
+            let p: ListenParams = params_of(method, params)?;
+            Ok(Route::Listen(listen::honoured(&snapshot.capabilities, p.notifications)))
         }
         other => Err((ErrorObject::method_not_found(other), Stage::Routing)),
     }
@@ -287,6 +294,7 @@ fn outcome_response<T: Serialize>(
 
 pub(super) async fn run(p: Prepared, options: RequestOptions) -> Response {
     let inner = Arc::clone(&p.server.inner);
+    let snapshot = Arc::clone(&p.snapshot);
     let context = |input: Option<Arc<InputState>>| {
         RequestContext::new(
             p.id.clone(),
@@ -296,12 +304,13 @@ pub(super) async fn run(p: Prepared, options: RequestOptions) -> Response {
             Arc::clone(&options.sink),
             options.cancellation.clone(),
             input,
+            p.server.clone(),
         )
     };
     match &p.route {
-        Route::Discover => finish(&p, ResultType::Complete, &inner.discover, None, Some(inner.discover_cache)),
+        Route::Discover => finish(&p, ResultType::Complete, &snapshot.discover, None, Some(inner.discover_cache)),
         Route::List(kind, start) => {
-            let c = &inner.catalog;
+            let c = &snapshot.catalog;
             let (key, items): (&'static str, Vec<&RawValue>) = match kind {
                 ListKind::Tools => ("tools", c.tools.iter().map(|t| &*t.json).collect()),
                 ListKind::Prompts => ("prompts", c.prompts.iter().map(|t| &*t.json).collect()),
@@ -313,27 +322,29 @@ pub(super) async fn run(p: Prepared, options: RequestOptions) -> Response {
             finish(&p, ResultType::Complete, &page, None, Some(inner.list_cache))
         }
         Route::CallTool(params) => {
-            let Some(tool) = inner.catalog.tool(&params.name) else {
+            let Some(tool) = snapshot.catalog.tool(&params.name) else {
                 return failed(&p, ErrorObject::invalid_params(format!("Unknown tool: `{}`", params.name)));
             };
-            let input = match input_state(&p, &params.name, params.input_responses.as_ref(), params.request_state.as_deref()) {
-                Ok(input) => input,
-                Err(e) => return failed(&p, e),
-            };
+            let input =
+                match input_state(&p, &params.name, params.input_responses.as_ref(), params.request_state.as_deref()) {
+                    Ok(input) => input,
+                    Err(e) => return failed(&p, e),
+                };
             let call = ToolCall::new(params.name.clone(), params.arguments.clone(), context(Some(Arc::clone(&input))));
             let handler = Arc::clone(&tool.handler);
             let outcome = interruptible(&p, &params.name, input, move || handler(call)).await;
             outcome_response(&p, outcome, |r| r.meta.take(), None)
         }
         Route::GetPrompt(params) => {
-            let Some(prompt) = inner.catalog.prompt(&params.name) else {
+            let Some(prompt) = snapshot.catalog.prompt(&params.name) else {
                 return failed(&p, ErrorObject::invalid_params(format!("Unknown prompt: `{}`", params.name)));
             };
             let args = params.arguments.clone().unwrap_or_default();
-            let input = match input_state(&p, &params.name, params.input_responses.as_ref(), params.request_state.as_deref()) {
-                Ok(input) => input,
-                Err(e) => return failed(&p, e),
-            };
+            let input =
+                match input_state(&p, &params.name, params.input_responses.as_ref(), params.request_state.as_deref()) {
+                    Ok(input) => input,
+                    Err(e) => return failed(&p, e),
+                };
             let call = PromptCall::new(params.name.clone(), args, context(Some(Arc::clone(&input))));
             let handler = Arc::clone(&prompt.handler);
             let outcome = interruptible(&p, &params.name, input, move || handler(call)).await;
@@ -341,9 +352,9 @@ pub(super) async fn run(p: Prepared, options: RequestOptions) -> Response {
         }
         Route::ReadResource(params) => {
             let uri = params.uri.as_str();
-            let (entry, variables) = match inner.catalog.resource(uri) {
+            let (entry, variables) = match snapshot.catalog.resource(uri) {
                 Some(entry) => (entry, Map::new()),
-                None => match inner.catalog.match_template(uri) {
+                None => match snapshot.catalog.match_template(uri) {
                     Some(found) => found,
                     None => return failed(&p, ErrorObject::resource_not_found(uri)),
                 },
@@ -366,12 +377,12 @@ pub(super) async fn run(p: Prepared, options: RequestOptions) -> Response {
         Route::Complete(params) => {
             let completer = match &params.reference {
                 CompletionReference::Prompt { name, .. } => {
-                    inner.catalog.prompt(name).and_then(|e| e.completer.clone())
+                    snapshot.catalog.prompt(name).and_then(|e| e.completer.clone())
                 }
-                CompletionReference::Resource { uri } => inner
+                CompletionReference::Resource { uri } => snapshot
                     .catalog
                     .template(uri)
-                    .or_else(|| inner.catalog.resource(uri))
+                    .or_else(|| snapshot.catalog.resource(uri))
                     .and_then(|e| e.completer.clone()),
             };
             let completion = match completer {
@@ -392,5 +403,14 @@ pub(super) async fn run(p: Prepared, options: RequestOptions) -> Response {
                 Err(e) => failed(&p, e),
             }
         }
+        Route::Listen(filter) => {
+            listen::stream(&p.server, &p.id, filter, &options).await;
+            let meta = listen::closing_meta(&p.id);
+            finish(&p, ResultType::Complete, &EmptyBody {}, Some(meta), None)
+        }
     }
 }
+
+/// The body of a result with no fields of its own.
+#[derive(Serialize)]
+struct EmptyBody {}

@@ -7,6 +7,7 @@
 //! requests: everything comes from the request itself.
 
 mod envelope;
+mod listen;
 mod methods;
 mod pagination;
 mod response;
@@ -23,7 +24,7 @@ pub use response::{Payload, Response, Stage};
 
 use crate::context::{DiscardNotifications, NotificationSink};
 use crate::protocol::{ErrorObject, RequestMeta, SUPPORTED_VERSIONS, Tool};
-use crate::server::Server;
+use crate::server::{Server, Snapshot};
 use methods::Route;
 
 /// HTTP header checks (steps 9 and 13), supplied by the HTTP transport so
@@ -56,6 +57,7 @@ impl Default for RequestOptions {
 /// A request that passed validation, ready to run.
 pub struct Prepared {
     server: Server,
+    snapshot: Arc<Snapshot>,
     id: crate::protocol::RequestId,
     method: String,
     meta: RequestMeta,
@@ -149,7 +151,7 @@ impl Server {
         let mut meta = RequestMeta::from_value(raw_meta).map_err(|reason| {
             fail(&id, ErrorObject::invalid_params(format!("Invalid `params._meta`: {reason}")), Stage::Meta)
         })?;
-        if !self.inner.logging {
+        if !self.inner.features.logging {
             meta.log_level = None;
         }
 
@@ -180,14 +182,15 @@ impl Server {
             return Err(fail(&id, error, Stage::Version));
         }
 
-        // Step 11: routing.
-        if REMOVED_METHODS.contains(&method.as_str()) || !methods::is_routable(self, &method) {
+        // Step 11: routing, against one consistent view of what is served.
+        let snapshot = self.snapshot();
+        if REMOVED_METHODS.contains(&method.as_str()) || !methods::is_routable(&snapshot, &method) {
             return Err(fail(&id, ErrorObject::method_not_found(&method), Stage::Routing));
         }
 
         // Steps 12 and 13: method params, then header params.
         let route =
-            methods::route(self, &method, params.as_deref(), headers).map_err(|(e, stage)| fail(&id, e, stage))?;
-        Ok(Prepared { server: self.clone(), id, method, meta, route })
+            methods::route(&snapshot, &method, params.as_deref(), headers).map_err(|(e, stage)| fail(&id, e, stage))?;
+        Ok(Prepared { server: self.clone(), snapshot, id, method, meta, route })
     }
 }

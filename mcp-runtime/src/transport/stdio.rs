@@ -53,10 +53,11 @@ struct LineSink {
 
 impl NotificationSink for LineSink {
     fn send(&self, notification: Notification) {
-        if self.open.load(Ordering::Acquire) && !self.cancellation.is_cancelled() {
-            if let Ok(line) = serde_json::to_string(&notification) {
-                let _ = self.out.send(line);
-            }
+        if self.open.load(Ordering::Acquire)
+            && !self.cancellation.is_cancelled()
+            && let Ok(line) = serde_json::to_string(&notification)
+        {
+            let _ = self.out.send(line);
         }
     }
 }
@@ -157,10 +158,10 @@ impl Server {
 fn cancel(in_flight: &InFlight, params: Option<&serde_json::value::RawValue>) {
     // Unknown ids, finished requests and malformed notices are ignored.
     let Some(params) = params else { return };
-    if let Ok(notice) = serde_json::from_str::<CancelledParams>(params.get()) {
-        if let Some(token) = in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&notice.request_id) {
-            token.cancel();
-        }
+    if let Ok(notice) = serde_json::from_str::<CancelledParams>(params.get())
+        && let Some(token) = in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&notice.request_id)
+    {
+        token.cancel();
     }
 }
 

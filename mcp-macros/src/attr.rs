@@ -1,0 +1,407 @@
+//! The keys of `#[tool(...)]`, `#[prompt(...)]` and `#[resource(...)]`,
+//! parsed with their spans. Every unknown, duplicate or malformed key is
+//! reported, so all typos show up in one compile.
+
+use proc_macro2::{Span, TokenStream};
+use syn::parse::{ParseStream, Parser};
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{Expr, ExprLit, Ident, Lit, LitFloat, LitInt, LitStr, Meta, MetaList, Path, Token};
+
+use crate::errors::Errors;
+
+/// Which macro is being expanded.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Macro {
+    Tool,
+    Prompt,
+    Resource,
+}
+
+impl Macro {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Macro::Tool => "tool",
+            Macro::Prompt => "prompt",
+            Macro::Resource => "resource",
+        }
+    }
+
+    fn keys(self) -> &'static [&'static str] {
+        match self {
+            Macro::Tool => &["name", "title", "description", "annotations", "icons", "meta", "crate"],
+            Macro::Prompt => &["name", "title", "description", "icons", "meta", "crate"],
+            Macro::Resource => {
+                &["name", "title", "description", "mime_type", "annotations", "icons", "size", "meta", "crate"]
+            }
+        }
+    }
+}
+
+/// A tool's `annotations(...)`.
+#[derive(Default)]
+pub(crate) struct ToolHints {
+    pub(crate) title: Option<LitStr>,
+    pub(crate) read_only: Option<Flag>,
+    pub(crate) destructive: Option<Flag>,
+    pub(crate) idempotent: Option<Flag>,
+    pub(crate) open_world: Option<Flag>,
+}
+
+/// A boolean hint: `read_only` or `read_only = false`.
+#[derive(Clone, Copy)]
+pub(crate) struct Flag {
+    pub(crate) value: bool,
+    pub(crate) span: Span,
+}
+
+/// A resource's `annotations(...)`.
+#[derive(Default)]
+pub(crate) struct ContentHints {
+    pub(crate) audience: Option<Vec<LitStr>>,
+    pub(crate) priority: Option<LitFloat>,
+    pub(crate) last_modified: Option<LitStr>,
+}
+
+/// One `"key" = value` of `meta(...)`.
+pub(crate) struct MetaEntry {
+    pub(crate) key: LitStr,
+    pub(crate) value: Expr,
+}
+
+/// The keys given to the item's attribute.
+#[derive(Default)]
+pub(crate) struct ItemAttrs {
+    /// `#[resource("...")]`: the URI or URI template.
+    pub(crate) uri: Option<LitStr>,
+    pub(crate) name: Option<LitStr>,
+    pub(crate) title: Option<LitStr>,
+    pub(crate) description: Option<LitStr>,
+    pub(crate) tool_hints: Option<ToolHints>,
+    pub(crate) content_hints: Option<ContentHints>,
+    pub(crate) icons: Option<Vec<Expr>>,
+    pub(crate) meta: Option<Vec<MetaEntry>>,
+    pub(crate) krate: Option<Path>,
+    pub(crate) mime_type: Option<LitStr>,
+    pub(crate) size: Option<LitInt>,
+}
+
+/// Stores `value` in `slot`, or reports a duplicate at the second key.
+pub(crate) fn set<T>(errors: &mut Errors, slot: &mut Option<T>, key: &Path, value: Option<T>) {
+    let Some(value) = value else { return };
+    if slot.is_some() {
+        errors.spanned(key, format!("duplicate key `{}`", key_name(key)));
+    } else {
+        *slot = Some(value);
+    }
+}
+
+pub(crate) fn key_name(path: &Path) -> String {
+    path.get_ident().map_or_else(|| quote::quote!(#path).to_string().replace(' ', ""), Ident::to_string)
+}
+
+/// The unknown-key message, listing the keys that exist.
+pub(crate) fn unknown_key(errors: &mut Errors, what: &str, key: &Path, known: &[&str]) {
+    errors.spanned(key, format!("unknown key `{}` in {what}; expected one of: {}", key_name(key), known.join(", ")));
+}
+
+/// Parses the comma-separated items of an attribute.
+pub(crate) fn parse_list(tokens: TokenStream) -> syn::Result<Vec<Meta>> {
+    let list = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens)?;
+    Ok(list.into_iter().collect())
+}
+
+/// Parses the arguments of `#[tool(...)]`, `#[prompt(...)]` or
+/// `#[resource(...)]`.
+pub(crate) fn parse_item(kind: Macro, args: TokenStream, errors: &mut Errors) -> ItemAttrs {
+    let mut attrs = ItemAttrs::default();
+    let items = if kind == Macro::Resource {
+        match (|input: ParseStream<'_>| -> syn::Result<(LitStr, Vec<Meta>)> {
+            let uri: LitStr = input.parse().map_err(|e| {
+                syn::Error::new(
+                    e.span(),
+                    "expected the resource's URI as a string literal, e.g. `#[resource(\"docs://readme\")]` or `#[resource(\"notes://{id}\")]`",
+                )
+            })?;
+            if input.is_empty() {
+                return Ok((uri, Vec::new()));
+            }
+            input.parse::<Token![,]>()?;
+            let rest = Punctuated::<Meta, Token![,]>::parse_terminated(input)?;
+            Ok((uri, rest.into_iter().collect()))
+        })
+        .parse2(args)
+        {
+            Ok((uri, items)) => {
+                attrs.uri = Some(uri);
+                items
+            }
+            Err(e) => {
+                errors.push(e);
+                return attrs;
+            }
+        }
+    } else {
+        match parse_list(args) {
+            Ok(items) => items,
+            Err(e) => {
+                errors.push(e);
+                return attrs;
+            }
+        }
+    };
+
+    for item in &items {
+        let key = item.path();
+        match key_name(key).as_str() {
+            "name" => {
+                let v = lit_str(errors, item);
+                set(errors, &mut attrs.name, key, v);
+            }
+            "title" => {
+                let v = lit_str(errors, item);
+                set(errors, &mut attrs.title, key, v);
+            }
+            "description" => {
+                let v = lit_str(errors, item);
+                set(errors, &mut attrs.description, key, v);
+            }
+            "mime_type" if kind == Macro::Resource => {
+                let v = lit_str(errors, item);
+                set(errors, &mut attrs.mime_type, key, v);
+            }
+            "size" if kind == Macro::Resource => {
+                let v = lit_int(errors, item);
+                set(errors, &mut attrs.size, key, v);
+            }
+            "annotations" if kind == Macro::Tool => {
+                let v = list(errors, item).map(|l| tool_hints(errors, l));
+                set(errors, &mut attrs.tool_hints, key, v);
+            }
+            "annotations" if kind == Macro::Resource => {
+                let v = list(errors, item).map(|l| content_hints(errors, l));
+                set(errors, &mut attrs.content_hints, key, v);
+            }
+            "icons" => {
+                let v = array(errors, item);
+                set(errors, &mut attrs.icons, key, v);
+            }
+            "meta" => {
+                let v = list(errors, item).and_then(|l| meta_entries(errors, l));
+                set(errors, &mut attrs.meta, key, v);
+            }
+            "crate" => {
+                let v = crate_path(errors, item);
+                set(errors, &mut attrs.krate, key, v);
+            }
+            _ => unknown_key(errors, &format!("`#[{}]`", kind.name()), key, kind.keys()),
+        }
+    }
+    attrs
+}
+
+fn value<'a>(errors: &mut Errors, item: &'a Meta, expected: &str) -> Option<&'a Expr> {
+    match item {
+        Meta::NameValue(nv) => Some(&nv.value),
+        _ => {
+            errors.spanned(item, format!("expected `{} = {expected}`", key_name(item.path())));
+            None
+        }
+    }
+}
+
+pub(crate) fn lit_str(errors: &mut Errors, item: &Meta) -> Option<LitStr> {
+    match value(errors, item, "\"...\"")? {
+        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Some(s.clone()),
+        other => {
+            errors.spanned(other, "expected a string literal");
+            None
+        }
+    }
+}
+
+fn lit_int(errors: &mut Errors, item: &Meta) -> Option<LitInt> {
+    match value(errors, item, "<integer>")? {
+        Expr::Lit(ExprLit { lit: Lit::Int(i), .. }) if i.base10_parse::<u64>().is_ok() => Some(i.clone()),
+        other => {
+            errors.spanned(other, "expected a non-negative integer literal");
+            None
+        }
+    }
+}
+
+/// `key = expr`, any expression.
+pub(crate) fn expr(errors: &mut Errors, item: &Meta) -> Option<Expr> {
+    value(errors, item, "...").cloned()
+}
+
+fn array(errors: &mut Errors, item: &Meta) -> Option<Vec<Expr>> {
+    match value(errors, item, "[...]")? {
+        Expr::Array(a) => Some(a.elems.iter().cloned().collect()),
+        other => {
+            errors.spanned(other, "expected a list: `[...]`");
+            None
+        }
+    }
+}
+
+fn list<'a>(errors: &mut Errors, item: &'a Meta) -> Option<&'a MetaList> {
+    match item {
+        Meta::List(l) => Some(l),
+        _ => {
+            errors.spanned(item, format!("expected `{}(...)`", key_name(item.path())));
+            None
+        }
+    }
+}
+
+fn crate_path(errors: &mut Errors, item: &Meta) -> Option<Path> {
+    match value(errors, item, "path::to::mcp_runtime")? {
+        Expr::Path(p) if p.qself.is_none() => Some(p.path.clone()),
+        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => errors.collect(s.parse::<Path>()),
+        other => {
+            errors.spanned(other, "expected the path of the runtime crate, e.g. `crate = ::my_runtime`");
+            None
+        }
+    }
+}
+
+/// `flag` or `flag = true|false`.
+pub(crate) fn flag(errors: &mut Errors, item: &Meta) -> Option<Flag> {
+    match item {
+        Meta::Path(p) => Some(Flag { value: true, span: p.span() }),
+        Meta::NameValue(nv) => match &nv.value {
+            Expr::Lit(ExprLit { lit: Lit::Bool(b), .. }) => Some(Flag { value: b.value, span: nv.span() }),
+            other => {
+                errors.spanned(other, "expected `true` or `false`");
+                None
+            }
+        },
+        Meta::List(_) => {
+            errors.spanned(item, format!("expected `{0}` or `{0} = true|false`", key_name(item.path())));
+            None
+        }
+    }
+}
+
+fn tool_hints(errors: &mut Errors, list: &MetaList) -> ToolHints {
+    const KEYS: &[&str] = &["title", "read_only", "destructive", "idempotent", "open_world"];
+    let mut hints = ToolHints::default();
+    let Some(items) = errors.collect(parse_list(list.tokens.clone())) else { return hints };
+    for item in &items {
+        let key = item.path();
+        match key_name(key).as_str() {
+            "title" => {
+                let v = lit_str(errors, item);
+                set(errors, &mut hints.title, key, v);
+            }
+            "read_only" => {
+                let v = flag(errors, item);
+                set(errors, &mut hints.read_only, key, v);
+            }
+            "destructive" => {
+                let v = flag(errors, item);
+                set(errors, &mut hints.destructive, key, v);
+            }
+            "idempotent" => {
+                let v = flag(errors, item);
+                set(errors, &mut hints.idempotent, key, v);
+            }
+            "open_world" => {
+                let v = flag(errors, item);
+                set(errors, &mut hints.open_world, key, v);
+            }
+            _ => unknown_key(errors, "`annotations(...)`", key, KEYS),
+        }
+    }
+    hints
+}
+
+fn content_hints(errors: &mut Errors, list: &MetaList) -> ContentHints {
+    const KEYS: &[&str] = &["audience", "priority", "last_modified"];
+    let mut hints = ContentHints::default();
+    let Some(items) = errors.collect(parse_list(list.tokens.clone())) else { return hints };
+    for item in &items {
+        let key = item.path();
+        match key_name(key).as_str() {
+            "audience" => {
+                let v = array(errors, item).map(|roles| {
+                    roles
+                        .iter()
+                        .filter_map(|r| match r {
+                            Expr::Lit(ExprLit { lit: Lit::Str(s), .. })
+                                if s.value() == "user" || s.value() == "assistant" =>
+                            {
+                                Some(s.clone())
+                            }
+                            other => {
+                                errors.spanned(other, "expected \"user\" or \"assistant\"");
+                                None
+                            }
+                        })
+                        .collect()
+                });
+                set(errors, &mut hints.audience, key, v);
+            }
+            "priority" => {
+                let v = match value(errors, item, "<number from 0 to 1>") {
+                    Some(Expr::Lit(ExprLit { lit: Lit::Float(f), .. }))
+                        if f.base10_parse::<f64>().is_ok_and(|p| (0.0..=1.0).contains(&p)) =>
+                    {
+                        Some(f.clone())
+                    }
+                    Some(Expr::Lit(ExprLit { lit: Lit::Int(i), .. })) if matches!(i.base10_digits(), "0" | "1") => {
+                        Some(LitFloat::new(&format!("{}.0", i.base10_digits()), i.span()))
+                    }
+                    Some(other) => {
+                        errors.spanned(other, "`priority` is a number from 0 (least important) to 1 (most important)");
+                        None
+                    }
+                    None => None,
+                };
+                set(errors, &mut hints.priority, key, v);
+            }
+            "last_modified" => {
+                let v = lit_str(errors, item);
+                set(errors, &mut hints.last_modified, key, v);
+            }
+            _ => unknown_key(errors, "`annotations(...)`", key, KEYS),
+        }
+    }
+    hints
+}
+
+fn meta_entries(errors: &mut Errors, list: &MetaList) -> Option<Vec<MetaEntry>> {
+    let parser = Punctuated::<MetaEntryRaw, Token![,]>::parse_terminated;
+    let entries = errors.collect(parser.parse2(list.tokens.clone()))?;
+    let mut out: Vec<MetaEntry> = Vec::new();
+    for MetaEntryRaw { key, value } in entries {
+        if out.iter().any(|e| e.key.value() == key.value()) {
+            errors.spanned(&key, format!("duplicate `_meta` key \"{}\"", key.value()));
+            continue;
+        }
+        out.push(MetaEntry { key, value });
+    }
+    Some(out)
+}
+
+struct MetaEntryRaw {
+    key: LitStr,
+    value: Expr,
+}
+
+impl syn::parse::Parse for MetaEntryRaw {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let key = if input.peek(LitStr) {
+            input.parse::<LitStr>()?
+        } else {
+            let ident: Ident = input.parse().map_err(|e| {
+                syn::Error::new(e.span(), "expected `\"key\" = value`, e.g. `meta(\"com.example/tier\" = \"gold\")`")
+            })?;
+            LitStr::new(&ident.to_string(), ident.span())
+        };
+        input.parse::<Token![=]>()?;
+        let value = input.parse()?;
+        Ok(MetaEntryRaw { key, value })
+    }
+}

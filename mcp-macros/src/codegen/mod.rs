@@ -1,0 +1,294 @@
+//! Code generation from a checked [`Handler`]. Infallible: everything that
+//! can be wrong was reported before.
+//!
+//! The output is the user's function, untouched, then beside it:
+//!
+//! - a hidden braced struct named after the function (the proxy that
+//!   `tools![f]` names; it lives in the type namespace, so it never clashes
+//!   with the function);
+//! - `const _: () = { ... };` holding one *slot* function per parameter and
+//!   one for the return type (the only places trait bounds are checked, each
+//!   spanned on its type), the adapter, the definition builder, and the
+//!   static descriptor registered in the runtime's distributed slice.
+//!
+//! Every path is absolute (`::mcp_runtime::__private::...`, or the
+//! `crate = ...` override) and every std item is spelled from `::core` or
+//! `::std`, so shadowed prelude names cannot capture generated code.
+
+mod prompt;
+mod resource;
+mod tool;
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Expr, ExprLit, Ident, Lit, Path};
+
+use crate::attr::{ItemAttrs, Macro};
+use crate::model::{Argument, Description, Handler, Pass, Role};
+
+/// Generates everything for a checked handler.
+pub(crate) fn generate(handler: &Handler) -> TokenStream {
+    let item = &handler.item;
+    let proxy = proxy(handler.kind, &handler.item.vis, handler.ident());
+    let body = match handler.kind {
+        Macro::Tool => tool::generate(handler),
+        Macro::Prompt => prompt::generate(handler),
+        Macro::Resource => resource::generate(handler),
+    };
+    let root = root(handler.attrs.krate.as_ref());
+    quote! {
+        #item
+
+        #proxy
+
+        #[doc(hidden)]
+        #[allow(non_snake_case, dead_code, unused_qualifications, clippy::all, clippy::pedantic)]
+        const _: () = {
+            use #root as __mcp;
+            #body
+        };
+    }
+}
+
+/// The path generated code reaches the runtime's private module by.
+pub(crate) fn root(krate: Option<&Path>) -> TokenStream {
+    match krate {
+        Some(path) => quote!(#path::__private),
+        None => quote!(::mcp_runtime::__private),
+    }
+}
+
+/// The hidden proxy struct named after the function.
+pub(crate) fn proxy(kind: Macro, vis: &syn::Visibility, ident: &Ident) -> TokenStream {
+    let doc =
+        format!("The `#[{}]` `{}`, for explicit lists such as `{}s![{}]`.", kind.name(), ident, kind.name(), ident);
+    quote! {
+        #[doc = #doc]
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, dead_code, unreachable_pub, missing_docs, missing_debug_implementations)]
+        #vis struct #ident {}
+    }
+}
+
+/// `module_path!()`, `file!()` and `line!()` of the function's name.
+fn location(span: Span) -> TokenStream {
+    quote_spanned! {span=>
+        __mcp::SourceLocation {
+            module_path: ::core::module_path!(),
+            file: ::core::file!(),
+            line: ::core::line!(),
+        }
+    }
+}
+
+/// An `Option<String>` description expression.
+fn description(explicit: Option<&syn::LitStr>, docs: &[Expr]) -> TokenStream {
+    match explicit {
+        Some(lit) => quote!(__mcp::verbatim(#lit)),
+        None if docs.is_empty() => quote!(::core::option::Option::None),
+        None => quote!(__mcp::description(&[#(#docs),*])),
+    }
+}
+
+fn argument_description(arg: &Argument) -> TokenStream {
+    match &arg.description {
+        Description::Explicit(lit) => description(Some(lit), &[]),
+        Description::Docs(docs) => description(None, docs),
+        Description::None => description(None, &[]),
+    }
+}
+
+/// Builder calls shared by every definition: title, description, icons, meta.
+fn common_definition(attrs: &ItemAttrs, docs: &[Expr]) -> TokenStream {
+    let mut calls = TokenStream::new();
+    if let Some(title) = &attrs.title {
+        calls.extend(quote!(.title(#title)));
+    }
+    let desc = description(attrs.description.as_ref(), docs);
+    calls.extend(quote!(.description(#desc)));
+    if let Some(icons) = &attrs.icons {
+        let icons = icons.iter().map(|e| quote_spanned!(e.span()=> __mcp::icon(#e)));
+        calls.extend(quote!(.icons(::std::vec![#(#icons),*])));
+    }
+    if let Some(meta) = &attrs.meta {
+        let entries = meta.iter().map(|e| {
+            let (k, v) = (&e.key, &e.value);
+            quote!(#k: (#v))
+        });
+        calls.extend(quote!(.meta(__mcp::MetaObject::from_value(__mcp::serde_json::json!({ #(#entries),* })))));
+    }
+    calls
+}
+
+/// The slot function of a context parameter, spanned on its type.
+fn context_slot(index: usize, ty: &syn::Type, call: &TokenStream) -> TokenStream {
+    let name = format_ident!("__ctx_{}", index);
+    quote_spanned! {ty.span()=>
+        fn #name() -> __mcp::Context<#call, #ty> {
+            __mcp::context::<#call, #ty>()
+        }
+    }
+}
+
+/// `let __c1 = ...;` for every context parameter; `on_reject` turns
+/// `rejected` into the adapter's output.
+fn extract_contexts(handler: &Handler, extract: TokenStream, on_reject: TokenStream) -> TokenStream {
+    let lets = handler.params.iter().filter_map(|p| match &p.role {
+        Role::Context { pass, .. } => {
+            let (slot, var) = (format_ident!("__ctx_{}", p.index), format_ident!("__c{}", p.index));
+            let mutability = (*pass == Pass::RefMut).then(|| quote!(mut));
+            Some(quote! {
+                let #mutability #var = match #slot().#extract(&__call) {
+                    ::core::result::Result::Ok(value) => value,
+                    ::core::result::Result::Err(rejected) => return __mcp::ready(#on_reject),
+                };
+            })
+        }
+        Role::Argument(_) => None,
+    });
+    quote!(#(#lets)*)
+}
+
+/// The context slots of a handler.
+fn context_slots(handler: &Handler, call: &TokenStream) -> TokenStream {
+    let slots = handler.params.iter().filter_map(|p| match &p.role {
+        Role::Context { ty, .. } => Some(context_slot(p.index, ty, call)),
+        Role::Argument(_) => None,
+    });
+    quote!(#(#slots)*)
+}
+
+/// `fn __requirements()`.
+fn requirements(handler: &Handler) -> TokenStream {
+    let reqs = handler.params.iter().filter_map(|p| match &p.role {
+        Role::Context { .. } => {
+            let slot = format_ident!("__ctx_{}", p.index);
+            Some(quote!(#slot().requirement()))
+        }
+        Role::Argument(_) => None,
+    });
+    quote! {
+        fn __requirements() -> ::std::vec::Vec<__mcp::StateRequirement> {
+            __mcp::requirements(&[#(#reqs),*])
+        }
+    }
+}
+
+/// The call of the user's function with every parameter in order, awaited
+/// if it is `async`.
+fn call_user_fn(handler: &Handler) -> TokenStream {
+    let ident = handler.ident();
+    let args = handler.params.iter().map(|p| match &p.role {
+        Role::Context { pass, .. } => {
+            let var = format_ident!("__c{}", p.index);
+            match pass {
+                Pass::Value => quote!(#var),
+                Pass::Ref => quote!(&#var),
+                Pass::RefMut => quote!(&mut #var),
+            }
+        }
+        Role::Argument(_) => {
+            let var = format_ident!("__a{}", p.index);
+            quote!(#var)
+        }
+    });
+    let await_ = handler.is_async().then(|| quote!(.await));
+    quote!(#ident(#(#args),*) #await_)
+}
+
+/// `let (Some(__a0), ...) = (taken...) else { return ...; };`
+fn bind_arguments(handler: &Handler, takes: Vec<TokenStream>, on_error: TokenStream) -> TokenStream {
+    if takes.is_empty() {
+        return TokenStream::new();
+    }
+    let vars = handler.arguments().map(|(i, _)| format_ident!("__a{}", i));
+    quote! {
+        let __taken = (#(#takes,)*);
+        let (#(::core::option::Option::Some(#vars),)*) = __taken else {
+            return __mcp::ready(#on_error);
+        };
+    }
+}
+
+/// `fn __default_N() -> T { expr }` for an argument with a default. A
+/// string literal converts with `From`, so `default = "en"` works for a
+/// `String`.
+fn default_fn(index: usize, arg: &Argument) -> Option<TokenStream> {
+    let expr = arg.default.as_ref()?;
+    let name = format_ident!("__default_{}", index);
+    let ty = &arg.ty;
+    let value = match expr {
+        Expr::Lit(ExprLit { lit: Lit::Str(_), .. }) => {
+            quote_spanned!(expr.span()=> ::core::convert::From::from(#expr))
+        }
+        other => quote!(#other),
+    };
+    Some(quote_spanned! {expr.span()=>
+        fn #name() -> #ty {
+            #value
+        }
+    })
+}
+
+/// `Option<fn() -> T>` naming an argument's default function.
+fn default_ref(index: usize, arg: &Argument) -> TokenStream {
+    match arg.default {
+        Some(_) => {
+            let name = format_ident!("__default_{}", index);
+            quote!(::core::option::Option::Some(#name))
+        }
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+/// The completer dispatch of a prompt or template, if any argument has one.
+fn completer(handler: &Handler) -> Option<TokenStream> {
+    let arms: Vec<TokenStream> = handler
+        .arguments()
+        .filter_map(|(_, a)| {
+            let complete = a.complete.as_ref()?;
+            let name = &a.name;
+            Some(quote_spanned!(complete.span()=> #name => __mcp::complete_with(__call, #complete),))
+        })
+        .collect();
+    if arms.is_empty() {
+        return None;
+    }
+    Some(quote! {
+        fn __complete(
+            __call: __mcp::CompleteCall,
+        ) -> __mcp::BoxFuture<::core::result::Result<__mcp::Completion, __mcp::ErrorObject>> {
+            match __call.argument() {
+                #(#arms)*
+                _ => __mcp::no_completion(),
+            }
+        }
+    })
+}
+
+/// The registration of a descriptor and the proxy's trait impl.
+fn register(
+    handler: &Handler,
+    slice: &str,
+    item_trait: &str,
+    descriptor_ty: &str,
+    descriptor: TokenStream,
+) -> TokenStream {
+    let root = root(handler.attrs.krate.as_ref());
+    let slice = format_ident!("{}", slice);
+    let item_trait = format_ident!("{}", item_trait);
+    let descriptor_ty = format_ident!("{}", descriptor_ty);
+    let ident = handler.ident();
+    quote! {
+        #[#root::linkme::distributed_slice(#root::#slice)]
+        #[linkme(crate = #root::linkme)]
+        static __DESCRIPTOR: __mcp::#descriptor_ty = #descriptor;
+
+        impl __mcp::#item_trait for #ident {
+            fn descriptor() -> &'static __mcp::#descriptor_ty {
+                &__DESCRIPTOR
+            }
+        }
+    }
+}

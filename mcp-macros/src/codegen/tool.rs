@@ -1,0 +1,190 @@
+//! `#[tool]`: argument slots, the input schema, the adapter and the
+//! descriptor.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use super::{
+    argument_description, bind_arguments, call_user_fn, common_definition, context_slots, default_fn, default_ref,
+    extract_contexts, location, register, requirements,
+};
+use crate::attr::ToolHints;
+use crate::model::Handler;
+
+pub(super) fn generate(handler: &Handler) -> TokenStream {
+    let call_ty = quote!(__mcp::ToolCall);
+    let contexts = context_slots(handler, &call_ty);
+    let arguments = argument_slots(handler);
+    let ret = return_slot(handler);
+    let params = params_type(handler);
+    let adapter = adapter(handler);
+    let requirements = requirements(handler);
+    let definition = definition(handler);
+    let name = &handler.name;
+    let location = location(handler.ident().span());
+    let descriptor = quote! {
+        __mcp::ToolDescriptor {
+            name: #name,
+            definition: __definition,
+            handler: __handler,
+            requirements: __requirements,
+            location: #location,
+        }
+    };
+    let register = register(handler, "TOOLS", "ToolItem", "ToolDescriptor", descriptor);
+    quote! {
+        #contexts
+        #arguments
+        #ret
+        #params
+        #adapter
+        #requirements
+        #definition
+        #register
+    }
+}
+
+/// `fn __arg_N() -> ToolArg<T>`, plus defaults and header checks.
+fn argument_slots(handler: &Handler) -> TokenStream {
+    let mut out = TokenStream::new();
+    for (index, arg) in handler.arguments() {
+        let ty = &arg.ty;
+        let slot = format_ident!("__arg_{}", index);
+        out.extend(quote_spanned! {ty.span()=>
+            fn #slot() -> __mcp::ToolArg<#ty> {
+                __mcp::tool_arg::<#ty>()
+            }
+        });
+        if let Some(default) = default_fn(index, arg) {
+            let name = format_ident!("__default_{}", index);
+            let json = format_ident!("__default_json_{}", index);
+            out.extend(default);
+            out.extend(quote! {
+                fn #json() -> ::core::option::Option<__mcp::serde_json::Value> {
+                    #[allow(unused_imports)]
+                    use __mcp::{ViaNoSerialize as _, ViaSerialize as _};
+                    (&__mcp::MaybeJson(&#name())).to_json()
+                }
+            });
+        }
+        if arg.header.is_some() {
+            let check = format_ident!("__header_{}", index);
+            out.extend(quote_spanned! {ty.span()=>
+                fn #check() -> __mcp::HeaderValueCheck<#ty> {
+                    __mcp::header_value::<#ty>()
+                }
+            });
+        }
+    }
+    out
+}
+
+/// `fn __ret()`: the three-tier dispatch on the return type (see the
+/// runtime's `tool_return` module), spanned on the return type.
+fn return_slot(handler: &Handler) -> TokenStream {
+    let ty = &handler.ret;
+    quote_spanned! {ty.span()=>
+        fn __ret() -> __mcp::ToolReturn<#ty> {
+            #[allow(unused_imports)]
+            use __mcp::{ViaIntoToolResult as _, ViaResult as _, ViaStructured as _};
+            (&&&__mcp::Ret::<#ty>::NEW).tool_return()
+        }
+    }
+}
+
+/// `struct __Params` and its properties, in parameter order.
+fn params_type(handler: &Handler) -> TokenStream {
+    let properties = handler.arguments().map(|(index, arg)| {
+        let name = &arg.name;
+        let slot = format_ident!("__arg_{}", index);
+        let description = argument_description(arg);
+        let mut property = quote!(__mcp::Property::new(#name, #slot()).description(#description));
+        if arg.default.is_some() {
+            let json = format_ident!("__default_json_{}", index);
+            property.extend(quote!(.default(#json())));
+        }
+        if let Some(header) = &arg.header {
+            let check = format_ident!("__header_{}", index);
+            property = quote!({ let _ = #check(); #property.header(#header) });
+        }
+        quote!(.push(#property))
+    });
+    quote! {
+        struct __Params;
+
+        impl __mcp::ToolParams for __Params {
+            fn properties() -> __mcp::Properties {
+                __mcp::Properties::new() #(#properties)*
+            }
+        }
+    }
+}
+
+fn adapter(handler: &Handler) -> TokenStream {
+    let contexts = extract_contexts(handler, quote!(extract_tool), quote!(rejected));
+    let takes: Vec<TokenStream> = handler
+        .arguments()
+        .map(|(index, arg)| {
+            let name = &arg.name;
+            let slot = format_ident!("__arg_{}", index);
+            let default = default_ref(index, arg);
+            quote!(__args.take(#name, #slot(), #default))
+        })
+        .collect();
+    let parse = (!takes.is_empty()).then(|| {
+        quote! {
+            let mut __args = match __mcp::ToolArgs::parse(&__call) {
+                ::core::result::Result::Ok(args) => args,
+                ::core::result::Result::Err(rejected) => return __mcp::ready(rejected),
+            };
+        }
+    });
+    let bind = bind_arguments(handler, takes, quote!(__args.into_error()));
+    let call = call_user_fn(handler);
+    quote! {
+        fn __handler(__call: __mcp::ToolCall) -> __mcp::BoxFuture<__mcp::ToolOutcome> {
+            #contexts
+            #parse
+            #bind
+            __mcp::boxed(async move {
+                let __value = #call;
+                __ret().convert(__value)
+            })
+        }
+    }
+}
+
+fn definition(handler: &Handler) -> TokenStream {
+    let name = &handler.name;
+    let common = common_definition(&handler.attrs, &handler.docs);
+    let hints = handler.attrs.tool_hints.as_ref().map(hints);
+    quote! {
+        fn __definition() -> __mcp::Tool {
+            __mcp::ToolDefinition::new(#name, __mcp::input_schema::<__Params>(), __ret().output_schema())
+                #common
+                #hints
+                .build()
+        }
+    }
+}
+
+fn hints(hints: &ToolHints) -> TokenStream {
+    let mut calls = quote!(__mcp::ToolHints::new());
+    if let Some(title) = &hints.title {
+        calls.extend(quote!(.title(#title)));
+    }
+    for (flag, method) in [
+        (hints.read_only, "read_only"),
+        (hints.destructive, "destructive"),
+        (hints.idempotent, "idempotent"),
+        (hints.open_world, "open_world"),
+    ] {
+        if let Some(flag) = flag {
+            let method = format_ident!("{}", method);
+            let value = flag.value;
+            calls.extend(quote!(.#method(#value)));
+        }
+    }
+    quote!(.annotations(#calls.build()))
+}

@@ -1,0 +1,132 @@
+//! `subscriptions/listen`: a request whose answer is a stream of change
+//! notifications, filtered to what the client asked for.
+//!
+//! Nothing about the subscription outlives the request: the filter comes
+//! from its params, the stream ends when the client cancels (stdio
+//! `notifications/cancelled`, a closed HTTP stream) or when the server
+//! closes its streams for shutdown, which ends it gracefully with the
+//! closing result.
+
+use serde_json::{Map, Value, json};
+use tokio::sync::broadcast::error::RecvError;
+
+use super::RequestOptions;
+use crate::events::ServerEvent;
+use crate::protocol::{
+    META_SUBSCRIPTION_ID, Notification, PROMPTS_LIST_CHANGED, RESOURCES_LIST_CHANGED, RESOURCES_UPDATED, RequestId,
+    SUBSCRIPTIONS_ACKNOWLEDGED, ServerCapabilities, SubscriptionFilter, TOOLS_LIST_CHANGED,
+};
+use crate::server::Server;
+
+/// Whether any notification kind can be subscribed to.
+pub(super) fn is_offered(caps: &ServerCapabilities) -> bool {
+    caps.tools.as_ref().is_some_and(|c| c.list_changed == Some(true))
+        || caps.prompts.as_ref().is_some_and(|c| c.list_changed == Some(true))
+        || caps.resources.as_ref().is_some_and(|c| c.list_changed == Some(true) || c.subscribe == Some(true))
+}
+
+/// The part of the requested filter this server honours.
+pub(super) fn honoured(caps: &ServerCapabilities, asked: SubscriptionFilter) -> SubscriptionFilter {
+    let yes = |asked: Option<bool>, offered: bool| (asked == Some(true) && offered).then_some(true);
+    let resources = caps.resources.as_ref();
+    SubscriptionFilter {
+        tools_list_changed: yes(
+            asked.tools_list_changed,
+            caps.tools.as_ref().is_some_and(|c| c.list_changed == Some(true)),
+        ),
+        prompts_list_changed: yes(
+            asked.prompts_list_changed,
+            caps.prompts.as_ref().is_some_and(|c| c.list_changed == Some(true)),
+        ),
+        resources_list_changed: yes(
+            asked.resources_list_changed,
+            resources.is_some_and(|c| c.list_changed == Some(true)),
+        ),
+        resource_subscriptions: asked
+            .resource_subscriptions
+            .filter(|uris| !uris.is_empty() && resources.is_some_and(|c| c.subscribe == Some(true))),
+    }
+}
+
+/// The `_meta` tagging every frame of the stream, and its closing result.
+pub(super) fn closing_meta(id: &RequestId) -> Map<String, Value> {
+    let mut meta = Map::new();
+    meta.insert(META_SUBSCRIPTION_ID.into(), id.to_value());
+    meta
+}
+
+fn frame(method: &str, id: &RequestId, mut params: Map<String, Value>) -> Notification {
+    params.insert("_meta".into(), Value::Object(closing_meta(id)));
+    Notification::new(method, Value::Object(params))
+}
+
+fn covers(subscribed: &str, uri: &str) -> bool {
+    uri == subscribed
+        || uri
+            .strip_prefix(subscribed)
+            .is_some_and(|rest| subscribed.ends_with('/') || rest.starts_with(['/', '?', '#']))
+}
+
+fn notification_for(event: &ServerEvent, filter: &SubscriptionFilter, id: &RequestId) -> Option<Notification> {
+    match event {
+        ServerEvent::ToolsListChanged if filter.tools_list_changed == Some(true) => {
+            Some(frame(TOOLS_LIST_CHANGED, id, Map::new()))
+        }
+        ServerEvent::PromptsListChanged if filter.prompts_list_changed == Some(true) => {
+            Some(frame(PROMPTS_LIST_CHANGED, id, Map::new()))
+        }
+        ServerEvent::ResourcesListChanged if filter.resources_list_changed == Some(true) => {
+            Some(frame(RESOURCES_LIST_CHANGED, id, Map::new()))
+        }
+        ServerEvent::ResourceUpdated { uri } => {
+            let subscribed = filter.resource_subscriptions.as_deref().unwrap_or_default();
+            subscribed.iter().any(|s| covers(s, uri)).then(|| {
+                let mut params = Map::new();
+                params.insert("uri".into(), Value::String(uri.clone()));
+                frame(RESOURCES_UPDATED, id, params)
+            })
+        }
+        _ => None,
+    }
+}
+
+/// Acknowledges the subscription, then forwards matching events until the
+/// client cancels or the server closes its streams.
+pub(super) async fn stream(server: &Server, id: &RequestId, filter: &SubscriptionFilter, options: &RequestOptions) {
+    // Subscribe before acknowledging so no change after the ack is missed.
+    let mut events = server.subscribe_events();
+    let closing = server.inner.closing.clone();
+    let ack = json!({ "notifications": filter });
+    let Value::Object(ack) = ack else { return };
+    options.sink.send(frame(SUBSCRIPTIONS_ACKNOWLEDGED, id, ack));
+    loop {
+        tokio::select! {
+            () = options.cancellation.cancelled() => return,
+            () = closing.cancelled() => return,
+            event = events.recv() => match event {
+                Ok(event) => {
+                    if let Some(n) = notification_for(&event, filter, id) {
+                        options.sink.send(n);
+                    }
+                }
+                // A listener that fell behind missed some events; the list
+                // notifications carry no data, so the next one catches it up.
+                Err(RecvError::Lagged(_)) => {}
+                Err(RecvError::Closed) => return,
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sub_resources_are_covered() {
+        assert!(covers("file:///a", "file:///a"));
+        assert!(covers("file:///a", "file:///a/b"));
+        assert!(covers("file:///a/", "file:///a/b"));
+        assert!(!covers("file:///a", "file:///ab"));
+    }
+}

@@ -1,0 +1,95 @@
+//! Change events behind `subscriptions/listen`, and the pluggable bus that
+//! carries them between replicas.
+//!
+//! The application announces changes through [`Server`](crate::Server)
+//! (`notify_*`, or implicitly by adding and removing entries at run time).
+//! Every change goes through the server's [`EventBus`]: in-process by
+//! default, or an external engine so that a change on one replica reaches
+//! listeners on every replica. Each listen stream filters the events down to
+//! the kinds it asked for.
+
+#[cfg(feature = "redis")]
+mod redis;
+
+#[cfg(feature = "redis")]
+pub use self::redis::RedisBus;
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::broadcast;
+
+/// A change a listen stream may be told about.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ServerEvent {
+    /// The set of tools changed.
+    ToolsListChanged,
+    /// The set of prompts changed.
+    PromptsListChanged,
+    /// The set of resources or templates changed.
+    ResourcesListChanged,
+    /// The resource at `uri` changed.
+    ResourceUpdated {
+        /// The resource.
+        uri: String,
+    },
+}
+
+/// Carries [`ServerEvent`]s to every listen stream, possibly across processes.
+///
+/// `publish` hands an event to the bus; `subscribe` returns a receiver of
+/// every event published anywhere on the bus (this process included). A
+/// distributed implementation publishes to its engine and feeds what it
+/// receives into a local [`broadcast`] channel.
+pub trait EventBus: Send + Sync + 'static {
+    /// Publishes an event to every subscriber, here and on other replicas.
+    fn publish(&self, event: ServerEvent);
+    /// A receiver of events published from now on.
+    fn subscribe(&self) -> broadcast::Receiver<ServerEvent>;
+}
+
+/// The default bus: a broadcast channel inside this process.
+#[derive(Clone)]
+pub struct LocalBus {
+    sender: broadcast::Sender<ServerEvent>,
+}
+
+impl LocalBus {
+    /// A bus that keeps up to `capacity` undelivered events per slow listener
+    /// (a listener that falls further behind skips the oldest ones).
+    pub fn new(capacity: usize) -> Self {
+        LocalBus { sender: broadcast::channel(capacity.max(1)).0 }
+    }
+
+    /// The sender side, for bridges that feed events from elsewhere.
+    pub fn sender(&self) -> broadcast::Sender<ServerEvent> {
+        self.sender.clone()
+    }
+}
+
+impl Default for LocalBus {
+    fn default() -> Self {
+        LocalBus::new(256)
+    }
+}
+
+impl fmt::Debug for LocalBus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LocalBus").field("receivers", &self.sender.receiver_count()).finish()
+    }
+}
+
+impl EventBus for LocalBus {
+    fn publish(&self, event: ServerEvent) {
+        // No receivers simply means no open listen stream.
+        let _ = self.sender.send(event);
+    }
+
+    fn subscribe(&self) -> broadcast::Receiver<ServerEvent> {
+        self.sender.subscribe()
+    }
+}
+
+pub(crate) type SharedBus = Arc<dyn EventBus>;

@@ -1,0 +1,136 @@
+//! An [`EventBus`] over Redis pub/sub, so that a change announced on one
+//! replica reaches the listen streams of every replica.
+//!
+//! Each event is delivered to this process's listeners at once and
+//! published on a Redis channel, tagged with this bus's random origin id;
+//! events arriving from Redis with another origin are delivered locally.
+//! When Redis is unreachable, local delivery goes on, the failure is logged,
+//! and the subscriber reconnects with a growing delay (at most 5 s).
+
+use std::fmt;
+use std::time::Duration;
+
+use futures_util::StreamExt as _;
+use serde::{Deserialize, Serialize};
+use tokio::sync::{broadcast, mpsc};
+
+use super::{EventBus, LocalBus, ServerEvent};
+
+/// Events shared through a Redis channel.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// use mcp_runtime::{Server, events::RedisBus};
+/// let bus = RedisBus::connect("redis://127.0.0.1:6379/", "mcp:notes:events").await?;
+/// let server = Server::builder("notes", "1.0.0").event_bus(bus).build()?;
+/// # let _ = server; Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct RedisBus {
+    local: LocalBus,
+    outgoing: mpsc::UnboundedSender<String>,
+    origin: String,
+    channel: String,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Envelope {
+    origin: String,
+    event: ServerEvent,
+}
+
+impl RedisBus {
+    /// Connects to Redis at `url` and shares events on `channel`. Fails when
+    /// the first connection cannot be made; later outages are retried.
+    pub async fn connect(url: &str, channel: &str) -> redis::RedisResult<Self> {
+        let client = redis::Client::open(url)?;
+        let publisher = client.get_multiplexed_async_connection().await?;
+        let mut pubsub = client.get_async_pubsub().await?;
+        pubsub.subscribe(channel).await?;
+
+        let mut origin_bytes = [0u8; 16];
+        let _ = getrandom::fill(&mut origin_bytes);
+        let origin = origin_bytes.iter().map(|b| format!("{b:02x}")).collect::<String>();
+        let local = LocalBus::default();
+        let (outgoing, rx) = mpsc::unbounded_channel();
+        tokio::spawn(publish_loop(publisher, channel.to_owned(), rx));
+        tokio::spawn(subscribe_loop(client, pubsub, channel.to_owned(), origin.clone(), local.sender().downgrade()));
+        Ok(RedisBus { local, outgoing, origin, channel: channel.to_owned() })
+    }
+}
+
+impl fmt::Debug for RedisBus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RedisBus").field("channel", &self.channel).field("origin", &self.origin).finish()
+    }
+}
+
+impl EventBus for RedisBus {
+    fn publish(&self, event: ServerEvent) {
+        let envelope = Envelope { origin: self.origin.clone(), event: event.clone() };
+        if let Ok(json) = serde_json::to_string(&envelope) {
+            let _ = self.outgoing.send(json);
+        }
+        self.local.publish(event);
+    }
+
+    fn subscribe(&self) -> broadcast::Receiver<ServerEvent> {
+        self.local.subscribe()
+    }
+}
+
+async fn publish_loop(
+    mut connection: redis::aio::MultiplexedConnection,
+    channel: String,
+    mut outgoing: mpsc::UnboundedReceiver<String>,
+) {
+    while let Some(message) = outgoing.recv().await {
+        let sent: redis::RedisResult<i64> =
+            redis::cmd("PUBLISH").arg(&channel).arg(&message).query_async(&mut connection).await;
+        if let Err(e) = sent {
+            tracing::warn!(error = %e, "could not publish a change event to Redis");
+        }
+    }
+}
+
+async fn subscribe_loop(
+    client: redis::Client,
+    first: redis::aio::PubSub,
+    channel: String,
+    origin: String,
+    local: broadcast::WeakSender<ServerEvent>,
+) {
+    let mut pubsub = Some(first);
+    let mut delay = Duration::from_millis(100);
+    loop {
+        if let Some(mut connection) = pubsub.take() {
+            let mut messages = connection.on_message();
+            while let Some(message) = messages.next().await {
+                let Ok(payload) = message.get_payload::<String>() else { continue };
+                match serde_json::from_str::<Envelope>(&payload) {
+                    Ok(envelope) if envelope.origin != origin => {
+                        // The bus is gone once its last handle is dropped.
+                        let Some(local) = local.upgrade() else { return };
+                        let _ = local.send(envelope.event);
+                    }
+                    Ok(_) => {}
+                    Err(e) => tracing::warn!(error = %e, "ignored a malformed change event from Redis"),
+                }
+            }
+            tracing::warn!("the Redis subscription ended; reconnecting");
+            delay = Duration::from_millis(100);
+        }
+        if local.upgrade().is_none() {
+            return;
+        }
+        tokio::time::sleep(delay).await;
+        delay = (delay * 2).min(Duration::from_secs(5));
+        match client.get_async_pubsub().await {
+            Ok(mut connection) => match connection.subscribe(&channel).await {
+                Ok(()) => pubsub = Some(connection),
+                Err(e) => tracing::warn!(error = %e, "could not resubscribe to Redis"),
+            },
+            Err(e) => tracing::warn!(error = %e, "could not reconnect to Redis"),
+        }
+    }
+}

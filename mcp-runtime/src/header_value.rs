@@ -1,0 +1,31 @@
+//! Which parameter types may travel in an HTTP header.
+
+use std::borrow::Cow;
+
+/// A type whose values can be mirrored into an `Mcp-Param-*` HTTP header
+/// with `#[arg(header = "Name")]`: the protocol allows it only on string,
+/// integer and boolean properties.
+///
+/// Implement it for your own types that serialize as one of those, such as
+/// an enum of unit variants:
+///
+/// ```
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// enum Region { Eu, Us }
+///
+/// impl mcp_runtime::HeaderValue for Region {}
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be sent in an HTTP header",
+    label = "not a string, integer or boolean",
+    note = "`x-mcp-header` is allowed only on string, integer and boolean arguments; implement `mcp_runtime::HeaderValue` for a type that serializes as one of those"
+)]
+pub trait HeaderValue {}
+
+macro_rules! header_values {
+    ($($ty:ty),*) => {$( impl HeaderValue for $ty {} )*};
+}
+
+header_values!(String, Cow<'static, str>, bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+
+impl<T: HeaderValue> HeaderValue for Option<T> {}

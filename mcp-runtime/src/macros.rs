@@ -1,0 +1,105 @@
+//! Explicit lists of annotated functions, for tests and for targets where
+//! link-time registration is not wanted, and [`server!`], a builder that
+//! reports the calling crate's name and version.
+
+/// The [`ToolEntry`](crate::ToolEntry)s of functions annotated with
+/// `#[tool]`, by name or path, as an array.
+///
+/// ```
+/// use mcp_runtime::{Server, tool, tools};
+///
+/// /// Adds two numbers.
+/// #[tool]
+/// fn add(a: i64, b: i64) -> i64 {
+///     a + b
+/// }
+///
+/// mod more {
+///     /// Subtracts `b` from `a`.
+///     #[mcp_runtime::tool]
+///     pub fn sub(a: i64, b: i64) -> i64 {
+///         a - b
+///     }
+/// }
+///
+/// let server = Server::builder("calculator", "1.0.0").tools(tools![add, more::sub]).build()?;
+/// assert_eq!(server.tools().count(), 2);
+/// # Ok::<(), mcp_runtime::BuildError>(())
+/// ```
+#[macro_export]
+macro_rules! tools {
+    ($($tool:path),* $(,)?) => {
+        [$($crate::ToolEntry::from_descriptor(<$tool as $crate::__private::ToolItem>::descriptor())),*]
+    };
+}
+
+/// The [`PromptEntry`](crate::PromptEntry)s of functions annotated with
+/// `#[prompt]`, by name or path, as an array.
+///
+/// ```
+/// use mcp_runtime::{Server, prompt, prompts};
+///
+/// /// Asks for a review of some code.
+/// #[prompt]
+/// fn review(code: String) -> String {
+///     format!("Please review:\n{code}")
+/// }
+///
+/// let server = Server::builder("reviewer", "1.0.0").prompts(prompts![review]).build()?;
+/// # let _ = server;
+/// # Ok::<(), mcp_runtime::BuildError>(())
+/// ```
+#[macro_export]
+macro_rules! prompts {
+    ($($prompt:path),* $(,)?) => {
+        [$($crate::PromptEntry::from_descriptor(<$prompt as $crate::__private::PromptItem>::descriptor())),*]
+    };
+}
+
+/// The [`ResourceEntry`](crate::ResourceEntry)s of functions annotated with
+/// `#[resource]`, by name or path, as an array.
+///
+/// ```
+/// use mcp_runtime::{Server, resource, resources};
+///
+/// /// The greeting.
+/// #[resource("text://greeting", mime_type = "text/plain")]
+/// fn greeting() -> &'static str {
+///     "hello"
+/// }
+///
+/// let server = Server::builder("greeter", "1.0.0").resources(resources![greeting]).build()?;
+/// # let _ = server;
+/// # Ok::<(), mcp_runtime::BuildError>(())
+/// ```
+#[macro_export]
+macro_rules! resources {
+    ($($resource:path),* $(,)?) => {
+        [$($crate::ResourceEntry::from_descriptor(<$resource as $crate::__private::ResourceItem>::descriptor())),*]
+    };
+}
+
+/// A [`ServerBuilder`](crate::ServerBuilder) that reports the *calling*
+/// crate's name and version (`CARGO_PKG_NAME`, `CARGO_PKG_VERSION`) and
+/// serves everything registered with the macros
+/// ([`registered`](crate::ServerBuilder::registered)).
+///
+/// ```
+/// use mcp_runtime::tool;
+///
+/// /// Says hello.
+/// #[tool]
+/// fn hello() -> &'static str {
+///     "hello"
+/// }
+///
+/// let server = mcp_runtime::server!().build()?;
+/// assert_eq!(server.info().name, env!("CARGO_PKG_NAME"));
+/// # Ok::<(), mcp_runtime::BuildError>(())
+/// ```
+#[macro_export]
+macro_rules! server {
+    () => {
+        $crate::Server::builder(::core::env!("CARGO_PKG_NAME"), ::core::env!("CARGO_PKG_VERSION")).registered()
+    };
+}

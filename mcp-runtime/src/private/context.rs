@@ -1,0 +1,76 @@
+//! Context parameters: extractors the macro passes to the function instead
+//! of JSON arguments.
+
+use std::marker::PhantomData;
+
+use crate::call::{Call, ToolCall};
+use crate::context::StateRequirement;
+use crate::extract::{FromCall, Rejection};
+use crate::outcome::{Outcome, ToolOutcome};
+use crate::protocol::{CallToolResult, ErrorObject};
+
+/// What a context parameter must implement; the macro checks each one
+/// against this trait, spanned on its type.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a context parameter",
+    label = "not a context parameter",
+    note = "context parameters are `RequestContext`, `RequestMeta`, `Progress`, `Logger`, `CancellationToken` and `State<T>` (with `T: Clone + Send + Sync + 'static`), or other types implementing `FromCall`",
+    note = "a parameter is context when it is marked `#[ctx]` or its type is named like one of these; every other parameter is an argument"
+)]
+pub trait ContextParam<C: Call>: FromCall<C> {}
+
+#[diagnostic::do_not_recommend]
+impl<C: Call, T: FromCall<C>> ContextParam<C> for T {}
+
+/// How to extract one context parameter from a call of kind `C`.
+pub struct Context<C, T> {
+    extract: fn(&C) -> Result<T, Rejection>,
+    requirement: fn() -> Option<StateRequirement>,
+    call: PhantomData<fn(&C)>,
+}
+
+impl<C, T> Clone for Context<C, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<C, T> Copy for Context<C, T> {}
+
+/// The slot of a context parameter of type `T` in a call of kind `C`.
+pub fn context<C: Call, T: ContextParam<C>>() -> Context<C, T> {
+    Context { extract: T::from_call, requirement: T::requirement, call: PhantomData }
+}
+
+impl<C, T> Context<C, T> {
+    /// The state this parameter needs, if any.
+    pub fn requirement(self) -> Option<StateRequirement> {
+        (self.requirement)()
+    }
+}
+
+impl<T> Context<ToolCall, T> {
+    /// Extracts the value for a tool; a rejection is already the tool's outcome.
+    pub fn extract_tool(self, call: &ToolCall) -> Result<T, ToolOutcome> {
+        (self.extract)(call).map_err(|rejection| match rejection {
+            Rejection::InvalidArguments(message) => Ok(Outcome::Complete(CallToolResult::error(message))),
+            Rejection::Rpc(e) => Err(e),
+        })
+    }
+}
+
+impl<C: Call, T> Context<C, T> {
+    /// Extracts the value for a prompt or a resource; a rejection is a
+    /// JSON-RPC error.
+    pub fn extract_rpc(self, call: &C) -> Result<T, ErrorObject> {
+        (self.extract)(call).map_err(|rejection| match rejection {
+            Rejection::InvalidArguments(message) => ErrorObject::invalid_params(message),
+            Rejection::Rpc(e) => e,
+        })
+    }
+}
+
+/// Collects the state requirements of a handler's context parameters.
+pub fn requirements(all: &[Option<StateRequirement>]) -> Vec<StateRequirement> {
+    all.iter().flatten().copied().collect()
+}

@@ -1,0 +1,129 @@
+//! Request bodies in (bounded in size and time) and response bodies out.
+
+use std::convert::Infallible;
+use std::future::poll_fn;
+use std::pin::{Pin, pin};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::{Buf, Bytes};
+use http_body::{Body, Frame, SizeHint};
+
+use super::sse::EventStream;
+
+/// The body of every response of the HTTP transport: empty, one JSON
+/// document, or an event stream that ends after the request's response.
+pub struct McpBody {
+    kind: Kind,
+}
+
+enum Kind {
+    Empty,
+    Full(Option<Bytes>),
+    Stream(Box<EventStream>),
+}
+
+impl McpBody {
+    pub(crate) fn empty() -> Self {
+        McpBody { kind: Kind::Empty }
+    }
+
+    pub(crate) fn full(bytes: impl Into<Bytes>) -> Self {
+        McpBody { kind: Kind::Full(Some(bytes.into())) }
+    }
+
+    pub(crate) fn stream(stream: EventStream) -> Self {
+        McpBody { kind: Kind::Stream(Box::new(stream)) }
+    }
+}
+
+impl std::fmt::Debug for McpBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = match &self.kind {
+            Kind::Empty => "empty",
+            Kind::Full(_) => "full",
+            Kind::Stream(_) => "event stream",
+        };
+        f.debug_struct("McpBody").field("kind", &kind).finish()
+    }
+}
+
+impl Body for McpBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        match &mut self.get_mut().kind {
+            Kind::Empty => Poll::Ready(None),
+            Kind::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
+            Kind::Stream(stream) => stream.poll_event(cx).map(|event| event.map(|b| Ok(Frame::data(b)))),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        match &self.kind {
+            Kind::Empty | Kind::Full(None) => true,
+            Kind::Full(Some(_)) | Kind::Stream(_) => false,
+        }
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match &self.kind {
+            Kind::Empty | Kind::Full(None) => SizeHint::with_exact(0),
+            Kind::Full(Some(b)) => SizeHint::with_exact(b.len() as u64),
+            Kind::Stream(_) => SizeHint::default(),
+        }
+    }
+}
+
+/// The error type tower bodies use.
+pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Why a request body could not be read.
+#[derive(Debug)]
+pub(crate) enum BodyError {
+    TooLarge,
+    TimedOut,
+    Read(String),
+}
+
+/// Reads a whole body, failing as soon as it exceeds `limit` bytes or takes
+/// longer than `timeout`.
+pub(crate) async fn read_body<B>(body: B, limit: usize, timeout: Option<Duration>) -> Result<Vec<u8>, BodyError>
+where
+    B: Body,
+    B::Error: Into<BoxError>,
+{
+    if body.size_hint().lower() > limit as u64 {
+        return Err(BodyError::TooLarge);
+    }
+    let read = collect(body, limit);
+    match timeout {
+        None => read.await,
+        Some(t) => tokio::time::timeout(t, read).await.unwrap_or(Err(BodyError::TimedOut)),
+    }
+}
+
+async fn collect<B>(body: B, limit: usize) -> Result<Vec<u8>, BodyError>
+where
+    B: Body,
+    B::Error: Into<BoxError>,
+{
+    let capacity = usize::try_from(body.size_hint().lower()).unwrap_or(0).min(limit);
+    let mut body = pin!(body);
+    let mut buf = Vec::with_capacity(capacity);
+    while let Some(frame) = poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
+        let frame = frame.map_err(|e| BodyError::Read(e.into().to_string()))?;
+        let Ok(mut data) = frame.into_data() else { continue };
+        if buf.len() + data.remaining() > limit {
+            return Err(BodyError::TooLarge);
+        }
+        while data.has_remaining() {
+            let chunk = data.chunk();
+            buf.extend_from_slice(chunk);
+            let n = chunk.len();
+            data.advance(n);
+        }
+    }
+    Ok(buf)
+}

@@ -1,0 +1,263 @@
+//! The MCP request headers compared with the body (pipeline steps 9 and 13):
+//! `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*`.
+//!
+//! Header names are case-insensitive (the header map lowercases them),
+//! values are compared exactly after trimming surrounding spaces and tabs
+//! and decoding the Base64 sentinel `=?base64?…?=`. Any problem is
+//! `-32020` (HeaderMismatch), which travels with HTTP 400.
+
+use std::borrow::Cow;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use http::HeaderMap;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::dispatch::HeaderCheck;
+use crate::header_param::HeaderParam;
+use crate::protocol::{ErrorObject, Tool};
+use crate::server::Server;
+
+const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+const METHOD: &str = "mcp-method";
+const NAME: &str = "mcp-name";
+
+/// The methods whose target travels in `Mcp-Name`.
+const NAMED_METHODS: &[&str] = &["tools/call", "prompts/get", "resources/read"];
+
+/// The header checks of one HTTP request.
+pub(crate) struct RequestHeaders<'a> {
+    pub(crate) headers: &'a HeaderMap,
+    pub(crate) server: &'a Server,
+}
+
+impl HeaderCheck for RequestHeaders<'_> {
+    fn check_request(&self, method: &str, protocol_version: &str, name: Option<&str>) -> Result<(), ErrorObject> {
+        let version = require(self.headers, PROTOCOL_VERSION, "MCP-Protocol-Version")?;
+        if version != protocol_version {
+            return Err(ErrorObject::header_mismatch(
+                "The MCP-Protocol-Version header does not match `params._meta` `io.modelcontextprotocol/protocolVersion`",
+            ));
+        }
+        let sent_method = require(self.headers, METHOD, "Mcp-Method")?;
+        if sent_method != method {
+            return Err(ErrorObject::header_mismatch("The Mcp-Method header does not match the request's `method`"));
+        }
+        if !NAMED_METHODS.contains(&method) {
+            return Ok(());
+        }
+        let field = if method == "resources/read" { "params.uri" } else { "params.name" };
+        match (name, header_value(self.headers, NAME, "Mcp-Name")?) {
+            (Some(body), Some(header)) if body == header => Ok(()),
+            (Some(_), Some(_)) => {
+                Err(ErrorObject::header_mismatch(format!("The Mcp-Name header does not match {field}")))
+            }
+            (Some(_), None) => {
+                Err(ErrorObject::header_mismatch(format!("Missing Mcp-Name header (it must equal {field})")))
+            }
+            (None, Some(_)) => {
+                Err(ErrorObject::header_mismatch(format!("The Mcp-Name header was sent but the body has no {field}")))
+            }
+            // The params check reports the missing field.
+            (None, None) => Ok(()),
+        }
+    }
+
+    fn check_tool_arguments(&self, tool: &Tool, arguments: Option<&RawValue>) -> Result<(), ErrorObject> {
+        let snapshot = self.server.snapshot();
+        check_params(self.headers, snapshot.catalog.tool_header_params(&tool.name), arguments)
+    }
+}
+
+/// Step 13: each `x-mcp-header` argument present in the body needs its
+/// `Mcp-Param-*` header with an equal value; an absent or `null` argument
+/// must come without one.
+fn check_params(headers: &HeaderMap, params: &[HeaderParam], arguments: Option<&RawValue>) -> Result<(), ErrorObject> {
+    if params.is_empty() {
+        return Ok(());
+    }
+    // The arguments were checked to be an object (or absent) by step 12.
+    let arguments: Value = arguments.and_then(|raw| serde_json::from_str(raw.get()).ok()).unwrap_or(Value::Null);
+    for param in params {
+        let shown = format!("Mcp-Param-{}", param.name);
+        let value = param.value_in(&arguments).filter(|v| !v.is_null());
+        match (value, header_value(headers, &param.header, &shown)?) {
+            (None, None) => {}
+            (Some(value), Some(header)) => {
+                if !same_value(value, &header) {
+                    return Err(ErrorObject::header_mismatch(format!(
+                        "The {shown} header does not match the argument `{}`",
+                        param.dotted_path()
+                    )));
+                }
+            }
+            (Some(_), None) => {
+                return Err(ErrorObject::header_mismatch(format!(
+                    "Missing {shown} header for the argument `{}`",
+                    param.dotted_path()
+                )));
+            }
+            (None, Some(_)) => {
+                return Err(ErrorObject::header_mismatch(format!(
+                    "The {shown} header was sent but the argument `{}` is absent",
+                    param.dotted_path()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A body value against its header text: strings exactly, numbers
+/// numerically (`42` equals `42.0`), booleans as `true`/`false`.
+fn same_value(value: &Value, header: &str) -> bool {
+    match value {
+        Value::String(s) => s == header,
+        Value::Bool(b) => header == if *b { "true" } else { "false" },
+        Value::Number(n) => {
+            let Ok(sent) = serde_json::from_str::<serde_json::Number>(header) else { return false };
+            match (n.as_i64(), sent.as_i64()) {
+                (Some(a), Some(b)) => a == b,
+                _ => n.as_f64().zip(sent.as_f64()).is_some_and(|(a, b)| a == b),
+            }
+        }
+        // Objects and arrays cannot be mirrored; the schema forbids them.
+        _ => false,
+    }
+}
+
+fn require<'a>(headers: &'a HeaderMap, name: &str, shown: &str) -> Result<Cow<'a, str>, ErrorObject> {
+    header_value(headers, name, shown)?.ok_or_else(|| ErrorObject::header_mismatch(format!("Missing {shown} header")))
+}
+
+/// The single value of a header, trimmed and decoded. Repeated headers,
+/// bytes outside visible ASCII and malformed Base64 are errors.
+fn header_value<'a>(headers: &'a HeaderMap, name: &str, shown: &str) -> Result<Option<Cow<'a, str>>, ErrorObject> {
+    let mut values = headers.get_all(name).iter();
+    let Some(first) = values.next() else { return Ok(None) };
+    if values.next().is_some() {
+        return Err(ErrorObject::header_mismatch(format!("The {shown} header appears more than once")));
+    }
+    let text = first.to_str().map_err(|_| {
+        ErrorObject::header_mismatch(format!(
+            "The {shown} header holds characters that are not visible ASCII; use the =?base64?...?= form"
+        ))
+    })?;
+    decode(text.trim_matches([' ', '\t']))
+        .map(Some)
+        .map_err(|reason| ErrorObject::header_mismatch(format!("The {shown} header {reason}")))
+}
+
+/// Decodes `=?base64?<Base64 of UTF-8>?=` (markers in lower case, standard
+/// alphabet, padding required); anything else is the literal value.
+pub(crate) fn decode(value: &str) -> Result<Cow<'_, str>, &'static str> {
+    let Some(encoded) = value.strip_prefix("=?base64?").and_then(|v| v.strip_suffix("?=")) else {
+        return Ok(Cow::Borrowed(value));
+    };
+    let bytes = STANDARD.decode(encoded).map_err(|_| "is not valid Base64")?;
+    String::from_utf8(bytes).map(Cow::Owned).map_err(|_| "does not decode to UTF-8 text")
+}
+
+#[cfg(test)]
+mod tests {
+    use http::HeaderValue;
+    use serde_json::json;
+
+    use super::*;
+    use crate::header_param;
+
+    fn map(pairs: &[(&str, &[u8])]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            let name = http::HeaderName::from_bytes(name.as_bytes()).expect("valid name");
+            map.append(name, HeaderValue::from_bytes(value).expect("valid value"));
+        }
+        map
+    }
+
+    fn server() -> Server {
+        Server::builder("t", "1").build().expect("empty server")
+    }
+
+    fn code(result: Result<(), ErrorObject>) -> Option<i32> {
+        result.err().map(|e| e.code)
+    }
+
+    #[test]
+    fn decodes_the_base64_sentinel() {
+        assert_eq!(decode("=?base64?SGVsbG8=?="), Ok(Cow::Owned("Hello".into())));
+        assert_eq!(decode("=?base64?w6l0w6k=?="), Ok(Cow::Owned("été".into())));
+        assert_eq!(decode("=?base64??="), Ok(Cow::Owned(String::new())));
+        assert_eq!(decode("SGVsbG8="), Ok(Cow::Borrowed("SGVsbG8=")));
+        assert_eq!(decode("=?base64?SGVsbG8="), Ok(Cow::Borrowed("=?base64?SGVsbG8=")));
+        assert_eq!(decode("=?BASE64?SGVsbG8=?="), Ok(Cow::Borrowed("=?BASE64?SGVsbG8=?=")));
+        assert!(decode("=?base64?SGVsbG8?=").is_err(), "missing padding");
+        assert!(decode("=?base64?SGVs!!!bG8=?=").is_err(), "not in the alphabet");
+        assert!(decode("=?base64?/w==?=").is_err(), "not UTF-8");
+    }
+
+    #[test]
+    fn standard_headers_must_match_the_body() {
+        let server = server();
+        let ok: &[(&str, &[u8])] = &[("MCP-Protocol-Version", b"2026-07-28"), ("mcp-method", b"tools/list")];
+        let check = |pairs: &[(&str, &[u8])], method: &str, name: Option<&str>| {
+            let headers = map(pairs);
+            code(RequestHeaders { headers: &headers, server: &server }.check_request(method, "2026-07-28", name))
+        };
+        assert_eq!(check(ok, "tools/list", None), None);
+        assert_eq!(check(&[("mcp-method", b"tools/list")], "tools/list", None), Some(-32020));
+        assert_eq!(check(&[("mcp-protocol-version", b"2026-07-28")], "tools/list", None), Some(-32020));
+        assert_eq!(check(&[ok[0], ("MCP-METHOD", b"TOOLS/LIST")], "tools/list", None), Some(-32020));
+        assert_eq!(check(&[ok[0], ("mcp-method", b"  tools/list\t")], "tools/list", None), None);
+        assert_eq!(check(&[("mcp-protocol-version", b"2025-11-25"), ok[1]], "tools/list", None), Some(-32020));
+        assert_eq!(check(&[ok[0], ok[1], ok[1]], "tools/list", None), Some(-32020), "repeated header");
+
+        let call: &[(&str, &[u8])] = &[ok[0], ("mcp-method", b"tools/call"), ("mcp-name", b"add")];
+        assert_eq!(check(call, "tools/call", Some("add")), None);
+        assert_eq!(check(call, "tools/call", Some("sub")), Some(-32020));
+        assert_eq!(check(&call[..2], "tools/call", Some("add")), Some(-32020));
+        assert_eq!(check(call, "tools/call", None), Some(-32020));
+        assert_eq!(check(&call[..2], "tools/call", None), None);
+        let encoded: &[(&str, &[u8])] =
+            &[ok[0], ("mcp-method", b"resources/read"), ("mcp-name", b"=?base64?bm90ZTovL8OpdMOp?=")];
+        assert_eq!(check(encoded, "resources/read", Some("note://été")), None);
+        let raw: &[(&str, &[u8])] = &[ok[0], ("mcp-method", b"prompts/get"), ("mcp-name", "été".as_bytes())];
+        assert_eq!(check(raw, "prompts/get", Some("été")), Some(-32020), "non-ASCII must be encoded");
+    }
+
+    #[test]
+    fn param_headers_follow_the_arguments() {
+        let schema = json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "count": {"type": "integer", "x-mcp-header": "Count"},
+            "opts": {"type": "object", "properties": {"dry": {"type": "boolean", "x-mcp-header": "Dry"}}}
+        }});
+        let Value::Object(schema) = schema else { unreachable!("an object") };
+        let params = header_param::find(&schema).expect("valid annotations");
+        let check = |pairs: &[(&str, &[u8])], args: Value| {
+            let raw = serde_json::value::to_raw_value(&args).expect("serializable");
+            code(check_params(&map(pairs), &params, Some(&raw)))
+        };
+        assert_eq!(check(&[], json!({})), None);
+        assert_eq!(check(&[], json!({"region": null})), None);
+        assert_eq!(check(&[("mcp-param-region", b"eu")], json!({"region": "eu"})), None);
+        assert_eq!(check(&[("MCP-PARAM-REGION", b" eu ")], json!({"region": "eu"})), None);
+        assert_eq!(check(&[("mcp-param-region", b"=?base64?IGV1IA==?=")], json!({"region": " eu "})), None);
+        assert_eq!(check(&[("mcp-param-region", b"EU")], json!({"region": "eu"})), Some(-32020));
+        assert_eq!(check(&[], json!({"region": "eu"})), Some(-32020));
+        assert_eq!(check(&[("mcp-param-region", b"eu")], json!({})), Some(-32020));
+        assert_eq!(check(&[("mcp-param-region", b"eu")], json!({"region": null})), Some(-32020));
+        assert_eq!(check(&[("mcp-param-count", b"42")], json!({"count": 42})), None);
+        assert_eq!(check(&[("mcp-param-count", b"42")], json!({"count": 42.0})), None);
+        assert_eq!(check(&[("mcp-param-count", b"42.0")], json!({"count": 42})), None);
+        assert_eq!(check(&[("mcp-param-count", b"-7")], json!({"count": -7})), None);
+        assert_eq!(check(&[("mcp-param-count", b"43")], json!({"count": 42})), Some(-32020));
+        assert_eq!(check(&[("mcp-param-count", b"0x2A")], json!({"count": 42})), Some(-32020));
+        assert_eq!(check(&[("mcp-param-dry", b"true")], json!({"opts": {"dry": true}})), None);
+        assert_eq!(check(&[("mcp-param-dry", b"True")], json!({"opts": {"dry": true}})), Some(-32020));
+        assert_eq!(check(&[("mcp-param-dry", b"false")], json!({"opts": {"dry": true}})), Some(-32020));
+        assert_eq!(check(&[("mcp-param-region", b"=?base64?ZXU?=")], json!({"region": "eu"})), Some(-32020));
+        assert_eq!(check(&[("mcp-param-other", b"x")], json!({})), None, "unrelated headers are ignored");
+    }
+}

@@ -1,0 +1,97 @@
+//! `Content-Type` and `Accept` (pipeline step 4): what the client sent and
+//! which response formats it takes.
+
+use http::{HeaderMap, header};
+
+/// The response formats a request's `Accept` allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Acceptable {
+    pub(crate) json: bool,
+    pub(crate) event_stream: bool,
+}
+
+/// Whether the body is declared as JSON: `application/json`, any case, with
+/// or without parameters such as `charset=utf-8`.
+pub(crate) fn is_json_content(headers: &HeaderMap) -> bool {
+    let Some(value) = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()) else { return false };
+    let essence = value.split(';').next().unwrap_or_default().trim();
+    essence.eq_ignore_ascii_case("application/json")
+}
+
+/// Reads `Accept` leniently: absent or empty allows everything, and wildcards
+/// (`*/*`, `application/*`, `text/*`) count; a range with `q=0` excludes.
+pub(crate) fn acceptable(headers: &HeaderMap) -> Acceptable {
+    let mut seen_any = false;
+    let mut result = Acceptable { json: false, event_stream: false };
+    for value in headers.get_all(header::ACCEPT) {
+        let Ok(text) = value.to_str() else { continue };
+        for range in text.split(',') {
+            let mut parts = range.split(';');
+            let media = parts.next().unwrap_or_default().trim().to_ascii_lowercase();
+            if media.is_empty() {
+                continue;
+            }
+            seen_any = true;
+            let refused = parts.any(|p| {
+                let p = p.trim();
+                let Some((name, value)) = p.split_once('=') else { return false };
+                name.trim().eq_ignore_ascii_case("q") && value.trim().parse::<f32>().is_ok_and(|q| q <= 0.0)
+            });
+            if refused {
+                continue;
+            }
+            match media.as_str() {
+                "*/*" => {
+                    result.json = true;
+                    result.event_stream = true;
+                }
+                "application/*" | "application/json" => result.json = true,
+                "text/*" | "text/event-stream" => result.event_stream = true,
+                _ => {}
+            }
+        }
+    }
+    if seen_any { result } else { Acceptable { json: true, event_stream: true } }
+}
+
+#[cfg(test)]
+mod tests {
+    use http::HeaderValue;
+
+    use super::*;
+
+    fn with(name: header::HeaderName, value: &str) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        map.insert(name, HeaderValue::from_str(value).expect("valid header"));
+        map
+    }
+
+    #[test]
+    fn content_type_must_be_json() {
+        assert!(is_json_content(&with(header::CONTENT_TYPE, "application/json")));
+        assert!(is_json_content(&with(header::CONTENT_TYPE, "Application/JSON; charset=utf-8")));
+        assert!(!is_json_content(&with(header::CONTENT_TYPE, "text/plain")));
+        assert!(!is_json_content(&with(header::CONTENT_TYPE, "application/jsonl")));
+        assert!(!is_json_content(&HeaderMap::new()));
+    }
+
+    #[test]
+    fn accept_is_read_leniently() {
+        let both = Acceptable { json: true, event_stream: true };
+        assert_eq!(acceptable(&HeaderMap::new()), both);
+        assert_eq!(acceptable(&with(header::ACCEPT, "application/json, text/event-stream")), both);
+        assert_eq!(acceptable(&with(header::ACCEPT, "*/*")), both);
+        assert_eq!(
+            acceptable(&with(header::ACCEPT, "application/*;q=0.5")),
+            Acceptable { json: true, event_stream: false }
+        );
+        assert_eq!(
+            acceptable(&with(header::ACCEPT, "text/event-stream")),
+            Acceptable { json: false, event_stream: true }
+        );
+        assert_eq!(
+            acceptable(&with(header::ACCEPT, "application/json;q=0, text/html")),
+            Acceptable { json: false, event_stream: false }
+        );
+    }
+}

@@ -1,0 +1,221 @@
+//! Streamable HTTP (revision 2026-07-28): one POST endpoint answering
+//! `application/json`, or `text/event-stream` when a request sends
+//! notifications (progress, log messages) before its result.
+//!
+//! Two ways in:
+//!
+//! - [`Server::serve_http`] binds an address and serves until SIGINT or
+//!   SIGTERM, with every limit of [`HttpConfig`] applied;
+//! - [`Server::http_service`] returns an [`McpService`], a tower `Service`
+//!   to mount inside an existing application (for example with axum's
+//!   `Router::route_service("/mcp", service)`), next to other routes and
+//!   middleware.
+//!
+//! ```no_run
+//! use mcp_runtime::{Server, ToolEntry};
+//!
+//! # async fn run() -> std::io::Result<()> {
+//! let server = Server::builder("hello", "1.0.0")
+//!     .tool(ToolEntry::new("hello", || async { "Hello!" }))
+//!     .build()
+//!     .expect("a valid server");
+//! server.serve_http("127.0.0.1:3000").await // POST http://127.0.0.1:3000/mcp
+//! # }
+//! ```
+//!
+//! What a request goes through, in order: the `Origin`/`Host` check (403),
+//! the method (405 with `Allow: POST`), `Content-Type` (415) and `Accept`
+//! (406), the body limit (413) and read timeout (408), then the dispatcher's
+//! pipeline, where the `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and
+//! `Mcp-Param-*` headers are compared with the body (400 with `-32020`).
+//! Notifications posted by the client are answered 202 with an empty body.
+//!
+//! Guarantees: nothing is sent for a request after its response; a client
+//! that disconnects cancels its request (the handler's future is dropped and
+//! its [`CancellationToken`](crate::CancellationToken) fires); every error
+//! response echoes the request id when it could be read. Not provided:
+//! sessions, resumable streams (`Last-Event-ID`), HTTP/2, TLS (put a reverse
+//! proxy in front) and CORS.
+
+mod body;
+mod headers;
+mod media;
+mod origin;
+mod serve;
+mod service;
+mod sse;
+
+use std::time::Duration;
+
+pub use body::McpBody;
+pub use service::{McpService, ResponseFuture};
+
+use crate::server::Server;
+use origin::OriginPolicy;
+
+/// Settings of the HTTP transport. Every field has a safe default:
+///
+/// | setting | default |
+/// |---|---|
+/// | [`endpoint`](Self::endpoint) (standalone server only) | `/mcp` |
+/// | [`max_body_bytes`](Self::max_body_bytes) | 4 MiB (413 beyond) |
+/// | [`max_header_bytes`](Self::max_header_bytes) (standalone) | 32 KiB (431 beyond) |
+/// | [`body_timeout`](Self::body_timeout) | 30 s to receive the body (408 after) |
+/// | [`request_timeout`](Self::request_timeout) | 5 min for the handler (`-32603` after) |
+/// | [`header_read_timeout`](Self::header_read_timeout) (standalone) | 10 s, also the keep-alive idle limit |
+/// | [`max_connections`](Self::max_connections) (standalone) | 1024 |
+/// | [`shutdown_grace`](Self::shutdown_grace) (standalone) | 10 s |
+/// | `Origin`/`Host` checks | loopback names only; see [`allowed_hosts`](Self::allowed_hosts) |
+///
+/// The `Origin`/`Host` check guards against DNS rebinding: a web page must
+/// not reach a server on `localhost` through a name it controls. By default
+/// only `localhost`, `127.0.0.1` and `[::1]` (any port) are accepted as
+/// `Host`, and an `Origin`, when sent, must name one of them. A standalone
+/// server bound to a non-loopback address instead accepts any `Host` and
+/// only same-origin or [allowed](Self::allowed_origins) `Origin`s. A
+/// service mounted in another application keeps the loopback default until
+/// told otherwise, since it cannot know where it listens.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_runtime::transport::http::HttpConfig;
+///
+/// let config = HttpConfig::default()
+///     .allowed_hosts(["mcp.example.com"])
+///     .allowed_origins(["https://app.example.com"])
+///     .request_timeout(Duration::from_secs(30))
+///     .max_body_bytes(1024 * 1024);
+/// # let _ = config;
+/// ```
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    pub(crate) endpoint: String,
+    pub(crate) max_body_bytes: usize,
+    pub(crate) max_header_bytes: usize,
+    pub(crate) body_timeout: Option<Duration>,
+    pub(crate) request_timeout: Option<Duration>,
+    pub(crate) header_read_timeout: Duration,
+    pub(crate) max_connections: usize,
+    pub(crate) shutdown_grace: Duration,
+    pub(crate) origin: OriginPolicy,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            endpoint: "/mcp".to_owned(),
+            max_body_bytes: 4 * 1024 * 1024,
+            max_header_bytes: 32 * 1024,
+            body_timeout: Some(Duration::from_secs(30)),
+            request_timeout: Some(Duration::from_secs(300)),
+            header_read_timeout: Duration::from_secs(10),
+            max_connections: 1024,
+            shutdown_grace: Duration::from_secs(10),
+            origin: OriginPolicy::default(),
+        }
+    }
+}
+
+impl HttpConfig {
+    /// The path of the MCP endpoint when serving standalone (default `/mcp`);
+    /// other paths answer 404. A mounted [`McpService`] answers on whatever
+    /// path it is mounted at.
+    pub fn endpoint(mut self, path: impl Into<String>) -> Self {
+        let path = path.into();
+        self.endpoint = if path.starts_with('/') { path } else { format!("/{path}") };
+        self
+    }
+
+    /// The largest request body accepted, in bytes (default 4 MiB); a larger
+    /// one is answered 413 without being read further.
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.max_body_bytes = bytes;
+        self
+    }
+
+    /// The largest request head (request line and headers) accepted by the
+    /// standalone server, in bytes (default 32 KiB, at least 4 KiB); a larger
+    /// one is answered 431.
+    pub fn max_header_bytes(mut self, bytes: usize) -> Self {
+        self.max_header_bytes = bytes.max(4096);
+        self
+    }
+
+    /// How long a client may take to send the request body (default 30 s;
+    /// `None` for no limit). A client still sending after that gets 408.
+    pub fn body_timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
+        self.body_timeout = timeout.into();
+        self
+    }
+
+    /// How long a handler may run (default 5 minutes; `None` for no limit).
+    /// A handler still running after that is dropped, its cancellation token
+    /// fires, and the client receives a `-32603` error.
+    pub fn request_timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
+        self.request_timeout = timeout.into();
+        self
+    }
+
+    /// How long the standalone server waits for a complete request head
+    /// (default 10 s), which also closes idle keep-alive connections.
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.header_read_timeout = timeout;
+        self
+    }
+
+    /// How many connections the standalone server keeps open at once
+    /// (default 1024, at least 1); further clients wait to be accepted.
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.max_connections = connections.max(1);
+        self
+    }
+
+    /// How long requests in flight may take to finish once shutdown starts
+    /// (default 10 s); connections still busy after that are closed.
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.shutdown_grace = grace;
+        self
+    }
+
+    /// Accepts these `Host` values instead of the loopback names: a name
+    /// without a port (`mcp.example.com`) accepts any port, one with a port
+    /// (`mcp.example.com:8443`) only that port. An `Origin` naming an
+    /// allowed host is accepted too. Add `localhost` yourself if you still
+    /// want it.
+    pub fn allowed_hosts<I, S>(mut self, hosts: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.origin.allow_hosts(hosts.into_iter().map(Into::into));
+        self
+    }
+
+    /// Accepts any `Host`, for servers reached through names that cannot be
+    /// listed. An `Origin`, when sent, must then be same-origin (its host
+    /// equals the `Host` header) or [allowed](Self::allowed_origins).
+    pub fn allow_any_host(mut self) -> Self {
+        self.origin.allow_any_host();
+        self
+    }
+
+    /// Accepts requests carrying these exact `Origin` values (such as
+    /// `https://app.example.com`) in addition to the ones the host rule
+    /// accepts.
+    pub fn allowed_origins<I, S>(mut self, origins: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.origin.allow_origins(origins.into_iter().map(Into::into));
+        self
+    }
+}
+
+impl Server {
+    /// The MCP endpoint as a tower `Service`, to mount in an existing
+    /// application; see [`McpService`].
+    pub fn http_service(&self, config: HttpConfig) -> McpService {
+        McpService::new(self.clone(), config, None)
+    }
+}

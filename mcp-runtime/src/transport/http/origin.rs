@@ -1,0 +1,254 @@
+//! `Origin` and `Host` checks against DNS rebinding (pipeline step 1).
+//!
+//! A page on `evil.example.com` can make its name resolve to 127.0.0.1 and
+//! then talk to a local server "same-origin". The browser still sends
+//! `Host: evil.example.com` (and an `Origin` naming it), which is what we
+//! refuse.
+
+use std::net::IpAddr;
+
+use http::{HeaderMap, Uri, header};
+
+/// Which `Host` values are accepted.
+#[derive(Debug, Clone, Default)]
+enum HostRule {
+    /// Loopback names only, unless the standalone server learns that it is
+    /// bound to a non-loopback address (then [`HostRule::Any`]).
+    #[default]
+    Auto,
+    /// `localhost`, `127.0.0.0/8` and `[::1]`, any port.
+    Loopback,
+    /// The listed hosts.
+    List(Vec<HostPattern>),
+    /// Any host; `Origin` must then be same-origin or listed.
+    Any,
+}
+
+/// One allowed host: a name with an optional port.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct HostPattern {
+    host: String,
+    port: Option<u16>,
+}
+
+/// The configured `Origin`/`Host` rules.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct OriginPolicy {
+    hosts: HostRule,
+    origins: Vec<String>,
+}
+
+/// Why a request was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    MissingHost,
+    Host(String),
+    Origin(String),
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::MissingHost => f.write_str("The request has no Host header"),
+            Refusal::Host(host) => write!(f, "Host `{host}` is not allowed"),
+            Refusal::Origin(origin) => write!(f, "Origin `{origin}` is not allowed"),
+        }
+    }
+}
+
+impl OriginPolicy {
+    pub(crate) fn allow_hosts(&mut self, hosts: impl Iterator<Item = String>) {
+        let mut list = match std::mem::take(&mut self.hosts) {
+            HostRule::List(list) => list,
+            _ => Vec::new(),
+        };
+        list.extend(hosts.filter_map(|h| {
+            let (host, port) = split_host_port(h.trim())?;
+            Some(HostPattern { host, port })
+        }));
+        self.hosts = HostRule::List(list);
+    }
+
+    pub(crate) fn allow_any_host(&mut self) {
+        self.hosts = HostRule::Any;
+    }
+
+    pub(crate) fn allow_origins(&mut self, origins: impl Iterator<Item = String>) {
+        self.origins.extend(origins.map(|o| o.trim().trim_end_matches('/').to_ascii_lowercase()));
+    }
+
+    /// Settles the automatic rule once the listening address is known
+    /// (`None`: mounted somewhere unknown, keep the loopback default).
+    pub(crate) fn resolve(mut self, bound_to_loopback: Option<bool>) -> Self {
+        if let HostRule::Auto = self.hosts {
+            self.hosts = if bound_to_loopback == Some(false) { HostRule::Any } else { HostRule::Loopback };
+        }
+        self
+    }
+
+    /// Step 1 of the pipeline.
+    pub(crate) fn check(&self, headers: &HeaderMap, uri: &Uri) -> Result<(), Refusal> {
+        let host_text = match headers.get(header::HOST) {
+            Some(value) => value.to_str().ok().map(str::trim),
+            None => uri.authority().map(|a| a.as_str()),
+        };
+        let host = host_text.and_then(split_host_port);
+        match (&self.hosts, &host) {
+            (HostRule::Any, _) => {}
+            (_, None) => {
+                return Err(host_text.map_or(Refusal::MissingHost, |h| Refusal::Host(h.to_owned())));
+            }
+            (rule, Some((name, port))) => {
+                if !self.host_allowed(rule, name, *port) {
+                    return Err(Refusal::Host(host_text.unwrap_or_default().to_owned()));
+                }
+            }
+        }
+
+        let Some(origin) = headers.get(header::ORIGIN) else { return Ok(()) };
+        let shown = || Refusal::Origin(String::from_utf8_lossy(origin.as_bytes()).into_owned());
+        let origin = origin.to_str().map_err(|_| shown())?.trim();
+        let normalized = origin.trim_end_matches('/').to_ascii_lowercase();
+        if self.origins.contains(&normalized) {
+            return Ok(());
+        }
+        let Some((name, port)) = origin_authority(origin).and_then(split_host_port) else { return Err(shown()) };
+        let allowed = match &self.hosts {
+            HostRule::Any => host.as_ref().is_some_and(|(h, p)| *h == name && *p == port),
+            rule => self.host_allowed(rule, &name, port),
+        };
+        if allowed { Ok(()) } else { Err(shown()) }
+    }
+
+    fn host_allowed(&self, rule: &HostRule, name: &str, port: Option<u16>) -> bool {
+        match rule {
+            HostRule::Any => true,
+            HostRule::Auto | HostRule::Loopback => is_loopback(name),
+            HostRule::List(list) => list.iter().any(|p| p.host == name && (p.port.is_none() || p.port == port)),
+        }
+    }
+}
+
+/// `localhost`, an address in 127.0.0.0/8, or `::1`.
+fn is_loopback(name: &str) -> bool {
+    name == "localhost" || name.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+/// `scheme://authority[/...]` → `authority`.
+fn origin_authority(origin: &str) -> Option<&str> {
+    let (scheme, rest) = origin.split_once("://")?;
+    if scheme.is_empty() {
+        return None;
+    }
+    let authority = rest.split(['/', '?', '#']).next()?;
+    (!authority.is_empty() && !authority.contains('@')).then_some(authority)
+}
+
+/// `name[:port]` or `[v6][:port]` → lower-case name (IPv6 without
+/// brackets) and port. `None` for anything malformed.
+fn split_host_port(text: &str) -> Option<(String, Option<u16>)> {
+    let (name, port) = if let Some(rest) = text.strip_prefix('[') {
+        let (v6, after) = rest.split_once(']')?;
+        let port = match after {
+            "" => None,
+            p => Some(p.strip_prefix(':')?),
+        };
+        v6.parse::<std::net::Ipv6Addr>().ok()?;
+        (v6, port)
+    } else {
+        match text.rsplit_once(':') {
+            Some((name, port)) => (name, Some(port)),
+            None => (text, None),
+        }
+    };
+    let valid_name = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | ':');
+    if name.is_empty() || !name.chars().all(valid_name) {
+        return None;
+    }
+    let port = match port {
+        None => None,
+        Some(p) => Some(p.parse::<u16>().ok()?),
+    };
+    Some((name.to_ascii_lowercase(), port))
+}
+
+#[cfg(test)]
+mod tests {
+    use http::HeaderValue;
+
+    use super::*;
+
+    fn headers(host: Option<&str>, origin: Option<&str>) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        if let Some(h) = host {
+            map.insert(header::HOST, HeaderValue::from_str(h).expect("valid header"));
+        }
+        if let Some(o) = origin {
+            map.insert(header::ORIGIN, HeaderValue::from_str(o).expect("valid header"));
+        }
+        map
+    }
+
+    fn check(policy: &OriginPolicy, host: Option<&str>, origin: Option<&str>) -> Result<(), Refusal> {
+        policy.check(&headers(host, origin), &Uri::from_static("/mcp"))
+    }
+
+    #[test]
+    fn loopback_default_accepts_local_names_on_any_port() {
+        let p = OriginPolicy::default().resolve(None);
+        for host in ["localhost", "localhost:3000", "127.0.0.1", "127.0.0.1:8080", "[::1]", "[::1]:9", "LOCALHOST:1"] {
+            assert_eq!(check(&p, Some(host), None), Ok(()), "{host}");
+        }
+        for origin in ["http://localhost:3000", "https://127.0.0.1", "http://[::1]:5173"] {
+            assert_eq!(check(&p, Some("localhost:3000"), Some(origin)), Ok(()), "{origin}");
+        }
+    }
+
+    #[test]
+    fn loopback_default_refuses_other_hosts_and_origins() {
+        let p = OriginPolicy::default().resolve(Some(true));
+        assert_eq!(check(&p, Some("evil.example.com"), None), Err(Refusal::Host("evil.example.com".into())));
+        assert_eq!(check(&p, Some("localhost.evil.com:80"), None), Err(Refusal::Host("localhost.evil.com:80".into())));
+        assert_eq!(check(&p, None, None), Err(Refusal::MissingHost));
+        assert_eq!(check(&p, Some("localhost:notaport"), None), Err(Refusal::Host("localhost:notaport".into())));
+        for origin in ["http://evil.example.com", "null", "localhost", "http://user@localhost"] {
+            assert_eq!(check(&p, Some("localhost"), Some(origin)), Err(Refusal::Origin(origin.into())), "{origin}");
+        }
+    }
+
+    #[test]
+    fn listed_hosts_replace_the_loopback_names() {
+        let p = OriginPolicy::default();
+        let mut p = p;
+        p.allow_hosts(["mcp.example.com".to_owned(), "api.example.com:8443".to_owned()].into_iter());
+        let p = p.resolve(Some(true));
+        assert_eq!(check(&p, Some("mcp.example.com:1234"), None), Ok(()));
+        assert_eq!(check(&p, Some("api.example.com:8443"), Some("https://mcp.example.com")), Ok(()));
+        assert!(check(&p, Some("api.example.com:8444"), None).is_err());
+        assert!(check(&p, Some("localhost"), None).is_err());
+        assert!(check(&p, Some("mcp.example.com"), Some("https://other.example.com")).is_err());
+    }
+
+    #[test]
+    fn any_host_requires_same_origin_or_a_listed_origin() {
+        let mut p = OriginPolicy::default();
+        p.allow_origins(["https://App.example.com/".to_owned()].into_iter());
+        let p = p.resolve(Some(false));
+        assert_eq!(check(&p, Some("mcp.example.com"), None), Ok(()));
+        assert_eq!(check(&p, Some("mcp.example.com"), Some("https://mcp.example.com")), Ok(()));
+        assert_eq!(check(&p, Some("mcp.example.com"), Some("https://app.example.com")), Ok(()));
+        assert!(check(&p, Some("mcp.example.com"), Some("https://evil.example.com")).is_err());
+        assert!(check(&p, Some("mcp.example.com:80"), Some("https://mcp.example.com:81")).is_err());
+    }
+
+    #[test]
+    fn parses_hosts() {
+        assert_eq!(split_host_port("Example.COM:80"), Some(("example.com".into(), Some(80))));
+        assert_eq!(split_host_port("[::1]:3000"), Some(("::1".into(), Some(3000))));
+        assert_eq!(split_host_port("[::1]"), Some(("::1".into(), None)));
+        assert_eq!(split_host_port("[nope]"), None);
+        assert_eq!(split_host_port("a b"), None);
+        assert_eq!(split_host_port(""), None);
+        assert_eq!(split_host_port("host:99999"), None);
+    }
+}

@@ -1,0 +1,175 @@
+//! The standalone server: binding, the accept loop with its connection
+//! limit, and graceful shutdown.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::io;
+use std::pin::pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use http::{Request, StatusCode};
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use tokio::net::{TcpListener, ToSocketAddrs};
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+
+use super::HttpConfig;
+use super::body::McpBody;
+use super::service::{McpService, ResponseFuture, transport_error};
+use crate::server::Server;
+
+/// The MCP service at one path; every other path is 404.
+#[derive(Clone)]
+struct Endpoint {
+    path: Arc<str>,
+    service: McpService,
+}
+
+impl hyper::service::Service<Request<Incoming>> for Endpoint {
+    type Response = http::Response<McpBody>;
+    type Error = Infallible;
+    type Future = ResponseFuture;
+
+    fn call(&self, request: Request<Incoming>) -> ResponseFuture {
+        if request.uri().path() == &*self.path {
+            self.service.handle(request)
+        } else {
+            let message = format!("Not found: the MCP endpoint is {}", self.path);
+            ResponseFuture::ready(transport_error(StatusCode::NOT_FOUND, message))
+        }
+    }
+}
+
+impl Server {
+    /// Serves Streamable HTTP on `addr` (such as `"127.0.0.1:3000"`) at
+    /// `/mcp` with the default [`HttpConfig`], until SIGINT or SIGTERM;
+    /// requests in flight then get [`HttpConfig::shutdown_grace`] to finish.
+    ///
+    /// Bound to a loopback address, the server only answers requests whose
+    /// `Host` (and `Origin`, when sent) is `localhost`, `127.0.0.1` or
+    /// `[::1]`. Errors only when the address cannot be bound.
+    pub async fn serve_http(self, addr: impl ToSocketAddrs) -> io::Result<()> {
+        self.serve_http_with(addr, HttpConfig::default()).await
+    }
+
+    /// [`serve_http`](Self::serve_http) with settings.
+    pub async fn serve_http_with(self, addr: impl ToSocketAddrs, config: HttpConfig) -> io::Result<()> {
+        let listener = TcpListener::bind(addr).await?;
+        tracing::info!(address = %listener.local_addr()?, endpoint = %config.endpoint, "serving MCP over HTTP");
+        self.serve_http_with_shutdown(listener, config, shutdown_signal()).await
+    }
+
+    /// Serves on a bound listener until `shutdown` completes, then stops
+    /// accepting, lets requests in flight finish (for at most
+    /// [`HttpConfig::shutdown_grace`]) and returns. Bind to port 0 to let
+    /// the system pick a free port and read it from the listener first:
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// use mcp_runtime::Server;
+    /// use mcp_runtime::transport::http::HttpConfig;
+    ///
+    /// let server = Server::builder("demo", "1.0.0").build().unwrap();
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// let addr = listener.local_addr().unwrap();
+    /// let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    /// let serving = tokio::spawn(server.serve_http_with_shutdown(listener, HttpConfig::default(), async {
+    ///     let _ = stopped.await;
+    /// }));
+    /// // ... POST to http://{addr}/mcp ...
+    /// # let _ = addr;
+    /// stop.send(()).unwrap();
+    /// serving.await.unwrap().unwrap();
+    /// # });
+    /// ```
+    pub async fn serve_http_with_shutdown(
+        self,
+        listener: TcpListener,
+        config: HttpConfig,
+        shutdown: impl Future<Output = ()>,
+    ) -> io::Result<()> {
+        let loopback = listener.local_addr()?.ip().is_loopback();
+        let endpoint = Endpoint {
+            path: Arc::from(config.endpoint.as_str()),
+            service: McpService::new(self, config.clone(), Some(loopback)),
+        };
+        let mut http = http1::Builder::new();
+        http.timer(TokioTimer::new())
+            .header_read_timeout(config.header_read_timeout)
+            .max_header_size(config.max_header_bytes);
+        let graceful = GracefulShutdown::new();
+        let permits = Arc::new(Semaphore::new(config.max_connections));
+        let mut connections = JoinSet::new();
+        let mut shutdown = pin!(shutdown);
+
+        loop {
+            while connections.try_join_next().is_some() {}
+            let permit = tokio::select! {
+                () = &mut shutdown => break,
+                permit = Arc::clone(&permits).acquire_owned() => match permit {
+                    Ok(permit) => permit,
+                    Err(_) => break,
+                },
+            };
+            let stream = tokio::select! {
+                () = &mut shutdown => break,
+                accepted = listener.accept() => match accepted {
+                    Ok((stream, _peer)) => stream,
+                    Err(e) => {
+                        // Usually a client that left before being accepted,
+                        // or too many open files: pause, then go on.
+                        tracing::warn!(error = %e, "accepting a connection failed");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                },
+            };
+            // Events are small and must not wait for more bytes.
+            let _ = stream.set_nodelay(true);
+            let connection = graceful.watch(http.serve_connection(TokioIo::new(stream), endpoint.clone()));
+            connections.spawn(async move {
+                if let Err(e) = connection.await {
+                    tracing::debug!(error = %e, "connection ended with an error");
+                }
+                drop(permit);
+            });
+        }
+
+        drop(listener);
+        tracing::info!(in_flight = graceful.count(), "shutting down");
+        if tokio::time::timeout(config.shutdown_grace, graceful.shutdown()).await.is_err() {
+            tracing::warn!("connections still busy at the end of the shutdown grace period were closed");
+        }
+        connections.shutdown().await;
+        Ok(())
+    }
+}
+
+/// Completes on SIGINT (Ctrl-C) or, on Unix, SIGTERM. A signal that cannot
+/// be listened for never fires rather than stopping the server at once.
+async fn shutdown_signal() {
+    let interrupt = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => {}
+        () = terminate => {}
+    }
+}

@@ -1,0 +1,275 @@
+//! [`McpService`]: the MCP endpoint as a tower `Service`, from HTTP request
+//! to JSON, event-stream or empty response.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use http::header::{ALLOW, CACHE_CONTROL, CONTENT_TYPE};
+use http::{HeaderValue, Method, Request, StatusCode};
+use http_body::Body;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::HttpConfig;
+use super::body::{BodyError, BoxError, McpBody, read_body};
+use super::headers::RequestHeaders;
+use super::media::{self, Acceptable};
+use super::sse::{ChannelSink, EventStream, RunFuture, Start};
+use crate::context::DiscardNotifications;
+use crate::dispatch::{Message, Prepared, RequestOptions, Response, Stage, parse_message};
+use crate::protocol::{ErrorObject, RequestId};
+use crate::server::Server;
+
+/// The MCP endpoint as a tower `Service`: cheap to clone, always ready,
+/// never failing (every problem is an HTTP response).
+///
+/// It answers whatever path it is mounted at; in axum that is
+/// `Router::new().route_service("/mcp", server.http_service(config))`,
+/// beside the application's other routes and layers.
+///
+/// ```
+/// use mcp_runtime::Server;
+/// use mcp_runtime::transport::http::HttpConfig;
+/// use tower_service::Service as _;
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let server = Server::builder("demo", "1.0.0").build().unwrap();
+/// let mut mcp = server.http_service(HttpConfig::default());
+/// let request = http::Request::get("/mcp").header("host", "localhost:3000").body(String::new()).unwrap();
+/// let response = mcp.call(request).await.unwrap();
+/// assert_eq!(response.status(), 405);
+/// assert_eq!(response.headers()["allow"], "POST");
+/// # });
+/// ```
+///
+/// The host application owns the connections, so the limits that are about
+/// connections (header size, header read timeout, connection count,
+/// graceful shutdown) are its own; the body limit, body and request
+/// timeouts and the `Origin`/`Host` checks of [`HttpConfig`] apply here.
+#[derive(Clone)]
+pub struct McpService {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    server: Server,
+    config: HttpConfig,
+}
+
+impl std::fmt::Debug for McpService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpService").field("server", &self.shared.server.info().name).finish_non_exhaustive()
+    }
+}
+
+/// The future of one [`McpService`] call.
+pub struct ResponseFuture {
+    inner: Pin<Box<dyn Future<Output = http::Response<McpBody>> + Send>>,
+}
+
+impl Future for ResponseFuture {
+    type Output = Result<http::Response<McpBody>, Infallible>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        self.inner.as_mut().poll(cx).map(Ok)
+    }
+}
+
+impl ResponseFuture {
+    pub(crate) fn ready(response: http::Response<McpBody>) -> Self {
+        ResponseFuture { inner: Box::pin(std::future::ready(response)) }
+    }
+}
+
+impl std::fmt::Debug for ResponseFuture {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResponseFuture").finish_non_exhaustive()
+    }
+}
+
+impl McpService {
+    /// `bound_to_loopback`: what the standalone server knows of its address.
+    pub(crate) fn new(server: Server, mut config: HttpConfig, bound_to_loopback: Option<bool>) -> Self {
+        config.origin = config.origin.resolve(bound_to_loopback);
+        McpService { shared: Arc::new(Shared { server, config }) }
+    }
+
+    /// Serves one request; the same as `Service::call`, through a shared
+    /// reference.
+    pub fn handle<B>(&self, request: Request<B>) -> ResponseFuture
+    where
+        B: Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Into<BoxError>,
+    {
+        ResponseFuture { inner: Box::pin(respond(Arc::clone(&self.shared), request)) }
+    }
+}
+
+impl<B> tower_service::Service<Request<B>> for McpService
+where
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+{
+    type Response = http::Response<McpBody>;
+    type Error = Infallible;
+    type Future = ResponseFuture;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> ResponseFuture {
+        self.handle(request)
+    }
+}
+
+/// Pipeline steps 1 to 13, then the handler.
+async fn respond<B>(shared: Arc<Shared>, request: Request<B>) -> http::Response<McpBody>
+where
+    B: Body,
+    B::Error: Into<BoxError>,
+{
+    let config = &shared.config;
+    let (parts, body) = request.into_parts();
+    if let Err(refusal) = config.origin.check(&parts.headers, &parts.uri) {
+        tracing::debug!(%refusal, "request refused");
+        return transport_error(StatusCode::FORBIDDEN, refusal.to_string());
+    }
+    if parts.method != Method::POST {
+        let mut response = transport_error(
+            StatusCode::METHOD_NOT_ALLOWED,
+            format!("Method {} is not allowed: the MCP endpoint takes POST only", parts.method),
+        );
+        response.headers_mut().insert(ALLOW, HeaderValue::from_static("POST"));
+        return response;
+    }
+    if !media::is_json_content(&parts.headers) {
+        return transport_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "The body must be `Content-Type: application/json`",
+        );
+    }
+    let accept = media::acceptable(&parts.headers);
+    if !accept.json && !accept.event_stream {
+        return transport_error(
+            StatusCode::NOT_ACCEPTABLE,
+            "The Accept header must allow application/json or text/event-stream",
+        );
+    }
+    let bytes = match read_body(body, config.max_body_bytes, config.body_timeout).await {
+        Ok(bytes) => bytes,
+        Err(BodyError::TooLarge) => {
+            let message = format!("The request body is larger than {} bytes", config.max_body_bytes);
+            return transport_error(StatusCode::PAYLOAD_TOO_LARGE, message);
+        }
+        Err(BodyError::TimedOut) => {
+            return transport_error(StatusCode::REQUEST_TIMEOUT, "The request body took too long to arrive");
+        }
+        Err(BodyError::Read(e)) => {
+            return transport_error(StatusCode::BAD_REQUEST, format!("The request body could not be read: {e}"));
+        }
+    };
+
+    let request = match parse_message(&bytes) {
+        Err(response) => return json_response(&response),
+        // Only stdio has client notifications that mean something
+        // (`notifications/cancelled`); over HTTP closing the stream cancels.
+        Ok(Message::Notification(_)) => return empty(StatusCode::ACCEPTED),
+        Ok(Message::Request(request)) => request,
+    };
+    let id = request.id.clone();
+    let check = RequestHeaders { headers: &parts.headers, server: &shared.server };
+    let prepared = match shared.server.prepare(request, Some(&check)) {
+        Ok(prepared) => prepared,
+        Err(response) => return json_response(&response),
+    };
+    run(prepared, id, accept, config.request_timeout).await
+}
+
+/// Runs the handler and picks the response format: JSON unless a
+/// notification comes before the response (and the client takes a stream).
+async fn run(
+    prepared: Prepared,
+    id: RequestId,
+    accept: Acceptable,
+    timeout: Option<Duration>,
+) -> http::Response<McpBody> {
+    let token = CancellationToken::new();
+    // Dropping the guard (client gone) cancels the request.
+    let guard = token.clone().drop_guard();
+    if !accept.event_stream {
+        let options = RequestOptions { sink: Arc::new(DiscardNotifications), cancellation: token.clone() };
+        let response = bounded(prepared.run(options), timeout, id, token).await;
+        guard.disarm();
+        return json_response(&response);
+    }
+    let (tx, rx) = mpsc::unbounded_channel();
+    let options = RequestOptions { sink: Arc::new(ChannelSink::new(tx)), cancellation: token.clone() };
+    let run: RunFuture = Box::pin(bounded(prepared.run(options), timeout, id, token));
+    let mut stream = EventStream::new(run, rx, guard);
+    match stream.start().await {
+        Start::Finished(response) if accept.json => json_response(&response),
+        Start::Finished(response) => {
+            stream.finish_with(&response);
+            event_stream(status_of(&response), stream)
+        }
+        Start::Notified => event_stream(StatusCode::OK, stream),
+    }
+}
+
+/// The handler bounded by the request timeout.
+async fn bounded(
+    run: impl Future<Output = Response>,
+    timeout: Option<Duration>,
+    id: RequestId,
+    token: CancellationToken,
+) -> Response {
+    let Some(limit) = timeout else { return run.await };
+    match tokio::time::timeout(limit, run).await {
+        Ok(response) => response,
+        Err(_) => {
+            token.cancel();
+            let message = format!("The request did not finish within {} s", limit.as_secs_f64());
+            Response::error(Some(id), ErrorObject::internal(message), Stage::Handler)
+        }
+    }
+}
+
+fn status_of(response: &Response) -> StatusCode {
+    StatusCode::from_u16(response.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+}
+
+fn json_response(response: &Response) -> http::Response<McpBody> {
+    with_body(status_of(response), "application/json", McpBody::full(response.to_json()))
+}
+
+fn event_stream(status: StatusCode, stream: EventStream) -> http::Response<McpBody> {
+    let mut response = with_body(status, "text/event-stream", McpBody::stream(stream));
+    response.headers_mut().insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
+
+/// An HTTP-level refusal, with a JSON-RPC error body without id.
+pub(crate) fn transport_error(status: StatusCode, message: impl Into<String>) -> http::Response<McpBody> {
+    let body = Response::error(None, ErrorObject::invalid_request(message), Stage::Envelope).to_json();
+    with_body(status, "application/json", McpBody::full(body))
+}
+
+fn empty(status: StatusCode) -> http::Response<McpBody> {
+    let mut response = http::Response::new(McpBody::empty());
+    *response.status_mut() = status;
+    response
+}
+
+fn with_body(status: StatusCode, content_type: &'static str, body: McpBody) -> http::Response<McpBody> {
+    let mut response = http::Response::new(body);
+    *response.status_mut() = status;
+    response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    response
+}

@@ -1,0 +1,17 @@
+//! The stateless dispatcher, driven without a transport: every error code,
+//! every step of the validation pipeline and the orderings the 2026-07-28
+//! digest pins (§4), with every emitted message validated against the
+//! official JSON Schema.
+
+#[path = "dispatch/envelope.rs"]
+mod envelope;
+#[path = "dispatch/fixture.rs"]
+mod fixture;
+#[path = "dispatch/limits.rs"]
+mod limits;
+#[path = "dispatch/pipeline.rs"]
+mod pipeline;
+#[path = "dispatch/results.rs"]
+mod results;
+#[path = "dispatch/startup.rs"]
+mod startup;

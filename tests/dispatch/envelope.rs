@@ -1,0 +1,162 @@
+//! Steps 5 and 6: bytes that are not one JSON-RPC request or notification,
+//! and request ids echoed exactly.
+
+use mcp_runtime::dispatch::Stage;
+use mcp_tests::exchange::{request, send, send_bytes};
+use serde_json::{Value, json};
+
+use crate::fixture;
+
+#[tokio::test]
+async fn bytes_that_are_not_json_get_parse_error_without_id() {
+    let server = fixture::full();
+    for bytes in [&b"{"[..], b"not json", b"{\"jsonrpc\":\"2.0\",\"id\":1,", b"\xff\xfe", b"[1,", b"{\"a\":1}}"] {
+        let reply = send_bytes(&server, bytes).await;
+        assert_eq!(reply.code(), -32700, "for {:?}", String::from_utf8_lossy(bytes));
+        assert!(reply.response().get("id").is_none(), "a parse error has no id: {}", reply.response());
+        assert_eq!(reply.stage, Some(Stage::Envelope));
+        assert_eq!(reply.http_status, Some(400));
+    }
+}
+
+#[tokio::test]
+async fn batches_are_invalid_requests() {
+    let server = fixture::full();
+    let one = request(1, "tools/list", Value::Null);
+    for batch in [json!([one.clone()]), json!([one.clone(), one]), json!([])] {
+        let reply = send(&server, &batch).await;
+        assert_eq!(reply.code(), -32600, "for {batch}");
+        assert!(reply.response().get("id").is_none());
+        assert_eq!(reply.http_status, Some(400));
+    }
+    // Leading whitespace does not hide a batch.
+    let reply = send_bytes(&server, b"  \n [{\"jsonrpc\":\"2.0\",\"method\":\"x\"}]").await;
+    assert_eq!(reply.code(), -32600);
+}
+
+#[tokio::test]
+async fn json_that_is_not_an_object_is_an_invalid_request() {
+    let server = fixture::full();
+    for text in ["1", "\"tools/list\"", "null", "true"] {
+        let reply = send_bytes(&server, text.as_bytes()).await;
+        assert_eq!(reply.code(), -32600, "for {text}");
+    }
+}
+
+#[tokio::test]
+async fn a_null_or_non_scalar_id_is_an_invalid_request_without_id() {
+    let server = fixture::full();
+    for id in [json!(null), json!(1.5), json!(1e3), json!({"n": 1}), json!([1]), json!(true)] {
+        let mut message = request(0, "tools/list", Value::Null);
+        message["id"] = id.clone();
+        let reply = send(&server, &message).await;
+        assert_eq!(reply.code(), -32600, "for id {id}");
+        assert!(reply.response().get("id").is_none(), "for id {id}: {}", reply.response());
+    }
+}
+
+#[tokio::test]
+async fn a_wrong_jsonrpc_version_or_method_is_an_invalid_request_echoing_the_id() {
+    let server = fixture::full();
+    let mut cases = Vec::new();
+    let mut v1 = request(7, "tools/list", Value::Null);
+    v1["jsonrpc"] = json!("1.0");
+    cases.push(v1);
+    let mut no_version = request(7, "tools/list", Value::Null);
+    no_version.as_object_mut().map(|m| m.remove("jsonrpc"));
+    cases.push(no_version);
+    let mut numeric_version = request(7, "tools/list", Value::Null);
+    numeric_version["jsonrpc"] = json!(2.0);
+    cases.push(numeric_version);
+    let mut method_number = request(7, "tools/list", Value::Null);
+    method_number["method"] = json!(42);
+    cases.push(method_number);
+    let mut no_method = request(7, "tools/list", Value::Null);
+    no_method.as_object_mut().map(|m| m.remove("method"));
+    cases.push(no_method);
+    for message in cases {
+        let reply = send(&server, &message).await;
+        assert_eq!(reply.code(), -32600, "for {message}");
+        assert_eq!(reply.response()["id"], json!(7), "for {message}");
+        assert_eq!(reply.http_status, Some(400));
+    }
+}
+
+#[tokio::test]
+async fn responses_sent_to_the_server_are_invalid_requests() {
+    let server = fixture::full();
+    let result = json!({"jsonrpc": "2.0", "id": 3, "result": {"resultType": "complete"}});
+    let error = json!({"jsonrpc": "2.0", "id": "x", "error": {"code": -32601, "message": "nope"}});
+    let reply = send(&server, &result).await;
+    assert_eq!(reply.code(), -32600);
+    assert_eq!(reply.response()["id"], json!(3));
+    let reply = send(&server, &error).await;
+    assert_eq!(reply.code(), -32600);
+    assert_eq!(reply.response()["id"], json!("x"));
+}
+
+#[tokio::test]
+async fn notifications_are_never_answered() {
+    let server = fixture::full();
+    let notifications = [
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "method": "tools/list", "params": {}}),
+        json!({"jsonrpc": "2.0", "method": "no/such/thing", "params": [1, 2]}),
+    ];
+    for n in notifications {
+        let reply = send(&server, &n).await;
+        assert!(reply.response.is_none(), "{n} was answered with {:?}", reply.response);
+        assert!(reply.notifications.is_empty());
+    }
+}
+
+/// The exact JSON text of every id comes back byte for byte.
+#[tokio::test]
+async fn ids_are_echoed_exactly() {
+    let server = fixture::full();
+    let ids = [
+        "0",
+        "-5",
+        "7",
+        "9007199254740993",
+        "18446744073709551616",
+        "123456789012345678901234567890",
+        "-123456789012345678901234567890",
+        r#""abc""#,
+        r#""""#,
+        r#""0x01""#,
+        r#""caf\u00e9 \"quoted\"""#,
+        r#""😀""#,
+    ];
+    for id in ids {
+        // Success, early error and late error all echo the id.
+        for (method, params) in [
+            ("tools/list", "{\"_meta\":META}"),
+            ("ping", "{\"_meta\":META}"),
+            ("tools/call", "{\"_meta\":META,\"name\":\"missing\"}"),
+            ("tools/list", "{}"),
+        ] {
+            let meta = mcp_tests::wire_schema::request_meta().to_string();
+            let text = format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{}}}"#,
+                params.replace("META", &meta)
+            );
+            let reply = send_bytes(&server, text.as_bytes()).await;
+            let wire = reply.text.as_deref().expect("a response");
+            assert!(wire.contains(&format!(r#""id":{id},"#)), "id {id} not echoed exactly for {method}: {wire}");
+        }
+    }
+}
+
+/// The same id in different spellings is not the same id.
+#[tokio::test]
+async fn ids_are_kept_as_written_not_normalised() {
+    let server = fixture::full();
+    let text = format!(
+        r#"{{"jsonrpc":"2.0","id":"\u0061","method":"tools/list","params":{{"_meta":{}}}}}"#,
+        mcp_tests::wire_schema::request_meta()
+    );
+    let reply = send_bytes(&server, text.as_bytes()).await;
+    assert!(reply.text.as_deref().is_some_and(|t| t.contains(r#""id":"\u0061""#)), "{:?}", reply.text);
+}

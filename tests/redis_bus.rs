@@ -1,0 +1,127 @@
+//! Two server processes sharing change events through a real Redis server:
+//! a change announced on one replica reaches a listen stream on the other.
+//!
+//! Needs `redis-server` on the PATH (`.ci/run` installs it). Without it the
+//! test fails under CI and is skipped, loudly, elsewhere.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+struct Replica {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Lines<BufReader<ChildStdout>>,
+}
+
+impl Replica {
+    fn spawn(url: &str, channel: &str) -> Replica {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_redis_replica"))
+            .args([url, channel])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("replica starts");
+        let stdin = child.stdin.take().expect("stdin");
+        let lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+        Replica { child, stdin, lines }
+    }
+
+    async fn send(&mut self, message: Value) {
+        let line = format!("{message}\n");
+        self.stdin.write_all(line.as_bytes()).await.expect("write");
+        self.stdin.flush().await.expect("flush");
+    }
+
+    async fn next(&mut self) -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(10), self.lines.next_line())
+            .await
+            .expect("a line in time")
+            .expect("readable")
+            .expect("not closed");
+        serde_json::from_str(&line).expect("JSON")
+    }
+}
+
+fn meta() -> Value {
+    json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}})
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port()
+}
+
+async fn start_redis() -> Option<(Child, String)> {
+    let port = free_port();
+    let child = Command::new("redis-server")
+        .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+        .stdout(Stdio::null())
+        .kill_on_drop(true)
+        .spawn();
+    let child = match child {
+        Ok(child) => child,
+        Err(e) if std::env::var_os("CI").is_none() => {
+            eprintln!("SKIPPED redis_bus: redis-server is not available ({e}); `.ci/run` installs it");
+            return None;
+        }
+        Err(e) => panic!("redis-server is required under CI: {e}"),
+    };
+    for _ in 0..100 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+            return Some((child, format!("redis://127.0.0.1:{port}/")));
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("redis-server did not start listening");
+}
+
+#[tokio::test]
+async fn a_change_on_one_replica_reaches_listeners_on_the_other() {
+    let Some((mut redis, url)) = start_redis().await else { return };
+    let mut a = Replica::spawn(&url, "mcp:test:events");
+    let mut b = Replica::spawn(&url, "mcp:test:events");
+
+    // Both replicas are up once they answer a request.
+    for (r, id) in [(&mut a, 1), (&mut b, 2)] {
+        r.send(json!({"jsonrpc": "2.0", "id": id, "method": "server/discover", "params": {"_meta": meta()}})).await;
+        assert_eq!(r.next().await["id"], id);
+    }
+
+    b.send(json!({"jsonrpc": "2.0", "id": "L", "method": "subscriptions/listen",
+        "params": {"_meta": meta(), "notifications": {"toolsListChanged": true, "resourceSubscriptions": ["mem://doc"]}}}))
+        .await;
+    let ack = b.next().await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+
+    a.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"_meta": meta(), "name": "announce_tools_changed"}}))
+        .await;
+    assert_eq!(a.next().await["result"]["content"][0]["text"], "announced");
+    let changed = b.next().await;
+    assert_eq!(changed["method"], "notifications/tools/list_changed");
+    assert_eq!(changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "L");
+
+    a.send(
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"_meta": meta(), "name": "touch_doc"}}),
+    )
+    .await;
+    assert_eq!(a.next().await["id"], 4);
+    let updated = b.next().await;
+    assert_eq!(updated["method"], "notifications/resources/updated");
+    assert_eq!(updated["params"]["uri"], "mem://doc");
+
+    // Cancelling the listen ends it without a response.
+    b.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "L"}})).await;
+    b.send(json!({"jsonrpc": "2.0", "id": 5, "method": "server/discover", "params": {"_meta": meta()}})).await;
+    assert_eq!(b.next().await["id"], 5);
+
+    drop(a.stdin);
+    drop(b.stdin);
+    assert!(a.child.wait().await.expect("exit").success());
+    assert!(b.child.wait().await.expect("exit").success());
+    let _ = redis.kill().await;
+}
