@@ -35,16 +35,17 @@ fn tool_name(handler: &Handler, errors: &mut Errors) {
 /// Contradictory tool hints.
 fn hints(handler: &Handler, errors: &mut Errors) {
     let Some(hints) = &handler.attrs.tool_hints else { return };
-    if let (Some(read_only), Some(destructive)) = (hints.read_only, hints.destructive) {
-        if read_only.value && destructive.value {
-            errors
-                .at(destructive.span, "a `read_only` tool cannot be `destructive`: it does not change its environment");
-        }
+    if let (Some(read_only), Some(destructive)) = (hints.read_only, hints.destructive)
+        && read_only.value
+        && destructive.value
+    {
+        errors.at(destructive.span, "a `read_only` tool cannot be `destructive`: it does not change its environment");
     }
-    if let (Some(read_only), Some(idempotent)) = (hints.read_only, hints.idempotent) {
-        if read_only.value && !idempotent.value {
-            errors.at(idempotent.span, "a `read_only` tool is idempotent by definition: remove `idempotent = false`");
-        }
+    if let (Some(read_only), Some(idempotent)) = (hints.read_only, hints.idempotent)
+        && read_only.value
+        && !idempotent.value
+    {
+        errors.at(idempotent.span, "a `read_only` tool is idempotent by definition: remove `idempotent = false`");
     }
 }
 

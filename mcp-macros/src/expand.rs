@@ -57,9 +57,9 @@ fn expand_fn(
 /// `MCP_MACROS_DEBUG=1` (or the function's name) prints the expansion to
 /// stderr while compiling.
 fn debug_dump(func: &ItemFn, output: &TokenStream) {
-    if let Ok(filter) = std::env::var("MCP_MACROS_DEBUG") {
-        if filter == "1" || filter == func.sig.ident.to_string() {
-            eprintln!("// expansion of `{}`\n{output}", func.sig.ident);
-        }
+    if let Ok(filter) = std::env::var("MCP_MACROS_DEBUG")
+        && (filter == "1" || func.sig.ident == filter)
+    {
+        eprintln!("// expansion of `{}`\n{output}", func.sig.ident);
     }
 }

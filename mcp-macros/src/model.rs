@@ -33,6 +33,7 @@ pub(crate) struct Param {
 }
 
 /// What a parameter is.
+#[allow(clippy::large_enum_variant, reason = "a few per function, built once per expansion")]
 pub(crate) enum Role {
     /// Extracted from the request; `ty` has any `&`/`&mut` removed.
     Context { ty: Type, pass: Pass },
