@@ -309,7 +309,7 @@ async fn a_child_process_serves_over_stdin_and_stdout_and_exits_cleanly() {
 
     // The usual first three requests of a client.
     peer.send(&request(1, "server/discover", Value::Null)).await;
-    assert_eq!(peer.recv().await["result"]["capabilities"]["tools"], json!({}));
+    assert!(peer.recv().await["result"]["capabilities"]["tools"].is_object());
     peer.send(&request(2, "tools/list", Value::Null)).await;
     assert_eq!(peer.recv().await["result"]["tools"].as_array().map(Vec::len), Some(4));
     peer.send(&call(3, "add", json!({"a": 20, "b": 22}))).await;
