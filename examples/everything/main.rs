@@ -45,7 +45,8 @@ async fn main() -> anyhow::Result<()> {
         .init();
 
     let mode = parse_args()?;
-    let server = mcp_runtime::server!()
+    let server = mcp_runtime::Server::builder("everything", env!("CARGO_PKG_VERSION"))
+        .registered()
         .instructions("A test server exposing every MCP feature; its tools are fixtures, not useful work.")
         .build()?;
     match mode {

@@ -1,0 +1,63 @@
+//! What the model can do with the notebook.
+
+use mcp_runtime::input::Elicitation;
+use mcp_runtime::{Input, RequestContext, State, tool};
+
+use crate::db::{Db, DbError, Note};
+
+/// Adds a note and returns it with its number.
+#[tool(annotations(destructive = false))]
+async fn add_note(
+    db: State<Db>,
+    /// A short title.
+    title: String,
+    /// The text, in Markdown.
+    body: String,
+    /// Tags to file the note under.
+    #[arg(default = Vec::new())]
+    tags: Vec<String>,
+    cx: RequestContext,
+) -> Result<Note, DbError> {
+    let note = db.0.run(move |db| db.add(&title, &body, &tags)).await?;
+    cx.server().notify(mcp_runtime::events::ServerEvent::ResourcesListChanged);
+    Ok(note)
+}
+
+/// Finds notes whose title or text contains the query, newest first.
+#[tool(annotations(read_only, open_world = false))]
+async fn search_notes(
+    db: State<Db>,
+    /// Words to look for (empty matches every note).
+    query: String,
+    /// Only notes with this tag.
+    tag: Option<String>,
+    #[arg(description = "How many notes at most", default = 10)] limit: u32,
+) -> Result<Vec<Note>, DbError> {
+    db.0.run(move |db| db.search(&query, tag.as_deref(), limit.min(100))).await
+}
+
+/// Files a note under one more tag.
+#[tool(annotations(destructive = false, idempotent))]
+async fn tag_note(db: State<Db>, id: i64, tag: String) -> Result<String, DbError> {
+    let shown = tag.clone();
+    let found = db.0.run(move |db| db.tag(id, &tag)).await?;
+    Ok(if found { format!("Note {id} is tagged `{shown}`.") } else { format!("There is no note {id}.") })
+}
+
+/// Deletes a note, after the user confirms.
+#[tool(annotations(destructive, idempotent))]
+async fn delete_note(db: State<Db>, id: i64, input: Input, cx: RequestContext) -> Result<String, DbError> {
+    let Some(note) = db.0.run(move |db| db.get(id)).await? else {
+        return Ok(format!("There is no note {id}."));
+    };
+    if input.can_elicit() {
+        let question = format!("Delete note {id}, \"{}\"?", note.title);
+        let answer = input.elicit("confirm", Elicitation::form(question).boolean("delete", true)).await;
+        if answer.field("delete").as_deref() != Some("true") {
+            return Ok(format!("Note {id} was kept."));
+        }
+    }
+    db.0.run(move |db| db.delete(id)).await?;
+    cx.server().notify(mcp_runtime::events::ServerEvent::ResourcesListChanged);
+    Ok(format!("Note {id} was deleted."))
+}
