@@ -2,7 +2,8 @@
 # Install (or confirm the cached copies of) everything CI needs beyond the machine's
 # Rust/Python/Node toolchains: the two interop client SDKs under target/ci-tools/ and the
 # conformance suite (plus Node 22, which it needs) under target/conformance-tools/.
-# No apt packages are needed on this machine kind.
+# From Debian: redis-server, which the event-bus test (`tests/redis_bus.rs`) starts on
+# loopback to run two replicas against.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -15,6 +16,7 @@ done
 cargo fmt --version >/dev/null 2>&1 || die "rustfmt component missing"
 cargo clippy --version >/dev/null 2>&1 || die "clippy component missing"
 
+ensure_redis_server
 ensure_py_client
 ensure_node_client
 ensure_conformance_suite

@@ -33,6 +33,20 @@ require_shared() {
 
 # ------------------------------------------------------------- installs ----
 
+# redis-server from Debian's packages (the Redis event-bus test starts its own).
+ensure_redis_server() {
+  if command -v redis-server >/dev/null 2>&1; then
+    echo "redis-server: $(redis-server --version | head -n 1)"
+    return
+  fi
+  echo "redis-server: installing the Debian package"
+  apt-get update -qq || die "apt-get update failed"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends redis-server >/dev/null \
+    || die "apt-get install redis-server failed"
+  # The package starts a system service; the tests run their own on a free port.
+  command -v redis-server >/dev/null 2>&1 || die "redis-server missing after install"
+}
+
 # Python venv with mcp==$PY_MCP_VERSION under target/ci-tools/py; reused when the
 # installed version matches and imports.
 py_mcp_version() {
