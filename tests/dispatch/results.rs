@@ -407,7 +407,9 @@ async fn a_server_built_without_macros_answers_through_the_test_client() {
         .build()
         .expect("builds");
     let client = mcp_runtime::testing::TestClient::new(server);
-    let result = client.call_tool("add", json!({"a": 2, "b": 5})).await.expect("a result");
-    assert_eq!(result["content"][0]["text"], json!("7"));
-    assert_eq!(client.discover().await.expect("discovers")["resultType"], json!("complete"));
+    let exchange = client.exchange("tools/call", json!({"name": "add", "arguments": {"a": 2, "b": 5}})).await;
+    let response = mcp_tests::wire_schema::assert_valid_line("tools/call", &exchange.response.to_json());
+    assert_eq!(response["result"]["content"][0]["text"], json!("7"));
+    let exchange = client.exchange("server/discover", json!({})).await;
+    mcp_tests::wire_schema::assert_valid_line("server/discover", &exchange.response.to_json());
 }
