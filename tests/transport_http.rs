@@ -26,6 +26,9 @@ use tokio::task::JoinHandle;
 /// against hanging forever; no test measures speed.
 const STUCK: Duration = Duration::from_secs(30);
 
+/// The size of the `big` tool's text: far more than socket buffers hold.
+const BIG: usize = 32 << 20;
+
 // ---------------------------------------------------------------- fixture --
 
 /// Set when a handler's future is dropped before it finished.
@@ -95,6 +98,7 @@ fn fixture(slow_dropped: Dropped) -> Server {
             tokio::time::sleep(Duration::from_millis(300)).await;
             a.text
         }))
+        .tool(ToolEntry::new("big", || async { "x".repeat(BIG) }))
         .prompt(mcp_runtime::PromptEntry::new("greet", || async { "Hello" }).description("Greets."))
         .resource(mcp_runtime::ResourceEntry::fixed("note://daily/1", "note", || async { "bonjour" }))
         .build()
@@ -716,6 +720,30 @@ async fn a_stalled_client_does_not_hold_up_the_others() {
     server.stop().await;
 }
 
+#[tokio::test]
+async fn a_client_that_stops_reading_loses_its_connection() {
+    let config = HttpConfig::default().max_connections(1).write_timeout(Duration::from_millis(300));
+    let server = Running::start(fixture(Dropped::default()), config).await;
+    let message = serde_json::to_string(&call(51, "big", json!({}))).expect("JSON");
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: application/json\r\n\
+         MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: big\r\nContent-Length: {}\r\n\r\n",
+        message.len()
+    );
+    let mut stalled = TcpStream::connect(server.addr).await.expect("connect");
+    stalled.write_all(head.as_bytes()).await.expect("write");
+    stalled.write_all(message.as_bytes()).await.expect("write");
+
+    // The only connection slot is taken until the stalled reader is dropped.
+    let reply = Post::mcp(&request(52, "server/discover", Value::Null)).send(server.addr).await;
+    assert_eq!(reply.status, StatusCode::OK);
+
+    let mut received = Vec::new();
+    let _ = tokio::time::timeout(STUCK, stalled.read_to_end(&mut received)).await.expect("the connection ends");
+    assert!(received.len() < BIG, "the stalled reader never got the whole answer");
+    server.stop().await;
+}
+
 // ------------------------------------------------------- origin and host --
 
 #[tokio::test]
@@ -917,5 +945,5 @@ async fn the_service_works_without_a_listener() {
     let body = response.into_body().collect().await.expect("a body").to_bytes();
     let value: Value = serde_json::from_slice(&body).expect("JSON");
     assert_valid_message("tools/list", &value);
-    assert!(value["result"]["tools"].as_array().is_some_and(|t| t.len() == 5));
+    assert!(value["result"]["tools"].as_array().is_some_and(|t| t.len() == 6));
 }

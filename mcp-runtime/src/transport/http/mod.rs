@@ -44,6 +44,7 @@ mod origin;
 mod serve;
 mod service;
 mod sse;
+mod stall;
 
 use std::time::Duration;
 
@@ -63,6 +64,7 @@ use origin::OriginPolicy;
 /// | [`body_timeout`](Self::body_timeout) | 30 s to receive the body (408 after) |
 /// | [`request_timeout`](Self::request_timeout) | 5 min for the handler (`-32603` after) |
 /// | [`header_read_timeout`](Self::header_read_timeout) (standalone) | 10 s, also the keep-alive idle limit |
+/// | [`write_timeout`](Self::write_timeout) (standalone) | 30 s without write progress closes the connection |
 /// | [`max_connections`](Self::max_connections) (standalone) | 1024 |
 /// | [`shutdown_grace`](Self::shutdown_grace) (standalone) | 10 s |
 /// | `Origin`/`Host` checks | loopback names only; see [`allowed_hosts`](Self::allowed_hosts) |
@@ -95,6 +97,7 @@ pub struct HttpConfig {
     pub(crate) body_timeout: Option<Duration>,
     pub(crate) request_timeout: Option<Duration>,
     pub(crate) header_read_timeout: Duration,
+    pub(crate) write_timeout: Duration,
     pub(crate) max_connections: usize,
     pub(crate) shutdown_grace: Duration,
     pub(crate) origin: OriginPolicy,
@@ -109,6 +112,7 @@ impl Default for HttpConfig {
             body_timeout: Some(Duration::from_secs(30)),
             request_timeout: Some(Duration::from_secs(300)),
             header_read_timeout: Duration::from_secs(10),
+            write_timeout: Duration::from_secs(30),
             max_connections: 1024,
             shutdown_grace: Duration::from_secs(10),
             origin: OriginPolicy::default(),
@@ -160,6 +164,14 @@ impl HttpConfig {
     /// (default 10 s), which also closes idle keep-alive connections.
     pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
         self.header_read_timeout = timeout;
+        self
+    }
+
+    /// How long the standalone server waits for a client that does not
+    /// read what it is sent (default 30 s) before closing its connection,
+    /// so a stalled reader cannot keep its place under the connection limit.
+    pub fn write_timeout(mut self, timeout: Duration) -> Self {
+        self.write_timeout = timeout;
         self
     }
 

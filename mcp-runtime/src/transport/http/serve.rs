@@ -20,6 +20,7 @@ use tokio::task::JoinSet;
 use super::HttpConfig;
 use super::body::McpBody;
 use super::service::{McpService, ResponseFuture, transport_error};
+use super::stall::StallGuard;
 use crate::server::Server;
 
 /// The MCP service at one path; every other path is 404.
@@ -130,7 +131,8 @@ impl Server {
             };
             // Events are small and must not wait for more bytes.
             let _ = stream.set_nodelay(true);
-            let connection = graceful.watch(http.serve_connection(TokioIo::new(stream), endpoint.clone()));
+            let io = StallGuard::new(TokioIo::new(stream), config.write_timeout);
+            let connection = graceful.watch(http.serve_connection(io, endpoint.clone()));
             connections.spawn(async move {
                 if let Err(e) = connection.await {
                     tracing::debug!(error = %e, "connection ended with an error");

@@ -142,7 +142,60 @@ impl EventStream {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use tokio_util::sync::CancellationToken;
+
     use super::*;
+    use crate::dispatch::Stage;
+    use crate::protocol::{ErrorObject, RequestId};
+
+    fn note(n: u32) -> Notification {
+        Notification::new("notifications/progress", serde_json::json!({"progressToken": 1, "progress": n}))
+    }
+
+    async fn next(stream: &mut EventStream) -> Option<String> {
+        poll_fn(|cx| stream.poll_event(cx)).await.map(|b| String::from_utf8_lossy(&b).into_owned())
+    }
+
+    #[tokio::test]
+    async fn notifications_come_first_and_nothing_follows_the_response() {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let sink = Arc::new(ChannelSink::new(tx));
+        let kept: Arc<Mutex<Option<Arc<ChannelSink>>>> = Arc::default();
+        let (handler_sink, keep) = (Arc::clone(&sink), Arc::clone(&kept));
+        let run: RunFuture = Box::pin(async move {
+            handler_sink.send(note(1));
+            tokio::task::yield_now().await;
+            handler_sink.send(note(2));
+            // Something outlives the handler and tries to send later.
+            *keep.lock().unwrap_or_else(|e| e.into_inner()) = Some(handler_sink);
+            Response::error(Some(RequestId::from(9)), ErrorObject::internal("done"), Stage::Handler)
+        });
+        drop(sink);
+        let token = CancellationToken::new();
+        let mut stream = EventStream::new(run, rx, token.clone().drop_guard());
+        assert!(matches!(stream.start().await, Start::Notified));
+        assert!(next(&mut stream).await.is_some_and(|e| e.contains("\"progress\":1")));
+        assert!(next(&mut stream).await.is_some_and(|e| e.contains("\"progress\":2")));
+        let last = next(&mut stream).await.expect("the response");
+        assert!(last.starts_with("data: {") && last.contains("\"id\":9"), "{last}");
+        if let Some(late) = kept.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+            late.send(note(3));
+        }
+        assert_eq!(next(&mut stream).await, None);
+        assert!(!token.is_cancelled(), "a finished request is not cancelled");
+    }
+
+    #[tokio::test]
+    async fn dropping_the_stream_cancels_the_request() {
+        let (_tx, rx) = mpsc::unbounded_channel();
+        let token = CancellationToken::new();
+        let run: RunFuture = Box::pin(std::future::pending());
+        let stream = EventStream::new(run, rx, token.clone().drop_guard());
+        drop(stream);
+        assert!(token.is_cancelled());
+    }
 
     #[test]
     fn frames_events() {
