@@ -89,7 +89,6 @@ struct ContextInner {
     id: RequestId,
     method: String,
     meta: RequestMeta,
-    state: StateMap,
     sink: Arc<dyn NotificationSink>,
     cancellation: CancellationToken,
     last_progress: Mutex<Option<f64>>,
@@ -102,7 +101,6 @@ impl RequestContext {
         id: RequestId,
         method: String,
         meta: RequestMeta,
-        state: StateMap,
         sink: Arc<dyn NotificationSink>,
         cancellation: CancellationToken,
         input: Option<Arc<InputState>>,
@@ -113,7 +111,6 @@ impl RequestContext {
                 id,
                 method,
                 meta,
-                state,
                 sink,
                 cancellation,
                 last_progress: Mutex::new(None),
@@ -160,7 +157,7 @@ impl RequestContext {
 
     /// Shared state of type `T` set with [`ServerBuilder::state`](crate::ServerBuilder::state).
     pub fn state<T: Clone + Send + Sync + 'static>(&self) -> Option<T> {
-        self.inner.state.get::<T>()
+        self.inner.server.inner.state.get::<T>()
     }
 
     /// Fires when the client cancels the request; a handler doing long work

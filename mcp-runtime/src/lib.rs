@@ -63,6 +63,7 @@ pub use outcome::{
     RpcError, ToolOutcome,
 };
 pub use registry::{
+    CompleterFn,
     PromptDescriptor, PromptEntry, ResourceDefinition, ResourceDescriptor, ResourceEntry, SourceLocation,
     ToolDescriptor, ToolEntry,
 };

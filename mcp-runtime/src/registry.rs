@@ -19,6 +19,10 @@ use crate::protocol::{
 };
 use crate::uri_template::{TemplateError, UriTemplate};
 
+/// The adapter a macro generates for the completers of one prompt or
+/// resource template.
+pub type CompleterFn = fn(CompleteCall) -> BoxFuture<Result<Completion, ErrorObject>>;
+
 /// Where a handler was defined, for error messages (duplicate names,
 /// missing state).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -290,7 +294,7 @@ pub struct PromptDescriptor {
     /// The adapter.
     pub handler: fn(PromptCall) -> BoxFuture<PromptOutcome>,
     /// Completion of the prompt's arguments, if any argument has a completer.
-    pub completer: Option<fn(CompleteCall) -> BoxFuture<Result<Completion, ErrorObject>>>,
+    pub completer: Option<CompleterFn>,
     /// Shared state the function needs.
     pub requirements: fn() -> Vec<StateRequirement>,
     /// Where the function is.
@@ -506,7 +510,7 @@ pub struct ResourceDescriptor {
     /// The adapter.
     pub handler: fn(ResourceCall, Option<Arc<str>>) -> BoxFuture<ResourceOutcome>,
     /// Completion of the template's variables, if any has a completer.
-    pub completer: Option<fn(CompleteCall) -> BoxFuture<Result<Completion, ErrorObject>>>,
+    pub completer: Option<CompleterFn>,
     /// Shared state the function needs.
     pub requirements: fn() -> Vec<StateRequirement>,
     /// Where the function is.

@@ -97,10 +97,10 @@ fn is_object_schema(map: &Map<String, Value>) -> bool {
 fn clean(value: &mut Value) {
     match value {
         Value::Object(map) => {
-            if let Some(Value::String(format)) = map.get("format") {
-                if !STANDARD_FORMATS.contains(&format.as_str()) {
-                    map.remove("format");
-                }
+            if let Some(Value::String(format)) = map.get("format")
+                && !STANDARD_FORMATS.contains(&format.as_str())
+            {
+                map.remove("format");
             }
             strip_optional_nulls(map);
             for v in map.values_mut() {
@@ -145,12 +145,12 @@ fn remove_null(p: &mut Map<String, Value>) {
     }
     if let Some(Value::Array(branches)) = p.get_mut("anyOf") {
         branches.retain(|b| !is_null(b));
-        if branches.len() == 1 {
-            if let Some(Value::Object(only)) = branches.pop() {
-                p.remove("anyOf");
-                for (k, v) in only {
-                    p.entry(k).or_insert(v);
-                }
+        if branches.len() == 1
+            && let Some(Value::Object(only)) = branches.pop()
+        {
+            p.remove("anyOf");
+            for (k, v) in only {
+                p.entry(k).or_insert(v);
             }
         }
     }

@@ -116,6 +116,11 @@ impl Server {
         self.snapshot().catalog.tools.iter().map(|t| t.key.clone()).collect()
     }
 
+    /// The tools served right now, sorted by name.
+    pub fn tools(&self) -> impl Iterator<Item = ToolEntry> {
+        self.snapshot().catalog.tools.iter().map(|t| t.entry.clone()).collect::<Vec<_>>().into_iter()
+    }
+
     /// What is served right now.
     pub(crate) fn snapshot(&self) -> Arc<Snapshot> {
         Arc::clone(&self.inner.snapshot.read().unwrap_or_else(|e| e.into_inner()))

@@ -93,11 +93,11 @@ pub(super) fn route(
             let Some(tool) = catalog.tool(&p.name) else {
                 return Err((ErrorObject::invalid_params(format!("Unknown tool: `{}`", p.name)), Stage::Params));
             };
-            if let Some(args) = &p.arguments {
-                if !args.get().trim_start().starts_with('{') {
-                    let e = ErrorObject::invalid_params("`arguments` must be an object");
-                    return Err((e, Stage::Params));
-                }
+            if let Some(args) = &p.arguments
+                && !args.get().trim_start().starts_with('{')
+            {
+                let e = ErrorObject::invalid_params("`arguments` must be an object");
+                return Err((e, Stage::Params));
             }
             if let Some(headers) = headers {
                 headers
@@ -300,7 +300,6 @@ pub(super) async fn run(p: Prepared, options: RequestOptions) -> Response {
             p.id.clone(),
             p.method.clone(),
             p.meta.clone(),
-            inner.state.clone(),
             Arc::clone(&options.sink),
             options.cancellation.clone(),
             input,
