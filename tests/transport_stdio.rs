@@ -193,6 +193,35 @@ async fn a_cancelled_request_stops_and_gets_no_response() {
 }
 
 #[tokio::test]
+async fn requests_beyond_the_in_flight_limit_are_refused_and_cancellation_still_gets_through() {
+    let gate = Gate::default();
+    let config = StdioConfig { max_in_flight: 1, ..StdioConfig::default() };
+    let (mut peer, task) = start(gated_server(&gate), config);
+    peer.send(&call(20, "gated", json!({}))).await;
+    gate.started.notified().await;
+    peer.send(&call(21, "add", json!({"a": 1, "b": 2}))).await;
+    let refused = peer.recv().await;
+    assert_eq!(refused["id"], json!(21));
+    assert_eq!(refused["error"]["code"], json!(-32603));
+    // Reading goes on while the limit is reached, so the cancellation of the
+    // running request arrives, and its slot frees up.
+    peer.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 20}})).await;
+    let mut answered = None;
+    for attempt in 0..200 {
+        peer.send(&call(100 + attempt, "add", json!({"a": 2, "b": 2}))).await;
+        let response = peer.recv().await;
+        if response.get("result").is_some() {
+            answered = Some(response);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert_eq!(text(&answered.expect("a slot freed up after the cancellation")), "4");
+    assert!(peer.finish().await.is_empty());
+    task.await.expect("joins").expect("clean end");
+}
+
+#[tokio::test]
 async fn a_malformed_line_gets_a_parse_error_and_the_next_line_is_served() {
     let (mut peer, task) = start(gated_server(&Gate::default()), StdioConfig::default());
     for garbage in [&b"{not json\n"[..], b"\"unterminated\n", b"\xff\xfe\xfd\n", b"}{\n"] {

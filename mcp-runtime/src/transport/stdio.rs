@@ -29,8 +29,10 @@ pub struct StdioConfig {
     /// The longest line accepted, in bytes (default 4 MiB). A longer line is
     /// skipped and answered with `-32600`.
     pub max_message_bytes: usize,
-    /// How many requests may run at once (default 256); reading pauses
-    /// while the limit is reached.
+    /// How many requests may run at once (default 256). A request beyond
+    /// the limit is answered at once with `-32603` ("too many requests in
+    /// flight") rather than queued, so reading never stops and a
+    /// `notifications/cancelled` can always get through.
     pub max_in_flight: usize,
     /// How long requests in flight may take to finish after end of input
     /// (default 10 s).
@@ -114,7 +116,11 @@ impl Server {
                     }
                 }
                 Ok(Message::Request(request)) => {
-                    let Ok(permit) = Arc::clone(&permits).acquire_owned().await else { break Ok(()) };
+                    let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
+                        let e = ErrorObject::internal("Too many requests in flight; retry when some have finished");
+                        let _ = out_tx.send(Response::error(Some(request.id), e, Stage::Handler).to_json());
+                        continue;
+                    };
                     let token = CancellationToken::new();
                     in_flight.lock().unwrap_or_else(|e| e.into_inner()).insert(request.id.clone(), token.clone());
                     let sink = Arc::new(LineSink {
