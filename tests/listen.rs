@@ -155,6 +155,8 @@ async fn removing_entries_changes_lists_and_notifies() {
     assert_eq!(next(&mut l).await.method, "notifications/prompts/list_changed");
     assert!(server.remove_resource("mem://doc"));
     assert_eq!(next(&mut l).await.method, "notifications/resources/list_changed");
+    // Removing what is not there changes nothing and announces nothing.
     assert!(!server.remove_prompt("p"));
+    nothing_more(&mut l).await;
     l.cancel.cancel();
 }

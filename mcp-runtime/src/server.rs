@@ -127,97 +127,70 @@ impl Server {
     }
 
     /// Replaces the catalog with one built by `change` from the current
-    /// entries, then announces `event`.
-    fn update(&self, change: impl FnOnce(&mut Entries), event: ServerEvent) -> Result<(), BuildError> {
+    /// entries, then announces `event`, unless `change` reports that it
+    /// changed nothing.
+    fn update(&self, change: impl FnOnce(&mut Entries) -> bool, event: ServerEvent) -> Result<bool, BuildError> {
         {
             let mut slot = self.inner.snapshot.write().unwrap_or_else(|e| e.into_inner());
             let mut entries = slot.catalog.entries();
-            change(&mut entries);
+            if !change(&mut entries) {
+                return Ok(false);
+            }
             check_entries(&entries, &self.inner.state)?;
             let catalog = Catalog::build(entries.tools, entries.prompts, entries.resources)?;
             *slot = Arc::new(Snapshot::new(catalog, &self.inner.features));
         }
         self.inner.bus.publish(event);
-        Ok(())
+        Ok(true)
     }
 
     /// Adds a tool (or replaces the one with the same name) while serving,
     /// and tells listen streams that the tool list changed.
     pub fn add_tool(&self, tool: ToolEntry) -> Result<(), BuildError> {
-        let name = tool.definition.name.clone();
-        self.update(
-            |e| {
-                e.tools.retain(|t| t.definition.name != name);
-                e.tools.push(tool);
-            },
-            ServerEvent::ToolsListChanged,
-        )
+        self.update(|e| replace(&mut e.tools, tool, |t| &t.definition.name), ServerEvent::ToolsListChanged).map(drop)
     }
 
     /// Removes a tool while serving; returns whether it existed.
     pub fn remove_tool(&self, name: &str) -> bool {
-        let mut found = false;
-        let _ = self.update(
-            |e| {
-                let before = e.tools.len();
-                e.tools.retain(|t| t.definition.name != name);
-                found = e.tools.len() != before;
-            },
-            ServerEvent::ToolsListChanged,
-        );
-        found
+        self.remove(|e| &mut e.tools, |t| t.definition.name == name, ServerEvent::ToolsListChanged)
     }
 
     /// Adds a prompt (or replaces the one with the same name) while serving.
     pub fn add_prompt(&self, prompt: PromptEntry) -> Result<(), BuildError> {
-        let name = prompt.definition.name.clone();
-        self.update(
-            |e| {
-                e.prompts.retain(|p| p.definition.name != name);
-                e.prompts.push(prompt);
-            },
-            ServerEvent::PromptsListChanged,
-        )
+        self.update(|e| replace(&mut e.prompts, prompt, |p| &p.definition.name), ServerEvent::PromptsListChanged)
+            .map(drop)
     }
 
     /// Removes a prompt while serving; returns whether it existed.
     pub fn remove_prompt(&self, name: &str) -> bool {
-        let mut found = false;
-        let _ = self.update(
-            |e| {
-                let before = e.prompts.len();
-                e.prompts.retain(|p| p.definition.name != name);
-                found = e.prompts.len() != before;
-            },
-            ServerEvent::PromptsListChanged,
-        );
-        found
+        self.remove(|e| &mut e.prompts, |p| p.definition.name == name, ServerEvent::PromptsListChanged)
     }
 
     /// Adds a resource or template (or replaces the one with the same URI) while serving.
     pub fn add_resource(&self, resource: ResourceEntry) -> Result<(), BuildError> {
-        let uri = resource.uri().to_owned();
-        self.update(
-            |e| {
-                e.resources.retain(|r| r.uri() != uri);
-                e.resources.push(resource);
-            },
-            ServerEvent::ResourcesListChanged,
-        )
+        self.update(|e| replace(&mut e.resources, resource, ResourceEntry::uri), ServerEvent::ResourcesListChanged)
+            .map(drop)
     }
 
     /// Removes a resource or template by URI while serving; returns whether it existed.
     pub fn remove_resource(&self, uri: &str) -> bool {
-        let mut found = false;
-        let _ = self.update(
-            |e| {
-                let before = e.resources.len();
-                e.resources.retain(|r| r.uri() != uri);
-                found = e.resources.len() != before;
-            },
-            ServerEvent::ResourcesListChanged,
-        );
-        found
+        self.remove(|e| &mut e.resources, |r| r.uri() == uri, ServerEvent::ResourcesListChanged)
+    }
+
+    fn remove<E>(
+        &self,
+        list: impl FnOnce(&mut Entries) -> &mut Vec<E>,
+        matches: impl Fn(&E) -> bool,
+        event: ServerEvent,
+    ) -> bool {
+        let change = |e: &mut Entries| {
+            let list = list(e);
+            let before = list.len();
+            list.retain(|x| !matches(x));
+            list.len() != before
+        };
+        // Removing cannot create a duplicate or a missing state, so it cannot fail.
+        self.update(change, event).unwrap_or(false)
     }
 
     /// Announces a change to listen streams (on every replica sharing the
@@ -242,6 +215,14 @@ impl Server {
     pub(crate) fn subscribe_events(&self) -> tokio::sync::broadcast::Receiver<ServerEvent> {
         self.inner.bus.subscribe()
     }
+}
+
+/// Puts `entry` in `list` in place of any entry with the same key.
+fn replace<E>(list: &mut Vec<E>, entry: E, key: impl Fn(&E) -> &str) -> bool {
+    let new_key = key(&entry).to_owned();
+    list.retain(|e| key(e) != new_key);
+    list.push(entry);
+    true
 }
 
 /// The entries of a catalog, taken apart to be changed and rebuilt.
