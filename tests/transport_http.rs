@@ -99,6 +99,12 @@ fn fixture(slow_dropped: Dropped) -> Server {
             a.text
         }))
         .tool(ToolEntry::new("big", || async { "x".repeat(BIG) }))
+        .tool(ToolEntry::new("pause", |cx: RequestContext| async move {
+            cx.progress(1.0, None, None);
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            cx.progress(2.0, None, None);
+            "paused"
+        }))
         .prompt(mcp_runtime::PromptEntry::new("greet", || async { "Hello" }).description("Greets."))
         .resource(mcp_runtime::ResourceEntry::fixed("note://daily/1", "note", || async { "bonjour" }))
         .build()
@@ -164,6 +170,7 @@ impl Reply {
         assert!(text.ends_with("\n\n"), "the stream ends after a complete event: {text:?}");
         let events: Vec<Value> = text
             .split_terminator("\n\n")
+            .filter(|event| !event.starts_with(':'))
             .map(|event| {
                 let data: Vec<&str> = event
                     .lines()
@@ -629,6 +636,88 @@ async fn concurrent_streams_do_not_mix() {
     server.stop().await;
 }
 
+#[tokio::test]
+async fn quiet_streams_carry_keep_alive_comments() {
+    let config = HttpConfig::default().sse_keep_alive(Duration::from_millis(50));
+    let server = Running::start(fixture(Dropped::default()), config).await;
+    let mut meta = request_meta();
+    meta["progressToken"] = json!("k");
+    let message = request(14, "tools/call", json!({"name": "pause", "arguments": {}, "_meta": meta}));
+    let reply = Post::mcp(&message).send(server.addr).await;
+    let text = String::from_utf8_lossy(&reply.body).into_owned();
+    assert!(text.contains("\n\n: keep-alive\n\n"), "{text}");
+    let events = reply.events("tools/call");
+    assert_eq!(events.len(), 3, "two progress notifications and the response");
+    assert_eq!(events[2]["result"]["content"][0]["text"], "paused");
+    server.stop().await;
+}
+
+/// Reads a streamed response one event (or comment) at a time.
+struct EventReader {
+    body: hyper::body::Incoming,
+    buffer: String,
+}
+
+impl EventReader {
+    async fn next(&mut self) -> Option<String> {
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let event: String = self.buffer.drain(..end + 2).collect();
+                return Some(event);
+            }
+            let frame = tokio::time::timeout(STUCK, self.body.frame()).await.expect("an event in time")?;
+            if let Ok(data) = frame.expect("a readable stream").into_data() {
+                self.buffer.push_str(std::str::from_utf8(&data).expect("UTF-8"));
+            }
+        }
+    }
+
+    /// The next event that is not a comment, parsed.
+    async fn next_message(&mut self) -> Option<Value> {
+        loop {
+            let event = self.next().await?;
+            if let Some(data) = event.strip_prefix("data: ") {
+                return Some(serde_json::from_str(data.trim_end()).expect("JSON data"));
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn listen_streams_outlive_the_request_timeout_and_close_at_shutdown() {
+    let app = fixture(Dropped::default());
+    let config =
+        HttpConfig::default().request_timeout(Duration::from_millis(100)).sse_keep_alive(Duration::from_millis(50));
+    let server = Running::start(app.clone(), config).await;
+    let message = request(61, "subscriptions/listen", json!({"notifications": {"toolsListChanged": true}}));
+    let stream = TcpStream::connect(server.addr).await.expect("connect");
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.expect("handshake");
+    tokio::spawn(connection);
+    let response = sender.send_request(Post::mcp(&message).build(server.addr)).await.expect("a response");
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.headers()["content-type"], "text/event-stream");
+    let mut events = EventReader { body: response.into_body(), buffer: String::new() };
+
+    let ack = events.next_message().await.expect("the acknowledgement");
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_valid_notification(&ack);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(events.next().await.as_deref(), Some(": keep-alive\n\n"), "still open past the request timeout");
+
+    app.add_tool(ToolEntry::new("late", || async { "late" })).expect("a valid tool");
+    let changed = events.next_message().await.expect("a change notification");
+    assert_eq!(changed["method"], "notifications/tools/list_changed");
+    assert_valid_notification(&changed);
+
+    let stopping = tokio::spawn(server.stop());
+    let closing = events.next_message().await.expect("the closing result");
+    assert_eq!(closing["id"], 61);
+    assert_valid_message("subscriptions/listen", &closing);
+    assert_eq!(events.next().await, None, "the stream ends after its result");
+    tokio::time::timeout(STUCK, stopping).await.expect("the server stops").expect("stop task");
+}
+
 // ------------------------------------------------------------- limits --
 
 #[tokio::test]
@@ -945,5 +1034,5 @@ async fn the_service_works_without_a_listener() {
     let body = response.into_body().collect().await.expect("a body").to_bytes();
     let value: Value = serde_json::from_slice(&body).expect("JSON");
     assert_valid_message("tools/list", &value);
-    assert!(value["result"]["tools"].as_array().is_some_and(|t| t.len() == 6));
+    assert!(value["result"]["tools"].as_array().is_some_and(|t| t.len() == 7));
 }

@@ -62,7 +62,8 @@ use origin::OriginPolicy;
 /// | [`max_body_bytes`](Self::max_body_bytes) | 4 MiB (413 beyond) |
 /// | [`max_header_bytes`](Self::max_header_bytes) (standalone) | 32 KiB (431 beyond) |
 /// | [`body_timeout`](Self::body_timeout) | 30 s to receive the body (408 after) |
-/// | [`request_timeout`](Self::request_timeout) | 5 min for the handler (`-32603` after) |
+/// | [`request_timeout`](Self::request_timeout) | 5 min for the handler (`-32603` after); none for listen streams |
+/// | [`sse_keep_alive`](Self::sse_keep_alive) | a comment after 15 s without events on a stream |
 /// | [`header_read_timeout`](Self::header_read_timeout) (standalone) | 10 s, also the keep-alive idle limit |
 /// | [`write_timeout`](Self::write_timeout) (standalone) | 30 s without write progress closes the connection |
 /// | [`max_connections`](Self::max_connections) (standalone) | 1024 |
@@ -96,6 +97,7 @@ pub struct HttpConfig {
     pub(crate) max_header_bytes: usize,
     pub(crate) body_timeout: Option<Duration>,
     pub(crate) request_timeout: Option<Duration>,
+    pub(crate) sse_keep_alive: Option<Duration>,
     pub(crate) header_read_timeout: Duration,
     pub(crate) write_timeout: Duration,
     pub(crate) max_connections: usize,
@@ -111,6 +113,7 @@ impl Default for HttpConfig {
             max_header_bytes: 32 * 1024,
             body_timeout: Some(Duration::from_secs(30)),
             request_timeout: Some(Duration::from_secs(300)),
+            sse_keep_alive: Some(Duration::from_secs(15)),
             header_read_timeout: Duration::from_secs(10),
             write_timeout: Duration::from_secs(30),
             max_connections: 1024,
@@ -154,9 +157,19 @@ impl HttpConfig {
 
     /// How long a handler may run (default 5 minutes; `None` for no limit).
     /// A handler still running after that is dropped, its cancellation token
-    /// fires, and the client receives a `-32603` error.
+    /// fires, and the client receives a `-32603` error. `subscriptions/listen`
+    /// streams are exempt: they last until the client leaves or the server
+    /// shuts down.
     pub fn request_timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
         self.request_timeout = timeout.into();
+        self
+    }
+
+    /// How long an event stream may stay silent before a `: keep-alive`
+    /// comment is sent (default 15 s; `None` to never send one), so proxies
+    /// with idle timeouts do not cut long tool calls or listen streams.
+    pub fn sse_keep_alive(mut self, interval: impl Into<Option<Duration>>) -> Self {
+        self.sse_keep_alive = interval.into();
         self
     }
 

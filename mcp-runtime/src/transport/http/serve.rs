@@ -94,6 +94,7 @@ impl Server {
         shutdown: impl Future<Output = ()>,
     ) -> io::Result<()> {
         let loopback = listener.local_addr()?.ip().is_loopback();
+        let server = self.clone();
         let endpoint = Endpoint {
             path: Arc::from(config.endpoint.as_str()),
             service: McpService::new(self, config.clone(), Some(loopback)),
@@ -143,6 +144,8 @@ impl Server {
 
         drop(listener);
         tracing::info!(in_flight = graceful.count(), "shutting down");
+        // Listen streams never end by themselves: close them with their result.
+        server.close_streams();
         if tokio::time::timeout(config.shutdown_grace, graceful.shutdown()).await.is_err() {
             tracing::warn!("connections still busy at the end of the shutdown grace period were closed");
         }

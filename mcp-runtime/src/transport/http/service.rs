@@ -24,6 +24,8 @@ use crate::dispatch::{Message, Prepared, RequestOptions, Response, Stage, parse_
 use crate::protocol::{ErrorObject, RequestId};
 use crate::server::Server;
 
+const LISTEN: &str = "subscriptions/listen";
+
 /// The MCP endpoint as a tower `Service`: cheap to clone, always ready,
 /// never failing (every problem is an HTTP response).
 ///
@@ -189,7 +191,10 @@ where
         Ok(prepared) => prepared,
         Err(response) => return json_response(&response),
     };
-    run(prepared, id, accept, config.request_timeout).await
+    // A listen stream lasts as long as the client wants it; it is not a
+    // request that could take too long.
+    let timeout = if prepared.method() == LISTEN { None } else { config.request_timeout };
+    run(prepared, id, accept, timeout, config.sse_keep_alive).await
 }
 
 /// Runs the handler and picks the response format: JSON unless a
@@ -199,6 +204,7 @@ async fn run(
     id: RequestId,
     accept: Acceptable,
     timeout: Option<Duration>,
+    keep_alive: Option<Duration>,
 ) -> http::Response<McpBody> {
     let token = CancellationToken::new();
     // Dropping the guard (client gone) cancels the request.
@@ -212,7 +218,7 @@ async fn run(
     let (tx, rx) = mpsc::unbounded_channel();
     let options = RequestOptions { sink: Arc::new(ChannelSink::new(tx)), cancellation: token.clone() };
     let run: RunFuture = Box::pin(bounded(prepared.run(options), timeout, id, token));
-    let mut stream = EventStream::new(run, rx, guard);
+    let mut stream = EventStream::new(run, rx, guard, keep_alive);
     match stream.start().await {
         Start::Finished(response) if accept.json => json_response(&response),
         Start::Finished(response) => {

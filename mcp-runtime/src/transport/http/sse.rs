@@ -10,9 +10,11 @@ use std::collections::VecDeque;
 use std::future::{Future, poll_fn};
 use std::pin::Pin;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use bytes::{BufMut, Bytes, BytesMut};
 use tokio::sync::mpsc;
+use tokio::time::{Instant, Sleep};
 use tokio_util::sync::DropGuard;
 
 use crate::context::NotificationSink;
@@ -21,6 +23,10 @@ use crate::protocol::Notification;
 
 /// A request's handler, bounded by its timeout, as the stream polls it.
 pub(crate) type RunFuture = Pin<Box<dyn Future<Output = Response> + Send>>;
+
+/// A comment line, ignored by clients, that keeps a quiet stream from being
+/// cut by proxies with idle timeouts.
+const KEEP_ALIVE: &[u8] = b": keep-alive\n\n";
 
 /// One event: `data: <json>\n\n`, each line of the text on its own `data:`
 /// line (compact JSON has none, but the framing must never depend on it).
@@ -68,11 +74,24 @@ pub(crate) struct EventStream {
     ready: VecDeque<Bytes>,
     /// Cancels the request if the stream is dropped before the response.
     guard: Option<DropGuard>,
+    /// When to send a keep-alive comment if nothing else was sent.
+    keep_alive: Option<(Duration, Pin<Box<Sleep>>)>,
 }
 
 impl EventStream {
-    pub(crate) fn new(run: RunFuture, notifications: mpsc::UnboundedReceiver<Bytes>, guard: DropGuard) -> Self {
-        EventStream { run: Some(run), notifications, ready: VecDeque::new(), guard: Some(guard) }
+    pub(crate) fn new(
+        run: RunFuture,
+        notifications: mpsc::UnboundedReceiver<Bytes>,
+        guard: DropGuard,
+        keep_alive: Option<Duration>,
+    ) -> Self {
+        EventStream {
+            run: Some(run),
+            notifications,
+            ready: VecDeque::new(),
+            guard: Some(guard),
+            keep_alive: keep_alive.map(|period| (period, Box::pin(tokio::time::sleep(period)))),
+        }
     }
 
     /// Runs the handler until it sends a notification or finishes. A
@@ -106,6 +125,14 @@ impl EventStream {
 
     /// The next event, running the handler as far as needed.
     pub(crate) fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
+        let next = self.poll_next(cx);
+        if let (Poll::Ready(Some(_)), Some((period, sleep))) = (&next, &mut self.keep_alive) {
+            sleep.as_mut().reset(Instant::now() + *period);
+        }
+        next
+    }
+
+    fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
         loop {
             if let Some(event) = self.ready.pop_front() {
                 return Poll::Ready(Some(event));
@@ -118,7 +145,15 @@ impl EventStream {
             }
             match self.poll_run(cx) {
                 Poll::Ready(response) => self.ready.push_back(event(&response.to_json())),
-                Poll::Pending => return Poll::Pending,
+                Poll::Pending => {
+                    let quiet_too_long =
+                        self.keep_alive.as_mut().is_some_and(|(_, sleep)| sleep.as_mut().poll(cx).is_ready());
+                    return if quiet_too_long {
+                        Poll::Ready(Some(Bytes::from_static(KEEP_ALIVE)))
+                    } else {
+                        Poll::Pending
+                    };
+                }
             }
         }
     }
@@ -174,7 +209,7 @@ mod tests {
         });
         drop(sink);
         let token = CancellationToken::new();
-        let mut stream = EventStream::new(run, rx, token.clone().drop_guard());
+        let mut stream = EventStream::new(run, rx, token.clone().drop_guard(), None);
         assert!(matches!(stream.start().await, Start::Notified));
         assert!(next(&mut stream).await.is_some_and(|e| e.contains("\"progress\":1")));
         assert!(next(&mut stream).await.is_some_and(|e| e.contains("\"progress\":2")));
@@ -187,12 +222,30 @@ mod tests {
         assert!(!token.is_cancelled(), "a finished request is not cancelled");
     }
 
+    #[tokio::test(start_paused = true)]
+    async fn a_quiet_stream_sends_keep_alive_comments() {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let run: RunFuture = Box::pin(async {
+            tokio::time::sleep(Duration::from_secs(25)).await;
+            Response::error(Some(RequestId::from(1)), ErrorObject::internal("late"), Stage::Handler)
+        });
+        let mut stream =
+            EventStream::new(run, rx, CancellationToken::new().drop_guard(), Some(Duration::from_secs(10)));
+        ChannelSink::new(tx).send(note(1));
+        assert!(next(&mut stream).await.is_some_and(|e| e.starts_with("data: ")));
+        // 10 s of silence, then 10 more, then the response at 25 s.
+        assert_eq!(next(&mut stream).await.as_deref(), Some(": keep-alive\n\n"));
+        assert_eq!(next(&mut stream).await.as_deref(), Some(": keep-alive\n\n"));
+        assert!(next(&mut stream).await.is_some_and(|e| e.contains("late")));
+        assert_eq!(next(&mut stream).await, None);
+    }
+
     #[tokio::test]
     async fn dropping_the_stream_cancels_the_request() {
         let (_tx, rx) = mpsc::unbounded_channel();
         let token = CancellationToken::new();
         let run: RunFuture = Box::pin(std::future::pending());
-        let stream = EventStream::new(run, rx, token.clone().drop_guard());
+        let stream = EventStream::new(run, rx, token.clone().drop_guard(), None);
         drop(stream);
         assert!(token.is_cancelled());
     }
