@@ -1,0 +1,299 @@
+//! Builds the three echo servers (ours, rmcp, the hyper floor), measures
+//! them side by side and prints the table.
+//!
+//! ```text
+//! bench-driver [all | build | http | stdio | scale] [--quick] [--rebuild-cycles N]
+//! ```
+//!
+//! Every phase alternates the servers round by round (ours, rmcp, floor,
+//! ours, …) so that whatever else the machine does hits them alike. All
+//! traffic stays on the loopback interface; every loop is bounded in count
+//! and each call in time.
+
+mod compile;
+mod http_load;
+mod procfs;
+mod report;
+mod requests;
+mod servers;
+mod stats;
+mod stdio_load;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+
+use report::{Memory, Results, Scale};
+use requests::Call;
+use servers::Kind;
+use stats::Sample;
+
+/// How much work each phase does.
+struct Plan {
+    /// Rounds per HTTP concurrency level.
+    http_rounds: usize,
+    /// (concurrency, calls per round).
+    http_levels: Vec<(usize, usize)>,
+    /// stdio rounds and calls per round.
+    stdio_rounds: usize,
+    stdio_calls: usize,
+    /// Requests in flight over stdio.
+    stdio_window: usize,
+    /// Rounds per scaling measurement.
+    scale_rounds: usize,
+    /// `tools/call` per scaling round.
+    scale_calls: usize,
+    /// (tools, `tools/list` per round).
+    scale_lists: Vec<(usize, usize)>,
+    /// Edit-and-restore pairs per server for the rebuild time.
+    rebuild_cycles: usize,
+}
+
+impl Plan {
+    fn full() -> Plan {
+        Plan {
+            http_rounds: 6,
+            http_levels: vec![(1, 5_000), (16, 20_000), (64, 20_000)],
+            stdio_rounds: 4,
+            stdio_calls: 25_000,
+            stdio_window: 32,
+            scale_rounds: 3,
+            scale_calls: 10_000,
+            scale_lists: vec![(10, 6_000), (100, 3_000), (1000, 1_500)],
+            rebuild_cycles: 1,
+        }
+    }
+
+    /// A tenth of the work, to check that everything runs.
+    fn quick() -> Plan {
+        let full = Plan::full();
+        Plan {
+            http_rounds: 2,
+            http_levels: full.http_levels.iter().map(|&(c, n)| (c, n / 10)).collect(),
+            stdio_rounds: 2,
+            stdio_calls: full.stdio_calls / 10,
+            scale_rounds: 1,
+            scale_calls: full.scale_calls / 10,
+            scale_lists: full.scale_lists.iter().map(|&(t, n)| (t, n / 10)).collect(),
+            ..full
+        }
+    }
+
+    fn describe(&self) -> Vec<String> {
+        vec![
+            format!(
+                "HTTP: {} rounds per level, each server in turn; calls per round: {}; 20 warm-up calls per connection before the timed part",
+                self.http_rounds,
+                self.http_levels.iter().map(|(c, n)| format!("{n} at c={c}")).collect::<Vec<_>>().join(", ")
+            ),
+            format!(
+                "stdio: {} rounds of {} pipelined calls, at most {} in flight",
+                self.stdio_rounds, self.stdio_calls, self.stdio_window
+            ),
+            format!(
+                "scaling: {} rounds of {} `tools/call` and of `tools/list` ({}) at c=16; every tool in one page",
+                self.scale_rounds,
+                self.scale_calls,
+                self.scale_lists.iter().map(|(t, n)| format!("{n} with {t} tools")).collect::<Vec<_>>().join(", ")
+            ),
+            format!("rebuild: {} edit-and-restore pair(s) per server, median shown", self.rebuild_cycles),
+            "server CPU: utime + stime of the server process from /proc/<pid>/stat over the timed part plus 100 ms after it".to_owned(),
+        ]
+    }
+}
+
+fn command_output(program: &str, args: &[&str]) -> String {
+    std::process::Command::new(program)
+        .args(args)
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|s| s.trim().to_owned())
+        .unwrap_or_else(|| "?".to_owned())
+}
+
+fn machine() -> Vec<String> {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_owned()))
+        .unwrap_or_else(|| "?".to_owned());
+    let memory = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| s.lines().next().map(|l| l.split_whitespace().nth(1).unwrap_or("0").to_owned()))
+        .and_then(|kib| kib.parse::<u64>().ok())
+        .map_or_else(|| "?".to_owned(), |kib| format!("{:.1} GiB", kib as f64 / 1048576.0));
+    vec![
+        format!("CPU: {cpu}, {} cores (nproc), {memory} memory", command_output("nproc", &[])),
+        format!("kernel: {}", command_output("uname", &["-sr"])),
+        format!("toolchain: {}", command_output("rustc", &["--version"])),
+        format!("load average (1 min) at start: {}", procfs::load_average()),
+    ]
+}
+
+async fn phase_build(bench: &Path, plan: &Plan, results: &mut Results, rebuild: bool) -> Result<()> {
+    for kind in Kind::ALL {
+        eprintln!("build: {}", kind.package());
+        let crates = compile::build_and_count(bench, kind)?;
+        let figures = results.builds.entry(kind).or_default();
+        figures.crates = crates;
+    }
+    if rebuild {
+        for kind in Kind::MCP {
+            eprintln!("rebuild after editing the tool body: {}", kind.package());
+            let times = compile::rebuild_times(bench, kind, plan.rebuild_cycles)?;
+            results.builds.entry(kind).or_default().rebuilds = times;
+        }
+    }
+    for kind in Kind::ALL {
+        results.builds.entry(kind).or_default().stripped_bytes = compile::stripped_size(bench, kind)?;
+    }
+    Ok(())
+}
+
+async fn phase_http(bench: &Path, plan: &Plan, results: &mut Results) -> Result<()> {
+    let mut running = Vec::new();
+    for kind in Kind::ALL {
+        running.push(servers::start_http(bench, kind, &[]).await?);
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let mut served: HashMap<Kind, u64> = HashMap::new();
+    for server in &running {
+        let memory = Memory { idle_kib: procfs::rss_kib(server.pid)?, ..Memory::default() };
+        results.memory.insert(server.kind, memory);
+    }
+    let call = Call::echo();
+    for &(concurrency, calls) in &plan.http_levels {
+        let mut samples: HashMap<Kind, Sample> = HashMap::new();
+        for r in 0..plan.http_rounds {
+            for server in &running {
+                let addr = server.addr.context("an HTTP server without an address")?;
+                let (sample, answered) = http_load::round(addr, server.pid, &call, concurrency, calls).await?;
+                eprintln!(
+                    "http c={concurrency} round {}/{}: {:5} {:>8.0} req/s {:>6.1} µs CPU/call",
+                    r + 1,
+                    plan.http_rounds,
+                    server.kind.label(),
+                    sample.rate(),
+                    sample.cpu_us()
+                );
+                samples.entry(server.kind).or_default().add(sample);
+                let total = served.entry(server.kind).or_default();
+                *total += answered;
+                let memory = results.memory.entry(server.kind).or_default();
+                if memory.after_calls == 0 && *total >= 100_000 {
+                    memory.after_kib = procfs::rss_kib(server.pid)?;
+                    memory.after_calls = *total;
+                }
+            }
+        }
+        results.http.push((concurrency, samples));
+    }
+    for server in running {
+        server.stop().await;
+    }
+    Ok(())
+}
+
+async fn phase_stdio(bench: &Path, plan: &Plan, results: &mut Results) -> Result<()> {
+    let mut running = Vec::new();
+    for kind in Kind::MCP {
+        running.push(servers::start_stdio(bench, kind)?);
+    }
+    let mut next_id = 1;
+    for r in 0..plan.stdio_rounds {
+        for server in &mut running {
+            let sample = stdio_load::round(server, next_id, plan.stdio_calls, plan.stdio_window).await?;
+            eprintln!(
+                "stdio round {}/{}: {:5} {:>8.0} req/s {:>6.1} µs CPU/call",
+                r + 1,
+                plan.stdio_rounds,
+                server.kind.label(),
+                sample.rate(),
+                sample.cpu_us()
+            );
+            results.stdio.entry(server.kind).or_default().add(sample);
+        }
+        next_id += plan.stdio_calls as u64;
+    }
+    for server in running {
+        server.stop().await;
+    }
+    Ok(())
+}
+
+async fn phase_scale(bench: &Path, plan: &Plan, results: &mut Results) -> Result<()> {
+    for &(tools, lists) in &plan.scale_lists {
+        let mut running = Vec::new();
+        for kind in Kind::MCP {
+            let mut args = vec!["--tools".to_owned(), tools.to_string()];
+            if kind == Kind::Ours {
+                // One page holds every tool, as rmcp's single page does.
+                args.extend(["--page-size".to_owned(), tools.to_string()]);
+            }
+            running.push(servers::start_http(bench, kind, &args).await?);
+        }
+        let mut scale = Scale { tools, ..Scale::default() };
+        for (call, calls, into_list) in [(Call::echo(), plan.scale_calls, false), (Call::list(), lists, true)] {
+            for _ in 0..plan.scale_rounds {
+                for server in &running {
+                    let addr = server.addr.context("an HTTP server without an address")?;
+                    let (sample, _) = http_load::round(addr, server.pid, &call, 16, calls).await?;
+                    eprintln!(
+                        "scale {tools} tools {}: {:5} {:>8.0} req/s {:>7.1} µs CPU/req",
+                        call.method,
+                        server.kind.label(),
+                        sample.rate(),
+                        sample.cpu_us()
+                    );
+                    let map = if into_list { &mut scale.list } else { &mut scale.call };
+                    map.entry(server.kind).or_default().add(sample);
+                }
+            }
+        }
+        results.scale.push(scale);
+        for server in running {
+            server.stop().await;
+        }
+    }
+    Ok(())
+}
+
+fn bench_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
+#[tokio::main]
+async fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut plan = if args.iter().any(|a| a == "--quick") { Plan::quick() } else { Plan::full() };
+    if let Some(i) = args.iter().position(|a| a == "--rebuild-cycles") {
+        plan.rebuild_cycles = args.get(i + 1).context("--rebuild-cycles needs a number")?.parse()?;
+    }
+    let phase = args.iter().find(|a| !a.starts_with("--") && a.parse::<usize>().is_err()).map_or("all", String::as_str);
+    if !matches!(phase, "all" | "build" | "http" | "stdio" | "scale") {
+        bail!("usage: bench-driver [all | build | http | stdio | scale] [--quick] [--rebuild-cycles N]");
+    }
+    let bench = bench_dir();
+    compile::repair(&bench)?;
+    let mut results = Results { machine: machine(), settings: plan.describe(), ..Results::default() };
+    let everything = phase == "all";
+    phase_build(&bench, &plan, &mut results, everything || phase == "build").await?;
+    if everything || phase == "http" {
+        phase_http(&bench, &plan, &mut results).await?;
+    }
+    if everything || phase == "stdio" {
+        phase_stdio(&bench, &plan, &mut results).await?;
+    }
+    if everything || phase == "scale" {
+        phase_scale(&bench, &plan, &mut results).await?;
+    }
+    results.machine.push(format!("load average (1 min) at the end: {}", procfs::load_average()));
+    let table = results.render();
+    println!("{table}");
+    let latest = bench.join("target/latest.md");
+    std::fs::write(&latest, &table).with_context(|| format!("writing {}", latest.display()))?;
+    eprintln!("written to {}", latest.display());
+    Ok(())
+}

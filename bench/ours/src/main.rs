@@ -1,0 +1,55 @@
+//! The echo server written with mcp-runtime, as its documentation shows:
+//! one `#[tool]` function, collected by `server!()`.
+//!
+//! `bench-ours http 127.0.0.1:PORT [--tools N]` or `bench-ours stdio [--tools N]`.
+//! `--tools N` serves N tools in all: `echo` and N - 1 more with the same
+//! input, for the scaling runs; `--page-size N` sets how many items one
+//! `tools/list` page holds (default 100).
+
+use mcp_runtime::{Args, ServerBuilder, ToolEntry, tool};
+
+/// Echoes the text back.
+#[tool]
+fn echo(
+    /// The text to return.
+    text: String,
+) -> String {
+    text // bench: edited by the rebuild measurement
+}
+
+/// The arguments of the extra tools of the scaling runs.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Filler {
+    /// The text to return.
+    #[allow(dead_code)]
+    text: String,
+}
+
+fn with_fillers(builder: ServerBuilder, tools: usize) -> ServerBuilder {
+    builder.tools((1..tools).map(|i| {
+        ToolEntry::new(format!("filler_{i:04}"), |Args(_): Args<Filler>| async { "filler" })
+            .description(format!("Extra tool number {i}, registered so that lookups have {tools} tools to search."))
+    }))
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let option = |name: &str| -> Result<Option<usize>, Box<dyn std::error::Error>> {
+        match args.iter().position(|a| a == name) {
+            Some(i) => Ok(Some(args.get(i + 1).ok_or(format!("{name} needs a number"))?.parse()?)),
+            None => Ok(None),
+        }
+    };
+    let mut builder = with_fillers(mcp_runtime::server!(), option("--tools")?.unwrap_or(1));
+    if let Some(size) = option("--page-size")? {
+        builder = builder.page_size(size);
+    }
+    let server = builder.build()?;
+    match (args.first().map(String::as_str), args.get(1)) {
+        (Some("http"), Some(addr)) => server.serve_http(addr.as_str()).await?,
+        (Some("stdio"), _) => server.serve_stdio().await?,
+        _ => return Err("usage: bench-ours (http ADDR | stdio) [--tools N] [--page-size N]".into()),
+    }
+    Ok(())
+}
