@@ -19,7 +19,7 @@ use mcp_tests::wire_schema::{assert_valid_message, assert_valid_notification, re
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::oneshot;
+use tokio::sync::{Notify, oneshot};
 use tokio::task::JoinHandle;
 
 /// How long anything may take before the test calls it stuck. Only a guard
@@ -31,15 +31,29 @@ const BIG: usize = 32 << 20;
 
 // ---------------------------------------------------------------- fixture --
 
-/// Set when a handler's future is dropped before it finished.
+/// What the `slow` and `nap` handlers report: that they started, and
+/// whether `slow` was dropped before it finished.
 #[derive(Clone, Default)]
-struct Dropped(Arc<AtomicBool>);
+struct Probe {
+    started: Arc<Notify>,
+    dropped: Arc<AtomicBool>,
+}
 
-struct SetOnDrop(Dropped);
+impl Probe {
+    async fn started(&self) {
+        tokio::time::timeout(STUCK, self.started.notified()).await.expect("the handler starts");
+    }
+
+    fn dropped(&self) -> bool {
+        self.dropped.load(Ordering::SeqCst)
+    }
+}
+
+struct SetOnDrop(Probe);
 
 impl Drop for SetOnDrop {
     fn drop(&mut self) {
-        self.0.0.store(true, Ordering::SeqCst);
+        self.0.dropped.store(true, Ordering::SeqCst);
     }
 }
 
@@ -57,7 +71,8 @@ fn object(value: Value) -> Map<String, Value> {
 
 /// A server with a plain tool, a streaming one, a slow one, a tool with
 /// header-mirrored arguments, a prompt and a resource.
-fn fixture(slow_dropped: Dropped) -> Server {
+fn fixture(probe: Probe) -> Server {
+    let (slow_probe, nap_started) = (probe.clone(), Arc::clone(&probe.started));
     let route_schema = object(json!({
         "type": "object",
         "properties": {
@@ -83,8 +98,10 @@ fn fixture(slow_dropped: Dropped) -> Server {
             "stepped"
         }))
         .tool(ToolEntry::new("slow", move |cancel: CancellationToken| {
-            let guard = SetOnDrop(slow_dropped.clone());
+            let guard = SetOnDrop(slow_probe.clone());
+            let started = Arc::clone(&slow_probe.started);
             async move {
+                started.notify_one();
                 // Finishes only when cancelled (or after far longer than any test).
                 tokio::select! {
                     () = cancel.cancelled() => {}
@@ -94,14 +111,18 @@ fn fixture(slow_dropped: Dropped) -> Server {
                 "slow done"
             }
         }))
-        .tool(ToolEntry::new("nap", |Args(a): Args<EchoArgs>| async move {
-            tokio::time::sleep(Duration::from_millis(300)).await;
-            a.text
+        .tool(ToolEntry::new("nap", move |Args(a): Args<EchoArgs>| {
+            let started = Arc::clone(&nap_started);
+            async move {
+                started.notify_one();
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                a.text
+            }
         }))
         .tool(ToolEntry::new("big", || async { "x".repeat(BIG) }))
         .tool(ToolEntry::new("pause", |cx: RequestContext| async move {
             cx.progress(1.0, None, None);
-            tokio::time::sleep(Duration::from_millis(300)).await;
+            tokio::time::sleep(Duration::from_millis(600)).await;
             cx.progress(2.0, None, None);
             "paused"
         }))
@@ -306,9 +327,9 @@ fn call(id: i64, tool: &str, arguments: Value) -> Value {
     request(id, "tools/call", json!({"name": tool, "arguments": arguments}))
 }
 
-async fn standard() -> (Running, Dropped) {
-    let dropped = Dropped::default();
-    (Running::start(fixture(dropped.clone()), HttpConfig::default()).await, dropped)
+async fn standard() -> (Running, Probe) {
+    let probe = Probe::default();
+    (Running::start(fixture(probe.clone()), HttpConfig::default()).await, probe)
 }
 
 // ------------------------------------------------------------ statuses --
@@ -392,7 +413,7 @@ async fn other_paths_are_not_found() {
     }
     server.stop().await;
 
-    let custom = Running::start(fixture(Dropped::default()), HttpConfig::default().endpoint("api/mcp")).await;
+    let custom = Running::start(fixture(Probe::default()), HttpConfig::default().endpoint("api/mcp")).await;
     assert_eq!(Post::mcp(&message).path("/api/mcp").send(custom.addr).await.status, StatusCode::OK);
     assert_eq!(Post::mcp(&message).send(custom.addr).await.status, StatusCode::NOT_FOUND);
     custom.stop().await;
@@ -639,7 +660,7 @@ async fn concurrent_streams_do_not_mix() {
 #[tokio::test]
 async fn quiet_streams_carry_keep_alive_comments() {
     let config = HttpConfig::default().sse_keep_alive(Duration::from_millis(50));
-    let server = Running::start(fixture(Dropped::default()), config).await;
+    let server = Running::start(fixture(Probe::default()), config).await;
     let mut meta = request_meta();
     meta["progressToken"] = json!("k");
     let message = request(14, "tools/call", json!({"name": "pause", "arguments": {}, "_meta": meta}));
@@ -685,7 +706,7 @@ impl EventReader {
 
 #[tokio::test]
 async fn listen_streams_outlive_the_request_timeout_and_close_at_shutdown() {
-    let app = fixture(Dropped::default());
+    let app = fixture(Probe::default());
     let config =
         HttpConfig::default().request_timeout(Duration::from_millis(100)).sse_keep_alive(Duration::from_millis(50));
     let server = Running::start(app.clone(), config).await;
@@ -722,7 +743,7 @@ async fn listen_streams_outlive_the_request_timeout_and_close_at_shutdown() {
 
 #[tokio::test]
 async fn bodies_over_the_limit_are_refused() {
-    let server = Running::start(fixture(Dropped::default()), HttpConfig::default().max_body_bytes(1024)).await;
+    let server = Running::start(fixture(Probe::default()), HttpConfig::default().max_body_bytes(1024)).await;
     let big = call(1, "echo", json!({"text": "x".repeat(2000)}));
     let reply = Post::mcp(&big).send(server.addr).await;
     assert_eq!(reply.status, StatusCode::PAYLOAD_TOO_LARGE);
@@ -760,7 +781,7 @@ impl http_body::Body for Chunks {
 
 #[tokio::test]
 async fn oversized_headers_are_refused() {
-    let server = Running::start(fixture(Dropped::default()), HttpConfig::default().max_header_bytes(8192)).await;
+    let server = Running::start(fixture(Probe::default()), HttpConfig::default().max_header_bytes(8192)).await;
     let message = request(1, "server/discover", Value::Null);
     let reply = Post::mcp(&message).header("x-padding", "a".repeat(16 * 1024)).send(server.addr).await;
     assert_eq!(reply.status, StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE);
@@ -770,21 +791,20 @@ async fn oversized_headers_are_refused() {
 
 #[tokio::test]
 async fn a_handler_past_the_request_timeout_is_dropped_with_an_error() {
-    let dropped = Dropped::default();
+    let probe = Probe::default();
     let config = HttpConfig::default().request_timeout(Duration::from_millis(200));
-    let server = Running::start(fixture(dropped.clone()), config).await;
+    let server = Running::start(fixture(probe.clone()), config).await;
     let reply = Post::mcp(&call(21, "slow", json!({}))).send(server.addr).await;
     assert_eq!(reply.status, StatusCode::OK);
     assert_eq!(reply.error_code("tools/call", &json!(21)), -32603);
-    assert!(dropped.0.load(Ordering::SeqCst), "the handler was dropped");
+    assert!(probe.dropped(), "the handler was dropped");
     server.stop().await;
 }
 
 #[tokio::test]
 async fn a_stalled_client_does_not_hold_up_the_others() {
-    let config =
-        HttpConfig::default().header_read_timeout(Duration::from_millis(300)).body_timeout(Duration::from_millis(300));
-    let server = Running::start(fixture(Dropped::default()), config).await;
+    let config = HttpConfig::default().header_read_timeout(Duration::from_secs(1)).body_timeout(Duration::from_secs(1));
+    let server = Running::start(fixture(Probe::default()), config).await;
 
     // One client sends half a request head and stops; another, a head that
     // announces a body it never sends.
@@ -812,7 +832,7 @@ async fn a_stalled_client_does_not_hold_up_the_others() {
 #[tokio::test]
 async fn a_client_that_stops_reading_loses_its_connection() {
     let config = HttpConfig::default().max_connections(1).write_timeout(Duration::from_millis(300));
-    let server = Running::start(fixture(Dropped::default()), config).await;
+    let server = Running::start(fixture(Probe::default()), config).await;
     let message = serde_json::to_string(&call(51, "big", json!({}))).expect("JSON");
     let head = format!(
         "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: application/json\r\n\
@@ -860,7 +880,7 @@ async fn dns_rebinding_is_refused_on_loopback() {
 #[tokio::test]
 async fn allow_lists_replace_the_loopback_default() {
     let config = HttpConfig::default().allowed_hosts(["mcp.example.com"]).allowed_origins(["https://app.example.com"]);
-    let server = Running::start(fixture(Dropped::default()), config).await;
+    let server = Running::start(fixture(Probe::default()), config).await;
     let message = request(1, "server/discover", Value::Null);
     let status = |post: Post| async { post.send(server.addr).await.status };
     assert_eq!(status(Post::mcp(&message).header("host", "mcp.example.com")).await, StatusCode::OK);
@@ -871,7 +891,7 @@ async fn allow_lists_replace_the_loopback_default() {
     assert_eq!(status(from_else).await, StatusCode::FORBIDDEN);
     server.stop().await;
 
-    let open = Running::start(fixture(Dropped::default()), HttpConfig::default().allow_any_host()).await;
+    let open = Running::start(fixture(Probe::default()), HttpConfig::default().allow_any_host()).await;
     let message = request(2, "server/discover", Value::Null);
     assert_eq!(Post::mcp(&message).header("host", "anything.example").send(open.addr).await.status, StatusCode::OK);
     let cross = Post::mcp(&message).header("host", "a.example").header("origin", "https://b.example");
@@ -883,19 +903,18 @@ async fn allow_lists_replace_the_loopback_default() {
 
 #[tokio::test]
 async fn a_client_that_disconnects_cancels_its_request() {
-    let (server, dropped) = standard().await;
+    let (server, probe) = standard().await;
     let request = Post::mcp(&call(31, "slow", json!({}))).build(server.addr);
     let stream = TcpStream::connect(server.addr).await.expect("connect");
     let (mut sender, connection) =
         hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.expect("handshake");
     let driver = tokio::spawn(connection);
     let pending = tokio::spawn(async move { sender.send_request(request).await });
-    // Give the request time to reach the handler, then hang up.
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    probe.started().await;
     pending.abort();
     driver.abort();
     let cancelled = tokio::time::timeout(STUCK, async {
-        while !dropped.0.load(Ordering::SeqCst) {
+        while !probe.dropped() {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
     })
@@ -906,10 +925,10 @@ async fn a_client_that_disconnects_cancels_its_request() {
 
 #[tokio::test]
 async fn shutdown_finishes_requests_in_flight() {
-    let (server, _) = standard().await;
+    let (server, probe) = standard().await;
     let addr = server.addr;
     let in_flight = tokio::spawn(Post::mcp(&call(41, "nap", json!({"text": "finished"}))).send(addr));
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    probe.started().await;
     server.stop().await;
     let reply = in_flight.await.expect("the client task ends");
     assert_eq!(reply.status, StatusCode::OK);
@@ -919,9 +938,9 @@ async fn shutdown_finishes_requests_in_flight() {
 
 #[tokio::test]
 async fn shutdown_closes_what_outlives_the_grace_period() {
-    let dropped = Dropped::default();
+    let probe = Probe::default();
     let config = HttpConfig::default().shutdown_grace(Duration::from_millis(200));
-    let server = Running::start(fixture(dropped.clone()), config).await;
+    let server = Running::start(fixture(probe.clone()), config).await;
     let addr = server.addr;
     let stuck = tokio::spawn(async move {
         let request = Post::mcp(&call(42, "slow", json!({}))).build(addr);
@@ -931,9 +950,9 @@ async fn shutdown_closes_what_outlives_the_grace_period() {
         tokio::spawn(connection);
         sender.send_request(request).await
     });
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    probe.started().await;
     server.stop().await;
-    assert!(dropped.0.load(Ordering::SeqCst), "the handler was dropped at the end of the grace period");
+    assert!(probe.dropped(), "the handler was dropped at the end of the grace period");
     let outcome = tokio::time::timeout(STUCK, stuck).await.expect("the client sees the end").expect("task ends");
     assert!(outcome.is_err(), "the connection closed without a response");
 }
@@ -985,7 +1004,7 @@ async fn serves_256_concurrent_connections() {
 #[tokio::test]
 async fn clients_beyond_the_connection_limit_wait_their_turn() {
     let config = HttpConfig::default().max_connections(4);
-    let server = Running::start(fixture(Dropped::default()), config).await;
+    let server = Running::start(fixture(Probe::default()), config).await;
     let tasks: Vec<_> = (0..24)
         .map(|i| tokio::spawn(Post::mcp(&call(i, "echo", json!({"text": "queued"}))).send(server.addr)))
         .collect();
@@ -999,7 +1018,7 @@ async fn clients_beyond_the_connection_limit_wait_their_turn() {
 
 #[tokio::test]
 async fn mounts_in_an_axum_router_next_to_other_routes() {
-    let server = fixture(Dropped::default());
+    let server = fixture(Probe::default());
     let app = axum::Router::new()
         .route("/health", axum::routing::get(|| async { "ok" }))
         .route_service("/mcp", server.http_service(HttpConfig::default()));
@@ -1026,7 +1045,7 @@ async fn mounts_in_an_axum_router_next_to_other_routes() {
 #[tokio::test]
 async fn the_service_works_without_a_listener() {
     use tower_service::Service as _;
-    let mut service = fixture(Dropped::default()).http_service(HttpConfig::default());
+    let mut service = fixture(Probe::default()).http_service(HttpConfig::default());
     let message = request(1, "tools/list", Value::Null);
     let request = Post::mcp(&message).header("host", "localhost").build("127.0.0.1:1".parse().expect("addr"));
     let response = service.call(request).await.expect("infallible");
