@@ -721,6 +721,11 @@ async fn listen_streams_outlive_the_request_timeout_and_close_at_shutdown() {
     let mut events = EventReader { body: response.into_body(), buffer: String::new() };
 
     let ack = events.next_message().await.expect("the acknowledgement");
+    let json_only =
+        Post::mcp(&request(62, "subscriptions/listen", json!({"notifications": {"toolsListChanged": true}})));
+    let refused = json_only.header("accept", "application/json").send(server.addr).await;
+    assert_eq!(refused.status, StatusCode::NOT_ACCEPTABLE, "a listen stream needs an event stream");
+    assert_eq!(refused.error_code("subscriptions/listen", &json!(62)), -32600);
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
     assert_valid_notification(&ack);
     tokio::time::sleep(Duration::from_millis(300)).await;

@@ -191,9 +191,17 @@ where
         Ok(prepared) => prepared,
         Err(response) => return json_response(&response),
     };
+    let listen = prepared.method() == LISTEN;
+    if listen && !accept.event_stream {
+        let error =
+            ErrorObject::invalid_request("subscriptions/listen needs an Accept header allowing text/event-stream");
+        let mut response = json_response(&Response::error(Some(id), error, Stage::Envelope));
+        *response.status_mut() = StatusCode::NOT_ACCEPTABLE;
+        return response;
+    }
     // A listen stream lasts as long as the client wants it; it is not a
     // request that could take too long.
-    let timeout = if prepared.method() == LISTEN { None } else { config.request_timeout };
+    let timeout = if listen { None } else { config.request_timeout };
     run(prepared, id, accept, timeout, config.sse_keep_alive).await
 }
 
