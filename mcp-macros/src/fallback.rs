@@ -13,6 +13,11 @@ use crate::codegen;
 pub(crate) fn output(kind: Macro, item: Option<&ItemFn>, krate: Option<&Path>, error: &syn::Error) -> TokenStream {
     let errors = error.to_compile_error();
     let Some(item) = item else { return errors };
+    if item.sig.receiver().is_some() {
+        // A method sits in an `impl` block, where a struct or `const _` would
+        // be a second error; the function alone is all that fits there.
+        return quote!(#item #errors);
+    }
     let ident = &item.sig.ident;
     let proxy = codegen::proxy(kind, &item.vis, ident);
     let root = codegen::root(krate);

@@ -84,7 +84,8 @@ use crate::attr::Macro;
 ///     progress: Progress,
 /// ) -> Result<Vec<Hit>, std::io::Error> {
 ///     progress.report(1.0, Some(1.0));
-///     Ok(vec![Hit { path: format!("{query}.md") }; limit.min(1) as usize])
+///     let hits = (0..limit.min(3)).map(|i| Hit { path: format!("{query}-{i}.md") });
+///     Ok(hits.collect())
 /// }
 /// ```
 ///

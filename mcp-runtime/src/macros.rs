@@ -84,7 +84,7 @@ macro_rules! resources {
 /// serves everything registered with the macros
 /// ([`registered`](crate::ServerBuilder::registered)).
 ///
-/// ```
+/// ```standalone_crate
 /// use mcp_runtime::tool;
 ///
 /// /// Says hello.

@@ -40,7 +40,7 @@ pub use crate::registry::{PromptDescriptor, ResourceDefinition, ResourceDescript
 
 pub use completion::{CompleteFn, Completer, IntoCompletion, complete_with, no_completion};
 pub use context::{Context, ContextParam, context, requirements};
-pub use definition::{ContentAnnotations, IntoIcon, MetaObject, ToolHints, icon};
+pub use definition::{ContentAnnotations, IntoIcon, MetaObject, StringDefault, ToolHints, icon, string_default};
 pub use docs::{description, verbatim};
 pub use items::{PromptItem, ResourceItem, ToolItem, fallback};
 pub use prompt::{PromptArgs, PromptArgumentValue, PromptDefinition, prompt_arg};

@@ -36,9 +36,10 @@ pub static RESOURCES: [ResourceDescriptor];
 
 impl ServerBuilder {
     /// Adds every `#[tool]`, `#[prompt]` and `#[resource]` linked into the
-    /// binary.
+    /// binary (which is why this example runs as its own crate: doctests
+    /// merged into one binary would all see each other's tools).
     ///
-    /// ```
+    /// ```standalone_crate
     /// use mcp_runtime::{Server, tool};
     ///
     /// /// Adds two numbers.

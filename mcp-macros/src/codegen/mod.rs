@@ -213,14 +213,14 @@ fn bind_arguments(handler: &Handler, takes: Vec<TokenStream>, on_error: TokenStr
 
 /// `fn __default_N() -> T { expr }` for an argument with a default. A
 /// string literal converts with `From`, so `default = "en"` works for a
-/// `String`.
+/// `String` (and is reported clearly for a type it does not fit).
 fn default_fn(index: usize, arg: &Argument) -> Option<TokenStream> {
     let expr = arg.default.as_ref()?;
     let name = format_ident!("__default_{}", index);
     let ty = &arg.ty;
     let value = match expr {
         Expr::Lit(ExprLit { lit: Lit::Str(_), .. }) => {
-            quote_spanned!(expr.span()=> ::core::convert::From::from(#expr))
+            quote_spanned!(expr.span()=> __mcp::string_default(#expr))
         }
         other => quote!(#other),
     };

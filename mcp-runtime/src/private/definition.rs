@@ -137,3 +137,20 @@ impl ContentAnnotations {
         self.0
     }
 }
+
+/// A type whose argument default may be written as a string literal
+/// (`#[arg(default = "en")]`).
+#[diagnostic::on_unimplemented(
+    message = "a string cannot be the default of an argument of type `{Self}`",
+    label = "not a `{Self}`",
+    note = "write the default as a value of the argument's type, e.g. `default = 10` for a number"
+)]
+pub trait StringDefault: From<&'static str> {}
+
+#[diagnostic::do_not_recommend]
+impl<T: From<&'static str>> StringDefault for T {}
+
+/// The default of an argument written as a string literal.
+pub fn string_default<T: StringDefault>(text: &'static str) -> T {
+    T::from(text)
+}
