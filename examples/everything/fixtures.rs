@@ -101,7 +101,10 @@ fn test_trigger_prompt_change(cx: RequestContext) -> &'static str {
 
 /// Echoes a message; `region` travels in the `Mcp-Param-Region` header too.
 #[tool(annotations(read_only, idempotent))]
-fn test_echo(message: String, #[arg(header = "Region", description = "Where the caller is")] region: Option<String>) -> String {
+fn test_echo(
+    message: String,
+    #[arg(header = "Region", description = "Where the caller is")] region: Option<String>,
+) -> String {
     match region {
         Some(region) => format!("{message} (from {region})"),
         None => message,

@@ -60,6 +60,7 @@ fn test_prompt_with_image() -> Vec<PromptMessage> {
 /// A prompt that first asks the user for context.
 #[prompt]
 async fn test_input_required_result_prompt(input: Input) -> String {
-    let answer = input.elicit("user_context", Elicitation::form("What should the prompt be about?").text("context", true)).await;
+    let answer =
+        input.elicit("user_context", Elicitation::form("What should the prompt be about?").text("context", true)).await;
     format!("Write about: {}", answer.field("context").unwrap_or_else(|| "anything".into()))
 }

@@ -85,11 +85,7 @@ async fn test_input_required_result_multiple_inputs(input: Input) -> String {
 async fn test_input_required_result_multi_round(input: Input) -> String {
     let first = input.elicit("step1", Elicitation::form("Step 1: your name?").text("name", true)).await;
     let second = input.elicit("step2", Elicitation::form("Step 2: your colour?").text("colour", true)).await;
-    format!(
-        "{} likes {}",
-        first.field("name").unwrap_or_default(),
-        second.field("colour").unwrap_or_default()
-    )
+    format!("{} likes {}", first.field("name").unwrap_or_default(), second.field("colour").unwrap_or_default())
 }
 
 /// Asks for confirmation with an integrity-protected request state; a

@@ -26,8 +26,7 @@ struct Options {
 }
 
 fn parse_args() -> anyhow::Result<Options> {
-    let mut options =
-        Options { stdio: false, addr: "127.0.0.1:3000".parse()?, db: PathBuf::from("notes.db") };
+    let mut options = Options { stdio: false, addr: "127.0.0.1:3000".parse()?, db: PathBuf::from("notes.db") };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {

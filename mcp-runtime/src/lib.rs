@@ -63,8 +63,7 @@ pub use outcome::{
     RpcError, ToolOutcome,
 };
 pub use registry::{
-    CompleterFn,
-    PromptDescriptor, PromptEntry, ResourceDefinition, ResourceDescriptor, ResourceEntry, SourceLocation,
+    CompleterFn, PromptDescriptor, PromptEntry, ResourceDefinition, ResourceDescriptor, ResourceEntry, SourceLocation,
     ToolDescriptor, ToolEntry,
 };
 pub use request_state::RequestStateKey;
