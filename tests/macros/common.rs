@@ -1,0 +1,63 @@
+//! Helpers shared by the `macros_*` tests: requests whose every message is
+//! checked against the official schema, and JSON snapshots.
+
+#![allow(dead_code, reason = "each test binary uses a subset")]
+
+use std::path::PathBuf;
+
+use mcp_runtime::testing::TestClient;
+use mcp_tests::wire_schema::{assert_valid_notification, assert_valid_response};
+use serde_json::Value;
+
+/// Sends `method`, checks the response and its notifications against the
+/// schema, and returns the response (`{"result": ...}` or `{"error": ...}`)
+/// with the notifications.
+pub(crate) async fn exchange(client: &TestClient, method: &str, params: Value) -> (Value, Vec<Value>) {
+    let exchange = client.exchange(method, params).await;
+    let response = exchange.response.to_value();
+    assert_valid_response(method, &response);
+    let notifications: Vec<Value> =
+        exchange.notifications.iter().map(|n| serde_json::to_value(n).unwrap_or_default()).collect();
+    for n in &notifications {
+        assert_valid_notification(n);
+    }
+    (response, notifications)
+}
+
+/// The result of a request that must succeed.
+#[track_caller]
+pub(crate) fn result(response: &Value) -> &Value {
+    assert!(response.get("error").is_none(), "unexpected error: {response}");
+    &response["result"]
+}
+
+/// The error of a request that must fail.
+#[track_caller]
+pub(crate) fn error(response: &Value) -> &Value {
+    assert!(response.get("result").is_none(), "unexpected result: {response}");
+    &response["error"]
+}
+
+/// `tools/call` that must succeed, returning the result.
+pub(crate) async fn call_tool(client: &TestClient, name: &str, arguments: Value) -> Value {
+    let (response, _) = exchange(client, "tools/call", serde_json::json!({"name": name, "arguments": arguments})).await;
+    result(&response).clone()
+}
+
+/// Compares `actual` with `snapshots/<name>.json`; `UPDATE_SNAPSHOTS=1`
+/// rewrites the file instead.
+#[track_caller]
+pub(crate) fn assert_snapshot(name: &str, actual: &Value) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("snapshots").join(format!("{name}.json"));
+    let pretty = serde_json::to_string_pretty(actual).unwrap_or_default() + "\n";
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::write(&path, &pretty).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+        return;
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {} ({e}); run with UPDATE_SNAPSHOTS=1 to create it", path.display()));
+    assert!(
+        expected == pretty,
+        "snapshot {name} differs (run with UPDATE_SNAPSHOTS=1 to accept):\n--- expected\n{expected}\n--- actual\n{pretty}"
+    );
+}
