@@ -26,10 +26,13 @@ pub(crate) fn output(kind: Macro, item: Option<&ItemFn>, krate: Option<&Path>, e
         Macro::Prompt => (quote!(PromptItem), quote!(PromptDescriptor), quote!(PROMPT)),
         Macro::Resource => (quote!(ResourceItem), quote!(ResourceDescriptor), quote!(RESOURCE)),
     };
+    let cfgs = codegen::cfgs(item);
     quote! {
         #item
         #errors
+        #(#cfgs)*
         #proxy
+        #(#cfgs)*
         const _: () = {
             impl #root::#item_trait for #ident {
                 fn descriptor() -> &'static #root::#descriptor_ty {

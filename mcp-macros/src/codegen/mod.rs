@@ -37,18 +37,27 @@ pub(crate) fn generate(handler: &Handler) -> TokenStream {
         Macro::Resource => resource::generate(handler),
     };
     let root = root(handler.attrs.krate.as_ref());
+    let cfgs = cfgs(item);
     quote! {
         #item
 
+        #(#cfgs)*
         #proxy
 
+        #(#cfgs)*
         #[doc(hidden)]
-        #[allow(non_snake_case, dead_code, unused_qualifications, clippy::all, clippy::pedantic)]
+        #[allow(non_snake_case, dead_code, deprecated, unused_qualifications, clippy::all, clippy::pedantic)]
         const _: () = {
             use #root as __mcp;
             #body
         };
     }
+}
+
+/// The function's `#[cfg]` attributes, repeated on everything generated
+/// beside it, so that a function compiled out takes its descriptor along.
+pub(crate) fn cfgs(item: &syn::ItemFn) -> Vec<&syn::Attribute> {
+    item.attrs.iter().filter(|a| a.path().is_ident("cfg")).collect()
 }
 
 /// The path generated code reaches the runtime's private module by.
@@ -62,7 +71,7 @@ pub(crate) fn root(krate: Option<&Path>) -> TokenStream {
 /// The hidden proxy struct named after the function.
 pub(crate) fn proxy(kind: Macro, vis: &syn::Visibility, ident: &Ident) -> TokenStream {
     let doc =
-        format!("The `#[{}]` `{}`, for explicit lists such as `{}s![{}]`.", kind.name(), ident, kind.name(), ident);
+        format!(" The `#[{}]` `{}`, for explicit lists such as `{}s![{}]`.", kind.name(), ident, kind.name(), ident);
     quote! {
         #[doc = #doc]
         #[doc(hidden)]
@@ -195,6 +204,19 @@ fn call_user_fn(handler: &Handler) -> TokenStream {
     });
     let await_ = handler.is_async().then(|| quote!(.await));
     quote!(#ident(#(#args),*) #await_)
+}
+
+/// The adapter's future: `__mcp::boxed(async move { let __value = f(..); convert })`,
+/// spanned on the function's name, so that a future that is not `Send` is
+/// reported at the function (with rustc's note on the offending value).
+fn run_boxed(handler: &Handler, convert: TokenStream) -> TokenStream {
+    let call = call_user_fn(handler);
+    quote_spanned! {handler.ident().span()=>
+        __mcp::boxed(async move {
+            let __value = #call;
+            #convert
+        })
+    }
 }
 
 /// `let (Some(__a0), ...) = (taken...) else { return ...; };`

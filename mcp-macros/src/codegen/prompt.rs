@@ -6,8 +6,8 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::{
-    argument_description, bind_arguments, call_user_fn, common_definition, completer, context_slots, default_fn,
-    default_ref, extract_contexts, location, register, requirements,
+    argument_description, bind_arguments, common_definition, completer, context_slots, default_fn, default_ref,
+    extract_contexts, location, register, requirements, run_boxed,
 };
 use crate::model::Handler;
 
@@ -82,16 +82,13 @@ fn adapter(handler: &Handler) -> TokenStream {
         .collect();
     let parse = (!takes.is_empty()).then(|| quote!(let mut __args = __mcp::PromptArgs::new(&__call);));
     let bind = bind_arguments(handler, takes, quote!(::core::result::Result::Err(__args.into_error())));
-    let call = call_user_fn(handler);
+    let run = run_boxed(handler, quote!(__ret().convert(__value)));
     quote! {
         fn __handler(__call: __mcp::PromptCall) -> __mcp::BoxFuture<__mcp::PromptOutcome> {
             #contexts
             #parse
             #bind
-            __mcp::boxed(async move {
-                let __value = #call;
-                __ret().convert(__value)
-            })
+            #run
         }
     }
 }

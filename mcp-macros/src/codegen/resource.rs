@@ -6,8 +6,8 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::{
-    bind_arguments, call_user_fn, common_definition, completer, context_slots, extract_contexts, location, register,
-    requirements,
+    bind_arguments, common_definition, completer, context_slots, extract_contexts, location, register, requirements,
+    run_boxed,
 };
 use crate::attr::ContentHints;
 use crate::model::Handler;
@@ -76,7 +76,8 @@ fn adapter(handler: &Handler) -> TokenStream {
         .collect();
     let parse = (!takes.is_empty()).then(|| quote!(let mut __vars = __mcp::UriVars::new(&__call);));
     let bind = bind_arguments(handler, takes, quote!(::core::result::Result::Err(__vars.into_error())));
-    let call = call_user_fn(handler);
+    let run =
+        run_boxed(handler, quote!(__ret().convert(__value, &__uri, ::core::option::Option::as_deref(&__mime_type))));
     quote! {
         fn __handler(
             __call: __mcp::ResourceCall,
@@ -86,10 +87,7 @@ fn adapter(handler: &Handler) -> TokenStream {
             #parse
             #bind
             let __uri = ::std::string::ToString::to_string(__call.uri());
-            __mcp::boxed(async move {
-                let __value = #call;
-                __ret().convert(__value, &__uri, ::core::option::Option::as_deref(&__mime_type))
-            })
+            #run
         }
     }
 }

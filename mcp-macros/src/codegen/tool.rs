@@ -6,11 +6,11 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::{
-    argument_description, bind_arguments, call_user_fn, common_definition, context_slots, default_fn, default_ref,
-    extract_contexts, location, register, requirements,
+    argument_description, bind_arguments, common_definition, context_slots, default_fn, default_ref, extract_contexts,
+    location, register, requirements, run_boxed,
 };
 use crate::attr::ToolHints;
-use crate::model::Handler;
+use crate::model::{Description, Handler};
 
 pub(super) fn generate(handler: &Handler) -> TokenStream {
     let call_ty = quote!(__mcp::ToolCall);
@@ -98,15 +98,19 @@ fn params_type(handler: &Handler) -> TokenStream {
     let properties = handler.arguments().map(|(index, arg)| {
         let name = &arg.name;
         let slot = format_ident!("__arg_{}", index);
-        let description = argument_description(arg);
-        let mut property = quote!(__mcp::Property::new(#name, #slot()).description(#description));
+        let mut property = quote!(__mcp::Property::new(#name, #slot()));
+        if !matches!(arg.description, Description::None) {
+            let description = argument_description(arg);
+            property.extend(quote!(.description(#description)));
+        }
         if arg.default.is_some() {
             let json = format_ident!("__default_json_{}", index);
             property.extend(quote!(.default(#json())));
         }
         if let Some(header) = &arg.header {
-            let check = format_ident!("__header_{}", index);
-            property = quote!({ let _ = #check(); #property.header(#header) });
+            // The type was checked by `__header_N`, whose body is type-checked
+            // even though nothing calls it.
+            property.extend(quote!(.header(#header)));
         }
         quote!(.push(#property))
     });
@@ -141,16 +145,13 @@ fn adapter(handler: &Handler) -> TokenStream {
         }
     });
     let bind = bind_arguments(handler, takes, quote!(__args.into_error()));
-    let call = call_user_fn(handler);
+    let run = run_boxed(handler, quote!(__ret().convert(__value)));
     quote! {
         fn __handler(__call: __mcp::ToolCall) -> __mcp::BoxFuture<__mcp::ToolOutcome> {
             #contexts
             #parse
             #bind
-            __mcp::boxed(async move {
-                let __value = #call;
-                __ret().convert(__value)
-            })
+            #run
         }
     }
 }
