@@ -29,8 +29,9 @@ const _: () = {
     fn __arg_1() -> __mcp::TextArg<Option<u32>> {
         __mcp::prompt_arg::<Option<u32>>()
     }
-    fn __ret() -> __mcp::PromptReturn<String> {
-        __mcp::prompt_return::<String>()
+    type __Ret = String;
+    fn __ret() -> __mcp::PromptReturn<__Ret> {
+        __mcp::prompt_return::<__Ret>()
     }
     fn __handler(__call: __mcp::PromptCall) -> __mcp::BoxFuture<__mcp::PromptOutcome> {
         let mut __args = __mcp::PromptArgs::new(&__call);

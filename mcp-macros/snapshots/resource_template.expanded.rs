@@ -29,8 +29,9 @@ const _: () = {
     fn __arg_0() -> __mcp::TextArg<u64> {
         __mcp::uri_var::<u64>()
     }
-    fn __ret() -> __mcp::ResourceReturn<Result<String, NotFound>> {
-        __mcp::resource_return::<Result<String, NotFound>>()
+    type __Ret = Result<String, NotFound>;
+    fn __ret() -> __mcp::ResourceReturn<__Ret> {
+        __mcp::resource_return::<__Ret>()
     }
     fn __handler(
         __call: __mcp::ResourceCall,

@@ -51,10 +51,11 @@ const _: () = {
     fn __header_1() -> __mcp::HeaderValueCheck<u32> {
         __mcp::header_value::<u32>()
     }
-    fn __ret() -> __mcp::ToolReturn<Result<Vec<Hit>, SearchError>> {
+    type __Ret = Result<Vec<Hit>, SearchError>;
+    fn __ret() -> __mcp::ToolReturn<__Ret> {
         #[allow(unused_imports)]
         use __mcp::{ViaIntoToolResult as _, ViaResult as _, ViaStructured as _};
-        (&&&__mcp::Ret::<Result<Vec<Hit>, SearchError>>::NEW).tool_return()
+        (&&&__mcp::Ret::<__Ret>::NEW).tool_return()
     }
     struct __Params;
     impl __mcp::ToolParams for __Params {

@@ -23,10 +23,11 @@ struct simple_text {}
 )]
 const _: () = {
     use ::mcp_runtime::__private as __mcp;
-    fn __ret() -> __mcp::ToolReturn<&'static str> {
+    type __Ret = &'static str;
+    fn __ret() -> __mcp::ToolReturn<__Ret> {
         #[allow(unused_imports)]
         use __mcp::{ViaIntoToolResult as _, ViaResult as _, ViaStructured as _};
-        (&&&__mcp::Ret::<&'static str>::NEW).tool_return()
+        (&&&__mcp::Ret::<__Ret>::NEW).tool_return()
     }
     struct __Params;
     impl __mcp::ToolParams for __Params {

@@ -166,10 +166,8 @@ fn role(kind: Macro, pat: &Pat, ty: &Type, attrs: ParamAttrs, errors: &mut Error
         return None;
     }
     if is_context {
-        if attrs.marker.is_none() && (attrs.description.is_some() || !attrs.docs.is_empty()) {
-            // Docs on a context parameter would silently go nowhere.
-            errors.spanned(ty, "a context parameter is not shown to clients: remove its description, or mark it `#[arg]` if it is an argument");
-        }
+        // A doc comment on a context parameter documents the source only:
+        // clients never see context parameters.
         let (inner, pass) = match ty {
             Type::Reference(r) => ((*r.elem).clone(), if r.mutability.is_some() { Pass::RefMut } else { Pass::Ref }),
             other => (other.clone(), Pass::Value),

@@ -16,9 +16,12 @@ pub(super) fn generate(handler: &Handler) -> TokenStream {
     let contexts = context_slots(handler, &call_ty);
     let arguments = argument_slots(handler);
     let ret = &handler.ret;
+    // Spelled once, in an alias, so that a typo is reported once.
     let ret_slot = quote_spanned! {ret.span()=>
-        fn __ret() -> __mcp::PromptReturn<#ret> {
-            __mcp::prompt_return::<#ret>()
+        type __Ret = #ret;
+
+        fn __ret() -> __mcp::PromptReturn<__Ret> {
+            __mcp::prompt_return::<__Ret>()
         }
     };
     let adapter = adapter(handler);

@@ -26,9 +26,12 @@ pub(super) fn generate(handler: &Handler) -> TokenStream {
         }
     });
     let ret = &handler.ret;
+    // Spelled once, in an alias, so that a typo is reported once.
     let ret_slot = quote_spanned! {ret.span()=>
-        fn __ret() -> __mcp::ResourceReturn<#ret> {
-            __mcp::resource_return::<#ret>()
+        type __Ret = #ret;
+
+        fn __ret() -> __mcp::ResourceReturn<__Ret> {
+            __mcp::resource_return::<__Ret>()
         }
     };
     let adapter = adapter(handler);

@@ -84,11 +84,15 @@ fn argument_slots(handler: &Handler) -> TokenStream {
 /// runtime's `tool_return` module), spanned on the return type.
 fn return_slot(handler: &Handler) -> TokenStream {
     let ty = &handler.ret;
+    // The type is spelled once, in an alias, so that a typo in it is
+    // reported once (rustc merges it with the error in the signature).
     quote_spanned! {ty.span()=>
-        fn __ret() -> __mcp::ToolReturn<#ty> {
+        type __Ret = #ty;
+
+        fn __ret() -> __mcp::ToolReturn<__Ret> {
             #[allow(unused_imports)]
             use __mcp::{ViaIntoToolResult as _, ViaResult as _, ViaStructured as _};
-            (&&&__mcp::Ret::<#ty>::NEW).tool_return()
+            (&&&__mcp::Ret::<__Ret>::NEW).tool_return()
         }
     }
 }
