@@ -322,3 +322,55 @@ impl ToolDefinition {
 pub fn input_schema<P: ToolParams>() -> Map<String, Value> {
     crate::schema::input_schema_for::<InputSchema<P>>()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+    use serde_json::json;
+
+    /// A recursive type: the one case where `$defs` stays.
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code, reason = "only the schema is used")]
+    struct Tree {
+        children: Vec<Tree>,
+    }
+
+    struct Params;
+
+    impl ToolParams for Params {
+        fn properties() -> Properties {
+            Properties::new()
+                .push(Property::new("tree", tool_arg::<Tree>()).description(Some("The tree.".into())))
+                .push(Property::new("depth", tool_arg::<Option<u8>>()))
+                .push(Property::new("label", tool_arg::<String>()).default(Some(json!("root"))).header("Label"))
+        }
+    }
+
+    #[test]
+    fn the_input_schema_keeps_definitions_only_for_recursive_types() {
+        let schema = Value::Object(input_schema::<Params>());
+        assert_eq!(schema["type"], "object");
+        assert_eq!(schema["required"], json!(["tree"]));
+        assert_eq!(schema["properties"]["tree"]["description"], "The tree.");
+        assert!(schema["$defs"].get("Tree").is_some(), "{schema}");
+        assert_eq!(schema["properties"]["depth"], json!({"type": "integer", "minimum": 0, "maximum": 255}));
+        assert_eq!(
+            schema["properties"]["label"],
+            json!({"type": "string", "default": "root", "x-mcp-header": "Label"})
+        );
+    }
+
+    struct Empty;
+
+    impl ToolParams for Empty {
+        fn properties() -> Properties {
+            Properties::new()
+        }
+    }
+
+    #[test]
+    fn no_parameters_is_the_recommended_empty_object() {
+        assert_eq!(Value::Object(input_schema::<Empty>()), json!({"type": "object", "additionalProperties": false}));
+    }
+}
