@@ -23,6 +23,26 @@
 //! // server.serve_stdio().await
 //! # let _ = server;
 //! ```
+//!
+//! With the attribute macros ([`tool`], [`prompt`], [`resource`]) the same
+//! tool is a plain function. Every annotated function linked into the binary
+//! is served (see [`registration`]), or list them explicitly with
+//! [`tools!`], [`prompts!`] and [`resources!`]:
+//!
+//! ```standalone_crate
+//! use mcp_runtime::tool;
+//!
+//! /// Adds two numbers.
+//! #[tool(annotations(read_only))]
+//! async fn add(a: i64, b: i64) -> i64 {
+//!     a + b
+//! }
+//!
+//! // Named after your crate, serving everything registered.
+//! let server = mcp_runtime::server!().build()?;
+//! assert_eq!(server.tools().count(), 1);
+//! # Ok::<(), mcp_runtime::BuildError>(())
+//! ```
 
 mod call;
 mod catalog;
