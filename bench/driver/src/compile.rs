@@ -47,10 +47,10 @@ pub(crate) fn build_and_count(bench: &Path, kind: Kind) -> Result<usize> {
     let mut packages = BTreeSet::new();
     for line in output.stdout.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
         let message: serde_json::Value = serde_json::from_slice(line)?;
-        if message["reason"] == "compiler-artifact" {
-            if let Some(id) = message["package_id"].as_str() {
-                packages.insert(id.to_owned());
-            }
+        if message["reason"] == "compiler-artifact"
+            && let Some(id) = message["package_id"].as_str()
+        {
+            packages.insert(id.to_owned());
         }
     }
     Ok(packages.len())
@@ -61,7 +61,8 @@ pub(crate) fn stripped_size(bench: &Path, kind: Kind) -> Result<u64> {
     let dir = bench.join("target/stripped");
     std::fs::create_dir_all(&dir)?;
     let copy = dir.join(kind.package());
-    let status = Command::new("strip").arg("-o").arg(&copy).arg(kind.binary(bench)).status().context("running strip")?;
+    let status =
+        Command::new("strip").arg("-o").arg(&copy).arg(kind.binary(bench)).status().context("running strip")?;
     if !status.success() {
         bail!("strip failed on {}", kind.binary(bench).display());
     }

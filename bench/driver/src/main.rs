@@ -3,7 +3,11 @@
 //!
 //! ```text
 //! bench-driver [all | build | http | stdio | scale] [--quick] [--rebuild-cycles N]
+//! bench-driver load ADDR PID [--concurrency C] [--calls N] [--list]
 //! ```
+//!
+//! `load` sends calls to a server started elsewhere (for profiling it under
+//! `perf`; see `profile.sh`) and prints its rate and CPU per call.
 //!
 //! Every phase alternates the servers round by round (ours, rmcp, floor,
 //! ours, …) so that whatever else the machine does hits them alike. All
@@ -117,7 +121,9 @@ fn command_output(program: &str, args: &[&str]) -> String {
 fn machine() -> Vec<String> {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_owned()))
+        .and_then(|s| {
+            s.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_owned())
+        })
         .unwrap_or_else(|| "?".to_owned());
     let memory = std::fs::read_to_string("/proc/meminfo")
         .ok()
@@ -264,9 +270,36 @@ fn bench_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
 }
 
+/// `load ADDR PID [--concurrency C] [--calls N] [--list]`.
+async fn load_only(args: &[String]) -> Result<()> {
+    let option = |name: &str, default: usize| -> Result<usize> {
+        match args.iter().position(|a| a == name) {
+            Some(i) => Ok(args.get(i + 1).context("an option without its number")?.parse()?),
+            None => Ok(default),
+        }
+    };
+    let addr = args.get(1).context("load needs ADDR")?.parse()?;
+    let pid = args.get(2).context("load needs PID")?.parse()?;
+    let call = if args.iter().any(|a| a == "--list") { Call::list() } else { Call::echo() };
+    let (mut sample, _) =
+        http_load::round(addr, pid, &call, option("--concurrency", 16)?, option("--calls", 100_000)?).await?;
+    println!(
+        "{}: {:.0} req/s, p50 {:.1} µs, p99 {:.1} µs, server CPU {:.1} µs per call",
+        call.method,
+        sample.rate(),
+        sample.percentile_us(50.0),
+        sample.percentile_us(99.0),
+        sample.cpu_us()
+    );
+    Ok(())
+}
+
 #[tokio::main]
 async fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().is_some_and(|a| a == "load") {
+        return load_only(&args).await;
+    }
     let mut plan = if args.iter().any(|a| a == "--quick") { Plan::quick() } else { Plan::full() };
     if let Some(i) = args.iter().position(|a| a == "--rebuild-cycles") {
         plan.rebuild_cycles = args.get(i + 1).context("--rebuild-cycles needs a number")?.parse()?;

@@ -21,7 +21,8 @@ pub(crate) fn ticks_per_second() -> u64 {
 
 /// User plus system CPU time of the whole process (every thread), in ticks.
 pub(crate) fn cpu_ticks(pid: u32) -> Result<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).with_context(|| format!("reading /proc/{pid}/stat"))?;
+    let stat =
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).with_context(|| format!("reading /proc/{pid}/stat"))?;
     // The command name may hold spaces and parentheses: fields start after the last ')'.
     let rest = stat.rsplit_once(')').map(|(_, rest)| rest).context("malformed /proc stat")?;
     let fields: Vec<&str> = rest.split_whitespace().collect();
@@ -34,8 +35,8 @@ pub(crate) fn cpu_ticks(pid: u32) -> Result<u64> {
 
 /// Resident set size, in KiB.
 pub(crate) fn rss_kib(pid: u32) -> Result<u64> {
-    let status =
-        std::fs::read_to_string(format!("/proc/{pid}/status")).with_context(|| format!("reading /proc/{pid}/status"))?;
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .with_context(|| format!("reading /proc/{pid}/status"))?;
     let line = status.lines().find(|l| l.starts_with("VmRSS:")).context("no VmRSS line")?;
     Ok(line.trim_start_matches("VmRSS:").trim().trim_end_matches("kB").trim().parse()?)
 }

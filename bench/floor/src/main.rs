@@ -22,7 +22,9 @@ async fn answer(request: Request<Incoming>) -> Result<Response<Full<Bytes>>, Inf
     // Read the body, as every server must, but look at nothing.
     let _ = request.into_body().collect().await;
     let mut response = Response::new(Full::new(Bytes::from_static(RESULT.trim_end().as_bytes())));
-    response.headers_mut().insert(hyper::header::CONTENT_TYPE, hyper::header::HeaderValue::from_static("application/json"));
+    response
+        .headers_mut()
+        .insert(hyper::header::CONTENT_TYPE, hyper::header::HeaderValue::from_static("application/json"));
     Ok(response)
 }
 
