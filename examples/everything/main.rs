@@ -6,10 +6,12 @@
 //! cargo run -p examples --bin everything -- --stdio                 # stdio
 //! ```
 //!
-//! Everything here is declared with `#[tool]`, `#[resource]` and `#[prompt]`;
-//! schemas come from the Rust types.
+//! Everything here is declared with `#[tool]`, `#[resource]` and `#[prompt]`
+//! (but for one tool that shows the full JSON Schema dialect, see
+//! `json_schema.rs`); schemas come from the Rust types.
 
 mod fixtures;
+mod json_schema;
 mod prompts;
 mod resources;
 mod round_trips;
@@ -47,6 +49,7 @@ async fn main() -> anyhow::Result<()> {
     let mode = parse_args()?;
     let server = mcp_runtime::Server::builder("everything", env!("CARGO_PKG_VERSION"))
         .registered()
+        .tool(json_schema::tool())
         .instructions("A test server exposing every MCP feature; its tools are fixtures, not useful work.")
         .build()?;
     match mode {

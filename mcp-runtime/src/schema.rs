@@ -61,6 +61,36 @@ pub fn input_schema_for<T: JsonSchema>() -> Map<String, Value> {
     map
 }
 
+/// The full JSON Schema 2020-12 of `T` as an input schema, for clients that
+/// support the whole dialect: `$schema` and `$defs` (with `$ref`s to them)
+/// are kept, and composition or conditional keywords added with
+/// `#[schemars(extend(...))]` survive untouched. As everywhere, optional
+/// properties are not `null`able and non-standard `format`s are dropped;
+/// the root `title` is dropped and the root `type` forced to `"object"`.
+///
+/// ```
+/// #[derive(schemars::JsonSchema)]
+/// struct Order { item: Item }
+/// #[derive(schemars::JsonSchema)]
+/// struct Item { sku: String }
+///
+/// let schema = mcp_runtime::schema::full_input_schema_for::<Order>();
+/// assert_eq!(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
+/// assert!(schema["$defs"].get("Item").is_some());
+/// ```
+pub fn full_input_schema_for<T: JsonSchema>() -> Map<String, Value> {
+    let schema: Schema = SchemaSettings::draft2020_12().into_generator().into_root_schema_for::<T>();
+    let mut value = schema.to_value();
+    clean(&mut value);
+    let mut map = match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    };
+    map.remove("title");
+    map.insert("type".into(), Value::String("object".into()));
+    map
+}
+
 /// The output schema of a structured result of type `T`; a root that is not
 /// an object is wrapped as `{"result": ...}`, matching the value sent.
 pub fn output_schema_for<T: JsonSchema>() -> Map<String, Value> {
