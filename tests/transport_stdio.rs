@@ -308,6 +308,21 @@ async fn requests_still_running_after_the_grace_period_are_abandoned() {
     assert!(gate.dropped.load(Ordering::SeqCst));
 }
 
+#[tokio::test]
+async fn listen_streams_end_at_end_of_input_without_waiting_for_the_grace_period() {
+    let config = StdioConfig { shutdown_grace: Duration::from_secs(600), ..StdioConfig::default() };
+    let (mut peer, task) = start(gated_server(&Gate::default()), config);
+    peer.send(&request("L", "subscriptions/listen", json!({"notifications": {"toolsListChanged": true}}))).await;
+    assert_eq!(peer.recv().await["method"], json!("notifications/subscriptions/acknowledged"));
+    let rest = peer.finish().await;
+    assert!(rest.is_empty(), "{rest:?}");
+    tokio::time::timeout(Duration::from_secs(10), task)
+        .await
+        .expect("serving ends promptly at end of input")
+        .expect("joins")
+        .expect("clean end");
+}
+
 // --- A real child process ---------------------------------------------------
 
 type ChildPeer = Peer<tokio::process::ChildStdin, tokio::process::ChildStdout>;

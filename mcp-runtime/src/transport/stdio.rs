@@ -64,7 +64,9 @@ impl NotificationSink for LineSink {
     }
 }
 
-type InFlight = Arc<Mutex<HashMap<RequestId, CancellationToken>>>;
+/// The requests being served, with their cancellation and whether they are
+/// listen streams (which only end when cancelled).
+type InFlight = Arc<Mutex<HashMap<RequestId, (CancellationToken, bool)>>>;
 
 impl Server {
     /// Serves over the process's stdin and stdout until end of input.
@@ -122,7 +124,11 @@ impl Server {
                         continue;
                     };
                     let token = CancellationToken::new();
-                    in_flight.lock().unwrap_or_else(|e| e.into_inner()).insert(request.id.clone(), token.clone());
+                    let listen = request.method == "subscriptions/listen";
+                    in_flight
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .insert(request.id.clone(), (token.clone(), listen));
                     let sink = Arc::new(LineSink {
                         out: out_tx.clone(),
                         open: AtomicBool::new(true),
@@ -149,6 +155,13 @@ impl Server {
             }
         };
 
+        // Without input there is nobody to listen: end the listen streams
+        // rather than wait out the grace period for them.
+        for (token, listen) in in_flight.lock().unwrap_or_else(|e| e.into_inner()).values() {
+            if *listen {
+                token.cancel();
+            }
+        }
         let drained =
             tokio::time::timeout(config.shutdown_grace, async { while tasks.join_next().await.is_some() {} }).await;
         if drained.is_err() {
@@ -165,7 +178,7 @@ fn cancel(in_flight: &InFlight, params: Option<&serde_json::value::RawValue>) {
     // Unknown ids, finished requests and malformed notices are ignored.
     let Some(params) = params else { return };
     if let Ok(notice) = serde_json::from_str::<CancelledParams>(params.get())
-        && let Some(token) = in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&notice.request_id)
+        && let Some((token, _)) = in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&notice.request_id)
     {
         token.cancel();
     }
