@@ -66,7 +66,7 @@ impl Plan {
             scale_rounds: 3,
             scale_calls: 10_000,
             scale_lists: vec![(10, 6_000), (100, 3_000), (1000, 1_500)],
-            rebuild_cycles: 1,
+            rebuild_cycles: 2,
         }
     }
 
@@ -81,6 +81,7 @@ impl Plan {
             scale_rounds: 1,
             scale_calls: full.scale_calls / 10,
             scale_lists: full.scale_lists.iter().map(|&(t, n)| (t, n / 10)).collect(),
+            rebuild_cycles: 1,
             ..full
         }
     }

@@ -145,6 +145,15 @@ impl Results {
         row(&mut out, "crates compiled", Kind::ALL.map(|k| build(k).crates as f64), 0);
         if !build(Kind::Ours).rebuilds.is_empty() {
             row(&mut out, "release rebuild after editing the tool body (s)", Kind::ALL.map(|k| self.rebuild(k)), 1);
+            let samples = |k: Kind| {
+                build(k).rebuilds.iter().map(|d| format!("{:.1}", d.as_secs_f64())).collect::<Vec<_>>().join(", ")
+            };
+            let _ = writeln!(
+                out,
+                "\nRebuild samples (s), edit then restore: ours {}; rmcp {}.",
+                samples(Kind::Ours),
+                samples(Kind::Rmcp)
+            );
         }
         if !self.stdio.is_empty() {
             let _ = writeln!(out, "\n### stdio `tools/call` (pipelined)\n");
