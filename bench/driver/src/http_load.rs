@@ -99,6 +99,7 @@ pub(crate) async fn round(
     }
     let next = Arc::new(AtomicUsize::new(0));
     let cpu_before = procfs::cpu_ticks(pid)?;
+    let own_before = procfs::cpu_ticks(std::process::id())?;
     let start = Instant::now();
     let mut tasks = tokio::task::JoinSet::new();
     for mut connection in connections {
@@ -124,6 +125,7 @@ pub(crate) async fn round(
         open.push(connection);
     }
     sample.elapsed = start.elapsed();
+    sample.client_ticks = procfs::cpu_ticks(std::process::id())? - own_before;
     tokio::time::sleep(SETTLE).await;
     sample.cpu_ticks = procfs::cpu_ticks(pid)? - cpu_before;
     sample.calls = calls as u64;

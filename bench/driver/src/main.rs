@@ -63,7 +63,7 @@ impl Plan {
             stdio_rounds: 4,
             stdio_calls: 25_000,
             stdio_window: 32,
-            scale_rounds: 3,
+            scale_rounds: 4,
             scale_calls: 10_000,
             scale_lists: vec![(10, 6_000), (100, 3_000), (1000, 1_500)],
             rebuild_cycles: 2,
@@ -98,7 +98,7 @@ impl Plan {
                 self.stdio_rounds, self.stdio_calls, self.stdio_window
             ),
             format!(
-                "scaling: {} rounds of {} `tools/call` and of `tools/list` ({}) at c=16; every tool in one page",
+                "scaling: all tool counts served at once, {} rounds through them of {} `tools/call` and of `tools/list` ({}) at c=16; every tool in one page",
                 self.scale_rounds,
                 self.scale_calls,
                 self.scale_lists.iter().map(|(t, n)| format!("{n} with {t} tools")).collect::<Vec<_>>().join(", ")
@@ -231,38 +231,42 @@ async fn phase_stdio(bench: &Path, plan: &Plan, results: &mut Results) -> Result
 }
 
 async fn phase_scale(bench: &Path, plan: &Plan, results: &mut Results) -> Result<()> {
+    // Every tool count runs at once, and rounds go through all of them in
+    // turn, so the comparison across tool counts sees the same drift.
+    let mut running = Vec::new();
     for &(tools, lists) in &plan.scale_lists {
-        let mut running = Vec::new();
         for kind in Kind::MCP {
             let mut args = vec!["--tools".to_owned(), tools.to_string()];
             if kind == Kind::Ours {
                 // One page holds every tool, as rmcp's single page does.
                 args.extend(["--page-size".to_owned(), tools.to_string()]);
             }
-            running.push(servers::start_http(bench, kind, &args).await?);
+            running.push((tools, lists, servers::start_http(bench, kind, &args).await?));
         }
-        let mut scale = Scale { tools, ..Scale::default() };
-        for (call, calls, into_list) in [(Call::echo(), plan.scale_calls, false), (Call::list(), lists, true)] {
-            for _ in 0..plan.scale_rounds {
-                for server in &running {
-                    let addr = server.addr.context("an HTTP server without an address")?;
-                    let (sample, _) = http_load::round(addr, server.pid, &call, 16, calls).await?;
-                    eprintln!(
-                        "scale {tools} tools {}: {:5} {:>8.0} req/s {:>7.1} µs CPU/req",
-                        call.method,
-                        server.kind.label(),
-                        sample.rate(),
-                        sample.cpu_us()
-                    );
-                    let map = if into_list { &mut scale.list } else { &mut scale.call };
-                    map.entry(server.kind).or_default().add(sample);
-                }
+        results.scale.push(Scale { tools, ..Scale::default() });
+    }
+    for list in [false, true] {
+        let call = if list { Call::list() } else { Call::echo() };
+        for _ in 0..plan.scale_rounds {
+            for (tools, lists, server) in &running {
+                let addr = server.addr.context("an HTTP server without an address")?;
+                let calls = if list { *lists } else { plan.scale_calls };
+                let (sample, _) = http_load::round(addr, server.pid, &call, 16, calls).await?;
+                eprintln!(
+                    "scale {tools} tools {}: {:5} {:>8.0} req/s {:>7.1} µs CPU/req",
+                    call.method,
+                    server.kind.label(),
+                    sample.rate(),
+                    sample.cpu_us()
+                );
+                let scale = results.scale.iter_mut().find(|s| s.tools == *tools).context("a scaling entry")?;
+                let map = if list { &mut scale.list } else { &mut scale.call };
+                map.entry(server.kind).or_default().add(sample);
             }
         }
-        results.scale.push(scale);
-        for server in running {
-            server.stop().await;
-        }
+    }
+    for (_, _, server) in running {
+        server.stop().await;
     }
     Ok(())
 }

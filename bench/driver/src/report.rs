@@ -122,10 +122,12 @@ impl Results {
             let p50 = [Kind::Ours, Kind::Rmcp, Kind::Floor].map(|k| get(k, &|s| s.percentile_us(50.0)));
             let p99 = [Kind::Ours, Kind::Rmcp, Kind::Floor].map(|k| get(k, &|s| s.percentile_us(99.0)));
             let cpu = [Kind::Ours, Kind::Rmcp, Kind::Floor].map(|k| get(k, &|s| s.cpu_us()));
+            let client = [Kind::Ours, Kind::Rmcp, Kind::Floor].map(|k| get(k, &|s| s.client_cpu_us()));
             row(&mut out, &format!("c={concurrency} requests/s"), rate, 0);
             row(&mut out, &format!("c={concurrency} p50 latency (µs)"), p50, 1);
             row(&mut out, &format!("c={concurrency} p99 latency (µs)"), p99, 1);
             row(&mut out, &format!("c={concurrency} server CPU per call (µs)"), cpu, 1);
+            row(&mut out, &format!("c={concurrency} driver CPU per call (µs)"), client, 1);
         }
 
         let _ = writeln!(out, "\n### Memory, size and build\n");

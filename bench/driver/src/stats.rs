@@ -11,6 +11,8 @@ pub(crate) struct Sample {
     pub(crate) elapsed: Duration,
     /// Server CPU (user + system) during the timed parts, in clock ticks.
     pub(crate) cpu_ticks: u64,
+    /// The driver's own CPU during the timed parts, in clock ticks.
+    pub(crate) client_ticks: u64,
     /// The latency of every timed call, in nanoseconds.
     pub(crate) latencies: Vec<u64>,
     /// The size of the last response body, in bytes.
@@ -23,6 +25,7 @@ impl Sample {
         self.calls += round.calls;
         self.elapsed += round.elapsed;
         self.cpu_ticks += round.cpu_ticks;
+        self.client_ticks += round.client_ticks;
         self.latencies.extend(round.latencies);
         self.response_bytes = round.response_bytes;
     }
@@ -35,6 +38,12 @@ impl Sample {
     /// Server CPU per call, in microseconds.
     pub(crate) fn cpu_us(&self) -> f64 {
         self.cpu_ticks as f64 * 1e6 / crate::procfs::ticks_per_second() as f64 / self.calls.max(1) as f64
+    }
+
+    /// The driver's CPU per call, in microseconds: the other half of what
+    /// two cores spend on each call.
+    pub(crate) fn client_cpu_us(&self) -> f64 {
+        self.client_ticks as f64 * 1e6 / crate::procfs::ticks_per_second() as f64 / self.calls.max(1) as f64
     }
 
     /// The `p`th percentile latency (0 to 100), in microseconds.
