@@ -30,10 +30,10 @@ fi
 [[ -n "${LIST:-}" ]] && driver_args+=(--list)
 
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-out="target/profiling/$server.callgrind.out"
+out="target/profiling/$server${TOOLS:+-$TOOLS-tools}${LIST:+-list}.$$.callgrind.out"
 rm -f "$out"
 valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out" \
-    "target/profiling/release/bench-$server" http "127.0.0.1:$port" "${server_args[@]}" 2>"target/profiling/$server.callgrind.log" &
+    "target/profiling/release/bench-$server" http "127.0.0.1:$port" "${server_args[@]}" 2>"${out%.out}.log" &
 vg_pid=$!
 for _ in $(seq 600); do
     (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break

@@ -30,7 +30,7 @@ fi
 [[ -n "${LIST:-}" ]] && driver_args+=(--list)
 
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-data="target/profiling/$server.perf.data"
+data="target/profiling/$server${TOOLS:+-$TOOLS-tools}${LIST:+-list}.$$.perf.data"
 perf record -q -F 1999 -g --call-graph dwarf,32768 -o "$data" -- \
     "target/profiling/release/bench-$server" http "127.0.0.1:$port" "${server_args[@]}" 2>/dev/null &
 perf_pid=$!
