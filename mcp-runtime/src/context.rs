@@ -88,7 +88,7 @@ pub struct RequestContext {
 struct ContextInner {
     id: RequestId,
     method: String,
-    meta: RequestMeta,
+    meta: Arc<RequestMeta>,
     sink: Arc<dyn NotificationSink>,
     cancellation: CancellationToken,
     last_progress: Mutex<Option<f64>>,
@@ -100,7 +100,7 @@ impl RequestContext {
     pub(crate) fn new(
         id: RequestId,
         method: String,
-        meta: RequestMeta,
+        meta: Arc<RequestMeta>,
         sink: Arc<dyn NotificationSink>,
         cancellation: CancellationToken,
         input: Option<Arc<InputState>>,

@@ -34,13 +34,13 @@ use serde_json::{Map, Value, json};
 
 use crate::call::Call;
 use crate::extract::{FromCall, Rejection};
-use crate::protocol::{ClientCapabilities, ElicitAction, ElicitRequest, ErrorObject, InputRequest};
+use crate::protocol::{ClientCapabilities, ElicitAction, ElicitRequest, ErrorObject, InputRequest, RequestMeta};
 
 /// The answers of earlier rounds, and what this round still needs.
 #[derive(Debug)]
 pub(crate) struct InputState {
     answers: Map<String, Value>,
-    capabilities: ClientCapabilities,
+    meta: Arc<RequestMeta>,
     app_state: Option<Value>,
     round: Mutex<Round>,
 }
@@ -62,10 +62,10 @@ pub(crate) enum Interrupted {
 }
 
 impl InputState {
-    pub(crate) fn new(answers: Map<String, Value>, app_state: Option<Value>, capabilities: ClientCapabilities) -> Self {
+    pub(crate) fn new(answers: Map<String, Value>, app_state: Option<Value>, meta: Arc<RequestMeta>) -> Self {
         InputState {
             answers,
-            capabilities,
+            meta,
             app_state: app_state.clone(),
             round: Mutex::new(Round { app_state, ..Round::default() }),
         }
@@ -139,24 +139,28 @@ impl<C: Call> FromCall<C> for Input {
 }
 
 impl Input {
+    fn capabilities(&self) -> &ClientCapabilities {
+        &self.state.meta.client_capabilities
+    }
+
     /// Whether this request's client accepts form elicitation.
     pub fn can_elicit(&self) -> bool {
-        self.state.capabilities.elicitation.as_ref().is_some_and(|e| e.supports_form())
+        self.capabilities().elicitation.as_ref().is_some_and(|e| e.supports_form())
     }
 
     /// Whether this request's client accepts URL elicitation.
     pub fn can_elicit_url(&self) -> bool {
-        self.state.capabilities.elicitation.as_ref().is_some_and(|e| e.supports_url())
+        self.capabilities().elicitation.as_ref().is_some_and(|e| e.supports_url())
     }
 
     /// Whether this request's client accepts sampling requests.
     pub fn can_sample(&self) -> bool {
-        self.state.capabilities.sampling.is_some()
+        self.capabilities().sampling.is_some()
     }
 
     /// Whether this request's client can list its roots.
     pub fn can_list_roots(&self) -> bool {
-        self.state.capabilities.roots.is_some()
+        self.capabilities().roots.is_some()
     }
 
     /// The raw answer under `key`, if the client sent one (this round or earlier).

@@ -230,7 +230,7 @@ fn input_state(
         Some(Value::Object(new)) => answers.extend(new.clone()),
         Some(_) => return Err(ErrorObject::invalid_params("`inputResponses` must be an object")),
     }
-    Ok(Arc::new(InputState::new(answers, sealed.app, p.meta.client_capabilities.clone())))
+    Ok(Arc::new(InputState::new(answers, sealed.app, Arc::clone(&p.meta))))
 }
 
 /// Runs a handler that may stop to ask for input, sealing what it needs to

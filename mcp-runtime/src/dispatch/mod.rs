@@ -16,7 +16,6 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 pub use envelope::{ClientNotification, Message, Request, parse_message};
@@ -60,7 +59,7 @@ pub struct Prepared {
     snapshot: Arc<Snapshot>,
     id: crate::protocol::RequestId,
     method: String,
-    meta: RequestMeta,
+    meta: Arc<RequestMeta>,
     route: Route,
 }
 
@@ -94,8 +93,8 @@ const REMOVED_METHODS: &[&str] =
 
 #[derive(Deserialize)]
 struct ParamsHead<'a> {
-    #[serde(rename = "_meta", default)]
-    meta: Option<Map<String, Value>>,
+    #[serde(rename = "_meta", borrow, default)]
+    meta: Option<&'a RawValue>,
     #[serde(borrow, default)]
     name: Option<&'a RawValue>,
     #[serde(borrow, default)]
@@ -148,7 +147,7 @@ impl Server {
         let Some(raw_meta) = head.meta else {
             return Err(fail(&id, ErrorObject::invalid_params("Missing `params._meta`"), Stage::Meta));
         };
-        let mut meta = RequestMeta::from_value(raw_meta).map_err(|reason| {
+        let mut meta = RequestMeta::from_json(raw_meta.get()).map_err(|reason| {
             fail(&id, ErrorObject::invalid_params(format!("Invalid `params._meta`: {reason}")), Stage::Meta)
         })?;
         if !self.inner.features.logging {
@@ -191,6 +190,6 @@ impl Server {
         // Steps 12 and 13: method params, then header params.
         let route =
             methods::route(&snapshot, &method, params.as_deref(), headers).map_err(|(e, stage)| fail(&id, e, stage))?;
-        Ok(Prepared { server: self.clone(), snapshot, id, method, meta, route })
+        Ok(Prepared { server: self.clone(), snapshot, id, method, meta: Arc::new(meta), route })
     }
 }

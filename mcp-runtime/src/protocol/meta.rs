@@ -5,6 +5,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 /// `_meta` key of the protocol version a request speaks.
@@ -260,35 +261,49 @@ impl RequestMeta {
 
     /// Reads and validates a `_meta` object. The error names the offending key.
     pub fn from_value(meta: Map<String, Value>) -> Result<Self, String> {
-        let mut meta = meta;
-        let protocol_version = match meta.remove(META_PROTOCOL_VERSION) {
-            Some(Value::String(v)) => v,
-            Some(_) => return Err(format!("`_meta.{META_PROTOCOL_VERSION}` must be a string")),
-            None => return Err(format!("missing `_meta.{META_PROTOCOL_VERSION}`")),
+        Self::from_json(&Value::Object(meta).to_string())
+    }
+
+    /// Reads and validates the JSON text of a `_meta` object, straight into
+    /// typed fields (unknown keys are kept in `other`). The error names the
+    /// offending key.
+    pub fn from_json(text: &str) -> Result<Self, String> {
+        let wire: WireMeta<'_> = serde_json::from_str(text).map_err(|e| format!("`_meta` must be an object: {e}"))?;
+        let field = |key: &str| format!("`_meta.{key}`");
+        let protocol_version = match wire.protocol_version {
+            Some(raw) => serde_json::from_str::<String>(raw.get())
+                .map_err(|_| format!("{} must be a string", field(META_PROTOCOL_VERSION)))?,
+            None => return Err(format!("missing {}", field(META_PROTOCOL_VERSION))),
         };
-        let client_capabilities = match meta.remove(META_CLIENT_CAPABILITIES) {
-            Some(v @ Value::Object(_)) => {
-                serde_json::from_value(v).map_err(|e| format!("invalid `_meta.{META_CLIENT_CAPABILITIES}`: {e}"))?
+        let client_capabilities = match wire.client_capabilities {
+            Some(raw) if raw.get().starts_with('{') => serde_json::from_str(raw.get())
+                .map_err(|e| format!("invalid {}: {e}", field(META_CLIENT_CAPABILITIES)))?,
+            Some(_) => return Err(format!("{} must be an object", field(META_CLIENT_CAPABILITIES))),
+            None => return Err(format!("missing {}", field(META_CLIENT_CAPABILITIES))),
+        };
+        let client_info = match wire.client_info {
+            Some(raw) => Some(
+                serde_json::from_str(raw.get()).map_err(|e| format!("invalid {}: {e}", field(META_CLIENT_INFO)))?,
+            ),
+            None => None,
+        };
+        let log_level = match wire.log_level {
+            Some(raw) => {
+                let level: String = serde_json::from_str(raw.get())
+                    .map_err(|_| format!("{} must be a string", field(META_LOG_LEVEL)))?;
+                Some(level.parse().map_err(|e| format!("invalid {}: {e}", field(META_LOG_LEVEL)))?)
             }
-            Some(_) => return Err(format!("`_meta.{META_CLIENT_CAPABILITIES}` must be an object")),
-            None => return Err(format!("missing `_meta.{META_CLIENT_CAPABILITIES}`")),
-        };
-        let client_info = match meta.remove(META_CLIENT_INFO) {
-            Some(v) => Some(serde_json::from_value(v).map_err(|e| format!("invalid `_meta.{META_CLIENT_INFO}`: {e}"))?),
             None => None,
         };
-        let log_level = match meta.remove(META_LOG_LEVEL) {
-            Some(Value::String(s)) => Some(s.parse().map_err(|e| format!("invalid `_meta.{META_LOG_LEVEL}`: {e}"))?),
-            Some(_) => return Err(format!("`_meta.{META_LOG_LEVEL}` must be a string")),
+        let progress_token = match wire.progress_token {
+            Some(raw) => match serde_json::from_str::<Value>(raw.get()) {
+                Ok(Value::String(s)) => Some(ProgressToken::String(s)),
+                Ok(Value::Number(n)) => Some(ProgressToken::Number(n)),
+                _ => return Err(format!("{} must be a string or a number", field(META_PROGRESS_TOKEN))),
+            },
             None => None,
         };
-        let progress_token = match meta.remove(META_PROGRESS_TOKEN) {
-            Some(Value::String(s)) => Some(ProgressToken::String(s)),
-            Some(Value::Number(n)) => Some(ProgressToken::Number(n)),
-            Some(_) => return Err(format!("`_meta.{META_PROGRESS_TOKEN}` must be a string or a number")),
-            None => None,
-        };
-        Ok(RequestMeta { protocol_version, client_capabilities, client_info, log_level, progress_token, other: meta })
+        Ok(RequestMeta { protocol_version, client_capabilities, client_info, log_level, progress_token, other: wire.other })
     }
 
     /// The `_meta` object as a client sends it.
@@ -309,5 +324,91 @@ impl RequestMeta {
             map.insert(META_PROGRESS_TOKEN.into(), serde_json::to_value(token).unwrap_or_default());
         }
         Value::Object(map)
+    }
+}
+
+/// `_meta` as it arrives: the keys this revision defines kept as raw JSON
+/// (checked one by one afterwards, for precise errors), every other key in
+/// `other`. Reading into this directly, rather than into a map of values
+/// first, keeps the most common request path free of needless allocations.
+struct WireMeta<'a> {
+    protocol_version: Option<&'a RawValue>,
+    client_capabilities: Option<&'a RawValue>,
+    client_info: Option<&'a RawValue>,
+    log_level: Option<&'a RawValue>,
+    progress_token: Option<&'a RawValue>,
+    other: Map<String, Value>,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for WireMeta<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit<'a>(std::marker::PhantomData<&'a ()>);
+
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Visit<'a> {
+            type Value = WireMeta<'a>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<WireMeta<'a>, A::Error> {
+                let mut wire = WireMeta {
+                    protocol_version: None,
+                    client_capabilities: None,
+                    client_info: None,
+                    log_level: None,
+                    progress_token: None,
+                    other: Map::new(),
+                };
+                while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+                    let slot = match &*key {
+                        META_PROTOCOL_VERSION => &mut wire.protocol_version,
+                        META_CLIENT_CAPABILITIES => &mut wire.client_capabilities,
+                        META_CLIENT_INFO => &mut wire.client_info,
+                        META_LOG_LEVEL => &mut wire.log_level,
+                        META_PROGRESS_TOKEN => &mut wire.progress_token,
+                        _ => {
+                            wire.other.insert(key.into_owned(), map.next_value()?);
+                            continue;
+                        }
+                    };
+                    *slot = Some(map.next_value()?);
+                }
+                Ok(wire)
+            }
+        }
+
+        deserializer.deserialize_map(Visit(std::marker::PhantomData))
+    }
+}
+
+/// A map key, borrowed from the input unless it had escapes.
+struct Key<'de>(std::borrow::Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Key<'de>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(std::borrow::Cow::Borrowed(v)))
+            }
+
+            fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(std::borrow::Cow::Owned(v.to_owned())))
+            }
+
+            fn visit_string<E>(self, v: String) -> Result<Key<'de>, E> {
+                Ok(Key(std::borrow::Cow::Owned(v)))
+            }
+        }
+
+        deserializer.deserialize_str(Visit)
     }
 }
