@@ -282,9 +282,9 @@ impl RequestMeta {
             None => return Err(format!("missing {}", field(META_CLIENT_CAPABILITIES))),
         };
         let client_info = match wire.client_info {
-            Some(raw) => Some(
-                serde_json::from_str(raw.get()).map_err(|e| format!("invalid {}: {e}", field(META_CLIENT_INFO)))?,
-            ),
+            Some(raw) => {
+                Some(serde_json::from_str(raw.get()).map_err(|e| format!("invalid {}: {e}", field(META_CLIENT_INFO)))?)
+            }
             None => None,
         };
         let log_level = match wire.log_level {
@@ -303,7 +303,14 @@ impl RequestMeta {
             },
             None => None,
         };
-        Ok(RequestMeta { protocol_version, client_capabilities, client_info, log_level, progress_token, other: wire.other })
+        Ok(RequestMeta {
+            protocol_version,
+            client_capabilities,
+            client_info,
+            log_level,
+            progress_token,
+            other: wire.other,
+        })
     }
 
     /// The `_meta` object as a client sends it.
