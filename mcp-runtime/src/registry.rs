@@ -337,17 +337,7 @@ impl ResourceEntry {
     /// A resource at a fixed `uri`.
     #[track_caller]
     pub fn fixed<H: ResourceHandler<M>, M>(uri: impl Into<String>, name: impl Into<String>, handler: H) -> Self {
-        let resource = Resource {
-            uri: uri.into(),
-            name: name.into(),
-            title: None,
-            description: None,
-            mime_type: None,
-            annotations: None,
-            size: None,
-            icons: Vec::new(),
-            meta: None,
-        };
+        let resource = Resource::new(uri, name);
         Self::with_kind(ResourceKind::Fixed(resource), handler)
     }
 
@@ -361,16 +351,7 @@ impl ResourceEntry {
     ) -> Self {
         let uri_template = uri_template.into();
         let parsed = UriTemplate::parse(&uri_template);
-        let template = ResourceTemplate {
-            uri_template,
-            name: name.into(),
-            title: None,
-            description: None,
-            mime_type: None,
-            annotations: None,
-            icons: Vec::new(),
-            meta: None,
-        };
+        let template = ResourceTemplate::new(uri_template, name);
         Self::with_kind(ResourceKind::Template(template, parsed), handler)
     }
 

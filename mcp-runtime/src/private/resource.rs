@@ -82,31 +82,12 @@ pub struct ResourceDefinitionBuilder(ResourceDefinition);
 impl ResourceDefinitionBuilder {
     /// A resource at a fixed URI.
     pub fn fixed(uri: &'static str, name: &'static str) -> Self {
-        ResourceDefinitionBuilder(ResourceDefinition::Fixed(Resource {
-            uri: uri.into(),
-            name: name.into(),
-            title: None,
-            description: None,
-            mime_type: None,
-            annotations: None,
-            size: None,
-            icons: Vec::new(),
-            meta: None,
-        }))
+        ResourceDefinitionBuilder(ResourceDefinition::Fixed(Resource::new(uri, name)))
     }
 
     /// A resource template.
     pub fn template(uri_template: &'static str, name: &'static str) -> Self {
-        ResourceDefinitionBuilder(ResourceDefinition::Template(ResourceTemplate {
-            uri_template: uri_template.into(),
-            name: name.into(),
-            title: None,
-            description: None,
-            mime_type: None,
-            annotations: None,
-            icons: Vec::new(),
-            meta: None,
-        }))
+        ResourceDefinitionBuilder(ResourceDefinition::Template(ResourceTemplate::new(uri_template, name)))
     }
 
     /// Sets the title.

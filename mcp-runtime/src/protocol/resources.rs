@@ -37,6 +37,23 @@ pub struct Resource {
     pub meta: Option<Map<String, Value>>,
 }
 
+impl Resource {
+    /// A resource with just a URI and a name.
+    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        Resource {
+            uri: uri.into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            annotations: None,
+            size: None,
+            icons: Vec::new(),
+            meta: None,
+        }
+    }
+}
+
 /// A family of resources named by an RFC 6570 URI template.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -63,6 +80,22 @@ pub struct ResourceTemplate {
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
+}
+
+impl ResourceTemplate {
+    /// A template with just its URI template and a name.
+    pub fn new(uri_template: impl Into<String>, name: impl Into<String>) -> Self {
+        ResourceTemplate {
+            uri_template: uri_template.into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            annotations: None,
+            icons: Vec::new(),
+            meta: None,
+        }
+    }
 }
 
 /// Params of `resources/read` (without `_meta`).
