@@ -202,6 +202,12 @@ where
     // A listen stream lasts as long as the client wants it; it is not a
     // request that could take too long.
     let timeout = if listen { None } else { config.request_timeout };
+    // Without a progress token or a log level nothing can be sent before the
+    // result (and a listen stream always streams), so a client that takes
+    // JSON gets it without a stream being set up that would never be used.
+    let meta = prepared.meta();
+    let may_notify = listen || meta.progress_token.is_some() || meta.log_level.is_some();
+    let accept = Acceptable { event_stream: accept.event_stream && (may_notify || !accept.json), ..accept };
     run(prepared, id, accept, timeout, config.sse_keep_alive).await
 }
 
