@@ -15,11 +15,13 @@ use super::response::{Decorated, Meta, Page, Response, Stage};
 use super::{HeaderCheck, Prepared, RequestOptions, pagination};
 use crate::call::{CompleteCall, PromptCall, ResourceCall, ToolCall};
 use crate::context::RequestContext;
+use crate::handler::{PromptFn, ToolFn};
 use crate::input::{InputState, Interrupted, Interruptible};
 use crate::outcome::Outcome;
 use crate::protocol::{
     CacheHints, CallToolParams, CompleteParams, CompleteResult, Completion, CompletionReference, ErrorObject,
-    GetPromptParams, InputRequiredResult, ListenParams, ReadResourceParams, ResultType, SubscriptionFilter,
+    GetPromptParams, InputRequiredResult, ListenParams, META_SERVER_INFO, ReadResourceParams, ResultType,
+    SubscriptionFilter,
 };
 use crate::request_state::SealedState;
 use crate::server::Snapshot;
@@ -28,8 +30,9 @@ use crate::server::Snapshot;
 pub(super) enum Route {
     Discover,
     List(ListKind, usize),
-    CallTool(CallToolParams),
-    GetPrompt(GetPromptParams),
+    /// The params, and the handler found for them in the request's snapshot.
+    CallTool(CallToolParams, ToolFn),
+    GetPrompt(GetPromptParams, PromptFn),
     ReadResource(ReadResourceParams),
     Complete(CompleteParams),
     Listen(SubscriptionFilter),
@@ -104,7 +107,8 @@ pub(super) fn route(
                     .check_tool_arguments(&tool.definition, p.arguments.as_deref())
                     .map_err(|e| (e, Stage::Headers))?;
             }
-            Ok(Route::CallTool(p))
+            let handler = Arc::clone(&tool.handler);
+            Ok(Route::CallTool(p, handler))
         }
         "prompts/get" => {
             let p: GetPromptParams = params_of(method, params)?;
@@ -129,7 +133,8 @@ pub(super) fn route(
                 ));
                 return Err((e, Stage::Params));
             }
-            Ok(Route::GetPrompt(p))
+            let handler = Arc::clone(&prompt.handler);
+            Ok(Route::GetPrompt(p, handler))
         }
         "resources/read" => Ok(Route::ReadResource(params_of(method, params)?)),
         "completion/complete" => {
@@ -167,10 +172,10 @@ fn finish<T: Serialize>(
         (None, Some(raw)) => Meta::Shared(raw),
         (None, None) => Meta::None,
         (Some(mut own), shared) => {
-            if let Some(Ok(Value::Object(server_meta))) = shared.map(|raw| serde_json::from_str::<Value>(raw.get())) {
-                for (k, v) in server_meta {
-                    own.entry(k).or_insert(v);
-                }
+            // The handler's own keys win; server info is added beside them.
+            if shared.is_some() && !own.contains_key(META_SERVER_INFO) {
+                let info = serde_json::to_value(&p.server.inner.info).unwrap_or(Value::Null);
+                own.insert(META_SERVER_INFO.into(), info);
             }
             Meta::Merged(own)
         }
@@ -320,24 +325,18 @@ pub(super) async fn run(p: Prepared, options: RequestOptions) -> Response {
             let page = Page { key, items: items[range].to_vec(), next_cursor };
             finish(&p, ResultType::Complete, &page, None, Some(inner.list_cache))
         }
-        Route::CallTool(params) => {
-            let Some(tool) = snapshot.catalog.tool(&params.name) else {
-                return failed(&p, ErrorObject::invalid_params(format!("Unknown tool: `{}`", params.name)));
-            };
+        Route::CallTool(params, handler) => {
             let input =
                 match input_state(&p, &params.name, params.input_responses.as_ref(), params.request_state.as_deref()) {
                     Ok(input) => input,
                     Err(e) => return failed(&p, e),
                 };
             let call = ToolCall::new(params.name.clone(), params.arguments.clone(), context(Some(Arc::clone(&input))));
-            let handler = Arc::clone(&tool.handler);
+            let handler = Arc::clone(handler);
             let outcome = interruptible(&p, &params.name, input, move || handler(call)).await;
             outcome_response(&p, outcome, |r| r.meta.take(), None)
         }
-        Route::GetPrompt(params) => {
-            let Some(prompt) = snapshot.catalog.prompt(&params.name) else {
-                return failed(&p, ErrorObject::invalid_params(format!("Unknown prompt: `{}`", params.name)));
-            };
+        Route::GetPrompt(params, handler) => {
             let args = params.arguments.clone().unwrap_or_default();
             let input =
                 match input_state(&p, &params.name, params.input_responses.as_ref(), params.request_state.as_deref()) {
@@ -345,7 +344,7 @@ pub(super) async fn run(p: Prepared, options: RequestOptions) -> Response {
                     Err(e) => return failed(&p, e),
                 };
             let call = PromptCall::new(params.name.clone(), args, context(Some(Arc::clone(&input))));
-            let handler = Arc::clone(&prompt.handler);
+            let handler = Arc::clone(handler);
             let outcome = interruptible(&p, &params.name, input, move || handler(call)).await;
             outcome_response(&p, outcome, |r| r.meta.take(), None)
         }
