@@ -6,8 +6,9 @@ use std::borrow::Cow;
 use std::marker::PhantomData;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
-use serde::Serialize;
-use serde::de::DeserializeOwned;
+use serde::de::{DeserializeOwned, MapAccess, Visitor};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::call::ToolCall;
@@ -30,7 +31,7 @@ impl<T: DeserializeOwned + JsonSchema> ToolArgument for T {}
 
 /// How to read and describe one tool argument of type `T`.
 pub struct ToolArg<T> {
-    deserialize: fn(Value) -> Result<T, serde_json::Error>,
+    deserialize: fn(&str) -> Result<T, serde_json::Error>,
     schema: fn(&mut SchemaGenerator) -> Schema,
 }
 
@@ -44,7 +45,7 @@ impl<T> Copy for ToolArg<T> {}
 
 /// The slot of a tool argument of type `T`.
 pub fn tool_arg<T: ToolArgument>() -> ToolArg<T> {
-    ToolArg { deserialize: |value| T::deserialize(value), schema: |generator| generator.subschema_for::<T>() }
+    ToolArg { deserialize: |json| serde_json::from_str(json), schema: |generator| generator.subschema_for::<T>() }
 }
 
 impl<T> ToolArg<T> {
@@ -52,7 +53,7 @@ impl<T> ToolArg<T> {
     /// (`Option<T>`, `serde_json::Value`, `()`). Decided by the type, so
     /// aliases of `Option` behave like `Option`.
     pub fn accepts_null(self) -> bool {
-        (self.deserialize)(Value::Null).is_ok()
+        (self.deserialize)("null").is_ok()
     }
 }
 
@@ -64,44 +65,44 @@ pub fn header_value<T: HeaderValue>() -> HeaderValueCheck<T> {
     HeaderValueCheck(PhantomData)
 }
 
-/// The arguments of one tool call, taken parameter by parameter.
+/// The arguments of one tool call, taken parameter by parameter straight
+/// from the request's JSON text (each value is read once, into its own type).
 #[derive(Debug)]
-pub struct ToolArgs {
-    tool: String,
-    map: Map<String, Value>,
+pub struct ToolArgs<'a> {
+    tool: &'a str,
+    /// Members in order of arrival; a repeated name takes its last value.
+    members: Vec<(Cow<'a, str>, &'a RawValue)>,
     errors: Vec<String>,
 }
 
-impl ToolArgs {
+impl<'a> ToolArgs<'a> {
     /// Reads the call's arguments; absent arguments are an empty object.
-    pub fn parse(call: &ToolCall) -> Result<Self, ToolOutcome> {
+    pub fn parse(call: &'a ToolCall) -> Result<Self, ToolOutcome> {
         let raw = call.raw_arguments().map(|r| r.get()).unwrap_or("{}");
-        let map = match serde_json::from_str::<Value>(raw) {
-            Ok(Value::Object(map)) => map,
-            Ok(Value::Null) => Map::new(),
-            Ok(_) => return Err(invalid(call.name(), "the arguments must be a JSON object")),
-            Err(e) => return Err(invalid(call.name(), &e.to_string())),
+        let members = match serde_json::from_str::<Members<'a>>(raw) {
+            Ok(Members(members)) => members,
+            Err(e) => return Err(invalid(call.name(), &without_position(&e))),
         };
-        Ok(ToolArgs { tool: call.name().to_owned(), map, errors: Vec::new() })
+        Ok(ToolArgs { tool: call.name(), members, errors: Vec::new() })
     }
 
     /// Takes the argument `name`; on failure the problem is recorded and
     /// `None` returned. `null` counts as absent when there is a default.
     pub fn take<T>(&mut self, name: &str, slot: ToolArg<T>, default: Option<fn() -> T>) -> Option<T> {
-        let value = self.map.remove(name);
-        match (value, default) {
-            (None | Some(Value::Null), Some(default)) => Some(default()),
-            (None, None) => match (slot.deserialize)(Value::Null) {
+        let value = self.members.iter().rposition(|(key, _)| key == name).map(|i| self.members.swap_remove(i).1);
+        match (value.map(RawValue::get), default) {
+            (None | Some("null"), Some(default)) => Some(default()),
+            (None, None) => match (slot.deserialize)("null") {
                 Ok(v) => Some(v),
                 Err(_) => {
                     self.errors.push(format!("missing required argument `{name}`"));
                     None
                 }
             },
-            (Some(value), _) => match (slot.deserialize)(value) {
+            (Some(json), _) => match (slot.deserialize)(json) {
                 Ok(v) => Some(v),
                 Err(e) => {
-                    self.errors.push(format!("`{name}`: {e}"));
+                    self.errors.push(format!("`{name}`: {}", without_position(&e)));
                     None
                 }
             },
@@ -110,7 +111,77 @@ impl ToolArgs {
 
     /// The result reporting every recorded problem, so the model can retry.
     pub fn into_error(self) -> ToolOutcome {
-        invalid(&self.tool, &self.errors.join("; "))
+        invalid(self.tool, &self.errors.join("; "))
+    }
+}
+
+/// A JSON object's members, borrowed from the input, in order; `null`
+/// reads as no members.
+struct Members<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+
+impl<'de> Deserialize<'de> for Members<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+
+        impl<'de> Visitor<'de> for Visit {
+            type Value = Members<'de>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("the arguments to be a JSON object")
+            }
+
+            fn visit_unit<E>(self) -> Result<Members<'de>, E> {
+                Ok(Members(Vec::new()))
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members<'de>, A::Error> {
+                let mut members = Vec::with_capacity(map.size_hint().unwrap_or(4));
+                while let Some(key) = map.next_key::<MemberName<'de>>()? {
+                    members.push((key.0, map.next_value()?));
+                }
+                Ok(Members(members))
+            }
+        }
+
+        deserializer.deserialize_any(Visit)
+    }
+}
+
+/// A member name, borrowed unless it had escapes.
+struct MemberName<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for MemberName<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+
+        impl<'de> Visitor<'de> for Visit {
+            type Value = MemberName<'de>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<MemberName<'de>, E> {
+                Ok(MemberName(Cow::Borrowed(v)))
+            }
+
+            fn visit_str<E>(self, v: &str) -> Result<MemberName<'de>, E> {
+                Ok(MemberName(Cow::Owned(v.to_owned())))
+            }
+        }
+
+        deserializer.deserialize_str(Visit)
+    }
+}
+
+/// serde_json's message without its " at line 1 column 9": the position
+/// in a fragment of the request means nothing to the model reading it.
+fn without_position(error: &serde_json::Error) -> String {
+    let message = error.to_string();
+    let suffix = format!(" at line {} column {}", error.line(), error.column());
+    match message.strip_suffix(&suffix) {
+        Some(stripped) => stripped.to_owned(),
+        None => message,
     }
 }
 
