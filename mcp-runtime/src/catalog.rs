@@ -166,8 +166,9 @@ impl Catalog {
         }
     }
 
-    pub(crate) fn tool(&self, name: &str) -> Option<&ToolEntry> {
-        self.tool_index.get(name).map(|&i| &self.tools[i].entry)
+    /// Where the tool `name` is in [`tools`](Self::tools).
+    pub(crate) fn tool_position(&self, name: &str) -> Option<usize> {
+        self.tool_index.get(name).copied()
     }
 
     /// The `x-mcp-header` parameters of a tool (empty for an unknown tool).

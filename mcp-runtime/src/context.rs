@@ -87,7 +87,7 @@ pub struct RequestContext {
 
 struct ContextInner {
     id: RequestId,
-    method: String,
+    method: &'static str,
     meta: Arc<RequestMeta>,
     sink: Arc<dyn NotificationSink>,
     cancellation: CancellationToken,
@@ -99,7 +99,7 @@ struct ContextInner {
 impl RequestContext {
     pub(crate) fn new(
         id: RequestId,
-        method: String,
+        method: &'static str,
         meta: Arc<RequestMeta>,
         sink: Arc<dyn NotificationSink>,
         cancellation: CancellationToken,
@@ -137,7 +137,7 @@ impl RequestContext {
 
     /// The JSON-RPC method, e.g. `tools/call`.
     pub fn method(&self) -> &str {
-        &self.inner.method
+        self.inner.method
     }
 
     /// The request's validated `_meta`.

@@ -95,21 +95,22 @@ impl InputState {
 
 /// Runs a handler future until it completes or is stuck waiting for input.
 pub(crate) struct Interruptible<F> {
-    future: Pin<Box<F>>,
+    /// Handler futures come boxed already: no need to pin them again.
+    future: F,
     state: Arc<InputState>,
 }
 
-impl<F> Interruptible<F> {
+impl<F: Future + Unpin> Interruptible<F> {
     pub(crate) fn new(future: F, state: Arc<InputState>) -> Self {
-        Interruptible { future: Box::pin(future), state }
+        Interruptible { future, state }
     }
 }
 
-impl<F: Future> Future for Interruptible<F> {
+impl<F: Future + Unpin> Future for Interruptible<F> {
     type Output = Result<F::Output, Interrupted>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match self.future.as_mut().poll(cx) {
+        match Pin::new(&mut self.future).poll(cx) {
             Poll::Ready(output) => Poll::Ready(Ok(output)),
             // Answers are awaited through futures that never wake; once the
             // handler is parked on one, everything it awaits concurrently in

@@ -15,7 +15,7 @@ use super::response::{Decorated, Meta, Page, Response, Stage};
 use super::{HeaderCheck, Prepared, RequestOptions, pagination};
 use crate::call::{CompleteCall, PromptCall, ResourceCall, ToolCall};
 use crate::context::RequestContext;
-use crate::handler::{PromptFn, ToolFn};
+use crate::handler::PromptFn;
 use crate::input::{InputState, Interrupted, Interruptible};
 use crate::outcome::Outcome;
 use crate::protocol::{
@@ -30,8 +30,8 @@ use crate::server::Snapshot;
 pub(super) enum Route {
     Discover,
     List(ListKind, usize),
-    /// The params, and the handler found for them in the request's snapshot.
-    CallTool(CallToolParams, ToolFn),
+    /// The params, and where the tool is in the request's snapshot.
+    CallTool(CallToolParams, usize),
     GetPrompt(GetPromptParams, PromptFn),
     ReadResource(ReadResourceParams),
     Complete(CompleteParams),
@@ -46,18 +46,23 @@ pub(super) enum ListKind {
     Templates,
 }
 
-/// Step 11: whether the method exists and its capability is advertised.
-pub(super) fn is_routable(snapshot: &Snapshot, method: &str) -> bool {
+/// Step 11: the method's name, if it exists and its capability is advertised.
+pub(super) fn routable(snapshot: &Snapshot, method: &str) -> Option<&'static str> {
     let caps = &snapshot.capabilities;
-    match method {
-        "server/discover" => true,
-        "tools/list" | "tools/call" => caps.tools.is_some(),
-        "prompts/list" | "prompts/get" => caps.prompts.is_some(),
-        "resources/list" | "resources/read" | "resources/templates/list" => caps.resources.is_some(),
-        "completion/complete" => caps.completions.is_some(),
-        "subscriptions/listen" => listen::is_offered(caps),
-        _ => false,
-    }
+    let (name, offered) = match method {
+        "server/discover" => ("server/discover", true),
+        "tools/list" => ("tools/list", caps.tools.is_some()),
+        "tools/call" => ("tools/call", caps.tools.is_some()),
+        "prompts/list" => ("prompts/list", caps.prompts.is_some()),
+        "prompts/get" => ("prompts/get", caps.prompts.is_some()),
+        "resources/list" => ("resources/list", caps.resources.is_some()),
+        "resources/read" => ("resources/read", caps.resources.is_some()),
+        "resources/templates/list" => ("resources/templates/list", caps.resources.is_some()),
+        "completion/complete" => ("completion/complete", caps.completions.is_some()),
+        "subscriptions/listen" => ("subscriptions/listen", listen::is_offered(caps)),
+        _ => return None,
+    };
+    offered.then_some(name)
 }
 
 #[derive(Deserialize)]
@@ -93,9 +98,10 @@ pub(super) fn route(
         "resources/templates/list" => list(ListKind::Templates, catalog.templates.len()),
         "tools/call" => {
             let p: CallToolParams = params_of(method, params)?;
-            let Some(tool) = catalog.tool(&p.name) else {
+            let Some(position) = catalog.tool_position(&p.name) else {
                 return Err((ErrorObject::invalid_params(format!("Unknown tool: `{}`", p.name)), Stage::Params));
             };
+            let tool = &catalog.tools[position].entry;
             if let Some(args) = &p.arguments
                 && !args.get().trim_start().starts_with('{')
             {
@@ -107,8 +113,7 @@ pub(super) fn route(
                     .check_tool_arguments(&tool.definition, p.arguments.as_deref())
                     .map_err(|e| (e, Stage::Headers))?;
             }
-            let handler = Arc::clone(&tool.handler);
-            Ok(Route::CallTool(p, handler))
+            Ok(Route::CallTool(p, position))
         }
         "prompts/get" => {
             let p: GetPromptParams = params_of(method, params)?;
@@ -247,12 +252,12 @@ async fn interruptible<T, F>(
     start: impl FnOnce() -> F + Send,
 ) -> Result<Outcome<T>, ErrorObject>
 where
-    F: std::future::Future<Output = Result<Outcome<T>, ErrorObject>> + Send,
+    F: std::future::Future<Output = Result<Outcome<T>, ErrorObject>> + Send + Unpin,
 {
     let key = &p.server.inner.request_state_key;
-    let method = p.method.as_str();
+    let method = p.method;
     guarded(async move {
-        match Interruptible::new(async move { start().await }, input).await {
+        match Interruptible::new(start(), input).await {
             Ok(outcome) => outcome,
             Err(Interrupted::MissingCapabilities(needed)) => Err(ErrorObject::missing_client_capability(
                 "This request needs client capabilities it did not declare",
@@ -297,13 +302,15 @@ fn outcome_response<T: Serialize>(
     }
 }
 
-pub(super) async fn run(p: Prepared, options: RequestOptions) -> Response {
+pub(super) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
+    // Taken out so that its params move into the call rather than being copied.
+    let route = std::mem::replace(&mut p.route, Route::Discover);
     let inner = Arc::clone(&p.server.inner);
     let snapshot = Arc::clone(&p.snapshot);
     let context = |input: Option<Arc<InputState>>| {
         RequestContext::new(
             p.id.clone(),
-            p.method.clone(),
+            p.method,
             p.meta.clone(),
             Arc::clone(&options.sink),
             options.cancellation.clone(),
@@ -311,7 +318,7 @@ pub(super) async fn run(p: Prepared, options: RequestOptions) -> Response {
             p.server.clone(),
         )
     };
-    match &p.route {
+    match route {
         Route::Discover => finish(&p, ResultType::Complete, &snapshot.discover, None, Some(inner.discover_cache)),
         Route::List(kind, start) => {
             let c = &snapshot.catalog;
@@ -321,19 +328,21 @@ pub(super) async fn run(p: Prepared, options: RequestOptions) -> Response {
                 ListKind::Resources => ("resources", c.resources.iter().map(|t| &*t.json).collect()),
                 ListKind::Templates => ("resourceTemplates", c.templates.iter().map(|t| &*t.json).collect()),
             };
-            let (range, next_cursor) = pagination::page(*start, items.len(), inner.page_size);
+            let (range, next_cursor) = pagination::page(start, items.len(), inner.page_size);
             let page = Page { key, items: items[range].to_vec(), next_cursor };
             finish(&p, ResultType::Complete, &page, None, Some(inner.list_cache))
         }
-        Route::CallTool(params, handler) => {
-            let input =
-                match input_state(&p, &params.name, params.input_responses.as_ref(), params.request_state.as_deref()) {
-                    Ok(input) => input,
-                    Err(e) => return failed(&p, e),
-                };
-            let call = ToolCall::new(params.name.clone(), params.arguments.clone(), context(Some(Arc::clone(&input))));
-            let handler = Arc::clone(handler);
-            let outcome = interruptible(&p, &params.name, input, move || handler(call)).await;
+        Route::CallTool(params, position) => {
+            let CallToolParams { name, arguments, input_responses, request_state } = params;
+            let tool = &snapshot.catalog.tools[position].entry;
+            let target = tool.definition.name.as_str();
+            let input = match input_state(&p, target, input_responses.as_ref(), request_state.as_deref()) {
+                Ok(input) => input,
+                Err(e) => return failed(&p, e),
+            };
+            let call = ToolCall::new(name, arguments, context(Some(Arc::clone(&input))));
+            let handler = &tool.handler;
+            let outcome = interruptible(&p, target, input, move || handler(call)).await;
             outcome_response(&p, outcome, |r| r.meta.take(), None)
         }
         Route::GetPrompt(params, handler) => {
@@ -344,7 +353,6 @@ pub(super) async fn run(p: Prepared, options: RequestOptions) -> Response {
                     Err(e) => return failed(&p, e),
                 };
             let call = PromptCall::new(params.name.clone(), args, context(Some(Arc::clone(&input))));
-            let handler = Arc::clone(handler);
             let outcome = interruptible(&p, &params.name, input, move || handler(call)).await;
             outcome_response(&p, outcome, |r| r.meta.take(), None)
         }
@@ -402,7 +410,7 @@ pub(super) async fn run(p: Prepared, options: RequestOptions) -> Response {
             }
         }
         Route::Listen(filter) => {
-            listen::stream(&p.server, &p.id, filter, &options).await;
+            listen::stream(&p.server, &p.id, &filter, &options).await;
             let meta = listen::closing_meta(&p.id);
             finish(&p, ResultType::Complete, &EmptyBody {}, Some(meta), None)
         }

@@ -58,7 +58,7 @@ pub struct Prepared {
     server: Server,
     snapshot: Arc<Snapshot>,
     id: crate::protocol::RequestId,
-    method: String,
+    method: &'static str,
     meta: Arc<RequestMeta>,
     route: Route,
 }
@@ -76,8 +76,8 @@ impl Prepared {
     }
 
     /// The request's method.
-    pub fn method(&self) -> &str {
-        &self.method
+    pub fn method(&self) -> &'static str {
+        self.method
     }
 
     /// Runs the handler (if the method has one) and builds the response.
@@ -86,10 +86,6 @@ impl Prepared {
         methods::run(self, options).await
     }
 }
-
-/// Methods that earlier revisions had and 2026-07-28 removed.
-const REMOVED_METHODS: &[&str] =
-    &["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"];
 
 #[derive(Deserialize)]
 struct ParamsHead<'a> {
@@ -183,13 +179,13 @@ impl Server {
 
         // Step 11: routing, against one consistent view of what is served.
         let snapshot = self.snapshot();
-        if REMOVED_METHODS.contains(&method.as_str()) || !methods::is_routable(&snapshot, &method) {
+        let Some(method) = methods::routable(&snapshot, &method) else {
             return Err(fail(&id, ErrorObject::method_not_found(&method), Stage::Routing));
-        }
+        };
 
         // Steps 12 and 13: method params, then header params.
         let route =
-            methods::route(&snapshot, &method, params.as_deref(), headers).map_err(|(e, stage)| fail(&id, e, stage))?;
+            methods::route(&snapshot, method, params.as_deref(), headers).map_err(|(e, stage)| fail(&id, e, stage))?;
         Ok(Prepared { server: self.clone(), snapshot, id, method, meta: Arc::new(meta), route })
     }
 }

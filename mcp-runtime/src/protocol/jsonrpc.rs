@@ -2,6 +2,7 @@
 //! server sends.
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
@@ -25,7 +26,7 @@ pub const JSONRPC_VERSION: &str = "2.0";
 /// assert!(RequestId::from_json("null").is_none());
 /// ```
 #[derive(Clone)]
-pub struct RequestId(Box<RawValue>);
+pub struct RequestId(Arc<RawValue>);
 
 impl RequestId {
     /// Parses the JSON text of an id. Returns `None` unless it is a JSON
@@ -33,7 +34,7 @@ impl RequestId {
     pub fn from_json(text: &str) -> Option<Self> {
         let text = text.trim();
         if is_json_string(text) || is_json_integer(text) {
-            RawValue::from_string(text.to_owned()).ok().map(RequestId)
+            RawValue::from_string(text.to_owned()).ok().map(|raw| RequestId(Arc::from(raw)))
         } else {
             None
         }
@@ -41,7 +42,7 @@ impl RequestId {
 
     /// A string id.
     pub fn string(value: &str) -> Self {
-        RequestId(serde_json::value::to_raw_value(value).unwrap_or_else(|_| empty_string_id()))
+        RequestId(Arc::from(serde_json::value::to_raw_value(value).unwrap_or_else(|_| empty_string_id())))
     }
 
     /// The exact JSON text of the id.
@@ -63,7 +64,7 @@ impl RequestId {
 
 impl From<i64> for RequestId {
     fn from(value: i64) -> Self {
-        RequestId(RawValue::from_string(value.to_string()).unwrap_or_else(|_| empty_string_id()))
+        RequestId(Arc::from(RawValue::from_string(value.to_string()).unwrap_or_else(|_| empty_string_id())))
     }
 }
 
