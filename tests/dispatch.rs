@@ -13,5 +13,7 @@ mod limits;
 mod pipeline;
 #[path = "dispatch/results.rs"]
 mod results;
+#[path = "dispatch/single_pass.rs"]
+mod single_pass;
 #[path = "dispatch/startup.rs"]
 mod startup;

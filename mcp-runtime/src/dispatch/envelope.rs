@@ -1,27 +1,52 @@
 //! Step 5 and 6 of the pipeline: bytes → one JSON-RPC request or notification.
 
+use std::borrow::Cow;
+
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 
 use super::response::{Response, Stage};
+use super::single_pass::{ReadCall, read_request};
 use crate::protocol::{ErrorObject, JSONRPC_VERSION, RequestId};
 
-/// A JSON-RPC request, its params kept as raw JSON until routed.
+/// A JSON-RPC request: its id, its method and its params, read as far as
+/// the method could be known.
 #[derive(Debug)]
 pub struct Request {
-    /// The id, exactly as sent.
-    pub id: RequestId,
-    /// The method.
-    pub method: String,
-    /// The params, unparsed.
-    pub params: Option<Box<RawValue>>,
+    pub(super) id: RequestId,
+    pub(super) method: Cow<'static, str>,
+    pub(super) params: Params,
+}
+
+/// A request's params as far as they were read with the envelope.
+#[derive(Debug)]
+pub(super) enum Params {
+    /// Kept as sent, to be read once the method is routed.
+    Raw(Option<Box<RawValue>>),
+    /// A `tools/call`'s params, read in the same pass as the envelope.
+    Call(Box<ReadCall>),
 }
 
 impl Request {
-    /// A request built in code (tests, the in-process client).
+    /// A request built in code (tests, the in-process client), its params
+    /// as raw JSON.
     pub fn new(id: RequestId, method: impl Into<String>, params: Option<Box<RawValue>>) -> Self {
-        Request { id, method: method.into(), params }
+        Request { id, method: Cow::Owned(method.into()), params: Params::Raw(params) }
+    }
+
+    pub(super) fn read(id: RequestId, method: &'static str, params: Params) -> Self {
+        Request { id, method: Cow::Borrowed(method), params }
+    }
+
+    /// The id, exactly as sent.
+    pub fn id(&self) -> &RequestId {
+        &self.id
+    }
+
+    /// The method.
+    pub fn method(&self) -> &str {
+        &self.method
     }
 }
 
@@ -77,6 +102,9 @@ pub fn parse_message(bytes: &[u8]) -> Result<Message, Box<Response>> {
     let Ok(text) = std::str::from_utf8(bytes) else {
         return Err(reject(None, ErrorObject::parse_error("Parse error: the message is not UTF-8")));
     };
+    if let Some(request) = read_request(text) {
+        return Ok(Message::Request(request));
+    }
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first == Some(&b'[') {
         return Err(match serde_json::from_str::<IgnoredAny>(text) {
@@ -122,7 +150,7 @@ pub fn parse_message(bytes: &[u8]) -> Result<Message, Box<Response>> {
     };
     let params = env.params.map(RawValue::to_owned);
     Ok(match id {
-        Some(id) => Message::Request(Request { id, method, params }),
+        Some(id) => Message::Request(Request::new(id, method, params)),
         None => Message::Notification(ClientNotification { method, params }),
     })
 }

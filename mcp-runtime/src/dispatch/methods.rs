@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 use super::listen;
 use super::response::{Decorated, Meta, Page, Response, Stage};
-use super::{HeaderCheck, Prepared, RequestOptions, pagination};
+use super::{Body, HeaderCheck, Prepared, RequestOptions, pagination};
 use crate::call::{CompleteCall, PromptCall, ResourceCall, ToolCall};
 use crate::context::RequestContext;
 use crate::handler::PromptFn;
@@ -81,10 +81,15 @@ fn params_of<'de, T: Deserialize<'de>>(method: &str, params: Option<&'de RawValu
 pub(super) fn route(
     snapshot: &Snapshot,
     method: &str,
-    params: Option<&RawValue>,
+    body: Body,
     headers: Option<&dyn HeaderCheck>,
 ) -> Result<Route, (ErrorObject, Stage)> {
     let catalog = &snapshot.catalog;
+    let raw = match body {
+        Body::Call(p) => return call_tool(snapshot, p, headers),
+        Body::Raw(raw) => raw,
+    };
+    let params = raw.as_deref();
     let list = |kind: ListKind, len: usize| -> Result<Route, (ErrorObject, Stage)> {
         let p: ListParams = params_of(method, params)?;
         let start = pagination::decode(p.cursor.as_deref(), len).map_err(|e| (e, Stage::Params))?;
@@ -96,25 +101,7 @@ pub(super) fn route(
         "prompts/list" => list(ListKind::Prompts, catalog.prompts.len()),
         "resources/list" => list(ListKind::Resources, catalog.resources.len()),
         "resources/templates/list" => list(ListKind::Templates, catalog.templates.len()),
-        "tools/call" => {
-            let p: CallToolParams = params_of(method, params)?;
-            let Some(position) = catalog.tool_position(&p.name) else {
-                return Err((ErrorObject::invalid_params(format!("Unknown tool: `{}`", p.name)), Stage::Params));
-            };
-            let tool = &catalog.tools[position].entry;
-            if let Some(args) = &p.arguments
-                && !args.get().trim_start().starts_with('{')
-            {
-                let e = ErrorObject::invalid_params("`arguments` must be an object");
-                return Err((e, Stage::Params));
-            }
-            if let Some(headers) = headers {
-                headers
-                    .check_tool_arguments(&tool.definition, p.arguments.as_deref())
-                    .map_err(|e| (e, Stage::Headers))?;
-            }
-            Ok(Route::CallTool(p, position))
-        }
+        "tools/call" => call_tool(snapshot, params_of(method, params)?, headers),
         "prompts/get" => {
             let p: GetPromptParams = params_of(method, params)?;
             let Some(prompt) = catalog.prompt(&p.name) else {
@@ -162,6 +149,29 @@ pub(super) fn route(
         }
         other => Err((ErrorObject::method_not_found(other), Stage::Routing)),
     }
+}
+
+/// Steps 12 and 13 for `tools/call`.
+fn call_tool(
+    snapshot: &Snapshot,
+    p: CallToolParams,
+    headers: Option<&dyn HeaderCheck>,
+) -> Result<Route, (ErrorObject, Stage)> {
+    let catalog = &snapshot.catalog;
+    let Some(position) = catalog.tool_position(&p.name) else {
+        return Err((ErrorObject::invalid_params(format!("Unknown tool: `{}`", p.name)), Stage::Params));
+    };
+    if let Some(args) = &p.arguments
+        && !args.get().trim_start().starts_with('{')
+    {
+        let e = ErrorObject::invalid_params("`arguments` must be an object");
+        return Err((e, Stage::Params));
+    }
+    if let Some(headers) = headers {
+        let tool = &catalog.tools[position].entry;
+        headers.check_tool_arguments(&tool.definition, p.arguments.as_deref()).map_err(|e| (e, Stage::Headers))?;
+    }
+    Ok(Route::CallTool(p, position))
 }
 
 /// Serializes a result with `resultType`, cache hints and `_meta`.

@@ -11,6 +11,7 @@ mod listen;
 mod methods;
 mod pagination;
 mod response;
+mod single_pass;
 
 use std::sync::Arc;
 
@@ -22,9 +23,11 @@ pub use envelope::{ClientNotification, Message, Request, parse_message};
 pub use response::{Payload, Response, Stage};
 
 use crate::context::{DiscardNotifications, NotificationSink};
-use crate::protocol::{ErrorObject, RequestMeta, SUPPORTED_VERSIONS, Tool};
+use crate::protocol::{CallToolParams, ErrorObject, RequestMeta, SUPPORTED_VERSIONS, Tool};
 use crate::server::{Server, Snapshot};
+use envelope::Params;
 use methods::Route;
+use single_pass::ReadCall;
 
 /// HTTP header checks (steps 9 and 13), supplied by the HTTP transport so
 /// that they run at their place in the pipeline. stdio has no headers.
@@ -132,41 +135,26 @@ impl Server {
         };
 
         // Step 8: `params._meta` and its required keys.
-        let params_text = params.as_deref().map(RawValue::get).unwrap_or("null");
-        let head: ParamsHead<'_> = match serde_json::from_str(params_text) {
-            Ok(head) => head,
-            Err(_) if params.is_none() => {
-                return Err(fail(&id, ErrorObject::invalid_params("Missing `params._meta`"), Stage::Meta));
+        let (meta, target, body) = match params {
+            Params::Raw(raw) => {
+                let (meta, target) = read_head(&method, raw.as_deref()).map_err(|e| fail(&id, e, Stage::Meta))?;
+                (meta, target, Body::Raw(raw))
             }
-            Err(_) => return Err(fail(&id, ErrorObject::invalid_params("`params` must be an object"), Stage::Meta)),
+            Params::Call(read) => {
+                let ReadCall { meta, params } = *read;
+                (checked_meta(meta).map_err(|e| fail(&id, e, Stage::Meta))?, None, Body::Call(params))
+            }
         };
-        let Some(raw_meta) = head.meta else {
-            return Err(fail(&id, ErrorObject::invalid_params("Missing `params._meta`"), Stage::Meta));
-        };
-        let mut meta = RequestMeta::from_json(raw_meta.get()).map_err(|reason| {
-            fail(&id, ErrorObject::invalid_params(format!("Invalid `params._meta`: {reason}")), Stage::Meta)
-        })?;
+        let mut meta = meta;
         if !self.inner.features.logging {
             meta.log_level = None;
         }
 
         // Step 9: HTTP headers against the body.
         if let Some(headers) = headers {
-            let name_field = match method.as_str() {
-                "tools/call" | "prompts/get" => head.name,
-                "resources/read" => head.uri,
-                _ => None,
-            };
-            let name = name_field.and_then(|raw| serde_json::from_str::<&str>(raw.get()).ok());
-            let owned_name;
-            let name = match (name, name_field) {
-                (Some(n), _) => Some(n),
-                // Escaped strings cannot borrow; fall back to an owned copy.
-                (None, Some(raw)) => {
-                    owned_name = serde_json::from_str::<String>(raw.get()).ok();
-                    owned_name.as_deref()
-                }
-                (None, None) => None,
+            let name = match &body {
+                Body::Call(params) => Some(params.name.as_str()),
+                Body::Raw(_) => target.as_deref(),
             };
             headers.check_request(&method, &meta.protocol_version, name).map_err(|e| fail(&id, e, Stage::Headers))?;
         }
@@ -184,8 +172,47 @@ impl Server {
         };
 
         // Steps 12 and 13: method params, then header params.
-        let route =
-            methods::route(&snapshot, method, params.as_deref(), headers).map_err(|(e, stage)| fail(&id, e, stage))?;
+        let route = methods::route(&snapshot, method, body, headers).map_err(|(e, stage)| fail(&id, e, stage))?;
         Ok(Prepared { server: self.clone(), snapshot, id, method, meta: Arc::new(meta), route })
+    }
+}
+
+/// A request's params after step 8.
+pub(crate) enum Body {
+    /// Still raw: read by the method's route.
+    Raw(Option<Box<RawValue>>),
+    /// A `tools/call`'s params, read already.
+    Call(CallToolParams),
+}
+
+/// Step 8 for raw params: the validated `_meta`, and `params.name` or
+/// `params.uri` (by method) for the header checks of step 9.
+fn read_head(method: &str, params: Option<&RawValue>) -> Result<(RequestMeta, Option<String>), ErrorObject> {
+    let head: ParamsHead<'_> = match params {
+        None => return Err(ErrorObject::invalid_params("Missing `params._meta`")),
+        Some(raw) => {
+            serde_json::from_str(raw.get()).map_err(|_| ErrorObject::invalid_params("`params` must be an object"))?
+        }
+    };
+    let Some(raw_meta) = head.meta else {
+        return Err(ErrorObject::invalid_params("Missing `params._meta`"));
+    };
+    let meta = RequestMeta::from_json(raw_meta.get())
+        .map_err(|reason| ErrorObject::invalid_params(format!("Invalid `params._meta`: {reason}")))?;
+    let target = match method {
+        "tools/call" | "prompts/get" => head.name,
+        "resources/read" => head.uri,
+        _ => None,
+    };
+    let target = target.and_then(|raw| serde_json::from_str::<String>(raw.get()).ok());
+    Ok((meta, target))
+}
+
+/// Step 8 for `_meta` read with the envelope.
+fn checked_meta(meta: Option<Result<RequestMeta, String>>) -> Result<RequestMeta, ErrorObject> {
+    match meta {
+        None => Err(ErrorObject::invalid_params("Missing `params._meta`")),
+        Some(Err(reason)) => Err(ErrorObject::invalid_params(format!("Invalid `params._meta`: {reason}"))),
+        Some(Ok(meta)) => Ok(meta),
     }
 }

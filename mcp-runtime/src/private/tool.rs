@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 use crate::call::ToolCall;
 use crate::header_value::HeaderValue;
 use crate::outcome::{Outcome, ToolOutcome};
+use crate::protocol::member::MemberName;
 use crate::protocol::{CallToolResult, Icon, Tool, ToolAnnotations};
 
 /// What a JSON argument of a tool must implement; the macro checks each one
@@ -136,41 +137,14 @@ impl<'de> Deserialize<'de> for Members<'de> {
 
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members<'de>, A::Error> {
                 let mut members = Vec::with_capacity(map.size_hint().unwrap_or(4));
-                while let Some(key) = map.next_key::<MemberName<'de>>()? {
-                    members.push((key.0, map.next_value()?));
+                while let Some(MemberName(key)) = map.next_key::<MemberName<'de>>()? {
+                    members.push((key, map.next_value()?));
                 }
                 Ok(Members(members))
             }
         }
 
         deserializer.deserialize_any(Visit)
-    }
-}
-
-/// A member name, borrowed unless it had escapes.
-struct MemberName<'a>(Cow<'a, str>);
-
-impl<'de> Deserialize<'de> for MemberName<'de> {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visit;
-
-        impl<'de> Visitor<'de> for Visit {
-            type Value = MemberName<'de>;
-
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a string")
-            }
-
-            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<MemberName<'de>, E> {
-                Ok(MemberName(Cow::Borrowed(v)))
-            }
-
-            fn visit_str<E>(self, v: &str) -> Result<MemberName<'de>, E> {
-                Ok(MemberName(Cow::Owned(v.to_owned())))
-            }
-        }
-
-        deserializer.deserialize_str(Visit)
     }
 }
 

@@ -5,6 +5,8 @@ use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
+
+use super::member::MemberName;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -269,50 +271,8 @@ impl RequestMeta {
     /// offending key.
     pub fn from_json(text: &str) -> Result<Self, String> {
         let wire: WireMeta<'_> = serde_json::from_str(text).map_err(|e| format!("`_meta` must be an object: {e}"))?;
-        let field = |key: &str| format!("`_meta.{key}`");
-        let protocol_version = match wire.protocol_version {
-            Some(raw) => serde_json::from_str::<String>(raw.get())
-                .map_err(|_| format!("{} must be a string", field(META_PROTOCOL_VERSION)))?,
-            None => return Err(format!("missing {}", field(META_PROTOCOL_VERSION))),
-        };
-        let client_capabilities = match wire.client_capabilities {
-            Some(raw) if raw.get().starts_with('{') => serde_json::from_str(raw.get())
-                .map_err(|e| format!("invalid {}: {e}", field(META_CLIENT_CAPABILITIES)))?,
-            Some(_) => return Err(format!("{} must be an object", field(META_CLIENT_CAPABILITIES))),
-            None => return Err(format!("missing {}", field(META_CLIENT_CAPABILITIES))),
-        };
-        let client_info = match wire.client_info {
-            Some(raw) => {
-                Some(serde_json::from_str(raw.get()).map_err(|e| format!("invalid {}: {e}", field(META_CLIENT_INFO)))?)
-            }
-            None => None,
-        };
-        let log_level = match wire.log_level {
-            Some(raw) => {
-                let level: String = serde_json::from_str(raw.get())
-                    .map_err(|_| format!("{} must be a string", field(META_LOG_LEVEL)))?;
-                Some(level.parse().map_err(|e| format!("invalid {}: {e}", field(META_LOG_LEVEL)))?)
-            }
-            None => None,
-        };
-        let progress_token = match wire.progress_token {
-            Some(raw) => match serde_json::from_str::<Value>(raw.get()) {
-                Ok(Value::String(s)) => Some(ProgressToken::String(s)),
-                Ok(Value::Number(n)) => Some(ProgressToken::Number(n)),
-                _ => return Err(format!("{} must be a string or a number", field(META_PROGRESS_TOKEN))),
-            },
-            None => None,
-        };
-        Ok(RequestMeta {
-            protocol_version,
-            client_capabilities,
-            client_info,
-            log_level,
-            progress_token,
-            other: wire.other,
-        })
+        wire.validate()
     }
-
     /// The `_meta` object as a client sends it.
     pub fn to_value(&self) -> Value {
         let mut map = self.other.clone();
@@ -347,6 +307,68 @@ struct WireMeta<'a> {
     other: Map<String, Value>,
 }
 
+impl WireMeta<'_> {
+    fn validate(self) -> Result<RequestMeta, String> {
+        let field = |key: &str| format!("`_meta.{key}`");
+        let protocol_version = match self.protocol_version {
+            Some(raw) => serde_json::from_str::<String>(raw.get())
+                .map_err(|_| format!("{} must be a string", field(META_PROTOCOL_VERSION)))?,
+            None => return Err(format!("missing {}", field(META_PROTOCOL_VERSION))),
+        };
+        let client_capabilities = match self.client_capabilities {
+            Some(raw) if raw.get() == "{}" => ClientCapabilities::default(),
+            Some(raw) if raw.get().starts_with('{') => serde_json::from_str(raw.get())
+                .map_err(|e| format!("invalid {}: {e}", field(META_CLIENT_CAPABILITIES)))?,
+            Some(_) => return Err(format!("{} must be an object", field(META_CLIENT_CAPABILITIES))),
+            None => return Err(format!("missing {}", field(META_CLIENT_CAPABILITIES))),
+        };
+        let client_info = match self.client_info {
+            Some(raw) => {
+                Some(serde_json::from_str(raw.get()).map_err(|e| format!("invalid {}: {e}", field(META_CLIENT_INFO)))?)
+            }
+            None => None,
+        };
+        let log_level = match self.log_level {
+            Some(raw) => {
+                let level: String = serde_json::from_str(raw.get())
+                    .map_err(|_| format!("{} must be a string", field(META_LOG_LEVEL)))?;
+                Some(level.parse().map_err(|e| format!("invalid {}: {e}", field(META_LOG_LEVEL)))?)
+            }
+            None => None,
+        };
+        let progress_token = match self.progress_token {
+            Some(raw) => match serde_json::from_str::<Value>(raw.get()) {
+                Ok(Value::String(s)) => Some(ProgressToken::String(s)),
+                Ok(Value::Number(n)) => Some(ProgressToken::Number(n)),
+                _ => return Err(format!("{} must be a string or a number", field(META_PROGRESS_TOKEN))),
+            },
+            None => None,
+        };
+        Ok(RequestMeta {
+            protocol_version,
+            client_capabilities,
+            client_info,
+            log_level,
+            progress_token,
+            other: self.other,
+        })
+    }
+}
+
+/// Reads a `_meta` object in the middle of a larger document: the outer
+/// reading goes on whether or not the object is a valid `_meta` (the
+/// dispatcher reports that at its own step), and fails only when it is not
+/// an object at all.
+pub(crate) struct MetaSeed;
+
+impl<'de> serde::de::DeserializeSeed<'de> for MetaSeed {
+    type Value = Result<RequestMeta, String>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        WireMeta::deserialize(deserializer).map(WireMeta::validate)
+    }
+}
+
 impl<'de: 'a, 'a> Deserialize<'de> for WireMeta<'a> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct Visit<'a>(std::marker::PhantomData<&'a ()>);
@@ -367,7 +389,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for WireMeta<'a> {
                     progress_token: None,
                     other: Map::new(),
                 };
-                while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+                while let Some(MemberName(key)) = map.next_key::<MemberName<'de>>()? {
                     let slot = match &*key {
                         META_PROTOCOL_VERSION => &mut wire.protocol_version,
                         META_CLIENT_CAPABILITIES => &mut wire.client_capabilities,
@@ -386,36 +408,5 @@ impl<'de: 'a, 'a> Deserialize<'de> for WireMeta<'a> {
         }
 
         deserializer.deserialize_map(Visit(std::marker::PhantomData))
-    }
-}
-
-/// A map key, borrowed from the input unless it had escapes.
-struct Key<'de>(std::borrow::Cow<'de, str>);
-
-impl<'de> Deserialize<'de> for Key<'de> {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visit;
-
-        impl<'de> serde::de::Visitor<'de> for Visit {
-            type Value = Key<'de>;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a string")
-            }
-
-            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
-                Ok(Key(std::borrow::Cow::Borrowed(v)))
-            }
-
-            fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
-                Ok(Key(std::borrow::Cow::Owned(v.to_owned())))
-            }
-
-            fn visit_string<E>(self, v: String) -> Result<Key<'de>, E> {
-                Ok(Key(std::borrow::Cow::Owned(v)))
-            }
-        }
-
-        deserializer.deserialize_str(Visit)
     }
 }

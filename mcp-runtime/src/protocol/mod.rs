@@ -9,6 +9,7 @@ pub mod completion;
 pub mod content;
 pub mod discover;
 pub mod jsonrpc;
+pub(crate) mod member;
 pub mod meta;
 pub mod mrtr;
 pub mod notifications;

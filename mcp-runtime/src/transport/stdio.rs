@@ -120,15 +120,15 @@ impl Server {
                 Ok(Message::Request(request)) => {
                     let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
                         let e = ErrorObject::internal("Too many requests in flight; retry when some have finished");
-                        let _ = out_tx.send(Response::error(Some(request.id), e, Stage::Handler).to_json());
+                        let _ = out_tx.send(Response::error(Some(request.id().clone()), e, Stage::Handler).to_json());
                         continue;
                     };
                     let token = CancellationToken::new();
-                    let listen = request.method == "subscriptions/listen";
+                    let listen = request.method() == "subscriptions/listen";
                     in_flight
                         .lock()
                         .unwrap_or_else(|e| e.into_inner())
-                        .insert(request.id.clone(), (token.clone(), listen));
+                        .insert(request.id().clone(), (token.clone(), listen));
                     let sink = Arc::new(LineSink {
                         out: out_tx.clone(),
                         open: AtomicBool::new(true),
@@ -139,7 +139,7 @@ impl Server {
                     let out = out_tx.clone();
                     let in_flight = Arc::clone(&in_flight);
                     tasks.spawn(async move {
-                        let id = request.id.clone();
+                        let id = request.id().clone();
                         let response = tokio::select! {
                             response = server.handle(request, None, options) => Some(response),
                             () = token.cancelled() => None,

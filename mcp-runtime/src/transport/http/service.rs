@@ -185,7 +185,7 @@ where
         Ok(Message::Notification(_)) => return empty(StatusCode::ACCEPTED),
         Ok(Message::Request(request)) => request,
     };
-    let id = request.id.clone();
+    let id = request.id().clone();
     let check = RequestHeaders { headers: &parts.headers, server: &shared.server };
     let prepared = match shared.server.prepare(request, Some(&check)) {
         Ok(prepared) => prepared,

@@ -1,0 +1,152 @@
+//! The common request read in one pass over its bytes.
+//!
+//! The general reading ([`super::envelope`]) keeps `params` as raw JSON until
+//! the method is known, and the dispatcher then reads `params` again for
+//! `_meta`, again for the method's own fields, and `_meta` once more. Most
+//! requests put `method` before `params`, as every SDK writes them; for the
+//! hottest method, `tools/call`, that order lets `_meta` and the call's
+//! params be read as they stream by. Anything unusual (another order,
+//! another method, a duplicate or escaped member, invalid params) makes
+//! this reading give up, and the general one runs instead: it alone decides
+//! what is an error and which, so both always answer alike.
+
+use serde::Deserialize;
+use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, Visitor};
+use serde_json::value::RawValue;
+
+use super::envelope::{Params, Request};
+use crate::protocol::member::MemberName;
+use crate::protocol::{CallToolParams, MetaSeed, RequestId, RequestMeta};
+
+/// `params` of a `tools/call` read in the same pass as the envelope.
+#[derive(Debug)]
+pub(crate) struct ReadCall {
+    /// `_meta`: `None` when absent, else the outcome of validating it.
+    pub(crate) meta: Option<Result<RequestMeta, String>>,
+    /// Every other member.
+    pub(crate) params: CallToolParams,
+}
+
+/// The request in `text` if it is a well-formed `tools/call` request with
+/// `method` before `params`; `None` sends the caller to the general reading.
+pub(super) fn read_request(text: &str) -> Option<Request> {
+    let envelope = serde_json::from_str::<Envelope<'_>>(text).ok()?;
+    let id = RequestId::from_json(envelope.id?.get())?;
+    Some(Request::read(id, TOOLS_CALL, Params::Call(Box::new(envelope.params?))))
+}
+
+const TOOLS_CALL: &str = "tools/call";
+
+struct Envelope<'a> {
+    id: Option<&'a RawValue>,
+    params: Option<ReadCall>,
+}
+
+/// Gives up on the fast reading; the message is then read in full the
+/// general way, which names the problem if there is one.
+fn give_up<E: serde::de::Error>() -> E {
+    E::custom("not the common shape")
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Envelope<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit<'a>(std::marker::PhantomData<&'a ()>);
+
+        impl<'de: 'a, 'a> Visitor<'de> for Visit<'a> {
+            type Value = Envelope<'a>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON-RPC request")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Envelope<'a>, A::Error> {
+                let (mut version, mut id, mut method, mut params) = (false, None, false, None);
+                while let Some(MemberName(key)) = map.next_key::<MemberName<'de>>()? {
+                    match &*key {
+                        "jsonrpc" if !version => {
+                            version = map.next_value::<&RawValue>()?.get() == "\"2.0\"";
+                            if !version {
+                                return Err(give_up());
+                            }
+                        }
+                        "id" if id.is_none() => id = Some(map.next_value::<&RawValue>()?),
+                        "method" if !method => {
+                            method = map.next_value::<&str>()? == TOOLS_CALL;
+                            if !method {
+                                return Err(give_up());
+                            }
+                        }
+                        "params" if method && params.is_none() => params = Some(map.next_value_seed(CallSeed)?),
+                        "jsonrpc" | "id" | "method" | "params" | "result" | "error" => return Err(give_up()),
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                if !version {
+                    return Err(give_up());
+                }
+                Ok(Envelope { id, params })
+            }
+        }
+
+        deserializer.deserialize_map(Visit(std::marker::PhantomData))
+    }
+}
+
+/// Reads `tools/call` params, taking `_meta` aside.
+struct CallSeed;
+
+impl<'de> DeserializeSeed<'de> for CallSeed {
+    type Value = ReadCall;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<ReadCall, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for CallSeed {
+    type Value = ReadCall;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("tools/call params")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ReadCall, A::Error> {
+        let mut meta = None;
+        let params = CallToolParams::deserialize(serde::de::value::MapAccessDeserializer::new(WithoutMeta {
+            map,
+            meta: &mut meta,
+        }))?;
+        Ok(ReadCall { meta, params })
+    }
+}
+
+/// An object's members with `_meta` read into `meta` rather than passed on.
+struct WithoutMeta<'m, A> {
+    map: A,
+    meta: &'m mut Option<Result<RequestMeta, String>>,
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for WithoutMeta<'_, A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, A::Error> {
+        loop {
+            match self.map.next_key::<MemberName<'de>>()? {
+                None => return Ok(None),
+                Some(MemberName(key)) if key == "_meta" => {
+                    if self.meta.is_some() {
+                        return Err(A::Error::custom("duplicate `_meta`"));
+                    }
+                    *self.meta = Some(self.map.next_value_seed(MetaSeed)?);
+                }
+                Some(name) => return seed.deserialize(name.into_deserializer()).map(Some),
+            }
+        }
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
+        self.map.next_value_seed(seed)
+    }
+}
