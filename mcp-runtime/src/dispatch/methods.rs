@@ -241,7 +241,7 @@ fn input_state(
     request_state: Option<&str>,
 ) -> Result<Arc<InputState>, ErrorObject> {
     let sealed = match request_state {
-        Some(state) => p.server.inner.request_state_key.open(&p.method, target, state)?,
+        Some(state) => p.server.inner.request_state_key.open(p.method, target, state)?,
         None => SealedState::default(),
     };
     let mut answers = sealed.answers;
