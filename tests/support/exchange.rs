@@ -101,7 +101,7 @@ fn checked(method: &str, response: Option<Response>, notifications: Vec<Value>) 
     let text = response.to_json();
     let value = check_text(method, &text).unwrap_or_else(|report| panic!("invalid response: {report}"));
     Reply {
-        stage: Some(response.stage),
+        stage: Some(response.stage()),
         http_status: Some(response.http_status()),
         response: Some(value),
         text: Some(text),

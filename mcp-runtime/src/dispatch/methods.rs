@@ -202,8 +202,8 @@ fn finish<T: Serialize>(
         cache_scope: cache.map(|c| c.cache_scope),
         meta,
     };
-    match serde_json::value::to_raw_value(&decorated) {
-        Ok(raw) => Response::result(p.id.clone(), raw),
+    match Response::result(p.id.clone(), &decorated) {
+        Ok(response) => response,
         Err(e) => Response::error(
             Some(p.id.clone()),
             ErrorObject::internal(format!("The result could not be serialized: {e}")),

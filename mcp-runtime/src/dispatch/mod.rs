@@ -20,7 +20,7 @@ use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
 pub use envelope::{ClientNotification, Message, Request, parse_message};
-pub use response::{Payload, Response, Stage};
+pub use response::{Response, Stage};
 
 use crate::context::{DiscardNotifications, NotificationSink};
 use crate::protocol::{CallToolParams, ErrorObject, RequestMeta, SUPPORTED_VERSIONS, Tool};
@@ -142,7 +142,7 @@ impl Server {
             }
             Params::Call(read) => {
                 let ReadCall { meta, params } = *read;
-                (checked_meta(meta).map_err(|e| fail(&id, e, Stage::Meta))?, None, Body::Call(params))
+                (meta, None, Body::Call(params))
             }
         };
         let mut meta = meta;
@@ -206,13 +206,4 @@ fn read_head(method: &str, params: Option<&RawValue>) -> Result<(RequestMeta, Op
     };
     let target = target.and_then(|raw| serde_json::from_str::<String>(raw.get()).ok());
     Ok((meta, target))
-}
-
-/// Step 8 for `_meta` read with the envelope.
-fn checked_meta(meta: Option<Result<RequestMeta, String>>) -> Result<RequestMeta, ErrorObject> {
-    match meta {
-        None => Err(ErrorObject::invalid_params("Missing `params._meta`")),
-        Some(Err(reason)) => Err(ErrorObject::invalid_params(format!("Invalid `params._meta`: {reason}"))),
-        Some(Ok(meta)) => Ok(meta),
-    }
 }

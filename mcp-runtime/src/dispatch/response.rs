@@ -1,7 +1,7 @@
 //! Responses, the pipeline stage that produced them, and their HTTP status.
 
 use serde::Serialize;
-use serde::ser::SerializeMap;
+use serde::ser::{Error as _, SerializeMap};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -27,24 +27,24 @@ pub enum Stage {
     Handler,
 }
 
-/// The body of a response: a serialized result or an error.
+/// The body of a response.
 #[derive(Debug, Clone)]
-pub enum Payload {
-    /// The result object, already decorated and serialized.
-    Result(Box<RawValue>),
+enum Payload {
+    /// The whole response, serialized once, and where in it the result
+    /// object starts.
+    Result { json: String, start: usize },
     /// The error object.
     Error(ErrorObject),
 }
 
-/// One JSON-RPC response.
+/// One JSON-RPC response: a result (serialized as soon as it is made, so
+/// that writing it out is a copy at most) or an error, with the pipeline
+/// stage that produced it.
 #[derive(Debug, Clone)]
 pub struct Response {
-    /// The request id; `None` only when it could not be read.
-    pub id: Option<RequestId>,
-    /// Result or error.
-    pub payload: Payload,
-    /// Where in the pipeline it was produced.
-    pub stage: Stage,
+    id: Option<RequestId>,
+    payload: Payload,
+    stage: Stage,
 }
 
 impl Response {
@@ -52,22 +52,43 @@ impl Response {
         Response { id, payload: Payload::Error(error), stage }
     }
 
-    pub(crate) fn result(id: RequestId, result: Box<RawValue>) -> Self {
-        Response { id: Some(id), payload: Payload::Result(result), stage: Stage::Handler }
+    /// Serializes `result` straight into the response's JSON text.
+    pub(crate) fn result<T: Serialize + ?Sized>(id: RequestId, result: &T) -> Result<Self, serde_json::Error> {
+        const HEAD: &str = r#"{"jsonrpc":"2.0","id":"#;
+        const RESULT: &str = r#","result":"#;
+        let mut json = Vec::with_capacity(512);
+        json.extend_from_slice(HEAD.as_bytes());
+        json.extend_from_slice(id.as_json().as_bytes());
+        json.extend_from_slice(RESULT.as_bytes());
+        let start = json.len();
+        serde_json::to_writer(&mut json, result)?;
+        json.push(b'}');
+        let json = String::from_utf8(json).map_err(|e| serde::ser::Error::custom(e.to_string()))?;
+        Ok(Response { id: Some(id), payload: Payload::Result { json, start }, stage: Stage::Handler })
+    }
+
+    /// The request id; `None` only when it could not be read.
+    pub fn id(&self) -> Option<&RequestId> {
+        self.id.as_ref()
+    }
+
+    /// Where in the pipeline the response was produced.
+    pub fn stage(&self) -> Stage {
+        self.stage
     }
 
     /// The error, if this is an error response.
     pub fn as_error(&self) -> Option<&ErrorObject> {
         match &self.payload {
             Payload::Error(e) => Some(e),
-            Payload::Result(_) => None,
+            Payload::Result { .. } => None,
         }
     }
 
-    /// The serialized result, if this is a success.
-    pub fn as_result(&self) -> Option<&RawValue> {
+    /// The result object as JSON text, if this is a success.
+    pub fn as_result(&self) -> Option<&str> {
         match &self.payload {
-            Payload::Result(r) => Some(r),
+            Payload::Result { json, start } => Some(&json[*start..json.len() - 1]),
             Payload::Error(_) => None,
         }
     }
@@ -95,7 +116,22 @@ impl Response {
 
     /// The response as one line of compact JSON.
     pub fn to_json(&self) -> String {
-        // Serializing borrowed raw JSON and plain data cannot fail.
+        match &self.payload {
+            Payload::Result { json, .. } => json.clone(),
+            Payload::Error(_) => self.error_json(),
+        }
+    }
+
+    /// [`to_json`](Self::to_json), without copying a result.
+    pub fn into_json(self) -> String {
+        match self.payload {
+            Payload::Result { json, .. } => json,
+            Payload::Error(_) => self.error_json(),
+        }
+    }
+
+    fn error_json(&self) -> String {
+        // Serializing an id and plain data cannot fail.
         serde_json::to_string(self)
             .unwrap_or_else(|_| String::from(r#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"}}"#))
     }
@@ -114,7 +150,11 @@ impl Serialize for Response {
             map.serialize_entry("id", id)?;
         }
         match &self.payload {
-            Payload::Result(r) => map.serialize_entry("result", r)?,
+            Payload::Result { .. } => {
+                let raw: &RawValue =
+                    serde_json::from_str(self.as_result().unwrap_or("null")).map_err(S::Error::custom)?;
+                map.serialize_entry("result", raw)?;
+            }
             Payload::Error(e) => map.serialize_entry("error", e)?,
         }
         map.end()

@@ -6,23 +6,24 @@
 //! requests put `method` before `params`, as every SDK writes them; for the
 //! hottest method, `tools/call`, that order lets `_meta` and the call's
 //! params be read as they stream by. Anything unusual (another order,
-//! another method, a duplicate or escaped member, invalid params) makes
+//! another method, a duplicate or escaped member, an invalid `_meta`,
+//! invalid params) makes
 //! this reading give up, and the general one runs instead: it alone decides
 //! what is an error and which, so both always answer alike.
 
 use serde::Deserialize;
-use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, Visitor};
+use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 use super::envelope::{Params, Request};
 use crate::protocol::member::MemberName;
-use crate::protocol::{CallToolParams, MetaSeed, RequestId, RequestMeta};
+use crate::protocol::{CallToolParams, RequestId, RequestMeta, StrictMeta};
 
 /// `params` of a `tools/call` read in the same pass as the envelope.
 #[derive(Debug)]
 pub(crate) struct ReadCall {
-    /// `_meta`: `None` when absent, else the outcome of validating it.
-    pub(crate) meta: Option<Result<RequestMeta, String>>,
+    /// `_meta`, valid.
+    pub(crate) meta: RequestMeta,
     /// Every other member.
     pub(crate) params: CallToolParams,
 }
@@ -118,6 +119,7 @@ impl<'de> Visitor<'de> for CallSeed {
             map,
             meta: &mut meta,
         }))?;
+        let meta = meta.ok_or_else(give_up)?;
         Ok(ReadCall { meta, params })
     }
 }
@@ -125,7 +127,7 @@ impl<'de> Visitor<'de> for CallSeed {
 /// An object's members with `_meta` read into `meta` rather than passed on.
 struct WithoutMeta<'m, A> {
     map: A,
-    meta: &'m mut Option<Result<RequestMeta, String>>,
+    meta: &'m mut Option<RequestMeta>,
 }
 
 impl<'de, A: MapAccess<'de>> MapAccess<'de> for WithoutMeta<'_, A> {
@@ -137,9 +139,9 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for WithoutMeta<'_, A> {
                 None => return Ok(None),
                 Some(MemberName(key)) if key == "_meta" => {
                     if self.meta.is_some() {
-                        return Err(A::Error::custom("duplicate `_meta`"));
+                        return Err(give_up());
                     }
-                    *self.meta = Some(self.map.next_value_seed(MetaSeed)?);
+                    *self.meta = Some(self.map.next_value_seed(StrictMeta)?);
                 }
                 Some(name) => return seed.deserialize(name.into_deserializer()).map(Some),
             }

@@ -355,17 +355,53 @@ impl WireMeta<'_> {
     }
 }
 
-/// Reads a `_meta` object in the middle of a larger document: the outer
-/// reading goes on whether or not the object is a valid `_meta` (the
-/// dispatcher reports that at its own step), and fails only when it is not
-/// an object at all.
-pub(crate) struct MetaSeed;
+/// Reads a valid `_meta` object straight into its typed fields, in the
+/// middle of a larger document. Anything invalid is an error without
+/// detail: the caller then reads the document the general way, through
+/// [`RequestMeta::from_json`], whose errors name the offending key.
+pub(crate) struct StrictMeta;
 
-impl<'de> serde::de::DeserializeSeed<'de> for MetaSeed {
-    type Value = Result<RequestMeta, String>;
+impl<'de> serde::de::DeserializeSeed<'de> for StrictMeta {
+    type Value = RequestMeta;
 
-    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        WireMeta::deserialize(deserializer).map(WireMeta::validate)
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<RequestMeta, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for StrictMeta {
+    type Value = RequestMeta;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a valid `_meta` object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<RequestMeta, A::Error> {
+        use serde::de::Error as _;
+        let (mut protocol_version, mut client_capabilities) = (None, None);
+        let mut meta = RequestMeta::new(String::new());
+        while let Some(MemberName(key)) = map.next_key::<MemberName<'de>>()? {
+            match &*key {
+                META_PROTOCOL_VERSION => protocol_version = Some(map.next_value()?),
+                META_CLIENT_CAPABILITIES => client_capabilities = Some(map.next_value()?),
+                META_CLIENT_INFO => meta.client_info = Some(map.next_value()?),
+                META_LOG_LEVEL => meta.log_level = Some(map.next_value()?),
+                META_PROGRESS_TOKEN => {
+                    meta.progress_token = Some(match map.next_value()? {
+                        Value::String(s) => ProgressToken::String(s),
+                        Value::Number(n) => ProgressToken::Number(n),
+                        _ => return Err(A::Error::custom("invalid progress token")),
+                    });
+                }
+                _ => {
+                    meta.other.insert(key.into_owned(), map.next_value()?);
+                }
+            }
+        }
+        meta.protocol_version = protocol_version.ok_or_else(|| A::Error::custom("missing protocol version"))?;
+        meta.client_capabilities =
+            client_capabilities.ok_or_else(|| A::Error::custom("missing client capabilities"))?;
+        Ok(meta)
     }
 }
 

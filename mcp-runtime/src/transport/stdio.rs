@@ -110,7 +110,7 @@ impl Server {
             while tasks.try_join_next().is_some() {}
             match parse_message(&line) {
                 Err(response) => {
-                    let _ = out_tx.send(response.to_json());
+                    let _ = out_tx.send(response.into_json());
                 }
                 Ok(Message::Notification(n)) => {
                     if n.method == CANCELLED {
@@ -147,7 +147,7 @@ impl Server {
                         sink.open.store(false, Ordering::Release);
                         in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
                         if let Some(response) = response.filter(|_| !token.is_cancelled()) {
-                            let _ = out.send(response.to_json());
+                            let _ = out.send(response.into_json());
                         }
                         drop(permit);
                     });

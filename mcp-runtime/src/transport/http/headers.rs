@@ -10,7 +10,8 @@ use std::borrow::Cow;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
-use http::HeaderMap;
+use http::header::AsHeaderName;
+use http::{HeaderMap, HeaderName};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -19,9 +20,9 @@ use crate::header_param::HeaderParam;
 use crate::protocol::{ErrorObject, Tool};
 use crate::server::Server;
 
-const PROTOCOL_VERSION: &str = "mcp-protocol-version";
-const METHOD: &str = "mcp-method";
-const NAME: &str = "mcp-name";
+const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+const METHOD: HeaderName = HeaderName::from_static("mcp-method");
+const NAME: HeaderName = HeaderName::from_static("mcp-name");
 
 /// The methods whose target travels in `Mcp-Name`.
 const NAMED_METHODS: &[&str] = &["tools/call", "prompts/get", "resources/read"];
@@ -82,7 +83,7 @@ fn check_params(headers: &HeaderMap, params: &[HeaderParam], arguments: Option<&
     for param in params {
         let shown = format!("Mcp-Param-{}", param.name);
         let value = param.value_in(&arguments).filter(|v| !v.is_null());
-        match (value, header_value(headers, &param.header, &shown)?) {
+        match (value, header_value(headers, param.header.as_str(), &shown)?) {
             (None, None) => {}
             (Some(value), Some(header)) => {
                 if !same_value(value, &header) {
@@ -127,13 +128,17 @@ fn same_value(value: &Value, header: &str) -> bool {
     }
 }
 
-fn require<'a>(headers: &'a HeaderMap, name: &str, shown: &str) -> Result<Cow<'a, str>, ErrorObject> {
+fn require<'a>(headers: &'a HeaderMap, name: HeaderName, shown: &str) -> Result<Cow<'a, str>, ErrorObject> {
     header_value(headers, name, shown)?.ok_or_else(|| ErrorObject::header_mismatch(format!("Missing {shown} header")))
 }
 
 /// The single value of a header, trimmed and decoded. Repeated headers,
 /// bytes outside visible ASCII and malformed Base64 are errors.
-fn header_value<'a>(headers: &'a HeaderMap, name: &str, shown: &str) -> Result<Option<Cow<'a, str>>, ErrorObject> {
+fn header_value<'a>(
+    headers: &'a HeaderMap,
+    name: impl AsHeaderName,
+    shown: &str,
+) -> Result<Option<Cow<'a, str>>, ErrorObject> {
     let mut values = headers.get_all(name).iter();
     let Some(first) = values.next() else { return Ok(None) };
     if values.next().is_some() {

@@ -27,7 +27,7 @@ pub(crate) fn acceptable(headers: &HeaderMap) -> Acceptable {
         let Ok(text) = value.to_str() else { continue };
         for range in text.split(',') {
             let mut parts = range.split(';');
-            let media = parts.next().unwrap_or_default().trim().to_ascii_lowercase();
+            let media = parts.next().unwrap_or_default().trim();
             if media.is_empty() {
                 continue;
             }
@@ -40,14 +40,14 @@ pub(crate) fn acceptable(headers: &HeaderMap) -> Acceptable {
             if refused {
                 continue;
             }
-            match media.as_str() {
-                "*/*" => {
-                    result.json = true;
-                    result.event_stream = true;
-                }
-                "application/*" | "application/json" => result.json = true,
-                "text/*" | "text/event-stream" => result.event_stream = true,
-                _ => {}
+            let is = |name: &str| media.eq_ignore_ascii_case(name);
+            if is("*/*") {
+                result.json = true;
+                result.event_stream = true;
+            } else if is("application/json") || is("application/*") {
+                result.json = true;
+            } else if is("text/event-stream") || is("text/*") {
+                result.event_stream = true;
             }
         }
     }

@@ -5,6 +5,7 @@
 //! `Host: evil.example.com` (and an `Origin` naming it), which is what we
 //! refuse.
 
+use std::borrow::Cow;
 use std::net::IpAddr;
 
 use http::{HeaderMap, Uri, header};
@@ -64,7 +65,7 @@ impl OriginPolicy {
         };
         list.extend(hosts.filter_map(|h| {
             let (host, port) = split_host_port(h.trim())?;
-            Some(HostPattern { host, port })
+            Some(HostPattern { host: host.into_owned(), port })
         }));
         self.hosts = HostRule::List(list);
     }
@@ -146,7 +147,7 @@ fn origin_authority(origin: &str) -> Option<&str> {
 
 /// `name[:port]` or `[v6][:port]` → lower-case name (IPv6 without
 /// brackets) and port. `None` for anything malformed.
-fn split_host_port(text: &str) -> Option<(String, Option<u16>)> {
+fn split_host_port(text: &str) -> Option<(Cow<'_, str>, Option<u16>)> {
     let (name, port) = if let Some(rest) = text.strip_prefix('[') {
         let (v6, after) = rest.split_once(']')?;
         let port = match after {
@@ -169,7 +170,12 @@ fn split_host_port(text: &str) -> Option<(String, Option<u16>)> {
         None => None,
         Some(p) => Some(p.parse::<u16>().ok()?),
     };
-    Some((name.to_ascii_lowercase(), port))
+    let name = if name.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(name.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(name)
+    };
+    Some((name, port))
 }
 
 #[cfg(test)]

@@ -179,7 +179,7 @@ where
     };
 
     let request = match parse_message(&bytes) {
-        Err(response) => return json_response(&response),
+        Err(response) => return json_response(*response),
         // Only stdio has client notifications that mean something
         // (`notifications/cancelled`); over HTTP closing the stream cancels.
         Ok(Message::Notification(_)) => return empty(StatusCode::ACCEPTED),
@@ -189,13 +189,13 @@ where
     let check = RequestHeaders { headers: &parts.headers, server: &shared.server };
     let prepared = match shared.server.prepare(request, Some(&check)) {
         Ok(prepared) => prepared,
-        Err(response) => return json_response(&response),
+        Err(response) => return json_response(*response),
     };
     let listen = prepared.method() == LISTEN;
     if listen && !accept.event_stream {
         let error =
             ErrorObject::invalid_request("subscriptions/listen needs an Accept header allowing text/event-stream");
-        let mut response = json_response(&Response::error(Some(id), error, Stage::Envelope));
+        let mut response = json_response(Response::error(Some(id), error, Stage::Envelope));
         *response.status_mut() = StatusCode::NOT_ACCEPTABLE;
         return response;
     }
@@ -227,14 +227,14 @@ async fn run(
         let options = RequestOptions { sink: Arc::new(DiscardNotifications), cancellation: token.clone() };
         let response = bounded(prepared.run(options), timeout, id, token).await;
         guard.disarm();
-        return json_response(&response);
+        return json_response(response);
     }
     let (tx, rx) = mpsc::unbounded_channel();
     let options = RequestOptions { sink: Arc::new(ChannelSink::new(tx)), cancellation: token.clone() };
     let run: RunFuture = Box::pin(bounded(prepared.run(options), timeout, id, token));
     let mut stream = EventStream::new(run, rx, guard, keep_alive);
     match stream.start().await {
-        Start::Finished(response) if accept.json => json_response(&response),
+        Start::Finished(response) if accept.json => json_response(response),
         Start::Finished(response) => {
             stream.finish_with(&response);
             event_stream(status_of(&response), stream)
@@ -265,8 +265,9 @@ fn status_of(response: &Response) -> StatusCode {
     StatusCode::from_u16(response.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
 }
 
-fn json_response(response: &Response) -> http::Response<McpBody> {
-    with_body(status_of(response), "application/json", McpBody::full(response.to_json()))
+fn json_response(response: Response) -> http::Response<McpBody> {
+    let status = status_of(&response);
+    with_body(status, "application/json", McpBody::full(response.into_json()))
 }
 
 fn event_stream(status: StatusCode, stream: EventStream) -> http::Response<McpBody> {
