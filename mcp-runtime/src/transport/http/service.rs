@@ -8,11 +8,13 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use futures_util::FutureExt as _;
+use futures_util::future::Either;
 use http::header::{ALLOW, CACHE_CONTROL, CONTENT_TYPE};
 use http::{HeaderValue, Method, Request, StatusCode};
 use http_body::Body;
 use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
+use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::HttpConfig;
 use super::body::{BodyError, BoxError, McpBody, read_body};
@@ -213,22 +215,39 @@ where
 
 /// Runs the handler and picks the response format: JSON unless a
 /// notification comes before the response (and the client takes a stream).
-async fn run(
+/// A combinator rather than an `async fn`, so that a JSON answer's future
+/// stays small (it is moved into place more than once).
+fn run(
     prepared: Prepared,
     id: RequestId,
     accept: Acceptable,
     timeout: Option<Duration>,
     keep_alive: Option<Duration>,
-) -> http::Response<McpBody> {
+) -> impl Future<Output = http::Response<McpBody>> {
     let token = CancellationToken::new();
     // Dropping the guard (client gone) cancels the request.
     let guard = token.clone().drop_guard();
     if !accept.event_stream {
         let options = RequestOptions { sink: Arc::new(DiscardNotifications), cancellation: token.clone() };
-        let response = bounded(prepared.run(options), timeout, id, token).await;
-        guard.disarm();
-        return json_response(response);
+        return Either::Left(bounded(prepared.run(options), timeout, id, token).map(move |response| {
+            guard.disarm();
+            json_response(response)
+        }));
     }
+    // Boxed, so that the (much larger) streaming state is only paid for by
+    // requests that may stream.
+    Either::Right(Box::pin(run_streaming(prepared, id, accept, timeout, keep_alive, token, guard)))
+}
+
+async fn run_streaming(
+    prepared: Prepared,
+    id: RequestId,
+    accept: Acceptable,
+    timeout: Option<Duration>,
+    keep_alive: Option<Duration>,
+    token: CancellationToken,
+    guard: DropGuard,
+) -> http::Response<McpBody> {
     let (tx, rx) = mpsc::unbounded_channel();
     let options = RequestOptions { sink: Arc::new(ChannelSink::new(tx)), cancellation: token.clone() };
     let run: RunFuture = Box::pin(bounded(prepared.run(options), timeout, id, token));
@@ -243,22 +262,22 @@ async fn run(
     }
 }
 
-/// The handler bounded by the request timeout.
-async fn bounded(
+/// The handler bounded by the request timeout. A combinator rather than an
+/// `async fn`, which would hold the handler's future twice over.
+fn bounded(
     run: impl Future<Output = Response>,
     timeout: Option<Duration>,
     id: RequestId,
     token: CancellationToken,
-) -> Response {
-    let Some(limit) = timeout else { return run.await };
-    match tokio::time::timeout(limit, run).await {
-        Ok(response) => response,
-        Err(_) => {
+) -> impl Future<Output = Response> {
+    let Some(limit) = timeout else { return Either::Left(run) };
+    Either::Right(tokio::time::timeout(limit, run).map(move |finished| {
+        finished.unwrap_or_else(|_| {
             token.cancel();
             let message = format!("The request did not finish within {} s", limit.as_secs_f64());
             Response::error(Some(id), ErrorObject::internal(message), Stage::Handler)
-        }
-    }
+        })
+    }))
 }
 
 fn status_of(response: &Response) -> StatusCode {
