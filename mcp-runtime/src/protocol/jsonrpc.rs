@@ -24,25 +24,53 @@ pub const JSONRPC_VERSION: &str = "2.0";
 /// assert_eq!(id.as_json(), "98765432109876543210");
 /// assert_eq!(RequestId::from(7).as_json(), "7");
 /// assert!(RequestId::from_json("null").is_none());
+/// let long = r#""a request id longer than a few words""#;
+/// assert_eq!(RequestId::from_json(long).unwrap().as_json(), long);
+/// assert_eq!(RequestId::from_json(long), RequestId::from_json(long));
 /// ```
 #[derive(Clone)]
-pub struct RequestId(Arc<RawValue>);
+pub struct RequestId(Text);
+
+/// The JSON text of an id: inline when short (every integer that fits 64
+/// bits, most strings), so that reading and copying it never allocates.
+#[derive(Clone)]
+enum Text {
+    Inline { len: u8, bytes: [u8; INLINE] },
+    Shared(Arc<str>),
+}
+
+const INLINE: usize = 22;
+
+impl Text {
+    fn new(text: &str) -> Self {
+        if text.len() > INLINE {
+            return Text::Shared(Arc::from(text));
+        }
+        let mut bytes = [0; INLINE];
+        bytes[..text.len()].copy_from_slice(text.as_bytes());
+        Text::Inline { len: text.len() as u8, bytes }
+    }
+
+    fn get(&self) -> &str {
+        match self {
+            // Copied from a `&str` whole, so always UTF-8.
+            Text::Inline { len, bytes } => std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or_default(),
+            Text::Shared(text) => text,
+        }
+    }
+}
 
 impl RequestId {
     /// Parses the JSON text of an id. Returns `None` unless it is a JSON
     /// string or an integer (no fraction, no exponent).
     pub fn from_json(text: &str) -> Option<Self> {
         let text = text.trim();
-        if is_json_string(text) || is_json_integer(text) {
-            RawValue::from_string(text.to_owned()).ok().map(|raw| RequestId(Arc::from(raw)))
-        } else {
-            None
-        }
+        (is_json_integer(text) || is_json_string(text)).then(|| RequestId(Text::new(text)))
     }
 
     /// A string id.
     pub fn string(value: &str) -> Self {
-        RequestId(Arc::from(serde_json::value::to_raw_value(value).unwrap_or_else(|_| empty_string_id())))
+        RequestId(Text::new(&serde_json::to_string(value).unwrap_or_else(|_| String::from("\"\""))))
     }
 
     /// The exact JSON text of the id.
@@ -50,21 +78,16 @@ impl RequestId {
         self.0.get()
     }
 
-    /// The id as borrowed raw JSON, ready to be embedded in a response.
-    pub fn as_raw(&self) -> &RawValue {
-        &self.0
-    }
-
     /// The id as a [`serde_json::Value`] (large integers become strings of
     /// digits only if they do not fit `serde_json::Number`).
     pub fn to_value(&self) -> Value {
-        serde_json::from_str(self.0.get()).unwrap_or_else(|_| Value::String(self.0.get().to_owned()))
+        serde_json::from_str(self.as_json()).unwrap_or_else(|_| Value::String(self.as_json().to_owned()))
     }
 }
 
 impl From<i64> for RequestId {
     fn from(value: i64) -> Self {
-        RequestId(Arc::from(RawValue::from_string(value.to_string()).unwrap_or_else(|_| empty_string_id())))
+        RequestId(Text::new(&value.to_string()))
     }
 }
 
@@ -76,19 +99,21 @@ impl From<&str> for RequestId {
 
 impl fmt::Debug for RequestId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "RequestId({})", self.0.get())
+        write!(f, "RequestId({})", self.as_json())
     }
 }
 
 impl fmt::Display for RequestId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.0.get())
+        f.write_str(self.as_json())
     }
 }
 
 impl Serialize for RequestId {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(serializer)
+        // The text was checked to be JSON when the id was made.
+        let raw: &RawValue = serde_json::from_str(self.as_json()).map_err(serde::ser::Error::custom)?;
+        raw.serialize(serializer)
     }
 }
 
@@ -102,7 +127,7 @@ impl<'de> Deserialize<'de> for RequestId {
 
 impl PartialEq for RequestId {
     fn eq(&self, other: &Self) -> bool {
-        self.0.get() == other.0.get()
+        self.as_json() == other.as_json()
     }
 }
 
@@ -110,12 +135,8 @@ impl Eq for RequestId {}
 
 impl std::hash::Hash for RequestId {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.0.get().hash(state);
+        self.as_json().hash(state);
     }
-}
-
-fn empty_string_id() -> Box<RawValue> {
-    RawValue::from_string(String::from("\"\"")).expect("`\"\"` is valid JSON")
 }
 
 fn is_json_string(text: &str) -> bool {

@@ -13,9 +13,9 @@ pub(crate) struct Acceptable {
 /// Whether the body is declared as JSON: `application/json`, any case, with
 /// or without parameters such as `charset=utf-8`.
 pub(crate) fn is_json_content(headers: &HeaderMap) -> bool {
-    let Some(value) = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()) else { return false };
-    let essence = value.split(';').next().unwrap_or_default().trim();
-    essence.eq_ignore_ascii_case("application/json")
+    let Some(value) = headers.get(header::CONTENT_TYPE) else { return false };
+    let essence = value.as_bytes().split(|&b| b == b';').next().unwrap_or_default().trim_ascii();
+    essence.eq_ignore_ascii_case(b"application/json")
 }
 
 /// Reads `Accept` leniently: absent or empty allows everything, and wildcards
@@ -24,23 +24,24 @@ pub(crate) fn acceptable(headers: &HeaderMap) -> Acceptable {
     let mut seen_any = false;
     let mut result = Acceptable { json: false, event_stream: false };
     for value in headers.get_all(header::ACCEPT) {
-        let Ok(text) = value.to_str() else { continue };
-        for range in text.split(',') {
-            let mut parts = range.split(';');
-            let media = parts.next().unwrap_or_default().trim();
+        // Header values are bytes; the media ranges we look for are ASCII.
+        for range in value.as_bytes().split(|&b| b == b',') {
+            let mut parts = range.split(|&b| b == b';');
+            let media = parts.next().unwrap_or_default().trim_ascii();
             if media.is_empty() {
                 continue;
             }
             seen_any = true;
             let refused = parts.any(|p| {
-                let p = p.trim();
-                let Some((name, value)) = p.split_once('=') else { return false };
-                name.trim().eq_ignore_ascii_case("q") && value.trim().parse::<f32>().is_ok_and(|q| q <= 0.0)
+                let Some(at) = p.iter().position(|&b| b == b'=') else { return false };
+                let (name, value) = (p[..at].trim_ascii(), p[at + 1..].trim_ascii());
+                name.eq_ignore_ascii_case(b"q")
+                    && std::str::from_utf8(value).ok().and_then(|v| v.parse::<f32>().ok()).is_some_and(|q| q <= 0.0)
             });
             if refused {
                 continue;
             }
-            let is = |name: &str| media.eq_ignore_ascii_case(name);
+            let is = |name: &str| media.eq_ignore_ascii_case(name.as_bytes());
             if is("*/*") {
                 result.json = true;
                 result.event_stream = true;

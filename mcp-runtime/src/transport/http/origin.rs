@@ -162,8 +162,8 @@ fn split_host_port(text: &str) -> Option<(Cow<'_, str>, Option<u16>)> {
             None => (text, None),
         }
     };
-    let valid_name = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | ':');
-    if name.is_empty() || !name.chars().all(valid_name) {
+    let valid_name = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b':');
+    if name.is_empty() || !name.bytes().all(valid_name) {
         return None;
     }
     let port = match port {
