@@ -34,6 +34,16 @@ impl NotificationSink for DiscardNotifications {
     fn send(&self, _notification: Notification) {}
 }
 
+impl DiscardNotifications {
+    /// One shared instance, so that requests that stream nothing do not
+    /// allocate a sink each.
+    pub(crate) fn shared() -> Arc<dyn NotificationSink> {
+        static SHARED: std::sync::LazyLock<Arc<dyn NotificationSink>> =
+            std::sync::LazyLock::new(|| Arc::new(DiscardNotifications));
+        Arc::clone(&SHARED)
+    }
+}
+
 /// Shared application state, keyed by type, set once on the server builder.
 #[derive(Clone, Default)]
 pub(crate) struct StateMap(Arc<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>);

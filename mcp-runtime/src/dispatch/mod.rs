@@ -52,7 +52,7 @@ pub struct RequestOptions {
 
 impl Default for RequestOptions {
     fn default() -> Self {
-        RequestOptions { sink: Arc::new(DiscardNotifications), cancellation: CancellationToken::new() }
+        RequestOptions { sink: DiscardNotifications::shared(), cancellation: CancellationToken::new() }
     }
 }
 

@@ -9,6 +9,7 @@ use std::time::Duration;
 use bytes::{Buf, Bytes};
 use http_body::{Body, Frame, SizeHint};
 
+use super::deadline::Deadline;
 use super::sse::EventStream;
 
 /// The body of every response of the HTTP transport: empty, one JSON
@@ -100,7 +101,7 @@ where
     let read = collect(body, limit);
     match timeout {
         None => read.await,
-        Some(t) => tokio::time::timeout(t, read).await.unwrap_or(Err(BodyError::TimedOut)),
+        Some(t) => Deadline::new(read, t).await.unwrap_or(Err(BodyError::TimedOut)),
     }
 }
 

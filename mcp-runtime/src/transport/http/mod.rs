@@ -38,6 +38,7 @@
 //! proxy in front) and CORS.
 
 mod body;
+mod deadline;
 mod headers;
 mod media;
 mod origin;
@@ -149,14 +150,17 @@ impl HttpConfig {
     }
 
     /// How long a client may take to send the request body (default 30 s;
-    /// `None` for no limit). A client still sending after that gets 408.
+    /// `None` for no limit), counted from when the server first has to wait
+    /// for it. A client still sending after that gets 408.
     pub fn body_timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
         self.body_timeout = timeout.into();
         self
     }
 
-    /// How long a handler may run (default 5 minutes; `None` for no limit).
-    /// A handler still running after that is dropped, its cancellation token
+    /// How long a handler may run (default 5 minutes; `None` for no limit),
+    /// counted from the first time it waits (a handler answering without
+    /// waiting never reads the clock). A handler still running after that
+    /// is dropped, its cancellation token
     /// fires, and the client receives a `-32603` error. `subscriptions/listen`
     /// streams are exempt: they last until the client leaves or the server
     /// shuts down.

@@ -18,6 +18,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::HttpConfig;
 use super::body::{BodyError, BoxError, McpBody, read_body};
+use super::deadline::Deadline;
 use super::headers::RequestHeaders;
 use super::media::{self, Acceptable};
 use super::sse::{ChannelSink, EventStream, RunFuture, Start};
@@ -228,7 +229,7 @@ fn run(
     // Dropping the guard (client gone) cancels the request.
     let guard = token.clone().drop_guard();
     if !accept.event_stream {
-        let options = RequestOptions { sink: Arc::new(DiscardNotifications), cancellation: token.clone() };
+        let options = RequestOptions { sink: DiscardNotifications::shared(), cancellation: token.clone() };
         return Either::Left(bounded(prepared.run(options), timeout, id, token).map(move |response| {
             guard.disarm();
             json_response(response)
@@ -271,7 +272,7 @@ fn bounded(
     token: CancellationToken,
 ) -> impl Future<Output = Response> {
     let Some(limit) = timeout else { return Either::Left(run) };
-    Either::Right(tokio::time::timeout(limit, run).map(move |finished| {
+    Either::Right(Deadline::new(run, limit).map(move |finished| {
         finished.unwrap_or_else(|_| {
             token.cancel();
             let message = format!("The request did not finish within {} s", limit.as_secs_f64());
