@@ -25,7 +25,7 @@ pub(super) enum Params {
     /// Kept as sent, to be read once the method is routed.
     Raw(Option<Box<RawValue>>),
     /// A `tools/call`'s params, read in the same pass as the envelope.
-    Call(Box<ReadCall>),
+    Call(ReadCall),
 }
 
 impl Request {

@@ -138,16 +138,13 @@ impl Server {
         let (meta, target, body) = match params {
             Params::Raw(raw) => {
                 let (meta, target) = read_head(&method, raw.as_deref()).map_err(|e| fail(&id, e, Stage::Meta))?;
-                (meta, target, Body::Raw(raw))
+                (Arc::new(meta), target, Body::Raw(raw))
             }
-            Params::Call(read) => {
-                let ReadCall { meta, params } = *read;
-                (meta, None, Body::Call(params))
-            }
+            Params::Call(ReadCall { meta, params }) => (meta, None, Body::Call(params)),
         };
         let mut meta = meta;
-        if !self.inner.features.logging {
-            meta.log_level = None;
+        if !self.inner.features.logging && meta.log_level.is_some() {
+            Arc::make_mut(&mut meta).log_level = None;
         }
 
         // Step 9: HTTP headers against the body.
@@ -173,7 +170,7 @@ impl Server {
 
         // Steps 12 and 13: method params, then header params.
         let route = methods::route(&snapshot, method, body, headers).map_err(|(e, stage)| fail(&id, e, stage))?;
-        Ok(Prepared { server: self.clone(), snapshot, id, method, meta: Arc::new(meta), route })
+        Ok(Prepared { server: self.clone(), snapshot, id, method, meta, route })
     }
 }
 

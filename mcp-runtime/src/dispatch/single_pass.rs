@@ -11,6 +11,8 @@
 //! this reading give up, and the general one runs instead: it alone decides
 //! what is an error and which, so both always answer alike.
 
+use std::sync::Arc;
+
 use serde::Deserialize;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
@@ -23,7 +25,7 @@ use crate::protocol::{CallToolParams, RequestId, RequestMeta, StrictMeta};
 #[derive(Debug)]
 pub(crate) struct ReadCall {
     /// `_meta`, valid.
-    pub(crate) meta: RequestMeta,
+    pub(crate) meta: Arc<RequestMeta>,
     /// Every other member.
     pub(crate) params: CallToolParams,
 }
@@ -33,7 +35,7 @@ pub(crate) struct ReadCall {
 pub(super) fn read_request(text: &str) -> Option<Request> {
     let envelope = serde_json::from_str::<Envelope<'_>>(text).ok()?;
     let id = RequestId::from_json(envelope.id?.get())?;
-    Some(Request::read(id, TOOLS_CALL, Params::Call(Box::new(envelope.params?))))
+    Some(Request::read(id, TOOLS_CALL, Params::Call(envelope.params?)))
 }
 
 const TOOLS_CALL: &str = "tools/call";
@@ -127,7 +129,7 @@ impl<'de> Visitor<'de> for CallSeed {
 /// An object's members with `_meta` read into `meta` rather than passed on.
 struct WithoutMeta<'m, A> {
     map: A,
-    meta: &'m mut Option<RequestMeta>,
+    meta: &'m mut Option<Arc<RequestMeta>>,
 }
 
 impl<'de, A: MapAccess<'de>> MapAccess<'de> for WithoutMeta<'_, A> {

@@ -3,6 +3,7 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -104,7 +105,18 @@ pub enum IconTheme {
 /// The capabilities a client declares on one request.
 ///
 /// Every map is open: unknown keys are kept in `other` and never rejected.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+///
+/// ```
+/// use mcp_runtime::protocol::ClientCapabilities;
+/// let caps: ClientCapabilities =
+///     serde_json::from_str(r#"{"elicitation":{},"roots":null,"x-ext":{"a":1}}"#).unwrap();
+/// assert!(caps.elicitation.is_some_and(|e| e.supports_form()));
+/// assert!(caps.roots.is_none());
+/// assert_eq!(caps.other["x-ext"]["a"], 1);
+/// assert!(serde_json::from_str::<ClientCapabilities>(r#"{"roots":{},"roots":{}}"#).is_err());
+/// assert!(serde_json::from_str::<ClientCapabilities>("[]").is_err());
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ClientCapabilities {
     /// Experimental capabilities.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -124,6 +136,54 @@ pub struct ClientCapabilities {
     /// Keys this revision does not define.
     #[serde(flatten)]
     pub other: Map<String, Value>,
+}
+
+// Read by hand rather than derived: `#[serde(flatten)]` would buffer every
+// member before sorting them out, on every request.
+impl<'de> Deserialize<'de> for ClientCapabilities {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = ClientCapabilities;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object of client capabilities")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<ClientCapabilities, A::Error> {
+                fn once<'de, A: serde::de::MapAccess<'de>, T: Deserialize<'de>>(
+                    map: &mut A,
+                    slot: &mut Option<T>,
+                    seen: &mut bool,
+                    name: &'static str,
+                ) -> Result<(), A::Error> {
+                    if std::mem::replace(seen, true) {
+                        return Err(serde::de::Error::duplicate_field(name));
+                    }
+                    *slot = map.next_value()?;
+                    Ok(())
+                }
+                let mut caps = ClientCapabilities::default();
+                let mut seen = [false; 5];
+                while let Some(MemberName(key)) = map.next_key::<MemberName<'de>>()? {
+                    match &*key {
+                        "experimental" => once(&mut map, &mut caps.experimental, &mut seen[0], "experimental")?,
+                        "roots" => once(&mut map, &mut caps.roots, &mut seen[1], "roots")?,
+                        "sampling" => once(&mut map, &mut caps.sampling, &mut seen[2], "sampling")?,
+                        "elicitation" => once(&mut map, &mut caps.elicitation, &mut seen[3], "elicitation")?,
+                        "extensions" => once(&mut map, &mut caps.extensions, &mut seen[4], "extensions")?,
+                        _ => {
+                            caps.other.insert(key.into_owned(), map.next_value()?);
+                        }
+                    }
+                }
+                Ok(caps)
+            }
+        }
+
+        deserializer.deserialize_map(Visit)
+    }
 }
 
 /// The `sampling` client capability.
@@ -362,28 +422,37 @@ impl WireMeta<'_> {
 pub(crate) struct StrictMeta;
 
 impl<'de> serde::de::DeserializeSeed<'de> for StrictMeta {
-    type Value = RequestMeta;
+    type Value = Arc<RequestMeta>;
 
-    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<RequestMeta, D::Error> {
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Arc<RequestMeta>, D::Error> {
         deserializer.deserialize_map(self)
     }
 }
 
 impl<'de> serde::de::Visitor<'de> for StrictMeta {
-    type Value = RequestMeta;
+    type Value = Arc<RequestMeta>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a valid `_meta` object")
     }
 
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<RequestMeta, A::Error> {
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Arc<RequestMeta>, A::Error> {
         use serde::de::Error as _;
-        let (mut protocol_version, mut client_capabilities) = (None, None);
-        let mut meta = RequestMeta::new(String::new());
+        let (mut has_version, mut has_capabilities) = (false, false);
+        // Filled where it will live: the struct is large, and moving it
+        // through the layers of a deserializer costs more than reading it.
+        let mut shared = Arc::new(RequestMeta::new(String::new()));
+        let meta = Arc::make_mut(&mut shared);
         while let Some(MemberName(key)) = map.next_key::<MemberName<'de>>()? {
             match &*key {
-                META_PROTOCOL_VERSION => protocol_version = Some(map.next_value()?),
-                META_CLIENT_CAPABILITIES => client_capabilities = Some(map.next_value()?),
+                META_PROTOCOL_VERSION => {
+                    meta.protocol_version = map.next_value()?;
+                    has_version = true;
+                }
+                META_CLIENT_CAPABILITIES => {
+                    meta.client_capabilities = map.next_value()?;
+                    has_capabilities = true;
+                }
                 META_CLIENT_INFO => meta.client_info = Some(map.next_value()?),
                 META_LOG_LEVEL => meta.log_level = Some(map.next_value()?),
                 META_PROGRESS_TOKEN => {
@@ -398,10 +467,10 @@ impl<'de> serde::de::Visitor<'de> for StrictMeta {
                 }
             }
         }
-        meta.protocol_version = protocol_version.ok_or_else(|| A::Error::custom("missing protocol version"))?;
-        meta.client_capabilities =
-            client_capabilities.ok_or_else(|| A::Error::custom("missing client capabilities"))?;
-        Ok(meta)
+        if !has_version || !has_capabilities {
+            return Err(A::Error::custom("missing protocol version or client capabilities"));
+        }
+        Ok(shared)
     }
 }
 
