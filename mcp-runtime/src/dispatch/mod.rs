@@ -85,8 +85,10 @@ impl Prepared {
 
     /// Runs the handler (if the method has one) and builds the response.
     /// A panic in the handler becomes `-32603` for this request only.
-    pub async fn run(self, options: RequestOptions) -> Response {
-        methods::run(self, options).await
+    pub fn run(self, options: RequestOptions) -> impl Future<Output = Response> + Send + 'static {
+        // Boxed once: the handler's state is large, and transports wrap it
+        // in a timeout and more, each of which would copy it again.
+        Box::pin(methods::run(self, options))
     }
 }
 
