@@ -23,7 +23,15 @@ pub(crate) fn is_json_content(headers: &HeaderMap) -> bool {
 pub(crate) fn acceptable(headers: &HeaderMap) -> Acceptable {
     let mut seen_any = false;
     let mut result = Acceptable { json: false, event_stream: false };
-    for value in headers.get_all(header::ACCEPT) {
+    let values = headers.get_all(header::ACCEPT);
+    let mut iter = values.iter();
+    // What every conforming client sends, settled without parsing.
+    if let (Some(only), None) = (iter.next(), iter.next())
+        && only.as_bytes().eq_ignore_ascii_case(b"application/json, text/event-stream")
+    {
+        return Acceptable { json: true, event_stream: true };
+    }
+    for value in values {
         // Header values are bytes; the media ranges we look for are ASCII.
         for range in value.as_bytes().split(|&b| b == b',') {
             let mut parts = range.split(|&b| b == b';');

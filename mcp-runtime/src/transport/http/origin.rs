@@ -132,7 +132,7 @@ impl OriginPolicy {
 
 /// `localhost`, an address in 127.0.0.0/8, or `::1`.
 fn is_loopback(name: &str) -> bool {
-    name == "localhost" || name.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+    matches!(name, "localhost" | "127.0.0.1" | "::1") || name.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 /// `scheme://authority[/...]` → `authority`.
