@@ -315,21 +315,16 @@ fn outcome_response<T: Serialize>(
 pub(super) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
     // Taken out so that its params move into the call rather than being copied.
     let route = std::mem::replace(&mut p.route, Route::Discover);
-    let inner = Arc::clone(&p.server.inner);
-    let snapshot = Arc::clone(&p.snapshot);
-    let context = |input: Option<Arc<InputState>>| {
-        RequestContext::new(
-            p.id.clone(),
-            p.method,
-            p.meta.clone(),
-            Arc::clone(&options.sink),
-            options.cancellation.clone(),
-            input,
-            p.server.clone(),
-        )
+    let p = &p;
+    let inner = &*p.server.inner;
+    let snapshot = &*p.snapshot;
+    // Each route makes at most one context, which takes the options over.
+    let context = |options: RequestOptions, input: Option<Arc<InputState>>| {
+        let RequestOptions { sink, cancellation } = options;
+        RequestContext::new(p.id.clone(), p.method, p.meta.clone(), sink, cancellation, input, p.server.clone())
     };
     match route {
-        Route::Discover => finish(&p, ResultType::Complete, &snapshot.discover, None, Some(inner.discover_cache)),
+        Route::Discover => finish(p, ResultType::Complete, &snapshot.discover, None, Some(inner.discover_cache)),
         Route::List(kind, start) => {
             let c = &snapshot.catalog;
             let (key, items): (&'static str, Vec<&RawValue>) = match kind {
@@ -340,31 +335,31 @@ pub(super) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
             };
             let (range, next_cursor) = pagination::page(start, items.len(), inner.page_size);
             let page = Page { key, items: items[range].to_vec(), next_cursor };
-            finish(&p, ResultType::Complete, &page, None, Some(inner.list_cache))
+            finish(p, ResultType::Complete, &page, None, Some(inner.list_cache))
         }
         Route::CallTool(params, position) => {
             let CallToolParams { name, arguments, input_responses, request_state } = params;
             let tool = &snapshot.catalog.tools[position].entry;
             let target = tool.definition.name.as_str();
-            let input = match input_state(&p, target, input_responses.as_ref(), request_state.as_deref()) {
+            let input = match input_state(p, target, input_responses.as_ref(), request_state.as_deref()) {
                 Ok(input) => input,
-                Err(e) => return failed(&p, e),
+                Err(e) => return failed(p, e),
             };
-            let call = ToolCall::new(name, arguments, context(Some(Arc::clone(&input))));
+            let call = ToolCall::new(name, arguments, context(options, Some(Arc::clone(&input))));
             let handler = &tool.handler;
-            let outcome = interruptible(&p, target, input, move || handler(call)).await;
-            outcome_response(&p, outcome, |r| r.meta.take(), None)
+            let outcome = interruptible(p, target, input, move || handler(call)).await;
+            outcome_response(p, outcome, |r| r.meta.take(), None)
         }
         Route::GetPrompt(params, handler) => {
             let args = params.arguments.clone().unwrap_or_default();
             let input =
-                match input_state(&p, &params.name, params.input_responses.as_ref(), params.request_state.as_deref()) {
+                match input_state(p, &params.name, params.input_responses.as_ref(), params.request_state.as_deref()) {
                     Ok(input) => input,
-                    Err(e) => return failed(&p, e),
+                    Err(e) => return failed(p, e),
                 };
-            let call = PromptCall::new(params.name.clone(), args, context(Some(Arc::clone(&input))));
-            let outcome = interruptible(&p, &params.name, input, move || handler(call)).await;
-            outcome_response(&p, outcome, |r| r.meta.take(), None)
+            let call = PromptCall::new(params.name.clone(), args, context(options, Some(Arc::clone(&input))));
+            let outcome = interruptible(p, &params.name, input, move || handler(call)).await;
+            outcome_response(p, outcome, |r| r.meta.take(), None)
         }
         Route::ReadResource(params) => {
             let uri = params.uri.as_str();
@@ -372,23 +367,23 @@ pub(super) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
                 Some(entry) => (entry, Map::new()),
                 None => match snapshot.catalog.match_template(uri) {
                     Some(found) => found,
-                    None => return failed(&p, ErrorObject::resource_not_found(uri)),
+                    None => return failed(p, ErrorObject::resource_not_found(uri)),
                 },
             };
             let cache = entry.cache.unwrap_or(inner.read_cache);
-            let input = match input_state(&p, uri, params.input_responses.as_ref(), params.request_state.as_deref()) {
+            let input = match input_state(p, uri, params.input_responses.as_ref(), params.request_state.as_deref()) {
                 Ok(input) => input,
-                Err(e) => return failed(&p, e),
+                Err(e) => return failed(p, e),
             };
-            let call = ResourceCall::new(uri, variables, context(Some(Arc::clone(&input))));
+            let call = ResourceCall::new(uri, variables, context(options, Some(Arc::clone(&input))));
             let handler = Arc::clone(&entry.handler);
             let mime: Option<Arc<str>> = entry.mime_type_of().map(Arc::from);
-            let outcome = interruptible(&p, uri, input, move || handler(call, mime)).await;
+            let outcome = interruptible(p, uri, input, move || handler(call, mime)).await;
             let outcome = match outcome {
                 Ok(Outcome::Complete(r)) if r.contents.is_empty() => Err(ErrorObject::resource_not_found(uri)),
                 other => other,
             };
-            outcome_response(&p, outcome, |r| r.meta.take(), Some(cache))
+            outcome_response(p, outcome, |r| r.meta.take(), Some(cache))
         }
         Route::Complete(params) => {
             let completer = match &params.reference {
@@ -405,7 +400,12 @@ pub(super) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
                 None => Ok(Completion::default()),
                 Some(complete) => {
                     let others = params.context.clone().map(|c| c.arguments).unwrap_or_default();
-                    let call = CompleteCall::new(&params.argument.name, &params.argument.value, others, context(None));
+                    let call = CompleteCall::new(
+                        &params.argument.name,
+                        &params.argument.value,
+                        others,
+                        context(options, None),
+                    );
                     guarded(async move { complete(call).await }).await
                 }
             };
@@ -414,15 +414,15 @@ pub(super) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
                     if completion.values.len() > Completion::MAX_VALUES {
                         completion = Completion::from_values(completion.values);
                     }
-                    finish(&p, ResultType::Complete, &CompleteResult { completion }, None, None)
+                    finish(p, ResultType::Complete, &CompleteResult { completion }, None, None)
                 }
-                Err(e) => failed(&p, e),
+                Err(e) => failed(p, e),
             }
         }
         Route::Listen(filter) => {
             listen::stream(&p.server, &p.id, &filter, &options).await;
             let meta = listen::closing_meta(&p.id);
-            finish(&p, ResultType::Complete, &EmptyBody {}, Some(meta), None)
+            finish(p, ResultType::Complete, &EmptyBody {}, Some(meta), None)
         }
     }
 }
