@@ -31,7 +31,6 @@ pub(crate) struct Catalog {
     pub(crate) tools: Vec<Listed<ToolEntry>>,
     tool_index: HashMap<String, usize>,
     /// The `x-mcp-header` parameters of each tool, in `tools` order.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     tool_headers: Vec<Vec<HeaderParam>>,
     pub(crate) prompts: Vec<Listed<PromptEntry>>,
     prompt_index: HashMap<String, usize>,
@@ -171,10 +170,10 @@ impl Catalog {
         self.tool_index.get(name).copied()
     }
 
-    /// The `x-mcp-header` parameters of a tool (empty for an unknown tool).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) fn tool_header_params(&self, name: &str) -> &[HeaderParam] {
-        self.tool_index.get(name).map_or(&[], |&i| &self.tool_headers[i])
+    /// The `x-mcp-header` parameters of the tool at `position` in
+    /// [`tools`](Self::tools).
+    pub(crate) fn tool_header_params(&self, position: usize) -> &[HeaderParam] {
+        self.tool_headers.get(position).map_or(&[], Vec::as_slice)
     }
 
     pub(crate) fn prompt(&self, name: &str) -> Option<&PromptEntry> {

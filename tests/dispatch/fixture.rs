@@ -3,10 +3,10 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use mcp_runtime::dispatch::HeaderCheck;
+use mcp_runtime::dispatch::{CalledTool, HeaderCheck};
 use mcp_runtime::protocol::CacheHints;
 use mcp_runtime::protocol::{
-    CallToolResult, Completion, ElicitRequest, ErrorObject, InputRequest, InputRequiredResult, LoggingLevel, Tool,
+    CallToolResult, Completion, ElicitRequest, ErrorObject, InputRequest, InputRequiredResult, LoggingLevel,
 };
 use mcp_runtime::{
     Args, CompleteCall, Json, NotFound, PromptEntry, RequestContext, ResourceEntry, RpcError, Server, ServerBuilder,
@@ -217,9 +217,9 @@ impl HeaderCheck for FakeHeaders {
         Ok(())
     }
 
-    fn check_tool_arguments(&self, tool: &Tool, arguments: Option<&RawValue>) -> Result<(), ErrorObject> {
+    fn check_tool_arguments(&self, tool: CalledTool<'_>, arguments: Option<&RawValue>) -> Result<(), ErrorObject> {
         self.calls.lock().unwrap_or_else(|e| e.into_inner()).push(HeaderCall::ToolArguments {
-            tool: tool.name.clone(),
+            tool: tool.definition().name.clone(),
             arguments: arguments.map(|a| a.get().to_owned()),
         });
         if self.params_mismatch {

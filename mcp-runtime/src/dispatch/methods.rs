@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 use super::listen;
 use super::response::{Decorated, Meta, Page, Response, Stage};
-use super::{Body, HeaderCheck, Prepared, RequestOptions, pagination};
+use super::{Body, CalledTool, HeaderCheck, Prepared, RequestOptions, pagination};
 use crate::call::{CompleteCall, PromptCall, ResourceCall, ToolCall};
 use crate::context::RequestContext;
 use crate::handler::PromptFn;
@@ -168,8 +168,11 @@ fn call_tool(
         return Err((e, Stage::Params));
     }
     if let Some(headers) = headers {
-        let tool = &catalog.tools[position].entry;
-        headers.check_tool_arguments(&tool.definition, p.arguments.as_deref()).map_err(|e| (e, Stage::Headers))?;
+        let tool = CalledTool {
+            definition: &catalog.tools[position].entry.definition,
+            header_params: catalog.tool_header_params(position),
+        };
+        headers.check_tool_arguments(tool, p.arguments.as_deref()).map_err(|e| (e, Stage::Headers))?;
     }
     Ok(Route::CallTool(p, position))
 }

@@ -23,6 +23,7 @@ pub use envelope::{ClientNotification, Message, Request, parse_message};
 pub use response::{Response, Stage};
 
 use crate::context::{DiscardNotifications, NotificationSink};
+use crate::header_param::HeaderParam;
 use crate::protocol::{CallToolParams, ErrorObject, RequestMeta, SUPPORTED_VERSIONS, Tool};
 use crate::server::{Server, Snapshot};
 use envelope::Params;
@@ -38,7 +39,29 @@ pub trait HeaderCheck: Send + Sync {
     fn check_request(&self, method: &str, protocol_version: &str, name: Option<&str>) -> Result<(), ErrorObject>;
 
     /// Step 13: `Mcp-Param-*` headers for the tool's `x-mcp-header` properties.
-    fn check_tool_arguments(&self, tool: &Tool, arguments: Option<&RawValue>) -> Result<(), ErrorObject>;
+    fn check_tool_arguments(&self, tool: CalledTool<'_>, arguments: Option<&RawValue>) -> Result<(), ErrorObject>;
+}
+
+/// The tool a `tools/call` names, as [`HeaderCheck::check_tool_arguments`]
+/// sees it: its definition and, ready for lookups, the arguments it
+/// mirrors into `Mcp-Param-*` headers.
+#[derive(Debug, Clone, Copy)]
+pub struct CalledTool<'a> {
+    definition: &'a Tool,
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    header_params: &'a [HeaderParam],
+}
+
+impl<'a> CalledTool<'a> {
+    /// The tool's definition.
+    pub fn definition(&self) -> &'a Tool {
+        self.definition
+    }
+
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn header_params(&self) -> &'a [HeaderParam] {
+        self.header_params
+    }
 }
 
 /// What a transport provides for one request besides the message.

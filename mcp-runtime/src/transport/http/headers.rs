@@ -15,10 +15,9 @@ use http::{HeaderMap, HeaderName};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::dispatch::HeaderCheck;
+use crate::dispatch::{CalledTool, HeaderCheck};
 use crate::header_param::HeaderParam;
-use crate::protocol::{ErrorObject, Tool};
-use crate::server::Server;
+use crate::protocol::ErrorObject;
 
 const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
 const METHOD: HeaderName = HeaderName::from_static("mcp-method");
@@ -30,7 +29,6 @@ const NAMED_METHODS: &[&str] = &["tools/call", "prompts/get", "resources/read"];
 /// The header checks of one HTTP request.
 pub(crate) struct RequestHeaders<'a> {
     pub(crate) headers: &'a HeaderMap,
-    pub(crate) server: &'a Server,
 }
 
 impl HeaderCheck for RequestHeaders<'_> {
@@ -65,9 +63,8 @@ impl HeaderCheck for RequestHeaders<'_> {
         }
     }
 
-    fn check_tool_arguments(&self, tool: &Tool, arguments: Option<&RawValue>) -> Result<(), ErrorObject> {
-        let snapshot = self.server.snapshot();
-        check_params(self.headers, snapshot.catalog.tool_header_params(&tool.name), arguments)
+    fn check_tool_arguments(&self, tool: CalledTool<'_>, arguments: Option<&RawValue>) -> Result<(), ErrorObject> {
+        check_params(self.headers, tool.header_params(), arguments)
     }
 }
 
@@ -181,10 +178,6 @@ mod tests {
         map
     }
 
-    fn server() -> Server {
-        Server::builder("t", "1").build().expect("empty server")
-    }
-
     fn code(result: Result<(), ErrorObject>) -> Option<i32> {
         result.err().map(|e| e.code)
     }
@@ -204,11 +197,10 @@ mod tests {
 
     #[test]
     fn standard_headers_must_match_the_body() {
-        let server = server();
         let ok: &[(&str, &[u8])] = &[("MCP-Protocol-Version", b"2026-07-28"), ("mcp-method", b"tools/list")];
         let check = |pairs: &[(&str, &[u8])], method: &str, name: Option<&str>| {
             let headers = map(pairs);
-            code(RequestHeaders { headers: &headers, server: &server }.check_request(method, "2026-07-28", name))
+            code(RequestHeaders { headers: &headers }.check_request(method, "2026-07-28", name))
         };
         assert_eq!(check(ok, "tools/list", None), None);
         assert_eq!(check(&[("mcp-method", b"tools/list")], "tools/list", None), Some(-32020));

@@ -189,7 +189,7 @@ where
         Ok(Message::Request(request)) => request,
     };
     let id = request.id().clone();
-    let check = RequestHeaders { headers: &parts.headers, server: &shared.server };
+    let check = RequestHeaders { headers: &parts.headers };
     let prepared = match shared.server.prepare(request, Some(&check)) {
         Ok(prepared) => prepared,
         Err(response) => return json_response(*response),
