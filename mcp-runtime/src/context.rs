@@ -5,9 +5,9 @@ use std::any::{Any, TypeId, type_name};
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::input::InputState;
@@ -102,8 +102,17 @@ struct ContextInner {
     sink: Arc<dyn NotificationSink>,
     cancellation: CancellationToken,
     last_progress: Mutex<Option<f64>>,
-    input: Option<Arc<InputState>>,
+    input: InputSlot,
     server: Server,
+}
+
+/// Where a request's input state lives, if the request may ask for input.
+pub(crate) enum InputSlot {
+    /// Completions cannot ask the client anything.
+    Unavailable,
+    /// Made on first use, unless earlier rounds' answers came with the
+    /// request: most handlers never ask, and pay nothing for it.
+    Available(OnceLock<Arc<InputState>>),
 }
 
 impl RequestContext {
@@ -113,7 +122,7 @@ impl RequestContext {
         meta: Arc<RequestMeta>,
         sink: Arc<dyn NotificationSink>,
         cancellation: CancellationToken,
-        input: Option<Arc<InputState>>,
+        input: InputSlot,
         server: Server,
     ) -> Self {
         RequestContext {
@@ -136,8 +145,23 @@ impl RequestContext {
         &self.inner.server
     }
 
+    /// The request's input state, made now if it was not yet; `None` when
+    /// the request cannot ask for input.
     pub(crate) fn input_state(&self) -> Option<Arc<InputState>> {
-        self.inner.input.clone()
+        match &self.inner.input {
+            InputSlot::Unavailable => None,
+            InputSlot::Available(cell) => Some(Arc::clone(
+                cell.get_or_init(|| Arc::new(InputState::new(Map::new(), None, Arc::clone(&self.inner.meta)))),
+            )),
+        }
+    }
+
+    /// The request's input state if anything made it.
+    pub(crate) fn started_input(&self) -> Option<&InputState> {
+        match &self.inner.input {
+            InputSlot::Unavailable => None,
+            InputSlot::Available(cell) => cell.get().map(|state| &**state),
+        }
     }
 
     /// The JSON-RPC id of the request.

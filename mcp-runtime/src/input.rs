@@ -33,6 +33,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::call::Call;
+use crate::context::RequestContext;
 use crate::extract::{FromCall, Rejection};
 use crate::protocol::{ClientCapabilities, ElicitAction, ElicitRequest, ErrorObject, InputRequest, RequestMeta};
 
@@ -97,12 +98,12 @@ impl InputState {
 pub(crate) struct Interruptible<F> {
     /// Handler futures come boxed already: no need to pin them again.
     future: F,
-    state: Arc<InputState>,
+    context: RequestContext,
 }
 
 impl<F: Future + Unpin> Interruptible<F> {
-    pub(crate) fn new(future: F, state: Arc<InputState>) -> Self {
-        Interruptible { future, state }
+    pub(crate) fn new(future: F, context: RequestContext) -> Self {
+        Interruptible { future, context }
     }
 }
 
@@ -115,8 +116,10 @@ impl<F: Future + Unpin> Future for Interruptible<F> {
             // Answers are awaited through futures that never wake; once the
             // handler is parked on one, everything it awaits concurrently in
             // this poll has registered too, so the round is complete.
-            Poll::Pending if self.state.is_waiting() => Poll::Ready(Err(self.state.interruption())),
-            Poll::Pending => Poll::Pending,
+            Poll::Pending => match self.context.started_input() {
+                Some(state) if state.is_waiting() => Poll::Ready(Err(state.interruption())),
+                _ => Poll::Pending,
+            },
         }
     }
 }

@@ -2,7 +2,7 @@
 //! (steps 17–18).
 
 use std::panic::AssertUnwindSafe;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use futures_util::FutureExt as _;
 use serde::Deserialize;
@@ -14,7 +14,7 @@ use super::listen;
 use super::response::{Decorated, Meta, Page, Response, Stage};
 use super::{Body, CalledTool, HeaderCheck, Prepared, RequestOptions, pagination};
 use crate::call::{CompleteCall, PromptCall, ResourceCall, ToolCall};
-use crate::context::RequestContext;
+use crate::context::{InputSlot, RequestContext};
 use crate::handler::PromptFn;
 use crate::input::{InputState, Interrupted, Interruptible};
 use crate::outcome::Outcome;
@@ -236,13 +236,17 @@ async fn guarded<T>(fut: impl std::future::Future<Output = Result<T, ErrorObject
 }
 
 /// Step 16: the answers of earlier rounds (from a verified `requestState`)
-/// merged with this round's `inputResponses`.
+/// merged with this round's `inputResponses`; without either, the state is
+/// only made if the handler asks for input.
 fn input_state(
     p: &Prepared,
     target: &str,
-    responses: Option<&Value>,
+    responses: Option<Value>,
     request_state: Option<&str>,
-) -> Result<Arc<InputState>, ErrorObject> {
+) -> Result<InputSlot, ErrorObject> {
+    if request_state.is_none() && matches!(responses, None | Some(Value::Null)) {
+        return Ok(InputSlot::Available(OnceLock::new()));
+    }
     let sealed = match request_state {
         Some(state) => p.server.inner.request_state_key.open(p.method, target, state)?,
         None => SealedState::default(),
@@ -250,10 +254,11 @@ fn input_state(
     let mut answers = sealed.answers;
     match responses {
         None | Some(Value::Null) => {}
-        Some(Value::Object(new)) => answers.extend(new.clone()),
+        Some(Value::Object(new)) => answers.extend(new),
         Some(_) => return Err(ErrorObject::invalid_params("`inputResponses` must be an object")),
     }
-    Ok(Arc::new(InputState::new(answers, sealed.app, Arc::clone(&p.meta))))
+    let state = Arc::new(InputState::new(answers, sealed.app, Arc::clone(&p.meta)));
+    Ok(InputSlot::Available(OnceLock::from(state)))
 }
 
 /// Runs a handler that may stop to ask for input, sealing what it needs to
@@ -261,7 +266,7 @@ fn input_state(
 async fn interruptible<T, F>(
     p: &Prepared,
     target: &str,
-    input: Arc<InputState>,
+    context: RequestContext,
     start: impl FnOnce() -> F + Send,
 ) -> Result<Outcome<T>, ErrorObject>
 where
@@ -270,7 +275,7 @@ where
     let key = &p.server.inner.request_state_key;
     let method = p.method;
     guarded(async move {
-        match Interruptible::new(start(), input).await {
+        match Interruptible::new(start(), context).await {
             Ok(outcome) => outcome,
             Err(Interrupted::MissingCapabilities(needed)) => Err(ErrorObject::missing_client_capability(
                 "This request needs client capabilities it did not declare",
@@ -322,7 +327,7 @@ pub(super) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
     let inner = &*p.server.inner;
     let snapshot = &*p.snapshot;
     // Each route makes at most one context, which takes the options over.
-    let context = |options: RequestOptions, input: Option<Arc<InputState>>| {
+    let context = |options: RequestOptions, input: InputSlot| {
         let RequestOptions { sink, cancellation } = options;
         RequestContext::new(p.id.clone(), p.method, p.meta.clone(), sink, cancellation, input, p.server.clone())
     };
@@ -344,24 +349,25 @@ pub(super) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
             let CallToolParams { name, arguments, input_responses, request_state } = params;
             let tool = &snapshot.catalog.tools[position].entry;
             let target = tool.definition.name.as_str();
-            let input = match input_state(p, target, input_responses.as_ref(), request_state.as_deref()) {
+            let input = match input_state(p, target, input_responses, request_state.as_deref()) {
                 Ok(input) => input,
                 Err(e) => return failed(p, e),
             };
-            let call = ToolCall::new(name, arguments, context(options, Some(Arc::clone(&input))));
+            let cx = context(options, input);
+            let call = ToolCall::new(name, arguments, cx.clone());
             let handler = &tool.handler;
-            let outcome = interruptible(p, target, input, move || handler(call)).await;
+            let outcome = interruptible(p, target, cx, move || handler(call)).await;
             outcome_response(p, outcome, |r| r.meta.take(), None)
         }
         Route::GetPrompt(params, handler) => {
-            let args = params.arguments.clone().unwrap_or_default();
-            let input =
-                match input_state(p, &params.name, params.input_responses.as_ref(), params.request_state.as_deref()) {
-                    Ok(input) => input,
-                    Err(e) => return failed(p, e),
-                };
-            let call = PromptCall::new(params.name.clone(), args, context(options, Some(Arc::clone(&input))));
-            let outcome = interruptible(p, &params.name, input, move || handler(call)).await;
+            let GetPromptParams { name, arguments, input_responses, request_state } = params;
+            let input = match input_state(p, &name, input_responses, request_state.as_deref()) {
+                Ok(input) => input,
+                Err(e) => return failed(p, e),
+            };
+            let cx = context(options, input);
+            let call = PromptCall::new(name.clone(), arguments.unwrap_or_default(), cx.clone());
+            let outcome = interruptible(p, &name, cx, move || handler(call)).await;
             outcome_response(p, outcome, |r| r.meta.take(), None)
         }
         Route::ReadResource(params) => {
@@ -374,14 +380,15 @@ pub(super) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
                 },
             };
             let cache = entry.cache.unwrap_or(inner.read_cache);
-            let input = match input_state(p, uri, params.input_responses.as_ref(), params.request_state.as_deref()) {
+            let input = match input_state(p, uri, params.input_responses, params.request_state.as_deref()) {
                 Ok(input) => input,
                 Err(e) => return failed(p, e),
             };
-            let call = ResourceCall::new(uri, variables, context(options, Some(Arc::clone(&input))));
+            let cx = context(options, input);
+            let call = ResourceCall::new(uri, variables, cx.clone());
             let handler = Arc::clone(&entry.handler);
             let mime: Option<Arc<str>> = entry.mime_type_of().map(Arc::from);
-            let outcome = interruptible(p, uri, input, move || handler(call, mime)).await;
+            let outcome = interruptible(p, uri, cx, move || handler(call, mime)).await;
             let outcome = match outcome {
                 Ok(Outcome::Complete(r)) if r.contents.is_empty() => Err(ErrorObject::resource_not_found(uri)),
                 other => other,
@@ -407,7 +414,7 @@ pub(super) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
                         &params.argument.name,
                         &params.argument.value,
                         others,
-                        context(options, None),
+                        context(options, InputSlot::Unavailable),
                     );
                     guarded(async move { complete(call).await }).await
                 }
