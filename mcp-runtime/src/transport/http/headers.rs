@@ -146,7 +146,7 @@ fn header_value<'a>(
             "The {shown} header holds characters that are not visible ASCII; use the =?base64?...?= form"
         ))
     })?;
-    decode(text.trim_matches([' ', '\t']))
+    decode(text.trim_matches(|c| c == ' ' || c == '\t'))
         .map(Some)
         .map_err(|reason| ErrorObject::header_mismatch(format!("The {shown} header {reason}")))
 }

@@ -90,7 +90,7 @@ impl OriginPolicy {
     /// Step 1 of the pipeline.
     pub(crate) fn check(&self, headers: &HeaderMap, uri: &Uri) -> Result<(), Refusal> {
         let host_text = match headers.get(header::HOST) {
-            Some(value) => value.to_str().ok().map(str::trim),
+            Some(value) => value.to_str().ok().map(str::trim_ascii),
             None => uri.authority().map(|a| a.as_str()),
         };
         let host = host_text.and_then(split_host_port);
