@@ -185,6 +185,18 @@ fn finish<T: Serialize>(
     own_meta: Option<Map<String, Value>>,
     cache: Option<CacheHints>,
 ) -> Response {
+    finish_sized(p, result_type, body, own_meta, cache, 0)
+}
+
+/// [`finish`] for a body known to need about `size` bytes of JSON.
+fn finish_sized<T: Serialize>(
+    p: &Prepared,
+    result_type: ResultType,
+    body: &T,
+    own_meta: Option<Map<String, Value>>,
+    cache: Option<CacheHints>,
+    size: usize,
+) -> Response {
     let shared = p.server.inner.result_meta.as_deref();
     let meta = match (own_meta, shared) {
         (None, Some(raw)) => Meta::Shared(raw),
@@ -205,7 +217,7 @@ fn finish<T: Serialize>(
         cache_scope: cache.map(|c| c.cache_scope),
         meta,
     };
-    match Response::result(p.id.clone(), &decorated) {
+    match Response::result(p.id.clone(), &decorated, size) {
         Ok(response) => response,
         Err(e) => Response::error(
             Some(p.id.clone()),
@@ -335,15 +347,23 @@ pub(super) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
         Route::Discover => finish(p, ResultType::Complete, &snapshot.discover, None, Some(inner.discover_cache)),
         Route::List(kind, start) => {
             let c = &snapshot.catalog;
-            let (key, items): (&'static str, Vec<&RawValue>) = match kind {
-                ListKind::Tools => ("tools", c.tools.iter().map(|t| &*t.json).collect()),
-                ListKind::Prompts => ("prompts", c.prompts.iter().map(|t| &*t.json).collect()),
-                ListKind::Resources => ("resources", c.resources.iter().map(|t| &*t.json).collect()),
-                ListKind::Templates => ("resourceTemplates", c.templates.iter().map(|t| &*t.json).collect()),
+            let len = match kind {
+                ListKind::Tools => c.tools.len(),
+                ListKind::Prompts => c.prompts.len(),
+                ListKind::Resources => c.resources.len(),
+                ListKind::Templates => c.templates.len(),
             };
-            let (range, next_cursor) = pagination::page(start, items.len(), inner.page_size);
-            let page = Page { key, items: items[range].to_vec(), next_cursor };
-            finish(p, ResultType::Complete, &page, None, Some(inner.list_cache))
+            let (range, next_cursor) = pagination::page(start, len, inner.page_size);
+            // Only this page's definitions, serialized when the server was built.
+            let (key, items): (&'static str, Vec<&RawValue>) = match kind {
+                ListKind::Tools => ("tools", c.tools[range].iter().map(|t| &*t.json).collect()),
+                ListKind::Prompts => ("prompts", c.prompts[range].iter().map(|t| &*t.json).collect()),
+                ListKind::Resources => ("resources", c.resources[range].iter().map(|t| &*t.json).collect()),
+                ListKind::Templates => ("resourceTemplates", c.templates[range].iter().map(|t| &*t.json).collect()),
+            };
+            let size = items.iter().map(|item| item.get().len() + 1).sum();
+            let page = Page { key, items, next_cursor };
+            finish_sized(p, ResultType::Complete, &page, None, Some(inner.list_cache), size)
         }
         Route::CallTool(params, position) => {
             let CallToolParams { name, arguments, input_responses, request_state } = params;

@@ -52,11 +52,16 @@ impl Response {
         Response { id, payload: Payload::Error(error), stage }
     }
 
-    /// Serializes `result` straight into the response's JSON text.
-    pub(crate) fn result<T: Serialize + ?Sized>(id: RequestId, result: &T) -> Result<Self, serde_json::Error> {
+    /// Serializes `result` straight into the response's JSON text, with
+    /// room for `size` bytes of it reserved up front.
+    pub(crate) fn result<T: Serialize + ?Sized>(
+        id: RequestId,
+        result: &T,
+        size: usize,
+    ) -> Result<Self, serde_json::Error> {
         const HEAD: &str = r#"{"jsonrpc":"2.0","id":"#;
         const RESULT: &str = r#","result":"#;
-        let mut json = Vec::with_capacity(512);
+        let mut json = Vec::with_capacity(size + 512);
         json.extend_from_slice(HEAD.as_bytes());
         json.extend_from_slice(id.as_json().as_bytes());
         json.extend_from_slice(RESULT.as_bytes());
