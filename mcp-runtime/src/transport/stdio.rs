@@ -86,7 +86,8 @@ impl Server {
         let in_flight: InFlight = Arc::default();
         let permits = Arc::new(Semaphore::new(config.max_in_flight.max(1)));
         let mut tasks = JoinSet::new();
-        let mut reader = BufReader::new(reader);
+        // Large reads: each read of tokio's stdin is a trip to its blocking thread.
+        let mut reader = BufReader::with_capacity(64 * 1024, reader);
         let mut line = Vec::new();
 
         let read_result = loop {
@@ -188,14 +189,18 @@ async fn write_lines<W: AsyncWrite + Unpin>(
     mut writer: W,
     mut lines: mpsc::UnboundedReceiver<String>,
 ) -> std::io::Result<()> {
-    while let Some(mut line) = lines.recv().await {
-        line.push('\n');
-        writer.write_all(line.as_bytes()).await?;
-        // Flush per batch of ready lines, not per line.
-        while let Ok(mut more) = lines.try_recv() {
-            more.push('\n');
-            writer.write_all(more.as_bytes()).await?;
+    // Every line ready at once goes out in one write: tokio's stdout hands
+    // each write to its blocking thread, which costs far more than copying.
+    let mut batch = Vec::new();
+    while let Some(line) = lines.recv().await {
+        batch.clear();
+        batch.extend_from_slice(line.as_bytes());
+        batch.push(b'\n');
+        while let Ok(more) = lines.try_recv() {
+            batch.extend_from_slice(more.as_bytes());
+            batch.push(b'\n');
         }
+        writer.write_all(&batch).await?;
         writer.flush().await?;
     }
     writer.flush().await
