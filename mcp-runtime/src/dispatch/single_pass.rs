@@ -7,9 +7,9 @@
 //! hottest method, `tools/call`, that order lets `_meta` and the call's
 //! params be read as they stream by. Anything unusual (another order,
 //! another method, a duplicate or escaped member, an invalid `_meta`,
-//! invalid params) makes
-//! this reading give up, and the general one runs instead: it alone decides
-//! what is an error and which, so both always answer alike.
+//! invalid params) makes this reading give up, and the general one runs
+//! instead: it alone decides what is an error and which, so both always
+//! answer alike. Giving up costs a second reading, only for such messages.
 
 use std::sync::Arc;
 
