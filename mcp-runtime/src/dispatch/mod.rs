@@ -160,14 +160,13 @@ impl Server {
         };
 
         // Step 8: `params._meta` and its required keys.
-        let (meta, target, body) = match params {
+        let (mut meta, target, body) = match params {
             Params::Raw(raw) => {
                 let (meta, target) = read_head(&method, raw.as_deref()).map_err(|e| fail(&id, e, Stage::Meta))?;
                 (Arc::new(meta), target, Body::Raw(raw))
             }
             Params::Call(ReadCall { meta, params }) => (meta, None, Body::Call(params)),
         };
-        let mut meta = meta;
         if !self.inner.features.logging && meta.log_level.is_some() {
             Arc::make_mut(&mut meta).log_level = None;
         }
