@@ -215,3 +215,32 @@ impl Serialize for Page<'_> {
         map.end()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_result_is_serialized_once_and_read_back_in_every_form() {
+        let id = RequestId::from_json(r#""call-7""#).expect("a string id");
+        let response = Response::result(id, &json!({"content": [], "resultType": "complete"}), 0).expect("serializes");
+        let text = r#"{"jsonrpc":"2.0","id":"call-7","result":{"content":[],"resultType":"complete"}}"#;
+        assert_eq!(response.as_result(), Some(r#"{"content":[],"resultType":"complete"}"#));
+        assert_eq!(response.to_json(), text);
+        assert_eq!(serde_json::to_string(&response).expect("serializes"), text);
+        assert_eq!(response.http_status(), 200);
+        assert!(response.as_error().is_none());
+        assert_eq!(response.into_json(), text);
+    }
+
+    #[test]
+    fn an_error_has_no_result() {
+        let response = Response::error(None, ErrorObject::invalid_request("no"), Stage::Envelope);
+        assert_eq!(response.as_result(), None);
+        assert_eq!(response.http_status(), 400);
+        assert_eq!(response.to_json(), response.clone().into_json());
+        assert!(!response.to_json().contains("\"id\""));
+    }
+}
