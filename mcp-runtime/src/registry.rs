@@ -81,16 +81,7 @@ impl ToolEntry {
     pub fn new<H: ToolHandler<M>, M>(name: impl Into<String>, handler: H) -> Self {
         let input_schema = H::input_schema().unwrap_or_else(empty_object_schema);
         ToolEntry {
-            definition: Tool {
-                name: name.into(),
-                title: None,
-                description: None,
-                icons: Vec::new(),
-                input_schema,
-                output_schema: H::output_schema(),
-                annotations: None,
-                meta: None,
-            },
+            definition: Tool { output_schema: H::output_schema(), ..Tool::new(name, input_schema) },
             handler: Arc::new(move |call| handler.call(call)),
             requirements: H::requirements(),
             location: SourceLocation::caller(),
@@ -209,14 +200,7 @@ impl PromptEntry {
     #[track_caller]
     pub fn new<H: PromptHandler<M>, M>(name: impl Into<String>, handler: H) -> Self {
         PromptEntry {
-            definition: Prompt {
-                name: name.into(),
-                title: None,
-                description: None,
-                arguments: Vec::new(),
-                icons: Vec::new(),
-                meta: None,
-            },
+            definition: Prompt::new(name),
             handler: Arc::new(move |call| handler.call(call)),
             completer: None,
             requirements: H::requirements(),

@@ -98,17 +98,7 @@ pub mod fallback {
     };
 
     fn resource() -> ResourceDefinition {
-        ResourceDefinition::Fixed(Resource {
-            uri: String::new(),
-            name: String::new(),
-            title: None,
-            description: None,
-            mime_type: None,
-            annotations: None,
-            size: None,
-            icons: Vec::new(),
-            meta: None,
-        })
+        ResourceDefinition::Fixed(Resource::new("", ""))
     }
 
     fn resource_handler(_: ResourceCall, _: Option<std::sync::Arc<str>>) -> BoxFuture<ResourceOutcome> {

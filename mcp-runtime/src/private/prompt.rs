@@ -82,14 +82,7 @@ pub struct PromptDefinition(Prompt);
 impl PromptDefinition {
     /// A prompt named `name`.
     pub fn new(name: &'static str) -> Self {
-        PromptDefinition(Prompt {
-            name: name.into(),
-            title: None,
-            description: None,
-            arguments: Vec::new(),
-            icons: Vec::new(),
-            meta: None,
-        })
+        PromptDefinition(Prompt::new(name))
     }
 
     /// Sets the title.

@@ -315,16 +315,7 @@ impl ToolDefinition {
         input_schema: Map<String, Value>,
         output_schema: Option<Map<String, Value>>,
     ) -> Self {
-        ToolDefinition(Tool {
-            name: name.into(),
-            title: None,
-            description: None,
-            icons: Vec::new(),
-            input_schema,
-            output_schema,
-            annotations: None,
-            meta: None,
-        })
+        ToolDefinition(Tool { output_schema, ..Tool::new(name, input_schema) })
     }
 
     /// Sets the title.

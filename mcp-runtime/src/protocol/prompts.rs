@@ -28,6 +28,26 @@ pub struct Prompt {
     pub meta: Option<Map<String, Value>>,
 }
 
+impl Prompt {
+    /// A prompt with just a name.
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::Prompt;
+    /// let p = Prompt::new("summarize");
+    /// assert_eq!(serde_json::to_value(&p).unwrap(), serde_json::json!({"name": "summarize"}));
+    /// ```
+    pub fn new(name: impl Into<String>) -> Self {
+        Prompt {
+            name: name.into(),
+            title: None,
+            description: None,
+            arguments: Vec::new(),
+            icons: Vec::new(),
+            meta: None,
+        }
+    }
+}
+
 /// One argument of a prompt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PromptArgument {

@@ -35,6 +35,30 @@ pub struct Tool {
     pub meta: Option<Map<String, Value>>,
 }
 
+impl Tool {
+    /// A tool with a name and the JSON Schema of its arguments, and nothing
+    /// else.
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::Tool;
+    /// let schema = serde_json::json!({"type": "object"}).as_object().unwrap().clone();
+    /// let t = Tool::new("ping", schema);
+    /// assert_eq!(serde_json::to_value(&t).unwrap(), serde_json::json!({"name": "ping", "inputSchema": {"type": "object"}}));
+    /// ```
+    pub fn new(name: impl Into<String>, input_schema: Map<String, Value>) -> Self {
+        Tool {
+            name: name.into(),
+            title: None,
+            description: None,
+            icons: Vec::new(),
+            input_schema,
+            output_schema: None,
+            annotations: None,
+            meta: None,
+        }
+    }
+}
+
 /// Hints about a tool's behaviour. Clients treat them as untrusted.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
