@@ -46,21 +46,32 @@ pub(super) enum ListKind {
     Templates,
 }
 
+/// The methods this revision defines for a server.
+const METHODS: [&str; 10] = [
+    "server/discover",
+    "tools/list",
+    "tools/call",
+    "prompts/list",
+    "prompts/get",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "completion/complete",
+    "subscriptions/listen",
+];
+
 /// Step 11: the method's name, if it exists and its capability is advertised.
 pub(super) fn routable(snapshot: &Snapshot, method: &str) -> Option<&'static str> {
     let caps = &snapshot.capabilities;
-    let (name, offered) = match method {
-        "server/discover" => ("server/discover", true),
-        "tools/list" => ("tools/list", caps.tools.is_some()),
-        "tools/call" => ("tools/call", caps.tools.is_some()),
-        "prompts/list" => ("prompts/list", caps.prompts.is_some()),
-        "prompts/get" => ("prompts/get", caps.prompts.is_some()),
-        "resources/list" => ("resources/list", caps.resources.is_some()),
-        "resources/read" => ("resources/read", caps.resources.is_some()),
-        "resources/templates/list" => ("resources/templates/list", caps.resources.is_some()),
-        "completion/complete" => ("completion/complete", caps.completions.is_some()),
-        "subscriptions/listen" => ("subscriptions/listen", listen::is_offered(caps)),
-        _ => return None,
+    let name = METHODS.into_iter().find(|known| *known == method)?;
+    let offered = match name {
+        "server/discover" => true,
+        "tools/list" | "tools/call" => caps.tools.is_some(),
+        "prompts/list" | "prompts/get" => caps.prompts.is_some(),
+        "resources/list" | "resources/read" | "resources/templates/list" => caps.resources.is_some(),
+        "completion/complete" => caps.completions.is_some(),
+        "subscriptions/listen" => listen::is_offered(caps),
+        _ => false,
     };
     offered.then_some(name)
 }
@@ -250,7 +261,7 @@ async fn guarded<T>(fut: impl std::future::Future<Output = Result<T, ErrorObject
 /// Step 16: the answers of earlier rounds (from a verified `requestState`)
 /// merged with this round's `inputResponses`; without either, the state is
 /// only made if the handler asks for input.
-fn input_state(
+fn input_slot(
     p: &Prepared,
     target: &str,
     responses: Option<Value>,
@@ -369,7 +380,7 @@ pub(super) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
             let CallToolParams { name, arguments, input_responses, request_state } = params;
             let tool = &snapshot.catalog.tools[position].entry;
             let target = tool.definition.name.as_str();
-            let input = match input_state(p, target, input_responses, request_state.as_deref()) {
+            let input = match input_slot(p, target, input_responses, request_state.as_deref()) {
                 Ok(input) => input,
                 Err(e) => return failed(p, e),
             };
@@ -381,7 +392,7 @@ pub(super) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
         }
         Route::GetPrompt(params, handler) => {
             let GetPromptParams { name, arguments, input_responses, request_state } = params;
-            let input = match input_state(p, &name, input_responses, request_state.as_deref()) {
+            let input = match input_slot(p, &name, input_responses, request_state.as_deref()) {
                 Ok(input) => input,
                 Err(e) => return failed(p, e),
             };
@@ -400,7 +411,7 @@ pub(super) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
                 },
             };
             let cache = entry.cache.unwrap_or(inner.read_cache);
-            let input = match input_state(p, uri, params.input_responses, params.request_state.as_deref()) {
+            let input = match input_slot(p, uri, params.input_responses, params.request_state.as_deref()) {
                 Ok(input) => input,
                 Err(e) => return failed(p, e),
             };

@@ -287,6 +287,17 @@ pub enum ProgressToken {
     Number(serde_json::Number),
 }
 
+impl ProgressToken {
+    /// The token a JSON value holds: a string or a number, nothing else.
+    fn from_value(value: Value) -> Option<Self> {
+        match value {
+            Value::String(s) => Some(ProgressToken::String(s)),
+            Value::Number(n) => Some(ProgressToken::Number(n)),
+            _ => None,
+        }
+    }
+}
+
 /// The validated `params._meta` of one request.
 ///
 /// It is the only source of what the client is and supports: nothing is
@@ -397,11 +408,12 @@ impl WireMeta<'_> {
             None => None,
         };
         let progress_token = match self.progress_token {
-            Some(raw) => match serde_json::from_str::<Value>(raw.get()) {
-                Ok(Value::String(s)) => Some(ProgressToken::String(s)),
-                Ok(Value::Number(n)) => Some(ProgressToken::Number(n)),
-                _ => return Err(format!("{} must be a string or a number", field(META_PROGRESS_TOKEN))),
-            },
+            Some(raw) => Some(
+                serde_json::from_str(raw.get())
+                    .ok()
+                    .and_then(ProgressToken::from_value)
+                    .ok_or_else(|| format!("{} must be a string or a number", field(META_PROGRESS_TOKEN)))?,
+            ),
             None => None,
         };
         Ok(RequestMeta {
@@ -456,11 +468,8 @@ impl<'de> serde::de::Visitor<'de> for StrictMeta {
                 META_CLIENT_INFO => meta.client_info = Some(map.next_value()?),
                 META_LOG_LEVEL => meta.log_level = Some(map.next_value()?),
                 META_PROGRESS_TOKEN => {
-                    meta.progress_token = Some(match map.next_value()? {
-                        Value::String(s) => ProgressToken::String(s),
-                        Value::Number(n) => ProgressToken::Number(n),
-                        _ => return Err(A::Error::custom("invalid progress token")),
-                    });
+                    let token = ProgressToken::from_value(map.next_value()?);
+                    meta.progress_token = Some(token.ok_or_else(|| A::Error::custom("invalid progress token"))?);
                 }
                 _ => {
                     meta.other.insert(key.into_owned(), map.next_value()?);
