@@ -289,6 +289,31 @@ fn completer(handler: &Handler) -> Option<TokenStream> {
     })
 }
 
+/// `completer: Some(__complete)` when [`completer`] made one.
+fn completer_ref(complete: Option<&TokenStream>) -> TokenStream {
+    match complete {
+        Some(_) => quote!(::core::option::Option::Some(__complete)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+/// `type __Ret` and `fn __ret()`, the return slot of a prompt or resource:
+/// `slot` is the slot type, `check` the function whose bound names the
+/// trait the return type lacks. The type is spelled once, in an alias, so
+/// that a typo is reported once.
+fn ret_slot(handler: &Handler, slot: &str, check: &str) -> TokenStream {
+    let ret = &handler.ret;
+    let slot = format_ident!("{}", slot, span = ret.span());
+    let check = format_ident!("{}", check, span = ret.span());
+    quote_spanned! {ret.span()=>
+        type __Ret = #ret;
+
+        fn __ret() -> __mcp::#slot<__Ret> {
+            __mcp::#check::<__Ret>()
+        }
+    }
+}
+
 /// The registration of a descriptor and the proxy's trait impl.
 fn register(
     handler: &Handler,

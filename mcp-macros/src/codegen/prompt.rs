@@ -6,8 +6,8 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::{
-    argument_description, bind_arguments, common_definition, completer, context_slots, default_fn, default_ref,
-    extract_contexts, location, register, requirements, run_boxed,
+    argument_description, bind_arguments, common_definition, completer, completer_ref, context_slots, default_fn,
+    default_ref, extract_contexts, location, register, requirements, ret_slot, run_boxed,
 };
 use crate::model::Handler;
 
@@ -15,23 +15,12 @@ pub(super) fn generate(handler: &Handler) -> TokenStream {
     let call_ty = quote!(__mcp::PromptCall);
     let contexts = context_slots(handler, &call_ty);
     let arguments = argument_slots(handler);
-    let ret = &handler.ret;
-    // Spelled once, in an alias, so that a typo is reported once.
-    let ret_slot = quote_spanned! {ret.span()=>
-        type __Ret = #ret;
-
-        fn __ret() -> __mcp::PromptReturn<__Ret> {
-            __mcp::prompt_return::<__Ret>()
-        }
-    };
+    let ret_slot = ret_slot(handler, "PromptReturn", "prompt_return");
     let adapter = adapter(handler);
     let requirements = requirements(handler);
     let definition = definition(handler);
     let complete = completer(handler);
-    let completer_ref = match complete {
-        Some(_) => quote!(::core::option::Option::Some(__complete)),
-        None => quote!(::core::option::Option::None),
-    };
+    let completer_ref = completer_ref(complete.as_ref());
     let name = &handler.name;
     let location = location(handler.ident().span());
     let descriptor = quote! {

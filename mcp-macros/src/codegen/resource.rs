@@ -6,8 +6,8 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::{
-    bind_arguments, common_definition, completer, context_slots, extract_contexts, location, register, requirements,
-    run_boxed,
+    bind_arguments, common_definition, completer, completer_ref, context_slots, extract_contexts, location, register,
+    requirements, ret_slot, run_boxed,
 };
 use crate::attr::ContentHints;
 use crate::model::Handler;
@@ -25,23 +25,12 @@ pub(super) fn generate(handler: &Handler) -> TokenStream {
             }
         }
     });
-    let ret = &handler.ret;
-    // Spelled once, in an alias, so that a typo is reported once.
-    let ret_slot = quote_spanned! {ret.span()=>
-        type __Ret = #ret;
-
-        fn __ret() -> __mcp::ResourceReturn<__Ret> {
-            __mcp::resource_return::<__Ret>()
-        }
-    };
+    let ret_slot = ret_slot(handler, "ResourceReturn", "resource_return");
     let adapter = adapter(handler);
     let requirements = requirements(handler);
     let definition = definition(handler);
     let complete = completer(handler);
-    let completer_ref = match complete {
-        Some(_) => quote!(::core::option::Option::Some(__complete)),
-        None => quote!(::core::option::Option::None),
-    };
+    let completer_ref = completer_ref(complete.as_ref());
     let uri = handler.attrs.uri.as_ref().map(|u| u.value()).unwrap_or_default();
     let location = location(handler.ident().span());
     let descriptor = quote! {
