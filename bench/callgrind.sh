@@ -17,28 +17,16 @@ calls=${2:-2000}
 case "$server" in ours | rmcp | floor) ;; *) echo "usage: $0 [ours|rmcp|floor] [CALLS]" >&2; exit 2 ;; esac
 command -v valgrind >/dev/null || { echo "valgrind is not installed" >&2; exit 1; }
 
-CARGO_TARGET_DIR=target/profiling CARGO_PROFILE_RELEASE_DEBUG=line-tables-only \
-    cargo build --release --quiet -p "bench-$server"
-cargo build --release --quiet -p bench-driver
-
-server_args=()
-driver_args=()
-if [[ -n "${TOOLS:-}" ]]; then
-    server_args+=(--tools "$TOOLS")
-    [[ "$server" == ours ]] && server_args+=(--page-size "$TOOLS")
-fi
-[[ -n "${LIST:-}" ]] && driver_args+=(--list)
-
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# shellcheck source=profiling.sh
+. ./profiling.sh
+build_for_profiling
+profiling_args
 out="target/profiling/$server${TOOLS:+-$TOOLS-tools}${LIST:+-list}.$$.callgrind.out"
 rm -f "$out"
 valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out" \
     "target/profiling/release/bench-$server" http "127.0.0.1:$port" "${server_args[@]}" 2>"${out%.out}.log" &
 vg_pid=$!
-for _ in $(seq 600); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-    sleep 0.1
-done
+wait_for_port 600 0.1
 target/release/bench-driver load "127.0.0.1:$port" "$vg_pid" --concurrency 1 --calls 300 "${driver_args[@]}" >/dev/null
 callgrind_control -i on "$vg_pid" >/dev/null
 # The driver adds 20 warm-up calls on its connection to the timed ones.

@@ -17,27 +17,15 @@ concurrency=${3:-16}
 case "$server" in ours | rmcp | floor) ;; *) echo "usage: $0 [ours|rmcp|floor] [CALLS] [CONCURRENCY]" >&2; exit 2 ;; esac
 command -v perf >/dev/null || { echo "perf is not installed" >&2; exit 1; }
 
-CARGO_TARGET_DIR=target/profiling CARGO_PROFILE_RELEASE_DEBUG=line-tables-only \
-    cargo build --release --quiet -p "bench-$server"
-cargo build --release --quiet -p bench-driver
-
-server_args=()
-driver_args=()
-if [[ -n "${TOOLS:-}" ]]; then
-    server_args+=(--tools "$TOOLS")
-    [[ "$server" == ours ]] && server_args+=(--page-size "$TOOLS")
-fi
-[[ -n "${LIST:-}" ]] && driver_args+=(--list)
-
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# shellcheck source=profiling.sh
+. ./profiling.sh
+build_for_profiling
+profiling_args
 data="target/profiling/$server${TOOLS:+-$TOOLS-tools}${LIST:+-list}.$$.perf.data"
 perf record -q -F 1999 -g --call-graph dwarf,32768 -o "$data" -- \
     "target/profiling/release/bench-$server" http "127.0.0.1:$port" "${server_args[@]}" 2>/dev/null &
 perf_pid=$!
-for _ in $(seq 200); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-    sleep 0.05
-done
+wait_for_port 200 0.05
 server_pid=$(pgrep -P "$perf_pid")
 target/release/bench-driver load "127.0.0.1:$port" "$server_pid" --concurrency "$concurrency" --calls "$calls" "${driver_args[@]}"
 kill -INT "$perf_pid"

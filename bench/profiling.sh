@@ -1,0 +1,37 @@
+# Shared by callgrind.sh and profile.sh (sourced, not run): the server under
+# study built with line tables, its arguments, and a port to serve on.
+#
+# Uses `server` (ours, rmcp or floor) and the optional TOOLS and LIST; sets
+# `server_args`, `driver_args` and `port`.
+
+# Release builds with line tables, in a target folder of their own: the
+# binaries `run.sh` measures stay built without debug information.
+build_for_profiling() {
+    CARGO_TARGET_DIR=target/profiling CARGO_PROFILE_RELEASE_DEBUG=line-tables-only \
+        cargo build --release --quiet -p "bench-$server"
+    cargo build --release --quiet -p bench-driver
+}
+
+# TOOLS=N serves N tools (ours in one page of N); LIST=1 drives `tools/list`.
+profiling_args() {
+    server_args=()
+    driver_args=()
+    if [[ -n "${TOOLS:-}" ]]; then
+        server_args+=(--tools "$TOOLS")
+        [[ "$server" == ours ]] && server_args+=(--page-size "$TOOLS")
+    fi
+    if [[ -n "${LIST:-}" ]]; then
+        driver_args+=(--list)
+    fi
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+}
+
+# Waits until something accepts connections on `port`: up to TRIES tries,
+# DELAY seconds apart.
+wait_for_port() {
+    local tries=$1 delay=$2
+    for _ in $(seq "$tries"); do
+        (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return 0
+        sleep "$delay"
+    done
+}
