@@ -154,3 +154,39 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for WithoutMeta<'_, A> {
         self.map.next_value_seed(seed)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::read_request;
+
+    const META: &str =
+        r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+    fn message(members: &str) -> String {
+        format!("{{{members}}}")
+    }
+
+    #[test]
+    fn the_common_shape_is_read_in_one_pass_and_anything_else_is_left_to_the_general_reading() {
+        let params = format!(r#"{{"name":"add","arguments":{{"a":1}},"_meta":{META}}}"#);
+        let common = message(&format!(r#""jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}"#));
+        let request = read_request(&common).expect("read in one pass");
+        assert_eq!((request.id().as_json(), request.method()), ("1", "tools/call"));
+
+        for odd in [
+            format!(r#""jsonrpc":"2.0","id":1,"params":{params},"method":"tools/call""#),
+            format!(r#""jsonrpc":"2.0","id":1,"method":"tools/list","params":{params}"#),
+            format!(r#""jsonrpc":"2.0","id":1,"method":"tools\/call","params":{params}"#),
+            format!(r#""jsonrpc":"2.0","id":null,"method":"tools/call","params":{params}"#),
+            format!(r#""jsonrpc":"2.0","method":"tools/call","params":{params}"#),
+            format!(r#""jsonrpc":"2.0","id":1,"id":2,"method":"tools/call","params":{params}"#),
+            format!(r#""jsonrpc":"1.0","id":1,"method":"tools/call","params":{params}"#),
+            format!(r#""jsonrpc":"2.0","id":1,"method":"tools/call","params":{params},"result":{{}}"#),
+            r#""jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add"}"#.to_owned(),
+            format!(r#""jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":5,"_meta":{META}}}"#),
+            r#""jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","_meta":{}}"#.to_owned(),
+        ] {
+            assert!(read_request(&message(&odd)).is_none(), "read in one pass: {odd}");
+        }
+    }
+}
