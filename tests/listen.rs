@@ -40,7 +40,7 @@ fn listen(server: &Server, id: RequestId, filter: Value) -> Listening {
     let params = serde_json::value::to_raw_value(&json!({"_meta": meta, "notifications": filter})).unwrap();
     let (tx, rx) = mpsc::unbounded_channel();
     let cancel = CancellationToken::new();
-    let options = RequestOptions { sink: Arc::new(ChannelSink(tx)), cancellation: cancel.clone() };
+    let options = RequestOptions { sink: Arc::new(ChannelSink(tx)), cancellation: Some(cancel.clone()) };
     let server = server.clone();
     let task = tokio::spawn(async move {
         server.handle(Request::new(id, "subscriptions/listen", Some(params)), None, options).await

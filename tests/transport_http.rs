@@ -31,12 +31,14 @@ const BIG: usize = 32 << 20;
 
 // ---------------------------------------------------------------- fixture --
 
-/// What the `slow` and `nap` handlers report: that they started, and
-/// whether `slow` was dropped before it finished.
+/// What the `slow` and `nap` handlers report: that they started, whether
+/// `slow` was dropped before it finished, and whether the token it handed
+/// to a task of its own was cancelled.
 #[derive(Clone, Default)]
 struct Probe {
     started: Arc<Notify>,
     dropped: Arc<AtomicBool>,
+    token_cancelled: Arc<Notify>,
 }
 
 impl Probe {
@@ -46,6 +48,11 @@ impl Probe {
 
     fn dropped(&self) -> bool {
         self.dropped.load(Ordering::SeqCst)
+    }
+
+    async fn token_cancelled(&self) {
+        let cancelled = tokio::time::timeout(STUCK, self.token_cancelled.notified()).await;
+        assert!(cancelled.is_ok(), "the token handed to the handler is cancelled");
     }
 }
 
@@ -100,6 +107,14 @@ fn fixture(probe: Probe) -> Server {
         .tool(ToolEntry::new("slow", move |cancel: CancellationToken| {
             let guard = SetOnDrop(slow_probe.clone());
             let started = Arc::clone(&slow_probe.started);
+            // Work the handler started that outlives its future: only the
+            // token tells it the request is over.
+            let watched = cancel.clone();
+            let token_cancelled = Arc::clone(&slow_probe.token_cancelled);
+            tokio::spawn(async move {
+                watched.cancelled().await;
+                token_cancelled.notify_one();
+            });
             async move {
                 started.notify_one();
                 // Finishes only when cancelled (or after far longer than any test).
@@ -803,6 +818,7 @@ async fn a_handler_past_the_request_timeout_is_dropped_with_an_error() {
     assert_eq!(reply.status, StatusCode::OK);
     assert_eq!(reply.error_code("tools/call", &json!(21)), -32603);
     assert!(probe.dropped(), "the handler was dropped");
+    probe.token_cancelled().await;
     server.stop().await;
 }
 
@@ -925,6 +941,7 @@ async fn a_client_that_disconnects_cancels_its_request() {
     })
     .await;
     assert!(cancelled.is_ok(), "the handler is dropped once the client is gone");
+    probe.token_cancelled().await;
     server.stop().await;
 }
 

@@ -100,10 +100,33 @@ struct ContextInner {
     method: &'static str,
     meta: Arc<RequestMeta>,
     sink: Arc<dyn NotificationSink>,
-    cancellation: CancellationToken,
+    /// Given by the transport, or made when a handler first asks.
+    cancellation: OnceLock<CancellationToken>,
     last_progress: Mutex<Option<f64>>,
     input: InputSlot,
     server: Server,
+}
+
+/// Cancels a request's token when dropped before [`disarm`](Self::disarm):
+/// for handlers run outside [`Interruptible`](crate::input::Interruptible).
+pub(crate) struct CancelOnDrop(Option<RequestContext>);
+
+impl CancelOnDrop {
+    pub(crate) fn new(context: RequestContext) -> Self {
+        CancelOnDrop(Some(context))
+    }
+
+    pub(crate) fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(context) = &self.0 {
+            context.cancel_abandoned();
+        }
+    }
 }
 
 /// Where a request's input state lives, if the request may ask for input.
@@ -121,10 +144,11 @@ impl RequestContext {
         method: &'static str,
         meta: Arc<RequestMeta>,
         sink: Arc<dyn NotificationSink>,
-        cancellation: CancellationToken,
+        cancellation: Option<CancellationToken>,
         input: InputSlot,
         server: Server,
     ) -> Self {
+        let cancellation = cancellation.map_or_else(OnceLock::new, OnceLock::from);
         RequestContext {
             inner: Arc::new(ContextInner {
                 id,
@@ -194,15 +218,25 @@ impl RequestContext {
         self.inner.server.inner.state.get::<T>()
     }
 
-    /// Fires when the client cancels the request; a handler doing long work
-    /// can `select!` on it. The handler's future is also dropped on cancel.
+    /// Fires when the client cancels the request (or it times out); a
+    /// handler doing long work, or work it spawned, can `select!` on it. The
+    /// handler's future is also dropped on cancel. Over HTTP the token is
+    /// made on the first call, so requests that never ask pay nothing.
     pub fn cancellation(&self) -> &CancellationToken {
-        &self.inner.cancellation
+        self.inner.cancellation.get_or_init(CancellationToken::new)
     }
 
     /// `true` once the client has cancelled the request.
     pub fn is_cancelled(&self) -> bool {
-        self.inner.cancellation.is_cancelled()
+        self.inner.cancellation.get().is_some_and(CancellationToken::is_cancelled)
+    }
+
+    /// Cancels the request's token, if anything holds one: its handler's
+    /// future was dropped before it finished.
+    pub(crate) fn cancel_abandoned(&self) {
+        if let Some(token) = self.inner.cancellation.get() {
+            token.cancel();
+        }
     }
 
     /// Reports progress, if the client asked for it with a `progressToken`.

@@ -22,7 +22,6 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 
 use crate::context::NotificationSink;
 use crate::dispatch::{Request, RequestOptions, Response};
@@ -114,7 +113,7 @@ impl TestClient {
         let id = RequestId::from(self.next_id.fetch_add(1, Ordering::Relaxed));
         let raw = serde_json::value::to_raw_value(&params).ok();
         let sink = Arc::new(CollectNotifications::default());
-        let options = RequestOptions { sink: sink.clone(), cancellation: CancellationToken::new() };
+        let options = RequestOptions { sink: sink.clone(), cancellation: None };
         let response = self.server.handle(Request::new(id, method, raw), None, options).await;
         Exchange { response, notifications: sink.take() }
     }

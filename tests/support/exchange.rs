@@ -7,9 +7,9 @@
 
 use std::sync::Arc;
 
+use mcp_runtime::Server;
 use mcp_runtime::dispatch::{HeaderCheck, Message, RequestOptions, Response, Stage, parse_message};
 use mcp_runtime::testing::CollectNotifications;
-use mcp_runtime::{CancellationToken, Server};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
@@ -117,7 +117,7 @@ fn notifications_of(sink: &CollectNotifications) -> Vec<Value> {
 /// checks what comes back.
 pub async fn send_bytes(server: &Server, bytes: &[u8]) -> Reply {
     let sink = Arc::new(CollectNotifications::default());
-    let options = RequestOptions { sink: sink.clone(), cancellation: CancellationToken::new() };
+    let options = RequestOptions { sink: sink.clone(), cancellation: None };
     let response = server.handle_bytes(bytes, options).await;
     checked(&method_of(bytes), response, notifications_of(&sink))
 }
@@ -139,7 +139,7 @@ pub async fn send_with_headers(server: &Server, message: &Value, headers: &dyn H
         Ok(Message::Request(request)) => match server.prepare(request, Some(headers)) {
             Err(response) => Some(*response),
             Ok(prepared) => {
-                let options = RequestOptions { sink: sink.clone(), cancellation: CancellationToken::new() };
+                let options = RequestOptions { sink: sink.clone(), cancellation: None };
                 Some(prepared.run(options).await)
             }
         },

@@ -101,7 +101,7 @@ pub(super) async fn stream(server: &Server, id: &RequestId, filter: &Subscriptio
     options.sink.send(frame(SUBSCRIPTIONS_ACKNOWLEDGED, id, ack));
     loop {
         tokio::select! {
-            () = options.cancellation.cancelled() => return,
+            () = cancelled(options) => return,
             () = closing.cancelled() => return,
             event = events.recv() => match event {
                 Ok(event) => {
@@ -115,6 +115,14 @@ pub(super) async fn stream(server: &Server, id: &RequestId, filter: &Subscriptio
                 Err(RecvError::Closed) => return,
             },
         }
+    }
+}
+
+/// Without a token the stream ends only by being dropped.
+async fn cancelled(options: &RequestOptions) {
+    match &options.cancellation {
+        Some(token) => token.cancelled().await,
+        None => std::future::pending().await,
     }
 }
 

@@ -14,7 +14,7 @@ use super::listen;
 use super::response::{Decorated, Meta, Page, Response, Stage};
 use super::{Body, CalledTool, HeaderCheck, Prepared, RequestOptions, pagination};
 use crate::call::{CompleteCall, PromptCall, ResourceCall, ToolCall};
-use crate::context::{InputSlot, RequestContext};
+use crate::context::{CancelOnDrop, InputSlot, RequestContext};
 use crate::handler::PromptFn;
 use crate::input::{InputState, Interrupted, Interruptible};
 use crate::outcome::Outcome;
@@ -441,13 +441,12 @@ pub(super) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
                 None => Ok(Completion::default()),
                 Some(complete) => {
                     let others = params.context.clone().map(|c| c.arguments).unwrap_or_default();
-                    let call = CompleteCall::new(
-                        &params.argument.name,
-                        &params.argument.value,
-                        others,
-                        context(options, InputSlot::Unavailable),
-                    );
-                    guarded(async move { complete(call).await }).await
+                    let cx = context(options, InputSlot::Unavailable);
+                    let abandoned = CancelOnDrop::new(cx.clone());
+                    let call = CompleteCall::new(&params.argument.name, &params.argument.value, others, cx);
+                    let completion = guarded(async move { complete(call).await }).await;
+                    abandoned.disarm();
+                    completion
                 }
             };
             match completion {

@@ -69,13 +69,20 @@ impl<'a> CalledTool<'a> {
 pub struct RequestOptions {
     /// Where request-scoped notifications (progress, log messages) go.
     pub sink: Arc<dyn NotificationSink>,
-    /// Cancelled when the client gives up on the request.
-    pub cancellation: CancellationToken,
+    /// Cancelled when the client gives up on the request, for transports
+    /// that learn of it by message (stdio's `notifications/cancelled`).
+    ///
+    /// `None` when giving up means dropping the request's future (a closed
+    /// HTTP connection, a timeout): a handler that asks for a token then
+    /// gets one made on the spot, cancelled if the future is dropped before
+    /// the handler finishes. Most handlers never ask, and pay nothing.
+    pub cancellation: Option<CancellationToken>,
 }
 
 impl Default for RequestOptions {
+    /// Notifications discarded; cancelled by dropping the future.
     fn default() -> Self {
-        RequestOptions { sink: DiscardNotifications::shared(), cancellation: CancellationToken::new() }
+        RequestOptions { sink: DiscardNotifications::shared(), cancellation: None }
     }
 }
 

@@ -135,7 +135,7 @@ impl Server {
                         open: AtomicBool::new(true),
                         cancellation: token.clone(),
                     });
-                    let options = RequestOptions { sink: sink.clone(), cancellation: token.clone() };
+                    let options = RequestOptions { sink: sink.clone(), cancellation: Some(token.clone()) };
                     let server = self.clone();
                     let out = out_tx.clone();
                     let in_flight = Arc::clone(&in_flight);

@@ -14,7 +14,7 @@ use http::header::{ALLOW, CACHE_CONTROL, CONTENT_TYPE};
 use http::{HeaderValue, Method, Request, StatusCode};
 use http_body::Body;
 use tokio::sync::mpsc;
-use tokio_util::sync::{CancellationToken, DropGuard};
+use tokio_util::sync::CancellationToken;
 
 use super::HttpConfig;
 use super::body::{BodyError, BoxError, McpBody, read_body};
@@ -225,19 +225,15 @@ fn run(
     timeout: Option<Duration>,
     keep_alive: Option<Duration>,
 ) -> impl Future<Output = http::Response<McpBody>> {
-    let token = CancellationToken::new();
-    // Dropping the guard (client gone) cancels the request.
-    let guard = token.clone().drop_guard();
     if !accept.event_stream {
-        let options = RequestOptions { sink: DiscardNotifications::shared(), cancellation: token.clone() };
-        return Either::Left(bounded(prepared.run(options), timeout, id, token).map(move |response| {
-            guard.disarm();
-            json_response(response)
-        }));
+        // A client gone or a timeout drops the handler's future, which
+        // cancels its token if it asked for one.
+        let options = RequestOptions { sink: DiscardNotifications::shared(), cancellation: None };
+        return Either::Left(bounded(prepared.run(options), timeout, id).map(json_response));
     }
     // Boxed, so that the (much larger) streaming state is only paid for by
     // requests that may stream.
-    Either::Right(Box::pin(run_streaming(prepared, id, accept, timeout, keep_alive, token, guard)))
+    Either::Right(Box::pin(run_streaming(prepared, id, accept, timeout, keep_alive)))
 }
 
 async fn run_streaming(
@@ -246,12 +242,14 @@ async fn run_streaming(
     accept: Acceptable,
     timeout: Option<Duration>,
     keep_alive: Option<Duration>,
-    token: CancellationToken,
-    guard: DropGuard,
 ) -> http::Response<McpBody> {
+    let token = CancellationToken::new();
+    // Dropping the guard (client gone) cancels the request, even once the
+    // handler's future is done and the stream is still being written.
+    let guard = token.clone().drop_guard();
     let (tx, rx) = mpsc::unbounded_channel();
-    let options = RequestOptions { sink: Arc::new(ChannelSink::new(tx)), cancellation: token.clone() };
-    let run: RunFuture = Box::pin(bounded(prepared.run(options), timeout, id, token));
+    let options = RequestOptions { sink: Arc::new(ChannelSink::new(tx)), cancellation: Some(token) };
+    let run: RunFuture = Box::pin(bounded(prepared.run(options), timeout, id));
     let mut stream = EventStream::new(run, rx, guard, keep_alive);
     match stream.start().await {
         Start::Finished(response) if accept.json => json_response(response),
@@ -269,12 +267,11 @@ fn bounded(
     run: impl Future<Output = Response>,
     timeout: Option<Duration>,
     id: RequestId,
-    token: CancellationToken,
 ) -> impl Future<Output = Response> {
     let Some(limit) = timeout else { return Either::Left(run) };
+    // Cut off, the handler's future is dropped, which cancels its token.
     Either::Right(Deadline::new(run, limit).map(move |finished| {
         finished.unwrap_or_else(|_| {
-            token.cancel();
             let message = format!("The request did not finish within {} s", limit.as_secs_f64());
             Response::error(Some(id), ErrorObject::internal(message), Stage::Handler)
         })
