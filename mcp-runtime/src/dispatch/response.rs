@@ -30,9 +30,9 @@ pub enum Stage {
 /// The body of a response.
 #[derive(Debug, Clone)]
 enum Payload {
-    /// The whole response, serialized once, and where in it the result
-    /// object starts.
-    Result { json: String, start: usize },
+    /// The whole response, serialized once (UTF-8, as serde_json writes),
+    /// and where in it the result object starts.
+    Result { json: Vec<u8>, start: usize },
     /// The error object.
     Error(ErrorObject),
 }
@@ -63,12 +63,11 @@ impl Response {
         const RESULT: &str = r#","result":"#;
         let mut json = Vec::with_capacity(size + 512);
         json.extend_from_slice(HEAD.as_bytes());
-        json.extend_from_slice(id.as_json().as_bytes());
+        json.extend_from_slice(id.json_bytes());
         json.extend_from_slice(RESULT.as_bytes());
         let start = json.len();
         serde_json::to_writer(&mut json, result)?;
         json.push(b'}');
-        let json = String::from_utf8(json).map_err(|e| serde::ser::Error::custom(e.to_string()))?;
         Ok(Response { id: Some(id), payload: Payload::Result { json, start }, stage: Stage::Handler })
     }
 
@@ -93,7 +92,7 @@ impl Response {
     /// The result object as JSON text, if this is a success.
     pub fn as_result(&self) -> Option<&str> {
         match &self.payload {
-            Payload::Result { json, start } => Some(&json[*start..json.len() - 1]),
+            Payload::Result { json, start } => std::str::from_utf8(&json[*start..json.len() - 1]).ok(),
             Payload::Error(_) => None,
         }
     }
@@ -122,7 +121,7 @@ impl Response {
     /// The response as one line of compact JSON.
     pub fn to_json(&self) -> String {
         match &self.payload {
-            Payload::Result { json, .. } => json.clone(),
+            Payload::Result { json, .. } => String::from_utf8_lossy(json).into_owned(),
             Payload::Error(_) => self.error_json(),
         }
     }
@@ -130,8 +129,19 @@ impl Response {
     /// [`to_json`](Self::to_json), without copying a result.
     pub fn into_json(self) -> String {
         match self.payload {
-            Payload::Result { json, .. } => json,
+            Payload::Result { json, .. } => {
+                String::from_utf8(json).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+            }
             Payload::Error(_) => self.error_json(),
+        }
+    }
+
+    /// [`into_json`](Self::into_json) as bytes, for writers: a result is
+    /// handed over as serialized, without reading it again.
+    pub fn into_bytes(self) -> Vec<u8> {
+        match self.payload {
+            Payload::Result { json, .. } => json,
+            Payload::Error(_) => self.error_json().into_bytes(),
         }
     }
 
@@ -232,7 +242,8 @@ mod tests {
         assert_eq!(serde_json::to_string(&response).expect("serializes"), text);
         assert_eq!(response.http_status(), 200);
         assert!(response.as_error().is_none());
-        assert_eq!(response.into_json(), text);
+        assert_eq!(response.clone().into_json(), text);
+        assert_eq!(response.into_bytes(), text.as_bytes());
     }
 
     #[test]
@@ -241,6 +252,7 @@ mod tests {
         assert_eq!(response.as_result(), None);
         assert_eq!(response.http_status(), 400);
         assert_eq!(response.to_json(), response.clone().into_json());
+        assert_eq!(response.to_json().as_bytes(), response.clone().into_bytes());
         assert!(!response.to_json().contains("\"id\""));
     }
 }

@@ -51,6 +51,13 @@ impl Text {
         Text::Inline { len: text.len() as u8, bytes }
     }
 
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Text::Inline { len, bytes } => &bytes[..usize::from(*len)],
+            Text::Shared(text) => text.as_bytes(),
+        }
+    }
+
     fn get(&self) -> &str {
         match self {
             // Copied from a `&str` whole, so always UTF-8.
@@ -76,6 +83,12 @@ impl RequestId {
     /// The exact JSON text of the id.
     pub fn as_json(&self) -> &str {
         self.0.get()
+    }
+
+    /// [`as_json`](Self::as_json) as bytes, for writers (without checking
+    /// the UTF-8 it always is).
+    pub(crate) fn json_bytes(&self) -> &[u8] {
+        self.0.bytes()
     }
 
     /// The id as a [`serde_json::Value`] (large integers become strings of

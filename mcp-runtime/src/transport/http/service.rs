@@ -284,7 +284,7 @@ fn status_of(response: &Response) -> StatusCode {
 
 fn json_response(response: Response) -> http::Response<McpBody> {
     let status = status_of(&response);
-    with_body(status, "application/json", McpBody::full(response.into_json()))
+    with_body(status, "application/json", McpBody::full(response.into_bytes()))
 }
 
 fn event_stream(status: StatusCode, stream: EventStream) -> http::Response<McpBody> {
