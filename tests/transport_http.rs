@@ -823,6 +823,36 @@ async fn a_handler_past_the_request_timeout_is_dropped_with_an_error() {
 }
 
 #[tokio::test]
+async fn idle_connections_are_closed_but_requests_in_progress_are_never_cut() {
+    let config = HttpConfig::default().header_read_timeout(Duration::from_millis(200));
+    let server = Running::start(fixture(Probe::default()), config).await;
+    let stream = TcpStream::connect(server.addr).await.expect("connect");
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.expect("handshake");
+    let driver = tokio::spawn(connection);
+
+    // A handler (300 ms) and then a stream (600 ms) on the same connection,
+    // each longer than the wait allowed between requests.
+    let nap = call(1, "nap", json!({"text": "rested"}));
+    let response = sender.send_request(Post::mcp(&nap).build(server.addr)).await.expect("the nap is answered");
+    assert_eq!(response.status(), StatusCode::OK);
+    let body = response.into_body().collect().await.expect("a body").to_bytes();
+    assert!(String::from_utf8_lossy(&body).contains("rested"), "{body:?}");
+    let mut meta = request_meta();
+    meta["progressToken"] = json!("w");
+    let pause = request(2, "tools/call", json!({"name": "pause", "arguments": {}, "_meta": meta}));
+    let response = sender.send_request(Post::mcp(&pause).build(server.addr)).await.expect("the pause is answered");
+    assert_eq!(response.status(), StatusCode::OK);
+    let body = response.into_body().collect().await.expect("a whole stream").to_bytes();
+    assert!(String::from_utf8_lossy(&body).contains("paused"), "{body:?}");
+
+    // Left waiting for a request, the connection is closed by the server.
+    let closed = tokio::time::timeout(STUCK, driver).await;
+    assert!(closed.is_ok(), "the idle connection is closed");
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn a_stalled_client_does_not_hold_up_the_others() {
     let config = HttpConfig::default().header_read_timeout(Duration::from_secs(1)).body_timeout(Duration::from_secs(1));
     let server = Running::start(fixture(Probe::default()), config).await;

@@ -40,6 +40,7 @@
 mod body;
 mod deadline;
 mod headers;
+mod idle;
 mod media;
 mod origin;
 mod serve;
@@ -177,8 +178,11 @@ impl HttpConfig {
         self
     }
 
-    /// How long the standalone server waits for a complete request head
-    /// (default 10 s), which also closes idle keep-alive connections.
+    /// How long a connection of the standalone server may wait for its
+    /// next complete request head (default 10 s), counted from the accept
+    /// or from the end of the previous response: it closes idle keep-alive
+    /// connections and heads that trickle in. A request in progress is never
+    /// cut by it; the body, request and write timeouts bound those.
     pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
         self.header_read_timeout = timeout;
         self

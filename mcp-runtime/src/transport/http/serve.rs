@@ -11,37 +11,41 @@ use std::time::Duration;
 use http::{Request, StatusCode};
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use super::HttpConfig;
-use super::body::McpBody;
+use super::idle::{Activity, IdleLimited, TrackedBody, TrackedFuture};
 use super::service::{McpService, ResponseFuture, transport_error};
 use super::stall::StallGuard;
 use crate::server::Server;
 
-/// The MCP service at one path; every other path is 404.
+/// The MCP service at one path, for one connection; every other path is
+/// 404.
 #[derive(Clone)]
 struct Endpoint {
     path: Arc<str>,
     service: McpService,
+    activity: Arc<Activity>,
 }
 
 impl hyper::service::Service<Request<Incoming>> for Endpoint {
-    type Response = http::Response<McpBody>;
+    type Response = http::Response<TrackedBody>;
     type Error = Infallible;
-    type Future = ResponseFuture;
+    type Future = TrackedFuture;
 
-    fn call(&self, request: Request<Incoming>) -> ResponseFuture {
-        if request.uri().path() == &*self.path {
+    fn call(&self, request: Request<Incoming>) -> TrackedFuture {
+        let in_progress = self.activity.begin();
+        let response = if request.uri().path() == &*self.path {
             self.service.handle(request)
         } else {
             let message = format!("Not found: the MCP endpoint is {}", self.path);
             ResponseFuture::ready(transport_error(StatusCode::NOT_FOUND, message))
-        }
+        };
+        TrackedFuture::new(response, in_progress)
     }
 }
 
@@ -95,14 +99,12 @@ impl Server {
     ) -> io::Result<()> {
         let loopback = listener.local_addr()?.ip().is_loopback();
         let server = self.clone();
-        let endpoint = Endpoint {
-            path: Arc::from(config.endpoint.as_str()),
-            service: McpService::new(self, config.clone(), Some(loopback)),
-        };
+        let path: Arc<str> = Arc::from(config.endpoint.as_str());
+        let service = McpService::new(self, config.clone(), Some(loopback));
         let mut http = http1::Builder::new();
-        http.timer(TokioTimer::new())
-            .header_read_timeout(config.header_read_timeout)
-            .max_header_size(config.max_header_bytes);
+        // No timer for hyper: its header-read timeout would arm one per
+        // request; `IdleLimited` does that job with one per connection.
+        http.max_header_size(config.max_header_bytes);
         let graceful = GracefulShutdown::new();
         let permits = Arc::new(Semaphore::new(config.max_connections));
         let mut connections = JoinSet::new();
@@ -133,10 +135,16 @@ impl Server {
             // Events are small and must not wait for more bytes.
             let _ = stream.set_nodelay(true);
             let io = StallGuard::new(TokioIo::new(stream), config.write_timeout);
-            let connection = graceful.watch(http.serve_connection(io, endpoint.clone()));
+            let activity = Activity::new();
+            let endpoint =
+                Endpoint { path: Arc::clone(&path), service: service.clone(), activity: Arc::clone(&activity) };
+            let connection = graceful.watch(http.serve_connection(io, endpoint));
+            let connection = IdleLimited::new(connection, activity, config.header_read_timeout);
             connections.spawn(async move {
-                if let Err(e) = connection.await {
-                    tracing::debug!(error = %e, "connection ended with an error");
+                match connection.await {
+                    Some(Ok(())) => {}
+                    Some(Err(e)) => tracing::debug!(error = %e, "connection ended with an error"),
+                    None => tracing::debug!("connection closed after waiting too long for a request"),
                 }
                 drop(permit);
             });
