@@ -396,8 +396,13 @@ async fn notifications_are_sent_only_when_the_request_opted_in() {
         "io.modelcontextprotocol/clientCapabilities": {},
     });
     asks_logs["io.modelcontextprotocol/logLevel"] = json!("debug");
-    let reply = call(&quiet, "tools/call", json!({"_meta": asks_logs, "name": "report"})).await;
+    let reply = call(&quiet, "tools/call", json!({"_meta": asks_logs.clone(), "name": "report"})).await;
     assert!(reply.notifications.is_empty(), "logging is off: {:?}", reply.notifications);
+
+    // The same `_meta` text is read once and shared between requests:
+    // silencing it for the quiet server must not silence it for others.
+    let reply = call(&fixture::full(), "tools/call", json!({"_meta": asks_logs, "name": "report"})).await;
+    assert!(!reply.notifications.is_empty(), "logging is on again");
 }
 
 #[tokio::test]

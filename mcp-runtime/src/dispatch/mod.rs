@@ -8,6 +8,7 @@
 
 mod envelope;
 mod listen;
+mod meta_memo;
 mod methods;
 mod pagination;
 mod response;
@@ -170,7 +171,7 @@ impl Server {
         let (mut meta, target, body) = match params {
             Params::Raw(raw) => {
                 let (meta, target) = read_head(&method, raw.as_deref()).map_err(|e| fail(&id, e, Stage::Meta))?;
-                (Arc::new(meta), target, Body::Raw(raw))
+                (meta, target, Body::Raw(raw))
             }
             Params::Call(ReadCall { meta, params }) => (meta, None, Body::Call(params)),
         };
@@ -215,7 +216,7 @@ pub(crate) enum Body {
 
 /// Step 8 for raw params: the validated `_meta`, and `params.name` or
 /// `params.uri` (by method) for the header checks of step 9.
-fn read_head(method: &str, params: Option<&RawValue>) -> Result<(RequestMeta, Option<String>), ErrorObject> {
+fn read_head(method: &str, params: Option<&RawValue>) -> Result<(Arc<RequestMeta>, Option<String>), ErrorObject> {
     let head: ParamsHead<'_> = match params {
         None => return Err(ErrorObject::invalid_params("Missing `params._meta`")),
         Some(raw) => {
@@ -225,7 +226,7 @@ fn read_head(method: &str, params: Option<&RawValue>) -> Result<(RequestMeta, Op
     let Some(raw_meta) = head.meta else {
         return Err(ErrorObject::invalid_params("Missing `params._meta`"));
     };
-    let meta = RequestMeta::from_json(raw_meta.get())
+    let meta = meta_memo::read(raw_meta.get(), |text| RequestMeta::from_json(text).map(Arc::new))
         .map_err(|reason| ErrorObject::invalid_params(format!("Invalid `params._meta`: {reason}")))?;
     let target = match method {
         "tools/call" | "prompts/get" => head.name,

@@ -4,8 +4,9 @@
 //! the method is known, and the dispatcher then reads `params` again for
 //! `_meta`, again for the method's own fields, and `_meta` once more. Most
 //! requests put `method` before `params`, as every SDK writes them; for the
-//! hottest method, `tools/call`, that order lets `_meta` and the call's
-//! params be read as they stream by. Anything unusual (another order,
+//! hottest method, `tools/call`, that order lets the call's params be read
+//! as they stream by, with `_meta` taken aside as text and read through
+//! [`super::meta_memo`] (a client repeats the same one). Anything unusual (another order,
 //! another method, a duplicate or escaped member, an invalid `_meta`,
 //! invalid params) makes this reading give up, and the general one runs
 //! instead: it alone decides what is an error and which, so both always
@@ -18,6 +19,7 @@ use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 use super::envelope::{Params, Request};
+use super::meta_memo;
 use crate::protocol::member::MemberName;
 use crate::protocol::{CallToolParams, RequestId, RequestMeta, StrictMeta};
 
@@ -143,7 +145,8 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for WithoutMeta<'_, A> {
                     if self.meta.is_some() {
                         return Err(give_up());
                     }
-                    *self.meta = Some(self.map.next_value_seed(StrictMeta)?);
+                    let text = self.map.next_value::<&'de RawValue>()?.get();
+                    *self.meta = Some(meta_memo::read(text, read_meta).map_err(|_| give_up())?);
                 }
                 Some(name) => return seed.deserialize(name.into_deserializer()).map(Some),
             }
@@ -153,6 +156,14 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for WithoutMeta<'_, A> {
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
         self.map.next_value_seed(seed)
     }
+}
+
+/// A valid `_meta`, or an error that makes the reading give up.
+fn read_meta(text: &str) -> Result<Arc<RequestMeta>, serde_json::Error> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let meta = StrictMeta.deserialize(&mut deserializer)?;
+    deserializer.end()?;
+    Ok(meta)
 }
 
 #[cfg(test)]
