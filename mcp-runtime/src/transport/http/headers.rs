@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use http::header::AsHeaderName;
-use http::{HeaderMap, HeaderName};
+use http::{HeaderMap, HeaderValue};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -19,27 +19,63 @@ use crate::dispatch::{CalledTool, HeaderCheck};
 use crate::header_param::HeaderParam;
 use crate::protocol::ErrorObject;
 
-const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
-const METHOD: HeaderName = HeaderName::from_static("mcp-method");
-const NAME: HeaderName = HeaderName::from_static("mcp-name");
-
 /// The methods whose target travels in `Mcp-Name`.
 const NAMED_METHODS: &[&str] = &["tools/call", "prompts/get", "resources/read"];
 
 /// The header checks of one HTTP request.
 pub(crate) struct RequestHeaders<'a> {
-    pub(crate) headers: &'a HeaderMap,
+    headers: &'a HeaderMap,
+    version: Found<'a>,
+    method: Found<'a>,
+    name: Found<'a>,
+}
+
+/// The values a header name has in a request: the first, and whether
+/// there are more.
+#[derive(Default, Clone, Copy)]
+struct Found<'a> {
+    first: Option<&'a HeaderValue>,
+    repeated: bool,
+}
+
+impl<'a> Found<'a> {
+    fn add(&mut self, value: &'a HeaderValue) {
+        if self.first.is_some() {
+            self.repeated = true;
+        } else {
+            self.first = Some(value);
+        }
+    }
+}
+
+impl<'a> RequestHeaders<'a> {
+    /// Picks out the three headers every request is checked against in one
+    /// walk over the headers, cheaper than three lookups by name.
+    pub(crate) fn new(headers: &'a HeaderMap) -> Self {
+        let mut found =
+            RequestHeaders { headers, version: Found::default(), method: Found::default(), name: Found::default() };
+        for (name, value) in headers {
+            let slot = match name.as_str() {
+                "mcp-protocol-version" => &mut found.version,
+                "mcp-method" => &mut found.method,
+                "mcp-name" => &mut found.name,
+                _ => continue,
+            };
+            slot.add(value);
+        }
+        found
+    }
 }
 
 impl HeaderCheck for RequestHeaders<'_> {
     fn check_request(&self, method: &str, protocol_version: &str, name: Option<&str>) -> Result<(), ErrorObject> {
-        let version = require(self.headers, PROTOCOL_VERSION, "MCP-Protocol-Version")?;
+        let version = required(self.version, "MCP-Protocol-Version")?;
         if version != protocol_version {
             return Err(ErrorObject::header_mismatch(
                 "The MCP-Protocol-Version header does not match `params._meta` `io.modelcontextprotocol/protocolVersion`",
             ));
         }
-        let sent_method = require(self.headers, METHOD, "Mcp-Method")?;
+        let sent_method = required(self.method, "Mcp-Method")?;
         if sent_method != method {
             return Err(ErrorObject::header_mismatch("The Mcp-Method header does not match the request's `method`"));
         }
@@ -47,7 +83,7 @@ impl HeaderCheck for RequestHeaders<'_> {
             return Ok(());
         }
         let field = if method == "resources/read" { "params.uri" } else { "params.name" };
-        match (name, header_value(self.headers, NAME, "Mcp-Name")?) {
+        match (name, read_value(self.name, "Mcp-Name")?) {
             (Some(body), Some(header)) if body == header => Ok(()),
             (Some(_), Some(_)) => {
                 Err(ErrorObject::header_mismatch(format!("The Mcp-Name header does not match {field}")))
@@ -125,8 +161,8 @@ fn same_value(value: &Value, header: &str) -> bool {
     }
 }
 
-fn require<'a>(headers: &'a HeaderMap, name: HeaderName, shown: &str) -> Result<Cow<'a, str>, ErrorObject> {
-    header_value(headers, name, shown)?.ok_or_else(|| ErrorObject::header_mismatch(format!("Missing {shown} header")))
+fn required<'a>(found: Found<'a>, shown: &str) -> Result<Cow<'a, str>, ErrorObject> {
+    read_value(found, shown)?.ok_or_else(|| ErrorObject::header_mismatch(format!("Missing {shown} header")))
 }
 
 /// The single value of a header, trimmed and decoded. Repeated headers,
@@ -137,8 +173,14 @@ fn header_value<'a>(
     shown: &str,
 ) -> Result<Option<Cow<'a, str>>, ErrorObject> {
     let mut values = headers.get_all(name).iter();
-    let Some(first) = values.next() else { return Ok(None) };
-    if values.next().is_some() {
+    let found = Found { first: values.next(), repeated: values.next().is_some() };
+    read_value(found, shown)
+}
+
+/// [`header_value`] of values already found.
+fn read_value<'a>(found: Found<'a>, shown: &str) -> Result<Option<Cow<'a, str>>, ErrorObject> {
+    let Some(first) = found.first else { return Ok(None) };
+    if found.repeated {
         return Err(ErrorObject::header_mismatch(format!("The {shown} header appears more than once")));
     }
     let text = first.to_str().map_err(|_| {
@@ -200,7 +242,7 @@ mod tests {
         let ok: &[(&str, &[u8])] = &[("MCP-Protocol-Version", b"2026-07-28"), ("mcp-method", b"tools/list")];
         let check = |pairs: &[(&str, &[u8])], method: &str, name: Option<&str>| {
             let headers = map(pairs);
-            code(RequestHeaders { headers: &headers }.check_request(method, "2026-07-28", name))
+            code(RequestHeaders::new(&headers).check_request(method, "2026-07-28", name))
         };
         assert_eq!(check(ok, "tools/list", None), None);
         assert_eq!(check(&[("mcp-method", b"tools/list")], "tools/list", None), Some(-32020));

@@ -89,7 +89,15 @@ impl OriginPolicy {
 
     /// Step 1 of the pipeline.
     pub(crate) fn check(&self, headers: &HeaderMap, uri: &Uri) -> Result<(), Refusal> {
-        let host_text = match headers.get(header::HOST) {
+        let host_value = headers.get(header::HOST);
+        // What a local client sends, settled without taking the value apart.
+        if matches!(self.hosts, HostRule::Auto | HostRule::Loopback)
+            && host_value.is_some_and(|v| is_plain_loopback_host(v.as_bytes()))
+            && !headers.contains_key(header::ORIGIN)
+        {
+            return Ok(());
+        }
+        let host_text = match host_value {
             Some(value) => value.to_str().ok().map(str::trim_ascii),
             None => uri.authority().map(|a| a.as_str()),
         };
@@ -127,6 +135,25 @@ impl OriginPolicy {
             HostRule::Auto | HostRule::Loopback => is_loopback(name),
             HostRule::List(list) => list.iter().any(|p| p.host == name && (p.port.is_none() || p.port == port)),
         }
+    }
+}
+
+/// `localhost`, `127.0.0.1` or `[::1]`, alone or with a port: a `Host` the
+/// loopback rule accepts (anything else is read in full).
+fn is_plain_loopback_host(value: &[u8]) -> bool {
+    let Some(port) = [&b"127.0.0.1"[..], b"localhost", b"[::1]"].into_iter().find_map(|name| value.strip_prefix(name))
+    else {
+        return false;
+    };
+    match port {
+        [] => true,
+        [b':', digits @ ..] => {
+            !digits.is_empty()
+                && digits.len() <= 5
+                && digits.iter().all(u8::is_ascii_digit)
+                && digits.iter().fold(0u32, |n, d| n * 10 + u32::from(d - b'0')) <= u32::from(u16::MAX)
+        }
+        _ => false,
     }
 }
 
@@ -197,6 +224,38 @@ mod tests {
 
     fn check(policy: &OriginPolicy, host: Option<&str>, origin: Option<&str>) -> Result<(), Refusal> {
         policy.check(&headers(host, origin), &Uri::from_static("/mcp"))
+    }
+
+    #[test]
+    fn the_loopback_shortcut_accepts_only_what_the_full_reading_accepts() {
+        let hosts = [
+            "localhost",
+            "localhost:3000",
+            "127.0.0.1:65535",
+            "[::1]:0",
+            "localhost:00080",
+            "127.0.0.1:65536",
+            "localhost:",
+            "localhost:+80",
+            "localhost:3000x",
+            "localhostx",
+            "localhost.evil.com",
+            "127.0.0.1.nip.io",
+            "[::1]x",
+            "[::1]:",
+            " localhost",
+            "localhost:123456",
+        ];
+        let full = OriginPolicy { hosts: HostRule::Any, ..OriginPolicy::default() };
+        for host in hosts {
+            let shortcut = is_plain_loopback_host(host.as_bytes());
+            let reading =
+                split_host_port(host).is_some_and(|(name, port)| full.host_allowed(&HostRule::Loopback, &name, port));
+            assert!(!shortcut || reading, "the shortcut accepts {host:?}, the full reading does not");
+        }
+        for host in ["localhost", "localhost:3000", "127.0.0.1:65535", "[::1]:0", "localhost:00080"] {
+            assert!(is_plain_loopback_host(host.as_bytes()), "{host}");
+        }
     }
 
     #[test]

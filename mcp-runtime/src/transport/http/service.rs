@@ -189,7 +189,7 @@ where
         Ok(Message::Request(request)) => request,
     };
     let id = request.id().clone();
-    let check = RequestHeaders { headers: &parts.headers };
+    let check = RequestHeaders::new(&parts.headers);
     let prepared = match shared.server.prepare(request, Some(&check)) {
         Ok(prepared) => prepared,
         Err(response) => return json_response(*response),
