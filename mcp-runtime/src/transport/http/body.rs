@@ -128,3 +128,40 @@ where
     }
     Ok(buf)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+
+    use super::*;
+
+    /// A body that arrives in the given pieces.
+    struct Pieces(VecDeque<Bytes>);
+
+    impl Body for Pieces {
+        type Data = Bytes;
+        type Error = Infallible;
+
+        fn poll_frame(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+            Poll::Ready(self.0.pop_front().map(|piece| Ok(Frame::data(piece))))
+        }
+    }
+
+    fn pieces(texts: &[&'static str]) -> Pieces {
+        Pieces(texts.iter().map(|t| Bytes::from_static(t.as_bytes())).collect())
+    }
+
+    #[tokio::test]
+    async fn a_body_is_read_whole_from_its_pieces() {
+        let read = read_body(pieces(&["", "{\"json", "", "rpc\":", "\"2.0\"}"]), 100, None).await.expect("read");
+        assert_eq!(read, b"{\"jsonrpc\":\"2.0\"}");
+        assert_eq!(read_body(pieces(&[]), 100, None).await.expect("read"), b"");
+    }
+
+    #[tokio::test]
+    async fn a_body_past_the_limit_is_refused_in_one_piece_or_several() {
+        assert!(matches!(read_body(pieces(&["12345"]), 4, None).await, Err(BodyError::TooLarge)));
+        assert!(matches!(read_body(pieces(&["12", "34", "5"]), 4, None).await, Err(BodyError::TooLarge)));
+        assert_eq!(read_body(pieces(&["12", "34"]), 4, None).await.expect("at the limit"), b"1234");
+    }
+}
