@@ -102,9 +102,9 @@ impl Server {
         let path: Arc<str> = Arc::from(config.endpoint.as_str());
         let service = McpService::new(self, config.clone(), Some(loopback));
         let mut http = http1::Builder::new();
-        // No timer for hyper: its header-read timeout would arm one per
-        // request; `IdleLimited` does that job with one per connection.
-        http.max_header_size(config.max_header_bytes);
+        // hyper's header-read timeout would arm a timer per request;
+        // `IdleLimited` does that job with one per connection.
+        http.header_read_timeout(None).max_header_size(config.max_header_bytes);
         let graceful = GracefulShutdown::new();
         let permits = Arc::new(Semaphore::new(config.max_connections));
         let mut connections = JoinSet::new();
