@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Instructions per HTTP `tools/call` (user space only, deterministic): runs one
+# Instructions per HTTP `tools/call` (user space only, nearly deterministic): runs one
 # server under valgrind's callgrind, warms it up uninstrumented, then counts
 # the instructions of CALLS calls on one keep-alive connection and prints
 # the functions that cost the most, per call (inclusive and self).
