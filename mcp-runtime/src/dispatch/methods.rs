@@ -19,9 +19,9 @@ use crate::handler::PromptFn;
 use crate::input::{InputState, Interrupted, Interruptible};
 use crate::outcome::Outcome;
 use crate::protocol::{
-    CacheHints, CallToolParams, CompleteParams, CompleteResult, Completion, CompletionReference, ErrorObject,
-    GetPromptParams, InputRequiredResult, ListenParams, META_SERVER_INFO, ReadResourceParams, ResultType,
-    SubscriptionFilter,
+    CacheHints, CallToolParams, CallToolResult, CompleteParams, CompleteResult, Completion, CompletionReference,
+    ContentBlock, ErrorObject, GetPromptParams, InputRequiredResult, ListenParams, META_SERVER_INFO,
+    ReadResourceParams, ResultType, SubscriptionFilter, TextContent,
 };
 use crate::request_state::SealedState;
 use crate::server::Snapshot;
@@ -238,6 +238,18 @@ fn finish_sized<T: Serialize>(
     }
 }
 
+/// The text of a tool result that is one plain text block and nothing
+/// else: what most tools answer, written by [`Response::text_result`].
+fn plain_text(result: &CallToolResult) -> Option<&str> {
+    let CallToolResult { content, structured_content: None, is_error: None, meta: None } = result else {
+        return None;
+    };
+    match content.as_slice() {
+        [ContentBlock::Text(TextContent { text, annotations: None, meta: None })] => Some(text),
+        _ => None,
+    }
+}
+
 fn failed(p: &Prepared, error: ErrorObject) -> Response {
     Response::error(Some(p.id.clone()), error, Stage::Handler)
 }
@@ -388,6 +400,11 @@ pub(super) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
             let call = ToolCall::new(name, arguments, cx.clone());
             let handler = &tool.handler;
             let outcome = interruptible(p, target, cx, move || handler(call)).await;
+            if let Ok(Outcome::Complete(result)) = &outcome
+                && let Some(text) = plain_text(result)
+            {
+                return Response::text_result(p.id.clone(), text, inner.result_meta.as_deref());
+            }
             outcome_response(p, outcome, |r| r.meta.take(), None)
         }
         Route::GetPrompt(params, handler) => {
@@ -470,3 +487,32 @@ pub(super) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
 /// The body of a result with no fields of its own.
 #[derive(Serialize)]
 struct EmptyBody {}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::protocol::Annotations;
+
+    #[test]
+    fn only_a_lone_plain_text_block_takes_the_direct_writing() {
+        assert_eq!(plain_text(&CallToolResult::text("hi")), Some("hi"));
+
+        let mut with_error_flag = CallToolResult::text("hi");
+        with_error_flag.is_error = Some(false);
+        let mut with_meta = CallToolResult::text("hi");
+        with_meta.meta = Some(Map::new());
+        let mut structured = CallToolResult::text("hi");
+        structured.structured_content = Some(json!({"a": 1}));
+        let annotated = CallToolResult::new(vec![ContentBlock::Text(TextContent {
+            text: "hi".into(),
+            annotations: Some(Annotations::default()),
+            meta: None,
+        })]);
+        let two = CallToolResult::new(vec![ContentBlock::text("a"), ContentBlock::text("b")]);
+        for other in [with_error_flag, with_meta, structured, annotated, two, CallToolResult::new(Vec::new())] {
+            assert_eq!(plain_text(&other), None, "{other:?}");
+        }
+    }
+}

@@ -71,6 +71,32 @@ impl Response {
         Ok(Response { id: Some(id), payload: Payload::Result { json, start }, stage: Stage::Handler })
     }
 
+    /// The result of a tool that answered one plain text block, written
+    /// directly: byte for byte what [`result`](Self::result) writes for a
+    /// [`Decorated`] `CallToolResult` with that one block, no cache hints
+    /// and the server's shared `_meta` (or none), without going through
+    /// serde's flattening and tagged enums for the commonest answer.
+    pub(crate) fn text_result(id: RequestId, text: &str, meta: Option<&RawValue>) -> Self {
+        const HEAD: &str = r#"{"jsonrpc":"2.0","id":"#;
+        const RESULT: &str = r#","result":"#;
+        const CONTENT: &str = r#"{"resultType":"complete","content":[{"type":"text","text":"#;
+        let mut json = Vec::with_capacity(HEAD.len() + RESULT.len() + CONTENT.len() + text.len() + 128);
+        json.extend_from_slice(HEAD.as_bytes());
+        json.extend_from_slice(id.json_bytes());
+        json.extend_from_slice(RESULT.as_bytes());
+        let start = json.len();
+        json.extend_from_slice(CONTENT.as_bytes());
+        // Writing a string into a vector cannot fail.
+        let _ = serde_json::to_writer(&mut json, text);
+        json.extend_from_slice(b"}]");
+        if let Some(meta) = meta {
+            json.extend_from_slice(br#","_meta":"#);
+            json.extend_from_slice(meta.get().as_bytes());
+        }
+        json.extend_from_slice(b"}}");
+        Response { id: Some(id), payload: Payload::Result { json, start }, stage: Stage::Handler }
+    }
+
     /// The request id; `None` only when it could not be read.
     pub fn id(&self) -> Option<&RequestId> {
         self.id.as_ref()
@@ -244,6 +270,34 @@ mod tests {
         assert!(response.as_error().is_none());
         assert_eq!(response.clone().into_json(), text);
         assert_eq!(response.into_bytes(), text.as_bytes());
+    }
+
+    #[test]
+    fn a_plain_text_result_is_written_as_the_general_serialization_writes_it() {
+        use crate::protocol::{CallToolResult, ResultType};
+
+        let server_meta =
+            RawValue::from_string(r#"{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}"#.to_owned())
+                .expect("JSON");
+        let texts = ["", "hello", "quote \" and backslash \\", "line\nbreak\ttab\u{1}", "été 🦀 \u{2028}", "</script>"];
+        for id in [RequestId::from(7), RequestId::string("call-1")] {
+            for text in texts {
+                for meta in [Some(&*server_meta), None] {
+                    let body = CallToolResult::text(text);
+                    let decorated = Decorated {
+                        result_type: ResultType::Complete,
+                        body: &body,
+                        ttl_ms: None,
+                        cache_scope: None,
+                        meta: meta.map_or(Meta::None, Meta::Shared),
+                    };
+                    let general = Response::result(id.clone(), &decorated, 0).expect("serializes");
+                    let direct = Response::text_result(id.clone(), text, meta);
+                    assert_eq!(direct.to_json(), general.to_json(), "for {text:?}");
+                    assert_eq!(direct.as_result(), general.as_result(), "for {text:?}");
+                }
+            }
+        }
     }
 
     #[test]
