@@ -108,7 +108,9 @@ struct ContextInner {
 }
 
 /// Cancels a request's token when dropped before [`disarm`](Self::disarm):
-/// for handlers run outside [`Interruptible`](crate::input::Interruptible).
+/// held across a handler's run, it tells the handler's own tasks that the
+/// request was abandoned (client gone, timeout). A handler that panicked or
+/// stopped to ask for input has finished, not been abandoned.
 pub(crate) struct CancelOnDrop(Option<RequestContext>);
 
 impl CancelOnDrop {

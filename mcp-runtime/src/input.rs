@@ -94,26 +94,16 @@ impl InputState {
     }
 }
 
-/// Runs a handler future until it completes or is stuck waiting for input;
-/// dropped before that, it cancels the request's token.
+/// Runs a handler future until it completes or is stuck waiting for input.
 pub(crate) struct Interruptible<F> {
     /// Handler futures come boxed already: no need to pin them again.
     future: F,
     context: RequestContext,
-    done: bool,
 }
 
 impl<F: Future + Unpin> Interruptible<F> {
     pub(crate) fn new(future: F, context: RequestContext) -> Self {
-        Interruptible { future, context, done: false }
-    }
-}
-
-impl<F> Drop for Interruptible<F> {
-    fn drop(&mut self) {
-        if !self.done {
-            self.context.cancel_abandoned();
-        }
+        Interruptible { future, context }
     }
 }
 
@@ -121,9 +111,6 @@ impl<F: Future + Unpin> Future for Interruptible<F> {
     type Output = Result<F::Output, Interrupted>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        // Done unless the handler turns out to be waiting: one that panics
-        // here has ended its request (with an error), not abandoned it.
-        self.done = true;
         match Pin::new(&mut self.future).poll(cx) {
             Poll::Ready(output) => Poll::Ready(Ok(output)),
             // Answers are awaited through futures that never wake; once the
@@ -131,10 +118,7 @@ impl<F: Future + Unpin> Future for Interruptible<F> {
             // this poll has registered too, so the round is complete.
             Poll::Pending => match self.context.started_input() {
                 Some(state) if state.is_waiting() => Poll::Ready(Err(state.interruption())),
-                _ => {
-                    self.done = false;
-                    Poll::Pending
-                }
+                _ => Poll::Pending,
             },
         }
     }

@@ -32,12 +32,15 @@ thread_local! {
     static RECENT: RefCell<Recent> = const { RefCell::new(Recent { slots: Vec::new(), next: 0 }) };
 }
 
-/// The `_meta` read from `text`: a kept one if this thread read the same
-/// text recently, otherwise `read(text)`, kept when it is of the stable kind.
-pub(crate) fn read<E>(
-    text: &str,
-    read: impl FnOnce(&str) -> Result<Arc<RequestMeta>, E>,
-) -> Result<Arc<RequestMeta>, E> {
+/// The `_meta` in `text` ([`RequestMeta::from_json`]): a kept one if this
+/// thread read the same text recently. The error names the offending key.
+pub(crate) fn read(text: &str) -> Result<Arc<RequestMeta>, String> {
+    read_with(text, |text| RequestMeta::from_json(text).map(Arc::new))
+}
+
+/// [`read`], with `read` reading what is not kept; what it reads is kept
+/// when it is of the stable kind.
+fn read_with<E>(text: &str, read: impl FnOnce(&str) -> Result<Arc<RequestMeta>, E>) -> Result<Arc<RequestMeta>, E> {
     if text.len() > MAX_TEXT {
         return read(text);
     }
@@ -84,8 +87,8 @@ mod tests {
 
     #[test]
     fn the_same_text_is_read_once_and_shared() {
-        let first = read(STABLE, parse).expect("valid");
-        let second = read(STABLE, |_| Err("read again".to_owned())).expect("kept");
+        let first = read_with(STABLE, parse).expect("valid");
+        let second = read_with(STABLE, |_| Err("read again".to_owned())).expect("kept");
         assert!(Arc::ptr_eq(&first, &second));
     }
 
@@ -94,12 +97,12 @@ mod tests {
         let with_token = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"progressToken":7}"#;
         let with_trace = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"traceparent":"00-1"}"#;
         for text in [with_token, with_trace] {
-            read(text, parse).expect("valid");
-            assert!(read(text, |_| Err("read again".to_owned())).is_err(), "kept: {text}");
+            read_with(text, parse).expect("valid");
+            assert!(read_with(text, |_| Err("read again".to_owned())).is_err(), "kept: {text}");
         }
         let invalid = r#"{"io.modelcontextprotocol/protocolVersion":7}"#;
-        assert!(read(invalid, parse).is_err());
-        assert!(read(invalid, |_| Err("read again".to_owned())).is_err());
+        assert!(read_with(invalid, parse).is_err());
+        assert!(read_with(invalid, |_| Err("read again".to_owned())).is_err());
     }
 
     #[test]
@@ -112,11 +115,11 @@ mod tests {
             })
             .collect();
         for text in &texts {
-            read(text, parse).expect("valid");
+            read_with(text, parse).expect("valid");
         }
-        assert!(read(&texts[0], |_| Err("read again".to_owned())).is_err(), "the oldest gave way");
+        assert!(read_with(&texts[0], |_| Err("read again".to_owned())).is_err(), "the oldest gave way");
         for text in &texts[1..] {
-            let meta = read(text, |_| Err("read again".to_owned())).expect("kept");
+            let meta = read_with(text, |_| Err("read again".to_owned())).expect("kept");
             assert!(text.contains(&meta.client_info.as_ref().expect("client info").name));
         }
     }

@@ -309,7 +309,8 @@ where
 {
     let key = &p.server.inner.request_state_key;
     let method = p.method;
-    guarded(async move {
+    let abandoned = CancelOnDrop::new(context.clone());
+    let outcome = guarded(async move {
         match Interruptible::new(start(), context).await {
             Ok(outcome) => outcome,
             Err(Interrupted::MissingCapabilities(needed)) => Err(ErrorObject::missing_client_capability(
@@ -326,7 +327,9 @@ where
             }
         }
     })
-    .await
+    .await;
+    abandoned.disarm();
+    outcome
 }
 
 /// The outcome of a handler as a response: complete results get `cache`.

@@ -226,7 +226,7 @@ fn read_head(method: &str, params: Option<&RawValue>) -> Result<(Arc<RequestMeta
     let Some(raw_meta) = head.meta else {
         return Err(ErrorObject::invalid_params("Missing `params._meta`"));
     };
-    let meta = meta_memo::read(raw_meta.get(), |text| RequestMeta::from_json(text).map(Arc::new))
+    let meta = meta_memo::read(raw_meta.get())
         .map_err(|reason| ErrorObject::invalid_params(format!("Invalid `params._meta`: {reason}")))?;
     let target = match method {
         "tools/call" | "prompts/get" => head.name,

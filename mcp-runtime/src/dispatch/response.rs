@@ -59,13 +59,7 @@ impl Response {
         result: &T,
         size: usize,
     ) -> Result<Self, serde_json::Error> {
-        const HEAD: &str = r#"{"jsonrpc":"2.0","id":"#;
-        const RESULT: &str = r#","result":"#;
-        let mut json = Vec::with_capacity(size + 512);
-        json.extend_from_slice(HEAD.as_bytes());
-        json.extend_from_slice(id.json_bytes());
-        json.extend_from_slice(RESULT.as_bytes());
-        let start = json.len();
+        let (mut json, start) = result_head(&id, size + 512);
         serde_json::to_writer(&mut json, result)?;
         json.push(b'}');
         Ok(Response { id: Some(id), payload: Payload::Result { json, start }, stage: Stage::Handler })
@@ -77,14 +71,8 @@ impl Response {
     /// and the server's shared `_meta` (or none), without going through
     /// serde's flattening and tagged enums for the commonest answer.
     pub(crate) fn text_result(id: RequestId, text: &str, meta: Option<&RawValue>) -> Self {
-        const HEAD: &str = r#"{"jsonrpc":"2.0","id":"#;
-        const RESULT: &str = r#","result":"#;
         const CONTENT: &str = r#"{"resultType":"complete","content":[{"type":"text","text":"#;
-        let mut json = Vec::with_capacity(HEAD.len() + RESULT.len() + CONTENT.len() + text.len() + 128);
-        json.extend_from_slice(HEAD.as_bytes());
-        json.extend_from_slice(id.json_bytes());
-        json.extend_from_slice(RESULT.as_bytes());
-        let start = json.len();
+        let (mut json, start) = result_head(&id, CONTENT.len() + text.len() + 128);
         json.extend_from_slice(CONTENT.as_bytes());
         // Writing a string into a vector cannot fail.
         let _ = serde_json::to_writer(&mut json, text);
@@ -181,6 +169,19 @@ impl Response {
     pub fn to_value(&self) -> Value {
         serde_json::from_str(&self.to_json()).unwrap_or(Value::Null)
     }
+}
+
+/// `{"jsonrpc":"2.0","id":<id>,"result":` with room for `room` more bytes,
+/// and where the result will start.
+fn result_head(id: &RequestId, room: usize) -> (Vec<u8>, usize) {
+    const HEAD: &str = r#"{"jsonrpc":"2.0","id":"#;
+    const RESULT: &str = r#","result":"#;
+    let mut json = Vec::with_capacity(HEAD.len() + id.json_bytes().len() + RESULT.len() + room);
+    json.extend_from_slice(HEAD.as_bytes());
+    json.extend_from_slice(id.json_bytes());
+    json.extend_from_slice(RESULT.as_bytes());
+    let start = json.len();
+    (json, start)
 }
 
 impl Serialize for Response {

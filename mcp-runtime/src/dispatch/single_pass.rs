@@ -21,7 +21,7 @@ use serde_json::value::RawValue;
 use super::envelope::{Params, Request};
 use super::meta_memo;
 use crate::protocol::member::MemberName;
-use crate::protocol::{CallToolParams, RequestId, RequestMeta, StrictMeta};
+use crate::protocol::{CallToolParams, RequestId, RequestMeta};
 
 /// `params` of a `tools/call` read in the same pass as the envelope.
 #[derive(Debug)]
@@ -146,7 +146,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for WithoutMeta<'_, A> {
                         return Err(give_up());
                     }
                     let text = self.map.next_value::<&'de RawValue>()?.get();
-                    *self.meta = Some(meta_memo::read(text, read_meta).map_err(|_| give_up())?);
+                    *self.meta = Some(meta_memo::read(text).map_err(|_| give_up())?);
                 }
                 Some(name) => return seed.deserialize(name.into_deserializer()).map(Some),
             }
@@ -156,14 +156,6 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for WithoutMeta<'_, A> {
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
         self.map.next_value_seed(seed)
     }
-}
-
-/// A valid `_meta`, or an error that makes the reading give up.
-fn read_meta(text: &str) -> Result<Arc<RequestMeta>, serde_json::Error> {
-    let mut deserializer = serde_json::Deserializer::from_str(text);
-    let meta = StrictMeta.deserialize(&mut deserializer)?;
-    deserializer.end()?;
-    Ok(meta)
 }
 
 #[cfg(test)]

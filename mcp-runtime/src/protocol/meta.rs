@@ -3,13 +3,12 @@
 
 use std::fmt;
 use std::str::FromStr;
-use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-
-use super::member::MemberName;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+
+use super::member::MemberName;
 
 /// `_meta` key of the protocol version a request speaks.
 pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -344,6 +343,7 @@ impl RequestMeta {
         let wire: WireMeta<'_> = serde_json::from_str(text).map_err(|e| format!("`_meta` must be an object: {e}"))?;
         wire.validate()
     }
+
     /// The `_meta` object as a client sends it.
     pub fn to_value(&self) -> Value {
         let mut map = self.other.clone();
@@ -424,62 +424,6 @@ impl WireMeta<'_> {
             progress_token,
             other: self.other,
         })
-    }
-}
-
-/// Reads a valid `_meta` object straight into its typed fields, in the
-/// middle of a larger document. Anything invalid is an error without
-/// detail: the caller then reads the document the general way, through
-/// [`RequestMeta::from_json`], whose errors name the offending key.
-pub(crate) struct StrictMeta;
-
-impl<'de> serde::de::DeserializeSeed<'de> for StrictMeta {
-    type Value = Arc<RequestMeta>;
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Arc<RequestMeta>, D::Error> {
-        deserializer.deserialize_map(self)
-    }
-}
-
-impl<'de> serde::de::Visitor<'de> for StrictMeta {
-    type Value = Arc<RequestMeta>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a valid `_meta` object")
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Arc<RequestMeta>, A::Error> {
-        use serde::de::Error as _;
-        let (mut has_version, mut has_capabilities) = (false, false);
-        // Filled where it will live: the struct is large, and moving it
-        // through the layers of a deserializer costs more than reading it.
-        let mut shared = Arc::new(RequestMeta::new(String::new()));
-        let meta = Arc::make_mut(&mut shared);
-        while let Some(MemberName(key)) = map.next_key::<MemberName<'de>>()? {
-            match &*key {
-                META_PROTOCOL_VERSION => {
-                    meta.protocol_version = map.next_value()?;
-                    has_version = true;
-                }
-                META_CLIENT_CAPABILITIES => {
-                    meta.client_capabilities = map.next_value()?;
-                    has_capabilities = true;
-                }
-                META_CLIENT_INFO => meta.client_info = Some(map.next_value()?),
-                META_LOG_LEVEL => meta.log_level = Some(map.next_value()?),
-                META_PROGRESS_TOKEN => {
-                    let token = ProgressToken::from_value(map.next_value()?);
-                    meta.progress_token = Some(token.ok_or_else(|| A::Error::custom("invalid progress token"))?);
-                }
-                _ => {
-                    meta.other.insert(key.into_owned(), map.next_value()?);
-                }
-            }
-        }
-        if !has_version || !has_capabilities {
-            return Err(A::Error::custom("missing protocol version or client capabilities"));
-        }
-        Ok(shared)
     }
 }
 

@@ -161,10 +161,9 @@ impl HttpConfig {
     /// How long a handler may run (default 5 minutes; `None` for no limit),
     /// counted from the first time it waits (a handler answering without
     /// waiting never reads the clock). A handler still running after that
-    /// is dropped, its cancellation token
-    /// fires, and the client receives a `-32603` error. `subscriptions/listen`
-    /// streams are exempt: they last until the client leaves or the server
-    /// shuts down.
+    /// is dropped, its cancellation token fires, and the client receives a
+    /// `-32603` error. `subscriptions/listen` streams are exempt: they last
+    /// until the client leaves or the server shuts down.
     pub fn request_timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
         self.request_timeout = timeout.into();
         self
