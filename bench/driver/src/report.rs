@@ -230,8 +230,10 @@ impl Results {
                 let mut met = true;
                 for &c in &levels {
                     let (ours, limit) = (cpu(c, Kind::Ours), bound(c));
-                    met &= ours <= limit;
-                    text.push(format!("c={c}: {} µs vs ≤ {}", num(ours, 1), num(limit, 1)));
+                    let level_met = ours <= limit;
+                    met &= level_met;
+                    let verdict = if level_met { "met" } else { "not met" };
+                    text.push(format!("c={c}: {} µs vs ≤ {} ({verdict})", num(ours, 1), num(limit, 1)));
                 }
                 (text.join("; "), met)
             };
