@@ -25,6 +25,7 @@ async fn notifications_turn_the_response_into_an_event_stream() {
     let reply = Post::mcp(&message).send(server.addr).await;
     assert_eq!(reply.status, StatusCode::OK);
     assert_eq!(reply.headers["cache-control"], "no-cache");
+    assert_eq!(reply.headers["x-accel-buffering"], "no", "proxies must not buffer the events");
     let text = std::str::from_utf8(&reply.body).expect("UTF-8");
     assert!(text.starts_with("data: {"), "{text}");
     let events = reply.events("tools/call");
@@ -147,6 +148,7 @@ async fn listen_streams_outlive_the_request_timeout_and_close_at_shutdown() {
     let response = sender.send_request(Post::mcp(&message).build(server.addr)).await.expect("a response");
     assert_eq!(response.status(), StatusCode::OK);
     assert_eq!(response.headers()["content-type"], "text/event-stream");
+    assert_eq!(response.headers()["x-accel-buffering"], "no", "proxies must not buffer the events");
     let mut events = EventReader { body: response.into_body(), buffer: String::new() };
 
     let ack = events.next_message().await.expect("the acknowledgement");

@@ -28,6 +28,7 @@ use crate::protocol::{ErrorObject, RequestId};
 use crate::server::Server;
 
 const LISTEN: &str = "subscriptions/listen";
+const X_ACCEL_BUFFERING: http::HeaderName = http::HeaderName::from_static("x-accel-buffering");
 
 /// The MCP endpoint as a tower `Service`: cheap to clone, always ready,
 /// never failing (every problem is an HTTP response).
@@ -289,7 +290,11 @@ fn json_response(response: Response) -> http::Response<McpBody> {
 
 fn event_stream(status: StatusCode, stream: EventStream) -> http::Response<McpBody> {
     let mut response = with_body(status, "text/event-stream", McpBody::stream(stream));
-    response.headers_mut().insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    let headers = response.headers_mut();
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    // Reverse proxies (nginx and those that follow it) would otherwise hold
+    // events back until a buffer fills: a listen stream could wait forever.
+    headers.insert(X_ACCEL_BUFFERING, HeaderValue::from_static("no"));
     response
 }
 
