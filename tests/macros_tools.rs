@@ -123,6 +123,21 @@ mod fixtures {
         Forecast { temperature: 21.5, summary: format!("sunny in {city}") }
     }
 
+    /// A reading that may lack a value.
+    #[derive(Debug, Serialize, JsonSchema)]
+    pub(crate) struct Reading {
+        /// Where.
+        pub(crate) station: String,
+        /// Gusts, when the station measures them.
+        pub(crate) gust_kmh: Option<f64>,
+    }
+
+    /// Structured output with an optional field, sent as `null`.
+    #[tool]
+    pub(crate) fn reading(station: String) -> Reading {
+        Reading { station, gust_kmh: None }
+    }
+
     /// Structured output that is not an object.
     #[tool]
     pub(crate) fn primes(below: u32) -> Vec<u32> {
@@ -259,6 +274,7 @@ fn server() -> Server {
             mixed,
             full,
             forecast,
+            reading,
             primes,
             wrapped,
             maybe_forecast,
@@ -415,6 +431,22 @@ async fn serializable_values_are_structured_with_a_matching_schema() {
     assert_eq!(r["structuredContent"], json!({"result": [2, 3, 5, 7]}));
     assert_eq!(tool(&list, "primes")["outputSchema"]["properties"]["result"]["type"], "array");
     assert_eq!(call_tool(&client, "wrapped", json!({})).await["structuredContent"], json!({"result": ["a", "b"]}));
+}
+
+#[tokio::test]
+async fn structured_content_conforms_to_the_output_schema() {
+    let client = TestClient::new(server());
+    let (response, _) = exchange(&client, "tools/list", json!({})).await;
+    let list = result(&response).clone();
+    for (name, arguments) in [("reading", json!({"station": "Oslo"})), ("forecast", json!({"city": "Rome"}))] {
+        let r = call_tool(&client, name, arguments).await;
+        let schema = &tool(&list, name)["outputSchema"];
+        let validator = jsonschema::validator_for(schema).expect("a valid output schema");
+        let errors: Vec<String> = validator.iter_errors(&r["structuredContent"]).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{name}: {} against {schema}: {errors:?}", r["structuredContent"]);
+    }
+    let r = call_tool(&client, "reading", json!({"station": "Oslo"})).await;
+    assert_eq!(r["structuredContent"], json!({"station": "Oslo", "gust_kmh": null}));
 }
 
 #[tokio::test]

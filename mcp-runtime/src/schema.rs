@@ -2,9 +2,10 @@
 //!
 //! schemars generates JSON Schema 2020-12; we then make it friendly to the
 //! strictest clients: subschemas inlined (no `$ref`/`$defs` unless a type is
-//! recursive), `Option<T>` as "not required" with a plain `T` schema (never
-//! `["T", "null"]`), no root `title`/`$schema`, and no non-standard `format`
-//! values such as `int64` or `uint32`.
+//! recursive), no root `title`/`$schema`, and no non-standard `format` values
+//! such as `int64` or `uint32`. In input schemas an `Option<T>` property is
+//! "not required" with a plain `T` schema (never `["T", "null"]`); output
+//! schemas keep the `null`, because the value sent may hold one.
 
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema};
@@ -37,15 +38,31 @@ fn settings() -> SchemaSettings {
     SchemaSettings::draft2020_12().with(|s| s.inline_subschemas = true)
 }
 
-/// The schema of `T` as a JSON object, cleaned as described in the module docs.
+/// What becomes of `null` in the schema of an optional property.
+#[derive(Clone, Copy)]
+enum Nulls {
+    /// Inputs: absent already means "no value", and several clients reject
+    /// `["T", "null"]` and `anyOf` with a null branch.
+    Strip,
+    /// Outputs: `structuredContent` must conform, and serde writes `None`
+    /// as `null` unless told to skip it.
+    Keep,
+}
+
+/// The schema of `T` as a JSON object, cleaned as described in the module
+/// docs for input schemas.
 pub fn schema_for<T: JsonSchema>() -> Map<String, Value> {
+    generate::<T>(Nulls::Strip)
+}
+
+fn generate<T: JsonSchema>(nulls: Nulls) -> Map<String, Value> {
     let schema: Schema = settings().into_generator().into_root_schema_for::<T>();
     let mut value = schema.to_value();
     if let Value::Object(map) = &mut value {
         map.remove("$schema");
         map.remove("title");
     }
-    clean(&mut value);
+    clean(&mut value, nulls);
     match value {
         Value::Object(map) => map,
         // `true`/`false` schemas: describe "anything" as an empty object schema.
@@ -81,7 +98,7 @@ pub fn input_schema_for<T: JsonSchema>() -> Map<String, Value> {
 pub fn full_input_schema_for<T: JsonSchema>() -> Map<String, Value> {
     let schema: Schema = SchemaSettings::draft2020_12().into_generator().into_root_schema_for::<T>();
     let mut value = schema.to_value();
-    clean(&mut value);
+    clean(&mut value, Nulls::Strip);
     let mut map = match value {
         Value::Object(map) => map,
         _ => Map::new(),
@@ -92,9 +109,18 @@ pub fn full_input_schema_for<T: JsonSchema>() -> Map<String, Value> {
 }
 
 /// The output schema of a structured result of type `T`; a root that is not
-/// an object is wrapped as `{"result": ...}`, matching the value sent.
+/// an object is wrapped as `{"result": ...}`, matching the value sent. An
+/// `Option<T>` field stays `null`able, as serde writes `None` as `null`:
+///
+/// ```
+/// #[derive(serde::Serialize, schemars::JsonSchema)]
+/// struct Forecast { city: String, rain_mm: Option<f64> }
+///
+/// let schema = mcp_runtime::schema::output_schema_for::<Forecast>();
+/// assert_eq!(schema["properties"]["rain_mm"]["type"], serde_json::json!(["number", "null"]));
+/// ```
 pub fn output_schema_for<T: JsonSchema>() -> Map<String, Value> {
-    let inner = schema_for::<T>();
+    let inner = generate::<T>(Nulls::Keep);
     if is_object_schema(&inner) {
         return inner;
     }
@@ -124,7 +150,7 @@ fn is_object_schema(map: &Map<String, Value>) -> bool {
     map.get("type").and_then(Value::as_str) == Some("object")
 }
 
-fn clean(value: &mut Value) {
+fn clean(value: &mut Value, nulls: Nulls) {
     match value {
         Value::Object(map) => {
             if let Some(Value::String(format)) = map.get("format")
@@ -132,19 +158,20 @@ fn clean(value: &mut Value) {
             {
                 map.remove("format");
             }
-            strip_optional_nulls(map);
+            if let Nulls::Strip = nulls {
+                strip_optional_nulls(map);
+            }
             for v in map.values_mut() {
-                clean(v);
+                clean(v, nulls);
             }
         }
-        Value::Array(items) => items.iter_mut().for_each(clean),
+        Value::Array(items) => items.iter_mut().for_each(|item| clean(item, nulls)),
         _ => {}
     }
 }
 
 /// An optional property (`Option<T>`, not in `required`) is described by
-/// `T`'s schema alone: "absent" already means "no value", and several
-/// clients reject `["T", "null"]` and `anyOf` with a null branch.
+/// `T`'s schema alone (see [`Nulls::Strip`]).
 fn strip_optional_nulls(map: &mut Map<String, Value>) {
     let required: Vec<String> = match map.get("required") {
         Some(Value::Array(r)) => r.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect(),
