@@ -244,16 +244,22 @@ mod fixtures {
         format!("{}{suffix}", method.0)
     }
 
-    /// A type named like a context type, used as an argument.
-    #[derive(Debug, Deserialize, JsonSchema)]
-    pub(crate) struct Progress2 {
-        /// Percent.
-        pub(crate) percent: u8,
+    pub(crate) mod named {
+        use schemars::JsonSchema;
+        use serde::Deserialize;
+
+        /// A type named like a context type, used as an argument.
+        #[derive(Debug, Deserialize, JsonSchema)]
+        pub(crate) struct Progress {
+            /// Percent.
+            pub(crate) percent: u8,
+        }
     }
 
-    /// Marks a parameter as an argument explicitly.
+    /// Marks a parameter as an argument explicitly: without `#[arg]` its
+    /// type's name would make it the `Progress` context.
     #[tool]
-    pub(crate) fn explicit_argument(#[arg] progress: Progress2) -> u8 {
+    pub(crate) fn explicit_argument(#[arg] progress: named::Progress) -> u8 {
         progress.percent
     }
 }

@@ -29,10 +29,10 @@ pub struct search {}
 const _: () = {
     use ::mcp_runtime::__private as __mcp;
     fn __ctx_2() -> __mcp::Context<__mcp::ToolCall, Progress> {
-        __mcp::context::<__mcp::ToolCall, Progress>()
+        __mcp::named_context::<__mcp::ToolCall, Progress>()
     }
     fn __ctx_3() -> __mcp::Context<__mcp::ToolCall, RequestContext> {
-        __mcp::context::<__mcp::ToolCall, RequestContext>()
+        __mcp::named_context::<__mcp::ToolCall, RequestContext>()
     }
     fn __arg_0() -> __mcp::ToolArg<String> {
         __mcp::tool_arg::<String>()

@@ -36,7 +36,8 @@ pub(crate) struct Param {
 #[allow(clippy::large_enum_variant, reason = "a few per function, built once per expansion")]
 pub(crate) enum Role {
     /// Extracted from the request; `ty` has any `&`/`&mut` removed.
-    Context { ty: Type, pass: Pass },
+    /// `by_name`: unmarked, and context only because of its type's name.
+    Context { ty: Type, pass: Pass, by_name: bool },
     /// A JSON property, prompt argument or template variable.
     Argument(Argument),
 }
@@ -176,7 +177,7 @@ fn role(kind: Macro, pat: &Pat, ty: &Type, attrs: ParamAttrs, errors: &mut Error
             errors.spanned(r, "context parameters are taken by value or by one reference (`&RequestContext`)");
             return None;
         }
-        return Some(Role::Context { ty: inner, pass });
+        return Some(Role::Context { ty: inner, pass, by_name: attrs.marker.is_none() });
     }
 
     if let Some(amp) = find_reference(ty) {

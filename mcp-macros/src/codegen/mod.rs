@@ -131,11 +131,12 @@ fn common_definition(attrs: &ItemAttrs, docs: &[Expr]) -> TokenStream {
 }
 
 /// The slot function of a context parameter, spanned on its type.
-fn context_slot(index: usize, ty: &syn::Type, call: &TokenStream) -> TokenStream {
+fn context_slot(index: usize, ty: &syn::Type, by_name: bool, call: &TokenStream) -> TokenStream {
     let name = format_ident!("__ctx_{}", index);
+    let slot = if by_name { format_ident!("named_context") } else { format_ident!("context") };
     quote_spanned! {ty.span()=>
         fn #name() -> __mcp::Context<#call, #ty> {
-            __mcp::context::<#call, #ty>()
+            __mcp::#slot::<#call, #ty>()
         }
     }
 }
@@ -162,7 +163,7 @@ fn extract_contexts(handler: &Handler, extract: TokenStream, on_reject: TokenStr
 /// The context slots of a handler.
 fn context_slots(handler: &Handler, call: &TokenStream) -> TokenStream {
     let slots = handler.params.iter().filter_map(|p| match &p.role {
-        Role::Context { ty, .. } => Some(context_slot(p.index, ty, call)),
+        Role::Context { ty, by_name, .. } => Some(context_slot(p.index, ty, *by_name, call)),
         Role::Argument(_) => None,
     });
     quote!(#(#slots)*)

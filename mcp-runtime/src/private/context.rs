@@ -14,13 +14,27 @@ use crate::protocol::{CallToolResult, ErrorObject};
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a context parameter",
     label = "not a context parameter",
-    note = "context parameters are `RequestContext`, `RequestMeta`, `Progress`, `Logger`, `CancellationToken` and `State<T>` (with `T: Clone + Send + Sync + 'static`), or other types implementing `FromCall`",
+    note = "context parameters are `RequestContext`, `RequestMeta`, `Progress`, `Logger`, `CancellationToken`, `Input` and `State<T>` (with `T: Clone + Send + Sync + 'static`), or other types implementing `FromCall`",
     note = "a parameter is context when it is marked `#[ctx]` or its type is named like one of these; every other parameter is an argument"
 )]
 pub trait ContextParam<C: Call>: FromCall<C> {}
 
 #[diagnostic::do_not_recommend]
 impl<C: Call, T: FromCall<C>> ContextParam<C> for T {}
+
+/// [`ContextParam`] for an unmarked parameter taken as context only because
+/// its type's name is a context type's: most likely the user's own argument
+/// type, so the message says how to keep it an argument.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is taken as a context parameter because of its name, but it is not one",
+    label = "named like a context type",
+    note = "an unmarked parameter whose type is named `RequestContext`, `RequestMeta`, `Progress`, `Logger`, `CancellationToken`, `Input` or `State` is a context parameter",
+    note = "if it is an argument, mark it `#[arg]`"
+)]
+pub trait NamedContextParam<C: Call>: FromCall<C> {}
+
+#[diagnostic::do_not_recommend]
+impl<C: Call, T: FromCall<C>> NamedContextParam<C> for T {}
 
 /// How to extract one context parameter from a call of kind `C`.
 pub struct Context<C, T> {
@@ -39,6 +53,11 @@ impl<C, T> Copy for Context<C, T> {}
 
 /// The slot of a context parameter of type `T` in a call of kind `C`.
 pub fn context<C: Call, T: ContextParam<C>>() -> Context<C, T> {
+    Context { extract: T::from_call, requirement: T::requirement, call: PhantomData }
+}
+
+/// [`context`] for a parameter that is context by its type's name alone.
+pub fn named_context<C: Call, T: NamedContextParam<C>>() -> Context<C, T> {
     Context { extract: T::from_call, requirement: T::requirement, call: PhantomData }
 }
 
