@@ -151,6 +151,18 @@ async fn dns_rebinding_is_refused_on_loopback() {
     }
     let reply = Post::mcp(&message).header("origin", format!("http://localhost:{port}")).send(server.addr).await;
     assert_eq!(reply.status, StatusCode::OK);
+    // Two values, one harmless: which one a proxy or the application would
+    // read is unknown, so the request is malformed.
+    let local = format!("localhost:{port}");
+    let reply = Post::mcp(&message).header("host", &local).append("host", "evil.example.com").send(server.addr).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "a repeated Host");
+    assert_eq!(reply.error_code("server/discover", &Value::Null), -32600);
+    let reply = Post::mcp(&message)
+        .header("origin", format!("http://{local}"))
+        .append("origin", "http://evil.example.com")
+        .send(server.addr)
+        .await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "a repeated Origin");
     server.stop().await;
 }
 

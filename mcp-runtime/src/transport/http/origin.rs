@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 use std::net::IpAddr;
 
-use http::{HeaderMap, Uri, header};
+use http::{HeaderMap, HeaderValue, Uri, header};
 
 /// Which `Host` values are accepted.
 #[derive(Debug, Clone, Default)]
@@ -45,6 +45,20 @@ pub(crate) enum Refusal {
     MissingHost,
     Host(String),
     Origin(String),
+    /// `Host` or `Origin` sent more than once: which one would count is
+    /// anybody's guess, so neither does.
+    Repeated(&'static str),
+}
+
+impl Refusal {
+    /// A repeated `Host` is a malformed request (RFC 9112 §3.2: 400); the
+    /// others are refusals of a well-formed one.
+    pub(crate) fn status(&self) -> http::StatusCode {
+        match self {
+            Refusal::Repeated(_) => http::StatusCode::BAD_REQUEST,
+            _ => http::StatusCode::FORBIDDEN,
+        }
+    }
 }
 
 impl std::fmt::Display for Refusal {
@@ -53,7 +67,21 @@ impl std::fmt::Display for Refusal {
             Refusal::MissingHost => f.write_str("The request has no Host header"),
             Refusal::Host(host) => write!(f, "Host `{host}` is not allowed"),
             Refusal::Origin(origin) => write!(f, "Origin `{origin}` is not allowed"),
+            Refusal::Repeated(name) => write!(f, "The request has more than one {name} header"),
         }
+    }
+}
+
+/// The value of `name`, unless it appears more than once.
+fn single<'a>(
+    headers: &'a HeaderMap,
+    name: header::HeaderName,
+    shown: &'static str,
+) -> Result<Option<&'a HeaderValue>, Refusal> {
+    let mut values = headers.get_all(name).iter();
+    match (values.next(), values.next()) {
+        (first, None) => Ok(first),
+        (_, Some(_)) => Err(Refusal::Repeated(shown)),
     }
 }
 
@@ -89,11 +117,12 @@ impl OriginPolicy {
 
     /// Step 1 of the pipeline.
     pub(crate) fn check(&self, headers: &HeaderMap, uri: &Uri) -> Result<(), Refusal> {
-        let host_value = headers.get(header::HOST);
+        let host_value = single(headers, header::HOST, "Host")?;
+        let origin_value = single(headers, header::ORIGIN, "Origin")?;
         // What a local client sends, settled without taking the value apart.
         if matches!(self.hosts, HostRule::Auto | HostRule::Loopback)
             && host_value.is_some_and(|v| is_plain_loopback_host(v.as_bytes()))
-            && !headers.contains_key(header::ORIGIN)
+            && origin_value.is_none()
         {
             return Ok(());
         }
@@ -114,7 +143,7 @@ impl OriginPolicy {
             }
         }
 
-        let Some(origin) = headers.get(header::ORIGIN) else { return Ok(()) };
+        let Some(origin) = origin_value else { return Ok(()) };
         let shown = || Refusal::Origin(String::from_utf8_lossy(origin.as_bytes()).into_owned());
         let origin = origin.to_str().map_err(|_| shown())?.trim();
         let normalized = origin.trim_end_matches('/').to_ascii_lowercase();

@@ -145,7 +145,7 @@ where
     let (parts, body) = request.into_parts();
     if let Err(refusal) = config.origin.check(&parts.headers, &parts.uri) {
         tracing::debug!(%refusal, "request refused");
-        return transport_error(StatusCode::FORBIDDEN, refusal.to_string());
+        return transport_error(refusal.status(), refusal.to_string());
     }
     if parts.method != Method::POST {
         let mut response = transport_error(
