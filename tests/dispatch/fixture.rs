@@ -113,7 +113,12 @@ pub(crate) fn prompts() -> Vec<PromptEntry> {
             .argument("name", "Who to greet", true)
             .completer(|call: CompleteCall| async move {
                 let typed = call.value().to_owned();
-                Ok(Completion::from_values((0..150).map(|i| format!("{typed}{i}"))))
+                let values = (0..150).map(|i| format!("{typed}{i}"));
+                if typed == "many" {
+                    // Too many values, and a total the handler knows to be larger still.
+                    return Ok(Completion { values: values.collect(), total: Some(1000), has_more: Some(true) });
+                }
+                Ok(Completion::from_values(values))
             }),
         PromptEntry::new("broken", || async { Err::<String, _>("the template is missing") }),
         PromptEntry::new("apology", || async { "Sorry." }),

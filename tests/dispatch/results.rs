@@ -331,6 +331,11 @@ async fn completion_is_capped_at_one_hundred_values() {
     let completion = &reply.result()["completion"];
     assert_eq!(completion["values"].as_array().map(Vec::len), Some(100));
     assert_eq!((&completion["total"], &completion["hasMore"]), (&json!(150), &json!(true)));
+    let params = json!({"ref": {"type": "ref/prompt", "name": "greet"}, "argument": {"name": "name", "value": "many"}});
+    let reply = call(&server, "completion/complete", params).await;
+    let completion = &reply.result()["completion"];
+    assert_eq!(completion["values"].as_array().map(Vec::len), Some(100), "cut to 100");
+    assert_eq!(completion["total"], json!(1000), "the handler's own total is kept");
     // A prompt without a completer completes to nothing.
     let params = json!({"ref": {"type": "ref/prompt", "name": "apology"}, "argument": {"name": "x", "value": ""}});
     assert_eq!(call(&server, "completion/complete", params).await.result()["completion"]["values"], json!([]));

@@ -472,7 +472,10 @@ pub(super) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
             match completion {
                 Ok(mut completion) => {
                     if completion.values.len() > Completion::MAX_VALUES {
+                        let known = completion.total;
                         completion = Completion::from_values(completion.values);
+                        // The handler may know of more matches than it listed.
+                        completion.total = completion.total.max(known);
                     }
                     finish(p, ResultType::Complete, &CompleteResult { completion }, None, None)
                 }
