@@ -4,7 +4,7 @@
 use mcp_runtime::input::{Elicitation, Sampling};
 use mcp_runtime::protocol::{ClientCapabilities, ElicitationCapability, SamplingCapability};
 use mcp_runtime::testing::TestClient;
-use mcp_runtime::{Input, PromptEntry, Server, ToolEntry};
+use mcp_runtime::{Args, Input, PromptEntry, Server, ToolEntry};
 use serde_json::{Value, json};
 
 fn server() -> Server {
@@ -167,6 +167,51 @@ async fn tampered_expired_or_misplaced_state_is_an_error() {
     let err =
         other.request("tools/call", json!({"name": "greet", "requestState": r1["requestState"]})).await.unwrap_err();
     assert_eq!(err.code, -32602);
+}
+
+#[tokio::test]
+async fn a_state_only_resumes_the_arguments_it_was_issued_for() {
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct Target {
+        path: String,
+    }
+    let server = Server::builder("mrtr-bound", "1.0.0")
+        .tool(ToolEntry::new("delete", |Args(t): Args<Target>, input: Input| async move {
+            let message = format!("Delete {}?", t.path);
+            let answer = input.elicit("confirm", Elicitation::form(message).boolean("ok", true)).await;
+            format!("deleted {} (ok={})", t.path, answer.field("ok").unwrap_or_default())
+        }))
+        .prompt(PromptEntry::new("summary", |input: Input| async move {
+            input.elicit("style", Elicitation::form("Style?").text("style", true)).await;
+            "summary"
+        }))
+        .build()
+        .expect("valid server");
+    let client = TestClient::new(server).with_capabilities(with_elicitation_and_sampling());
+    let first = client.call_tool("delete", json!({"path": "/tmp/a"})).await.unwrap();
+    let state = first["requestState"].clone();
+    let confirm = json!({"confirm": {"action": "accept", "content": {"ok": true}}});
+
+    // The user confirmed deleting /tmp/a: that answer cannot delete anything else.
+    let replayed = json!({"name": "delete", "arguments": {"path": "/etc/passwd"}, "inputResponses": confirm, "requestState": state});
+    let err = client.request("tools/call", replayed).await.unwrap_err();
+    assert_eq!(err.code, -32602);
+    assert!(err.message.contains("other arguments"), "{}", err.message);
+    let without = json!({"name": "delete", "inputResponses": confirm, "requestState": state});
+    assert_eq!(client.request("tools/call", without).await.unwrap_err().code, -32602);
+
+    let retried =
+        json!({"name": "delete", "arguments": {"path": "/tmp/a"}, "inputResponses": confirm, "requestState": state});
+    let done = client.request("tools/call", retried).await.unwrap();
+    assert_eq!(done["content"][0]["text"], "deleted /tmp/a (ok=true)");
+
+    // Prompts too: the state of one rendering does not carry to other arguments.
+    let first = client.request("prompts/get", json!({"name": "summary", "arguments": {"topic": "a"}})).await.unwrap();
+    let answers = json!({"style": {"action": "accept", "content": {"style": "short"}}});
+    let other = json!({"name": "summary", "arguments": {"topic": "b"}, "inputResponses": answers, "requestState": first["requestState"]});
+    assert_eq!(client.request("prompts/get", other).await.unwrap_err().code, -32602);
+    let same = json!({"name": "summary", "arguments": {"topic": "a"}, "inputResponses": answers, "requestState": first["requestState"]});
+    assert_eq!(client.request("prompts/get", same).await.unwrap()["messages"][0]["content"]["text"], "summary");
 }
 
 #[tokio::test]

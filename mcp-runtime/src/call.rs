@@ -10,6 +10,14 @@ use crate::context::RequestContext;
 pub trait Call: Send + Sync {
     /// The request being served.
     fn context(&self) -> &RequestContext;
+
+    /// A digest of the arguments a retry must repeat for a sealed
+    /// `requestState` to be accepted; `None` when the call has none beyond
+    /// its target (a resource's URI).
+    #[doc(hidden)]
+    fn arguments_digest(&self) -> Option<String> {
+        None
+    }
 }
 
 /// One `tools/call` invocation.
@@ -41,6 +49,10 @@ impl Call for ToolCall {
     fn context(&self) -> &RequestContext {
         &self.context
     }
+
+    fn arguments_digest(&self) -> Option<String> {
+        Some(crate::request_state::tool_arguments_digest(self.arguments.as_deref()))
+    }
 }
 
 /// One `prompts/get` invocation.
@@ -71,6 +83,10 @@ impl PromptCall {
 impl Call for PromptCall {
     fn context(&self) -> &RequestContext {
         &self.context
+    }
+
+    fn arguments_digest(&self) -> Option<String> {
+        Some(crate::request_state::arguments_digest(&self.arguments))
     }
 }
 

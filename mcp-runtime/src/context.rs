@@ -171,14 +171,17 @@ impl RequestContext {
         &self.inner.server
     }
 
-    /// The request's input state, made now if it was not yet; `None` when
-    /// the request cannot ask for input.
-    pub(crate) fn input_state(&self) -> Option<Arc<InputState>> {
+    /// The request's input state, made now (bound to the arguments of
+    /// `digest`) if it was not yet; `None` when the request cannot ask for
+    /// input.
+    pub(crate) fn input_state(&self, digest: impl FnOnce() -> Option<String>) -> Option<Arc<InputState>> {
         match &self.inner.input {
             InputSlot::Unavailable => None,
-            InputSlot::Available(cell) => Some(Arc::clone(
-                cell.get_or_init(|| Arc::new(InputState::new(Map::new(), None, Arc::clone(&self.inner.meta)))),
-            )),
+            InputSlot::Available(cell) => {
+                Some(Arc::clone(cell.get_or_init(|| {
+                    Arc::new(InputState::new(Map::new(), None, Arc::clone(&self.inner.meta), digest()))
+                })))
+            }
         }
     }
 

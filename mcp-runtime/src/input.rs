@@ -42,6 +42,8 @@ use crate::protocol::{ClientCapabilities, ElicitAction, ElicitRequest, ErrorObje
 pub(crate) struct InputState {
     answers: Map<String, Value>,
     meta: Arc<RequestMeta>,
+    /// The digest of the request's arguments, sealed with the state.
+    digest: Option<String>,
     app_state: Option<Value>,
     round: Mutex<Round>,
 }
@@ -57,16 +59,27 @@ struct Round {
 #[derive(Debug)]
 pub(crate) enum Interrupted {
     /// It awaits answers the client can give.
-    NeedsInput { requests: Map<String, Value>, answers: Map<String, Value>, app_state: Option<Value> },
+    NeedsInput {
+        requests: Map<String, Value>,
+        answers: Map<String, Value>,
+        app_state: Option<Value>,
+        digest: Option<String>,
+    },
     /// It awaits a kind of input the client did not declare.
     MissingCapabilities(Map<String, Value>),
 }
 
 impl InputState {
-    pub(crate) fn new(answers: Map<String, Value>, app_state: Option<Value>, meta: Arc<RequestMeta>) -> Self {
+    pub(crate) fn new(
+        answers: Map<String, Value>,
+        app_state: Option<Value>,
+        meta: Arc<RequestMeta>,
+        digest: Option<String>,
+    ) -> Self {
         InputState {
             answers,
             meta,
+            digest,
             app_state: app_state.clone(),
             round: Mutex::new(Round { app_state, ..Round::default() }),
         }
@@ -90,6 +103,7 @@ impl InputState {
             requests: std::mem::take(&mut round.requests),
             answers: self.answers.clone(),
             app_state: round.app_state.take(),
+            digest: self.digest.clone(),
         }
     }
 }
@@ -133,7 +147,7 @@ pub struct Input {
 
 impl<C: Call> FromCall<C> for Input {
     fn from_call(call: &C) -> Result<Self, Rejection> {
-        match call.context().input_state() {
+        match call.context().input_state(|| call.arguments_digest()) {
             Some(state) => Ok(Input { state }),
             None => Err(Rejection::Rpc(ErrorObject::internal(
                 "input can only be requested by tools, prompts and resources",

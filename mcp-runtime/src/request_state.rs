@@ -2,8 +2,10 @@
 //!
 //! The state travels through the client, which must be treated as an
 //! attacker, so it is authenticated with HMAC-SHA256 and carries its own
-//! expiry and the request it belongs to (method and tool, prompt or resource
-//! name). A tampered, expired or misplaced state is rejected with `-32602`.
+//! expiry and the request it belongs to (method, tool, prompt or resource
+//! name, and a digest of the arguments, so that answers given for one set of
+//! arguments cannot be replayed with another). A tampered, expired or
+//! misplaced state is rejected with `-32602`.
 //! The key is random per process unless set, so replicas that must accept
 //! each other's state share a configured key.
 
@@ -14,8 +16,9 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
-use sha2::Sha256;
+use sha2::{Digest as _, Sha256};
 
 use crate::protocol::ErrorObject;
 
@@ -75,11 +78,13 @@ impl RequestStateKey {
         HmacSha256::new_from_slice(&self.secret).unwrap_or_else(|_| unreachable!("HMAC takes any key length"))
     }
 
-    /// Seals `state` for the request `method` on `target`.
-    pub(crate) fn seal(&self, method: &str, target: &str, state: &SealedState) -> String {
+    /// Seals `state` for the request `method` on `target` with arguments
+    /// of digest `digest` (see [`arguments_digest`]).
+    pub(crate) fn seal(&self, method: &str, target: &str, digest: Option<&str>, state: &SealedState) -> String {
         let payload = Payload {
             m: method,
             t: target,
+            d: digest,
             exp: now_ms().saturating_add(self.lifetime.as_millis() as u64),
             a: &state.answers,
             s: state.app.as_ref(),
@@ -94,9 +99,15 @@ impl RequestStateKey {
         format!("{VERSION}.{body}.{tag}")
     }
 
-    /// Opens a state sealed for `method` on `target`, checking its MAC, its
-    /// expiry and where it belongs.
-    pub(crate) fn open(&self, method: &str, target: &str, sealed: &str) -> Result<SealedState, ErrorObject> {
+    /// Opens a state sealed for `method` on `target` with arguments of
+    /// digest `digest`, checking its MAC, its expiry and where it belongs.
+    pub(crate) fn open(
+        &self,
+        method: &str,
+        target: &str,
+        digest: Option<&str>,
+        sealed: &str,
+    ) -> Result<SealedState, ErrorObject> {
         let invalid = |why: &str| ErrorObject::invalid_params(format!("Invalid requestState: {why}"));
         let mut parts = sealed.split('.');
         let (Some(version), Some(body), Some(tag), None) = (parts.next(), parts.next(), parts.next(), parts.next())
@@ -116,6 +127,9 @@ impl RequestStateKey {
         let payload: OwnedPayload = serde_json::from_slice(&json).map_err(|_| invalid("malformed"))?;
         if payload.m != method || payload.t != target {
             return Err(invalid("it belongs to another request"));
+        }
+        if payload.d.as_deref() != digest {
+            return Err(invalid("it was issued for other arguments; send the same arguments as the first request"));
         }
         if payload.exp < now_ms() {
             return Err(invalid("expired; start the request again"));
@@ -142,6 +156,8 @@ pub(crate) struct SealedState {
 struct Payload<'a> {
     m: &'a str,
     t: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    d: Option<&'a str>,
     exp: u64,
     a: &'a Map<String, Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -152,11 +168,73 @@ struct Payload<'a> {
 struct OwnedPayload {
     m: String,
     t: String,
+    #[serde(default)]
+    d: Option<String>,
     exp: u64,
     #[serde(default)]
     a: Map<String, Value>,
     #[serde(default)]
     s: Option<Value>,
+}
+
+/// A digest of a request's arguments: SHA-256 of their canonical JSON (keys
+/// sorted at every level, no whitespace), so a client that sends the same
+/// arguments again with another spacing or key order still matches.
+pub(crate) fn arguments_digest(arguments: &Map<String, Value>) -> String {
+    let mut canonical = Vec::new();
+    write_object(arguments, &mut canonical);
+    URL_SAFE_NO_PAD.encode(Sha256::digest(&canonical))
+}
+
+/// [`arguments_digest`] of a tool's raw arguments (absent: none, as `{}`).
+/// Text that does not read as an object (a lone surrogate escape, which the
+/// tool's own reader may skip) is digested as it is.
+pub(crate) fn tool_arguments_digest(arguments: Option<&RawValue>) -> String {
+    match arguments.map(|raw| serde_json::from_str::<Map<String, Value>>(raw.get())) {
+        None => arguments_digest(&Map::new()),
+        Some(Ok(map)) => arguments_digest(&map),
+        Some(Err(_)) => {
+            let raw = arguments.map(RawValue::get).unwrap_or_default();
+            URL_SAFE_NO_PAD.encode(Sha256::digest(format!("raw:{raw}")))
+        }
+    }
+}
+
+fn write_object(map: &Map<String, Value>, out: &mut Vec<u8>) {
+    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+    entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    out.push(b'{');
+    for (i, (key, value)) in entries.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_scalar(&Value::String(key.clone()), out);
+        out.push(b':');
+        write_canonical(value, out);
+    }
+    out.push(b'}');
+}
+
+fn write_canonical(value: &Value, out: &mut Vec<u8>) {
+    match value {
+        Value::Object(map) => write_object(map, out),
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(b']');
+        }
+        scalar => write_scalar(scalar, out),
+    }
+}
+
+fn write_scalar(value: &Value, out: &mut Vec<u8>) {
+    // Writing a scalar `Value` into a `Vec` cannot fail.
+    let _ = serde_json::to_writer(out, value);
 }
 
 fn now_ms() -> u64 {
@@ -177,23 +255,49 @@ mod tests {
     #[test]
     fn round_trips_and_rejects_tampering() {
         let key = RequestStateKey::random();
-        let sealed = key.seal("tools/call", "t", &state());
-        assert_eq!(key.open("tools/call", "t", &sealed).unwrap(), state());
-        assert!(key.open("tools/call", "t", &format!("{sealed}x")).is_err());
-        assert!(key.open("tools/call", "other", &sealed).is_err());
-        assert!(key.open("prompts/get", "t", &sealed).is_err());
-        assert!(RequestStateKey::random().open("tools/call", "t", &sealed).is_err());
-        assert!(key.open("tools/call", "t", "garbage").is_err());
+        let sealed = key.seal("tools/call", "t", None, &state());
+        assert_eq!(key.open("tools/call", "t", None, &sealed).unwrap(), state());
+        assert!(key.open("tools/call", "t", None, &format!("{sealed}x")).is_err());
+        assert!(key.open("tools/call", "other", None, &sealed).is_err());
+        assert!(key.open("prompts/get", "t", None, &sealed).is_err());
+        assert!(RequestStateKey::random().open("tools/call", "t", None, &sealed).is_err());
+        assert!(key.open("tools/call", "t", None, "garbage").is_err());
+    }
+
+    #[test]
+    fn a_state_is_bound_to_its_arguments() {
+        let key = RequestStateKey::random();
+        let sealed = key.seal("tools/call", "t", Some("digest-a"), &state());
+        assert!(key.open("tools/call", "t", Some("digest-a"), &sealed).is_ok());
+        assert!(key.open("tools/call", "t", Some("digest-b"), &sealed).is_err());
+        assert!(key.open("tools/call", "t", None, &sealed).is_err());
+        let unbound = key.seal("tools/call", "t", None, &state());
+        assert!(key.open("tools/call", "t", Some("digest-a"), &unbound).is_err());
+    }
+
+    #[test]
+    fn the_digest_ignores_spacing_and_key_order_only() {
+        let digest = |text: &str| match serde_json::from_str(text) {
+            Ok(Value::Object(map)) => arguments_digest(&map),
+            _ => panic!("not an object: {text}"),
+        };
+        let a = digest(r#"{"path":"/tmp/a","opts":{"x":1,"y":[true,null]}}"#);
+        assert_eq!(a, digest(r#"{ "opts": {"y": [true, null], "x": 1}, "path": "/tmp/a" }"#));
+        assert_eq!(a, digest(r#"{"path":"\/tmp\/a","opts":{"x":1,"y":[true,null]}}"#));
+        assert_ne!(a, digest(r#"{"path":"/etc/passwd","opts":{"x":1,"y":[true,null]}}"#));
+        assert_ne!(a, digest(r#"{"path":"/tmp/a","opts":{"x":2,"y":[true,null]}}"#));
+        assert_ne!(a, digest(r#"{"path":"/tmp/a","opts":{"x":1,"y":[null,true]}}"#));
+        assert_ne!(digest("{}"), digest(r#"{"extra":null}"#));
     }
 
     #[test]
     fn shared_secret_works_across_instances_and_expires() {
         let a = RequestStateKey::from_secret(b"shared");
         let b = RequestStateKey::from_secret(b"shared");
-        let sealed = a.seal("tools/call", "t", &state());
-        assert!(b.open("tools/call", "t", &sealed).is_ok());
-        let expired = a.clone().with_lifetime(Duration::ZERO).seal("tools/call", "t", &state());
+        let sealed = a.seal("tools/call", "t", None, &state());
+        assert!(b.open("tools/call", "t", None, &sealed).is_ok());
+        let expired = a.clone().with_lifetime(Duration::ZERO).seal("tools/call", "t", None, &state());
         std::thread::sleep(Duration::from_millis(5));
-        assert!(b.open("tools/call", "t", &expired).is_err());
+        assert!(b.open("tools/call", "t", None, &expired).is_err());
     }
 }

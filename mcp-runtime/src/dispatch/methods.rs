@@ -23,7 +23,7 @@ use crate::protocol::{
     ContentBlock, ErrorObject, GetPromptParams, InputRequiredResult, ListenParams, META_SERVER_INFO,
     ReadResourceParams, ResultType, SubscriptionFilter, TextContent,
 };
-use crate::request_state::SealedState;
+use crate::request_state::{self, SealedState};
 use crate::server::Snapshot;
 
 /// A validated request, by method.
@@ -270,20 +270,23 @@ async fn guarded<T>(fut: impl std::future::Future<Output = Result<T, ErrorObject
     }
 }
 
-/// Step 16: the answers of earlier rounds (from a verified `requestState`)
+/// Step 16: the answers of earlier rounds (from a verified `requestState`,
+/// which must have been issued for the same arguments, of digest `digest`)
 /// merged with this round's `inputResponses`; without either, the state is
 /// only made if the handler asks for input.
 fn input_slot(
     p: &Prepared,
     target: &str,
+    digest: impl FnOnce() -> Option<String>,
     responses: Option<Value>,
     request_state: Option<&str>,
 ) -> Result<InputSlot, ErrorObject> {
     if request_state.is_none() && matches!(responses, None | Some(Value::Null)) {
         return Ok(InputSlot::Available(OnceLock::new()));
     }
+    let digest = digest();
     let sealed = match request_state {
-        Some(state) => p.server.inner.request_state_key.open(p.method, target, state)?,
+        Some(state) => p.server.inner.request_state_key.open(p.method, target, digest.as_deref(), state)?,
         None => SealedState::default(),
     };
     let mut answers = sealed.answers;
@@ -292,7 +295,7 @@ fn input_slot(
         Some(Value::Object(new)) => answers.extend(new),
         Some(_) => return Err(ErrorObject::invalid_params("`inputResponses` must be an object")),
     }
-    let state = Arc::new(InputState::new(answers, sealed.app, Arc::clone(&p.meta)));
+    let state = Arc::new(InputState::new(answers, sealed.app, Arc::clone(&p.meta), digest));
     Ok(InputSlot::Available(OnceLock::from(state)))
 }
 
@@ -317,8 +320,8 @@ where
                 "This request needs client capabilities it did not declare",
                 Value::Object(needed),
             )),
-            Err(Interrupted::NeedsInput { requests, answers, app_state }) => {
-                let state = key.seal(method, target, &SealedState { answers, app: app_state });
+            Err(Interrupted::NeedsInput { requests, answers, app_state, digest }) => {
+                let state = key.seal(method, target, digest.as_deref(), &SealedState { answers, app: app_state });
                 Ok(Outcome::InputRequired(InputRequiredResult {
                     input_requests: (!requests.is_empty()).then_some(requests),
                     request_state: Some(state),
@@ -395,7 +398,8 @@ pub(super) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
             let CallToolParams { name, arguments, input_responses, request_state } = params;
             let tool = &snapshot.catalog.tools[position].entry;
             let target = tool.definition.name.as_str();
-            let input = match input_slot(p, target, input_responses, request_state.as_deref()) {
+            let digest = || Some(request_state::tool_arguments_digest(arguments.as_deref()));
+            let input = match input_slot(p, target, digest, input_responses, request_state.as_deref()) {
                 Ok(input) => input,
                 Err(e) => return failed(p, e),
             };
@@ -412,12 +416,14 @@ pub(super) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
         }
         Route::GetPrompt(params, handler) => {
             let GetPromptParams { name, arguments, input_responses, request_state } = params;
-            let input = match input_slot(p, &name, input_responses, request_state.as_deref()) {
+            let arguments = arguments.unwrap_or_default();
+            let digest = || Some(request_state::arguments_digest(&arguments));
+            let input = match input_slot(p, &name, digest, input_responses, request_state.as_deref()) {
                 Ok(input) => input,
                 Err(e) => return failed(p, e),
             };
             let cx = context(options, input);
-            let call = PromptCall::new(name.clone(), arguments.unwrap_or_default(), cx.clone());
+            let call = PromptCall::new(name.clone(), arguments, cx.clone());
             let outcome = interruptible(p, &name, cx, move || handler(call)).await;
             outcome_response(p, outcome, |r| r.meta.take(), None)
         }
@@ -431,7 +437,7 @@ pub(super) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
                 },
             };
             let cache = entry.cache.unwrap_or(inner.read_cache);
-            let input = match input_slot(p, uri, params.input_responses, params.request_state.as_deref()) {
+            let input = match input_slot(p, uri, || None, params.input_responses, params.request_state.as_deref()) {
                 Ok(input) => input,
                 Err(e) => return failed(p, e),
             };
