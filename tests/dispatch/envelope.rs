@@ -82,6 +82,47 @@ async fn a_wrong_jsonrpc_version_or_method_is_an_invalid_request_echoing_the_id(
     }
 }
 
+/// A member written twice makes the request ambiguous, so it is invalid;
+/// the id was still read, before or after the repetition, and comes back.
+#[tokio::test]
+async fn a_repeated_member_is_an_invalid_request_echoing_the_id() {
+    let server = fixture::full();
+    let meta = mcp_tests::wire_schema::request_meta();
+    for method in ["server/discover", "tools/call"] {
+        let version = r#""jsonrpc":"2.0""#.to_owned();
+        let method_member = format!(r#""method":"{method}""#);
+        let params = format!(r#""params":{{"name":"add","arguments":{{"a":1,"b":2}},"_meta":{meta}}}"#);
+        // `method` before `params` (as the one-pass reading takes it) and after.
+        for order in [[&version, &method_member, &params], [&params, &version, &method_member]] {
+            for (repeated, member) in [("jsonrpc", &version), ("method", &method_member), ("params", &params)] {
+                let mut members: Vec<&str> = order.iter().map(|m| m.as_str()).collect();
+                let at = members.iter().position(|m| m == member).expect("the member is in the list");
+                members.insert(at + 1, member);
+                for id_first in [true, false] {
+                    let mut members = members.clone();
+                    if id_first {
+                        members.insert(0, r#""id":7"#)
+                    } else {
+                        members.push(r#""id":7"#)
+                    }
+                    let text = format!("{{{}}}", members.join(","));
+                    let reply = send_bytes(&server, text.as_bytes()).await;
+                    assert_eq!(reply.code(), -32600, "for {text}");
+                    assert_eq!(reply.error()["message"], json!(format!("`{repeated}` appears more than once")));
+                    assert_eq!(reply.response()["id"], json!(7), "the id was read: {text}");
+                    assert_eq!((reply.stage, reply.http_status), (Some(Stage::Envelope), Some(400)), "for {text}");
+                }
+            }
+        }
+    }
+    // A repeated id is one that could not be read.
+    let text = format!(r#"{{"jsonrpc":"2.0","id":7,"method":"server/discover","id":7,"params":{{"_meta":{meta}}}}}"#);
+    let reply = send_bytes(&server, text.as_bytes()).await;
+    assert_eq!(reply.code(), -32600);
+    assert_eq!(reply.error()["message"], json!("`id` appears more than once"));
+    assert!(reply.response().get("id").is_none(), "{}", reply.response());
+}
+
 #[tokio::test]
 async fn responses_sent_to_the_server_are_invalid_requests() {
     let server = fixture::full();

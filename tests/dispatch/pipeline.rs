@@ -4,7 +4,7 @@
 //! params (-32602).
 
 use mcp_runtime::dispatch::Stage;
-use mcp_tests::exchange::{request, send, send_with_headers};
+use mcp_tests::exchange::{request, send, send_bytes, send_with_headers};
 use serde_json::{Value, json};
 
 use crate::fixture::{self, FakeHeaders, HeaderCall};
@@ -46,6 +46,78 @@ async fn missing_or_malformed_meta_is_invalid_params_echoing_the_id() {
         assert_eq!(reply.response()["id"], json!(11));
         assert_eq!(reply.stage, Some(Stage::Meta));
         assert_eq!(reply.http_status, Some(400), "a malformed `_meta` is rejected before dispatch");
+    }
+}
+
+/// `params` that are JSON but not an object fail at step 8 whatever the
+/// method, even an array holding what would pass as the object's members.
+#[tokio::test]
+async fn params_that_are_not_an_object_are_rejected_before_any_other_check() {
+    let server = fixture::full();
+    let meta = mcp_tests::wire_schema::request_meta();
+    let methods = [
+        "server/discover",
+        "tools/list",
+        "tools/call",
+        "prompts/list",
+        "prompts/get",
+        "resources/list",
+        "resources/read",
+        "resources/templates/list",
+        "completion/complete",
+        "subscriptions/listen",
+        "nope/nope",
+    ];
+    let not_objects = [json!([meta]), json!([meta, "add"]), json!([{"_meta": meta}]), json!([]), json!("x"), json!(5)];
+    for method in methods {
+        for params in &not_objects {
+            let message = json!({"jsonrpc": "2.0", "id": 4, "method": method, "params": params});
+            let headers = FakeHeaders::matching(method, Some("add"));
+            for reply in [send(&server, &message).await, send_with_headers(&server, &message, &headers).await] {
+                assert_eq!(reply.error()["message"], json!("`params` must be an object"), "for {message}");
+                assert_eq!(reply.code(), -32602, "for {message}");
+                assert_eq!(reply.response()["id"], json!(4));
+                assert_eq!((reply.stage, reply.http_status), (Some(Stage::Meta), Some(400)), "for {message}");
+            }
+            assert!(headers.calls().is_empty(), "headers were compared for {message}");
+        }
+    }
+}
+
+/// A member written twice in `params` is an error only where the dispatcher
+/// reads it before routing: `_meta` always, and the name or URI that the
+/// header checks compare. Any other member may repeat, as JSON allows.
+#[tokio::test]
+async fn repeated_params_members_are_rejected_where_the_dispatcher_reads_them() {
+    let server = fixture::full();
+    let meta = mcp_tests::wire_schema::request_meta();
+    let message = |method: &str, members: String| {
+        format!(r#"{{"jsonrpc":"2.0","id":6,"method":"{method}","params":{{{members}}}}}"#)
+    };
+    let unread = r#""name":"a","name":"b","uri":1,"uri":2,"x":[],"x":{}"#;
+    let harmless = [
+        message("server/discover", format!(r#""_meta":{meta},{unread}"#)),
+        message("tools/list", format!(r#"{unread},"_meta":{meta}"#)),
+        message("resources/read", format!(r#""uri":"docs://readme","name":1,"name":2,"x":0,"x":0,"_meta":{meta}"#)),
+        message("prompts/get", format!(r#""name":"apology","uri":1,"uri":2,"_meta":{meta}"#)),
+        message("tools/call", format!(r#""name":"add","uri":1,"uri":2,"arguments":{{"a":1,"b":2}},"_meta":{meta}"#)),
+    ];
+    for text in harmless {
+        send_bytes(&server, text.as_bytes()).await.result();
+    }
+    let rejected = [
+        (message("server/discover", format!(r#""_meta":{meta},"_meta":{meta}"#)), "_meta"),
+        (message("tools/call", format!(r#""_meta":{meta},"name":"add","_meta":{meta},"name":"add""#)), "_meta"),
+        (message("tools/call", format!(r#""name":"add","_meta":{meta},"name":"add""#)), "name"),
+        (message("prompts/get", format!(r#""name":"apology","name":"greet","_meta":{meta}"#)), "name"),
+        (message("resources/read", format!(r#""uri":"docs://readme","uri":"docs://readme","_meta":{meta}"#)), "uri"),
+    ];
+    for (text, repeated) in rejected {
+        let reply = send_bytes(&server, text.as_bytes()).await;
+        assert_eq!(reply.code(), -32602, "for {text}");
+        assert_eq!(reply.error()["message"], json!(format!("`params.{repeated}` appears more than once")));
+        assert_eq!(reply.response()["id"], json!(6));
+        assert_eq!((reply.stage, reply.http_status), (Some(Stage::Meta), Some(400)), "for {text}");
     }
 }
 

@@ -103,6 +103,57 @@ async fn invalid_calls_get_the_same_error_from_either_reading() {
 }
 
 #[tokio::test]
+async fn repeated_params_members_get_the_same_answer_from_either_reading() {
+    let args = r#""arguments":{"a":2,"b":3}"#;
+    // Members `tools/call` does not read may repeat.
+    for members in [
+        format!(r#""name":"add",{args},"uri":1,"uri":2,"_meta":{META}"#),
+        format!(r#""x":[1],"name":"add","x":null,{args},"_meta":{META},"x":{{}}"#),
+    ] {
+        let reply = assert_alike("5", r#""tools/call""#, &format!("{{{members}}}")).await;
+        assert_eq!(reply.result()["content"][0]["text"], "5", "for {members}");
+    }
+    // Those it reads may not: `_meta` and `name` before routing, the rest
+    // with the call's own params.
+    for (members, message, status) in [
+        (format!(r#""name":"add","name":"add",{args},"_meta":{META}"#), "`params.name` appears more than once", 400),
+        (format!(r#""name":"add",{args},"_meta":{META},"name":"nope""#), "`params.name` appears more than once", 400),
+        (format!(r#""_meta":{META},"name":"add",{args},"_meta":{META}"#), "`params._meta` appears more than once", 400),
+        (
+            format!(r#""name":"add",{args},"_meta":{META},{args}"#),
+            "Invalid params for `tools/call`: duplicate field `arguments`",
+            200,
+        ),
+        (
+            format!(r#""name":"add","requestState":"a","requestState":"a","_meta":{META}"#),
+            "Invalid params for `tools/call`: duplicate field `requestState`",
+            200,
+        ),
+    ] {
+        let reply = assert_alike("5", r#""tools/call""#, &format!("{{{members}}}")).await;
+        assert_eq!(reply.code(), -32602, "for {members}");
+        let text = reply.error()["message"].as_str().map(without_positions);
+        assert_eq!(text.as_deref(), Some(message), "for {members}");
+        assert_eq!(reply.http_status, Some(status), "for {members}");
+    }
+}
+
+#[tokio::test]
+async fn params_that_are_not_an_object_get_the_same_error_from_either_reading() {
+    for params in [
+        format!("[{META}]"),
+        format!(r#"[{META},"add"]"#),
+        format!(r#"[{{"name":"add","arguments":{{"a":2,"b":3}},"_meta":{META}}}]"#),
+        "[]".to_owned(),
+        "7".to_owned(),
+    ] {
+        let reply = assert_alike("2", r#""tools/call""#, &params).await;
+        assert_eq!(reply.error()["message"], "`params` must be an object", "for {params}");
+        assert_eq!((reply.code(), reply.http_status), (-32602, Some(400)), "for {params}");
+    }
+}
+
+#[tokio::test]
 async fn odd_envelopes_get_the_same_answer_from_either_reading() {
     let params = format!(r#"{{"name":"add","arguments":{{"a":2,"b":3}},"_meta":{META}}}"#);
     for (id, method) in [
@@ -124,12 +175,25 @@ async fn odd_envelopes_get_the_same_answer_from_either_reading() {
         r#""jsonrpc":"2.0","id":1,"method":"tools/call","result":{}"#,
         r#""jsonrpc":"2.0","id":1,"id":2,"method":"tools/call""#,
         r#""jsonrpc":"2.0","id":1,"method":"tools/call","method":"tools/call""#,
+        r#""jsonrpc":"2.0","method":"tools/call","method":"tools/call","id":1"#,
+        r#""jsonrpc":"2.0","jsonrpc":"2.0","id":1,"method":"tools/call""#,
+        r#""jsonrpc":"2.0","method":"tools/call","jsonrpc":"2.0","id":1"#,
         r#""id":1,"method":"tools/call""#,
         r#""jsonrpc":"2.0","id":1,"method":"tools/call","x":[{"y":null}]"#,
     ] {
         let fast = send_bytes(&server, format!(r#"{{{members},"params":{params}}}"#).as_bytes()).await;
         let general = send_bytes(&server, format!(r#"{{"params":{params},{members}}}"#).as_bytes()).await;
         assert_eq!(summary(&fast), summary(&general), "the two readings differ for {members}");
+    }
+    // `params` twice, with the id before and after the pair.
+    for (before, after) in [(r#""id":1,"#, ""), ("", r#","id":1"#)] {
+        let fast =
+            format!(r#"{{"jsonrpc":"2.0",{before}"method":"tools/call","params":{params},"params":{params}{after}}}"#);
+        let general =
+            format!(r#"{{{before}"params":{params},"params":{params},"jsonrpc":"2.0","method":"tools/call"{after}}}"#);
+        let (fast, general) =
+            (send_bytes(&server, fast.as_bytes()).await, send_bytes(&server, general.as_bytes()).await);
+        assert_eq!(summary(&fast), summary(&general), "the two readings differ for `params` twice");
     }
 }
 

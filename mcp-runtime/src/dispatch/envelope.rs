@@ -3,11 +3,12 @@
 use std::borrow::Cow;
 
 use serde::Deserialize;
-use serde::de::IgnoredAny;
+use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 use super::response::{Response, Stage};
 use super::single_pass::{ReadCall, read_request};
+use crate::protocol::member::MemberName;
 use crate::protocol::{ErrorObject, JSONRPC_VERSION, RequestId};
 
 /// A JSON-RPC request: its id, its method and its params, read as far as
@@ -68,26 +69,63 @@ pub enum Message {
     Notification(ClientNotification),
 }
 
-#[derive(Deserialize)]
+/// The envelope's members as sent, each kept raw. A member written twice is
+/// not an error here: reading on finds the id even when it comes after the
+/// repetition, so that the error can carry it.
+#[derive(Default)]
 struct RawEnvelope<'a> {
-    #[serde(borrow, default)]
     jsonrpc: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "present")]
     id: Option<&'a RawValue>,
-    #[serde(borrow, default)]
     method: Option<&'a RawValue>,
-    #[serde(borrow, default)]
     params: Option<&'a RawValue>,
-    #[serde(borrow, default)]
     result: Option<&'a RawValue>,
-    #[serde(borrow, default)]
     error: Option<&'a RawValue>,
+    /// The first member that appeared more than once.
+    repeated: Option<&'static str>,
 }
 
-/// Keeps a member that is present but `null` as `Some("null")`: `"id": null`
-/// makes an invalid request, not a notification.
-fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<&'de RawValue>, D::Error> {
-    <&RawValue>::deserialize(deserializer).map(Some)
+impl<'de: 'a, 'a> Deserialize<'de> for RawEnvelope<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit<'a>(std::marker::PhantomData<&'a ()>);
+
+        impl<'de: 'a, 'a> Visitor<'de> for Visit<'a> {
+            type Value = RawEnvelope<'a>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON-RPC message")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawEnvelope<'a>, A::Error> {
+                let mut env = RawEnvelope::default();
+                while let Some(MemberName(key)) = map.next_key::<MemberName<'de>>()? {
+                    let (name, slot) = match &*key {
+                        "jsonrpc" => ("jsonrpc", &mut env.jsonrpc),
+                        "id" => ("id", &mut env.id),
+                        "method" => ("method", &mut env.method),
+                        "params" => ("params", &mut env.params),
+                        "result" => ("result", &mut env.result),
+                        "error" => ("error", &mut env.error),
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    let value = map.next_value::<&'de RawValue>()?;
+                    if slot.replace(value).is_some() {
+                        env.repeated = env.repeated.or(Some(name));
+                    }
+                }
+                // `"id": null` makes an invalid request, not a notification;
+                // any other member written `null` counts as absent.
+                for slot in [&mut env.jsonrpc, &mut env.method, &mut env.params, &mut env.result, &mut env.error] {
+                    *slot = slot.filter(|value| value.get() != "null");
+                }
+                Ok(env)
+            }
+        }
+
+        deserializer.deserialize_map(Visit(std::marker::PhantomData))
+    }
 }
 
 fn reject(id: Option<RequestId>, error: ErrorObject) -> Box<Response> {
@@ -122,6 +160,10 @@ pub fn parse_message(bytes: &[u8]) -> Result<Message, Box<Response>> {
         Err(e) => return Err(reject(None, ErrorObject::parse_error(format!("Parse error: {e}")))),
     };
 
+    let repeated = |name: &str| ErrorObject::invalid_request(format!("`{name}` appears more than once"));
+    if env.repeated == Some("id") {
+        return Err(reject(None, repeated("id")));
+    }
     let id = match env.id {
         None => None,
         Some(raw) => match RequestId::from_json(raw.get()) {
@@ -134,6 +176,9 @@ pub fn parse_message(bytes: &[u8]) -> Result<Message, Box<Response>> {
             }
         },
     };
+    if let Some(name) = env.repeated {
+        return Err(reject(id, repeated(name)));
+    }
     if env.jsonrpc.map(RawValue::get) != Some("\"2.0\"") {
         let msg = format!("`jsonrpc` must be \"{JSONRPC_VERSION}\"");
         return Err(reject(id, ErrorObject::invalid_request(msg)));

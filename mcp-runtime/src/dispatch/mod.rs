@@ -16,7 +16,7 @@ mod single_pass;
 
 use std::sync::Arc;
 
-use serde::Deserialize;
+use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
@@ -25,6 +25,7 @@ pub use response::{Response, Stage};
 
 use crate::context::{DiscardNotifications, NotificationSink};
 use crate::header_param::HeaderParam;
+use crate::protocol::member::MemberName;
 use crate::protocol::{CallToolParams, ErrorObject, RequestMeta, SUPPORTED_VERSIONS, Tool};
 use crate::server::{Server, Snapshot};
 use envelope::Params;
@@ -123,14 +124,55 @@ impl Prepared {
     }
 }
 
-#[derive(Deserialize)]
+/// What step 8 reads of raw params: `_meta`, and the member naming the
+/// request's target, which step 9 compares with `Mcp-Name`.
+#[derive(Default)]
 struct ParamsHead<'a> {
-    #[serde(rename = "_meta", borrow, default)]
     meta: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    name: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    uri: Option<&'a RawValue>,
+    target: Option<&'a RawValue>,
+    meta_repeated: bool,
+    target_repeated: bool,
+}
+
+/// Reads a [`ParamsHead`] from an object, and only an object: a derived
+/// struct would take an array's elements as its fields in order. A member
+/// this does not read may repeat; one it reads may not, as which of the
+/// values counts would be a guess.
+struct HeadSeed {
+    /// The member naming the target, for the methods that have one.
+    target: Option<&'static str>,
+}
+
+impl<'de> DeserializeSeed<'de> for HeadSeed {
+    type Value = ParamsHead<'de>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<ParamsHead<'de>, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for HeadSeed {
+    type Value = ParamsHead<'de>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ParamsHead<'de>, A::Error> {
+        let mut head = ParamsHead::default();
+        while let Some(MemberName(key)) = map.next_key::<MemberName<'de>>()? {
+            let (slot, repeated) = if key == "_meta" {
+                (&mut head.meta, &mut head.meta_repeated)
+            } else if self.target == Some(&*key) {
+                (&mut head.target, &mut head.target_repeated)
+            } else {
+                map.next_value::<IgnoredAny>()?;
+                continue;
+            };
+            *repeated |= slot.replace(map.next_value::<&'de RawValue>()?).is_some();
+        }
+        Ok(head)
+    }
 }
 
 impl Server {
@@ -217,22 +259,30 @@ pub(crate) enum Body {
 /// Step 8 for raw params: the validated `_meta`, and `params.name` or
 /// `params.uri` (by method) for the header checks of step 9.
 fn read_head(method: &str, params: Option<&RawValue>) -> Result<(Arc<RequestMeta>, Option<String>), ErrorObject> {
-    let head: ParamsHead<'_> = match params {
-        None => return Err(ErrorObject::invalid_params("Missing `params._meta`")),
-        Some(raw) => {
-            serde_json::from_str(raw.get()).map_err(|_| ErrorObject::invalid_params("`params` must be an object"))?
-        }
+    let target = match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        _ => None,
     };
+    let Some(raw) = params else {
+        return Err(ErrorObject::invalid_params("Missing `params._meta`"));
+    };
+    // The text is JSON already, so the only way to fail is not to be an object.
+    let head = HeadSeed { target }
+        .deserialize(&mut serde_json::Deserializer::from_str(raw.get()))
+        .map_err(|_| ErrorObject::invalid_params("`params` must be an object"))?;
+    let repeated = |name: &str| ErrorObject::invalid_params(format!("`params.{name}` appears more than once"));
+    if head.meta_repeated {
+        return Err(repeated("_meta"));
+    }
     let Some(raw_meta) = head.meta else {
         return Err(ErrorObject::invalid_params("Missing `params._meta`"));
     };
     let meta = meta_memo::read(raw_meta.get())
         .map_err(|reason| ErrorObject::invalid_params(format!("Invalid `params._meta`: {reason}")))?;
-    let target = match method {
-        "tools/call" | "prompts/get" => head.name,
-        "resources/read" => head.uri,
-        _ => None,
-    };
-    let target = target.and_then(|raw| serde_json::from_str::<String>(raw.get()).ok());
+    if let Some(name) = target.filter(|_| head.target_repeated) {
+        return Err(repeated(name));
+    }
+    let target = head.target.and_then(|raw| serde_json::from_str::<String>(raw.get()).ok());
     Ok((meta, target))
 }
