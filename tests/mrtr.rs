@@ -5,7 +5,7 @@ use mcp_runtime::input::{Elicitation, Sampling};
 use mcp_runtime::protocol::{ClientCapabilities, ElicitationCapability, SamplingCapability};
 use mcp_runtime::testing::TestClient;
 use mcp_runtime::{Args, Input, PromptEntry, Server, ToolEntry};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 fn server() -> Server {
     Server::builder("mrtr", "1.0.0")
@@ -27,6 +27,25 @@ fn server() -> Server {
         }))
         .tool(ToolEntry::new("needs_sampling", |input: Input| async move {
             input.sample("q", Sampling::prompt("What is 2+2?", 10)).await.text().unwrap_or_default().to_owned()
+        }))
+        .tool(ToolEntry::new("sample_with_tools", |input: Input| async move {
+            let request = Sampling::raw(json!({
+                "messages": [{"role": "user", "content": {"type": "text", "text": "Weather in Paris?"}}],
+                "maxTokens": 50,
+                "tools": [{"name": "weather", "inputSchema": {"type": "object"}}],
+                "toolChoice": {"mode": "auto"},
+            }));
+            input.sample("q", request).await.text().unwrap_or_default().to_owned()
+        }))
+        .tool(ToolEntry::new("sample_with_context", |input: Input, Args(args): Args<Map<String, Value>>| async move {
+            let mut params = json!({
+                "messages": [{"role": "user", "content": {"type": "text", "text": "Summarize"}}],
+                "maxTokens": 50,
+            });
+            if let Some(context) = args.get("includeContext") {
+                params["includeContext"] = context.clone();
+            }
+            input.sample("q", Sampling::raw(params)).await.text().unwrap_or_default().to_owned()
         }))
         .tool(ToolEntry::new("stateful", |input: Input| async move {
             let round = input.state().and_then(Value::as_u64).unwrap_or(0);
@@ -220,6 +239,52 @@ async fn missing_capability_is_32021_naming_it() {
     let err = client.call_tool("needs_sampling", json!({})).await.unwrap_err();
     assert_eq!(err.code, -32021);
     assert_eq!(err.data.unwrap()["requiredCapabilities"], json!({"sampling": {}}));
+}
+
+fn with_sampling(sampling: Value) -> ClientCapabilities {
+    let sampling: SamplingCapability = serde_json::from_value(sampling).expect("a sampling capability");
+    ClientCapabilities { sampling: Some(sampling), ..ClientCapabilities::default() }
+}
+
+#[tokio::test]
+async fn sampling_with_tools_needs_sampling_tools() {
+    for declared in [None, Some(json!({})), Some(json!({"context": {}}))] {
+        let client = match &declared {
+            Some(sampling) => TestClient::new(server()).with_capabilities(with_sampling(sampling.clone())),
+            None => TestClient::new(server()),
+        };
+        let err = client.call_tool("sample_with_tools", json!({})).await.unwrap_err();
+        assert_eq!(err.code, -32021, "{declared:?}");
+        assert_eq!(err.data.unwrap()["requiredCapabilities"], json!({"sampling": {"tools": {}}}), "{declared:?}");
+    }
+    let client = TestClient::new(server()).with_capabilities(with_sampling(json!({"tools": {}})));
+    let asked = client.call_tool("sample_with_tools", json!({})).await.unwrap();
+    assert_eq!(asked["resultType"], "input_required");
+    let params = &asked["inputRequests"]["q"]["params"];
+    assert_eq!(params["tools"][0]["name"], "weather");
+    assert_eq!(params["toolChoice"], json!({"mode": "auto"}));
+}
+
+#[tokio::test]
+async fn sampling_with_context_needs_sampling_context() {
+    let call = |context: &str| json!({"includeContext": context});
+    for declared in [json!({}), json!({"tools": {}})] {
+        let client = TestClient::new(server()).with_capabilities(with_sampling(declared.clone()));
+        for context in ["thisServer", "allServers"] {
+            let err = client.call_tool("sample_with_context", call(context)).await.unwrap_err();
+            assert_eq!(err.code, -32021, "{declared} {context}");
+            assert_eq!(err.data.unwrap()["requiredCapabilities"], json!({"sampling": {"context": {}}}));
+        }
+        // "none" (or no `includeContext`) asks nothing of the client.
+        let asked = client.call_tool("sample_with_context", call("none")).await.unwrap();
+        assert_eq!(asked["inputRequests"]["q"]["params"]["includeContext"], "none", "{declared}");
+        let asked = client.call_tool("sample_with_context", json!({})).await.unwrap();
+        assert!(asked["inputRequests"]["q"]["params"].get("includeContext").is_none(), "{declared}");
+    }
+    let client = TestClient::new(server()).with_capabilities(with_sampling(json!({"context": {}})));
+    let asked = client.call_tool("sample_with_context", call("thisServer")).await.unwrap();
+    assert_eq!(asked["resultType"], "input_required");
+    assert_eq!(asked["inputRequests"]["q"]["params"]["includeContext"], "thisServer");
 }
 
 #[tokio::test]

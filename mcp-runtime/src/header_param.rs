@@ -32,12 +32,6 @@ impl HeaderParam {
     pub(crate) fn dotted_path(&self) -> String {
         self.path.join(".")
     }
-
-    /// The value at this parameter's path in `arguments`, if present.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) fn value_in<'a>(&self, arguments: &'a Value) -> Option<&'a Value> {
-        self.path.iter().try_fold(arguments, |value, key| value.get(key))
-    }
 }
 
 /// Every `x-mcp-header` annotation of a tool's input schema, checked against
@@ -205,8 +199,6 @@ mod tests {
                 ("mcp-param-region", "region".to_owned()),
             ]
         );
-        assert_eq!(found[1].value_in(&json!({"options": {"dry": true}})), Some(&json!(true)));
-        assert_eq!(found[1].value_in(&json!({"options": 3})), None);
     }
 
     #[test]

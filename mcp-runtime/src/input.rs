@@ -176,6 +176,18 @@ impl Input {
         self.capabilities().sampling.is_some()
     }
 
+    /// Whether this request's client accepts `tools` and `toolChoice` in
+    /// sampling requests.
+    pub fn can_sample_with_tools(&self) -> bool {
+        self.capabilities().sampling.as_ref().is_some_and(|s| s.tools.is_some())
+    }
+
+    /// Whether this request's client honours an `includeContext` other than
+    /// `"none"` in sampling requests.
+    pub fn can_sample_with_context(&self) -> bool {
+        self.capabilities().sampling.as_ref().is_some_and(|s| s.context.is_some())
+    }
+
     /// Whether this request's client can list its roots.
     pub fn can_list_roots(&self) -> bool {
         self.capabilities().roots.is_some()
@@ -212,9 +224,22 @@ impl Input {
 
     /// Asks the client's model for a message (`sampling/createMessage`);
     /// completes with the client's `CreateMessageResult`.
+    ///
+    /// If the client did not declare `sampling`, or the request uses what
+    /// the client did not declare under it (`tools`/`toolChoice` need
+    /// `sampling.tools`, an `includeContext` other than `"none"` needs
+    /// `sampling.context`), the request fails with `-32021` naming it.
     pub async fn sample(&self, key: &str, request: Sampling) -> SamplingAnswer {
-        let supported = self.can_sample();
-        SamplingAnswer(self.wait(key, InputRequest::CreateMessage(request.0), supported, json!({"sampling": {}})).await)
+        let mut missing = Map::new();
+        if request.uses_tools() && !self.can_sample_with_tools() {
+            missing.insert("tools".into(), json!({}));
+        }
+        if request.uses_context() && !self.can_sample_with_context() {
+            missing.insert("context".into(), json!({}));
+        }
+        let supported = self.can_sample() && missing.is_empty();
+        let needed = json!({"sampling": missing});
+        SamplingAnswer(self.wait(key, InputRequest::CreateMessage(request.0), supported, needed).await)
     }
 
     /// Asks the client for its roots; completes with them.
@@ -368,6 +393,14 @@ impl Sampling {
     /// A request with raw `sampling/createMessage` params.
     pub fn raw(params: Value) -> Self {
         Sampling(params)
+    }
+
+    fn uses_tools(&self) -> bool {
+        ["tools", "toolChoice"].iter().any(|key| self.0.get(key).is_some_and(|v| !v.is_null()))
+    }
+
+    fn uses_context(&self) -> bool {
+        self.0.get("includeContext").is_some_and(|v| !v.is_null() && v != "none")
     }
 }
 

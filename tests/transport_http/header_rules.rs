@@ -4,7 +4,7 @@
 
 use http::StatusCode;
 use mcp_runtime::transport::http::HttpConfig;
-use mcp_runtime::{BuildError, Server, ToolEntry};
+use mcp_runtime::{BuildError, Server, ToolEntry, tool, tools};
 use mcp_tests::exchange::request;
 use serde_json::{Value, json};
 
@@ -103,6 +103,97 @@ async fn mcp_param_headers_mirror_annotated_arguments() {
     // A value that only looks half like the sentinel is literal.
     let literal = routed(json!({"region": "=?base64?ZXU="}));
     ok(Post::mcp(&literal).header("mcp-param-region", "=?base64?ZXU=").send(addr).await, "literal value");
+    server.stop().await;
+}
+
+/// Echoes a message with the region it came from, mirrored into a header.
+#[tool]
+fn echo_region(message: String, #[arg(header = "Region")] region: Option<String>) -> String {
+    match region {
+        Some(region) => format!("{message} (from {region})"),
+        None => message,
+    }
+}
+
+async fn regional() -> Running {
+    let server = Server::builder("regional", "1.0.0").tools(tools![echo_region]).build().expect("a valid server");
+    Running::start(server, HttpConfig::default()).await
+}
+
+/// Arguments sent verbatim, so that a test can write JSON a `Value` cannot
+/// hold: lone surrogates, deep nesting, repeated members.
+fn echo_region_call(arguments: &str) -> Post {
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{{"name":"echo_region","arguments":{arguments},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+    );
+    Post::raw(body)
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "echo_region")
+}
+
+#[tokio::test]
+async fn an_unreadable_unrelated_argument_does_not_hide_annotated_ones() {
+    let server = regional().await;
+    let addr = server.addr;
+    let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+    for x in [r#""\ud800""#.to_owned(), deep] {
+        let arguments = format!(r#"{{"message":"hi","region":"eu","x":{x}}}"#);
+        mismatch(&echo_region_call(&arguments).send(addr).await, 6, &format!("no header, x = {x:.20}"));
+        let reply = echo_region_call(&arguments).header("mcp-param-region", "eu").send(addr).await;
+        assert_eq!(reply.status, StatusCode::OK, "x = {x:.20}: {:?}", reply.body);
+        assert_eq!(reply.json("tools/call")["result"]["content"][0]["text"], "hi (from eu)");
+        mismatch(&echo_region_call(&arguments).header("mcp-param-region", "us").send(addr).await, 6, "other value");
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn arguments_that_cannot_be_read_fail_closed() {
+    let server = regional().await;
+    let addr = server.addr;
+    // A member name no string can hold: the tool could not read the
+    // arguments either, so the headers cannot be vouched for.
+    let arguments = r#"{"message":"hi","region":"eu","\udc00":1}"#;
+    for post in [echo_region_call(arguments), echo_region_call(arguments).header("mcp-param-region", "eu")] {
+        let reply = post.send(addr).await;
+        assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{:?}", reply.body);
+        let value = reply.json("tools/call");
+        assert_eq!(value["error"]["code"], -32602, "{value}");
+        assert!(value["error"]["message"].as_str().is_some_and(|m| m.contains("`arguments`")), "{value}");
+    }
+    // The same for the annotated value itself.
+    let arguments = r#"{"message":"hi","region":"\ud800"}"#;
+    let reply = echo_region_call(arguments).header("mcp-param-region", "eu").send(addr).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{:?}", reply.body);
+    let value = reply.json("tools/call");
+    assert_eq!(value["error"]["code"], -32602, "{value}");
+    assert!(value["error"]["message"].as_str().is_some_and(|m| m.contains("`region`")), "{value}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_repeated_annotated_argument_is_refused() {
+    let server = regional().await;
+    let addr = server.addr;
+    let arguments = r#"{"message":"hi","region":"eu","region":"us"}"#;
+    for region in [None, Some("eu"), Some("us")] {
+        let post = echo_region_call(arguments);
+        let post = match region {
+            Some(region) => post.header("mcp-param-region", region),
+            None => post,
+        };
+        let reply = post.send(addr).await;
+        mismatch(&reply, 6, &format!("header {region:?}"));
+        let value: Value = serde_json::from_slice(&reply.body).expect("JSON");
+        let message = value["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("`region`") && message.contains("more than once"), "{message}");
+    }
+    // Other members may repeat: they are the tool's to read.
+    let arguments = r#"{"message":"ho","message":"hi","region":"eu"}"#;
+    let reply = echo_region_call(arguments).header("mcp-param-region", "eu").send(addr).await;
+    assert_eq!(reply.status, StatusCode::OK, "{:?}", reply.body);
+    assert_eq!(reply.json("tools/call")["result"]["content"][0]["text"], "hi (from eu)");
     server.stop().await;
 }
 

@@ -80,17 +80,23 @@ impl<'a> ToolArgs<'a> {
     /// Reads the call's arguments; absent arguments are an empty object.
     pub fn parse(call: &'a ToolCall) -> Result<Self, ToolOutcome> {
         let raw = call.raw_arguments().map(|r| r.get()).unwrap_or("{}");
+        Self::read(call.name(), raw)
+    }
+
+    fn read(tool: &'a str, raw: &'a str) -> Result<Self, ToolOutcome> {
         let members = match serde_json::from_str::<Members<'a>>(raw) {
             Ok(Members(members)) => members,
-            Err(e) => return Err(invalid(call.name(), &without_position(&e))),
+            Err(e) => return Err(invalid(tool, &without_position(&e))),
         };
-        Ok(ToolArgs { tool: call.name(), members, errors: Vec::new() })
+        Ok(ToolArgs { tool, members, errors: Vec::new() })
     }
 
     /// Takes the argument `name`; on failure the problem is recorded and
     /// `None` returned. `null` counts as absent when there is a default.
     pub fn take<T>(&mut self, name: &str, slot: ToolArg<T>, default: Option<fn() -> T>) -> Option<T> {
-        let value = self.members.iter().rposition(|(key, _)| key == name).map(|i| self.members.swap_remove(i).1);
+        // `remove`, not `swap_remove`: moving the last member forward would
+        // put a repeated name's last copy before an earlier one.
+        let value = self.members.iter().rposition(|(key, _)| key == name).map(|i| self.members.remove(i).1);
         match (value.map(RawValue::get), default) {
             (None | Some("null"), Some(default)) => Some(default()),
             (None, None) => match (slot.deserialize)("null") {
@@ -395,6 +401,17 @@ mod tests {
             schema["properties"]["label"],
             json!({"type": "string", "default": "root", "x-mcp-header": "Label"})
         );
+    }
+
+    #[test]
+    fn a_repeated_argument_takes_its_last_value_whatever_is_taken_first() {
+        let json = r#"{"message": "hi", "region": "eu", "region": "us"}"#;
+        let mut args = ToolArgs::read("t", json).expect("an object");
+        assert_eq!(args.take("message", tool_arg::<String>(), None).as_deref(), Some("hi"));
+        assert_eq!(args.take("region", tool_arg::<String>(), None).as_deref(), Some("us"));
+        let mut args = ToolArgs::read("t", json).expect("an object");
+        assert_eq!(args.take("region", tool_arg::<String>(), None).as_deref(), Some("us"));
+        assert_eq!(args.take("message", tool_arg::<String>(), None).as_deref(), Some("hi"));
     }
 
     struct Empty;

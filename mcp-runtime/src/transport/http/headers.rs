@@ -12,12 +12,14 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use http::header::AsHeaderName;
 use http::{HeaderMap, HeaderValue};
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::dispatch::{CalledTool, HeaderCheck};
 use crate::header_param::HeaderParam;
 use crate::protocol::ErrorObject;
+use crate::protocol::member::MemberName;
 
 /// The methods whose target travels in `Mcp-Name`.
 const NAMED_METHODS: &[&str] = &["tools/call", "prompts/get", "resources/read"];
@@ -112,14 +114,39 @@ fn check_params(headers: &HeaderMap, params: &[HeaderParam], arguments: Option<&
         return Ok(());
     }
     // The arguments were checked to be an object (or absent) by step 12.
-    let arguments: Value = arguments.and_then(|raw| serde_json::from_str(raw.get()).ok()).unwrap_or(Value::Null);
-    for param in params {
+    let slots = match arguments {
+        Some(raw) => annotated(params, raw.get()).map_err(|e| {
+            ErrorObject::invalid_params(format!("`arguments` cannot be read to check the Mcp-Param-* headers: {e}"))
+        })?,
+        None => vec![Slot::Absent; params.len()],
+    };
+    for (param, slot) in params.iter().zip(slots) {
         let shown = format!("Mcp-Param-{}", param.name);
-        let value = param.value_in(&arguments).filter(|v| !v.is_null());
+        let value = match slot {
+            Slot::Absent => None,
+            // Handlers' readers disagree on which copy counts (last, first, or an error): no one value to vouch for.
+            Slot::Repeated => {
+                let on_path = if param.path.len() > 1 { " (or an object on its path does)" } else { "" };
+                return Err(ErrorObject::header_mismatch(format!(
+                    "The argument `{}` appears more than once in `arguments`{on_path}, so the {shown} header cannot be checked against it",
+                    param.dotted_path()
+                )));
+            }
+            Slot::Once(raw) => match serde_json::from_str::<Value>(raw.get()) {
+                Ok(Value::Null) => None,
+                Ok(value) => Some(value),
+                Err(e) => {
+                    return Err(ErrorObject::invalid_params(format!(
+                        "The argument `{}` cannot be read to check the {shown} header: {e}",
+                        param.dotted_path()
+                    )));
+                }
+            },
+        };
         match (value, header_value(headers, param.header.as_str(), &shown)?) {
             (None, None) => {}
             (Some(value), Some(header)) => {
-                if !same_value(value, &header) {
+                if !same_value(&value, &header) {
                     return Err(ErrorObject::header_mismatch(format!(
                         "The {shown} header does not match the argument `{}`",
                         param.dotted_path()
@@ -141,6 +168,98 @@ fn check_params(headers: &HeaderMap, params: &[HeaderParam], arguments: Option<&
         }
     }
     Ok(())
+}
+
+/// Where an annotated argument stands in `arguments`.
+#[derive(Debug, Clone, Copy)]
+enum Slot<'a> {
+    Absent,
+    Once(&'a RawValue),
+    Repeated,
+}
+
+/// The annotated arguments, by position in `params`. Every other member is
+/// skipped without being parsed, so one the tool may never read (nested
+/// deeper than a `Value` allows, holding a lone surrogate) cannot hide the
+/// annotated ones from the check.
+fn annotated<'a>(params: &[HeaderParam], arguments: &'a str) -> Result<Vec<Slot<'a>>, serde_json::Error> {
+    let mut slots = vec![Slot::Absent; params.len()];
+    let all: Vec<usize> = (0..params.len()).collect();
+    read_object(params, &all, 0, arguments, &mut slots)?;
+    Ok(slots)
+}
+
+/// Fills the slots of the parameters `under`, whose paths lead through
+/// `object` with their key at `depth`.
+fn read_object<'a>(
+    params: &[HeaderParam],
+    under: &[usize],
+    depth: usize,
+    object: &'a str,
+    slots: &mut [Slot<'a>],
+) -> Result<(), serde_json::Error> {
+    let mut keys: Vec<&str> = under.iter().map(|&i| params[i].path[depth].as_str()).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let members = Wanted(&keys).deserialize(&mut serde_json::Deserializer::from_str(object))?;
+    for &key in &keys {
+        let mut copies = members.iter().filter(|(name, _)| name == key).map(|&(_, value)| value);
+        let slot = match (copies.next(), copies.next()) {
+            (None, _) => Slot::Absent,
+            (Some(value), None) => Slot::Once(value),
+            (Some(_), Some(_)) => Slot::Repeated,
+        };
+        let mut deeper = Vec::new();
+        for &i in under.iter().filter(|&&i| params[i].path[depth] == key) {
+            if params[i].path.len() == depth + 1 {
+                slots[i] = slot;
+            } else {
+                deeper.push(i);
+            }
+        }
+        match slot {
+            _ if deeper.is_empty() => {}
+            Slot::Once(value) if value.get().starts_with('{') => {
+                read_object(params, &deeper, depth + 1, value.get(), slots)?;
+            }
+            Slot::Repeated => deeper.iter().for_each(|&i| slots[i] = Slot::Repeated),
+            // A value that is not an object holds no properties.
+            Slot::Once(_) | Slot::Absent => {}
+        }
+    }
+    Ok(())
+}
+
+/// The members of a JSON object whose names are among the keys, in order and
+/// repeats included.
+struct Wanted<'k>(&'k [&'k str]);
+
+impl<'de> DeserializeSeed<'de> for Wanted<'_> {
+    type Value = Vec<(Cow<'de, str>, &'de RawValue)>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Wanted<'_> {
+    type Value = Vec<(Cow<'de, str>, &'de RawValue)>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut found = Vec::new();
+        while let Some(MemberName(name)) = map.next_key::<MemberName<'de>>()? {
+            if self.0.contains(&&*name) {
+                found.push((name, map.next_value()?));
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(found)
+    }
 }
 
 /// A body value against its header text: strings exactly, numbers
@@ -298,5 +417,46 @@ mod tests {
         assert_eq!(check(&[("mcp-param-dry", b"false")], json!({"opts": {"dry": true}})), Some(-32020));
         assert_eq!(check(&[("mcp-param-region", b"=?base64?ZXU?=")], json!({"region": "eu"})), Some(-32020));
         assert_eq!(check(&[("mcp-param-other", b"x")], json!({})), None, "unrelated headers are ignored");
+    }
+
+    #[test]
+    fn param_headers_find_annotated_arguments_in_any_json_text() {
+        let schema = json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "opts": {"type": "object", "properties": {
+                "dry": {"type": "boolean", "x-mcp-header": "Dry"},
+                "tier": {"type": "string", "x-mcp-header": "Tier"}
+            }}
+        }});
+        let Value::Object(schema) = schema else { unreachable!("an object") };
+        let params = header_param::find(&schema).expect("valid annotations");
+        let check = |pairs: &[(&str, &[u8])], args: &str| {
+            let raw = RawValue::from_string(args.to_owned()).expect("valid JSON");
+            code(check_params(&map(pairs), &params, Some(&raw)))
+        };
+        let deep = format!("{}{}", "[".repeat(300), "]".repeat(300));
+        let eu: &[(&str, &[u8])] = &[("mcp-param-region", b"eu")];
+        let all: &[(&str, &[u8])] = &[eu[0], ("mcp-param-dry", b"true"), ("mcp-param-tier", b"gold")];
+        // Members the check does not need are skipped, however they read.
+        for other in [r#""\ud800""#, &deep, r#"{"dry": "x\udc00"}"#] {
+            assert_eq!(check(eu, &format!(r#"{{"x": {other}, "region": "eu"}}"#)), None, "{other:.20}");
+            assert_eq!(check(&[], &format!(r#"{{"region": "eu", "x": {other}}}"#)), Some(-32020), "{other:.20}");
+            let nested = format!(r#"{{"opts": {{"x": {other}, "dry": true, "tier": "gold"}}, "region": "eu"}}"#);
+            assert_eq!(check(all, &nested), None, "{other:.20}");
+            assert_eq!(check(eu, &nested), Some(-32020), "{other:.20}");
+        }
+        assert_eq!(check(all, r#"{"region":"eu","opts":{"tier":"gold","dry":true}}"#), None);
+        assert_eq!(check(all, r#"{"regio\u006e":"eu","opts":{"tier":"gold","dry":true}}"#), None, "escaped name");
+        assert_eq!(check(eu, r#"{"region":"eu","opts":3}"#), None, "no properties in a non-object");
+        assert_eq!(check(eu, r#"{"region":"eu","opts":null}"#), None);
+        assert_eq!(check(eu, r#"{"region":"eu","region":"eu"}"#), Some(-32020), "repeated");
+        assert_eq!(check(eu, r#"{"region":"eu","opts":{},"opts":{}}"#), Some(-32020), "repeated on the path");
+        assert_eq!(check(all, r#"{"region":"eu","opts":{"tier":"gold","dry":true,"dry":true}}"#), Some(-32020));
+        // Fail closed: arguments that cannot be read are never taken as absent.
+        assert_eq!(check(eu, r#"{"region":"eu","\ud800":1}"#), Some(-32602), "unreadable name");
+        assert_eq!(check(&[], r#"{"\ud800":1}"#), Some(-32602));
+        assert_eq!(check(eu, r#"{"region":"\ud800"}"#), Some(-32602), "unreadable value");
+        assert_eq!(check(eu, &format!(r#"{{"region":{deep}}}"#)), Some(-32602), "value too deep");
+        assert_eq!(check(eu, r#"{"region":["eu"]}"#), Some(-32020), "not a mirrorable value");
     }
 }
