@@ -142,6 +142,21 @@ pub(crate) fn parse_item(kind: Macro, args: TokenStream, errors: &mut Errors) ->
             }
         }
     } else {
+        // `#[resource("...")]` takes its URI first; the others name
+        // themselves with a key, which is easy to forget.
+        if let Some(proc_macro2::TokenTree::Literal(lit)) = args.clone().into_iter().next()
+            && let Ok(name) = syn::parse2::<LitStr>(proc_macro2::TokenTree::Literal(lit).into())
+        {
+            errors.spanned(
+                &name,
+                format!(
+                    "`#[{0}]` takes no positional string: to name the {0}, write `#[{0}(name = {1:?})]`",
+                    kind.name(),
+                    name.value()
+                ),
+            );
+            return attrs;
+        }
         match parse_list(args) {
             Ok(items) => items,
             Err(e) => {

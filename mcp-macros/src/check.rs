@@ -13,6 +13,9 @@ pub(crate) fn check(handler: &Handler, errors: &mut Errors) {
         hints(handler, errors);
         headers(handler, errors);
     }
+    if handler.kind == Macro::Prompt && handler.name.is_empty() {
+        errors.at(handler.name_span, "a prompt name cannot be empty");
+    }
     unique_arguments(handler, errors);
     if handler.kind == Macro::Resource {
         resource(handler, errors);
@@ -80,6 +83,36 @@ fn headers(handler: &Handler, errors: &mut Errors) {
     }
 }
 
+/// `scheme ":"`, where a scheme is a letter then letters, digits, `+`, `-`
+/// or `.` (RFC 3986 §3.1).
+fn has_scheme(uri: &str) -> bool {
+    let Some((scheme, _)) = uri.split_once(':') else { return false };
+    let mut chars = scheme.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+}
+
+/// A name without case, `_`, `-` or `.`: `userId`, `user_id` and `user.id` alike.
+fn loose(name: &str) -> String {
+    name.chars().filter(|c| !matches!(c, '_' | '-' | '.')).map(|c| c.to_ascii_lowercase()).collect()
+}
+
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_') && chars.all(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// Words a parameter can only take as a raw identifier (`r#type`).
+fn is_keyword(name: &str) -> bool {
+    const KEYWORDS: &[&str] = &[
+        "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "do", "dyn", "else", "enum",
+        "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "macro", "match", "mod",
+        "move", "mut", "override", "priv", "pub", "ref", "return", "static", "struct", "trait", "true", "try", "type",
+        "typeof", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
+    ];
+    KEYWORDS.contains(&name)
+}
+
 fn is_tchar(c: char) -> bool {
     c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c)
 }
@@ -99,6 +132,14 @@ fn unique_arguments(handler: &Handler, errors: &mut Errors) {
 /// the URI literal, where the template is written.
 fn resource(handler: &Handler, errors: &mut Errors) {
     let Some(uri) = &handler.attrs.uri else { return };
+    // A template may start with an expression that gives the scheme.
+    if !uri.value().starts_with('{') && !has_scheme(&uri.value()) {
+        errors.spanned(
+            uri,
+            "a resource URI starts with a scheme (RFC 3986), such as `docs://readme` or `file:///notes/{id}`",
+        );
+        return;
+    }
     let variables = match template::variables(&uri.value()) {
         Ok(v) => v,
         Err(reason) => {
@@ -121,18 +162,34 @@ fn resource(handler: &Handler, errors: &mut Errors) {
     if let Some(size) = &handler.attrs.size {
         errors.spanned(size, "`size` applies to fixed resources only: the size of a template's matches varies");
     }
+    // A parameter that looks meant for a variable it does not match gets
+    // one error, with the rename that fixes both sides.
+    let mut explained: Vec<&str> = Vec::new();
     for var in &variables {
-        if !handler.arguments().any(|(_, a)| a.name == var.name) {
-            errors.spanned(
-                uri,
-                format!(
-                    "the URI variable `{}` has no parameter: add a parameter `{}` to the function",
-                    var.name, var.name
-                ),
-            );
+        if handler.arguments().any(|(_, a)| a.name == var.name) {
+            continue;
         }
+        let near = handler
+            .arguments()
+            .map(|(_, a)| a)
+            .find(|a| !variables.iter().any(|v| v.name == a.name) && loose(&a.name) == loose(&var.name));
+        let fix = match near {
+            Some(arg) => {
+                explained.push(&arg.name);
+                format!("the parameter `{}` looks meant for it: add `#[arg(rename = {:?})]` to it", arg.name, var.name)
+            }
+            None if is_keyword(&var.name) => format!("add a parameter `r#{}`", var.name),
+            None if !is_identifier(&var.name) => {
+                format!("add a parameter marked `#[arg(rename = {:?})]`", var.name)
+            }
+            None => format!("add a parameter `{}` to the function", var.name),
+        };
+        errors.spanned(uri, format!("the URI variable `{}` has no parameter: {fix}", var.name));
     }
     for (_, arg) in handler.arguments() {
+        if explained.contains(&arg.name.as_str()) {
+            continue;
+        }
         if !variables.iter().any(|v| v.name == arg.name) {
             errors.spanned(
                 uri,

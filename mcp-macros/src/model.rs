@@ -106,7 +106,9 @@ pub(crate) fn build(
     if let syn::Safety::Unsafe(token) = &sig.safety {
         errors.spanned(token, format!("{what} cannot call an `unsafe fn`: wrap the unsafe code in a safe function"));
     }
-    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+    if let (true, Some(clause)) = (sig.generics.params.is_empty(), &sig.generics.where_clause) {
+        errors.spanned(clause, format!("{what} functions cannot have a `where` clause: they take concrete types"));
+    } else if !sig.generics.params.is_empty() {
         errors.spanned(
             &sig.generics,
             format!(
@@ -136,6 +138,14 @@ pub(crate) fn build(
     let ret = match &sig.output {
         ReturnType::Default => syn::parse_quote!(()),
         ReturnType::Type(_, ty) => {
+            if let Type::Never(never) = &**ty {
+                errors.spanned(never, format!("{what} functions must return a value: `!` never does"));
+            } else if let Some(token) = find_borrow(ty) {
+                errors.at(
+                    token,
+                    format!("{what} functions return owned values: a borrow cannot outlive the call; return `String` (or a `&'static str`)"),
+                );
+            }
             if let Some(token) = find_impl(ty) {
                 errors.at(
                     token,
@@ -177,6 +187,13 @@ fn role(kind: Macro, pat: &Pat, ty: &Type, attrs: ParamAttrs, errors: &mut Error
             errors.spanned(r, "context parameters are taken by value or by one reference (`&RequestContext`)");
             return None;
         }
+        if let Type::Reference(syn::TypeReference { lifetime: Some(lifetime), .. }) = ty {
+            errors.spanned(
+                lifetime,
+                "a context parameter is lent for the call only: write the reference without a lifetime (`&RequestContext`)",
+            );
+            return None;
+        }
         return Some(Role::Context { ty: inner, pass, by_name: attrs.marker.is_none() });
     }
 
@@ -184,6 +201,13 @@ fn role(kind: Macro, pat: &Pat, ty: &Type, attrs: ParamAttrs, errors: &mut Error
         errors.at(
             amp,
             "arguments are deserialized into owned values: use `String` instead of `&str`, `Vec<T>` instead of `&[T]`",
+        );
+        return None;
+    }
+    if let Some(lifetime) = find_borrow(ty) {
+        errors.at(
+            lifetime,
+            "arguments are deserialized into owned values: a borrow cannot outlive the request; use `String` instead of `Cow<'_, str>`",
         );
         return None;
     }
@@ -227,6 +251,40 @@ fn find_impl(ty: &Type) -> Option<Span> {
 /// The span of the first `&` in a type, if any.
 fn find_reference(ty: &Type) -> Option<Span> {
     find_token(ty.to_token_stream(), &|t| matches!(t, TokenTree::Punct(p) if p.as_char() == '&'))
+}
+
+/// The span of the first borrow in a type that is not `'static`: a `&`
+/// without a lifetime, or a lifetime other than `'static`.
+fn find_borrow(ty: &Type) -> Option<Span> {
+    fn walk(tokens: TokenStream) -> Option<Span> {
+        let mut tokens = tokens.into_iter().peekable();
+        while let Some(token) = tokens.next() {
+            match &token {
+                TokenTree::Group(g) => {
+                    if let Some(span) = walk(g.stream()) {
+                        return Some(span);
+                    }
+                }
+                TokenTree::Punct(p) if p.as_char() == '&' => {
+                    let is_static = matches!(tokens.peek(), Some(TokenTree::Punct(q)) if q.as_char() == '\'') && {
+                        tokens.next();
+                        matches!(tokens.peek(), Some(TokenTree::Ident(i)) if i == "static")
+                    };
+                    if !is_static {
+                        return Some(p.span());
+                    }
+                }
+                TokenTree::Punct(p) if p.as_char() == '\'' => {
+                    if matches!(tokens.peek(), Some(TokenTree::Ident(i)) if i != "static") {
+                        return Some(p.span());
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+    walk(ty.to_token_stream())
 }
 
 fn find_token(tokens: TokenStream, hit: &dyn Fn(&TokenTree) -> bool) -> Option<Span> {

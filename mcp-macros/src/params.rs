@@ -49,8 +49,9 @@ fn keys(kind: Macro) -> &'static [&'static str] {
 }
 
 /// Whether `attr` is one the macro consumes (and removes from the function).
+/// `cfg` and `cfg_attr` are taken too, only to be refused.
 pub(crate) fn is_ours(attr: &Attribute) -> bool {
-    attr.path().is_ident("arg") || attr.path().is_ident("ctx") || docs::is_doc(attr)
+    ["arg", "ctx", "cfg", "cfg_attr"].iter().any(|name| attr.path().is_ident(name)) || docs::is_doc(attr)
 }
 
 /// Reads our attributes of one parameter.
@@ -59,6 +60,19 @@ pub(crate) fn parse(kind: Macro, attrs: &[Attribute], errors: &mut Errors) -> Pa
     for attr in attrs {
         if let Some(doc) = docs::doc_value(attr) {
             out.docs.push(doc);
+            continue;
+        }
+        if attr.path().is_ident("cfg") || attr.path().is_ident("cfg_attr") {
+            // The macro runs before `cfg` is applied: the generated call
+            // would pass an argument the compiled function may not take.
+            errors.spanned(
+                attr,
+                format!(
+                    "`#[{}]` on a parameter is not supported by `#[{}]`: make the whole function conditional instead",
+                    crate::attr::key_name(attr.path()),
+                    kind.name()
+                ),
+            );
             continue;
         }
         let is_arg = attr.path().is_ident("arg");

@@ -1,0 +1,9 @@
+use mcp_runtime::prompt;
+
+/// Greets.
+#[prompt(name = "")]
+fn greet() -> String {
+    "Hello".to_owned()
+}
+
+fn main() {}

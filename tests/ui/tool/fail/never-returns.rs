@@ -1,0 +1,9 @@
+use mcp_runtime::tool;
+
+/// Spins.
+#[tool]
+fn spin() -> ! {
+    loop {}
+}
+
+fn main() {}
