@@ -21,7 +21,9 @@
 //! from the start and, this time, the awaits complete at once. Awaiting
 //! several answers concurrently (`tokio::join!`) asks for all of them in one
 //! round. Work done before the first await is repeated on every round, so
-//! side effects belong after it.
+//! side effects belong after it. The sealed state only resumes a request
+//! with the same arguments: an answer given for one set of arguments is
+//! never handed to a call with others.
 
 use std::future::Future;
 use std::pin::Pin;
