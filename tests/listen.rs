@@ -122,6 +122,31 @@ async fn closing_streams_ends_with_the_tagged_result() {
 }
 
 #[tokio::test]
+async fn the_subscription_id_is_the_request_id_exactly_or_the_request_is_refused() {
+    let server = server();
+    for (id, expected) in [
+        ("18446744073709551615", json!(18446744073709551615_u64)),
+        ("-9223372036854775808", json!(i64::MIN)),
+        ("-0", json!(0)),
+        (r#""L-1""#, json!("L-1")),
+    ] {
+        let mut l = listen(&server, RequestId::from_json(id).unwrap(), json!({"toolsListChanged": true}));
+        let ack = next(&mut l).await;
+        let params = ack.params.unwrap_or_default();
+        assert_eq!(params["_meta"]["io.modelcontextprotocol/subscriptionId"], expected, "{id}");
+        l.cancel.cancel();
+    }
+    // Beyond 64 bits a `Value` cannot hold the id: refused rather than tagged with another number.
+    for id in ["12345678901234567890123", "-9223372036854775809"] {
+        let l = listen(&server, RequestId::from_json(id).unwrap(), json!({"toolsListChanged": true}));
+        let response = tokio::time::timeout(Duration::from_secs(5), l.task).await.unwrap().unwrap();
+        assert_eq!(response.as_error().map(|e| e.code), Some(-32602), "{id}");
+        let text = response.to_json();
+        assert!(text.contains(&format!(r#""id":{id}"#)), "the error echoes the id exactly: {text}");
+    }
+}
+
+#[tokio::test]
 async fn listen_without_notifications_is_invalid_params_and_without_capabilities_not_found() {
     let server = server();
     let meta = RequestMeta::new("2026-07-28").to_value();

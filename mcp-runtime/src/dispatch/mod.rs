@@ -244,6 +244,14 @@ impl Server {
 
         // Steps 12 and 13: method params, then header params.
         let route = methods::route(&snapshot, method, body, headers).map_err(|(e, stage)| fail(&id, e, stage))?;
+        if matches!(route, methods::Route::Listen(_)) && !id.has_exact_value() {
+            // Every frame repeats the id as `subscriptionId`, inside
+            // notification params that hold `serde_json::Value`s.
+            let e = ErrorObject::invalid_params(
+                "A `subscriptions/listen` id must be a string or an integer that fits in 64 bits: every notification of the stream repeats it",
+            );
+            return Err(fail(&id, e, Stage::Params));
+        }
         Ok(Prepared { server: self.clone(), snapshot, id, method, meta, route })
     }
 }

@@ -91,10 +91,29 @@ impl RequestId {
         self.0.bytes()
     }
 
-    /// The id as a [`serde_json::Value`] (large integers become strings of
-    /// digits only if they do not fit `serde_json::Number`).
+    /// The id as a [`serde_json::Value`]: exact for strings and for
+    /// integers that fit 64 bits (see [`has_exact_value`](Self::has_exact_value));
+    /// a larger integer becomes the nearest `f64`, as in any `Value`.
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::RequestId;
+    /// assert_eq!(RequestId::from_json("-0").unwrap().to_value(), serde_json::json!(0));
+    /// assert_eq!(RequestId::from(-7).to_value(), serde_json::json!(-7));
+    /// ```
     pub fn to_value(&self) -> Value {
-        serde_json::from_str(self.as_json()).unwrap_or_else(|_| Value::String(self.as_json().to_owned()))
+        let text = self.as_json();
+        if let Ok(n) = text.parse::<i64>() {
+            // Also "-0", which serde_json would read as the float -0.0.
+            return Value::from(n);
+        }
+        serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned()))
+    }
+
+    /// Whether [`to_value`](Self::to_value) is exact: a string, or an
+    /// integer within `i64` or `u64`.
+    pub fn has_exact_value(&self) -> bool {
+        let text = self.as_json();
+        text.starts_with('"') || text.parse::<i64>().is_ok() || text.parse::<u64>().is_ok()
     }
 }
 
