@@ -59,6 +59,12 @@ mod fixtures {
         )
     }
 
+    /// Lists: from JSON text or comma-separated.
+    #[prompt]
+    pub(crate) fn tagged(tags: Vec<String>, limits: Option<Vec<u32>>) -> String {
+        format!("{tags:?} {limits:?}")
+    }
+
     /// Several messages with other content.
     #[prompt]
     pub(crate) fn with_resource(#[arg(rename = "resourceUri")] uri: String) -> Vec<PromptMessage> {
@@ -105,7 +111,7 @@ fn noop() {}
 fn server() -> Server {
     Server::builder("prompts", "1.0.0")
         .state("Hello!")
-        .prompts(prompts![simple, review, with_resource, full, fallible, protocol_error])
+        .prompts(prompts![simple, review, tagged, with_resource, full, fallible, protocol_error])
         .build()
         .unwrap_or_else(|e| panic!("{e}"))
 }
@@ -151,6 +157,16 @@ async fn string_arguments_are_parsed_into_the_parameter_types() {
             .as_str()
             .is_some_and(|t| t.contains("rust code in at most 3"))
     );
+}
+
+#[tokio::test]
+async fn list_arguments_are_read_from_json_or_comma_separated_text() {
+    let client = TestClient::new(server());
+    let text = |response: &Value| result(response)["messages"][0]["content"]["text"].clone();
+    assert_eq!(text(&get(&client, "tagged", json!({"tags": "a,b"})).await), r#"["a", "b"] None"#);
+    let response = get(&client, "tagged", json!({"tags": r#"["x,y"]"#, "limits": "1,2"})).await;
+    assert_eq!(text(&response), r#"["x,y"] Some([1, 2])"#);
+    assert_eq!(error(&get(&client, "tagged", json!({"tags": "a", "limits": "1,x"})).await)["code"], -32602);
 }
 
 #[tokio::test]

@@ -130,7 +130,8 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// Parameters become the prompt's arguments (required unless `Option` or
 /// with a `default`). Values arrive as strings and are parsed into the
-/// parameter's type (`"42"` for a `u32`). Keys: `name`, `title`,
+/// parameter's type (`"42"` for a `u32`; a `Vec` from JSON or from
+/// comma-separated text, a struct from JSON text). Keys: `name`, `title`,
 /// `description`, `icons`, `meta`, `crate`. Return a `String` (one user
 /// message), `PromptMessage`, `Vec<PromptMessage>`, `GetPromptResult`, or a
 /// `Result` of these.

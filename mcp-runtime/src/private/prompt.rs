@@ -13,7 +13,7 @@ use crate::protocol::{ErrorObject, Icon, Prompt, PromptArgument};
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a prompt argument",
     label = "must implement `Deserialize`",
-    note = "prompt arguments arrive as strings and are parsed into the parameter's type: use `String`, a number, `bool`, an enum deriving `serde::Deserialize`, or `Option` of these",
+    note = "prompt arguments arrive as strings and are parsed into the parameter's type: use `String`, a number, `bool`, an enum deriving `serde::Deserialize`, or `Option` of these; lists are read from JSON or comma-separated text, structs from JSON text",
     note = "a context parameter (`RequestContext`, `State<T>`, ...) is never an argument; mark other extractors with `#[ctx]`"
 )]
 pub trait PromptArgumentValue: DeserializeOwned {}

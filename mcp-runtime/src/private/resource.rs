@@ -14,7 +14,7 @@ use crate::registry::ResourceDefinition;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot hold a URI template variable",
     label = "must implement `Deserialize`",
-    note = "template variables are matched as strings and parsed into the parameter's type: use `String`, a number, `bool` or an enum deriving `serde::Deserialize`"
+    note = "template variables are matched as strings and parsed into the parameter's type: use `String`, a number, `bool` or an enum deriving `serde::Deserialize`, or a `Vec` of these for a list (`a,b`)"
 )]
 pub trait UriVariableValue: DeserializeOwned {}
 
