@@ -65,6 +65,12 @@ mod fixtures {
         }
     }
 
+    /// Notes with all of the tags, a list variable.
+    #[resource("tagged://{tags}")]
+    pub(crate) fn tagged(tags: Vec<String>) -> String {
+        tags.join(" and ")
+    }
+
     /// A directory of two files.
     #[resource("dir://listing")]
     pub(crate) fn listing() -> ReadResourceResult {
@@ -88,7 +94,7 @@ use fixtures::*;
 
 fn server() -> Server {
     Server::builder("resources", "1.0.0")
-        .resources(resources![static_text, static_binary, template_data, repo_file, user, listing, broken])
+        .resources(resources![static_text, static_binary, template_data, repo_file, user, tagged, listing, broken])
         .build()
         .unwrap_or_else(|e| panic!("{e}"))
 }
@@ -133,7 +139,10 @@ async fn definition_keys_reach_the_client() {
         .flatten()
         .filter_map(|t| t["uriTemplate"].as_str())
         .collect();
-    assert_eq!(templates, ["repo://{owner}/{+path}", "test://template/{id}/data", "users://{user_id}"]);
+    assert_eq!(
+        templates,
+        ["repo://{owner}/{+path}", "tagged://{tags}", "test://template/{id}/data", "users://{user_id}"]
+    );
 }
 
 #[tokio::test]
@@ -178,6 +187,13 @@ async fn not_found_is_invalid_params_with_the_uri() {
     assert!(error(&response)["message"].as_str().is_some_and(|m| m.contains("`id`")), "{response}");
     let response = read(&client, "broken://always").await;
     assert_eq!(error(&response)["code"], -32603);
+}
+
+#[tokio::test]
+async fn a_list_variable_reads_comma_separated_values() {
+    let client = TestClient::new(server());
+    let response = read(&client, "tagged://rust,mcp").await;
+    assert_eq!(result(&response)["contents"][0]["text"], "rust and mcp", "{response}");
 }
 
 #[tokio::test]
