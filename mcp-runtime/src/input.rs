@@ -216,12 +216,7 @@ impl Input {
     /// If the client did not declare the needed elicitation mode, the request
     /// fails with `-32021` naming it.
     pub async fn elicit(&self, key: &str, request: Elicitation) -> ElicitAnswer {
-        let (supported, needed) = match &request.0 {
-            ElicitRequest::Form { .. } => (self.can_elicit(), json!({"elicitation": {"form": {}}})),
-            ElicitRequest::Url { .. } => (self.can_elicit_url(), json!({"elicitation": {"url": {}}})),
-        };
-        let answer = self.wait(key, InputRequest::Elicit(request.0), supported, needed).await;
-        ElicitAnswer(answer)
+        ElicitAnswer(self.wait(key, InputRequest::Elicit(request.0)).await)
     }
 
     /// Asks the client's model for a message (`sampling/createMessage`);
@@ -232,37 +227,27 @@ impl Input {
     /// `sampling.tools`, an `includeContext` other than `"none"` needs
     /// `sampling.context`), the request fails with `-32021` naming it.
     pub async fn sample(&self, key: &str, request: Sampling) -> SamplingAnswer {
-        let mut missing = Map::new();
-        if request.uses_tools() && !self.can_sample_with_tools() {
-            missing.insert("tools".into(), json!({}));
-        }
-        if request.uses_context() && !self.can_sample_with_context() {
-            missing.insert("context".into(), json!({}));
-        }
-        let supported = self.can_sample() && missing.is_empty();
-        let needed = json!({"sampling": missing});
-        SamplingAnswer(self.wait(key, InputRequest::CreateMessage(request.0), supported, needed).await)
+        SamplingAnswer(self.wait(key, InputRequest::CreateMessage(request.0)).await)
     }
 
     /// Asks the client for its roots; completes with them.
     pub async fn roots(&self, key: &str) -> Vec<Root> {
-        let supported = self.can_list_roots();
-        let answer: RootsAnswer =
-            self.wait(key, InputRequest::ListRoots(Map::new()), supported, json!({"roots": {}})).await;
+        let answer: RootsAnswer = self.wait(key, InputRequest::ListRoots(Map::new())).await;
         answer.roots
     }
 
-    async fn wait<T: DeserializeOwned>(&self, key: &str, request: InputRequest, supported: bool, needed: Value) -> T {
+    async fn wait<T: DeserializeOwned>(&self, key: &str, request: InputRequest) -> T {
         // An answer of the wrong shape is treated as missing: the client is
         // asked again rather than the request failing.
         if let Some(answer) = self.state.answers.get(key).and_then(|a| T::deserialize(a).ok()) {
             return answer;
         }
         {
+            let needed = missing_capabilities(&request, self.capabilities());
             let mut round = self.state.round();
-            if supported {
+            if needed.is_empty() {
                 round.requests.insert(key.to_owned(), request.to_value());
-            } else if let Value::Object(needed) = needed {
+            } else {
                 merge(&mut round.missing, needed);
             }
         }
@@ -270,7 +255,44 @@ impl Input {
     }
 }
 
-fn merge(into: &mut Map<String, Value>, from: Map<String, Value>) {
+/// What `request` needs of the client that `caps` does not declare, shaped
+/// as `requiredCapabilities`; empty when the client can take it. Sampling
+/// with `tools`/`toolChoice` needs `sampling.tools`, and an `includeContext`
+/// other than `"none"` needs `sampling.context`.
+pub(crate) fn missing_capabilities(request: &InputRequest, caps: &ClientCapabilities) -> Map<String, Value> {
+    let needed = match request {
+        InputRequest::Elicit(ElicitRequest::Form { .. }) => {
+            let supported = caps.elicitation.as_ref().is_some_and(|e| e.supports_form());
+            (!supported).then(|| json!({"elicitation": {"form": {}}}))
+        }
+        InputRequest::Elicit(ElicitRequest::Url { .. }) => {
+            let supported = caps.elicitation.as_ref().is_some_and(|e| e.supports_url());
+            (!supported).then(|| json!({"elicitation": {"url": {}}}))
+        }
+        InputRequest::CreateMessage(params) => {
+            let used = |key: &str| params.get(key).is_some_and(|v| !v.is_null());
+            let uses_tools = used("tools") || used("toolChoice");
+            let uses_context = used("includeContext") && params["includeContext"] != "none";
+            let sampling = caps.sampling.as_ref();
+            let mut missing = Map::new();
+            if uses_tools && !sampling.is_some_and(|s| s.tools.is_some()) {
+                missing.insert("tools".into(), json!({}));
+            }
+            if uses_context && !sampling.is_some_and(|s| s.context.is_some()) {
+                missing.insert("context".into(), json!({}));
+            }
+            (sampling.is_none() || !missing.is_empty()).then(|| json!({"sampling": missing}))
+        }
+        InputRequest::ListRoots(_) => caps.roots.is_none().then(|| json!({"roots": {}})),
+    };
+    match needed {
+        Some(Value::Object(needed)) => needed,
+        _ => Map::new(),
+    }
+}
+
+/// Adds the capabilities of `from` to `into`, object by object.
+pub(crate) fn merge(into: &mut Map<String, Value>, from: Map<String, Value>) {
     for (k, v) in from {
         match (into.get_mut(&k), v) {
             (Some(Value::Object(a)), Value::Object(b)) => merge(a, b),
@@ -395,14 +417,6 @@ impl Sampling {
     /// A request with raw `sampling/createMessage` params.
     pub fn raw(params: Value) -> Self {
         Sampling(params)
-    }
-
-    fn uses_tools(&self) -> bool {
-        ["tools", "toolChoice"].iter().any(|key| self.0.get(key).is_some_and(|v| !v.is_null()))
-    }
-
-    fn uses_context(&self) -> bool {
-        self.0.get("includeContext").is_some_and(|v| !v.is_null() && v != "none")
     }
 }
 

@@ -95,6 +95,21 @@ pub(crate) fn tools() -> Vec<ToolEntry> {
             })
         }),
         ToolEntry::new("ask_nothing", || async { InputRequiredResult::default() }),
+        // Builds its requests without looking at the client's capabilities.
+        ToolEntry::new("ask_carelessly", || async {
+            let mut requests = Map::new();
+            let visit = ElicitRequest::Url { message: "Sign in".into(), url: "https://example.com/login".into() };
+            requests.insert("login".into(), InputRequest::Elicit(visit).to_value());
+            let sample =
+                json!({"messages": [], "maxTokens": 10, "tools": [{"name": "t", "inputSchema": {"type": "object"}}]});
+            requests.insert("plan".into(), InputRequest::CreateMessage(sample).to_value());
+            InputRequiredResult { input_requests: Some(requests), request_state: None, meta: None }
+        }),
+        ToolEntry::new("ask_garbage", || async {
+            let mut requests = Map::new();
+            requests.insert("what".into(), json!({"method": "tools/call", "params": {}}));
+            InputRequiredResult { input_requests: Some(requests), request_state: None, meta: None }
+        }),
         ToolEntry::new("report", |cx: RequestContext| async move {
             cx.progress(1.0, Some(3.0), Some("one".into()));
             cx.progress(1.0, Some(3.0), Some("not increasing".into()));

@@ -359,6 +359,31 @@ async fn input_required_results_are_validated() {
     assert_eq!(reply.code(), -32021, "elicitation was not declared on this request");
     let reply = call(&server, "tools/call", json!({"name": "ask_nothing"})).await;
     assert_eq!(reply.code(), -32603, "an input_required result with nothing in it is a server bug");
+    let reply = call(&server, "tools/call", json!({"name": "ask_garbage"})).await;
+    assert_eq!(reply.code(), -32603, "only elicitation, sampling and roots can be asked");
+}
+
+#[tokio::test]
+async fn a_handler_built_input_required_result_asks_only_what_the_client_declared() {
+    let server = fixture::full();
+    let meta = |capabilities: Value| {
+        json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
+        })
+    };
+    let reply = call(
+        &server,
+        "tools/call",
+        json!({"_meta": meta(json!({"elicitation": {}, "sampling": {}})), "name": "ask_carelessly"}),
+    )
+    .await;
+    assert_eq!(reply.code(), -32021);
+    let required = &reply.error()["data"]["requiredCapabilities"];
+    assert_eq!(required, &json!({"elicitation": {"url": {}}, "sampling": {"tools": {}}}));
+    let everything = json!({"elicitation": {"form": {}, "url": {}}, "sampling": {"tools": {}}});
+    let reply = call(&server, "tools/call", json!({"_meta": meta(everything), "name": "ask_carelessly"})).await;
+    assert_eq!(reply.result()["resultType"], "input_required");
 }
 
 #[tokio::test]

@@ -16,11 +16,11 @@ use super::{Body, CalledTool, HeaderCheck, Prepared, RequestOptions, pagination}
 use crate::call::{CompleteCall, PromptCall, ResourceCall, ToolCall};
 use crate::context::{CancelOnDrop, InputSlot, RequestContext};
 use crate::handler::PromptFn;
-use crate::input::{InputState, Interrupted, Interruptible};
+use crate::input::{self, InputState, Interrupted, Interruptible};
 use crate::outcome::Outcome;
 use crate::protocol::{
     CacheHints, CallToolParams, CallToolResult, CompleteParams, CompleteResult, Completion, CompletionReference,
-    ContentBlock, ErrorObject, GetPromptParams, InputRequiredResult, ListenParams, META_SERVER_INFO,
+    ContentBlock, ErrorObject, GetPromptParams, InputRequest, InputRequiredResult, ListenParams, META_SERVER_INFO,
     ReadResourceParams, ResultType, SubscriptionFilter, TextContent,
 };
 use crate::request_state::{self, SealedState};
@@ -354,11 +354,35 @@ fn outcome_response<T: Serialize>(
                     ErrorObject::internal("An input_required result needs inputRequests or requestState"),
                 );
             }
+            if let Err(e) = check_input_requests(p, body.input_requests.as_ref()) {
+                return failed(p, e);
+            }
             let own = body.meta.take();
             finish(p, ResultType::InputRequired, &body, own, None)
         }
         Err(e) => failed(p, e),
     }
+}
+
+/// A result a handler built itself asks only what this client declared it
+/// can answer (the `Input` API checks as it asks).
+fn check_input_requests(p: &Prepared, requests: Option<&Map<String, Value>>) -> Result<(), ErrorObject> {
+    let mut missing = Map::new();
+    for (key, request) in requests.into_iter().flatten() {
+        let request = InputRequest::deserialize(request).map_err(|e| {
+            ErrorObject::internal(format!(
+                "`inputRequests.{key}` is not an elicitation, sampling or roots request: {e}"
+            ))
+        })?;
+        input::merge(&mut missing, input::missing_capabilities(&request, &p.meta.client_capabilities));
+    }
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(ErrorObject::missing_client_capability(
+        "This request needs client capabilities it did not declare",
+        Value::Object(missing),
+    ))
 }
 
 pub(super) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
