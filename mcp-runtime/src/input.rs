@@ -275,10 +275,10 @@ pub(crate) fn missing_capabilities(request: &InputRequest, caps: &ClientCapabili
             let uses_context = used("includeContext") && params["includeContext"] != "none";
             let sampling = caps.sampling.as_ref();
             let mut missing = Map::new();
-            if uses_tools && !sampling.is_some_and(|s| s.tools.is_some()) {
+            if uses_tools && sampling.is_none_or(|s| s.tools.is_none()) {
                 missing.insert("tools".into(), json!({}));
             }
-            if uses_context && !sampling.is_some_and(|s| s.context.is_some()) {
+            if uses_context && sampling.is_none_or(|s| s.context.is_none()) {
                 missing.insert("context".into(), json!({}));
             }
             (sampling.is_none() || !missing.is_empty()).then(|| json!({"sampling": missing}))
