@@ -47,6 +47,15 @@ async fn missing_or_malformed_meta_is_invalid_params_echoing_the_id() {
         assert_eq!(reply.stage, Some(Stage::Meta));
         assert_eq!(reply.http_status, Some(400), "a malformed `_meta` is rejected before dispatch");
     }
+    // The message says what is wrong, not always "must be an object".
+    let repeated = r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let reply = mcp_tests::exchange::send_bytes(&server, repeated.as_bytes()).await;
+    let text = reply.error()["message"].as_str().unwrap_or_default();
+    assert!(text.contains("could not be read") && text.contains("duplicate field"), "{text}");
+    let not_object = r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":5}}"#;
+    let reply = mcp_tests::exchange::send_bytes(&server, not_object.as_bytes()).await;
+    let text = reply.error()["message"].as_str().unwrap_or_default();
+    assert!(text.contains("`_meta` must be an object"), "{text}");
 }
 
 /// `params` that are JSON but not an object fail at step 8 whatever the

@@ -340,7 +340,13 @@ impl RequestMeta {
     /// typed fields (unknown keys are kept in `other`). The error names the
     /// offending key.
     pub fn from_json(text: &str) -> Result<Self, String> {
-        let wire: WireMeta<'_> = serde_json::from_str(text).map_err(|e| format!("`_meta` must be an object: {e}"))?;
+        let wire: WireMeta<'_> = serde_json::from_str(text).map_err(|e| {
+            if text.trim_start().starts_with('{') {
+                format!("`_meta` could not be read: {e}")
+            } else {
+                "`_meta` must be an object".to_owned()
+            }
+        })?;
         wire.validate()
     }
 
@@ -448,18 +454,22 @@ impl<'de: 'a, 'a> Deserialize<'de> for WireMeta<'a> {
                     other: Map::new(),
                 };
                 while let Some(MemberName(key)) = map.next_key::<MemberName<'de>>()? {
-                    let slot = match &*key {
-                        META_PROTOCOL_VERSION => &mut wire.protocol_version,
-                        META_CLIENT_CAPABILITIES => &mut wire.client_capabilities,
-                        META_CLIENT_INFO => &mut wire.client_info,
-                        META_LOG_LEVEL => &mut wire.log_level,
-                        META_PROGRESS_TOKEN => &mut wire.progress_token,
+                    let (slot, name) = match &*key {
+                        META_PROTOCOL_VERSION => (&mut wire.protocol_version, META_PROTOCOL_VERSION),
+                        META_CLIENT_CAPABILITIES => (&mut wire.client_capabilities, META_CLIENT_CAPABILITIES),
+                        META_CLIENT_INFO => (&mut wire.client_info, META_CLIENT_INFO),
+                        META_LOG_LEVEL => (&mut wire.log_level, META_LOG_LEVEL),
+                        META_PROGRESS_TOKEN => (&mut wire.progress_token, META_PROGRESS_TOKEN),
                         _ => {
                             wire.other.insert(key.into_owned(), map.next_value()?);
                             continue;
                         }
                     };
-                    *slot = Some(map.next_value()?);
+                    // Which of two values counts would be a guess, and the
+                    // version is compared with a header.
+                    if slot.replace(map.next_value()?).is_some() {
+                        return Err(serde::de::Error::duplicate_field(name));
+                    }
                 }
                 Ok(wire)
             }
