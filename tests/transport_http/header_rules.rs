@@ -31,6 +31,9 @@ async fn standard_headers_must_match_the_body() {
         ("Mcp-Method in another case", Post::mcp(&list).header("mcp-method", "TOOLS/LIST")),
         ("repeated Mcp-Method", Post::mcp(&list).append("mcp-method", "tools/list")),
         ("non-ASCII Mcp-Method", Post::mcp(&list).header("mcp-method", "tools/lïst".as_bytes())),
+        // The Base64 form is for names and arguments: these two compare exactly.
+        ("Base64 Mcp-Method", Post::mcp(&list).header("mcp-method", "=?base64?dG9vbHMvbGlzdA==?=")),
+        ("Base64 MCP-Protocol-Version", Post::mcp(&list).header("mcp-protocol-version", "=?base64?MjAyNi0wNy0yOA==?=")),
     ];
     for (case, post) in cases {
         mismatch(&post.send(addr).await, 1, case);

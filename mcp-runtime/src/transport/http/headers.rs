@@ -280,8 +280,10 @@ fn same_value(value: &Value, header: &str) -> bool {
     }
 }
 
-fn required<'a>(found: Found<'a>, shown: &str) -> Result<Cow<'a, str>, ErrorObject> {
-    read_value(found, shown)?.ok_or_else(|| ErrorObject::header_mismatch(format!("Missing {shown} header")))
+/// A header compared exactly (`MCP-Protocol-Version`, `Mcp-Method`): the
+/// Base64 form is for names and arguments only (§4 step 9).
+fn required<'a>(found: Found<'a>, shown: &str) -> Result<&'a str, ErrorObject> {
+    read_text(found, shown, "")?.ok_or_else(|| ErrorObject::header_mismatch(format!("Missing {shown} header")))
 }
 
 /// The single value of a header, trimmed and decoded. Repeated headers,
@@ -298,18 +300,21 @@ fn header_value<'a>(
 
 /// [`header_value`] of values already found.
 fn read_value<'a>(found: Found<'a>, shown: &str) -> Result<Option<Cow<'a, str>>, ErrorObject> {
+    let Some(text) = read_text(found, shown, "; use the =?base64?...?= form")? else { return Ok(None) };
+    decode(text).map(Some).map_err(|reason| ErrorObject::header_mismatch(format!("The {shown} header {reason}")))
+}
+
+/// The single value of a header as text, trimmed; `hint` follows the error
+/// for bytes outside visible ASCII.
+fn read_text<'a>(found: Found<'a>, shown: &str, hint: &str) -> Result<Option<&'a str>, ErrorObject> {
     let Some(first) = found.first else { return Ok(None) };
     if found.repeated {
         return Err(ErrorObject::header_mismatch(format!("The {shown} header appears more than once")));
     }
     let text = first.to_str().map_err(|_| {
-        ErrorObject::header_mismatch(format!(
-            "The {shown} header holds characters that are not visible ASCII; use the =?base64?...?= form"
-        ))
+        ErrorObject::header_mismatch(format!("The {shown} header holds characters that are not visible ASCII{hint}"))
     })?;
-    decode(text.trim_matches(|c| c == ' ' || c == '\t'))
-        .map(Some)
-        .map_err(|reason| ErrorObject::header_mismatch(format!("The {shown} header {reason}")))
+    Ok(Some(text.trim_matches(|c| c == ' ' || c == '\t')))
 }
 
 /// Decodes `=?base64?<Base64 of UTF-8>?=` (markers in lower case, standard
