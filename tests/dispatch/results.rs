@@ -166,16 +166,34 @@ async fn lists_paginate_with_opaque_cursors() {
     assert_eq!(seen, expected);
     assert_eq!(pages, expected.len().div_ceil(3));
 
-    // A cursor is tied to nothing but its position: reusing one is fine,
-    // tampering with it is not.
+    // Reusing a cursor is fine; one that is not ours, or another list's, is not.
     let first = call(&server, "tools/list", Value::Null).await;
     let next = first.result()["nextCursor"].as_str().expect("more than one page").to_owned();
     assert_eq!(
         call(&server, "tools/list", json!({"cursor": next})).await.result(),
         call(&server, "tools/list", json!({"cursor": next})).await.result()
     );
-    let tampered = format!("{next}A");
-    assert_eq!(call(&server, "tools/list", json!({"cursor": tampered})).await.code(), -32602);
+    let garbled = format!("{}!", &next[..next.len() - 1]);
+    assert_eq!(call(&server, "tools/list", json!({"cursor": garbled})).await.code(), -32602);
+    assert_eq!(call(&server, "prompts/list", json!({"cursor": next})).await.code(), -32602);
+}
+
+#[tokio::test]
+async fn a_cursor_stays_right_when_the_list_changes_between_pages() {
+    let server = fixture::full_builder().page_size(2).build().expect("builds");
+    let all = names(call(&fixture::full(), "tools/list", Value::Null).await.result(), "tools", "name");
+    let first = call(&server, "tools/list", Value::Null).await;
+    assert_eq!(names(first.result(), "tools", "name"), all[..2]);
+    let cursor = first.result()["nextCursor"].clone();
+
+    // A tool sorting before the cursor arrives: nothing is listed twice.
+    server.add_tool(mcp_runtime::ToolEntry::new("_early", || async { "early" })).expect("a new tool");
+    let second = call(&server, "tools/list", json!({"cursor": cursor})).await;
+    assert_eq!(names(second.result(), "tools", "name"), all[2..4], "nothing repeated");
+    // Tools listed already leave: nothing is skipped.
+    assert!(server.remove_tool(&all[0]) && server.remove_tool(&all[1]));
+    let second = call(&server, "tools/list", json!({"cursor": cursor})).await;
+    assert_eq!(names(second.result(), "tools", "name"), all[2..4], "nothing skipped");
 }
 
 #[tokio::test]

@@ -14,6 +14,7 @@ use super::listen;
 use super::response::{Decorated, Meta, Page, Response, Stage};
 use super::{Body, CalledTool, HeaderCheck, Prepared, RequestOptions, pagination};
 use crate::call::{CompleteCall, PromptCall, ResourceCall, ToolCall};
+use crate::catalog::Catalog;
 use crate::context::{CancelOnDrop, InputSlot, RequestContext};
 use crate::handler::PromptFn;
 use crate::input::{self, InputState, Interrupted, Interruptible};
@@ -44,6 +45,38 @@ pub(super) enum ListKind {
     Prompts,
     Resources,
     Templates,
+}
+
+impl ListKind {
+    /// The list's member in the result, which also tags its cursors.
+    fn key(self) -> &'static str {
+        match self {
+            ListKind::Tools => "tools",
+            ListKind::Prompts => "prompts",
+            ListKind::Resources => "resources",
+            ListKind::Templates => "resourceTemplates",
+        }
+    }
+
+    fn len(self, c: &Catalog) -> usize {
+        match self {
+            ListKind::Tools => c.tools.len(),
+            ListKind::Prompts => c.prompts.len(),
+            ListKind::Resources => c.resources.len(),
+            ListKind::Templates => c.templates.len(),
+        }
+    }
+
+    /// The sort key of item `i`, in the order the catalog keeps (names are
+    /// unique for tools and prompts; resources sort by name, then URI).
+    fn sort_key(self, c: &Catalog, i: usize) -> pagination::SortKey<'_> {
+        match self {
+            ListKind::Tools => (&c.tools[i].key, ""),
+            ListKind::Prompts => (&c.prompts[i].key, ""),
+            ListKind::Resources => (c.resources[i].entry.name(), &c.resources[i].key),
+            ListKind::Templates => (c.templates[i].entry.name(), &c.templates[i].key),
+        }
+    }
 }
 
 /// The methods this revision defines for a server.
@@ -101,17 +134,18 @@ pub(super) fn route(
         Body::Raw(raw) => raw,
     };
     let params = raw.as_deref();
-    let list = |kind: ListKind, len: usize| -> Result<Route, (ErrorObject, Stage)> {
+    let list = |kind: ListKind| -> Result<Route, (ErrorObject, Stage)> {
         let p: ListParams = params_of(method, params)?;
-        let start = pagination::decode(p.cursor.as_deref(), len).map_err(|e| (e, Stage::Params))?;
+        let after = pagination::decode(p.cursor.as_deref(), kind.key()).map_err(|e| (e, Stage::Params))?;
+        let start = pagination::start(after.as_ref(), kind.len(catalog), |i| kind.sort_key(catalog, i));
         Ok(Route::List(kind, start))
     };
     match method {
         "server/discover" => Ok(Route::Discover),
-        "tools/list" => list(ListKind::Tools, catalog.tools.len()),
-        "prompts/list" => list(ListKind::Prompts, catalog.prompts.len()),
-        "resources/list" => list(ListKind::Resources, catalog.resources.len()),
-        "resources/templates/list" => list(ListKind::Templates, catalog.templates.len()),
+        "tools/list" => list(ListKind::Tools),
+        "prompts/list" => list(ListKind::Prompts),
+        "resources/list" => list(ListKind::Resources),
+        "resources/templates/list" => list(ListKind::Templates),
         "tools/call" => call_tool(snapshot, params_of(method, params)?, headers),
         "prompts/get" => {
             let p: GetPromptParams = params_of(method, params)?;
@@ -400,19 +434,15 @@ pub(super) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
         Route::Discover => finish(p, ResultType::Complete, &snapshot.discover, None, Some(inner.discover_cache)),
         Route::List(kind, start) => {
             let c = &snapshot.catalog;
-            let len = match kind {
-                ListKind::Tools => c.tools.len(),
-                ListKind::Prompts => c.prompts.len(),
-                ListKind::Resources => c.resources.len(),
-                ListKind::Templates => c.templates.len(),
-            };
-            let (range, next_cursor) = pagination::page(start, len, inner.page_size);
+            let key = kind.key();
+            let (range, next_cursor) =
+                pagination::page(key, start, kind.len(c), inner.page_size, |i| kind.sort_key(c, i));
             // Only this page's definitions, serialized when the server was built.
-            let (key, items): (&'static str, Vec<&RawValue>) = match kind {
-                ListKind::Tools => ("tools", c.tools[range].iter().map(|t| &*t.json).collect()),
-                ListKind::Prompts => ("prompts", c.prompts[range].iter().map(|t| &*t.json).collect()),
-                ListKind::Resources => ("resources", c.resources[range].iter().map(|t| &*t.json).collect()),
-                ListKind::Templates => ("resourceTemplates", c.templates[range].iter().map(|t| &*t.json).collect()),
+            let items: Vec<&RawValue> = match kind {
+                ListKind::Tools => c.tools[range].iter().map(|t| &*t.json).collect(),
+                ListKind::Prompts => c.prompts[range].iter().map(|t| &*t.json).collect(),
+                ListKind::Resources => c.resources[range].iter().map(|t| &*t.json).collect(),
+                ListKind::Templates => c.templates[range].iter().map(|t| &*t.json).collect(),
             };
             let size = items.iter().map(|item| item.get().len() + 1).sum();
             let page = Page { key, items, next_cursor };
