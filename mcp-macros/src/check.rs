@@ -16,6 +16,7 @@ pub(crate) fn check(handler: &Handler, errors: &mut Errors) {
     if handler.kind == Macro::Prompt && handler.name.is_empty() {
         errors.at(handler.name_span, "a prompt name cannot be empty");
     }
+    literals(handler, errors);
     unique_arguments(handler, errors);
     if handler.kind == Macro::Resource {
         resource(handler, errors);
@@ -81,6 +82,42 @@ fn headers(handler: &Handler, errors: &mut Errors) {
         }
         seen.push(lower);
     }
+}
+
+/// Values written as literals that can be checked now rather than by a
+/// client: icon URIs and a resource's `last_modified` date.
+fn literals(handler: &Handler, errors: &mut Errors) {
+    for icon in handler.attrs.icons.iter().flatten() {
+        if let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(uri), .. }) = icon
+            && !has_scheme(&uri.value())
+        {
+            errors.spanned(
+                uri,
+                "an icon is a URI with a scheme, such as `https://example.com/icon.png` or a `data:` URI",
+            );
+        }
+    }
+    let last_modified = handler.attrs.content_hints.as_ref().and_then(|h| h.last_modified.as_ref());
+    if let Some(date) = last_modified
+        && !is_iso_date(&date.value())
+    {
+        errors.spanned(
+            date,
+            "`last_modified` is an ISO 8601 date or date-time, such as `2026-07-28` or `2026-07-28T09:30:00Z`",
+        );
+    }
+}
+
+/// `YYYY-MM-DD`, optionally followed by `T` and a time.
+fn is_iso_date(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let digits = |range: std::ops::Range<usize>| bytes.get(range).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+    digits(0..4)
+        && bytes.get(4) == Some(&b'-')
+        && digits(5..7)
+        && bytes.get(7) == Some(&b'-')
+        && digits(8..10)
+        && (bytes.len() == 10 || bytes.get(10).is_some_and(|b| matches!(b, b'T' | b't')))
 }
 
 /// `scheme ":"`, where a scheme is a letter then letters, digits, `+`, `-`
