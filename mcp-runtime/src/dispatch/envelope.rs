@@ -8,7 +8,7 @@ use serde_json::value::RawValue;
 
 use super::response::{Response, Stage};
 use super::single_pass::{ReadCall, read_request};
-use crate::protocol::member::MemberName;
+use crate::protocol::member::{RawMember, read_members, skip};
 use crate::protocol::{ErrorObject, JSONRPC_VERSION, RequestId};
 
 /// A JSON-RPC request: its id, its method and its params, read as far as
@@ -72,7 +72,6 @@ pub enum Message {
 /// The envelope's members as sent, each kept raw. A member written twice is
 /// not an error here: reading on finds the id even when it comes after the
 /// repetition, so that the error can carry it.
-#[derive(Default)]
 struct RawEnvelope<'a> {
     jsonrpc: Option<&'a RawValue>,
     id: Option<&'a RawValue>,
@@ -80,7 +79,7 @@ struct RawEnvelope<'a> {
     params: Option<&'a RawValue>,
     result: Option<&'a RawValue>,
     error: Option<&'a RawValue>,
-    /// The first member that appeared more than once.
+    /// A member that appeared more than once (`id` if it did).
     repeated: Option<&'static str>,
 }
 
@@ -96,31 +95,28 @@ impl<'de: 'a, 'a> Deserialize<'de> for RawEnvelope<'a> {
             }
 
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawEnvelope<'a>, A::Error> {
-                let mut env = RawEnvelope::default();
-                while let Some(MemberName(key)) = map.next_key::<MemberName<'de>>()? {
-                    let (name, slot) = match &*key {
-                        "jsonrpc" => ("jsonrpc", &mut env.jsonrpc),
-                        "id" => ("id", &mut env.id),
-                        "method" => ("method", &mut env.method),
-                        "params" => ("params", &mut env.params),
-                        "result" => ("result", &mut env.result),
-                        "error" => ("error", &mut env.error),
-                        _ => {
-                            map.next_value::<IgnoredAny>()?;
-                            continue;
-                        }
-                    };
-                    let value = map.next_value::<&'de RawValue>()?;
-                    if slot.replace(value).is_some() {
-                        env.repeated = env.repeated.or(Some(name));
-                    }
-                }
+                const NAMES: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
+                let mut members = [RawMember::default(); NAMES.len()];
+                read_members(&mut map, &NAMES, &mut members, skip)?;
+                let [jsonrpc, id, method, params, result, error] = members;
+                // A repeated id cannot be read; any other repeat is reported with it.
+                let repeated = if id.repeated {
+                    Some("id")
+                } else {
+                    NAMES.iter().zip(&members).find(|(_, member)| member.repeated).map(|(name, _)| *name)
+                };
                 // `"id": null` makes an invalid request, not a notification;
                 // any other member written `null` counts as absent.
-                for slot in [&mut env.jsonrpc, &mut env.method, &mut env.params, &mut env.result, &mut env.error] {
-                    *slot = slot.filter(|value| value.get() != "null");
-                }
-                Ok(env)
+                let present = |member: RawMember<'a>| member.value.filter(|value| value.get() != "null");
+                Ok(RawEnvelope {
+                    jsonrpc: present(jsonrpc),
+                    id: id.value,
+                    method: present(method),
+                    params: present(params),
+                    result: present(result),
+                    error: present(error),
+                    repeated,
+                })
             }
         }
 

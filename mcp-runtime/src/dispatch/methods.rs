@@ -349,6 +349,12 @@ where
     let abandoned = CancelOnDrop::new(context.clone());
     let outcome = guarded(async move {
         match Interruptible::new(start(), context).await {
+            // A result the handler built itself asks only what this client
+            // can answer, as the `Input` API checks while it asks.
+            Ok(Ok(Outcome::InputRequired(body))) => {
+                check_input_requests(p, body.input_requests.as_ref())?;
+                Ok(Outcome::InputRequired(body))
+            }
             Ok(outcome) => outcome,
             Err(Interrupted::MissingCapabilities(needed)) => Err(ErrorObject::missing_client_capability(
                 "This request needs client capabilities it did not declare",
@@ -388,9 +394,6 @@ fn outcome_response<T: Serialize>(
                     ErrorObject::internal("An input_required result needs inputRequests or requestState"),
                 );
             }
-            if let Err(e) = check_input_requests(p, body.input_requests.as_ref()) {
-                return failed(p, e);
-            }
             let own = body.meta.take();
             finish(p, ResultType::InputRequired, &body, own, None)
         }
@@ -398,8 +401,8 @@ fn outcome_response<T: Serialize>(
     }
 }
 
-/// A result a handler built itself asks only what this client declared it
-/// can answer (the `Input` API checks as it asks).
+/// The capabilities `requests` need that this client did not declare, as
+/// `-32021`.
 fn check_input_requests(p: &Prepared, requests: Option<&Map<String, Value>>) -> Result<(), ErrorObject> {
     let mut missing = Map::new();
     for (key, request) in requests.into_iter().flatten() {

@@ -16,7 +16,7 @@ mod single_pass;
 
 use std::sync::Arc;
 
-use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+use serde::de::{DeserializeSeed, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
@@ -25,7 +25,7 @@ pub use response::{Response, Stage};
 
 use crate::context::{DiscardNotifications, NotificationSink};
 use crate::header_param::HeaderParam;
-use crate::protocol::member::MemberName;
+use crate::protocol::member::{RawMember, read_members, skip};
 use crate::protocol::{CallToolParams, ErrorObject, RequestMeta, SUPPORTED_VERSIONS, Tool};
 use crate::server::{Server, Snapshot};
 use envelope::Params;
@@ -126,18 +126,14 @@ impl Prepared {
 
 /// What step 8 reads of raw params: `_meta`, and the member naming the
 /// request's target, which step 9 compares with `Mcp-Name`.
-#[derive(Default)]
 struct ParamsHead<'a> {
-    meta: Option<&'a RawValue>,
-    target: Option<&'a RawValue>,
-    meta_repeated: bool,
-    target_repeated: bool,
+    meta: RawMember<'a>,
+    target: RawMember<'a>,
 }
 
 /// Reads a [`ParamsHead`] from an object, and only an object: a derived
 /// struct would take an array's elements as its fields in order. A member
-/// this does not read may repeat; one it reads may not, as which of the
-/// values counts would be a guess.
+/// this does not read may repeat; one it reads may not.
 struct HeadSeed {
     /// The member naming the target, for the methods that have one.
     target: Option<&'static str>,
@@ -159,19 +155,13 @@ impl<'de> Visitor<'de> for HeadSeed {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ParamsHead<'de>, A::Error> {
-        let mut head = ParamsHead::default();
-        while let Some(MemberName(key)) = map.next_key::<MemberName<'de>>()? {
-            let (slot, repeated) = if key == "_meta" {
-                (&mut head.meta, &mut head.meta_repeated)
-            } else if self.target == Some(&*key) {
-                (&mut head.target, &mut head.target_repeated)
-            } else {
-                map.next_value::<IgnoredAny>()?;
-                continue;
-            };
-            *repeated |= slot.replace(map.next_value::<&'de RawValue>()?).is_some();
+        let mut members = [RawMember::default(); 2];
+        match self.target {
+            Some(target) => read_members(&mut map, &["_meta", target], &mut members, skip)?,
+            None => read_members(&mut map, &["_meta"], &mut members[..1], skip)?,
         }
-        Ok(head)
+        let [meta, target] = members;
+        Ok(ParamsHead { meta, target })
     }
 }
 
@@ -280,17 +270,17 @@ fn read_head(method: &str, params: Option<&RawValue>) -> Result<(Arc<RequestMeta
         .deserialize(&mut serde_json::Deserializer::from_str(raw.get()))
         .map_err(|_| ErrorObject::invalid_params("`params` must be an object"))?;
     let repeated = |name: &str| ErrorObject::invalid_params(format!("`params.{name}` appears more than once"));
-    if head.meta_repeated {
+    if head.meta.repeated {
         return Err(repeated("_meta"));
     }
-    let Some(raw_meta) = head.meta else {
+    let Some(raw_meta) = head.meta.value else {
         return Err(ErrorObject::invalid_params("Missing `params._meta`"));
     };
     let meta = meta_memo::read(raw_meta.get())
         .map_err(|reason| ErrorObject::invalid_params(format!("Invalid `params._meta`: {reason}")))?;
-    if let Some(name) = target.filter(|_| head.target_repeated) {
+    if let Some(name) = target.filter(|_| head.target.repeated) {
         return Err(repeated(name));
     }
-    let target = head.target.and_then(|raw| serde_json::from_str::<String>(raw.get()).ok());
+    let target = head.target.value.and_then(|raw| serde_json::from_str::<String>(raw.get()).ok());
     Ok((meta, target))
 }

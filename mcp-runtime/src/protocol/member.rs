@@ -4,7 +4,8 @@ use std::borrow::Cow;
 use std::fmt;
 
 use serde::Deserialize;
-use serde::de::{Error, IntoDeserializer, Visitor};
+use serde::de::{Error, IgnoredAny, IntoDeserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
 
 /// A member name, borrowed from the input unless it had escapes.
 pub(crate) struct MemberName<'a>(pub(crate) Cow<'a, str>);
@@ -69,4 +70,39 @@ impl<'de, E: Error> serde::Deserializer<'de> for NameDeserializer<'de, E> {
         bytes byte_buf option unit unit_struct newtype_struct seq tuple
         tuple_struct map struct enum identifier ignored_any
     }
+}
+
+/// A member read raw by [`read_members`]: its value, and whether the object
+/// held it more than once (the last value is kept). Which of two values
+/// counts would be a guess, so each reader decides how to refuse a repeat.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct RawMember<'de> {
+    pub(crate) value: Option<&'de RawValue>,
+    pub(crate) repeated: bool,
+}
+
+/// Reads the members of an object named in `names` raw into `members` (in
+/// the same order), handing the name of every other member to `other`,
+/// which must read or skip its value.
+pub(crate) fn read_members<'de, A: MapAccess<'de>>(
+    map: &mut A,
+    names: &[&str],
+    members: &mut [RawMember<'de>],
+    mut other: impl FnMut(&mut A, Cow<'de, str>) -> Result<(), A::Error>,
+) -> Result<(), A::Error> {
+    while let Some(MemberName(name)) = map.next_key::<MemberName<'de>>()? {
+        match names.iter().position(|wanted| *wanted == name) {
+            Some(i) => {
+                let member = &mut members[i];
+                member.repeated |= member.value.replace(map.next_value()?).is_some();
+            }
+            None => other(map, name)?,
+        }
+    }
+    Ok(())
+}
+
+/// An `other` for [`read_members`] that skips the value unread.
+pub(crate) fn skip<'de, A: MapAccess<'de>>(map: &mut A, _name: Cow<'de, str>) -> Result<(), A::Error> {
+    map.next_value::<IgnoredAny>().map(drop)
 }

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::member::MemberName;
+use super::member::{MemberName, RawMember, read_members};
 
 /// `_meta` key of the protocol version a request speaks.
 pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -445,33 +445,27 @@ impl<'de: 'a, 'a> Deserialize<'de> for WireMeta<'a> {
             }
 
             fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<WireMeta<'a>, A::Error> {
-                let mut wire = WireMeta {
-                    protocol_version: None,
-                    client_capabilities: None,
-                    client_info: None,
-                    log_level: None,
-                    progress_token: None,
-                    other: Map::new(),
-                };
-                while let Some(MemberName(key)) = map.next_key::<MemberName<'de>>()? {
-                    let (slot, name) = match &*key {
-                        META_PROTOCOL_VERSION => (&mut wire.protocol_version, META_PROTOCOL_VERSION),
-                        META_CLIENT_CAPABILITIES => (&mut wire.client_capabilities, META_CLIENT_CAPABILITIES),
-                        META_CLIENT_INFO => (&mut wire.client_info, META_CLIENT_INFO),
-                        META_LOG_LEVEL => (&mut wire.log_level, META_LOG_LEVEL),
-                        META_PROGRESS_TOKEN => (&mut wire.progress_token, META_PROGRESS_TOKEN),
-                        _ => {
-                            wire.other.insert(key.into_owned(), map.next_value()?);
-                            continue;
-                        }
-                    };
-                    // Which of two values counts would be a guess, and the
-                    // version is compared with a header.
-                    if slot.replace(map.next_value()?).is_some() {
-                        return Err(serde::de::Error::duplicate_field(name));
-                    }
+                const NAMES: [&str; 5] = [
+                    META_PROTOCOL_VERSION,
+                    META_CLIENT_CAPABILITIES,
+                    META_CLIENT_INFO,
+                    META_LOG_LEVEL,
+                    META_PROGRESS_TOKEN,
+                ];
+                let mut members = [RawMember::default(); NAMES.len()];
+                let mut other = Map::new();
+                read_members(&mut map, &NAMES, &mut members, |map, name| {
+                    other.insert(name.into_owned(), map.next_value()?);
+                    Ok(())
+                })?;
+                // Which of two values counts would be a guess, and the
+                // version is compared with a header.
+                if let Some((name, _)) = NAMES.iter().zip(&members).find(|(_, member)| member.repeated) {
+                    return Err(serde::de::Error::duplicate_field(name));
                 }
-                Ok(wire)
+                let [protocol_version, client_capabilities, client_info, log_level, progress_token] =
+                    members.map(|member| member.value);
+                Ok(WireMeta { protocol_version, client_capabilities, client_info, log_level, progress_token, other })
             }
         }
 

@@ -12,14 +12,14 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use http::header::AsHeaderName;
 use http::{HeaderMap, HeaderValue};
-use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::dispatch::{CalledTool, HeaderCheck};
 use crate::header_param::HeaderParam;
 use crate::protocol::ErrorObject;
-use crate::protocol::member::MemberName;
+use crate::protocol::member::{RawMember, read_members, skip};
 
 /// The methods whose target travels in `Mcp-Name`.
 const NAMED_METHODS: &[&str] = &["tools/call", "prompts/get", "resources/read"];
@@ -202,12 +202,11 @@ fn read_object<'a>(
     keys.sort_unstable();
     keys.dedup();
     let members = Wanted(&keys).deserialize(&mut serde_json::Deserializer::from_str(object))?;
-    for &key in &keys {
-        let mut copies = members.iter().filter(|(name, _)| name == key).map(|&(_, value)| value);
-        let slot = match (copies.next(), copies.next()) {
-            (None, _) => Slot::Absent,
-            (Some(value), None) => Slot::Once(value),
-            (Some(_), Some(_)) => Slot::Repeated,
+    for (&key, member) in keys.iter().zip(members) {
+        let slot = match member {
+            RawMember { repeated: true, .. } => Slot::Repeated,
+            RawMember { value: Some(value), .. } => Slot::Once(value),
+            RawMember { value: None, .. } => Slot::Absent,
         };
         let mut deeper = Vec::new();
         for &i in under.iter().filter(|&&i| params[i].path[depth] == key) {
@@ -230,12 +229,11 @@ fn read_object<'a>(
     Ok(())
 }
 
-/// The members of a JSON object whose names are among the keys, in order and
-/// repeats included.
+/// The members of a JSON object named by the keys, in the keys' order.
 struct Wanted<'k>(&'k [&'k str]);
 
 impl<'de> DeserializeSeed<'de> for Wanted<'_> {
-    type Value = Vec<(Cow<'de, str>, &'de RawValue)>;
+    type Value = Vec<RawMember<'de>>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_map(self)
@@ -243,22 +241,16 @@ impl<'de> DeserializeSeed<'de> for Wanted<'_> {
 }
 
 impl<'de> Visitor<'de> for Wanted<'_> {
-    type Value = Vec<(Cow<'de, str>, &'de RawValue)>;
+    type Value = Vec<RawMember<'de>>;
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("a JSON object")
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut found = Vec::new();
-        while let Some(MemberName(name)) = map.next_key::<MemberName<'de>>()? {
-            if self.0.contains(&&*name) {
-                found.push((name, map.next_value()?));
-            } else {
-                map.next_value::<IgnoredAny>()?;
-            }
-        }
-        Ok(found)
+        let mut members = vec![RawMember::default(); self.0.len()];
+        read_members(&mut map, self.0, &mut members, skip)?;
+        Ok(members)
     }
 }
 
