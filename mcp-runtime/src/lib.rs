@@ -76,7 +76,7 @@ pub use extract::{Args, FromCall, Rejection, State};
 pub use handler::{BoxFuture, PromptHandler, ResourceHandler, ToolHandler};
 pub use header_value::HeaderValue;
 pub use input::Input;
-pub use mcp_macros::{prompt, resource, tool};
+pub use mcp_runtime_macros::{prompt, resource, tool};
 pub use notify::{Logger, Progress};
 pub use outcome::{
     IntoPromptResult, IntoResourceContents, IntoToolResult, Json, NotFound, Outcome, PromptOutcome, ResourceOutcome,
