@@ -1,13 +1,16 @@
 //! `subscriptions/listen` through the dispatcher: acknowledgement, filtering,
-//! tagging, run-time changes, cancellation and graceful closing.
+//! tagging, run-time changes, cancellation, graceful closing, events racing
+//! the acknowledgement and listeners that fall behind. Every frame and
+//! result is checked against the official schema.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_runtime::dispatch::{Request, RequestOptions, Response};
-use mcp_runtime::events::ServerEvent;
+use mcp_runtime::events::{LocalBus, ServerEvent};
 use mcp_runtime::protocol::{Notification, RequestId, RequestMeta};
 use mcp_runtime::{CancellationToken, NotificationSink, PromptEntry, ResourceEntry, Server, ToolEntry};
+use mcp_tests::wire_schema::{assert_valid_line, assert_valid_notification};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -48,12 +51,38 @@ fn listen(server: &Server, id: RequestId, filter: Value) -> Listening {
     Listening { notifications: rx, cancel, task }
 }
 
+/// The next frame, checked against the schema.
 async fn next(l: &mut Listening) -> Notification {
-    tokio::time::timeout(Duration::from_secs(5), l.notifications.recv()).await.expect("a notification").expect("open")
+    let n = tokio::time::timeout(Duration::from_secs(5), l.notifications.recv())
+        .await
+        .expect("a notification")
+        .expect("open");
+    assert_valid_notification(&serde_json::to_value(&n).expect("a notification serializes"));
+    n
 }
 
 async fn nothing_more(l: &mut Listening) {
     assert!(tokio::time::timeout(Duration::from_millis(50), l.notifications.recv()).await.is_err());
+}
+
+/// The listen request's final response, checked against the schema.
+async fn finished(task: JoinHandle<Response>) -> Value {
+    let response = tokio::time::timeout(Duration::from_secs(5), task).await.expect("the stream ends").expect("joins");
+    assert_valid_line("subscriptions/listen", &response.to_json())
+}
+
+/// Cancels the stream (as stdio's `notifications/cancelled` or a closed HTTP
+/// stream does) and checks that it ends at once with its tagged closing
+/// result (which the transport then discards) and that it let go of its
+/// sink, so nothing can be sent for it any more.
+async fn cancel_and_finish(l: Listening, id: Value) {
+    let Listening { notifications, cancel, task } = l;
+    cancel.cancel();
+    let response = finished(task).await;
+    assert_eq!(response["id"], id);
+    assert_eq!(response["result"]["resultType"], "complete");
+    assert_eq!(response["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"], id);
+    assert!(notifications.is_closed(), "the ended stream still holds its sink");
 }
 
 #[tokio::test]
@@ -94,8 +123,7 @@ async fn ack_first_then_only_requested_kinds_tagged_with_the_id() {
     assert_eq!(updated.method, "notifications/resources/updated");
     assert_eq!(updated.params.unwrap()["uri"], "mem://doc");
 
-    l.cancel.cancel();
-    let _ = l.task.await.unwrap();
+    cancel_and_finish(l, json!("L1")).await;
 }
 
 #[tokio::test]
@@ -106,7 +134,7 @@ async fn unsupported_kinds_are_dropped_from_the_ack() {
     let params = ack.params.unwrap();
     assert_eq!(params["notifications"], json!({"toolsListChanged": true}));
     assert_eq!(params["_meta"]["io.modelcontextprotocol/subscriptionId"], 7);
-    l.cancel.cancel();
+    cancel_and_finish(l, json!(7)).await;
 }
 
 #[tokio::test]
@@ -115,7 +143,7 @@ async fn closing_streams_ends_with_the_tagged_result() {
     let mut l = listen(&server, RequestId::from(9), json!({"promptsListChanged": true}));
     next(&mut l).await;
     server.close_streams();
-    let response = tokio::time::timeout(Duration::from_secs(5), l.task).await.unwrap().unwrap().to_value();
+    let response = finished(l.task).await;
     assert_eq!(response["id"], 9);
     assert_eq!(response["result"]["resultType"], "complete");
     assert_eq!(response["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 9);
@@ -183,5 +211,106 @@ async fn removing_entries_changes_lists_and_notifies() {
     // Removing what is not there changes nothing and announces nothing.
     assert!(!server.remove_prompt("p"));
     nothing_more(&mut l).await;
-    l.cancel.cancel();
+    cancel_and_finish(l, json!(3)).await;
+}
+
+/// A sink that announces a change the instant the acknowledgement goes out,
+/// from inside the listen request itself: the closest an event can come to
+/// racing the acknowledgement.
+struct AnnounceOnAck {
+    server: Server,
+    frames: mpsc::UnboundedSender<Notification>,
+}
+
+impl NotificationSink for AnnounceOnAck {
+    fn send(&self, notification: Notification) {
+        let ack = notification.method == "notifications/subscriptions/acknowledged";
+        let _ = self.frames.send(notification);
+        if ack {
+            self.server.notify_resource_updated("mem://doc/at-ack");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_event_racing_the_acknowledgement_comes_after_it_and_is_not_lost() {
+    let server = server();
+    let meta = RequestMeta::new("2026-07-28").to_value();
+    let params = serde_json::value::to_raw_value(
+        &json!({"_meta": meta, "notifications": {"resourceSubscriptions": ["mem://doc"]}}),
+    )
+    .unwrap();
+    let (tx, rx) = mpsc::unbounded_channel();
+    let cancel = CancellationToken::new();
+    let sink = Arc::new(AnnounceOnAck { server: server.clone(), frames: tx });
+    let options = RequestOptions { sink, cancellation: Some(cancel.clone()) };
+    // Changes announced all along, from another thread, while the stream starts.
+    let publisher = {
+        let server = server.clone();
+        tokio::spawn(async move {
+            for i in 0..200 {
+                server.notify_resource_updated(format!("mem://doc/{i}"));
+                tokio::task::yield_now().await;
+            }
+        })
+    };
+    let listening = {
+        let server = server.clone();
+        tokio::spawn(async move {
+            server.handle(Request::new(RequestId::from(5), "subscriptions/listen", Some(params)), None, options).await
+        })
+    };
+    let mut l = Listening { notifications: rx, cancel, task: listening };
+    let ack = next(&mut l).await;
+    assert_eq!(ack.method, "notifications/subscriptions/acknowledged", "the acknowledgement comes first");
+    publisher.await.expect("the publisher ends");
+    // The change announced as the acknowledgement went out arrives; the
+    // background ones that arrive do so in order, with nothing lost between.
+    let mut seen = Vec::new();
+    loop {
+        let n = next(&mut l).await;
+        assert_eq!(n.method, "notifications/resources/updated");
+        let uri = n.params.expect("params")["uri"].as_str().expect("a uri").to_owned();
+        if uri == "mem://doc/at-ack" {
+            break;
+        }
+        seen.push(uri.trim_start_matches("mem://doc/").parse::<u32>().expect("a numbered change"));
+    }
+    assert!(seen.windows(2).all(|w| w[1] == w[0] + 1), "changes lost or reordered: {seen:?}");
+    cancel_and_finish(l, json!(5)).await;
+}
+
+#[tokio::test]
+async fn a_listener_that_falls_behind_is_told_what_may_have_changed() {
+    // Room for two undelivered events per listener.
+    let server = Server::builder("small-bus", "1.0.0")
+        .event_bus(LocalBus::new(2))
+        .tool(ToolEntry::new("a", || async { "a" }))
+        .prompt(PromptEntry::new("p", || async { "p" }))
+        .resource(ResourceEntry::fixed("mem://doc", "doc", || async { "doc" }))
+        .build()
+        .expect("valid server");
+    let filter = json!({"toolsListChanged": true, "promptsListChanged": true, "resourceSubscriptions": ["mem://doc"]});
+    let mut l = listen(&server, RequestId::from(4), filter);
+    next(&mut l).await;
+    // Five changes while the stream cannot run (this test has one thread):
+    // the tool and resource changes are lost from the bus.
+    server.notify(ServerEvent::ToolsListChanged);
+    server.notify_resource_updated("mem://doc");
+    for _ in 0..3 {
+        server.notify(ServerEvent::PromptsListChanged);
+    }
+    let mut methods = Vec::new();
+    while let Ok(Some(n)) = tokio::time::timeout(Duration::from_millis(200), l.notifications.recv()).await {
+        assert_valid_notification(&serde_json::to_value(&n).expect("serializes"));
+        let params = n.params.unwrap_or_default();
+        methods.push(format!("{} {}", n.method, params["uri"].as_str().unwrap_or_default()).trim_end().to_owned());
+    }
+    assert!(methods.contains(&"notifications/tools/list_changed".to_owned()), "the lost tool change: {methods:?}");
+    assert!(
+        methods.contains(&"notifications/resources/updated mem://doc".to_owned()),
+        "the lost resource change: {methods:?}"
+    );
+    assert_eq!(methods.last().map(String::as_str), Some("notifications/prompts/list_changed"), "{methods:?}");
+    cancel_and_finish(l, json!(4)).await;
 }

@@ -90,6 +90,29 @@ fn notification_for(event: &ServerEvent, filter: &SubscriptionFilter, id: &Reque
     }
 }
 
+/// One notification for every kind the filter follows (each subscribed
+/// resource as updated), sent when events were lost: every notification
+/// of a listen stream only says "this may have changed, read it again", so
+/// announcing them all is the truthful answer to an unknown loss.
+fn catch_up(filter: &SubscriptionFilter, id: &RequestId) -> Vec<Notification> {
+    let mut events = Vec::new();
+    if filter.tools_list_changed == Some(true) {
+        events.push(frame(TOOLS_LIST_CHANGED, id, Map::new()));
+    }
+    if filter.prompts_list_changed == Some(true) {
+        events.push(frame(PROMPTS_LIST_CHANGED, id, Map::new()));
+    }
+    if filter.resources_list_changed == Some(true) {
+        events.push(frame(RESOURCES_LIST_CHANGED, id, Map::new()));
+    }
+    for uri in filter.resource_subscriptions.as_deref().unwrap_or_default() {
+        let mut params = Map::new();
+        params.insert("uri".into(), Value::String(uri.clone()));
+        events.push(frame(RESOURCES_UPDATED, id, params));
+    }
+    events
+}
+
 /// Acknowledges the subscription, then forwards matching events until the
 /// client cancels or the server closes its streams.
 pub(super) async fn stream(server: &Server, id: &RequestId, filter: &SubscriptionFilter, options: &RequestOptions) {
@@ -109,9 +132,15 @@ pub(super) async fn stream(server: &Server, id: &RequestId, filter: &Subscriptio
                         options.sink.send(n);
                     }
                 }
-                // A listener that fell behind missed some events; the list
-                // notifications carry no data, so the next one catches it up.
-                Err(RecvError::Lagged(_)) => {}
+                // A listener that fell behind lost events it cannot name:
+                // the client is told that everything it follows may have
+                // changed, rather than missing a change for good.
+                Err(RecvError::Lagged(missed)) => {
+                    tracing::warn!(missed, "a listen stream fell behind; announcing every subscribed kind");
+                    for n in catch_up(filter, id) {
+                        options.sink.send(n);
+                    }
+                }
                 Err(RecvError::Closed) => return,
             },
         }

@@ -58,7 +58,8 @@ pub struct LocalBus {
 
 impl LocalBus {
     /// A bus that keeps up to `capacity` undelivered events per slow listener
-    /// (a listener that falls further behind skips the oldest ones).
+    /// (a listener that falls further behind loses the oldest ones, and its
+    /// listen stream then announces every kind it follows as changed).
     pub fn new(capacity: usize) -> Self {
         LocalBus { sender: broadcast::channel(capacity.max(1)).0 }
     }
