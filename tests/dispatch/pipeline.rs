@@ -4,7 +4,7 @@
 //! params (-32602).
 
 use mcp_runtime::dispatch::Stage;
-use mcp_tests::exchange::{request, send, send_bytes, send_with_headers};
+use mcp_tests::exchange::{request, send, send_bytes, send_bytes_with_headers, send_with_headers};
 use serde_json::{Value, json};
 
 use crate::fixture::{self, FakeHeaders, HeaderCall};
@@ -359,14 +359,27 @@ async fn headers_see_the_name_or_uri_the_body_carries() {
         let HeaderCall::Request { name: seen, .. } = &headers.calls()[0] else { panic!("no request check") };
         assert_eq!(seen.as_deref(), name, "for {method}");
     }
-    // A name written with escapes reaches the check decoded.
-    let text = format!(
-        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"_meta":{},"name":"a\u0064d","arguments":{{"a":1,"b":1}}}}}}"#,
-        mcp_tests::wire_schema::request_meta()
-    );
-    let message: Value = serde_json::from_str(&text).expect("valid JSON");
-    let headers = FakeHeaders::matching("tools/call", Some("add"));
-    send_with_headers(&server, &message, &headers).await.result();
+    // A name written with escapes reaches the check decoded, in either
+    // member order (`method` first is read in one pass, `params` first the
+    // general way) and for each named method.
+    let meta = mcp_tests::wire_schema::request_meta();
+    for (method, member, escaped, name, rest) in [
+        ("tools/call", "name", r"a\u0064d", "add", r#","arguments":{"a":1,"b":1}"#),
+        ("prompts/get", "name", r"apo\u006cogy", "apology", ""),
+        ("resources/read", "uri", r"docs:\/\/readme", "docs://readme", ""),
+    ] {
+        let params = format!(r#"{{"_meta":{meta},"{member}":"{escaped}"{rest}}}"#);
+        for text in [
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{params}}}"#),
+            format!(r#"{{"params":{params},"jsonrpc":"2.0","id":1,"method":"{method}"}}"#),
+        ] {
+            assert!(text.contains(escaped), "the escape is on the wire");
+            let headers = FakeHeaders::matching(method, Some(name));
+            send_bytes_with_headers(&server, text.as_bytes(), &headers).await.result();
+            let HeaderCall::Request { name: seen, .. } = &headers.calls()[0] else { panic!("no request check") };
+            assert_eq!(seen.as_deref(), Some(name), "for {text}");
+        }
+    }
 }
 
 /// Capabilities come from this request only: nothing is remembered.

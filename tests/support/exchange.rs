@@ -129,11 +129,20 @@ pub async fn send(server: &Server, message: &Value) -> Reply {
 
 /// Sends a message through [`parse_message`], [`Server::prepare`] and
 /// `Prepared::run` with HTTP header checks, as the HTTP transport does.
+///
+/// The message is written by serde_json, which sorts members and drops
+/// escapes; where the order or the escapes matter, use
+/// [`send_bytes_with_headers`].
 pub async fn send_with_headers(server: &Server, message: &Value, headers: &dyn HeaderCheck) -> Reply {
-    let bytes = message.to_string();
-    let method = method_of(bytes.as_bytes());
+    send_bytes_with_headers(server, message.to_string().as_bytes(), headers).await
+}
+
+/// Sends exactly `bytes` the way [`send_with_headers`] sends a message, and
+/// checks what comes back.
+pub async fn send_bytes_with_headers(server: &Server, bytes: &[u8], headers: &dyn HeaderCheck) -> Reply {
+    let method = method_of(bytes);
     let sink = Arc::new(CollectNotifications::default());
-    let response = match parse_message(bytes.as_bytes()) {
+    let response = match parse_message(bytes) {
         Err(response) => Some(*response),
         Ok(Message::Notification(_)) => None,
         Ok(Message::Request(request)) => match server.prepare(request, Some(headers)) {
