@@ -17,28 +17,60 @@ async fn deep_nesting_is_rejected_wherever_it_is() {
     let meta = request_meta();
     for depth in [200, 10_000, 1_000_000] {
         let deep = nested(depth);
-        let messages = [
-            deep.clone(),
-            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{deep}}}"#),
-            format!(r#"{{"jsonrpc":"2.0","id":1,"method":{deep},"params":{{"_meta":{meta}}}}}"#),
-            format!(r#"{{"jsonrpc":"2.0","id":{deep},"method":"tools/list"}}"#),
-            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"_meta":{{"x":{deep}}}}}}}"#),
-            format!(
-                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"_meta":{meta},"name":"add","arguments":{{"a":{deep}}}}}}}"#
+        // Each message, and the refusal it must get: the code and how the
+        // message begins (the positions after it vary with the depth).
+        let cases = [
+            (deep.clone(), -32600, "Batches are not supported: send one message at a time"),
+            (
+                format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{deep}}}"#),
+                -32602,
+                "`params` must be an object",
             ),
-            format!(
-                r#"{{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{{"_meta":{meta},"name":"greet","arguments":{{"name":{deep}}}}}}}"#
+            (
+                format!(r#"{{"jsonrpc":"2.0","id":1,"method":{deep},"params":{{"_meta":{meta}}}}}"#),
+                -32600,
+                "`method` must be a string",
             ),
-            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"_meta":{meta},"cursor":{deep}}}}}"#),
+            (
+                format!(r#"{{"jsonrpc":"2.0","id":{deep},"method":"tools/list"}}"#),
+                -32600,
+                "The request id must be a string or an integer",
+            ),
+            (
+                format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"_meta":{{"x":{deep}}}}}}}"#),
+                -32602,
+                "Invalid `params._meta`: `_meta` could not be read: recursion limit exceeded",
+            ),
+            (
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{{"_meta":{meta},"name":"greet","arguments":{{"name":{deep}}}}}}}"#
+                ),
+                -32602,
+                "Invalid params for `prompts/get`: recursion limit exceeded",
+            ),
+            (
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"_meta":{meta},"cursor":{deep}}}}}"#
+                ),
+                -32602,
+                "Invalid params for `tools/list`: invalid type: sequence, expected a string",
+            ),
         ];
-        for message in messages {
+        for (message, code, text) in cases {
             let reply = send_bytes(&server, message.as_bytes()).await;
-            let response = reply.response();
-            // Whatever the answer, it is a well-formed one; an error is the
-            // usual outcome, a tool error result the only other.
-            let ok = response.get("error").is_some() || response["result"]["isError"] == json!(true);
-            assert!(ok, "depth {depth}: {}", &response.to_string()[..response.to_string().len().min(300)]);
+            let error = reply.error();
+            assert_eq!(error["code"], json!(code), "depth {depth}: {error}");
+            let said = error["message"].as_str().unwrap_or_default();
+            assert!(said.starts_with(text), "depth {depth}: {said:?} does not start with {text:?}");
         }
+        // Deep arguments are the tool's to refuse: a tool error its caller can read.
+        let call = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"_meta":{meta},"name":"add","arguments":{{"a":{deep}}}}}}}"#
+        );
+        let reply = send_bytes(&server, call.as_bytes()).await;
+        assert_eq!(reply.result()["isError"], json!(true), "depth {depth}");
+        let said = reply.result()["content"][0]["text"].as_str().unwrap_or_default();
+        assert!(said.starts_with("Invalid arguments for tool `add`: invalid type: sequence"), "depth {depth}: {said}");
     }
 }
 

@@ -250,14 +250,21 @@ async fn tools_list_shows_input_and_output_schemas() {
 #[tokio::test]
 async fn invalid_tool_arguments_are_a_tool_error_the_model_can_read() {
     let server = fixture::full();
-    for arguments in [json!({"a": 1}), json!({"a": "one", "b": 2}), json!({}), Value::Null] {
+    // The message names the tool and the exact problem with the arguments.
+    for (arguments, problem) in [
+        (json!({"a": 1}), "missing field `b`"),
+        (json!({"a": "one", "b": 2}), r#"invalid type: string "one", expected i64"#),
+        (json!({}), "missing field `a`"),
+        (Value::Null, "missing field `a`"),
+    ] {
         let params =
             if arguments.is_null() { json!({"name": "add"}) } else { json!({"name": "add", "arguments": arguments}) };
         let reply = call(&server, "tools/call", params).await;
         let result = reply.result();
         assert_eq!(result["isError"], json!(true), "for {arguments}");
         let text = result["content"][0]["text"].as_str().expect("a message");
-        assert!(text.contains("add") && (text.contains('b') || text.contains("a")), "unhelpful message: {text}");
+        let expected = format!("Invalid arguments for tool `add`: {problem}");
+        assert!(text.starts_with(&expected), "for {arguments}: {text:?} does not start with {expected:?}");
     }
 }
 
