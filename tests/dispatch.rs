@@ -11,6 +11,8 @@ mod fixture;
 mod limits;
 #[path = "dispatch/pipeline.rs"]
 mod pipeline;
+#[path = "dispatch/request_state.rs"]
+mod request_state;
 #[path = "dispatch/results.rs"]
 mod results;
 #[path = "dispatch/single_pass.rs"]
