@@ -259,6 +259,7 @@ async fn no_input_stops_the_stdio_transport() {
     let reader = tokio::spawn(async move {
         let mut lines = BufReader::new(client_in).lines();
         let mut count = 0_usize;
+        let mut last = None;
         while let Some(line) = lines.next_line().await.expect("the output is UTF-8 lines") {
             // Methods are unknown here: results are checked as generic results.
             let message: Value = serde_json::from_str(&line).expect("only JSON on the output");
@@ -268,8 +269,9 @@ async fn no_input_stops_the_stdio_transport() {
                 mcp_tests::wire_schema::assert_valid("JSONRPCResultResponse", &message);
             }
             count += 1;
+            last = Some(line);
         }
-        count
+        (count, last)
     });
     let inputs = corpus();
     let mut lines = 0;
@@ -281,6 +283,12 @@ async fn no_input_stops_the_stdio_transport() {
     client_out.write_all(request("last", "tools/list", Value::Null).to_string().as_bytes()).await.expect("writes");
     drop(client_out);
     task.await.expect("joins").expect("serving ends cleanly");
-    let written = reader.await.expect("joins");
+    let (written, last) = reader.await.expect("joins");
     assert!(written > inputs.len() / 2 && written <= lines + 1, "{written} lines for {lines} inputs");
+    // The request after all that garbage (unterminated, ended by the end of
+    // input) is served normally, and its answer is the last line written.
+    let last = assert_valid_line("tools/list", &last.expect("at least one line"));
+    assert_eq!(last["id"], "last", "the last answer is the final request's: {last}");
+    let names: Vec<&Value> = last["result"]["tools"].as_array().expect("tools").iter().map(|t| &t["name"]).collect();
+    assert_eq!(names, [&json!("add")], "the first page of one: {last}");
 }
