@@ -291,6 +291,59 @@ pub fn request_meta() -> Value {
     })
 }
 
+/// Reads one server-sent event of a response to a request of `method` and
+/// checks the message it carries (see [`check_message`]). A comment (a
+/// keep-alive) carries none: `Ok(None)`. Every line of the event must be a
+/// `data:` field or a comment; its terminating blank line may be included.
+pub fn check_event(method: &str, event: &str) -> Result<Option<Value>, String> {
+    let mut data = Vec::new();
+    for line in event.lines() {
+        // A comment, or the blank line that ends the event.
+        if line.is_empty() || line.starts_with(':') {
+            continue;
+        }
+        let payload = line.strip_prefix("data:").ok_or_else(|| format!("not a data line: {line:?}"))?;
+        data.push(payload.strip_prefix(' ').unwrap_or(payload));
+    }
+    if data.is_empty() {
+        return Ok(None);
+    }
+    let text = data.join("\n");
+    let message: Value = serde_json::from_str(&text).map_err(|e| format!("not JSON ({e}): {text:?}"))?;
+    check_message(method, &schema_view(&text, &message)?)?;
+    Ok(Some(message))
+}
+
+/// Reads a whole event stream answering a request of `method`: complete
+/// events only, each message checked (see [`check_event`]), comments left
+/// out. Returns the messages in order.
+pub fn check_event_stream(method: &str, text: &str) -> Result<Vec<Value>, String> {
+    if !text.is_empty() && !text.ends_with("\n\n") {
+        return Err(format!("the stream does not end after a complete event: {text:?}"));
+    }
+    let mut messages = Vec::new();
+    for event in text.split_terminator("\n\n") {
+        if let Some(message) = check_event(method, event)? {
+            messages.push(message);
+        }
+    }
+    Ok(messages)
+}
+
+/// Panics unless `event` is a comment or carries a valid message for a
+/// request of `method`; returns the message.
+#[track_caller]
+pub fn assert_valid_event(method: &str, event: &str) -> Option<Value> {
+    check_event(method, event).unwrap_or_else(|report| panic!("invalid event for `{method}`: {report}"))
+}
+
+/// Panics unless every event of `text` carries a valid message for a
+/// request of `method`; returns the messages.
+#[track_caller]
+pub fn assert_valid_event_stream(method: &str, text: &str) -> Vec<Value> {
+    check_event_stream(method, text).unwrap_or_else(|report| panic!("invalid event stream for `{method}`: {report}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,6 +8,7 @@ use http::StatusCode;
 use http_body_util::BodyExt;
 use hyper_util::rt::TokioIo;
 use mcp_runtime::transport::http::HttpConfig;
+use mcp_tests::wire_schema::assert_valid_line;
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
 
@@ -95,7 +96,7 @@ async fn serves_256_concurrent_connections() {
                 let response = sender.send_request(request).await.expect("a response");
                 assert_eq!(response.status(), StatusCode::OK);
                 let body = response.into_body().collect().await.expect("a body").to_bytes();
-                let value: Value = serde_json::from_slice(&body).expect("JSON");
+                let value = assert_valid_line("tools/call", std::str::from_utf8(&body).expect("UTF-8"));
                 assert_eq!(value["result"]["content"][0]["text"], format!("n{i}"));
                 driver.abort();
                 served.fetch_add(1, Ordering::SeqCst);

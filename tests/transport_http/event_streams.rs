@@ -9,7 +9,7 @@ use hyper_util::rt::TokioIo;
 use mcp_runtime::ToolEntry;
 use mcp_runtime::transport::http::HttpConfig;
 use mcp_tests::exchange::request;
-use mcp_tests::wire_schema::{assert_valid_message, assert_valid_notification, request_meta};
+use mcp_tests::wire_schema::{assert_valid_event, assert_valid_message, assert_valid_notification, request_meta};
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
 
@@ -123,12 +123,13 @@ impl EventReader {
         }
     }
 
-    /// The next event that is not a comment, parsed.
+    /// The next event that is not a comment, checked as a frame of a
+    /// listen stream.
     async fn next_message(&mut self) -> Option<Value> {
         loop {
             let event = self.next().await?;
-            if let Some(data) = event.strip_prefix("data: ") {
-                return Some(serde_json::from_str(data.trim_end()).expect("JSON data"));
+            if let Some(message) = assert_valid_event("subscriptions/listen", &event) {
+                return Some(message);
             }
         }
     }

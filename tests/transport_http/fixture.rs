@@ -13,7 +13,7 @@ use hyper_util::rt::TokioIo;
 use mcp_runtime::transport::http::HttpConfig;
 use mcp_runtime::{Args, CancellationToken, RequestContext, Server, ToolEntry};
 use mcp_tests::exchange::request;
-use mcp_tests::wire_schema::{assert_valid_message, assert_valid_notification};
+use mcp_tests::wire_schema::{assert_valid_event_stream, assert_valid_line};
 use serde_json::{Map, Value, json};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Notify, oneshot};
@@ -187,34 +187,20 @@ impl Reply {
     #[track_caller]
     pub(crate) fn json(&self, method: &str) -> Value {
         assert_eq!(self.content_type(), "application/json", "status {}: {:?}", self.status, self.body);
-        let value: Value = serde_json::from_slice(&self.body).expect("a JSON body");
-        assert_valid_message(method, &value);
-        value
+        let text = std::str::from_utf8(&self.body).expect("a UTF-8 body");
+        assert_valid_line(method, text)
     }
 
-    /// The body as server-sent events, each `data:` payload parsed and
-    /// checked against the schema (notifications, then the response).
+    /// The body as server-sent events, each message checked against the
+    /// schema (notifications, then the response).
     #[track_caller]
     pub(crate) fn events(&self, method: &str) -> Vec<Value> {
         assert_eq!(self.content_type(), "text/event-stream");
         let text = std::str::from_utf8(&self.body).expect("UTF-8 events");
-        assert!(text.ends_with("\n\n"), "the stream ends after a complete event: {text:?}");
-        let events: Vec<Value> = text
-            .split_terminator("\n\n")
-            .filter(|event| !event.starts_with(':'))
-            .map(|event| {
-                let data: Vec<&str> = event
-                    .lines()
-                    .map(|line| line.strip_prefix("data: ").unwrap_or_else(|| panic!("not a data line: {line:?}")))
-                    .collect();
-                serde_json::from_str(&data.join("\n")).expect("JSON in each event")
-            })
-            .collect();
+        let events = assert_valid_event_stream(method, text);
         let (last, notifications) = events.split_last().expect("at least the response");
-        for n in notifications {
-            assert_valid_notification(n);
-        }
-        assert_valid_message(method, last);
+        assert!(notifications.iter().all(|n| n.get("method").is_some()), "only notifications before the response");
+        assert!(last.get("id").is_some(), "the stream ends with the response: {last}");
         events
     }
 

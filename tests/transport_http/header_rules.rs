@@ -188,7 +188,7 @@ async fn a_repeated_annotated_argument_is_refused() {
         };
         let reply = post.send(addr).await;
         mismatch(&reply, 6, &format!("header {region:?}"));
-        let value: Value = serde_json::from_slice(&reply.body).expect("JSON");
+        let value = reply.json("tools/call");
         let message = value["error"]["message"].as_str().unwrap_or_default();
         assert!(message.contains("`region`") && message.contains("more than once"), "{message}");
     }

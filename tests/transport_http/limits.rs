@@ -9,7 +9,7 @@ use http_body_util::BodyExt;
 use hyper_util::rt::TokioIo;
 use mcp_runtime::transport::http::HttpConfig;
 use mcp_tests::exchange::request;
-use mcp_tests::wire_schema::request_meta;
+use mcp_tests::wire_schema::{assert_valid_event_stream, assert_valid_line, request_meta};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -92,14 +92,16 @@ async fn idle_connections_are_closed_but_requests_in_progress_are_never_cut() {
     let response = sender.send_request(Post::mcp(&nap).build(server.addr)).await.expect("the nap is answered");
     assert_eq!(response.status(), StatusCode::OK);
     let body = response.into_body().collect().await.expect("a body").to_bytes();
-    assert!(String::from_utf8_lossy(&body).contains("rested"), "{body:?}");
+    let answer = assert_valid_line("tools/call", std::str::from_utf8(&body).expect("UTF-8"));
+    assert_eq!(answer["result"]["content"][0]["text"], "rested");
     let mut meta = request_meta();
     meta["progressToken"] = json!("w");
     let pause = request(2, "tools/call", json!({"name": "pause", "arguments": {}, "_meta": meta}));
     let response = sender.send_request(Post::mcp(&pause).build(server.addr)).await.expect("the pause is answered");
     assert_eq!(response.status(), StatusCode::OK);
     let body = response.into_body().collect().await.expect("a whole stream").to_bytes();
-    assert!(String::from_utf8_lossy(&body).contains("paused"), "{body:?}");
+    let events = assert_valid_event_stream("tools/call", std::str::from_utf8(&body).expect("UTF-8"));
+    assert_eq!(events.last().map(|e| &e["result"]["content"][0]["text"]), Some(&json!("paused")));
 
     // Left waiting for a request, the connection is closed by the server.
     let closed = tokio::time::timeout(STUCK, driver).await;
@@ -132,6 +134,10 @@ async fn a_stalled_client_does_not_hold_up_the_others() {
     let _ = tokio::time::timeout(STUCK, no_body.read_to_end(&mut answer)).await.expect("answered in time");
     let answer = String::from_utf8_lossy(&answer);
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    let (head, body) = answer.split_once("\r\n\r\n").expect("a head and a body");
+    assert!(head.to_ascii_lowercase().contains("content-length:"), "a body of known length: {head}");
+    let error = assert_valid_line("tools/call", body);
+    assert_eq!(error["error"]["code"], -32600, "{error}");
     server.stop().await;
 }
 
