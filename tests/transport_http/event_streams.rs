@@ -175,3 +175,42 @@ async fn listen_streams_outlive_the_request_timeout_and_close_at_shutdown() {
     assert_eq!(events.next().await, None, "the stream ends after its result");
     tokio::time::timeout(STUCK, stopping).await.expect("the server stops").expect("stop task");
 }
+
+#[tokio::test]
+async fn a_client_that_drops_a_listen_stream_frees_its_listener() {
+    let bus = mcp_runtime::events::LocalBus::new(16);
+    let listeners = bus.sender();
+    let app = mcp_runtime::Server::builder("dropped", "1.0.0")
+        .event_bus(bus)
+        .tool(ToolEntry::new("a", || async { "a" }))
+        .build()
+        .expect("a valid server");
+    let server = Running::start(app.clone(), HttpConfig::default()).await;
+    let message = request(71, "subscriptions/listen", json!({"notifications": {"toolsListChanged": true}}));
+    let stream = TcpStream::connect(server.addr).await.expect("connect");
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.expect("handshake");
+    let driver = tokio::spawn(connection);
+    let response = sender.send_request(Post::mcp(&message).build(server.addr)).await.expect("a response");
+    let mut events = EventReader { body: response.into_body(), buffer: String::new() };
+    let ack = events.next_message().await.expect("the acknowledgement");
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(listeners.receiver_count(), 1, "the open stream listens");
+
+    // The client goes away without a word: body, request handle, connection.
+    drop(events);
+    drop(sender);
+    driver.abort();
+    let freed = tokio::time::timeout(STUCK, async {
+        while listeners.receiver_count() > 0 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+    assert!(freed.is_ok(), "the server still listens for a client that left");
+    // A change now reaches no one, and the server stops without waiting for
+    // the stream it already let go.
+    app.add_tool(ToolEntry::new("b", || async { "b" })).expect("a valid tool");
+    assert_eq!(listeners.receiver_count(), 0);
+    server.stop().await;
+}

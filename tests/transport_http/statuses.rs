@@ -134,3 +134,30 @@ async fn dispatcher_errors_carry_their_status_and_the_id() {
     assert_eq!(reply.error_code("tools/call", &json!(9)), -32602);
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_missing_client_capability_is_a_400_with_what_is_required() {
+    let app = mcp_runtime::Server::builder("asks", "1.0.0")
+        .tool(mcp_runtime::ToolEntry::new("confirm", |input: mcp_runtime::Input| async move {
+            let form = mcp_runtime::input::Elicitation::form("Sure?").boolean("ok", true);
+            input.elicit("confirm", form).await.field("ok").unwrap_or_default()
+        }))
+        .build()
+        .expect("a valid server");
+    let server = Running::start(app, HttpConfig::default()).await;
+    // The client declares no elicitation: the call cannot go on.
+    let reply = Post::mcp(&call(31, "confirm", json!({}))).send(server.addr).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{:?}", reply.body);
+    assert_eq!(reply.error_code("tools/call", &json!(31)), -32021);
+    let error = reply.json("tools/call");
+    assert_eq!(error["error"]["data"]["requiredCapabilities"], json!({"elicitation": {"form": {}}}), "{error}");
+
+    // Declared, the same call asks for input instead.
+    let mut meta = request_meta();
+    meta["io.modelcontextprotocol/clientCapabilities"] = json!({"elicitation": {"form": {}}});
+    let message = request(32, "tools/call", json!({"_meta": meta, "name": "confirm", "arguments": {}}));
+    let reply = Post::mcp(&message).send(server.addr).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert_eq!(reply.json("tools/call")["result"]["resultType"], "input_required");
+    server.stop().await;
+}
