@@ -37,13 +37,15 @@ impl Replica {
         self.stdin.flush().await.expect("flush");
     }
 
-    async fn next(&mut self) -> Value {
+    /// The next line, checked against the schema as an answer to (or a
+    /// frame of) a request of `method`.
+    async fn next(&mut self, method: &str) -> Value {
         let line = tokio::time::timeout(Duration::from_secs(10), self.lines.next_line())
             .await
             .expect("a line in time")
             .expect("readable")
             .expect("not closed");
-        serde_json::from_str(&line).expect("JSON")
+        mcp_tests::wire_schema::assert_valid_line(method, &line)
     }
 }
 
@@ -88,20 +90,20 @@ async fn a_change_on_one_replica_reaches_listeners_on_the_other() {
     // Both replicas are up once they answer a request.
     for (r, id) in [(&mut a, 1), (&mut b, 2)] {
         r.send(json!({"jsonrpc": "2.0", "id": id, "method": "server/discover", "params": {"_meta": meta()}})).await;
-        assert_eq!(r.next().await["id"], id);
+        assert_eq!(r.next("server/discover").await["id"], id);
     }
 
     b.send(json!({"jsonrpc": "2.0", "id": "L", "method": "subscriptions/listen",
         "params": {"_meta": meta(), "notifications": {"toolsListChanged": true, "resourceSubscriptions": ["mem://doc"]}}}))
         .await;
-    let ack = b.next().await;
+    let ack = b.next("subscriptions/listen").await;
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
 
     a.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
         "params": {"_meta": meta(), "name": "announce_tools_changed"}}))
         .await;
-    assert_eq!(a.next().await["result"]["content"][0]["text"], "announced");
-    let changed = b.next().await;
+    assert_eq!(a.next("tools/call").await["result"]["content"][0]["text"], "announced");
+    let changed = b.next("subscriptions/listen").await;
     assert_eq!(changed["method"], "notifications/tools/list_changed");
     assert_eq!(changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "L");
 
@@ -109,15 +111,15 @@ async fn a_change_on_one_replica_reaches_listeners_on_the_other() {
         json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"_meta": meta(), "name": "touch_doc"}}),
     )
     .await;
-    assert_eq!(a.next().await["id"], 4);
-    let updated = b.next().await;
+    assert_eq!(a.next("tools/call").await["id"], 4);
+    let updated = b.next("subscriptions/listen").await;
     assert_eq!(updated["method"], "notifications/resources/updated");
     assert_eq!(updated["params"]["uri"], "mem://doc");
 
     // Cancelling the listen ends it without a response.
     b.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "L"}})).await;
     b.send(json!({"jsonrpc": "2.0", "id": 5, "method": "server/discover", "params": {"_meta": meta()}})).await;
-    assert_eq!(b.next().await["id"], 5);
+    assert_eq!(b.next("server/discover").await["id"], 5);
 
     drop(a.stdin);
     drop(b.stdin);
