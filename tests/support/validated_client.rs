@@ -62,11 +62,17 @@ impl Validator {
     }
 
     fn check_emitted(&self, method: &str, text: &str) -> Result<(), String> {
-        let message = check_text(method, text)?;
+        let message: Value = serde_json::from_str(text).map_err(|e| format!("not JSON ({e}): {text}"))?;
         let result = &message["result"];
-        if result["resultType"] != "input_required" {
-            return Ok(());
+        if result["resultType"] == "input_required" {
+            // First, so that a broken input request is named precisely
+            // rather than as a miss of the whole result's `anyOf`.
+            self.check_input_required(result)?;
         }
+        check_text(method, text).map(drop)
+    }
+
+    fn check_input_required(&self, result: &Value) -> Result<(), String> {
         if let Some(state) = result.get("requestState") {
             match state.as_str() {
                 Some(s) if !s.is_empty() && s.bytes().all(|b| b.is_ascii_graphic()) => {}
@@ -84,7 +90,18 @@ impl Validator {
                 "roots/list" => "ListRootsRequest",
                 other => return Err(format!("the input request `{key}` has the unknown method `{other}`")),
             };
-            check(definition, &request).map_err(|report| format!("input request `{key}`: {report}"))?;
+            // The params of an elicitation are an `anyOf` of its modes:
+            // checked against their mode's definition first, for a precise report.
+            let mode = match request["params"]["mode"].as_str() {
+                Some("url") => Some("ElicitRequestURLParams"),
+                _ if definition == "ElicitRequest" => Some("ElicitRequestFormParams"),
+                _ => None,
+            };
+            let report = |report| format!("input request `{key}`: {report}");
+            if let Some(mode) = mode {
+                check(mode, &request["params"]).map_err(report)?;
+            }
+            check(definition, &request).map_err(report)?;
             asked.insert(key, Value::String(method));
         }
         Ok(())
@@ -105,13 +122,12 @@ impl Validator {
             "subscriptions/listen" => "SubscriptionsListenRequest",
             _ => "JSONRPCRequest",
         };
-        check(definition, &request)?;
-        let Some(responses) = request["params"].get("inputResponses").and_then(Value::as_object) else {
-            return Ok(());
-        };
+        // The answers first, each against the result type of the request
+        // it answers, for a precise report; then the whole request.
+        let responses = request["params"].get("inputResponses").and_then(Value::as_object);
         let asked = self.asked.lock().unwrap_or_else(|e| e.into_inner());
-        for (key, answer) in responses {
-            let definition = match asked.get(key).and_then(Value::as_str) {
+        for (key, answer) in responses.into_iter().flatten() {
+            let answers = match asked.get(key).and_then(Value::as_str) {
                 Some("elicitation/create") => "ElicitResult",
                 Some("sampling/createMessage") => "CreateMessageResult",
                 Some("roots/list") => "ListRootsResult",
@@ -119,8 +135,9 @@ impl Validator {
                 // may send them on purpose) are checked as any answer.
                 _ => "InputResponse",
             };
-            check(definition, answer).map_err(|report| format!("input response `{key}`: {report}"))?;
+            check(answers, answer).map_err(|report| format!("input response `{key}`: {report}"))?;
         }
+        check(definition, &request)?;
         Ok(())
     }
 }

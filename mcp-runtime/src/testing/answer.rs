@@ -127,7 +127,9 @@ impl Callbacks {
                 Ok(serde_json::json!({ "roots": callback().await }))
             }
             other => {
-                return Err(ClientError::Malformed(format!("the input request `{key}` has an unknown method `{other}`")));
+                return Err(ClientError::Malformed(format!(
+                    "the input request `{key}` has an unknown method `{other}`"
+                )));
             }
         };
         answer.map_err(|e| ClientError::Malformed(format!("the answer to `{key}` does not serialize: {e}")))
@@ -155,9 +157,9 @@ pub(super) async fn resolve(client: &TestClient, method: &str, params: Value) ->
         rounds += 1;
         let mut answers = Map::new();
         if let Some(requests) = result.get("inputRequests") {
-            let requests = requests.as_object().ok_or_else(|| {
-                ClientError::Malformed(format!("`inputRequests` is not an object: {requests}"))
-            })?;
+            let requests = requests
+                .as_object()
+                .ok_or_else(|| ClientError::Malformed(format!("`inputRequests` is not an object: {requests}")))?;
             for (key, request) in requests {
                 answers.insert(key.clone(), client.callbacks.answer(key, request).await?);
             }

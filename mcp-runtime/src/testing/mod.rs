@@ -56,10 +56,10 @@ use std::sync::atomic::{AtomicI64, Ordering};
 
 use serde_json::{Map, Value, json};
 
-pub use self::answer::ClientError;
 use self::answer::Callbacks;
-pub use self::observe::{MessageKind, Observed};
+pub use self::answer::ClientError;
 use self::observe::Observers;
+pub use self::observe::{MessageKind, Observed};
 use crate::context::NotificationSink;
 use crate::dispatch::{RequestOptions, Response, Stage};
 use crate::input::Root;
@@ -365,3 +365,6 @@ impl TestClient {
         self.request("resources/read", json!({ "uri": uri })).await
     }
 }
+
+#[cfg(test)]
+mod tests;
