@@ -58,8 +58,9 @@ impl ClientError {
     /// use mcp_runtime::{Server, testing::TestClient};
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
     /// let client = TestClient::new(Server::builder("s", "1.0.0").build().unwrap());
+    /// // A server without tools does not offer `tools/call`.
     /// let error = client.call_tool("nope", serde_json::json!({})).await.unwrap_err();
-    /// assert_eq!(error.rpc().map(|e| e.code), Some(-32602));
+    /// assert_eq!(error.rpc().map(|e| e.code), Some(-32601));
     /// # });
     /// ```
     pub fn rpc(&self) -> Option<&ErrorObject> {

@@ -282,10 +282,23 @@ impl TestClient {
         meta.to_value()
     }
 
-    /// Sends `method` with `params` (an object, whose `_meta` is added
-    /// unless present; `Null` for none) as one request, and returns the
+    /// Sends `method` with `params` as one request, and returns the
     /// response as is, with the notifications sent before it. An
     /// `input_required` result is returned, not answered.
+    ///
+    /// An object gets the client's `_meta` unless it has one; `Null` stands
+    /// for `{}`; anything else is sent as written, for the server to judge.
+    ///
+    /// ```
+    /// use mcp_runtime::{Server, testing::TestClient};
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let client = TestClient::new(Server::builder("s", "1.0.0").build().unwrap());
+    /// let exchange = client.exchange("server/discover", serde_json::Value::Null).await;
+    /// assert_eq!(exchange.response.to_value()["result"]["resultType"], "complete");
+    /// let exchange = client.exchange("server/discover", serde_json::json!({"_meta": {}})).await;
+    /// assert_eq!(exchange.response.as_error().map(|e| e.code), Some(-32602));
+    /// # });
+    /// ```
     pub async fn exchange(&self, method: &str, params: Value) -> Exchange {
         let params = match params {
             Value::Null => Value::Object(Map::new()),
