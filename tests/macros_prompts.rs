@@ -7,6 +7,7 @@ mod common;
 use common::{assert_snapshot, error, exchange, result};
 use mcp_runtime::testing::TestClient;
 use mcp_runtime::{Server, prompts, tool, tools};
+use mcp_tests::validated_client::checked;
 use serde_json::{Value, json};
 
 mod fixtures {
@@ -122,7 +123,7 @@ async fn get(client: &TestClient, name: &str, arguments: Value) -> Value {
 
 #[tokio::test]
 async fn prompts_list_matches_the_snapshot() {
-    let client = TestClient::new(server());
+    let client = checked(server());
     let (response, _) = exchange(&client, "prompts/list", json!({})).await;
     let list = result(&response);
     assert_snapshot("macros_prompts_list", list);
@@ -143,7 +144,7 @@ async fn prompts_list_matches_the_snapshot() {
 
 #[tokio::test]
 async fn string_arguments_are_parsed_into_the_parameter_types() {
-    let client = TestClient::new(server());
+    let client = checked(server());
     let response = get(&client, "code_review", json!({"code": "fn main() {}", "remarks": "5", "tone": "formal"})).await;
     let messages = &result(&response)["messages"];
     assert_eq!(messages[0]["role"], "user");
@@ -161,7 +162,7 @@ async fn string_arguments_are_parsed_into_the_parameter_types() {
 
 #[tokio::test]
 async fn list_arguments_are_read_from_json_or_comma_separated_text() {
-    let client = TestClient::new(server());
+    let client = checked(server());
     let text = |response: &Value| result(response)["messages"][0]["content"]["text"].clone();
     assert_eq!(text(&get(&client, "tagged", json!({"tags": "a,b"})).await), r#"["a", "b"] None"#);
     let response = get(&client, "tagged", json!({"tags": r#"["x,y"]"#, "limits": "1,2"})).await;
@@ -171,7 +172,7 @@ async fn list_arguments_are_read_from_json_or_comma_separated_text() {
 
 #[tokio::test]
 async fn bad_or_missing_arguments_are_invalid_params() {
-    let client = TestClient::new(server());
+    let client = checked(server());
     let response = get(&client, "code_review", json!({"code": "x", "remarks": "many", "tone": "angry"})).await;
     let e = error(&response);
     assert_eq!(e["code"], -32602);
@@ -185,7 +186,7 @@ async fn bad_or_missing_arguments_are_invalid_params() {
 
 #[tokio::test]
 async fn every_return_kind() {
-    let client = TestClient::new(server());
+    let client = checked(server());
     let response = get(&client, "simple", json!({})).await;
     assert_eq!(
         result(&response)["messages"],
@@ -213,7 +214,7 @@ async fn every_return_kind() {
 
 #[tokio::test]
 async fn completion_runs_the_named_completer() {
-    let client = TestClient::new(server());
+    let client = checked(server());
     let discover = client.discover().await.unwrap_or_default();
     assert!(discover["capabilities"].get("completions").is_some(), "{discover}");
 
@@ -240,7 +241,7 @@ async fn the_completions_capability_needs_a_completer() {
         .tools(tools![noop])
         .build()
         .unwrap_or_else(|e| panic!("{e}"));
-    let discover = TestClient::new(server).discover().await.unwrap_or_default();
+    let discover = checked(server).discover().await.unwrap_or_default();
     assert!(discover["capabilities"].get("completions").is_none(), "{discover}");
     assert!(discover["capabilities"].get("prompts").is_some(), "{discover}");
 }

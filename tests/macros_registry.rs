@@ -6,8 +6,8 @@
 mod common;
 
 use common::{exchange, result};
-use mcp_runtime::testing::TestClient;
 use mcp_runtime::{Server, prompt, resource, tool};
+use mcp_tests::validated_client::checked;
 use serde_json::json;
 
 /// Declared first, listed last.
@@ -48,7 +48,7 @@ fn server() -> Server {
 
 #[tokio::test]
 async fn everything_linked_in_is_served_sorted_by_name() {
-    let client = TestClient::new(server());
+    let client = checked(server());
     let (response, _) = exchange(&client, "tools/list", json!({})).await;
     let names: Vec<&str> =
         result(&response)["tools"].as_array().into_iter().flatten().filter_map(|t| t["name"].as_str()).collect();
@@ -64,7 +64,7 @@ async fn the_server_reports_the_calling_crate_and_derives_capabilities() {
     let server = server();
     assert_eq!(server.info().name, "mcp-tests");
     assert_eq!(server.info().version, env!("CARGO_PKG_VERSION"));
-    let discover = TestClient::new(server).discover().await.unwrap_or_default();
+    let discover = checked(server).discover().await.unwrap_or_default();
     let capabilities = &discover["capabilities"];
     for present in ["tools", "prompts", "resources"] {
         assert!(capabilities.get(present).is_some(), "{present} missing: {discover}");

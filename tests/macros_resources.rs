@@ -7,6 +7,7 @@ mod common;
 use common::{assert_snapshot, error, exchange, result};
 use mcp_runtime::testing::TestClient;
 use mcp_runtime::{Server, resources};
+use mcp_tests::validated_client::checked;
 use serde_json::{Value, json};
 
 mod fixtures {
@@ -105,7 +106,7 @@ async fn read(client: &TestClient, uri: &str) -> Value {
 
 #[tokio::test]
 async fn lists_match_the_snapshots() {
-    let client = TestClient::new(server());
+    let client = checked(server());
     let (response, _) = exchange(&client, "resources/list", json!({})).await;
     assert_snapshot("macros_resources_list", result(&response));
     let (response, _) = exchange(&client, "resources/templates/list", json!({})).await;
@@ -114,7 +115,7 @@ async fn lists_match_the_snapshots() {
 
 #[tokio::test]
 async fn definition_keys_reach_the_client() {
-    let client = TestClient::new(server());
+    let client = checked(server());
     let (response, _) = exchange(&client, "resources/list", json!({})).await;
     let list = result(&response)["resources"].as_array().cloned().unwrap_or_default();
     let text = list.iter().find(|r| r["uri"] == "test://static-text").cloned().unwrap_or_default();
@@ -147,7 +148,7 @@ async fn definition_keys_reach_the_client() {
 
 #[tokio::test]
 async fn fixed_resources_use_the_declared_mime_type() {
-    let client = TestClient::new(server());
+    let client = checked(server());
     let response = read(&client, "test://static-text").await;
     assert_eq!(
         result(&response)["contents"],
@@ -164,7 +165,7 @@ async fn fixed_resources_use_the_declared_mime_type() {
 
 #[tokio::test]
 async fn template_variables_bind_to_parameters_by_name_and_type() {
-    let client = TestClient::new(server());
+    let client = checked(server());
     let response = read(&client, "test://template/123/data").await;
     assert_eq!(result(&response)["contents"][0]["text"], "{\"id\":123}");
     assert_eq!(result(&response)["contents"][0]["mimeType"], "application/json");
@@ -176,7 +177,7 @@ async fn template_variables_bind_to_parameters_by_name_and_type() {
 
 #[tokio::test]
 async fn not_found_is_invalid_params_with_the_uri() {
-    let client = TestClient::new(server());
+    let client = checked(server());
     for uri in ["users://2", "repo://bob/x", "test://template/abc/data", "nothing://here"] {
         let response = read(&client, uri).await;
         let e = error(&response);
@@ -191,14 +192,14 @@ async fn not_found_is_invalid_params_with_the_uri() {
 
 #[tokio::test]
 async fn a_list_variable_reads_comma_separated_values() {
-    let client = TestClient::new(server());
+    let client = checked(server());
     let response = read(&client, "tagged://rust,mcp").await;
     assert_eq!(result(&response)["contents"][0]["text"], "rust and mcp", "{response}");
 }
 
 #[tokio::test]
 async fn template_variables_complete() {
-    let client = TestClient::new(server());
+    let client = checked(server());
     let discover = client.discover().await.unwrap_or_default();
     assert!(discover["capabilities"].get("completions").is_some(), "{discover}");
     let (response, _) = exchange(

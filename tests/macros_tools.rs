@@ -6,8 +6,8 @@ mod common;
 
 use common::{assert_snapshot, call_tool, error, exchange, result};
 use mcp_runtime::protocol::{CallToolResult, ClientCapabilities, ContentBlock, LoggingLevel, ResourceContents};
-use mcp_runtime::testing::TestClient;
 use mcp_runtime::{BuildError, Server, tools};
+use mcp_tests::validated_client::checked;
 use serde_json::{Value, json};
 
 /// The fixtures, as a user would write them.
@@ -304,14 +304,14 @@ fn tool<'a>(list: &'a Value, name: &str) -> &'a Value {
 
 #[tokio::test]
 async fn tools_list_matches_the_snapshot() {
-    let client = TestClient::new(server());
+    let client = checked(server());
     let (response, _) = exchange(&client, "tools/list", json!({})).await;
     assert_snapshot("macros_tools_list", result(&response));
 }
 
 #[tokio::test]
 async fn schemas_are_inlined_and_optional_arguments_plain() {
-    let client = TestClient::new(server());
+    let client = checked(server());
     let (response, _) = exchange(&client, "tools/list", json!({})).await;
     let list = result(&response);
     let weather = tool(list, "weather.lookup");
@@ -336,7 +336,7 @@ async fn schemas_are_inlined_and_optional_arguments_plain() {
 
 #[tokio::test]
 async fn definition_keys_reach_the_client() {
-    let client = TestClient::new(server());
+    let client = checked(server());
     let (response, _) = exchange(&client, "tools/list", json!({})).await;
     let add = tool(result(&response), "add");
     assert_eq!(add["title"], "Add");
@@ -351,7 +351,7 @@ async fn definition_keys_reach_the_client() {
 
 #[tokio::test]
 async fn arguments_are_read_with_defaults_and_renames() {
-    let client = TestClient::new(server());
+    let client = checked(server());
     let r = call_tool(&client, "weather.lookup", json!({"place": {"city": "Oslo"}, "dayCount": 2})).await;
     assert_eq!(r["content"][0]["text"], "Oslo (None) in Metric for 2 days, region None");
     let r = call_tool(
@@ -369,7 +369,7 @@ async fn arguments_are_read_with_defaults_and_renames() {
 
 #[tokio::test]
 async fn a_call_without_arguments_is_an_empty_object() {
-    let client = TestClient::new(server());
+    let client = checked(server());
     let (response, _) = exchange(&client, "tools/call", json!({"name": "ping"})).await;
     assert_eq!(result(&response)["content"], json!([{"type": "text", "text": "pong"}]));
     let (response, _) = exchange(&client, "tools/call", json!({"name": "greet"})).await;
@@ -378,7 +378,7 @@ async fn a_call_without_arguments_is_an_empty_object() {
 
 #[tokio::test]
 async fn bad_arguments_are_tool_errors_naming_each_problem() {
-    let client = TestClient::new(server());
+    let client = checked(server());
     let r = call_tool(&client, "weather.lookup", json!({"units": "kelvin", "dayCount": -1})).await;
     assert_eq!(r["isError"], true);
     let text = r["content"][0]["text"].as_str().unwrap_or_default();
@@ -393,7 +393,7 @@ async fn bad_arguments_are_tool_errors_naming_each_problem() {
 
 #[tokio::test]
 async fn text_like_values_become_text() {
-    let client = TestClient::new(server());
+    let client = checked(server());
     assert_eq!(
         call_tool(&client, "add", json!({"a": 2, "b": 3})).await["content"],
         json!([{"type": "text", "text": "5"}])
@@ -406,7 +406,7 @@ async fn text_like_values_become_text() {
 
 #[tokio::test]
 async fn content_blocks_are_sent_as_they_are() {
-    let client = TestClient::new(server());
+    let client = checked(server());
     let r = call_tool(&client, "image", json!({})).await;
     assert_eq!(r["content"], json!([{"type": "image", "data": "iVBORw==", "mimeType": "image/png"}]));
     let r = call_tool(&client, "mixed", json!({})).await;
@@ -421,7 +421,7 @@ async fn content_blocks_are_sent_as_they_are() {
 
 #[tokio::test]
 async fn serializable_values_are_structured_with_a_matching_schema() {
-    let client = TestClient::new(server());
+    let client = checked(server());
     let (response, _) = exchange(&client, "tools/list", json!({})).await;
     let list = result(&response).clone();
 
@@ -441,7 +441,7 @@ async fn serializable_values_are_structured_with_a_matching_schema() {
 
 #[tokio::test]
 async fn structured_content_conforms_to_the_output_schema() {
-    let client = TestClient::new(server());
+    let client = checked(server());
     let (response, _) = exchange(&client, "tools/list", json!({})).await;
     let list = result(&response).clone();
     for (name, arguments) in [("reading", json!({"station": "Oslo"})), ("forecast", json!({"city": "Rome"}))] {
@@ -457,7 +457,7 @@ async fn structured_content_conforms_to_the_output_schema() {
 
 #[tokio::test]
 async fn the_output_schema_follows_the_type_not_its_spelling() {
-    let client = TestClient::new(server());
+    let client = checked(server());
     let (response, _) = exchange(&client, "tools/list", json!({})).await;
     let list = result(&response);
     assert_eq!(tool(list, "maybe_forecast")["outputSchema"], tool(list, "forecast")["outputSchema"]);
@@ -471,15 +471,14 @@ async fn the_output_schema_follows_the_type_not_its_spelling() {
 
 #[tokio::test]
 async fn errors_become_tool_errors_or_protocol_errors() {
-    let client = TestClient::new(server());
+    let client = checked(server());
     let r = call_tool(&client, "read_file", json!({"path": "/etc/nope"})).await;
     assert_eq!(r["isError"], true);
     assert_eq!(r["content"][0]["text"], "/etc/nope does not exist");
 
     let (response, _) = exchange(&client, "tools/call", json!({"name": "needs_sampling", "arguments": {}})).await;
     assert_eq!(error(&response)["code"], -32021);
-    let sampling = TestClient::new(server())
-        .with_capabilities(serde_json::from_value::<ClientCapabilities>(json!({"sampling": {}})).unwrap_or_default());
+    let sampling = checked(server()).with_capabilities(ClientCapabilities::default().with_sampling());
     assert_eq!(call_tool(&sampling, "needs_sampling", json!({})).await["content"][0]["text"], "sampled");
 
     let (response, _) = exchange(&client, "tools/call", json!({"name": "explode", "arguments": {}})).await;
@@ -488,14 +487,14 @@ async fn errors_become_tool_errors_or_protocol_errors() {
 
 #[tokio::test]
 async fn request_context_and_metadata_parameters() {
-    let client = TestClient::new(server());
+    let client = checked(server());
     let r = call_tool(&client, "whoami", json!({})).await;
     assert_eq!(r["content"][0]["text"], "mcp-runtime-test-client tools/call 2026-07-28");
 }
 
 #[tokio::test]
 async fn progress_is_reported_only_when_asked_for() {
-    let client = TestClient::new(server()).with_progress_token("progress-test-1");
+    let client = checked(server()).with_progress_token("progress-test-1");
     let (response, notifications) = exchange(&client, "tools/call", json!({"name": "count", "arguments": {}})).await;
     assert_eq!(result(&response)["content"][0]["text"], "requested: true, cancelled: false");
     let progress: Vec<&Value> = notifications.iter().map(|n| &n["params"]).collect();
@@ -506,7 +505,7 @@ async fn progress_is_reported_only_when_asked_for() {
         assert_eq!(p["total"], 100.0);
     }
 
-    let quiet = TestClient::new(server());
+    let quiet = checked(server());
     let (response, notifications) = exchange(&quiet, "tools/call", json!({"name": "count", "arguments": {}})).await;
     assert_eq!(result(&response)["content"][0]["text"], "requested: false, cancelled: false");
     assert!(notifications.is_empty());
@@ -514,21 +513,21 @@ async fn progress_is_reported_only_when_asked_for() {
 
 #[tokio::test]
 async fn logging_honours_the_requested_level() {
-    let client = TestClient::new(server()).with_log_level(LoggingLevel::Info);
+    let client = checked(server()).with_log_level(LoggingLevel::Info);
     let (response, notifications) = exchange(&client, "tools/call", json!({"name": "chatty", "arguments": {}})).await;
     assert_eq!(result(&response)["content"][0]["text"], "debug sent: false, warning sent: true");
     assert_eq!(notifications.len(), 1);
     assert_eq!(notifications[0]["method"], "notifications/message");
     assert_eq!(notifications[0]["params"], json!({"level": "warning", "logger": "chatty", "data": "careful"}));
 
-    let silent = TestClient::new(server());
+    let silent = checked(server());
     let (_, notifications) = exchange(&silent, "tools/call", json!({"name": "chatty", "arguments": {}})).await;
     assert!(notifications.is_empty());
 }
 
 #[tokio::test]
 async fn state_and_custom_extractors() {
-    let client = TestClient::new(server());
+    let client = checked(server());
     assert_eq!(call_tool(&client, "which_db", json!({})).await["content"][0]["text"], "memory");
     assert_eq!(
         call_tool(&client, "own_extractor", json!({"suffix": "!"})).await["content"][0]["text"],

@@ -1,10 +1,18 @@
 //! Multi round-trip requests through the dispatcher: asking for input,
 //! resuming with answers, sealed state, capabilities.
+//!
+//! Every client here checks each message it sends and receives against the
+//! official schema (`mcp_tests::validated_client`): each `input_required`
+//! result, its embedded input requests and sealed state, each retry and its
+//! answers, and each final result.
 
-use mcp_runtime::input::{Elicitation, Sampling};
-use mcp_runtime::protocol::{ClientCapabilities, ElicitationCapability, SamplingCapability};
-use mcp_runtime::testing::TestClient;
+use std::sync::{Arc, Mutex};
+
+use mcp_runtime::input::{Elicitation, Root, Sampling};
+use mcp_runtime::protocol::{ClientCapabilities, CreateMessageResult, ElicitRequest, ElicitResult, ErrorObject};
+use mcp_runtime::testing::{ClientError, TestClient};
 use mcp_runtime::{Args, Input, PromptEntry, Server, ToolEntry};
+use mcp_tests::validated_client::{checked, validate, validate_replies};
 use serde_json::{Map, Value, json};
 
 fn server() -> Server {
@@ -53,6 +61,28 @@ fn server() -> Server {
             let answer = input.elicit("confirm", Elicitation::form("Sure?").boolean("ok", true)).await;
             format!("round {round}, ok={}", answer.field("ok").unwrap_or_default())
         }))
+        .tool(ToolEntry::new("where_am_i", |input: Input| async move {
+            let roots = input.roots("roots").await;
+            roots.iter().map(|r| r.uri.as_str()).collect::<Vec<_>>().join(", ")
+        }))
+        .tool(ToolEntry::new("never_satisfied", |input: Input| async move {
+            // A new question every round: a client must give up at some point.
+            let round = input.state().and_then(Value::as_u64).unwrap_or(0);
+            input.set_state(json!(round + 1));
+            input.elicit(&format!("q{round}"), Elicitation::form("Again?").boolean("ok", true)).await;
+            "never"
+        }))
+        .tool(ToolEntry::new("capabilities", |input: Input| async move {
+            json!({
+                "form": input.can_elicit(),
+                "url": input.can_elicit_url(),
+                "sampling": input.can_sample(),
+                "samplingTools": input.can_sample_with_tools(),
+                "samplingContext": input.can_sample_with_context(),
+                "roots": input.can_list_roots(),
+            })
+            .to_string()
+        }))
         .prompt(PromptEntry::new("ask_context", |input: Input| async move {
             let answer = input.elicit("user_context", Elicitation::form("Context?").text("context", true)).await;
             format!("Context: {}", answer.field("context").unwrap_or_default())
@@ -62,11 +92,26 @@ fn server() -> Server {
 }
 
 fn with_elicitation_and_sampling() -> ClientCapabilities {
-    ClientCapabilities {
-        elicitation: Some(ElicitationCapability::default()),
-        sampling: Some(SamplingCapability::default()),
-        ..ClientCapabilities::default()
+    ClientCapabilities::default().with_elicitation().with_sampling()
+}
+
+/// A checked client declaring elicitation and sampling, without callbacks:
+/// the tests that drive rounds by hand.
+fn manual_client() -> TestClient {
+    validate(TestClient::new(server()).with_capabilities(with_elicitation_and_sampling()))
+}
+
+/// One request, one response: its result (`input_required` included) or its error.
+async fn send(client: &TestClient, method: &str, params: Value) -> Result<Value, ErrorObject> {
+    let response = client.exchange(method, params).await.response;
+    match response.as_error() {
+        Some(error) => Err(error.clone()),
+        None => Ok(response.to_value()["result"].take()),
     }
+}
+
+async fn call(client: &TestClient, name: &str, arguments: Value) -> Result<Value, ErrorObject> {
+    send(client, "tools/call", json!({"name": name, "arguments": arguments})).await
 }
 
 fn accept(field: &str, value: &str) -> Value {
@@ -75,8 +120,8 @@ fn accept(field: &str, value: &str) -> Value {
 
 #[tokio::test]
 async fn elicitation_round_trip_completes_on_retry() {
-    let client = TestClient::new(server()).with_capabilities(with_elicitation_and_sampling());
-    let first = client.call_tool("greet", json!({})).await.unwrap();
+    let client = manual_client();
+    let first = call(&client, "greet", json!({})).await.unwrap();
     assert_eq!(first["resultType"], "input_required");
     let request = &first["inputRequests"]["user_name"];
     assert_eq!(request["method"], "elicitation/create");
@@ -84,74 +129,70 @@ async fn elicitation_round_trip_completes_on_retry() {
     assert_eq!(request["params"]["requestedSchema"]["required"], json!(["name"]));
     let state = first["requestState"].as_str().unwrap().to_owned();
 
-    let done = client
-        .request(
-            "tools/call",
-            json!({"name": "greet", "arguments": {}, "inputResponses": {"user_name": accept("name", "Ada")}, "requestState": state}),
-        )
-        .await
-        .unwrap();
+    let answers = json!({"user_name": accept("name", "Ada")});
+    let retry = json!({"name": "greet", "arguments": {}, "inputResponses": answers, "requestState": state});
+    let done = send(&client, "tools/call", retry).await.unwrap();
     assert_eq!(done["resultType"], "complete");
     assert_eq!(done["content"][0]["text"], "Hello, Ada!");
 }
 
 #[tokio::test]
 async fn answers_without_state_are_used_and_extra_answers_ignored() {
-    let client = TestClient::new(server()).with_capabilities(with_elicitation_and_sampling());
-    let done = client
-        .request(
-            "tools/call",
-            json!({"name": "greet", "inputResponses": {"user_name": accept("name", "Bo"), "unknown": {"x": 1}}}),
-        )
-        .await
-        .unwrap();
+    let client = validate_replies(TestClient::new(server()).with_capabilities(with_elicitation_and_sampling()));
+    let done = send(
+        &client,
+        "tools/call",
+        json!({"name": "greet", "inputResponses": {"user_name": accept("name", "Bo"), "unknown": {"x": 1}}}),
+    )
+    .await
+    .unwrap();
     assert_eq!(done["content"][0]["text"], "Hello, Bo!");
 }
 
 #[tokio::test]
 async fn missing_or_malformed_answers_ask_again() {
-    let client = TestClient::new(server()).with_capabilities(with_elicitation_and_sampling());
+    let client = validate_replies(TestClient::new(server()).with_capabilities(with_elicitation_and_sampling()));
     for responses in [json!({"other": accept("name", "x")}), json!({"user_name": 12345}), Value::Null] {
-        let again = client.request("tools/call", json!({"name": "greet", "inputResponses": responses})).await.unwrap();
+        let again = send(&client, "tools/call", json!({"name": "greet", "inputResponses": responses})).await.unwrap();
         assert_eq!(again["resultType"], "input_required", "{responses}");
         assert!(again["inputRequests"]["user_name"].is_object());
     }
-    let err = client.request("tools/call", json!({"name": "greet", "inputResponses": [1]})).await.unwrap_err();
+    let err = send(&client, "tools/call", json!({"name": "greet", "inputResponses": [1]})).await.unwrap_err();
     assert_eq!(err.code, -32602);
 }
 
 #[tokio::test]
 async fn multi_round_carries_earlier_answers_in_new_state() {
-    let client = TestClient::new(server()).with_capabilities(with_elicitation_and_sampling());
-    let r1 = client.call_tool("two_steps", json!({})).await.unwrap();
+    let client = manual_client();
+    let r1 = call(&client, "two_steps", json!({})).await.unwrap();
     assert!(r1["inputRequests"]["step1"].is_object());
     let s1 = r1["requestState"].as_str().unwrap().to_owned();
-    let r2 = client
-        .request(
-            "tools/call",
-            json!({"name": "two_steps", "inputResponses": {"step1": accept("a", "x")}, "requestState": s1}),
-        )
-        .await
-        .unwrap();
+    let r2 = send(
+        &client,
+        "tools/call",
+        json!({"name": "two_steps", "inputResponses": {"step1": accept("a", "x")}, "requestState": s1}),
+    )
+    .await
+    .unwrap();
     assert_eq!(r2["resultType"], "input_required");
     assert!(r2["inputRequests"]["step2"].is_object());
     assert!(r2["inputRequests"].get("step1").is_none());
     let s2 = r2["requestState"].as_str().unwrap().to_owned();
     assert_ne!(s1, s2);
-    let r3 = client
-        .request(
-            "tools/call",
-            json!({"name": "two_steps", "inputResponses": {"step2": accept("b", "y")}, "requestState": s2}),
-        )
-        .await
-        .unwrap();
+    let r3 = send(
+        &client,
+        "tools/call",
+        json!({"name": "two_steps", "inputResponses": {"step2": accept("b", "y")}, "requestState": s2}),
+    )
+    .await
+    .unwrap();
     assert_eq!(r3["content"][0]["text"], "x then y");
 }
 
 #[tokio::test]
 async fn concurrent_asks_go_out_in_one_round() {
-    let client = TestClient::new(server()).with_capabilities(with_elicitation_and_sampling());
-    let r1 = client.call_tool("both_at_once", json!({})).await.unwrap();
+    let client = manual_client();
+    let r1 = call(&client, "both_at_once", json!({})).await.unwrap();
     let requests = r1["inputRequests"].as_object().unwrap();
     assert_eq!(requests.len(), 2);
     assert_eq!(requests["greeting"]["method"], "sampling/createMessage");
@@ -160,31 +201,30 @@ async fn concurrent_asks_go_out_in_one_round() {
         "greeting": {"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m"},
     });
     let state = r1["requestState"].clone();
-    let done = client
-        .request("tools/call", json!({"name": "both_at_once", "inputResponses": answers, "requestState": state}))
-        .await
-        .unwrap();
+    let done =
+        send(&client, "tools/call", json!({"name": "both_at_once", "inputResponses": answers, "requestState": state}))
+            .await
+            .unwrap();
     assert_eq!(done["content"][0]["text"], "Cy / hi");
 }
 
 #[tokio::test]
 async fn tampered_expired_or_misplaced_state_is_an_error() {
-    let client = TestClient::new(server()).with_capabilities(with_elicitation_and_sampling());
-    let r1 = client.call_tool("greet", json!({})).await.unwrap();
+    let client = manual_client();
+    let r1 = call(&client, "greet", json!({})).await.unwrap();
     let state = r1["requestState"].as_str().unwrap().to_owned();
     let tampered = format!("{state}x");
-    let err = client
-        .request("tools/call", json!({"name": "greet", "inputResponses": {}, "requestState": tampered}))
+    let err = send(&client, "tools/call", json!({"name": "greet", "inputResponses": {}, "requestState": tampered}))
         .await
         .unwrap_err();
     assert_eq!(err.code, -32602);
     // The same state presented to another tool is rejected too.
-    let err = client.request("tools/call", json!({"name": "two_steps", "requestState": state})).await.unwrap_err();
+    let err = send(&client, "tools/call", json!({"name": "two_steps", "requestState": state})).await.unwrap_err();
     assert_eq!(err.code, -32602);
     // A second server (another key) does not accept it.
-    let other = TestClient::new(server()).with_capabilities(with_elicitation_and_sampling());
+    let other = manual_client();
     let err =
-        other.request("tools/call", json!({"name": "greet", "requestState": r1["requestState"]})).await.unwrap_err();
+        send(&other, "tools/call", json!({"name": "greet", "requestState": r1["requestState"]})).await.unwrap_err();
     assert_eq!(err.code, -32602);
 }
 
@@ -206,59 +246,60 @@ async fn a_state_only_resumes_the_arguments_it_was_issued_for() {
         }))
         .build()
         .expect("valid server");
-    let client = TestClient::new(server).with_capabilities(with_elicitation_and_sampling());
-    let first = client.call_tool("delete", json!({"path": "/tmp/a"})).await.unwrap();
+    let client = validate(TestClient::new(server).with_capabilities(with_elicitation_and_sampling()));
+    let first = call(&client, "delete", json!({"path": "/tmp/a"})).await.unwrap();
     let state = first["requestState"].clone();
     let confirm = json!({"confirm": {"action": "accept", "content": {"ok": true}}});
 
     // The user confirmed deleting /tmp/a: that answer cannot delete anything else.
     let replayed = json!({"name": "delete", "arguments": {"path": "/etc/passwd"}, "inputResponses": confirm, "requestState": state});
-    let err = client.request("tools/call", replayed).await.unwrap_err();
+    let err = send(&client, "tools/call", replayed).await.unwrap_err();
     assert_eq!(err.code, -32602);
     assert!(err.message.contains("other arguments"), "{}", err.message);
     let without = json!({"name": "delete", "inputResponses": confirm, "requestState": state});
-    assert_eq!(client.request("tools/call", without).await.unwrap_err().code, -32602);
+    assert_eq!(send(&client, "tools/call", without).await.unwrap_err().code, -32602);
 
     let retried =
         json!({"name": "delete", "arguments": {"path": "/tmp/a"}, "inputResponses": confirm, "requestState": state});
-    let done = client.request("tools/call", retried).await.unwrap();
+    let done = send(&client, "tools/call", retried).await.unwrap();
     assert_eq!(done["content"][0]["text"], "deleted /tmp/a (ok=true)");
 
     // Prompts too: the state of one rendering does not carry to other arguments.
-    let first = client.request("prompts/get", json!({"name": "summary", "arguments": {"topic": "a"}})).await.unwrap();
+    let first = send(&client, "prompts/get", json!({"name": "summary", "arguments": {"topic": "a"}})).await.unwrap();
     let answers = json!({"style": {"action": "accept", "content": {"style": "short"}}});
     let other = json!({"name": "summary", "arguments": {"topic": "b"}, "inputResponses": answers, "requestState": first["requestState"]});
-    assert_eq!(client.request("prompts/get", other).await.unwrap_err().code, -32602);
+    assert_eq!(send(&client, "prompts/get", other).await.unwrap_err().code, -32602);
     let same = json!({"name": "summary", "arguments": {"topic": "a"}, "inputResponses": answers, "requestState": first["requestState"]});
-    assert_eq!(client.request("prompts/get", same).await.unwrap()["messages"][0]["content"]["text"], "summary");
+    assert_eq!(send(&client, "prompts/get", same).await.unwrap()["messages"][0]["content"]["text"], "summary");
 }
 
 #[tokio::test]
 async fn missing_capability_is_32021_naming_it() {
-    let client = TestClient::new(server());
-    let err = client.call_tool("needs_sampling", json!({})).await.unwrap_err();
+    let client = checked(server());
+    let err = call(&client, "needs_sampling", json!({})).await.unwrap_err();
     assert_eq!(err.code, -32021);
     assert_eq!(err.data.unwrap()["requiredCapabilities"], json!({"sampling": {}}));
 }
 
-fn with_sampling(sampling: Value) -> ClientCapabilities {
-    let sampling: SamplingCapability = serde_json::from_value(sampling).expect("a sampling capability");
-    ClientCapabilities { sampling: Some(sampling), ..ClientCapabilities::default() }
-}
-
 #[tokio::test]
 async fn sampling_with_tools_needs_sampling_tools() {
-    for declared in [None, Some(json!({})), Some(json!({"context": {}}))] {
+    let declared = [
+        None,
+        Some(ClientCapabilities::default().with_sampling()),
+        Some(ClientCapabilities::default().with_sampling_context()),
+    ];
+    for declared in declared {
         let client = match &declared {
-            Some(sampling) => TestClient::new(server()).with_capabilities(with_sampling(sampling.clone())),
-            None => TestClient::new(server()),
+            Some(caps) => validate(TestClient::new(server()).with_capabilities(caps.clone())),
+            None => checked(server()),
         };
-        let err = client.call_tool("sample_with_tools", json!({})).await.unwrap_err();
+        let err = call(&client, "sample_with_tools", json!({})).await.unwrap_err();
         assert_eq!(err.code, -32021, "{declared:?}");
         assert_eq!(err.data.unwrap()["requiredCapabilities"], json!({"sampling": {"tools": {}}}), "{declared:?}");
     }
-    let client = TestClient::new(server()).with_capabilities(with_sampling(json!({"tools": {}})));
-    let asked = client.call_tool("sample_with_tools", json!({})).await.unwrap();
+    let client =
+        validate(TestClient::new(server()).with_capabilities(ClientCapabilities::default().with_sampling_tools()));
+    let asked = call(&client, "sample_with_tools", json!({})).await.unwrap();
     assert_eq!(asked["resultType"], "input_required");
     let params = &asked["inputRequests"]["q"]["params"];
     assert_eq!(params["tools"][0]["name"], "weather");
@@ -267,51 +308,177 @@ async fn sampling_with_tools_needs_sampling_tools() {
 
 #[tokio::test]
 async fn sampling_with_context_needs_sampling_context() {
-    let call = |context: &str| json!({"includeContext": context});
-    for declared in [json!({}), json!({"tools": {}})] {
-        let client = TestClient::new(server()).with_capabilities(with_sampling(declared.clone()));
+    let args = |context: &str| json!({"includeContext": context});
+    for declared in [ClientCapabilities::default().with_sampling(), ClientCapabilities::default().with_sampling_tools()]
+    {
+        let client = validate(TestClient::new(server()).with_capabilities(declared.clone()));
         for context in ["thisServer", "allServers"] {
-            let err = client.call_tool("sample_with_context", call(context)).await.unwrap_err();
-            assert_eq!(err.code, -32021, "{declared} {context}");
+            let err = call(&client, "sample_with_context", args(context)).await.unwrap_err();
+            assert_eq!(err.code, -32021, "{declared:?} {context}");
             assert_eq!(err.data.unwrap()["requiredCapabilities"], json!({"sampling": {"context": {}}}));
         }
         // "none" (or no `includeContext`) asks nothing of the client.
-        let asked = client.call_tool("sample_with_context", call("none")).await.unwrap();
-        assert_eq!(asked["inputRequests"]["q"]["params"]["includeContext"], "none", "{declared}");
-        let asked = client.call_tool("sample_with_context", json!({})).await.unwrap();
-        assert!(asked["inputRequests"]["q"]["params"].get("includeContext").is_none(), "{declared}");
+        let asked = call(&client, "sample_with_context", args("none")).await.unwrap();
+        assert_eq!(asked["inputRequests"]["q"]["params"]["includeContext"], "none", "{declared:?}");
+        let asked = call(&client, "sample_with_context", json!({})).await.unwrap();
+        assert!(asked["inputRequests"]["q"]["params"].get("includeContext").is_none(), "{declared:?}");
     }
-    let client = TestClient::new(server()).with_capabilities(with_sampling(json!({"context": {}})));
-    let asked = client.call_tool("sample_with_context", call("thisServer")).await.unwrap();
+    let caps = ClientCapabilities::default().with_sampling_context();
+    let client = validate(TestClient::new(server()).with_capabilities(caps));
+    let asked = call(&client, "sample_with_context", args("thisServer")).await.unwrap();
     assert_eq!(asked["resultType"], "input_required");
     assert_eq!(asked["inputRequests"]["q"]["params"]["includeContext"], "thisServer");
 }
 
 #[tokio::test]
 async fn handler_state_survives_rounds_sealed() {
-    let client = TestClient::new(server()).with_capabilities(with_elicitation_and_sampling());
-    let r1 = client.call_tool("stateful", json!({})).await.unwrap();
-    let done = client
-        .request(
-            "tools/call",
-            json!({"name": "stateful", "inputResponses": {"confirm": {"action": "accept", "content": {"ok": true}}}, "requestState": r1["requestState"]}),
-        )
-        .await
-        .unwrap();
+    let client = manual_client();
+    let r1 = call(&client, "stateful", json!({})).await.unwrap();
+    let answers = json!({"confirm": {"action": "accept", "content": {"ok": true}}});
+    let retry = json!({"name": "stateful", "inputResponses": answers, "requestState": r1["requestState"]});
+    let done = send(&client, "tools/call", retry).await.unwrap();
     assert_eq!(done["content"][0]["text"], "round 1, ok=true");
 }
 
 #[tokio::test]
 async fn prompts_can_ask_too() {
-    let client = TestClient::new(server()).with_capabilities(with_elicitation_and_sampling());
-    let r1 = client.get_prompt("ask_context", json!({})).await.unwrap();
+    let client = manual_client();
+    let r1 = send(&client, "prompts/get", json!({"name": "ask_context"})).await.unwrap();
     assert_eq!(r1["resultType"], "input_required");
-    let done = client
-        .request(
-            "prompts/get",
-            json!({"name": "ask_context", "inputResponses": {"user_context": accept("context", "tests")}, "requestState": r1["requestState"]}),
-        )
-        .await
-        .unwrap();
+    let answers = json!({"user_context": accept("context", "tests")});
+    let retry = json!({"name": "ask_context", "inputResponses": answers, "requestState": r1["requestState"]});
+    let done = send(&client, "prompts/get", retry).await.unwrap();
     assert_eq!(done["messages"][0]["content"]["text"], "Context: tests");
+}
+
+// The same conversations, answered by callbacks as an SDK client answers them.
+
+/// A checked client that answers every elicitation with `{field: value}`
+/// and records each elicitation it was asked.
+fn answering(field: &'static str, value: &'static str) -> (TestClient, Arc<Mutex<Vec<ElicitRequest>>>) {
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let log = asked.clone();
+    let client = checked(server()).on_elicitation(move |request| {
+        log.lock().unwrap().push(request);
+        async move { ElicitResult::accept(json!({field: value})) }
+    });
+    (client, asked)
+}
+
+#[tokio::test]
+async fn an_elicitation_is_answered_by_its_callback() {
+    let (client, asked) = answering("name", "Ada");
+    let done = client.call_tool("greet", json!({})).await.unwrap();
+    assert_eq!(done["resultType"], "complete");
+    assert_eq!(done["content"][0]["text"], "Hello, Ada!");
+    let asked = asked.lock().unwrap();
+    assert_eq!(asked.len(), 1);
+    let ElicitRequest::Form { message, requested_schema } = &asked[0] else { panic!("a form: {:?}", asked[0]) };
+    assert_eq!(message, "Your name?");
+    assert_eq!(requested_schema["required"], json!(["name"]));
+}
+
+#[tokio::test]
+async fn rounds_follow_one_another_until_the_result_is_complete() {
+    let answers = Arc::new(Mutex::new(vec![json!({"b": "y"}), json!({"a": "x"})]));
+    let client = checked(server()).on_elicitation(move |_| {
+        let next = answers.lock().unwrap().pop().unwrap_or_default();
+        async move { ElicitResult::accept(next) }
+    });
+    assert_eq!(client.call_tool("two_steps", json!({})).await.unwrap()["content"][0]["text"], "x then y");
+    let client = checked(server()).on_elicitation(|_| async { ElicitResult::accept(json!({"ok": true})) });
+    assert_eq!(client.call_tool("stateful", json!({})).await.unwrap()["content"][0]["text"], "round 1, ok=true");
+}
+
+#[tokio::test]
+async fn sampling_and_elicitation_asked_together_are_both_answered() {
+    // The model echoes the last message it is given.
+    let client = checked(server())
+        .on_elicitation(|_| async { ElicitResult::accept(json!({"name": "Cy"})) })
+        .on_sampling(|params| async move {
+            let asked = params["messages"][0]["content"]["text"].as_str().unwrap_or_default().to_owned();
+            CreateMessageResult::text("test-model", asked)
+        });
+    assert_eq!(client.call_tool("both_at_once", json!({})).await.unwrap()["content"][0]["text"], "Cy / Say hi");
+    let done = client.call_tool("sample_with_tools", json!({})).await.unwrap();
+    assert_eq!(done["content"][0]["text"], "Weather in Paris?");
+}
+
+#[tokio::test]
+async fn roots_are_answered_by_their_callback() {
+    let client = checked(server()).on_roots(|| async {
+        vec![
+            Root { uri: "file:///repo".into(), name: Some("repo".into()) },
+            Root { uri: "file:///tmp".into(), name: None },
+        ]
+    });
+    let done = client.call_tool("where_am_i", json!({})).await.unwrap();
+    assert_eq!(done["content"][0]["text"], "file:///repo, file:///tmp");
+}
+
+#[tokio::test]
+async fn prompts_are_answered_through_callbacks_too() {
+    let (client, _) = answering("context", "tests");
+    let done = client.get_prompt("ask_context", json!({})).await.unwrap();
+    assert_eq!(done["messages"][0]["content"]["text"], "Context: tests");
+}
+
+#[tokio::test]
+async fn callbacks_declare_their_capabilities() {
+    let everything = json!({"form": true, "url": true, "sampling": true, "samplingTools": true,
+        "samplingContext": true, "roots": true});
+    let nothing = json!({"form": false, "url": false, "sampling": false, "samplingTools": false,
+        "samplingContext": false, "roots": false});
+    let report = |client: TestClient| async move {
+        let done = client.call_tool("capabilities", json!({})).await.unwrap();
+        serde_json::from_str::<Value>(done["content"][0]["text"].as_str().unwrap()).unwrap()
+    };
+    assert_eq!(report(checked(server())).await, nothing);
+    let answering = checked(server())
+        .on_elicitation(|_| async { ElicitResult::decline() })
+        .on_sampling(|_| async { CreateMessageResult::text("m", "") })
+        .on_roots(|| async { Vec::new() });
+    assert_eq!(report(answering).await, everything);
+
+    // What the test declares itself is sent as declared: here forms only.
+    let narrowed =
+        validate(TestClient::new(server()).with_capabilities(ClientCapabilities::default().with_elicitation()))
+            .on_elicitation(|_| async { ElicitResult::decline() });
+    assert_eq!(report(narrowed).await["url"], false);
+}
+
+#[tokio::test]
+async fn input_without_a_callback_is_a_clear_error() {
+    // Declared by hand, but nobody to answer.
+    let caps = ClientCapabilities::default().with_elicitation().with_sampling().with_roots();
+    let client = validate(TestClient::new(server()).with_capabilities(caps));
+    let err = client.call_tool("greet", json!({})).await.unwrap_err();
+    assert_eq!(
+        err,
+        ClientError::NoCallback {
+            key: "user_name".into(),
+            method: "elicitation/create".into(),
+            callback: "on_elicitation"
+        }
+    );
+    assert!(err.to_string().contains("no `on_elicitation` callback"), "{err}");
+    let err = client.call_tool("needs_sampling", json!({})).await.unwrap_err();
+    assert!(matches!(err, ClientError::NoCallback { callback: "on_sampling", .. }), "{err}");
+    let err = client.call_tool("where_am_i", json!({})).await.unwrap_err();
+    assert!(matches!(err, ClientError::NoCallback { callback: "on_roots", .. }), "{err}");
+    // Undeclared (no callback, no capability): the server's own -32021.
+    let err = checked(server()).call_tool("greet", json!({})).await.unwrap_err();
+    assert_eq!(err.rpc().map(|e| e.code), Some(-32021));
+}
+
+#[tokio::test]
+async fn a_server_that_keeps_asking_is_given_up_on() {
+    let (client, asked) = answering("ok", "yes");
+    let client = client.with_max_rounds(3);
+    let err = client.call_tool("never_satisfied", json!({})).await.unwrap_err();
+    let ClientError::TooManyRounds { rounds, last } = &err else { panic!("gave up: {err}") };
+    assert_eq!(*rounds, 3);
+    assert!(last["inputRequests"]["q3"].is_object(), "{last}");
+    assert_eq!(asked.lock().unwrap().len(), 3);
+    assert!(err.to_string().contains("after 3 rounds"), "{err}");
 }

@@ -3,4 +3,5 @@
 //! a server with raw JSON-RPC.
 
 pub mod exchange;
+pub mod validated_client;
 pub mod wire_schema;

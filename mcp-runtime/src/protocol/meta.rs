@@ -137,6 +137,122 @@ pub struct ClientCapabilities {
     pub other: Map<String, Value>,
 }
 
+/// Typed builders, so a client (or a test) never spells capabilities as
+/// JSON. Each adds to what is already declared.
+///
+/// ```
+/// use mcp_runtime::protocol::ClientCapabilities;
+/// let caps = ClientCapabilities::default().with_elicitation().with_url_elicitation().with_sampling_tools().with_roots();
+/// assert_eq!(
+///     serde_json::to_value(&caps).unwrap(),
+///     serde_json::json!({"roots": {}, "sampling": {"tools": {}}, "elicitation": {"form": {}, "url": {}}}),
+/// );
+/// ```
+impl ClientCapabilities {
+    /// Declares form-mode elicitation (`elicitation.form`).
+    ///
+    /// ```
+    /// # use mcp_runtime::protocol::ClientCapabilities;
+    /// let caps = ClientCapabilities::default().with_elicitation();
+    /// assert!(caps.elicitation.is_some_and(|e| e.supports_form() && !e.supports_url()));
+    /// ```
+    pub fn with_elicitation(mut self) -> Self {
+        self.elicitation.get_or_insert_with(Default::default).form.get_or_insert_with(Map::new);
+        self
+    }
+
+    /// Declares URL-mode elicitation (`elicitation.url`). On its own it
+    /// declares URL mode only: add [`with_elicitation`](Self::with_elicitation)
+    /// for forms too.
+    ///
+    /// ```
+    /// # use mcp_runtime::protocol::ClientCapabilities;
+    /// let caps = ClientCapabilities::default().with_url_elicitation();
+    /// assert!(caps.elicitation.is_some_and(|e| e.supports_url() && !e.supports_form()));
+    /// ```
+    pub fn with_url_elicitation(mut self) -> Self {
+        self.elicitation.get_or_insert_with(Default::default).url.get_or_insert_with(Map::new);
+        self
+    }
+
+    /// Declares sampling (`sampling: {}`): plain requests, without tools and
+    /// with no `includeContext` other than `"none"`.
+    ///
+    /// ```
+    /// # use mcp_runtime::protocol::ClientCapabilities;
+    /// let caps = ClientCapabilities::default().with_sampling();
+    /// assert_eq!(serde_json::to_value(&caps).unwrap(), serde_json::json!({"sampling": {}}));
+    /// ```
+    pub fn with_sampling(mut self) -> Self {
+        self.sampling.get_or_insert_with(Default::default);
+        self
+    }
+
+    /// Declares sampling with tools (`sampling.tools`): the server may put
+    /// `tools` and `toolChoice` in a sampling request.
+    ///
+    /// ```
+    /// # use mcp_runtime::protocol::ClientCapabilities;
+    /// let caps = ClientCapabilities::default().with_sampling_tools();
+    /// assert_eq!(serde_json::to_value(&caps).unwrap(), serde_json::json!({"sampling": {"tools": {}}}));
+    /// ```
+    pub fn with_sampling_tools(mut self) -> Self {
+        self.sampling.get_or_insert_with(Default::default).tools.get_or_insert_with(Map::new);
+        self
+    }
+
+    /// Declares sampling with context (`sampling.context`): the server may
+    /// ask for an `includeContext` other than `"none"`.
+    ///
+    /// ```
+    /// # use mcp_runtime::protocol::ClientCapabilities;
+    /// let caps = ClientCapabilities::default().with_sampling_context();
+    /// assert_eq!(serde_json::to_value(&caps).unwrap(), serde_json::json!({"sampling": {"context": {}}}));
+    /// ```
+    pub fn with_sampling_context(mut self) -> Self {
+        self.sampling.get_or_insert_with(Default::default).context.get_or_insert_with(Map::new);
+        self
+    }
+
+    /// Declares roots (`roots: {}`).
+    ///
+    /// ```
+    /// # use mcp_runtime::protocol::ClientCapabilities;
+    /// assert!(ClientCapabilities::default().with_roots().roots.is_some());
+    /// ```
+    pub fn with_roots(mut self) -> Self {
+        self.roots.get_or_insert_with(Map::new);
+        self
+    }
+
+    /// Declares the extension `id` (a prefixed id such as
+    /// `io.modelcontextprotocol/tasks`) with its settings, replacing an
+    /// earlier declaration of it.
+    ///
+    /// ```
+    /// # use mcp_runtime::protocol::ClientCapabilities;
+    /// let caps = ClientCapabilities::default().with_extension("com.example/trace", serde_json::json!({}));
+    /// assert_eq!(caps.extensions.unwrap()["com.example/trace"], serde_json::json!({}));
+    /// ```
+    pub fn with_extension(mut self, id: impl Into<String>, settings: Value) -> Self {
+        self.extensions.get_or_insert_with(Map::new).insert(id.into(), settings);
+        self
+    }
+
+    /// Declares the experimental capability `name` with its settings,
+    /// replacing an earlier declaration of it.
+    ///
+    /// ```
+    /// # use mcp_runtime::protocol::ClientCapabilities;
+    /// let caps = ClientCapabilities::default().with_experimental("drafts", serde_json::json!({"v": 2}));
+    /// assert_eq!(caps.experimental.unwrap()["drafts"]["v"], 2);
+    /// ```
+    pub fn with_experimental(mut self, name: impl Into<String>, settings: Value) -> Self {
+        self.experimental.get_or_insert_with(Map::new).insert(name.into(), settings);
+        self
+    }
+}
+
 // Read by hand rather than derived: `#[serde(flatten)]` would buffer every
 // member before sorting them out, on every request.
 impl<'de> Deserialize<'de> for ClientCapabilities {

@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::content::Role;
+
 /// An interim result asking the client for input, then a retry.
 ///
 /// At least one of `input_requests` and `request_state` must be present.
@@ -74,6 +76,48 @@ pub struct ElicitResult {
     pub content: Option<Map<String, Value>>,
 }
 
+impl ElicitResult {
+    /// The user submitted `content`, the form's values by field name.
+    ///
+    /// A form's content is an object: a value that does not serialize to
+    /// one (a string, a list) is not a form and is sent as an `accept`
+    /// without content, which the server reads as no fields filled in.
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::{ElicitAction, ElicitResult};
+    /// let answer = ElicitResult::accept(serde_json::json!({"name": "Ada"}));
+    /// assert_eq!(answer.action, ElicitAction::Accept);
+    /// assert_eq!(answer.content.unwrap()["name"], "Ada");
+    /// ```
+    pub fn accept(content: impl Serialize) -> Self {
+        let content = match serde_json::to_value(content) {
+            Ok(Value::Object(map)) => Some(map),
+            _ => None,
+        };
+        ElicitResult { action: ElicitAction::Accept, content }
+    }
+
+    /// The user refused.
+    ///
+    /// ```
+    /// # use mcp_runtime::protocol::ElicitResult;
+    /// assert_eq!(serde_json::to_value(ElicitResult::decline()).unwrap(), serde_json::json!({"action": "decline"}));
+    /// ```
+    pub fn decline() -> Self {
+        ElicitResult { action: ElicitAction::Decline, content: None }
+    }
+
+    /// The user dismissed the request without choosing.
+    ///
+    /// ```
+    /// # use mcp_runtime::protocol::ElicitResult;
+    /// assert_eq!(serde_json::to_value(ElicitResult::cancel()).unwrap(), serde_json::json!({"action": "cancel"}));
+    /// ```
+    pub fn cancel() -> Self {
+        ElicitResult { action: ElicitAction::Cancel, content: None }
+    }
+}
+
 /// What the user did with an elicitation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -84,4 +128,43 @@ pub enum ElicitAction {
     Decline,
     /// Dismissed.
     Cancel,
+}
+
+/// A client's answer to `sampling/createMessage`: the message its model
+/// produced.
+///
+/// ```
+/// use mcp_runtime::protocol::CreateMessageResult;
+/// let answer = CreateMessageResult::text("test-model", "4");
+/// assert_eq!(
+///     serde_json::to_value(&answer).unwrap(),
+///     serde_json::json!({"role": "assistant", "content": {"type": "text", "text": "4"}, "model": "test-model"}),
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateMessageResult {
+    /// Who wrote the message: the model, as a rule.
+    pub role: Role,
+    /// A sampling content block (text, image, audio, tool use or tool
+    /// result), or a list of them.
+    pub content: Value,
+    /// The model that answered.
+    pub model: String,
+    /// Why sampling stopped (`endTurn`, `stopSequence`, `maxTokens`,
+    /// `toolUse` or another provider's reason), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<String>,
+}
+
+impl CreateMessageResult {
+    /// The assistant's text `text`, from `model`.
+    pub fn text(model: impl Into<String>, text: impl Into<String>) -> Self {
+        CreateMessageResult {
+            role: Role::Assistant,
+            content: serde_json::json!({"type": "text", "text": text.into()}),
+            model: model.into(),
+            stop_reason: None,
+        }
+    }
 }
