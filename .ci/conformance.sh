@@ -1,86 +1,82 @@
 #!/usr/bin/env bash
-# Official MCP conformance suite (2026-07-28 server scenarios) against our `everything`
-# example over Streamable HTTP.
+# The official MCP conformance suite (@modelcontextprotocol/conformance, pinned in
+# .ci/conformance/package.json) against the `everything` example over Streamable HTTP.
 #
-#   .ci/conformance.sh [URL]
+#   .ci/conformance.sh [--spec-version REV] [URL] [SCENARIO...]
 #
-# Without URL it starts target/debug/everything --http on a free loopback port itself
-# (build it first: cargo build -p examples --bin everything).
+# Without URL it starts $CARGO_TARGET_DIR/debug/everything --http on a free loopback port
+# (build it first: cargo build -p examples --bin everything). REV defaults to 2026-07-28;
+# a revision is known when .ci/conformance/scored-REV.txt exists. SCENARIO names run only
+# those (from the lists below); by default all of them run.
 #
-# 1. every scored scenario, with CONFORMANCE_BASELINE=CONFORMANCE_BASELINE when that file
-#    exists at the repo root, or env CONFORMANCE_BASELINE=FILE (run.sh: XFAIL for listed
-#    failures, XPASS fails the run);
-# 2. the not-scored scenarios in UNSCORED_SCENARIOS, by name, judged by unscored_ok below.
-# Results: target/conformance/ and target/conformance-unscored/ (summary.txt, per-scenario logs).
+# Data, per revision, in .ci/conformance/:
+#   scored-REV.txt             the scored scenarios (checked against the suite's frozen
+#                              requirements/REV.yaml; they must match)
+#   unscored-REV.txt           not-scored scenarios we run and expect to pass too
+#   expected-failures-REV.txt  known failures (env CONFORMANCE_BASELINE=FILE overrides):
+#                              a listed scenario that fails is XFAIL, one that passes is
+#                              XPASS and fails the run
+# Each scenario runs alone, and passes when none of the checks in its checks.json is
+# FAILURE. Prints a line per scenario, then `N passed, N failed`.
+# Results: $CI_CACHE/results/conformance-REV/ (per-scenario logs and checks.json,
+# summary.txt). Env CONFORMANCE_SCENARIO_TIMEOUT: seconds per scenario (default 120).
 set -euo pipefail
-# shellcheck source=lib.sh
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-# Expected failures: CONFORMANCE_BASELINE at the repo root (override: env CONFORMANCE_BASELINE).
-BASELINE_FILE="${CONFORMANCE_BASELINE:-$REPO_ROOT/CONFORMANCE_BASELINE}"
-if [ -n "${CONFORMANCE_BASELINE:-}" ]; then
-  [ -f "$BASELINE_FILE" ] || die "CONFORMANCE_BASELINE=$BASELINE_FILE not found"
-  BASELINE_FILE="$(cd "$(dirname "$BASELINE_FILE")" && pwd)/$(basename "$BASELINE_FILE")"
+
+MODERN_REVISION=2026-07-28
+REV=$MODERN_REVISION
+URL=""
+ONLY=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --spec-version) [ $# -ge 2 ] || die "--spec-version needs a value"; REV=$2; shift 2 ;;
+    -h | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    http://* | https://*) URL=$1; shift ;;
+    -*) die "unknown option: $1 (usage: .ci/conformance.sh [--spec-version REV] [URL] [SCENARIO...])" ;;
+    *) ONLY+=("$1"); shift ;;
+  esac
+done
+
+DATA="$REPO_ROOT/.ci/conformance"
+SCORED_FILE="$DATA/scored-$REV.txt"
+UNSCORED_FILE="$DATA/unscored-$REV.txt"
+BASELINE_FILE="${CONFORMANCE_BASELINE:-$DATA/expected-failures-$REV.txt}"
+[ -f "$SCORED_FILE" ] || die "unknown revision $REV: no $SCORED_FILE"
+[ -z "${CONFORMANCE_BASELINE:-}" ] || [ -f "$BASELINE_FILE" ] || die "CONFORMANCE_BASELINE=$BASELINE_FILE not found"
+TIMEOUT_S="${CONFORMANCE_SCENARIO_TIMEOUT:-120}"
+
+# Scenario names in a list file: the first word of each line, without comments.
+names() { [ -f "$1" ] || return 0; sed 's/#.*//' "$1" | awk 'NF { print $1 }'; }
+in_list() { printf '%s\n' "$2" | grep -qxF -- "$1"; }
+
+ensure_conformance_suite >/dev/null
+NODE_BIN="$(conformance_node)"
+SUITE_DIR="$TOOLS_DIR/conformance/node_modules/@modelcontextprotocol/conformance"
+SUITE_JS="$SUITE_DIR/dist/index.js"
+SUITE_VERSION="$("$NODE_BIN" -p 'require(process.argv[1]).version' "$SUITE_DIR/package.json")"
+
+SCORED="$(names "$SCORED_FILE")"
+UNSCORED="$(names "$UNSCORED_FILE")"
+BASELINE="$(names "$BASELINE_FILE")"
+
+# Our scored list must be the suite's frozen one for this revision (the `server:` list).
+frozen="$(awk '/^[^ #]/ { in_server = ($0 ~ /^server:/); next }
+               in_server && /^  - / { print $2 }' "$SUITE_DIR/requirements/$REV.yaml")"
+if [ "$(sort <<< "$SCORED")" != "$(sort <<< "$frozen")" ]; then
+  echo "scored-$REV.txt differs from the suite's requirements/$REV.yaml (< ours, > suite's):"
+  diff <(sort <<< "$SCORED") <(sort <<< "$frozen") | grep '^[<>]' || true
+  die "fix .ci/conformance/scored-$REV.txt"
 fi
-unset CONFORMANCE_BASELINE  # passed to run.sh explicitly, and only for the scored run
-cd "$REPO_ROOT"
-require_shared
 
-UNSCORED_SCENARIOS="http-header-validation http-custom-header-server-validation json-schema-2020-12"
-RUN_SH="$SHARED_DIR/conformance/run.sh"
-
-# Scenario names listed under `server:` in the baseline file (same parsing as run.sh).
-baseline_names() {
-  [ -f "$BASELINE_FILE" ] || return 0
-  awk '/^[^ #]/ { in_server = ($0 ~ /^server:/); next }
-       in_server && /^ *- / { sub(/^ *- */, ""); sub(/[ \t#].*$/, ""); print }' "$BASELINE_FILE"
-}
-
-# unscored_ok SUMMARY_TSV SCENARIO...: the verdict rule for the not-scored scenarios.
-# run.sh ran them by name without a baseline, so summary.tsv (scenario<TAB>verdict<TAB>...)
-# holds plain PASS/FAIL. A scenario is fine when it PASSes and is not in the baseline, or
-# does not PASS and is in the baseline (expected failure). A listed scenario that now
-# passes fails like run.sh's XPASS, so the baseline cannot go stale; a scenario with no
-# row at all fails too.
-unscored_ok() {
-  local tsv=$1 listed verdict scenario bad=0
-  shift
-  listed="$(baseline_names)"
-  for scenario in "$@"; do
-    verdict="$(awk -F'\t' -v s="$scenario" '$1 == s { print $2 }' "$tsv" 2>/dev/null)"
-    if printf '%s\n' "$listed" | grep -qxF -- "$scenario"; then
-      case "$verdict" in
-        PASS) echo "  $scenario: PASS but listed in CONFORMANCE_BASELINE: remove it"; bad=1 ;;
-        *)    echo "  $scenario: ${verdict:-no result} (expected, in CONFORMANCE_BASELINE)" ;;
-      esac
-    else
-      case "$verdict" in
-        PASS) echo "  $scenario: PASS" ;;
-        *)    echo "  $scenario: ${verdict:-no result} (not in CONFORMANCE_BASELINE)"; bad=1 ;;
-      esac
-    fi
+if [ ${#ONLY[@]} -gt 0 ]; then
+  for s in "${ONLY[@]}"; do
+    in_list "$s" "$SCORED"$'\n'"$UNSCORED" || die "$s is in neither scored-$REV.txt nor unscored-$REV.txt"
   done
-  return "$bad"
-}
+  SCORED="$(printf '%s\n' "${ONLY[@]}" | grep -xF -- "$SCORED" || true)"
+  UNSCORED="$(printf '%s\n' "${ONLY[@]}" | grep -xF -- "$UNSCORED" || true)"
+fi
 
-# Print the FAILURE checks (id: message) of every FAIL row in a run.sh output dir.
-show_failures() {
-  local out=$1
-  awk -F'\t' 'NR > 1 && $2 == "FAIL" { print $1 }' "$out/summary.tsv" | while read -r scenario; do
-    echo "--- $scenario (log: $out/$scenario.log)"
-    python3 - "$out/$scenario" <<'PY' || true
-import glob, json, sys
-files = sorted(glob.glob(sys.argv[1] + "/*/checks.json"))
-if not files:
-    print("    no checks.json (harness did not produce results; see the log)")
-    sys.exit()
-for c in json.load(open(files[-1])):
-    if c.get("status") == "FAILURE":
-        print(f"    {c.get('id')}: {(c.get('errorMessage') or c.get('description') or '')[:300]}")
-PY
-  done
-}
-
-URL="${1:-}"
 if [ -z "$URL" ]; then
   trap stop_http_server EXIT
   trap 'exit 130' INT TERM
@@ -88,32 +84,61 @@ if [ -z "$URL" ]; then
   URL="$SERVER_URL"
 fi
 
-status=0
+# --force: at 2026-07-28 the extension scenarios (tasks-*) are off the spec timeline and
+# would be skipped otherwise. A legacy revision goes without it, so that a scenario it
+# does not have is reported rather than run on the wrong wire.
+FORCE=()
+[ "$REV" != "$MODERN_REVISION" ] || FORCE=(--force)
 
-section "conformance: scored 2026-07-28 scenarios"
-scored_out="$REPO_ROOT/target/conformance"
-if [ -f "$BASELINE_FILE" ]; then
-  echo "baseline: $BASELINE_FILE"
-  CONFORMANCE_BASELINE="$BASELINE_FILE" "$RUN_SH" "$URL" "$scored_out" || status=$?
-else
-  "$RUN_SH" "$URL" "$scored_out" || status=$?
-fi
-[ "$status" -eq 0 ] || show_failures "$scored_out"
+OUT="$RESULTS_DIR/conformance-$REV"
+rm -rf "$OUT"
+mkdir -p "$OUT"
+section "conformance $SUITE_VERSION, revision $REV, $URL (node $("$NODE_BIN" --version))"
+echo "results: $OUT"
+[ -z "$BASELINE" ] || echo "expected failures: $BASELINE_FILE"
 
-section "conformance: not-scored scenarios ($UNSCORED_SCENARIOS)"
-unscored_out="$REPO_ROOT/target/conformance-unscored"
-rc=0
-# shellcheck disable=SC2086  # word-split the scenario list on purpose
-"$RUN_SH" "$URL" "$unscored_out" $UNSCORED_SCENARIOS || rc=$?
-if [ "$rc" -gt 1 ]; then
-  echo "run.sh setup/usage error (exit $rc)"; status=1
-else
-  # shellcheck disable=SC2086
-  if ! unscored_ok "$unscored_out/summary.tsv" $UNSCORED_SCENARIOS; then
-    show_failures "$unscored_out"
-    status=1
+passed=0 failed=0 xfailed=0 scored_passed=0 scored_failed=0
+run_scenario() {
+  local scenario=$1 kind=$2 dir="$OUT/$1" log="$OUT/$1.log" rc=0 verdict tag reason note=""
+  mkdir -p "$dir"
+  timeout "$((TIMEOUT_S + 30))" "$NODE_BIN" "$SUITE_JS" server --url "$URL" --scenario "$scenario" \
+    --spec-version "$REV" ${FORCE[@]+"${FORCE[@]}"} --timeout "$((TIMEOUT_S * 1000))" -o "$dir" \
+    > "$log" 2>&1 < /dev/null || rc=$?
+  local judged found ok bad warn skip ids
+  judged="$(python3 "$DATA/judge.py" "$dir")"
+  IFS=$'\t' read -r found ok bad warn skip ids <<< "$(head -n 1 <<< "$judged")"
+  if [ "$found" != 1 ]; then
+    verdict=FAIL reason="no results (harness exit $rc$([ "$rc" -ne 124 ] || echo ', timed out'); see $log)"
+  elif [ "$bad" -gt 0 ]; then
+    verdict=FAIL reason="$ok ok, $bad failed, $warn warn, $skip skipped; failed: $ids"
+  else
+    verdict=PASS reason="$ok ok, $bad failed, $warn warn, $skip skipped"
   fi
-fi
+  if in_list "$scenario" "$BASELINE"; then
+    if [ "$verdict" = FAIL ]; then
+      tag=XFAIL note=" [expected failure]"; xfailed=$((xfailed + 1))
+    else
+      tag=XPASS note=" [passes but is listed in $(basename "$BASELINE_FILE"): remove it]"; failed=$((failed + 1))
+    fi
+  elif [ "$verdict" = PASS ]; then
+    tag=PASS; passed=$((passed + 1))
+  else
+    tag=FAIL; failed=$((failed + 1))
+  fi
+  if [ "$kind" = scored ]; then
+    case "$tag" in PASS) scored_passed=$((scored_passed + 1)) ;; FAIL | XPASS) scored_failed=$((scored_failed + 1)) ;; esac
+  else
+    note="$note (not scored)"
+  fi
+  printf '%-5s %-46s %s%s\n' "$tag" "$scenario" "$reason" "$note" | tee -a "$OUT/summary.txt"
+  [ "$tag" != FAIL ] || tail -n +2 <<< "$judged"
+}
 
-[ "$status" -eq 0 ] || die "conformance failed (results: target/conformance*, server log: ${SERVER_LOG:-n/a})"
-echo "conformance: ok"
+while IFS= read -r s; do [ -z "$s" ] || run_scenario "$s" scored; done <<< "$SCORED"
+while IFS= read -r s; do [ -z "$s" ] || run_scenario "$s" unscored; done <<< "$UNSCORED"
+
+{
+  echo "scored: $scored_passed passed, $scored_failed failed; not scored: $((passed - scored_passed)) passed, $((failed - scored_failed)) failed$([ "$xfailed" -eq 0 ] || echo "; $xfailed expected failures")"
+  echo "$passed passed, $failed failed"
+} | tee -a "$OUT/summary.txt"
+[ "$failed" -eq 0 ] || die "conformance failed (results: $OUT, server log: ${SERVER_LOG:-n/a})"

@@ -1,22 +1,27 @@
 #!/usr/bin/env bash
-# Install (or confirm the cached copies of) everything CI needs beyond the machine's
-# Rust/Python/Node toolchains: the two interop client SDKs under target/ci-tools/ and the
-# conformance suite (plus Node 22, which it needs) under target/conformance-tools/.
-# From Debian: redis-server, which the event-bus test (`tests/redis_bus.rs`) starts on
-# loopback to run two replicas against.
+# Install (or confirm the cached copies of) what CI needs beyond the pinned Rust toolchain
+# and the machine's Python and Node:
+#   - redis-server from Debian (apt-get update + install; needs root), which the event-bus
+#     test (tests/redis_bus.rs) starts on loopback;
+#   - under $CI_CACHE/tools (default target/ci/tools): the conformance suite with the Node 22
+#     it runs on (npm ci of .ci/conformance/), and the interop clients' SDKs (npm ci of
+#     .ci/interop/, a venv with pip install -r .ci/interop/requirements.txt).
+# Each cached install is redone when its pin files change.
 set -euo pipefail
-# shellcheck source=lib.sh
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$REPO_ROOT"
-require_shared
 
-for tool in cargo python3 node npm timeout; do
+for tool in cargo git python3 node npm timeout sha256sum; do
   command -v "$tool" >/dev/null 2>&1 || die "$tool not found on PATH"
 done
-cargo fmt --version >/dev/null 2>&1 || die "rustfmt component missing"
-cargo clippy --version >/dev/null 2>&1 || die "clippy component missing"
+# rust-toolchain.toml decides the toolchain; it must be installed already, with both components.
+echo "rust: $(cargo --version) ($(rustup show active-toolchain 2>/dev/null | cut -d' ' -f1))"
+cargo fmt --version >/dev/null 2>&1 || die "rustfmt component missing (rustup component add rustfmt)"
+cargo clippy --version >/dev/null 2>&1 || die "clippy component missing (rustup component add clippy)"
 
 ensure_redis_server
-ensure_py_client
-ensure_node_client
 ensure_conformance_suite
+echo "conformance suite: node $("$(conformance_node)" --version)"
+ensure_node_client
+ensure_py_client

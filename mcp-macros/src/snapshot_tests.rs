@@ -1,6 +1,7 @@
 //! Expansion snapshots: each `snapshots/<case>.rs` holds one annotated
 //! function; its expansion, pretty-printed, must equal
-//! `snapshots/<case>.expanded.rs`. `UPDATE_SNAPSHOTS=1` rewrites them.
+//! `snapshots/<case>.expanded.rs`. `UPDATE_SNAPSHOTS=1` rewrites them, except
+//! under `CI=true`, where it fails instead.
 
 use std::path::{Path, PathBuf};
 
@@ -50,6 +51,10 @@ fn check(case: &str) {
     let actual = pretty(expand(kind, args, item));
     let expected_path = snapshots().join(format!("{case}.expanded.rs"));
     if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "UPDATE_SNAPSHOTS is not honoured under CI=true: CI checks the committed snapshots, it never rewrites them"
+        );
         std::fs::write(&expected_path, &actual).unwrap_or_else(|e| panic!("{}: {e}", expected_path.display()));
         return;
     }

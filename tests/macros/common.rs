@@ -45,12 +45,16 @@ pub(crate) async fn call_tool(client: &TestClient, name: &str, arguments: Value)
 }
 
 /// Compares `actual` with `snapshots/<name>.json`; `UPDATE_SNAPSHOTS=1`
-/// rewrites the file instead.
+/// rewrites the file instead, except under `CI=true`, where it fails.
 #[track_caller]
 pub(crate) fn assert_snapshot(name: &str, actual: &Value) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("snapshots").join(format!("{name}.json"));
     let pretty = serde_json::to_string_pretty(actual).unwrap_or_default() + "\n";
     if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "UPDATE_SNAPSHOTS is not honoured under CI=true: CI checks the committed snapshots, it never rewrites them"
+        );
         std::fs::write(&path, &pretty).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
         return;
     }

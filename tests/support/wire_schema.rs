@@ -1,10 +1,10 @@
 //! Validation of emitted messages against the official JSON Schema of
 //! revision 2026-07-28.
 //!
-//! The schema is read from where the specification keeps it,
-//! `<repo>/../shared/spec/schema-2026-07-28.json`, or from the file named by
-//! the `MCP_SPEC_SCHEMA` environment variable. It is never copied into the
-//! repository, so the tests always check against the published text.
+//! The schema is the verbatim copy of the published one committed at
+//! `tests/schemas/schema-2026-07-28.json` (origin and SHA-256 in
+//! `tests/schemas/README.md`, checked by a test so that it only changes on
+//! purpose), or the file named by the `MCP_SPEC_SCHEMA` environment variable.
 //!
 //! Each check picks the most specific `$defs` entry for the message:
 //!
@@ -33,12 +33,17 @@ use serde_json::{Value, json};
 /// Environment variable naming another copy of the schema file.
 pub const SCHEMA_ENV: &str = "MCP_SPEC_SCHEMA";
 
-/// Where the schema is read from: `$MCP_SPEC_SCHEMA`, else the specification
-/// folder next to the repository.
+/// The folder holding the committed copies of the official schemas.
+pub fn schemas_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("schemas")
+}
+
+/// Where the schema is read from: `$MCP_SPEC_SCHEMA`, else the committed
+/// copy in [`schemas_dir`].
 pub fn schema_path() -> PathBuf {
     match std::env::var_os(SCHEMA_ENV) {
         Some(path) if !path.is_empty() => PathBuf::from(path),
-        _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/spec/schema-2026-07-28.json"),
+        _ => schemas_dir().join("schema-2026-07-28.json"),
     }
 }
 
@@ -347,6 +352,42 @@ pub fn assert_valid_event_stream(method: &str, text: &str) -> Vec<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every schema file listed in `schemas/README.md` hashes to the digest
+    /// recorded there, and every `.json` in the folder is listed: a schema
+    /// changes only together with its recorded digest.
+    #[test]
+    fn the_schema_files_match_their_recorded_digests() {
+        use sha2::{Digest, Sha256};
+        let dir = schemas_dir();
+        let readme = std::fs::read_to_string(dir.join("README.md")).expect("schemas/README.md");
+        // Table rows: | `file.json` | `upstream path` | `sha256` |
+        let recorded: HashMap<String, String> = readme
+            .lines()
+            .filter_map(|line| {
+                let cells: Vec<&str> = line.split('|').map(|c| c.trim().trim_matches('`')).collect();
+                (cells.len() == 5 && cells[1].ends_with(".json") && cells[3].len() == 64)
+                    .then(|| (cells[1].to_owned(), cells[3].to_owned()))
+            })
+            .collect();
+        assert!(recorded.contains_key("schema-2026-07-28.json"), "README lists no digest for the 2026-07-28 schema");
+        let mut on_disk = Vec::new();
+        for entry in std::fs::read_dir(&dir).expect("schemas dir") {
+            let name = entry.expect("dir entry").file_name().to_string_lossy().into_owned();
+            if name.ends_with(".json") {
+                on_disk.push(name);
+            }
+        }
+        on_disk.sort();
+        let mut listed: Vec<String> = recorded.keys().cloned().collect();
+        listed.sort();
+        assert_eq!(on_disk, listed, "the schema files and the README table disagree");
+        for (name, digest) in &recorded {
+            let bytes = std::fs::read(dir.join(name)).expect("schema file");
+            let actual: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+            assert_eq!(&actual, digest, "{name} changed; a deliberate update records its new SHA-256 in the README");
+        }
+    }
 
     #[test]
     fn the_schema_rejects_what_the_revision_forbids() {

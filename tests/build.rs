@@ -1,0 +1,85 @@
+//! Decides, at build time, which tests of this crate cannot run here, so that
+//! `cargo test` reports them as ignored with a reason instead of passing
+//! them silently:
+//!
+//! - `no_redis_server`: no `redis-server` on the PATH (`redis_bus` needs one);
+//! - `off_pinned_toolchain`: the compiler is not the one `rust-toolchain.toml`
+//!   pins, whose diagnostics the UI snapshots hold (`ui`).
+//!
+//! Under `CI=true` neither cfg is set: there a missing prerequisite fails its
+//! test rather than hiding it. Changing `CI` reruns this script and so
+//! rebuilds this crate's tests.
+
+use std::env;
+use std::path::{Path, PathBuf};
+
+fn main() {
+    println!("cargo::rustc-check-cfg=cfg(no_redis_server)");
+    println!("cargo::rustc-check-cfg=cfg(off_pinned_toolchain)");
+    println!("cargo::rerun-if-env-changed=CI");
+    println!("cargo::rerun-if-env-changed=PATH");
+
+    let ci = env::var("CI").as_deref() == Ok("true");
+
+    match find_on_path("redis-server") {
+        // Removing it must be noticed as well as installing it.
+        Some(found) => println!("cargo::rerun-if-changed={}", found.display()),
+        None => {
+            // A package install adds the file to a PATH directory without
+            // touching PATH itself; the directory's mtime changes then.
+            for dir in path_dirs() {
+                println!("cargo::rerun-if-changed={}", dir.display());
+            }
+            if !ci {
+                println!("cargo::rustc-cfg=no_redis_server");
+            }
+        }
+    }
+
+    let toolchain_file = Path::new(&env::var("CARGO_MANIFEST_DIR").unwrap_or_default()).join("../rust-toolchain.toml");
+    println!("cargo::rerun-if-changed={}", toolchain_file.display());
+    if !ci && !on_pinned_toolchain(&toolchain_file) {
+        println!("cargo::rustc-cfg=off_pinned_toolchain");
+    }
+}
+
+/// The absolute, existing directories of the PATH (a missing path given to
+/// `rerun-if-changed` would rerun this script on every build).
+fn path_dirs() -> Vec<PathBuf> {
+    let path = env::var_os("PATH").unwrap_or_default();
+    let mut dirs: Vec<PathBuf> = env::split_paths(&path).filter(|d| d.is_absolute() && d.is_dir()).collect();
+    dirs.dedup();
+    dirs
+}
+
+fn find_on_path(program: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    path_dirs()
+        .into_iter()
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0))
+}
+
+/// Whether `rustc` is the release named by the toolchain file's `channel`
+/// (e.g. `1.95.0`). A file that is missing or names no plain release pins
+/// nothing to compare with, so the UI tests run.
+fn on_pinned_toolchain(toolchain_file: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(toolchain_file) else { return true };
+    let Some(channel) = text.lines().find_map(|line| {
+        let (key, value) = line.split_once('=')?;
+        (key.trim() == "channel").then(|| value.trim().trim_matches('"').to_owned())
+    }) else {
+        return true;
+    };
+    if !channel.split('.').all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit())) {
+        return true;
+    }
+    let rustc = env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let Ok(output) = std::process::Command::new(&rustc).arg("--version").output() else {
+        println!("cargo::warning=cannot run {} --version; assuming the pinned toolchain", rustc.to_string_lossy());
+        return true;
+    };
+    // `rustc 1.95.0 (59807616e 2026-04-14)`; a beta or nightly reads `1.96.0-beta.3` or `1.97.0-nightly`.
+    let version = String::from_utf8_lossy(&output.stdout);
+    version.split_whitespace().nth(1) == Some(channel.as_str())
+}
