@@ -49,10 +49,12 @@
 mod attr;
 mod check;
 mod codegen;
+mod derives;
 mod docs;
 mod errors;
 mod expand;
 mod fallback;
+mod main_attr;
 mod model;
 mod params;
 mod template;
@@ -172,4 +174,76 @@ pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::expand(Macro::Resource, args.into(), item.into()).into()
+}
+
+/// Runs an `async fn main` on a multi-threaded tokio runtime: tokio's
+/// `#[tokio::main]`, reached through `mcp_runtime::tokio`, so a server needs
+/// no tokio dependency of its own.
+///
+/// ```no_run
+/// #[mcp_runtime::main]
+/// async fn main() -> Result<(), Box<dyn std::error::Error>> {
+///     mcp_runtime::server!().build()?.serve_stdio().await?;
+///     Ok(())
+/// }
+/// ```
+///
+/// Arguments are tokio's (`flavor = "current_thread"`, `worker_threads = 2`,
+/// ...), except `crate = path`, the path of the runtime when it is renamed or
+/// re-exported.
+#[proc_macro_attribute]
+pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
+    main_attr::expand(args.into(), item.into()).into()
+}
+
+/// `#[derive(...)]` for the types of tool arguments and results, with
+/// `Serialize`, `Deserialize` and `JsonSchema` taken from the runtime's
+/// re-exports (`mcp_runtime::serde`, `mcp_runtime::schemars`), so they work
+/// with `mcp-runtime` as the only dependency.
+///
+/// ```
+/// /// Two numbers.
+/// #[mcp_runtime::derives(Debug, Deserialize, JsonSchema)]
+/// #[serde(rename_all = "camelCase")]
+/// struct Pair {
+///     /// The first number.
+///     first_number: i64,
+///     /// The second number.
+///     second_number: i64,
+/// }
+///
+/// #[mcp_runtime::tool]
+/// fn sum(pair: Pair) -> i64 {
+///     pair.first_number + pair.second_number
+/// }
+/// ```
+///
+/// `Serialize` and `Deserialize` become `mcp_runtime::serde::...` with
+/// `#[serde(crate = "::mcp_runtime::serde")]`, `JsonSchema` becomes
+/// `mcp_runtime::schemars::JsonSchema` with `#[schemars(crate =
+/// "::mcp_runtime::schemars")]`; any other name (`Debug`, `Clone`, a path) is
+/// derived as written. `#[serde(...)]` and `#[schemars(...)]` attributes
+/// below it work as usual. Without the helper, write the same by hand:
+///
+/// ```
+/// use mcp_runtime::schemars::JsonSchema;
+/// use mcp_runtime::serde::Deserialize;
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// #[serde(crate = "mcp_runtime::serde")]
+/// #[schemars(crate = "mcp_runtime::schemars")]
+/// struct Pair {
+///     first: i64,
+///     second: i64,
+/// }
+/// ```
+///
+/// A crate that depends on serde and schemars itself can keep plain
+/// `#[derive(serde::Deserialize, schemars::JsonSchema)]`, as long as its
+/// schemars is 1.x: the runtime describes arguments with schemars 1, and a
+/// `JsonSchema` derived by schemars 0.8 is a different trait. `crate = path`
+/// names the runtime when it is renamed or re-exported.
+#[proc_macro_attribute]
+pub fn derives(args: TokenStream, item: TokenStream) -> TokenStream {
+    derives::expand(args.into(), item.into()).into()
 }

@@ -76,7 +76,7 @@ pub use extract::{Args, FromCall, Rejection, State};
 pub use handler::{BoxFuture, PromptHandler, ResourceHandler, ToolHandler};
 pub use header_value::HeaderValue;
 pub use input::Input;
-pub use mcp_runtime_macros::{prompt, resource, tool};
+pub use mcp_runtime_macros::{derives, main, prompt, resource, tool};
 pub use notify::{Logger, Progress};
 pub use outcome::{
     IntoPromptResult, IntoResourceContents, IntoToolResult, Json, NotFound, Outcome, PromptOutcome, ResourceOutcome,
@@ -90,6 +90,18 @@ pub use request_state::RequestStateKey;
 pub use server::{DEFAULT_PAGE_SIZE, Server, ServerBuilder};
 pub use tokio_util::sync::CancellationToken;
 pub use uri_template::{TemplateError, UriTemplate};
+
+// The crates a server's own code needs, at the versions the runtime uses, so
+// `mcp-runtime` is its only dependency: serde and schemars for argument and
+// result types (see [`derives`]), serde_json for `Value`, tokio for `main`.
+#[doc(no_inline)]
+pub use ::schemars;
+#[doc(no_inline)]
+pub use ::serde;
+#[doc(no_inline)]
+pub use ::serde_json;
+#[doc(no_inline)]
+pub use ::tokio;
 
 #[doc(hidden)]
 pub mod __private {
