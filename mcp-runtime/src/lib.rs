@@ -44,6 +44,8 @@
 //! # Ok::<(), mcp_runtime::BuildError>(())
 //! ```
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod call;
 mod catalog;
 mod context;
