@@ -270,7 +270,7 @@ fn list<'a>(errors: &mut Errors, item: &'a Meta) -> Option<&'a MetaList> {
     }
 }
 
-fn crate_path(errors: &mut Errors, item: &Meta) -> Option<Path> {
+pub(crate) fn crate_path(errors: &mut Errors, item: &Meta) -> Option<Path> {
     match value(errors, item, "path::to::mcp_runtime")? {
         Expr::Path(p) if p.qself.is_none() => Some(p.path.clone()),
         Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => errors.collect(s.parse::<Path>()),

@@ -1,43 +1,19 @@
 //! Attribute macros for [`mcp-runtime`](https://docs.rs/mcp-runtime):
 //! `#[tool]`, `#[prompt]` and `#[resource]` turn plain Rust functions into a
-//! Model Context Protocol server's tools, prompts and resources.
+//! Model Context Protocol server's tools, prompts and resources; `#[main]`
+//! and `#[derives(...)]` let a server depend on the runtime alone.
 //!
-//! Use them through `mcp_runtime`, which re-exports them; the generated code
-//! names `::mcp_runtime` (override with `crate = path` if you rename the
-//! dependency or re-export the runtime).
+//! Use them through `mcp_runtime`, which re-exports them with this
+//! documentation (each macro's keys, context parameters, completion); the
+//! generated code names `::mcp_runtime` (override with `crate = path` if you
+//! rename the dependency or re-export the runtime).
 //!
-//! Each macro leaves the function exactly as written (callable and testable
-//! as usual) and generates beside it a hidden adapter, a static descriptor
-//! registered for [`Server::builder(..).registered()`] and `server!()`, and a
-//! hidden struct of the same name through which `tools![f]`,
-//! `prompts![f]` and `resources![f]` list it explicitly.
-//!
-//! [`Server::builder(..).registered()`]: https://docs.rs/mcp-runtime
-//!
-//! # Parameters
-//!
-//! A parameter is a **context parameter** when it is marked `#[ctx]`, or
-//! when it is not marked `#[arg]` and its type (behind at most one `&`) is
-//! named `RequestContext`, `RequestMeta`, `State`, `CancellationToken`,
-//! `Progress`, `Logger` or `Input`. Context parameters are extracted from the
-//! request and never shown to clients. Every other parameter is an
-//! **argument**: a property of a tool's input schema, an argument of a
-//! prompt, or a variable of a resource template.
-//!
-//! `#[arg(...)]` configures an argument:
-//!
-//! | key | applies to | meaning |
-//! |---|---|---|
-//! | `description = "..."` | tools, prompts | the argument's description (a `///` comment on the parameter works too) |
-//! | `default = expr` | tools, prompts | the value when the argument is absent; the argument becomes optional |
-//! | `rename = "..."` | all | the name clients use, when it is not the parameter's name |
-//! | `header = "Name"` | tools | mirror the value into the `Mcp-Param-Name` HTTP header (`x-mcp-header`) |
-//! | `title = "..."` | prompts | the argument's display name |
-//! | `complete = path` | prompts, templates | a completer for `completion/complete` |
-//!
-//! An argument whose type accepts `null` (`Option<T>`) is optional.
-//!
-//! # Errors
+//! Each of `#[tool]`, `#[prompt]` and `#[resource]` leaves the function
+//! exactly as written (callable and testable as usual) and generates beside
+//! it a hidden adapter, a static descriptor registered for
+//! `Server::builder(..).registered()` and `server!()`, and a hidden struct of
+//! the same name through which `tools![f]`, `prompts![f]` and
+//! `resources![f]` list it explicitly.
 //!
 //! Mistakes are reported at the token that causes them: a parameter type
 //! that cannot be an argument or a context parameter, a return type that
@@ -49,10 +25,12 @@
 mod attr;
 mod check;
 mod codegen;
+mod derives;
 mod docs;
 mod errors;
 mod expand;
 mod fallback;
+mod main_attr;
 mod model;
 mod params;
 mod template;
@@ -64,18 +42,21 @@ use proc_macro::TokenStream;
 
 use crate::attr::Macro;
 
-/// Makes a function a tool.
+/// Makes a function a tool: the doc comment is the description the model
+/// reads, the arguments are the input schema, the return type decides the
+/// result.
 ///
 /// ```
 /// use mcp_runtime::{Progress, tool};
 ///
-/// #[derive(serde::Serialize, schemars::JsonSchema)]
+/// /// A match.
+/// #[mcp_runtime::derives(Serialize, JsonSchema)]
 /// struct Hit {
 ///     /// Where the match is.
 ///     path: String,
 /// }
 ///
-/// /// Searches the notes. The doc comment is the description the model reads.
+/// /// Searches the notes.
 /// #[tool(annotations(read_only, open_world = false))]
 /// async fn search(
 ///     /// What to look for.
@@ -89,11 +70,27 @@ use crate::attr::Macro;
 /// }
 /// ```
 ///
-/// Keys: `name = "..."` (default: the function's name), `title = "..."`,
-/// `description = "..."` (default: the doc comment), `annotations(title =
-/// "...", read_only, destructive, idempotent, open_world)` (each also
-/// `= false`; `read_only` with `destructive` is an error), `icons = ["https://...",
-/// ...]`, `meta("key" = value, ...)`, `crate = path`.
+/// # Keys
+///
+/// | key | meaning |
+/// |---|---|
+/// | `name = "..."` | the tool's name (default: the function's name) |
+/// | `title = "..."` | the display name |
+/// | `description = "..."` | the description (default: the doc comment) |
+/// | `annotations(...)` | hints for clients: `title = "..."`, `read_only`, `destructive`, `idempotent`, `open_world` (each flag also `= false`; `read_only` with `destructive` is an error) |
+/// | `icons = ["https://...", ...]` | icons, as URIs or `Icon` values |
+/// | `meta("key" = value, ...)` | the definition's `_meta` |
+/// | `crate = path` | the runtime's path, when it is not `::mcp_runtime` |
+///
+/// # Arguments
+///
+/// Each argument is a property of the input schema, read from the call's
+/// JSON arguments one by one (every bad argument is named in one error, as a
+/// result with `isError: true` the model can correct). Its type implements
+/// `Deserialize` and schemars 1 `JsonSchema`; derive both for your own types
+/// with [`#[mcp_runtime::derives(Deserialize, JsonSchema)]`](macro@derives).
+///
+/// # Results
 ///
 /// The return type decides the result, whatever its spelling (aliases work):
 /// text-like values (`String`, `&'static str`, numbers, `bool`) become a text
@@ -103,12 +100,15 @@ use crate::attr::Macro;
 /// `{"result": ...}` when it is not an object); `Result<T, E>` does the same
 /// for `T` and turns `Err(e)` into `isError: true` with `e`'s `Display` text
 /// (or a JSON-RPC error for `Err(RpcError(..))`).
+///
+#[doc = include_str!("../doc/parameters.md")]
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::expand(Macro::Tool, args.into(), item.into()).into()
 }
 
-/// Makes a function a prompt.
+/// Makes a function a prompt: a template the user picks, rendered into
+/// messages from its arguments.
 ///
 /// ```
 /// use mcp_runtime::prompt;
@@ -128,13 +128,28 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// }
 /// ```
 ///
-/// Parameters become the prompt's arguments (required unless `Option` or
-/// with a `default`). Values arrive as strings and are parsed into the
-/// parameter's type (`"42"` for a `u32`; a `Vec` from JSON or from
-/// comma-separated text, a struct from JSON text). Keys: `name`, `title`,
-/// `description`, `icons`, `meta`, `crate`. Return a `String` (one user
-/// message), `PromptMessage`, `Vec<PromptMessage>`, `GetPromptResult`, or a
-/// `Result` of these.
+/// # Keys
+///
+/// | key | meaning |
+/// |---|---|
+/// | `name = "..."` | the prompt's name (default: the function's name) |
+/// | `title = "..."` | the display name |
+/// | `description = "..."` | the description (default: the doc comment) |
+/// | `icons = ["https://...", ...]` | icons, as URIs or `Icon` values |
+/// | `meta("key" = value, ...)` | the definition's `_meta` |
+/// | `crate = path` | the runtime's path, when it is not `::mcp_runtime` |
+///
+/// # Arguments and results
+///
+/// Arguments are required unless `Option` or with a `default`. Values
+/// arrive as strings and are parsed into the parameter's type (`"42"` for a
+/// `u32`; a `Vec` from JSON or from comma-separated text, a struct from JSON
+/// text). Return a `String` (one user message), `PromptMessage`,
+/// `Vec<PromptMessage>`, `GetPromptResult`, or a `Result` of these.
+///
+#[doc = include_str!("../doc/parameters.md")]
+///
+#[doc = include_str!("../doc/completion.md")]
 #[proc_macro_attribute]
 pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::expand(Macro::Prompt, args.into(), item.into()).into()
@@ -159,17 +174,109 @@ pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
 /// }
 /// ```
 ///
+/// # Keys
+///
+/// The URI (or URI template, RFC 6570 level 1 to 3) comes first, then:
+///
+/// | key | meaning |
+/// |---|---|
+/// | `name = "..."` | the resource's name (default: the function's name) |
+/// | `title = "..."` | the display name |
+/// | `description = "..."` | the description (default: the doc comment) |
+/// | `mime_type = "..."` | the contents' MIME type |
+/// | `annotations(...)` | `audience = ["user", "assistant"]`, `priority = 0.5`, `last_modified = "2026-01-01T00:00:00Z"` (ISO 8601) |
+/// | `icons = ["https://...", ...]` | icons, as URIs or `Icon` values |
+/// | `size = n` | the size in bytes (fixed resources only) |
+/// | `meta("key" = value, ...)` | the definition's `_meta` |
+/// | `crate = path` | the runtime's path, when it is not `::mcp_runtime` |
+///
+/// # Template variables and results
+///
 /// Each template variable binds to the parameter of the same name (or
-/// `#[arg(rename = "...")]`), parsed into its type; a variable without a
-/// parameter, or a parameter without a variable, is an error on the URI.
-/// Keys: `name` (default: the function's name), `title`, `description`,
-/// `mime_type`, `annotations(audience = ["user", "assistant"], priority =
-/// 0.5, last_modified = "...")`, `icons`, `size` (fixed resources only),
-/// `meta`, `crate`. Return text (`String`), bytes (`Vec<u8>`),
-/// `ResourceContents`, `Vec<ResourceContents>`, `ReadResourceResult`,
-/// `Option` of these (`None` is "not found"), or `Result` of these
-/// (`Err(NotFound)` is "not found", `-32602` with `data.uri`).
+/// `#[arg(rename = "...")]`), parsed into its type (a `Vec` from a list
+/// such as `a,b`); a variable without a parameter, or a parameter without a
+/// variable, is an error on the URI. Return text (`String`), bytes
+/// (`Vec<u8>`), `ResourceContents`, `Vec<ResourceContents>`,
+/// `ReadResourceResult`, `Option` of these (`None` is "not found"), or
+/// `Result` of these (`Err(NotFound)` is "not found", `-32602` with
+/// `data.uri`).
+///
+#[doc = include_str!("../doc/parameters.md")]
+///
+#[doc = include_str!("../doc/completion.md")]
 #[proc_macro_attribute]
 pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::expand(Macro::Resource, args.into(), item.into()).into()
+}
+
+/// Runs an `async fn main` on a multi-threaded tokio runtime: tokio's
+/// `#[tokio::main]`, reached through `mcp_runtime::tokio`, so a server needs
+/// no tokio dependency of its own.
+///
+/// ```no_run
+/// #[mcp_runtime::main]
+/// async fn main() -> Result<(), Box<dyn std::error::Error>> {
+///     mcp_runtime::server!().build()?.serve_stdio().await?;
+///     Ok(())
+/// }
+/// ```
+///
+/// Arguments are tokio's (`flavor = "current_thread"`, `worker_threads = 2`,
+/// ...), except `crate = path`, the path of the runtime when it is renamed or
+/// re-exported.
+#[proc_macro_attribute]
+pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
+    main_attr::expand(args.into(), item.into()).into()
+}
+
+/// `#[derive(...)]` for the types of tool arguments and results, with
+/// `Serialize`, `Deserialize` and `JsonSchema` taken from the runtime's
+/// re-exports (`mcp_runtime::serde`, `mcp_runtime::schemars`), so they work
+/// with `mcp-runtime` as the only dependency.
+///
+/// ```
+/// /// Two numbers.
+/// #[mcp_runtime::derives(Debug, Deserialize, JsonSchema)]
+/// #[serde(rename_all = "camelCase")]
+/// struct Pair {
+///     /// The first number.
+///     first_number: i64,
+///     /// The second number.
+///     second_number: i64,
+/// }
+///
+/// #[mcp_runtime::tool]
+/// fn sum(pair: Pair) -> i64 {
+///     pair.first_number + pair.second_number
+/// }
+/// ```
+///
+/// `Serialize` and `Deserialize` become `mcp_runtime::serde::...` with
+/// `#[serde(crate = "::mcp_runtime::serde")]`, `JsonSchema` becomes
+/// `mcp_runtime::schemars::JsonSchema` with `#[schemars(crate =
+/// "::mcp_runtime::schemars")]`; any other name (`Debug`, `Clone`, a path) is
+/// derived as written. `#[serde(...)]` and `#[schemars(...)]` attributes
+/// below it work as usual. Without the helper, write the same by hand:
+///
+/// ```
+/// use mcp_runtime::schemars::JsonSchema;
+/// use mcp_runtime::serde::Deserialize;
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// #[serde(crate = "mcp_runtime::serde")]
+/// #[schemars(crate = "mcp_runtime::schemars")]
+/// struct Pair {
+///     first: i64,
+///     second: i64,
+/// }
+/// ```
+///
+/// A crate that depends on serde and schemars itself can keep plain
+/// `#[derive(serde::Deserialize, schemars::JsonSchema)]`, as long as its
+/// schemars is 1.x: the runtime describes arguments with schemars 1, and a
+/// `JsonSchema` derived by schemars 0.8 is a different trait. `crate = path`
+/// names the runtime when it is renamed or re-exported.
+#[proc_macro_attribute]
+pub fn derives(args: TokenStream, item: TokenStream) -> TokenStream {
+    derives::expand(args.into(), item.into()).into()
 }

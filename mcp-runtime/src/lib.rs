@@ -1,14 +1,115 @@
-//! Write Model Context Protocol servers (revision 2026-07-28) in plain Rust.
+//! Write Model Context Protocol servers (revision 2026-07-28) in plain Rust:
+//! annotate functions with [`#[tool]`](macro@tool),
+//! [`#[resource]`](macro@resource) and [`#[prompt]`](macro@prompt), and the
+//! runtime serves them over Streamable HTTP or stdio.
 //!
-//! The runtime holds the protocol types ([`protocol`]), an immutable
-//! [`Server`] built from tools, prompts and resources, the stateless
-//! dispatcher that answers each request from that request alone, and the
-//! transports.
+//! # Quick start
+//!
+//! `mcp-runtime` is the only dependency: it re-exports its macros, and
+//! [`serde`], [`schemars`] (1.x), [`serde_json`] and [`tokio`] for your own
+//! types and `main`.
+//!
+//! ```standalone_crate
+//! use mcp_runtime::tool;
+//!
+//! /// A point on the plane.
+//! #[mcp_runtime::derives(Deserialize, Serialize, JsonSchema)]
+//! struct Point {
+//!     /// Distance along the horizontal axis.
+//!     x: f64,
+//!     /// Distance along the vertical axis.
+//!     y: f64,
+//! }
+//!
+//! /// The point halfway between two points.
+//! #[tool(annotations(read_only))]
+//! async fn midpoint(from: Point, to: Point) -> Point {
+//!     Point { x: (from.x + to.x) / 2.0, y: (from.y + to.y) / 2.0 }
+//! }
+//!
+//! #[mcp_runtime::main]
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     // Every #[tool], #[resource] and #[prompt] linked into the binary.
+//!     let server = mcp_runtime::server!().build()?;
+//! #   assert_eq!(server.tools().count(), 1);
+//! #   if false {
+//!     server.serve_http("127.0.0.1:3000").await?; // or .serve_stdio()
+//! #   }
+//!     Ok(())
+//! }
+//! ```
+//!
+//! The doc comment is the description the model reads, the parameters are
+//! the input schema, the return type decides the result, and a mistake in a
+//! signature is a compile error on the offending token.
+//!
+//! # The macros
+//!
+//! | macro | what it does |
+//! |---|---|
+//! | [`#[tool]`](macro@tool) | a function the model calls: arguments become the input schema, the return value the result (text, content, or structured output with an output schema) |
+//! | [`#[resource]`](macro@resource) | data read by URI: a fixed URI, or a URI template whose variables bind to parameters |
+//! | [`#[prompt]`](macro@prompt) | a message template the user picks, with arguments and completion |
+//! | [`server!`] | a [`ServerBuilder`] named after your crate, holding every annotated function linked into the binary |
+//! | [`tools!`], [`prompts!`], [`resources!`] | explicit lists of annotated functions, where link-time [`registration`] is not wanted |
+//! | [`#[main]`](macro@main) | `main` on a tokio runtime, through the runtime's re-export of tokio |
+//! | [`#[derives(...)]`](macro@derives) | `Serialize`, `Deserialize`, `JsonSchema` for your types, through the runtime's re-exports |
+//!
+//! Each macro's page lists its keys, and the rules below in full.
+//!
+//! # Arguments and context parameters
+//!
+//! A parameter is a **context parameter** when it is marked `#[ctx]` or its
+//! type is named like one of [`State<T>`](State), [`RequestContext`],
+//! [`RequestMeta`](protocol::RequestMeta), [`CancellationToken`],
+//! [`Progress`], [`Logger`] or [`Input`]: it is taken from the request and
+//! never shown to clients. Every other parameter is an **argument**, which
+//! `#[arg(description = .., default = .., rename = .., header = .., title =
+//! .., complete = ..)]` configures.
+//!
+//! ```standalone_crate
+//! use mcp_runtime::{Progress, State, tool};
+//!
+//! #[derive(Clone)]
+//! struct Greeting(&'static str);
+//!
+//! /// Greets someone.
+//! #[tool]
+//! async fn greet(
+//!     greeting: State<Greeting>, // context: from `.state(..)` below
+//!     progress: Progress,        // context: progress notifications
+//!     /// Who to greet.
+//!     name: String,              // argument
+//! ) -> String {
+//!     progress.report(1.0, Some(1.0));
+//!     format!("{}, {name}!", greeting.0.0)
+//! }
+//!
+//! // Without `.state(Greeting(..))`, `build()` fails and names `greet`.
+//! let server = mcp_runtime::server!().state(Greeting("Hello")).build()?;
+//! # assert_eq!(server.tools().count(), 1);
+//! # Ok::<(), mcp_runtime::BuildError>(())
+//! ```
+//!
+//! # Completion
+//!
+//! A prompt argument or a resource template variable marked `#[arg(complete
+//! = path)]` answers `completion/complete` with a completer: `fn(&str) ->
+//! Vec<String>` given what was typed so far, or `async fn(CompleteCall) ->
+//! Vec<String>` given the whole request, reading shared state with
+//! `State::<T>::from_call(&call)`. [`#[prompt]`](macro@prompt) documents
+//! both shapes and what they may return.
+//!
+//! # Without macros
+//!
+//! The same registry takes closures of extractors ([`FromCall`]: [`Args`],
+//! [`State`], ...) and entries built by hand ([`ToolEntry`],
+//! [`PromptEntry`], [`ResourceEntry`]):
 //!
 //! ```
 //! use mcp_runtime::{Args, Server, ToolEntry};
 //!
-//! #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! #[mcp_runtime::derives(Deserialize, JsonSchema)]
 //! struct Add {
 //!     /// The first addend.
 //!     a: i64,
@@ -20,29 +121,27 @@
 //!     .tool(ToolEntry::new("add", |Args(x): Args<Add>| async move { x.a + x.b }).description("Adds two numbers."))
 //!     .build()
 //!     .expect("a valid server");
-//! // server.serve_stdio().await
 //! # let _ = server;
 //! ```
 //!
-//! With the attribute macros ([`tool`], [`prompt`], [`resource`]) the same
-//! tool is a plain function. Every annotated function linked into the binary
-//! is served (see [`registration`]), or list them explicitly with
-//! [`tools!`], [`prompts!`] and [`resources!`]:
+//! # Features
 //!
-//! ```standalone_crate
-//! use mcp_runtime::tool;
+//! | feature | default | what |
+//! |---|---|---|
+//! | `stdio` | yes | newline-delimited JSON over stdin/stdout ([`Server::serve_stdio`]) |
+//! | `http` | yes | Streamable HTTP: a tower `Service` and a standalone hyper server ([`transport::http`]) |
+//! | `redis` | no | an [`EventBus`](events::EventBus) over Redis pub/sub, so `subscriptions/listen` works across replicas |
 //!
-//! /// Adds two numbers.
-//! #[tool(annotations(read_only))]
-//! async fn add(a: i64, b: i64) -> i64 {
-//!     a + b
-//! }
+//! # The rest
 //!
-//! // Named after your crate, serving everything registered.
-//! let server = mcp_runtime::server!().build()?;
-//! assert_eq!(server.tools().count(), 1);
-//! # Ok::<(), mcp_runtime::BuildError>(())
-//! ```
+//! [`Server`] is immutable and shared; the [`dispatch`]er answers each
+//! request from that request alone. [`protocol`] holds the wire types,
+//! [`input`] the multi round-trip API, [`events`] the change events behind
+//! `subscriptions/listen`, [`testing`] an in-process client for your tests,
+//! and [`Call`], [`FromCall`] and the descriptors the pieces the macros
+//! generate code against.
+
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod call;
 mod catalog;
@@ -76,7 +175,7 @@ pub use extract::{Args, FromCall, Rejection, State};
 pub use handler::{BoxFuture, PromptHandler, ResourceHandler, ToolHandler};
 pub use header_value::HeaderValue;
 pub use input::Input;
-pub use mcp_runtime_macros::{prompt, resource, tool};
+pub use mcp_runtime_macros::{derives, main, prompt, resource, tool};
 pub use notify::{Logger, Progress};
 pub use outcome::{
     IntoPromptResult, IntoResourceContents, IntoToolResult, Json, NotFound, Outcome, PromptOutcome, ResourceOutcome,
@@ -91,9 +190,26 @@ pub use server::{DEFAULT_PAGE_SIZE, Server, ServerBuilder};
 pub use tokio_util::sync::CancellationToken;
 pub use uri_template::{TemplateError, UriTemplate};
 
+// The crates a server's own code needs, at the versions the runtime uses, so
+// `mcp-runtime` is its only dependency: serde and schemars for argument and
+// result types (see [`derives`]), serde_json for `Value`, tokio for `main`.
+#[doc(no_inline)]
+pub use ::schemars;
+#[doc(no_inline)]
+pub use ::serde;
+#[doc(no_inline)]
+pub use ::serde_json;
+#[doc(no_inline)]
+pub use ::tokio;
+
 #[doc(hidden)]
 pub mod __private {
     //! Used by the code `#[tool]`, `#[prompt]` and `#[resource]` generate;
     //! not public API.
     pub use crate::private::*;
 }
+
+// The read-me's example is compiled with the doc-tests, so it cannot drift.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -22,7 +22,8 @@ use crate::protocol::{CallToolResult, Icon, Tool, ToolAnnotations};
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool argument",
     label = "must implement `Deserialize` and `JsonSchema`",
-    note = "tool arguments are read from JSON and described by a JSON Schema: derive `serde::Deserialize` and `schemars::JsonSchema` for `{Self}`",
+    note = "tool arguments are read from JSON and described by a JSON Schema: derive `Deserialize` and `JsonSchema` for `{Self}`, e.g. with `#[mcp_runtime::derives(Deserialize, JsonSchema)]`",
+    note = "`JsonSchema` must be schemars 1.x (`mcp_runtime::schemars::JsonSchema`): a `JsonSchema` derived with another major version of schemars (such as 0.8) is a different trait and does not count",
     note = "a context parameter (`RequestContext`, `Progress`, `Logger`, `State<T>`, ...) is never an argument; mark other extractors with `#[ctx]`"
 )]
 pub trait ToolArgument: DeserializeOwned + JsonSchema {}

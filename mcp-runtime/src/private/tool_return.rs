@@ -79,7 +79,8 @@ impl<T: IntoToolResult> ViaIntoToolResult<T> for &&Ret<T> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a tool",
     label = "this type cannot become a tool result",
-    note = "return text (`String`, `&'static str`, numbers), content blocks (`ContentBlock`, `Vec<ContentBlock>`), a `CallToolResult`, a value implementing `serde::Serialize + schemars::JsonSchema` (structured output), or `Result` of these"
+    note = "return text (`String`, `&'static str`, numbers), content blocks (`ContentBlock`, `Vec<ContentBlock>`), a `CallToolResult`, a value implementing `Serialize + JsonSchema` (structured output, e.g. with `#[mcp_runtime::derives(Serialize, JsonSchema)]`), or `Result` of these",
+    note = "`JsonSchema` must be schemars 1.x (`mcp_runtime::schemars::JsonSchema`): a `JsonSchema` derived with another major version of schemars (such as 0.8) is a different trait and does not count"
 )]
 pub trait StructuredOutput: Serialize + JsonSchema {}
 

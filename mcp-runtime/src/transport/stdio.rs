@@ -68,6 +68,7 @@ impl NotificationSink for LineSink {
 /// listen streams (which only end when cancelled).
 type InFlight = Arc<Mutex<HashMap<RequestId, (CancellationToken, bool)>>>;
 
+#[cfg_attr(docsrs, doc(cfg(feature = "stdio")))]
 impl Server {
     /// Serves over the process's stdin and stdout until end of input.
     pub async fn serve_stdio(self) -> std::io::Result<()> {

@@ -244,6 +244,7 @@ impl HttpConfig {
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 impl Server {
     /// The MCP endpoint as a tower `Service`, to mount in an existing
     /// application; see [`McpService`].

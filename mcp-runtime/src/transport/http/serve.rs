@@ -49,6 +49,7 @@ impl hyper::service::Service<Request<Incoming>> for Endpoint {
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 impl Server {
     /// Serves Streamable HTTP on `addr` (such as `"127.0.0.1:3000"`) at
     /// `/mcp` with the default [`HttpConfig`], until SIGINT or SIGTERM;

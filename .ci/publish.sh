@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Checks that the publishable crates would publish: each one's file list
+# (README and licenses in, tests, fixtures and snapshots out), then
+# `cargo publish --dry-run` for all of them in one run, so cargo packages and
+# builds mcp-runtime against the mcp-runtime-macros it just packaged (neither
+# needs to be on crates.io yet).
+#   .ci/publish.sh
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$REPO_ROOT"
+
+# In dependency order. Every other workspace member is `publish = false`.
+CRATES=(mcp-runtime-macros mcp-runtime)
+
+# A dry run checks packaging and the build, not whether the work tree is
+# committed, so uncommitted edits may be checked too.
+ALLOW_DIRTY=(--allow-dirty)
+
+for crate in "${CRATES[@]}"; do
+  echo "package contents: $crate"
+  list="$(cargo package --list --quiet -p "$crate" "${ALLOW_DIRTY[@]}")" \
+    || die "cargo package --list failed for $crate"
+  for wanted in Cargo.toml README.md LICENSE-MIT LICENSE-APACHE src/lib.rs; do
+    grep -qx "$wanted" <<<"$list" || die "$crate: the package lacks $wanted"
+  done
+  if unwanted="$(grep -E '^(tests|snapshots|fixtures|benches)/|\.(stderr|expanded\.rs|db)$' <<<"$list")"; then
+    die "$crate: the package holds files that belong to the repository only:"$'\n'"$unwanted"
+  fi
+done
+
+packages=()
+for crate in "${CRATES[@]}"; do packages+=(-p "$crate"); done
+echo "cargo publish --dry-run ${packages[*]}"
+cargo publish --dry-run "${packages[@]}" "${ALLOW_DIRTY[@]}" \
+  || die "cargo publish --dry-run failed (see above)"
+echo "publish dry run: ok (${CRATES[*]})"

@@ -1,0 +1,4 @@
+#[mcp_runtime::derives(Deserialize, JsonSchema)]
+fn point() {}
+
+fn main() {}

@@ -1,0 +1,4 @@
+#[mcp_runtime::main]
+struct Main;
+
+fn main() {}
