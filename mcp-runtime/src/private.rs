@@ -39,7 +39,9 @@ pub use crate::registration::{PROMPTS, RESOURCES, TOOLS};
 pub use crate::registry::{PromptDescriptor, ResourceDefinition, ResourceDescriptor, SourceLocation, ToolDescriptor};
 
 pub use completion::{CompleteFn, Completer, IntoCompletion, complete_with, no_completion};
-pub use context::{Context, ContextParam, NamedContextParam, context, named_context, requirements};
+pub use context::{
+    Context, ContextParam, IsState, NamedContextParam, SharedState, context, named_context, named_state, requirements,
+};
 pub use definition::{ContentAnnotations, IntoIcon, MetaObject, StringDefault, ToolHints, icon, string_default};
 pub use docs::{description, verbatim};
 pub use items::{PromptItem, ResourceItem, ToolItem, fallback};

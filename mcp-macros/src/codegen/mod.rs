@@ -133,11 +133,33 @@ fn common_definition(attrs: &ItemAttrs, docs: &[Expr]) -> TokenStream {
 /// The slot function of a context parameter, spanned on its type.
 fn context_slot(index: usize, ty: &syn::Type, by_name: bool, call: &TokenStream) -> TokenStream {
     let name = format_ident!("__ctx_{}", index);
+    if by_name && let Some(inner) = state_inner(ty) {
+        // `T` is checked at its own span: a `State<Mutex<T>>` is a state
+        // type that cannot be shared, not a parameter that is not context.
+        let check = quote_spanned!(inner.span()=> __mcp::named_state::<#call, #ty, #inner>());
+        return quote_spanned! {ty.span()=>
+            fn #name() -> __mcp::Context<#call, #ty> {
+                #check
+            }
+        };
+    }
     let slot = if by_name { format_ident!("named_context") } else { format_ident!("context") };
     quote_spanned! {ty.span()=>
         fn #name() -> __mcp::Context<#call, #ty> {
             __mcp::#slot::<#call, #ty>()
         }
+    }
+}
+
+/// `T` of a type written `State<T>` (by its last segment, as the context
+/// rule reads it).
+fn state_inner(ty: &syn::Type) -> Option<&syn::Type> {
+    let syn::Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last().filter(|s| s.ident == "State")?;
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+    match args.args.iter().collect::<Vec<_>>().as_slice() {
+        [syn::GenericArgument::Type(inner)] => Some(inner),
+        _ => None,
     }
 }
 
