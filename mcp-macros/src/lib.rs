@@ -37,6 +37,19 @@
 //!
 //! An argument whose type accepts `null` (`Option<T>`) is optional.
 //!
+//! # Sync and async functions
+//!
+//! An `async fn` runs on the runtime's worker threads like any future: it
+//! must not block (await instead). A plain `fn`, handler or completer, runs
+//! on tokio's blocking pool (`spawn_blocking`), so it may block (read a
+//! file, query a database through a sync driver, compute) without stalling
+//! the other requests of its worker thread, for the price of a hand-off to
+//! another thread per call. A cheap function that never blocks can be
+//! written `async fn` to run in place. Either way a panic answers its
+//! request with `-32603` and the server goes on. A sync function cannot be
+//! stopped once it runs: to end early when its request is cancelled, it
+//! checks `RequestContext::is_cancelled` or its `CancellationToken`.
+//!
 //! # Errors
 //!
 //! Mistakes are reported at the token that causes them: a parameter type

@@ -65,6 +65,22 @@ pub fn boxed<T>(future: impl std::future::Future<Output = T> + Send + 'static) -
     Box::pin(future)
 }
 
+/// The adapter's future of a sync handler: `work` (the call and the
+/// conversion of its value) runs on tokio's blocking pool, so a function
+/// that blocks holds up none of the requests sharing its worker thread. A
+/// panic is resumed here, to be answered like an async handler's.
+pub fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ErrorObject> + Send + 'static,
+) -> BoxFuture<Result<T, ErrorObject>> {
+    Box::pin(async move {
+        match tokio::task::spawn_blocking(work).await {
+            Ok(outcome) => outcome,
+            Err(stopped) if stopped.is_panic() => std::panic::resume_unwind(stopped.into_panic()),
+            Err(_) => Err(ErrorObject::internal("The handler was stopped: the server is shutting down")),
+        }
+    })
+}
+
 /// An adapter's answer that is already known, such as a rejection.
 pub fn ready<T: Send + 'static>(value: T) -> BoxFuture<T> {
     Box::pin(std::future::ready(value))

@@ -229,11 +229,22 @@ fn call_user_fn(handler: &Handler) -> TokenStream {
     quote!(#ident(#(#args),*) #await_)
 }
 
-/// The adapter's future: `__mcp::boxed(async move { let __value = f(..); convert })`,
-/// spanned on the function's name, so that a future that is not `Send` is
-/// reported at the function (with rustc's note on the offending value).
+/// The adapter's future: `__mcp::boxed(async move { let __value = f(..); convert })`
+/// for an `async fn`; for a sync one, `__mcp::blocking(move || ...)`, which
+/// runs the call and the conversion on tokio's blocking pool, since a sync
+/// function may block and would otherwise stall its worker thread. Spanned
+/// on the function's name, so that a future or closure that is not `Send`
+/// is reported at the function (with rustc's note on the offending value).
 fn run_boxed(handler: &Handler, convert: TokenStream) -> TokenStream {
     let call = call_user_fn(handler);
+    if !handler.is_async() {
+        return quote_spanned! {handler.ident().span()=>
+            __mcp::blocking(move || {
+                let __value = #call;
+                #convert
+            })
+        };
+    }
     quote_spanned! {handler.ident().span()=>
         __mcp::boxed(async move {
             let __value = #call;
