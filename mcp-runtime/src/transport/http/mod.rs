@@ -31,8 +31,10 @@
 //! Notifications posted by the client are answered 202 with an empty body.
 //!
 //! Guarantees: nothing is sent for a request after its response; a client
-//! that disconnects cancels its request (the handler's future is dropped and
-//! its [`CancellationToken`](crate::CancellationToken) fires); every error
+//! that disconnects cancels its request (the handler's
+//! [`CancellationToken`](crate::CancellationToken) fires, and its future is
+//! dropped after the server's
+//! [cancellation grace](crate::ServerBuilder::cancellation_grace)); every error
 //! response echoes the request id when it could be read. Not provided:
 //! sessions, resumable streams (`Last-Event-ID`), HTTP/2, TLS (put a reverse
 //! proxy in front) and CORS.
@@ -161,8 +163,9 @@ impl HttpConfig {
     /// How long a handler may run (default 5 minutes; `None` for no limit),
     /// counted from the first time it waits (a handler answering without
     /// waiting never reads the clock). A handler still running after that
-    /// is dropped, its cancellation token fires, and the client receives a
-    /// `-32603` error. `subscriptions/listen` streams are exempt: they last
+    /// is cancelled (its token fires, and it is dropped after the server's
+    /// [cancellation grace](crate::ServerBuilder::cancellation_grace)), and
+    /// the client receives a `-32603` error at once. `subscriptions/listen` streams are exempt: they last
     /// until the client leaves or the server shuts down.
     pub fn request_timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
         self.request_timeout = timeout.into();
