@@ -5,6 +5,8 @@
 
 #[path = "transport_http/connections.rs"]
 mod connections;
+#[path = "transport_http/cors.rs"]
+mod cors;
 #[path = "transport_http/embedding.rs"]
 mod embedding;
 #[path = "transport_http/event_streams.rs"]

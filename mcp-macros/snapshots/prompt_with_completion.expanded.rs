@@ -43,7 +43,7 @@ const _: () = {
         else {
             return __mcp::ready(::core::result::Result::Err(__args.into_error()));
         };
-        __mcp::boxed(async move {
+        __mcp::blocking(move || {
             let __value = with_arguments(__a0, __a1);
             __ret().convert(__value)
         })

@@ -24,7 +24,7 @@ struct template_data {}
 const _: () = {
     use ::renamed::__private as __mcp;
     fn __ctx_1() -> __mcp::Context<__mcp::ResourceCall, State<Db>> {
-        __mcp::named_context::<__mcp::ResourceCall, State<Db>>()
+        __mcp::named_state::<__mcp::ResourceCall, State<Db>, Db>()
     }
     fn __arg_0() -> __mcp::TextArg<u64> {
         __mcp::uri_var::<u64>()

@@ -36,7 +36,7 @@ const _: () = {
         }
     }
     fn __handler(__call: __mcp::ToolCall) -> __mcp::BoxFuture<__mcp::ToolOutcome> {
-        __mcp::boxed(async move {
+        __mcp::blocking(move || {
             let __value = simple_text();
             __ret().convert(__value)
         })

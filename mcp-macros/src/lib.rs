@@ -102,6 +102,8 @@ use crate::attr::Macro;
 /// (or a JSON-RPC error for `Err(RpcError(..))`).
 ///
 #[doc = include_str!("../doc/parameters.md")]
+///
+#[doc = include_str!("../doc/sync.md")]
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::expand(Macro::Tool, args.into(), item.into()).into()
@@ -148,6 +150,8 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// `Vec<PromptMessage>`, `GetPromptResult`, or a `Result` of these.
 ///
 #[doc = include_str!("../doc/parameters.md")]
+///
+#[doc = include_str!("../doc/sync.md")]
 ///
 #[doc = include_str!("../doc/completion.md")]
 #[proc_macro_attribute]
@@ -202,6 +206,8 @@ pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
 /// `data.uri`).
 ///
 #[doc = include_str!("../doc/parameters.md")]
+///
+#[doc = include_str!("../doc/sync.md")]
 ///
 #[doc = include_str!("../doc/completion.md")]
 #[proc_macro_attribute]

@@ -107,30 +107,6 @@ struct ContextInner {
     server: Server,
 }
 
-/// Cancels a request's token when dropped before [`disarm`](Self::disarm):
-/// held across a handler's run, it tells the handler's own tasks that the
-/// request was abandoned (client gone, timeout). A handler that panicked or
-/// stopped to ask for input has finished, not been abandoned.
-pub(crate) struct CancelOnDrop(Option<RequestContext>);
-
-impl CancelOnDrop {
-    pub(crate) fn new(context: RequestContext) -> Self {
-        CancelOnDrop(Some(context))
-    }
-
-    pub(crate) fn disarm(mut self) {
-        self.0 = None;
-    }
-}
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        if let Some(context) = &self.0 {
-            context.cancel_abandoned();
-        }
-    }
-}
-
 /// Where a request's input state lives, if the request may ask for input.
 pub(crate) enum InputSlot {
     /// Completions cannot ask the client anything.
@@ -223,10 +199,63 @@ impl RequestContext {
         self.inner.server.inner.state.get::<T>()
     }
 
-    /// Fires when the client cancels the request (or it times out); a
-    /// handler doing long work, or work it spawned, can `select!` on it. The
-    /// handler's future is also dropped on cancel. Over HTTP the token is
-    /// made on the first call, so requests that never ask pay nothing.
+    /// Fires when the request is given up on: the client cancels it
+    /// (stdio's `notifications/cancelled`) or goes away (a closed HTTP
+    /// connection), or it times out. The handler then has the server's
+    /// [cancellation grace](crate::ServerBuilder::cancellation_grace)
+    /// (1 s by default) to finish before its future is dropped; what it
+    /// answers is discarded. Over HTTP the token is made on the first call,
+    /// so requests that never ask pay nothing. A handler also takes it as a
+    /// `CancellationToken` parameter.
+    ///
+    /// Two ways to clean up. `select!` on the token, with the cleanup in its
+    /// branch, which may await (within the grace period):
+    ///
+    /// ```
+    /// use mcp_runtime::{CancellationToken, tool};
+    ///
+    /// # async fn crawl_site(url: &str) -> usize { url.len() }
+    /// # async fn discard_partial_results() {}
+    /// /// Crawls a site.
+    /// #[tool]
+    /// async fn crawl(url: String, cancel: CancellationToken) -> String {
+    ///     tokio::select! {
+    ///         () = cancel.cancelled() => {
+    ///             discard_partial_results().await;
+    ///             "cancelled".to_owned()
+    ///         }
+    ///         pages = crawl_site(&url) => format!("{pages} pages"),
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Or hold a guard whose `Drop` cleans up: it runs however the handler
+    /// ends (finished, cancelled, or dropped at the end of the grace
+    /// period), but cannot await:
+    ///
+    /// ```
+    /// use mcp_runtime::tool;
+    ///
+    /// struct Lease(&'static str);
+    ///
+    /// impl Drop for Lease {
+    ///     fn drop(&mut self) {
+    ///         // Give the lease back, whether the work finished or not.
+    ///         let _ = self.0;
+    ///     }
+    /// }
+    ///
+    /// # async fn work() -> String { String::new() }
+    /// /// Works under a lease.
+    /// #[tool]
+    /// async fn leased() -> String {
+    ///     let _lease = Lease("worker-1");
+    ///     work().await
+    /// }
+    /// ```
+    ///
+    /// A sync handler (a plain `fn`, run on the blocking pool) cannot be
+    /// stopped: it checks [`is_cancelled`](Self::is_cancelled) between steps.
     pub fn cancellation(&self) -> &CancellationToken {
         self.inner.cancellation.get_or_init(CancellationToken::new)
     }
@@ -236,12 +265,11 @@ impl RequestContext {
         self.inner.cancellation.get().is_some_and(CancellationToken::is_cancelled)
     }
 
-    /// Cancels the request's token, if anything holds one: its handler's
-    /// future was dropped before it finished.
+    /// Cancels the request's token: the request was given up on. The token
+    /// is made if nothing asked for it yet, so that a handler polling
+    /// [`is_cancelled`](Self::is_cancelled) sees it too.
     pub(crate) fn cancel_abandoned(&self) {
-        if let Some(token) = self.inner.cancellation.get() {
-            token.cancel();
-        }
+        self.cancellation().cancel();
     }
 
     /// Reports progress, if the client asked for it with a `progressToken`.

@@ -39,7 +39,9 @@ pub use crate::registration::{PROMPTS, RESOURCES, TOOLS};
 pub use crate::registry::{PromptDescriptor, ResourceDefinition, ResourceDescriptor, SourceLocation, ToolDescriptor};
 
 pub use completion::{CompleteFn, Completer, IntoCompletion, complete_with, no_completion};
-pub use context::{Context, ContextParam, NamedContextParam, context, named_context, requirements};
+pub use context::{
+    Context, ContextParam, IsState, NamedContextParam, SharedState, context, named_context, named_state, requirements,
+};
 pub use definition::{ContentAnnotations, IntoIcon, MetaObject, StringDefault, ToolHints, icon, string_default};
 pub use docs::{description, verbatim};
 pub use items::{PromptItem, ResourceItem, ToolItem, fallback};
@@ -61,6 +63,22 @@ pub type MimeType = Option<std::sync::Arc<str>>;
 /// Boxes an adapter's future.
 pub fn boxed<T>(future: impl std::future::Future<Output = T> + Send + 'static) -> BoxFuture<T> {
     Box::pin(future)
+}
+
+/// The adapter's future of a sync handler: `work` (the call and the
+/// conversion of its value) runs on tokio's blocking pool, so a function
+/// that blocks holds up none of the requests sharing its worker thread. A
+/// panic is resumed here, to be answered like an async handler's.
+pub fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ErrorObject> + Send + 'static,
+) -> BoxFuture<Result<T, ErrorObject>> {
+    Box::pin(async move {
+        match tokio::task::spawn_blocking(work).await {
+            Ok(outcome) => outcome,
+            Err(stopped) if stopped.is_panic() => std::panic::resume_unwind(stopped.into_panic()),
+            Err(_) => Err(ErrorObject::internal("The handler was stopped: the server is shutting down")),
+        }
+    })
 }
 
 /// An adapter's answer that is already known, such as a rejection.

@@ -5,6 +5,7 @@ use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, RwLock};
+use std::time::Duration;
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -58,6 +59,8 @@ pub(crate) struct ServerInner {
     /// `{"io.modelcontextprotocol/serverInfo": {...}}`, serialized once.
     pub(crate) result_meta: Option<Box<RawValue>>,
     pub(crate) request_state_key: RequestStateKey,
+    /// How long a handler may run on once its request is given up on.
+    pub(crate) cancellation_grace: Duration,
 }
 
 /// The catalog with the capabilities and discover result derived from it.
@@ -272,6 +275,7 @@ pub struct ServerBuilder {
     request_state_key: Option<RequestStateKey>,
     list_changed: bool,
     bus: Option<SharedBus>,
+    cancellation_grace: Duration,
 }
 
 impl ServerBuilder {
@@ -292,6 +296,7 @@ impl ServerBuilder {
             request_state_key: None,
             list_changed: true,
             bus: None,
+            cancellation_grace: Duration::from_secs(1),
         }
     }
 
@@ -437,6 +442,17 @@ impl ServerBuilder {
         self
     }
 
+    /// How long a handler may run on once its request is given up on (the
+    /// client cancels it or goes away, or it times out): its cancellation
+    /// token fires first, and its future is dropped only after this grace
+    /// period (default 1 s), so that a
+    /// handler `select!`ing on the token can clean up. Whatever it answers
+    /// then is discarded. `Duration::ZERO` drops it at once.
+    pub fn cancellation_grace(mut self, grace: Duration) -> Self {
+        self.cancellation_grace = grace;
+        self
+    }
+
     /// Checks and freezes the server: duplicate names and missing state are
     /// errors naming the definitions involved.
     pub fn build(self) -> Result<Server, BuildError> {
@@ -467,6 +483,7 @@ impl ServerBuilder {
                 read_cache: self.read_cache,
                 result_meta,
                 request_state_key: self.request_state_key.unwrap_or_else(RequestStateKey::random),
+                cancellation_grace: self.cancellation_grace,
             }),
         })
     }

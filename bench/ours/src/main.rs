@@ -8,9 +8,11 @@
 
 use mcp_runtime::{Args, ServerBuilder, ToolEntry, tool};
 
+// `async fn`, the style for a function that never blocks: it runs in
+// place, where a sync `fn` would be handed to the blocking pool.
 /// Echoes the text back.
 #[tool]
-fn echo(
+async fn echo(
     /// The text to return.
     text: String,
 ) -> String {

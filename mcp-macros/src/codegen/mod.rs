@@ -133,11 +133,33 @@ fn common_definition(attrs: &ItemAttrs, docs: &[Expr]) -> TokenStream {
 /// The slot function of a context parameter, spanned on its type.
 fn context_slot(index: usize, ty: &syn::Type, by_name: bool, call: &TokenStream) -> TokenStream {
     let name = format_ident!("__ctx_{}", index);
+    if by_name && let Some(inner) = state_inner(ty) {
+        // `T` is checked at its own span: a `State<Mutex<T>>` is a state
+        // type that cannot be shared, not a parameter that is not context.
+        let check = quote_spanned!(inner.span()=> __mcp::named_state::<#call, #ty, #inner>());
+        return quote_spanned! {ty.span()=>
+            fn #name() -> __mcp::Context<#call, #ty> {
+                #check
+            }
+        };
+    }
     let slot = if by_name { format_ident!("named_context") } else { format_ident!("context") };
     quote_spanned! {ty.span()=>
         fn #name() -> __mcp::Context<#call, #ty> {
             __mcp::#slot::<#call, #ty>()
         }
+    }
+}
+
+/// `T` of a type written `State<T>` (by its last segment, as the context
+/// rule reads it).
+fn state_inner(ty: &syn::Type) -> Option<&syn::Type> {
+    let syn::Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last().filter(|s| s.ident == "State")?;
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+    match args.args.iter().collect::<Vec<_>>().as_slice() {
+        [syn::GenericArgument::Type(inner)] => Some(inner),
+        _ => None,
     }
 }
 
@@ -207,11 +229,22 @@ fn call_user_fn(handler: &Handler) -> TokenStream {
     quote!(#ident(#(#args),*) #await_)
 }
 
-/// The adapter's future: `__mcp::boxed(async move { let __value = f(..); convert })`,
-/// spanned on the function's name, so that a future that is not `Send` is
-/// reported at the function (with rustc's note on the offending value).
+/// The adapter's future: `__mcp::boxed(async move { let __value = f(..); convert })`
+/// for an `async fn`; for a sync one, `__mcp::blocking(move || ...)`, which
+/// runs the call and the conversion on tokio's blocking pool, since a sync
+/// function may block and would otherwise stall its worker thread. Spanned
+/// on the function's name, so that a future or closure that is not `Send`
+/// is reported at the function (with rustc's note on the offending value).
 fn run_boxed(handler: &Handler, convert: TokenStream) -> TokenStream {
     let call = call_user_fn(handler);
+    if !handler.is_async() {
+        return quote_spanned! {handler.ident().span()=>
+            __mcp::blocking(move || {
+                let __value = #call;
+                #convert
+            })
+        };
+    }
     quote_spanned! {handler.ident().span()=>
         __mcp::boxed(async move {
             let __value = #call;

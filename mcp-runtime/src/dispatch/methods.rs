@@ -10,12 +10,13 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::grace::Handled;
 use super::listen;
 use super::response::{Decorated, Meta, Page, Response, Stage};
 use super::{Body, CalledTool, HeaderCheck, Prepared, RequestOptions, pagination};
 use crate::call::{CompleteCall, PromptCall, ResourceCall, ToolCall};
 use crate::catalog::Catalog;
-use crate::context::{CancelOnDrop, InputSlot, RequestContext};
+use crate::context::{InputSlot, RequestContext};
 use crate::handler::PromptFn;
 use crate::input::{self, InputState, Interrupted, Interruptible};
 use crate::outcome::Outcome;
@@ -346,33 +347,35 @@ where
 {
     let key = &p.server.inner.request_state_key;
     let method = p.method;
-    let abandoned = CancelOnDrop::new(context.clone());
-    let outcome = guarded(async move {
-        match Interruptible::new(start(), context).await {
-            // A result the handler built itself asks only what this client
-            // can answer, as the `Input` API checks while it asks.
-            Ok(Ok(Outcome::InputRequired(body))) => {
-                check_input_requests(p, body.input_requests.as_ref())?;
-                Ok(Outcome::InputRequired(body))
+    // Told of the request being given up on, so the handler hears of it.
+    let handled = context.clone();
+    Handled::new(
+        guarded(async move {
+            match Interruptible::new(start(), context).await {
+                // A result the handler built itself asks only what this client
+                // can answer, as the `Input` API checks while it asks.
+                Ok(Ok(Outcome::InputRequired(body))) => {
+                    check_input_requests(p, body.input_requests.as_ref())?;
+                    Ok(Outcome::InputRequired(body))
+                }
+                Ok(outcome) => outcome,
+                Err(Interrupted::MissingCapabilities(needed)) => Err(ErrorObject::missing_client_capability(
+                    "This request needs client capabilities it did not declare",
+                    Value::Object(needed),
+                )),
+                Err(Interrupted::NeedsInput { requests, answers, app_state, digest }) => {
+                    let state = key.seal(method, target, digest.as_deref(), &SealedState { answers, app: app_state });
+                    Ok(Outcome::InputRequired(InputRequiredResult {
+                        input_requests: (!requests.is_empty()).then_some(requests),
+                        request_state: Some(state),
+                        meta: None,
+                    }))
+                }
             }
-            Ok(outcome) => outcome,
-            Err(Interrupted::MissingCapabilities(needed)) => Err(ErrorObject::missing_client_capability(
-                "This request needs client capabilities it did not declare",
-                Value::Object(needed),
-            )),
-            Err(Interrupted::NeedsInput { requests, answers, app_state, digest }) => {
-                let state = key.seal(method, target, digest.as_deref(), &SealedState { answers, app: app_state });
-                Ok(Outcome::InputRequired(InputRequiredResult {
-                    input_requests: (!requests.is_empty()).then_some(requests),
-                    request_state: Some(state),
-                    meta: None,
-                }))
-            }
-        }
-    })
-    .await;
-    abandoned.disarm();
-    outcome
+        }),
+        handled,
+    )
+    .await
 }
 
 /// The outcome of a handler as a response: complete results get `cache`.
@@ -525,11 +528,9 @@ pub(super) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
                 Some(complete) => {
                     let others = params.context.clone().map(|c| c.arguments).unwrap_or_default();
                     let cx = context(options, InputSlot::Unavailable);
-                    let abandoned = CancelOnDrop::new(cx.clone());
+                    let handled = cx.clone();
                     let call = CompleteCall::new(&params.argument.name, &params.argument.value, others, cx);
-                    let completion = guarded(async move { complete(call).await }).await;
-                    abandoned.disarm();
-                    completion
+                    Handled::new(guarded(async move { complete(call).await }), handled).await
                 }
             };
             match completion {

@@ -7,6 +7,7 @@
 //! requests: everything comes from the request itself.
 
 mod envelope;
+mod grace;
 mod listen;
 mod meta_memo;
 mod methods;
@@ -117,10 +118,18 @@ impl Prepared {
 
     /// Runs the handler (if the method has one) and builds the response.
     /// A panic in the handler becomes `-32603` for this request only.
+    ///
+    /// Dropping the future before it finishes gives the request up: its
+    /// cancellation token fires, and the handler runs on in a task of its
+    /// own for the server's
+    /// [cancellation grace](crate::ServerBuilder::cancellation_grace), so
+    /// that it can react to the token, before it is dropped.
     pub fn run(self, options: RequestOptions) -> impl Future<Output = Response> + Send + 'static {
-        // Boxed once: the handler's state is large, and transports wrap it
-        // in a timeout and more, each of which would copy it again.
-        Box::pin(methods::run(self, options))
+        // Boxed once (by `Graceful`): the handler's state is large, and
+        // transports wrap it in a timeout and more, each of which would
+        // copy it again.
+        let grace = self.server.inner.cancellation_grace;
+        grace::Graceful::new(methods::run(self, options), grace)
     }
 }
 

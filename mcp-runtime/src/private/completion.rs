@@ -61,7 +61,7 @@ impl<T: IntoCompletion, E: Display> IntoCompletion for Result<T, E> {
 )]
 pub trait Completer<M>: Send + Sync + 'static {
     /// Runs the completer.
-    fn complete(&self, call: CompleteCall) -> BoxFuture<Result<Completion, ErrorObject>>;
+    fn complete(self, call: CompleteCall) -> BoxFuture<Result<Completion, ErrorObject>>;
 }
 
 /// Marker of [`Completer`] for `fn(&str) -> R`.
@@ -77,9 +77,10 @@ where
     F: Fn(&str) -> R + Send + Sync + 'static,
     R: IntoCompletion,
 {
-    fn complete(&self, call: CompleteCall) -> BoxFuture<Result<Completion, ErrorObject>> {
-        let result = self(call.value()).into_completion();
-        Box::pin(std::future::ready(result))
+    /// On the blocking pool, like a sync handler: it may look the value up
+    /// in a file or a database.
+    fn complete(self, call: CompleteCall) -> BoxFuture<Result<Completion, ErrorObject>> {
+        super::blocking(move || self(call.value()).into_completion())
     }
 }
 
@@ -89,7 +90,7 @@ where
     Fut: Future + Send + 'static,
     Fut::Output: IntoCompletion,
 {
-    fn complete(&self, call: CompleteCall) -> BoxFuture<Result<Completion, ErrorObject>> {
+    fn complete(self, call: CompleteCall) -> BoxFuture<Result<Completion, ErrorObject>> {
         let future = self(call);
         Box::pin(async move { future.await.into_completion() })
     }

@@ -5,7 +5,7 @@ use std::marker::PhantomData;
 
 use crate::call::{Call, ToolCall};
 use crate::context::StateRequirement;
-use crate::extract::{FromCall, Rejection};
+use crate::extract::{FromCall, Rejection, State};
 use crate::outcome::{Outcome, ToolOutcome};
 use crate::protocol::{CallToolResult, ErrorObject};
 
@@ -36,6 +36,42 @@ pub trait NamedContextParam<C: Call>: FromCall<C> {}
 #[diagnostic::do_not_recommend]
 impl<C: Call, T: FromCall<C>> NamedContextParam<C> for T {}
 
+/// The runtime's [`State<T>`], for an unmarked parameter written
+/// `State<T>`: the macro checks `T` on its own (see [`SharedState`]), so a
+/// state type that cannot be shared is reported as that, at `T`, rather
+/// than as a parameter that is not context.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is taken as a context parameter because of its name, but it is not one",
+    label = "named like a context type",
+    note = "an unmarked parameter whose type is named `State<T>` is the runtime's shared state, `mcp_runtime::State<T>`",
+    note = "if it is an argument, mark it `#[arg]`"
+)]
+pub trait IsState<T>: Sized {
+    /// `state` as the parameter's type.
+    fn from_state(state: State<T>) -> Self;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T> IsState<T> for State<T> {
+    fn from_state(state: State<T>) -> Self {
+        state
+    }
+}
+
+/// What `T` in `State<T>` must be: each call gets a clone of the value
+/// registered with `ServerBuilder::state`, from any of the runtime's
+/// threads.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be shared state: `State<T>` needs `T: Clone + Send + Sync + 'static`",
+    label = "not `Clone + Send + Sync + 'static`",
+    note = "every call gets its own clone of the state: share a value that is not `Clone` (a `Mutex`, a connection, a client) through an `Arc`, taking `State<Arc<Mutex<T>>>` and registering `.state(Arc::new(Mutex::new(value)))`",
+    note = "calls run on several threads: use `Arc` rather than `Rc`, and `Mutex` or `RwLock` rather than `RefCell` or `Cell`"
+)]
+pub trait SharedState: Clone + Send + Sync + 'static {}
+
+#[diagnostic::do_not_recommend]
+impl<T: Clone + Send + Sync + 'static> SharedState for T {}
+
 /// How to extract one context parameter from a call of kind `C`.
 pub struct Context<C, T> {
     extract: fn(&C) -> Result<T, Rejection>,
@@ -59,6 +95,16 @@ pub fn context<C: Call, T: ContextParam<C>>() -> Context<C, T> {
 /// [`context`] for a parameter that is context by its type's name alone.
 pub fn named_context<C: Call, T: NamedContextParam<C>>() -> Context<C, T> {
     Context { extract: T::from_call, requirement: T::requirement, call: PhantomData }
+}
+
+/// [`named_context`] for a parameter written `State<T>`: `S` must be the
+/// runtime's `State<T>`, and `T` is checked apart, at its own span.
+pub fn named_state<C: Call, S: IsState<T>, T: SharedState>() -> Context<C, S> {
+    Context {
+        extract: |call| State::<T>::from_call(call).map(S::from_state),
+        requirement: <State<T> as FromCall<C>>::requirement,
+        call: PhantomData,
+    }
 }
 
 impl<C, T> Context<C, T> {

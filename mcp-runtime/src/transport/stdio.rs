@@ -5,7 +5,9 @@
 //! (through `tracing`). Requests are served concurrently and answered as
 //! they finish. A line that is not JSON gets `-32700` and the next line is
 //! served. `notifications/cancelled` stops a request, which then gets no
-//! response. At end of input the server finishes the requests in flight
+//! response: its cancellation token fires, and its handler has the server's
+//! [cancellation grace](crate::ServerBuilder::cancellation_grace) to clean
+//! up before it is dropped. At end of input the server finishes the requests in flight
 //! (bounded by [`StdioConfig::shutdown_grace`]) and returns.
 
 use std::collections::HashMap;

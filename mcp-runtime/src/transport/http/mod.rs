@@ -31,13 +31,17 @@
 //! Notifications posted by the client are answered 202 with an empty body.
 //!
 //! Guarantees: nothing is sent for a request after its response; a client
-//! that disconnects cancels its request (the handler's future is dropped and
-//! its [`CancellationToken`](crate::CancellationToken) fires); every error
+//! that disconnects cancels its request (the handler's
+//! [`CancellationToken`](crate::CancellationToken) fires, and its future is
+//! dropped after the server's
+//! [cancellation grace](crate::ServerBuilder::cancellation_grace)); every error
 //! response echoes the request id when it could be read. Not provided:
 //! sessions, resumable streams (`Last-Event-ID`), HTTP/2, TLS (put a reverse
-//! proxy in front) and CORS.
+//! proxy in front), and CORS for a mounted service (the standalone server
+//! has it: [`HttpConfig::cors`]).
 
 mod body;
+mod cors;
 mod deadline;
 mod headers;
 mod idle;
@@ -51,6 +55,7 @@ mod stall;
 use std::time::Duration;
 
 pub use body::McpBody;
+pub use cors::{CORS_EXPOSED_HEADERS, CORS_REQUEST_HEADER_PREFIX, CORS_REQUEST_HEADERS};
 pub use service::{McpService, ResponseFuture};
 
 use crate::server::Server;
@@ -71,6 +76,7 @@ use origin::OriginPolicy;
 /// | [`max_connections`](Self::max_connections) (standalone) | 1024 |
 /// | [`shutdown_grace`](Self::shutdown_grace) (standalone) | 10 s |
 /// | `Origin`/`Host` checks | loopback names only; see [`allowed_hosts`](Self::allowed_hosts) |
+/// | [`cors`](Self::cors) (standalone) | off |
 ///
 /// The `Origin`/`Host` check guards against DNS rebinding: a web page must
 /// not reach a server on `localhost` through a name it controls. By default
@@ -105,6 +111,7 @@ pub struct HttpConfig {
     pub(crate) max_connections: usize,
     pub(crate) shutdown_grace: Duration,
     pub(crate) origin: OriginPolicy,
+    pub(crate) cors: bool,
 }
 
 impl Default for HttpConfig {
@@ -121,6 +128,7 @@ impl Default for HttpConfig {
             max_connections: 1024,
             shutdown_grace: Duration::from_secs(10),
             origin: OriginPolicy::default(),
+            cors: false,
         }
     }
 }
@@ -161,8 +169,9 @@ impl HttpConfig {
     /// How long a handler may run (default 5 minutes; `None` for no limit),
     /// counted from the first time it waits (a handler answering without
     /// waiting never reads the clock). A handler still running after that
-    /// is dropped, its cancellation token fires, and the client receives a
-    /// `-32603` error. `subscriptions/listen` streams are exempt: they last
+    /// is cancelled (its token fires, and it is dropped after the server's
+    /// [cancellation grace](crate::ServerBuilder::cancellation_grace)), and
+    /// the client receives a `-32603` error at once. `subscriptions/listen` streams are exempt: they last
     /// until the client leaves or the server shuts down.
     pub fn request_timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
         self.request_timeout = timeout.into();
@@ -240,6 +249,31 @@ impl HttpConfig {
         S: Into<String>,
     {
         self.origin.allow_origins(origins.into_iter().map(Into::into));
+        self
+    }
+
+    /// Lets web pages call the standalone server from other origins
+    /// (default off): it answers CORS preflights (`OPTIONS`, 204) and adds
+    /// `Access-Control-Allow-Origin` to its responses, for the origins the
+    /// `Origin`/`Host` check accepts (so loopback pages by default, plus
+    /// [`allowed_origins`](Self::allowed_origins)); other origins are still
+    /// refused with 403. Browsers may then send the MCP headers
+    /// ([`CORS_REQUEST_HEADERS`], and `Mcp-Param-*`) and read
+    /// [`CORS_EXPOSED_HEADERS`]. Off, a preflight is answered 405 and no
+    /// page of another origin can read a response.
+    ///
+    /// ```
+    /// use mcp_runtime::transport::http::HttpConfig;
+    ///
+    /// let config = HttpConfig::default().allowed_origins(["https://app.example.com"]).cors(true);
+    /// # let _ = config;
+    /// ```
+    ///
+    /// A service [mounted](Server::http_service) in another application
+    /// leaves CORS to that application's layers; see
+    /// [`CORS_REQUEST_HEADERS`] for `tower-http`'s `CorsLayer`.
+    pub fn cors(mut self, enabled: bool) -> Self {
+        self.cors = enabled;
         self
     }
 }

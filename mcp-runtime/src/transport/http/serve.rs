@@ -18,6 +18,7 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use super::HttpConfig;
+use super::cors::{Cors, WithCors};
 use super::idle::{Activity, IdleLimited, TrackedBody, TrackedFuture};
 use super::service::{McpService, ResponseFuture, transport_error};
 use super::stall::StallGuard;
@@ -30,22 +31,31 @@ struct Endpoint {
     path: Arc<str>,
     service: McpService,
     activity: Arc<Activity>,
+    /// `None` unless [`HttpConfig::cors`] is on.
+    cors: Option<Arc<Cors>>,
 }
 
 impl hyper::service::Service<Request<Incoming>> for Endpoint {
     type Response = http::Response<TrackedBody>;
     type Error = Infallible;
-    type Future = TrackedFuture;
+    type Future = WithCors<TrackedFuture>;
 
-    fn call(&self, request: Request<Incoming>) -> TrackedFuture {
+    fn call(&self, request: Request<Incoming>) -> WithCors<TrackedFuture> {
         let in_progress = self.activity.begin();
+        let mut grant = self.cors.as_ref().and_then(|cors| Some((Arc::clone(cors), cors.allowed_origin(&request)?)));
         let response = if request.uri().path() == &*self.path {
-            self.service.handle(request)
+            match grant.as_ref().and_then(|(cors, origin)| cors.preflight(&request, origin)) {
+                Some(preflight) => {
+                    grant = None;
+                    ResponseFuture::ready(preflight)
+                }
+                None => self.service.handle(request),
+            }
         } else {
             let message = format!("Not found: the MCP endpoint is {}", self.path);
             ResponseFuture::ready(transport_error(StatusCode::NOT_FOUND, message))
         };
-        TrackedFuture::new(response, in_progress)
+        WithCors::new(TrackedFuture::new(response, in_progress), grant)
     }
 }
 
@@ -101,6 +111,7 @@ impl Server {
         let loopback = listener.local_addr()?.ip().is_loopback();
         let server = self.clone();
         let path: Arc<str> = Arc::from(config.endpoint.as_str());
+        let cors = config.cors.then(|| Arc::new(Cors::new(config.origin.clone().resolve(Some(loopback)))));
         let service = McpService::new(self, config.clone(), Some(loopback));
         let mut http = http1::Builder::new();
         // hyper's header-read timeout would arm a timer per request;
@@ -137,8 +148,12 @@ impl Server {
             let _ = stream.set_nodelay(true);
             let io = StallGuard::new(TokioIo::new(stream), config.write_timeout);
             let activity = Activity::new();
-            let endpoint =
-                Endpoint { path: Arc::clone(&path), service: service.clone(), activity: Arc::clone(&activity) };
+            let endpoint = Endpoint {
+                path: Arc::clone(&path),
+                service: service.clone(),
+                activity: Arc::clone(&activity),
+                cors: cors.clone(),
+            };
             let connection = graceful.watch(http.serve_connection(io, endpoint));
             let connection = IdleLimited::new(connection, activity, config.header_read_timeout);
             connections.spawn(async move {
