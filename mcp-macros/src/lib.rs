@@ -19,8 +19,9 @@
 //! A parameter is a **context parameter** when it is marked `#[ctx]`, or
 //! when it is not marked `#[arg]` and its type (behind at most one `&`) is
 //! named `RequestContext`, `RequestMeta`, `State`, `CancellationToken`,
-//! `Progress`, `Logger` or `Input`. Context parameters are extracted from the
-//! request and never shown to clients. Every other parameter is an
+//! `Progress`, `Logger`, `Input` or `Extension`, or is `Option<Extension<T>>`.
+//! Context parameters are extracted from the request and never shown to
+//! clients. Every other parameter is an
 //! **argument**: a property of a tool's input schema, an argument of a
 //! prompt, or a variable of a resource template.
 //!

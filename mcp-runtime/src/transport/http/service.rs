@@ -191,10 +191,12 @@ where
     };
     let id = request.id().clone();
     let check = RequestHeaders::new(&parts.headers);
-    let prepared = match shared.server.prepare(request, Some(&check)) {
+    let mut prepared = match shared.server.prepare(request, Some(&check)) {
         Ok(prepared) => prepared,
         Err(response) => return json_response(*response),
     };
+    // Moved rather than cloned: handlers that never read it cost a box.
+    prepared.attach_http_request(parts);
     let listen = prepared.method() == LISTEN;
     if listen && !accept.event_stream {
         let error =
