@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use mcp_runtime::protocol::LoggingLevel;
 use mcp_runtime::transport::stdio::StdioConfig;
-use mcp_runtime::{Args, RequestContext, Server, State, ToolEntry};
+use mcp_runtime::{Args, Extension, RequestContext, Server, State, ToolEntry};
 use mcp_tests::exchange::request;
 use mcp_tests::wire_schema::{assert_valid_line, request_meta};
 use serde::Deserialize;
@@ -321,6 +321,33 @@ async fn listen_streams_end_at_end_of_input_without_waiting_for_the_grace_period
         .expect("serving ends promptly at end of input")
         .expect("joins")
         .expect("clean end");
+}
+
+/// What an HTTP application's middleware would have identified.
+#[derive(Clone)]
+struct Caller(&'static str);
+
+#[tokio::test]
+async fn without_an_http_request_extensions_are_absent_and_say_so() {
+    let server = Server::builder("no-http", "0.0.1")
+        .tool(ToolEntry::new("whoami", |Extension(caller): Extension<Caller>| async move { caller.0 }))
+        .tool(ToolEntry::new("greet", |caller: Option<Extension<Caller>>| async move {
+            caller.map_or("Hello, stranger!", |Extension(c)| c.0)
+        }))
+        .tool(ToolEntry::new("head", |cx: RequestContext| async move { cx.http_request().is_none().to_string() }))
+        .build()
+        .expect("the server builds");
+    let (mut peer, task) = start(server, StdioConfig::default());
+    peer.send(&call(1, "whoami", json!({}))).await;
+    let refused = peer.recv().await;
+    assert_eq!(refused["result"]["isError"], true, "a result the model reads: {refused}");
+    assert!(text(&refused).contains("did not come over HTTP"), "{refused}");
+    peer.send(&call(2, "greet", json!({}))).await;
+    assert_eq!(text(&peer.recv().await), "Hello, stranger!");
+    peer.send(&call(3, "head", json!({}))).await;
+    assert_eq!(text(&peer.recv().await), "true");
+    assert!(peer.finish().await.is_empty());
+    task.await.expect("the transport task ends").expect("serving ends cleanly");
 }
 
 // --- A real child process ---------------------------------------------------

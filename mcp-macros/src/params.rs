@@ -4,7 +4,8 @@
 //! The rule is syntactic so that a reader can predict it, and the macro then
 //! verifies it with trait bounds: a parameter is *context* when it is marked
 //! `#[ctx]`, or when it is not marked `#[arg]` and its type (behind at most
-//! one `&`) ends in one of [`CONTEXT_TYPES`]; every other parameter is an
+//! one `&`) ends in one of [`CONTEXT_TYPES`], or is an `Option` of one of
+//! [`OPTIONAL_CONTEXT_TYPES`]; every other parameter is an
 //! *argument* (a JSON property of a tool, an argument of a prompt, a variable
 //! of a resource template).
 
@@ -16,7 +17,13 @@ use crate::errors::Errors;
 
 /// The runtime's context types, recognised by the last segment of their path.
 pub(crate) const CONTEXT_TYPES: &[&str] =
-    &["RequestContext", "RequestMeta", "State", "CancellationToken", "Progress", "Logger", "Input"];
+    &["RequestContext", "RequestMeta", "State", "CancellationToken", "Progress", "Logger", "Input", "Extension"];
+
+/// The context types the runtime also extracts as an `Option` (absent when
+/// the request has none), as axum's handlers take `Option<Extension<T>>`.
+/// Only these: `Option<State<T>>` stays an argument the compiler refuses,
+/// rather than becoming a context parameter that does not exist.
+pub(crate) const OPTIONAL_CONTEXT_TYPES: &[&str] = &["Extension"];
 
 /// How a parameter was explicitly marked.
 #[derive(Clone, Copy)]
@@ -158,10 +165,51 @@ pub(crate) fn is_context_type(ty: &Type) -> bool {
         Type::Reference(r) => &*r.elem,
         other => other,
     };
-    match ty {
-        Type::Path(p) if p.qself.is_none() => {
-            p.path.segments.last().is_some_and(|s| CONTEXT_TYPES.iter().any(|c| s.ident == c))
+    let Some(last) = last_segment(ty) else { return false };
+    if CONTEXT_TYPES.iter().any(|c| last.ident == c) {
+        return true;
+    }
+    let inner = match &last.arguments {
+        syn::PathArguments::AngleBracketed(args) if last.ident == "Option" && args.args.len() == 1 => &args.args[0],
+        _ => return false,
+    };
+    match inner {
+        syn::GenericArgument::Type(inner) => {
+            last_segment(inner).is_some_and(|s| OPTIONAL_CONTEXT_TYPES.iter().any(|c| s.ident == c))
         }
         _ => false,
+    }
+}
+
+fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => p.path.segments.last(),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_context_type;
+
+    fn context(ty: &str) -> bool {
+        is_context_type(&syn::parse_str(ty).expect("a type"))
+    }
+
+    #[test]
+    fn extensions_are_context_alone_or_optional() {
+        assert!(context("Extension<User>"));
+        assert!(context("mcp_runtime::Extension<User>"));
+        assert!(context("Option<Extension<User>>"));
+        assert!(context("&Option<mcp_runtime::Extension<User>>"));
+    }
+
+    #[test]
+    fn only_extensions_are_context_inside_an_option() {
+        assert!(context("State<Db>"));
+        assert!(!context("Option<State<Db>>"));
+        assert!(!context("Option<String>"));
+        assert!(!context("Vec<Extension<User>>"));
+        assert!(!context("Option<Vec<Extension<User>>>"));
     }
 }

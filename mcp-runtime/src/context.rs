@@ -10,6 +10,7 @@ use std::sync::{Mutex, OnceLock};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+use crate::extension::HttpRequest;
 use crate::input::InputState;
 use crate::protocol::{
     ClientCapabilities, Implementation, LogMessageParams, LoggingLevel, MESSAGE, Notification, PROGRESS,
@@ -105,6 +106,8 @@ struct ContextInner {
     last_progress: Mutex<Option<f64>>,
     input: InputSlot,
     server: Server,
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    http: HttpRequest,
 }
 
 /// Where a request's input state lives, if the request may ask for input.
@@ -117,6 +120,7 @@ pub(crate) enum InputSlot {
 }
 
 impl RequestContext {
+    #[expect(clippy::too_many_arguments, reason = "each part comes from a different step of the dispatcher")]
     pub(crate) fn new(
         id: RequestId,
         method: &'static str,
@@ -125,6 +129,7 @@ impl RequestContext {
         cancellation: Option<CancellationToken>,
         input: InputSlot,
         server: Server,
+        http: HttpRequest,
     ) -> Self {
         let cancellation = cancellation.map_or_else(OnceLock::new, OnceLock::from);
         RequestContext {
@@ -137,6 +142,7 @@ impl RequestContext {
                 last_progress: Mutex::new(None),
                 input,
                 server,
+                http,
             }),
         }
     }
@@ -192,6 +198,26 @@ impl RequestContext {
     /// The client's self-description, if it sent one. For display only.
     pub fn client_info(&self) -> Option<&Implementation> {
         self.inner.meta.client_info.as_ref()
+    }
+
+    /// The head of the HTTP request that carried this call: its method,
+    /// URI, headers and the extensions the application's middleware
+    /// inserted (read those with [`Extension`](crate::Extension)). `None`
+    /// over stdio and for messages dispatched in process.
+    ///
+    /// ```
+    /// use mcp_runtime::{RequestContext, tool};
+    ///
+    /// /// Names the HTTP client, when there is one.
+    /// #[tool]
+    /// async fn user_agent(cx: &RequestContext) -> String {
+    ///     let agent = cx.http_request().and_then(|head| head.headers.get("user-agent"));
+    ///     agent.and_then(|v| v.to_str().ok()).unwrap_or("not over HTTP").to_owned()
+    /// }
+    /// ```
+    #[cfg(feature = "http")]
+    pub fn http_request(&self) -> Option<&http::request::Parts> {
+        self.inner.http.parts()
     }
 
     /// Shared state of type `T` set with [`ServerBuilder::state`](crate::ServerBuilder::state).

@@ -149,6 +149,7 @@ mod context;
 pub mod dispatch;
 mod error;
 pub mod events;
+mod extension;
 mod extract;
 mod handler;
 mod header_param;
@@ -171,6 +172,8 @@ mod uri_template;
 pub use call::{Call, CompleteCall, PromptCall, ResourceCall, ToolCall};
 pub use context::{DiscardNotifications, NotificationSink, RequestContext, StateRequirement};
 pub use error::BuildError;
+#[cfg(feature = "http")]
+pub use extension::Extension;
 pub use extract::{Args, FromCall, Rejection, State};
 pub use handler::{BoxFuture, PromptHandler, ResourceHandler, ToolHandler};
 pub use header_value::HeaderValue;

@@ -428,13 +428,14 @@ fn check_input_requests(p: &Prepared, requests: Option<&Map<String, Value>>) -> 
 pub(super) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
     // Taken out so that its params move into the call rather than being copied.
     let route = std::mem::replace(&mut p.route, Route::Discover);
+    let http = std::mem::take(&mut p.http);
     let p = &p;
     let inner = &*p.server.inner;
     let snapshot = &*p.snapshot;
     // Each route makes at most one context, which takes the options over.
     let context = |options: RequestOptions, input: InputSlot| {
         let RequestOptions { sink, cancellation } = options;
-        RequestContext::new(p.id.clone(), p.method, p.meta.clone(), sink, cancellation, input, p.server.clone())
+        RequestContext::new(p.id.clone(), p.method, p.meta.clone(), sink, cancellation, input, p.server.clone(), http)
     };
     match route {
         Route::Discover => finish(p, ResultType::Complete, &snapshot.discover, None, Some(inner.discover_cache)),

@@ -25,6 +25,7 @@ pub use envelope::{ClientNotification, Message, Request, parse_message};
 pub use response::{Response, Stage};
 
 use crate::context::{DiscardNotifications, NotificationSink};
+use crate::extension::HttpRequest;
 use crate::header_param::HeaderParam;
 use crate::protocol::member::{RawMember, read_members, skip};
 use crate::protocol::{CallToolParams, ErrorObject, RequestMeta, SUPPORTED_VERSIONS, Tool};
@@ -97,6 +98,7 @@ pub struct Prepared {
     method: &'static str,
     meta: Arc<RequestMeta>,
     route: Route,
+    http: HttpRequest,
 }
 
 impl std::fmt::Debug for Prepared {
@@ -114,6 +116,13 @@ impl Prepared {
     /// The request's method.
     pub fn method(&self) -> &'static str {
         self.method
+    }
+
+    /// Keeps the head of the HTTP request that carried this one, for the
+    /// handler to read ([`RequestContext::http_request`](crate::RequestContext::http_request)).
+    #[cfg(feature = "http")]
+    pub(crate) fn attach_http_request(&mut self, parts: http::request::Parts) {
+        self.http = HttpRequest::new(parts);
     }
 
     /// Runs the handler (if the method has one) and builds the response.
@@ -251,7 +260,7 @@ impl Server {
             );
             return Err(fail(&id, e, Stage::Params));
         }
-        Ok(Prepared { server: self.clone(), snapshot, id, method, meta, route })
+        Ok(Prepared { server: self.clone(), snapshot, id, method, meta, route, http: HttpRequest::default() })
     }
 }
 

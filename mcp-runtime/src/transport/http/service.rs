@@ -52,6 +52,11 @@ const X_ACCEL_BUFFERING: http::HeaderName = http::HeaderName::from_static("x-acc
 /// # });
 /// ```
 ///
+/// Middleware in front of it can pass what it learned (the caller an auth
+/// layer identified, say) to the handlers as request extensions: a handler
+/// reads one with [`Extension<T>`](crate::Extension), and the request's
+/// head with [`RequestContext::http_request`](crate::RequestContext::http_request).
+///
 /// The host application owns the connections, so the limits that are about
 /// connections (header size, header read timeout, connection count,
 /// graceful shutdown) are its own; the body limit, body and request
@@ -191,10 +196,12 @@ where
     };
     let id = request.id().clone();
     let check = RequestHeaders::new(&parts.headers);
-    let prepared = match shared.server.prepare(request, Some(&check)) {
+    let mut prepared = match shared.server.prepare(request, Some(&check)) {
         Ok(prepared) => prepared,
         Err(response) => return json_response(*response),
     };
+    // Moved rather than cloned: handlers that never read it cost a box.
+    prepared.attach_http_request(parts);
     let listen = prepared.method() == LISTEN;
     if listen && !accept.event_stream {
         let error =
