@@ -9,7 +9,7 @@ use http_body_util::BodyExt;
 use hyper_util::rt::TokioIo;
 use mcp_runtime::transport::http::HttpConfig;
 use mcp_tests::wire_schema::assert_valid_line;
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::net::TcpStream;
 
 use crate::fixture::{Post, Probe, Running, STUCK, call, fixture, standard};
