@@ -12,6 +12,7 @@ use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
 use mcp_runtime::testing::TestClient;
+use mcp_tests::validated_client::checked;
 use mcp_runtime::{Server, prompt, resource, tool};
 use serde_json::{Value, json};
 
@@ -111,7 +112,7 @@ fn still_here() -> &'static str {
 }
 
 fn client() -> TestClient {
-    TestClient::new(Server::builder("blocking", "1.0.0").registered().build().expect("a valid server"))
+    checked(Server::builder("blocking", "1.0.0").registered().build().expect("a valid server"))
 }
 
 fn text(result: &Value) -> &str {
@@ -173,7 +174,7 @@ async fn a_blocking_sync_completer_leaves_the_worker_free() {
 async fn a_panicking_sync_tool_is_an_error_and_the_server_goes_on() {
     let client = client();
     let failed = client.call_tool("explode", json!({})).await.expect_err("a panic is a JSON-RPC error");
-    assert_eq!(failed.code, -32603, "{failed:?}");
+    assert_eq!(failed.rpc().map(|e| e.code), Some(-32603), "{failed:?}");
     let after = client.call_tool("still_here", json!({})).await.expect("the server still serves");
     assert_eq!(text(&after), "still here");
 }

@@ -466,7 +466,7 @@ async fn a_server_built_without_macros_answers_through_the_test_client() {
         .tool(ToolEntry::new("add", |Args(x): Args<AddArgs>| async move { x.a + x.b }))
         .build()
         .expect("builds");
-    let client = mcp_runtime::testing::TestClient::new(server);
+    let client = mcp_tests::validated_client::checked(server);
     let exchange = client.exchange("tools/call", json!({"name": "add", "arguments": {"a": 2, "b": 5}})).await;
     let response = mcp_tests::wire_schema::assert_valid_line("tools/call", &exchange.response.to_json());
     assert_eq!(response["result"]["content"][0]["text"], json!("7"));
