@@ -12,8 +12,8 @@ use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
 use mcp_runtime::testing::TestClient;
-use mcp_tests::validated_client::checked;
 use mcp_runtime::{Server, prompt, resource, tool};
+use mcp_tests::validated_client::checked;
 use serde_json::{Value, json};
 
 /// A gate a sync handler waits at until an async handler opens it.
