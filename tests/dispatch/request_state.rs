@@ -72,7 +72,7 @@ fn parts(state: &str) -> (&str, &str, &str) {
 
 #[tokio::test]
 async fn a_state_whose_body_is_edited_is_refused_though_its_tag_is_kept() {
-    let server = server(None);
+    let server = server(Some(RequestStateKey::from_secret(SECRET)));
     let state = first_round(&server).await;
     assert_completed(&second_round(&server, &state).await);
     let (version, body, tag) = parts(&state);
@@ -84,11 +84,14 @@ async fn a_state_whose_body_is_edited_is_refused_though_its_tag_is_kept() {
     let edited = format!("{version}.{}{replacement}{}.{tag}", &body[..middle], &body[middle + 1..]);
     assert_refused(&second_round(&server, &edited).await, "integrity check failed");
 
-    // The whole body of another state this server sealed (well-formed, and
-    // valid with its own tag), under the first state's tag.
-    let other = first_round(&server).await;
+    // The whole body of another state sealed with the same key (well-formed,
+    // and valid with its own tag), under the first state's tag. Its sealer
+    // has another lifetime, so its body differs even when both are sealed
+    // within the same millisecond.
+    let sealer = self::server(Some(RequestStateKey::from_secret(SECRET).with_lifetime(Duration::from_secs(7200))));
+    let other = first_round(&sealer).await;
     let (_, other_body, other_tag) = parts(&other);
-    assert_ne!(other_body, body, "each state is sealed afresh");
+    assert_ne!(other_body, body, "the two states differ in their expiry");
     assert_refused(&second_round(&server, &format!("{version}.{other_body}.{tag}")).await, "integrity check failed");
     assert_completed(&second_round(&server, &format!("{version}.{other_body}.{other_tag}")).await);
 }
