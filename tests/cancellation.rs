@@ -1,6 +1,6 @@
 //! Cancellation gives the handler a grace period: when a request is given
 //! up on (stdio's `notifications/cancelled`, a client closing its HTTP
-//! connection), the handler's token fires *before* its future is dropped,
+//! connection, the HTTP request timeout), the handler's token fires *before* its future is dropped,
 //! so the documented `select!` on the token runs its branch, cleanup that
 //! awaits included. A handler that ignores the token is still dropped once
 //! the grace period is over.
@@ -119,19 +119,18 @@ async fn stdio_drops_a_handler_that_ignores_cancellation_after_the_grace_period(
 }
 
 /// Over HTTP: posts a call of `cleans_up` with `meta`, closes the
-/// connection once the handler started, and waits for its cleanup.
-async fn disconnect_over_http(meta: Value) {
+/// connection once the handler started (or, with a `timeout`, keeps it
+/// open), and waits for its cleanup.
+async fn give_up_over_http(meta: Value, timeout: Option<Duration>) {
     let probe = Arc::new(Probe::default());
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("a free loopback port");
     let addr = listener.local_addr().expect("a local address");
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let serving = tokio::spawn(server(&probe, Duration::from_secs(1)).serve_http_with_shutdown(
-        listener,
-        HttpConfig::default(),
-        async {
+    let config = HttpConfig::default().request_timeout(timeout);
+    let serving =
+        tokio::spawn(server(&probe, Duration::from_secs(1)).serve_http_with_shutdown(listener, config, async {
             let _ = stopped.await;
-        },
-    ));
+        }));
     let body = call(9, "cleans_up", meta).to_string();
     let head = format!(
         "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
@@ -142,7 +141,13 @@ async fn disconnect_over_http(meta: Value) {
     let mut stream = TcpStream::connect(addr).await.expect("the server accepts");
     stream.write_all(format!("{head}{body}").as_bytes()).await.expect("the request is sent");
     probe.wait(&probe.started, "the handler starts").await;
-    drop(stream);
+    if timeout.is_some() {
+        let mut head = [0u8; 12];
+        stream.read_exact(&mut head).await.expect("an answer once the request times out");
+        assert_eq!(&head, b"HTTP/1.1 200", "the timeout is answered with a JSON-RPC error");
+    } else {
+        drop(stream);
+    }
     probe.wait(&probe.cleaned_up, "the cancel branch of the handler runs to its end").await;
     let _ = stop.send(());
     tokio::time::timeout(STUCK, serving).await.expect("the server stops").expect("no panic").expect("serves");
@@ -151,7 +156,7 @@ async fn disconnect_over_http(meta: Value) {
 #[tokio::test]
 async fn http_disconnect_runs_the_select_branch_of_the_handler() {
     // A JSON answer: the token exists only because the handler asked.
-    disconnect_over_http(request_meta()).await;
+    give_up_over_http(request_meta(), None).await;
 }
 
 #[tokio::test]
@@ -160,5 +165,10 @@ async fn http_disconnect_runs_the_select_branch_of_a_streaming_handler() {
     // hands the handler a token of its own.
     let mut meta = request_meta();
     meta["progressToken"] = json!("p-1");
-    disconnect_over_http(meta).await;
+    give_up_over_http(meta, None).await;
+}
+
+#[tokio::test]
+async fn http_request_timeout_runs_the_select_branch_of_the_handler() {
+    give_up_over_http(request_meta(), Some(Duration::from_millis(50))).await;
 }

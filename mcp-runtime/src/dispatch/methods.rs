@@ -347,35 +347,32 @@ where
 {
     let key = &p.server.inner.request_state_key;
     let method = p.method;
-    // Told of the request being given up on, so the handler hears of it.
-    let handled = context.clone();
-    Handled::new(
-        guarded(async move {
-            match Interruptible::new(start(), context).await {
-                // A result the handler built itself asks only what this client
-                // can answer, as the `Input` API checks while it asks.
-                Ok(Ok(Outcome::InputRequired(body))) => {
-                    check_input_requests(p, body.input_requests.as_ref())?;
-                    Ok(Outcome::InputRequired(body))
-                }
-                Ok(outcome) => outcome,
-                Err(Interrupted::MissingCapabilities(needed)) => Err(ErrorObject::missing_client_capability(
-                    "This request needs client capabilities it did not declare",
-                    Value::Object(needed),
-                )),
-                Err(Interrupted::NeedsInput { requests, answers, app_state, digest }) => {
-                    let state = key.seal(method, target, digest.as_deref(), &SealedState { answers, app: app_state });
-                    Ok(Outcome::InputRequired(InputRequiredResult {
-                        input_requests: (!requests.is_empty()).then_some(requests),
-                        request_state: Some(state),
-                        meta: None,
-                    }))
-                }
+    // The handler hears through its token of the request being given up on.
+    let watched = context.clone();
+    let run = guarded(async move {
+        match Interruptible::new(start(), context).await {
+            // A result the handler built itself asks only what this client
+            // can answer, as the `Input` API checks while it asks.
+            Ok(Ok(Outcome::InputRequired(body))) => {
+                check_input_requests(p, body.input_requests.as_ref())?;
+                Ok(Outcome::InputRequired(body))
             }
-        }),
-        handled,
-    )
-    .await
+            Ok(outcome) => outcome,
+            Err(Interrupted::MissingCapabilities(needed)) => Err(ErrorObject::missing_client_capability(
+                "This request needs client capabilities it did not declare",
+                Value::Object(needed),
+            )),
+            Err(Interrupted::NeedsInput { requests, answers, app_state, digest }) => {
+                let state = key.seal(method, target, digest.as_deref(), &SealedState { answers, app: app_state });
+                Ok(Outcome::InputRequired(InputRequiredResult {
+                    input_requests: (!requests.is_empty()).then_some(requests),
+                    request_state: Some(state),
+                    meta: None,
+                }))
+            }
+        }
+    });
+    Handled::new(run, watched).await
 }
 
 /// The outcome of a handler as a response: complete results get `cache`.
@@ -529,9 +526,9 @@ pub(super) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
                 Some(complete) => {
                     let others = params.context.clone().map(|c| c.arguments).unwrap_or_default();
                     let cx = context(options, InputSlot::Unavailable);
-                    let handled = cx.clone();
+                    let watched = cx.clone();
                     let call = CompleteCall::new(&params.argument.name, &params.argument.value, others, cx);
-                    Handled::new(guarded(async move { complete(call).await }), handled).await
+                    Handled::new(guarded(async move { complete(call).await }), watched).await
                 }
             };
             match completion {

@@ -79,7 +79,8 @@ pub struct RequestOptions {
     /// `None` when giving up means dropping the request's future (a closed
     /// HTTP connection, a timeout): a handler that asks for a token then
     /// gets one made on the spot, cancelled if the future is dropped before
-    /// the handler finishes. Most handlers never ask, and pay nothing.
+    /// the handler finishes (which then has the server's cancellation
+    /// grace to react). Most handlers never ask, and pay nothing.
     pub cancellation: Option<CancellationToken>,
 }
 

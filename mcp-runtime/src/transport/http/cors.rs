@@ -177,18 +177,22 @@ fn is_allowed_request_header(name: &str) -> bool {
     })
 }
 
+/// The CORS headers owed to one response: the rules and the allowed origin.
+pub(super) type Grant = Box<(std::sync::Arc<Cors>, HeaderValue)>;
+
 pin_project_lite::pin_project! {
     /// A response future whose response gets the CORS headers of an allowed
     /// origin; without one it passes the response through untouched.
     pub(super) struct WithCors<F> {
         #[pin]
         inner: F,
-        grant: Option<(std::sync::Arc<Cors>, HeaderValue)>,
+        // Boxed: a server without CORS moves and drops one null pointer.
+        grant: Option<Grant>,
     }
 }
 
 impl<F> WithCors<F> {
-    pub(super) fn new(inner: F, grant: Option<(std::sync::Arc<Cors>, HeaderValue)>) -> Self {
+    pub(super) fn new(inner: F, grant: Option<Grant>) -> Self {
         WithCors { inner, grant }
     }
 }
@@ -202,7 +206,8 @@ where
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
         let mut response = ready!(this.inner.poll(cx))?;
-        if let Some((cors, origin)) = this.grant.take() {
+        if let Some(grant) = this.grant.take() {
+            let (cors, origin) = *grant;
             cors.decorate(response.headers_mut(), origin);
         }
         Poll::Ready(Ok(response))

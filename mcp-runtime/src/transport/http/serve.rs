@@ -42,9 +42,10 @@ impl hyper::service::Service<Request<Incoming>> for Endpoint {
 
     fn call(&self, request: Request<Incoming>) -> WithCors<TrackedFuture> {
         let in_progress = self.activity.begin();
-        let mut grant = self.cors.as_ref().and_then(|cors| Some((Arc::clone(cors), cors.allowed_origin(&request)?)));
+        let mut grant =
+            self.cors.as_ref().and_then(|cors| Some(Box::new((Arc::clone(cors), cors.allowed_origin(&request)?))));
         let response = if request.uri().path() == &*self.path {
-            match grant.as_ref().and_then(|(cors, origin)| cors.preflight(&request, origin)) {
+            match grant.as_deref().and_then(|(cors, origin)| cors.preflight(&request, origin)) {
                 Some(preflight) => {
                     grant = None;
                     ResponseFuture::ready(preflight)
