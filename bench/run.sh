@@ -2,7 +2,48 @@
 # Builds and runs the whole benchmark, then prints the table (also written to
 # bench/target/latest.md). Arguments go to the driver: a phase (all, build,
 # http, stdio, scale), --quick for a short check, --rebuild-cycles N.
+#
+# A complete run (every phase at full counts) then rewrites the results in
+# BENCHMARKS.md between its `results:begin` and `results:end` markers, targets
+# table included, stamped with the date and the commit measured (and whether
+# the work tree had uncommitted changes). RECORD=no leaves BENCHMARKS.md
+# alone, RECORD=yes records any run; BENCHMARKS=FILE rewrites another file.
 set -euo pipefail
 cd "$(dirname "$0")"
 cargo build --release --quiet -p bench-driver
-exec target/release/bench-driver "$@"
+target/release/bench-driver "$@"
+
+record=${RECORD:-auto}
+if [[ "$record" == auto ]]; then
+    record=yes
+    for arg in "$@"; do
+        case "$arg" in all | --rebuild-cycles | [0-9]*) ;; *) record=no ;; esac
+    done
+fi
+[[ "$record" == yes ]] || exit 0
+
+file=${BENCHMARKS:-../BENCHMARKS.md}
+commit=$(git rev-parse --short HEAD)
+if [[ -n "$(git status --porcelain -- .. 2>/dev/null)" ]]; then
+    commit="$commit plus uncommitted changes"
+fi
+stamp="Run on $(date -u +%Y-%m-%d) with \`bench/run.sh${*:+ $*}\`, on the workspace as of commit $commit. The load
+average is the machine's before the run; during the run the benchmark itself keeps both
+cores busy."
+python3 - "$file" target/latest.md "$stamp" <<'PY'
+import sys
+
+path, latest, stamp = sys.argv[1], sys.argv[2], sys.argv[3]
+text = open(path, encoding="utf-8").read()
+begin = text.find("<!-- results:begin")
+end = text.find("<!-- results:end -->")
+if begin < 0 or end < begin:
+    sys.exit(f"{path} has no results:begin / results:end markers")
+table = open(latest, encoding="utf-8").read().strip()
+block = (
+    "<!-- results:begin (written by bench/run.sh: the stamp and bench/target/latest.md) -->\n"
+    f"{stamp}\n\n{table}\n"
+)
+open(path, "w", encoding="utf-8").write(text[:begin] + block + text[end:])
+print(f"results recorded in {path}", file=sys.stderr)
+PY
