@@ -86,4 +86,13 @@ mod tests {
             "a tool name may contain only ASCII letters, digits, `_`, `-` and `.`, not `\\n`"
         );
     }
+
+    #[test]
+    fn the_message_lists_exactly_the_allowed_symbols() {
+        let message = ToolNameError::Char('!').to_string();
+        let rule = message.split(", not").next().expect("the rule part");
+        for c in (' '..='~').filter(|c| !c.is_ascii_alphanumeric()) {
+            assert_eq!(rule.contains(&format!("`{c}`")), is_name_char(c), "{c:?} in {rule:?}");
+        }
+    }
 }
