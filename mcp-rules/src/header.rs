@@ -4,6 +4,10 @@
 
 use std::fmt;
 
+/// The input-schema keyword that marks a property as mirrored; its value is
+/// the header name after [`PREFIX`].
+pub const SCHEMA_KEYWORD: &str = "x-mcp-header";
+
 /// The prefix of every mirrored argument's header.
 pub const PREFIX: &str = "Mcp-Param-";
 

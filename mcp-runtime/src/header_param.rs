@@ -8,7 +8,7 @@ use mcp_runtime_rules::header::{self, HeaderNameError};
 use serde_json::{Map, Value};
 
 /// The annotation keyword inside a property schema.
-pub(crate) const KEYWORD: &str = "x-mcp-header";
+pub(crate) const KEYWORD: &str = header::SCHEMA_KEYWORD;
 
 /// Schema keywords whose value maps names to subschemas: their keys are
 /// names, not keywords.
