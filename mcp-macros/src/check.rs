@@ -23,16 +23,10 @@ pub(crate) fn check(handler: &Handler, errors: &mut Errors) {
     }
 }
 
-/// Tool names: 1 to 128 characters from `A-Z a-z 0-9 _ - .` (spec §8.2).
+/// Tool names, by the rule the runtime's builder applies too.
 fn tool_name(handler: &Handler, errors: &mut Errors) {
-    let name = &handler.name;
-    if name.is_empty() || name.len() > 128 {
-        errors.at(handler.name_span, "a tool name has 1 to 128 characters");
-    } else if let Some(c) = name.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))) {
-        errors.at(
-            handler.name_span,
-            format!("a tool name may contain only ASCII letters, digits, `_`, `-` and `.`, not `{c}`"),
-        );
+    if let Err(e) = mcp_runtime_rules::tool_name::check(&handler.name) {
+        errors.at(handler.name_span, e.to_string());
     }
 }
 
@@ -53,25 +47,27 @@ fn hints(handler: &Handler, errors: &mut Errors) {
     }
 }
 
-/// `x-mcp-header` names: RFC 9110 tokens, unique regardless of case (§8.3).
+/// `x-mcp-header` names: RFC 9110 tokens, unique regardless of case (§8.3),
+/// by the rules the runtime applies to a hand-written schema too.
 fn headers(handler: &Handler, errors: &mut Errors) {
+    use mcp_runtime_rules::header::{self, HeaderNameError};
     let mut seen: Vec<String> = Vec::new();
     for (_, arg) in handler.arguments() {
         let Some(header) = &arg.header else { continue };
         let name = header.value();
-        if name.is_empty() {
-            errors.spanned(header, "a header name cannot be empty");
-            continue;
+        match header::check_name(&name) {
+            Ok(()) => {}
+            Err(e @ HeaderNameError::Empty) => {
+                errors.spanned(header, e.to_string());
+                continue;
+            }
+            Err(e @ HeaderNameError::Char(_)) => {
+                errors.spanned(header, format!("`{name}` is not a valid HTTP header name: {e}"));
+                continue;
+            }
         }
-        if let Some(c) = name.chars().find(|c| !is_tchar(*c)) {
-            errors.spanned(
-                header,
-                format!("`{}` is not a valid HTTP header name: `{}` is not allowed (use letters, digits and `!#$%&'*+-.^_`|~`)", name, c.escape_default()),
-            );
-            continue;
-        }
-        let lower = name.to_ascii_lowercase();
-        if seen.contains(&lower) {
+        let key = header::lookup_key(&name);
+        if seen.contains(&key) {
             errors.spanned(
                 header,
                 format!(
@@ -80,7 +76,7 @@ fn headers(handler: &Handler, errors: &mut Errors) {
             );
             continue;
         }
-        seen.push(lower);
+        seen.push(key);
     }
 }
 
@@ -148,10 +144,6 @@ fn is_keyword(name: &str) -> bool {
         "typeof", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
     ];
     KEYWORDS.contains(&name)
-}
-
-fn is_tchar(c: char) -> bool {
-    c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c)
 }
 
 fn unique_arguments(handler: &Handler, errors: &mut Errors) {

@@ -4,26 +4,17 @@
 //! The rule is syntactic so that a reader can predict it, and the macro then
 //! verifies it with trait bounds: a parameter is *context* when it is marked
 //! `#[ctx]`, or when it is not marked `#[arg]` and its type (behind at most
-//! one `&`) ends in one of [`CONTEXT_TYPES`], or is an `Option` of one of
-//! [`OPTIONAL_CONTEXT_TYPES`]; every other parameter is an
+//! one `&`) ends in one of `mcp_runtime_rules::context::CONTEXT_TYPES`, or
+//! is an `Option` of one of `OPTIONAL_CONTEXT_TYPES`; every other parameter is an
 //! *argument* (a JSON property of a tool, an argument of a prompt, a variable
 //! of a resource template).
 
+use mcp_runtime_rules::context;
 use syn::{Attribute, Expr, LitStr, Meta, Type};
 
 use crate::attr::{Macro, expr, key_name, lit_str, parse_list, set, unknown_key};
 use crate::docs;
 use crate::errors::Errors;
-
-/// The runtime's context types, recognised by the last segment of their path.
-pub(crate) const CONTEXT_TYPES: &[&str] =
-    &["RequestContext", "RequestMeta", "State", "CancellationToken", "Progress", "Logger", "Input", "Extension"];
-
-/// The context types the runtime also extracts as an `Option` (absent when
-/// the request has none), as axum's handlers take `Option<Extension<T>>`.
-/// Only these: `Option<State<T>>` stays an argument the compiler refuses,
-/// rather than becoming a context parameter that does not exist.
-pub(crate) const OPTIONAL_CONTEXT_TYPES: &[&str] = &["Extension"];
 
 /// How a parameter was explicitly marked.
 #[derive(Clone, Copy)]
@@ -166,7 +157,7 @@ pub(crate) fn is_context_type(ty: &Type) -> bool {
         other => other,
     };
     let Some(last) = last_segment(ty) else { return false };
-    if CONTEXT_TYPES.iter().any(|c| last.ident == c) {
+    if context::is_context_type(&last.ident.to_string()) {
         return true;
     }
     let inner = match &last.arguments {
@@ -175,7 +166,7 @@ pub(crate) fn is_context_type(ty: &Type) -> bool {
     };
     match inner {
         syn::GenericArgument::Type(inner) => {
-            last_segment(inner).is_some_and(|s| OPTIONAL_CONTEXT_TYPES.iter().any(|c| s.ident == c))
+            last_segment(inner).is_some_and(|s| context::is_optional_context_type(&s.ident.to_string()))
         }
         _ => false,
     }
@@ -190,7 +181,48 @@ fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
 
 #[cfg(test)]
 mod tests {
+    use mcp_runtime_rules::context::{CONTEXT_TYPES, OPTIONAL_CONTEXT_TYPES};
+
     use super::is_context_type;
+
+    /// The first column of the table of context types in the macros' docs,
+    /// without generics: `Option<Extension<T>>` reads `Option<Extension>`.
+    fn documented_context_types() -> Vec<String> {
+        let doc = include_str!("../doc/parameters.md");
+        let table = doc.split("| type | what it gives |").nth(1).expect("the table of context types");
+        table
+            .lines()
+            .skip(2)
+            .take_while(|line| line.starts_with('|'))
+            .map(|line| {
+                let cell = line.split('|').nth(1).expect("a first cell").trim().trim_matches('`');
+                match cell.strip_prefix("Option<") {
+                    Some(inner) => format!("Option<{}>", inner.split('<').next().unwrap_or(inner)),
+                    None => cell.split('<').next().unwrap_or(cell).to_owned(),
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_documented_context_types_are_the_rule() {
+        let mut documented = documented_context_types();
+        let mut rule: Vec<String> = CONTEXT_TYPES.iter().map(|t| (*t).to_owned()).collect();
+        rule.extend(OPTIONAL_CONTEXT_TYPES.iter().map(|t| format!("Option<{t}>")));
+        documented.sort();
+        rule.sort();
+        assert_eq!(documented, rule, "doc/parameters.md lists other context types than the rule");
+    }
+
+    #[test]
+    fn every_type_of_the_rule_is_context() {
+        for name in CONTEXT_TYPES {
+            assert!(context(name), "{name}");
+        }
+        for name in OPTIONAL_CONTEXT_TYPES {
+            assert!(context(&format!("Option<{name}<T>>")), "{name}");
+        }
+    }
 
     fn context(ty: &str) -> bool {
         is_context_type(&syn::parse_str(ty).expect("a type"))

@@ -83,6 +83,11 @@ impl Catalog {
         let mut listed_tools = tools
             .into_iter()
             .map(|t| {
+                mcp_runtime_rules::tool_name::check(&t.definition.name).map_err(|reason| BuildError::ToolName {
+                    name: t.definition.name.clone(),
+                    reason,
+                    location: t.location,
+                })?;
                 let key = t.definition.name.clone();
                 let def = t.definition.clone();
                 listed(t, &def, key)

@@ -53,6 +53,17 @@ pub enum BuildError {
         /// Where the tool is.
         location: SourceLocation,
     },
+    /// A tool's name breaks the protocol's rule (1 to 128 characters from
+    /// `A-Z a-z 0-9 _ - .`), the rule `#[tool]` checks at compile time.
+    #[error("tool {name:?} (at {location}) has an invalid name: {reason}")]
+    ToolName {
+        /// The tool's name.
+        name: String,
+        /// What is wrong.
+        reason: mcp_runtime_rules::tool_name::ToolNameError,
+        /// Where the tool is.
+        location: SourceLocation,
+    },
     /// A definition could not be serialized.
     #[error("the definition of `{name}` could not be serialized: {reason}")]
     Definition {

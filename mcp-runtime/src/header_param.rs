@@ -4,10 +4,11 @@
 //! Clients silently drop a tool whose annotations break the rules, so a
 //! mistake here must stop the server from starting instead.
 
+use mcp_runtime_rules::header::{self, HeaderNameError};
 use serde_json::{Map, Value};
 
 /// The annotation keyword inside a property schema.
-pub(crate) const KEYWORD: &str = "x-mcp-header";
+pub(crate) const KEYWORD: &str = header::SCHEMA_KEYWORD;
 
 /// Schema keywords whose value maps names to subschemas: their keys are
 /// names, not keywords.
@@ -131,18 +132,17 @@ fn param(annotation: &Value, property: &Map<String, Value>, path: &[String]) -> 
     let Value::String(name) = annotation else {
         return Err(format!("`{KEYWORD}` of `{at}` must be a string"));
     };
-    if name.is_empty() {
-        return Err(format!("`{KEYWORD}` of `{at}` is empty"));
-    }
-    if let Some(bad) = name.chars().find(|&c| !is_tchar(c)) {
-        return Err(format!(
-            "`{KEYWORD}` of `{at}` is `{name}`, which holds {bad:?}: header names allow only letters, digits and !#$%&'*+-.^_`|~"
-        ));
+    match header::check_name(name) {
+        Ok(()) => {}
+        Err(HeaderNameError::Empty) => return Err(format!("`{KEYWORD}` of `{at}` is empty")),
+        Err(e @ HeaderNameError::Char(_)) => {
+            return Err(format!("`{KEYWORD}` of `{at}` is `{name}`, which is not a valid HTTP header name: {e}"));
+        }
     }
     // Values are compared by their JSON type in the body; the declared type
     // only decides whether the property may be mirrored at all.
     match property.get("type") {
-        Some(Value::String(t)) if matches!(t.as_str(), "string" | "integer" | "boolean") => {}
+        Some(Value::String(t)) if header::is_mirrored_type(t) => {}
         other => {
             let shown = other.map_or_else(|| "no type".to_owned(), |t| format!("type {t}"));
             return Err(format!(
@@ -150,16 +150,7 @@ fn param(annotation: &Value, property: &Map<String, Value>, path: &[String]) -> 
             ));
         }
     }
-    Ok(HeaderParam {
-        name: name.clone(),
-        header: format!("mcp-param-{}", name.to_ascii_lowercase()),
-        path: path.to_vec(),
-    })
-}
-
-/// RFC 9110 `tchar`.
-fn is_tchar(c: char) -> bool {
-    c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c)
+    Ok(HeaderParam { name: name.clone(), header: header::lookup_key(name), path: path.to_vec() })
 }
 
 #[cfg(test)]
@@ -227,7 +218,10 @@ mod tests {
         for ty in [json!("number"), json!("array"), json!("object"), json!("null"), json!(["string", "null"])] {
             let s = schema(json!({"type": "object", "properties": {"a": {"type": ty, "x-mcp-header": "A"}}}));
             let err = find(&s).expect_err("unsupported type");
-            assert!(err.contains("only `string`, `integer` and `boolean`"), "{err}");
+            let [.., last] = header::MIRRORED_TYPES else { unreachable!("some types are mirrored") };
+            let others = header::MIRRORED_TYPES[..header::MIRRORED_TYPES.len() - 1].iter().map(|t| format!("`{t}`"));
+            let listed = format!("only {} and `{last}`", others.collect::<Vec<_>>().join(", "));
+            assert!(err.contains(&listed), "the message lists other types than the rule: {err}");
         }
         let untyped = schema(json!({"type": "object", "properties": {"a": {"x-mcp-header": "A"}}}));
         assert!(find(&untyped).expect_err("untyped").contains("no type"));

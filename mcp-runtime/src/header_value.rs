@@ -29,3 +29,16 @@ macro_rules! header_values {
 header_values!(String, Cow<'static, str>, bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
 
 impl<T: HeaderValue> HeaderValue for Option<T> {}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_diagnostic_names_every_mirrored_type() {
+        let source = include_str!("header_value.rs");
+        let note = source.split("note = \"").nth(1).and_then(|n| n.split('"').next()).expect("the note");
+        let label = source.split("label = \"").nth(1).and_then(|l| l.split('"').next()).expect("the label");
+        for ty in mcp_runtime_rules::header::MIRRORED_TYPES {
+            assert!(note.contains(ty) && label.contains(ty), "`{ty}` is missing from the diagnostic");
+        }
+    }
+}

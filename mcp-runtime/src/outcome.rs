@@ -156,24 +156,13 @@ text_like!(bool, char, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, 
 impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
     fn into_tool_result(self) -> ToolOutcome {
         match serde_json::to_value(&self.0) {
-            Ok(value) => complete(CallToolResult::structured(wrap_structured::<T>(value))),
+            Ok(value) => complete(CallToolResult::structured(crate::schema::structured_value::<T>(value))),
             Err(e) => Err(ErrorObject::internal(format!("the tool's result could not be serialized: {e}"))),
         }
     }
 
     fn output_schema() -> Option<Map<String, Value>> {
         Some(crate::schema::output_schema_for::<T>())
-    }
-}
-
-/// Wraps a value whose schema root is not an object as `{"result": value}`.
-pub(crate) fn wrap_structured<T: JsonSchema>(value: Value) -> Value {
-    if crate::schema::has_object_root::<T>() {
-        value
-    } else {
-        let mut map = Map::new();
-        map.insert("result".into(), value);
-        Value::Object(map)
     }
 }
 

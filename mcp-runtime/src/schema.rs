@@ -7,6 +7,11 @@
 //! "not required" with a plain `T` schema (never `["T", "null"]`); output
 //! schemas keep the `null`, because the value sent may hold one.
 
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::{LazyLock, PoisonError, RwLock};
+
+use mcp_runtime_rules::output;
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema};
 use serde_json::{Map, Value};
@@ -119,35 +124,65 @@ pub fn full_input_schema_for<T: JsonSchema>() -> Map<String, Value> {
 /// let schema = mcp_runtime::schema::output_schema_for::<Forecast>();
 /// assert_eq!(schema["properties"]["rain_mm"]["type"], serde_json::json!(["number", "null"]));
 /// ```
+///
+/// This is where a tool's output schema is decided (the builder and
+/// `#[tool]` both call it when the tool is registered), and with it whether
+/// the values of `T` are wrapped; calls then only look that answer up.
 pub fn output_schema_for<T: JsonSchema>() -> Map<String, Value> {
-    let inner = generate::<T>(Nulls::Keep);
-    if is_object_schema(&inner) {
+    let (inner, wrapped) = decide::<T>();
+    if !wrapped {
         return inner;
     }
-    let mut defs = None;
     let mut inner = inner;
-    if let Some(d) = inner.remove("$defs") {
-        defs = Some(d);
-    }
+    let defs = inner.remove("$defs");
     let mut properties = Map::new();
-    properties.insert("result".into(), Value::Object(inner));
+    properties.insert(output::RESULT_KEY.into(), Value::Object(inner));
     let mut map = Map::new();
     map.insert("type".into(), Value::String("object".into()));
     map.insert("properties".into(), Value::Object(properties));
-    map.insert("required".into(), Value::Array(vec![Value::String("result".into())]));
+    map.insert("required".into(), Value::Array(vec![Value::String(output::RESULT_KEY.into())]));
     if let Some(d) = defs {
         map.insert("$defs".into(), d);
     }
     map
 }
 
-/// Whether `T`'s schema has an object root.
-pub fn has_object_root<T: JsonSchema>() -> bool {
-    is_object_schema(&schema_for::<T>())
+/// Whether the values of each structured output type are wrapped, by the
+/// type's `schema_id` (unique per type: schemars keys `$defs` with it).
+/// Filled by [`output_schema_for`], so a call never generates a schema.
+static WRAPPED: LazyLock<RwLock<HashMap<Cow<'static, str>, bool>>> = LazyLock::new(Default::default);
+
+/// `T`'s own output schema and whether its values are wrapped, which is
+/// remembered for `structured_value`.
+fn decide<T: JsonSchema>() -> (Map<String, Value>, bool) {
+    let inner = generate::<T>(Nulls::Keep);
+    let wrapped = output::is_wrapped(inner.get("type").and_then(Value::as_str));
+    WRAPPED.write().unwrap_or_else(PoisonError::into_inner).insert(T::schema_id(), wrapped);
+    (inner, wrapped)
 }
 
-fn is_object_schema(map: &Map<String, Value>) -> bool {
-    map.get("type").and_then(Value::as_str) == Some("object")
+/// Whether a structured value of type `T` is sent as `{"result": value}`,
+/// as decided with its output schema; the schema is made here only for a
+/// type no registered tool declared (a handler called outside a server).
+fn is_wrapped<T: JsonSchema>() -> bool {
+    let known = WRAPPED.read().unwrap_or_else(PoisonError::into_inner).get(&*T::schema_id()).copied();
+    known.unwrap_or_else(|| decide::<T>().1)
+}
+
+/// A structured result of type `T` as sent in `structuredContent`: wrapped
+/// as `{"result": value}` exactly when its output schema is.
+pub(crate) fn structured_value<T: JsonSchema>(value: Value) -> Value {
+    if !is_wrapped::<T>() {
+        return value;
+    }
+    let mut map = Map::new();
+    map.insert(output::RESULT_KEY.into(), value);
+    Value::Object(map)
+}
+
+/// Whether `T`'s schema has an object root (its values are sent unwrapped).
+pub fn has_object_root<T: JsonSchema>() -> bool {
+    !is_wrapped::<T>()
 }
 
 fn clean(value: &mut Value, nulls: Nulls) {
@@ -253,6 +288,35 @@ mod tests {
         assert_eq!(schema["type"], json!("object"));
         assert_eq!(schema["properties"]["result"]["type"], json!("array"));
         assert_eq!(schema["required"], json!(["result"]));
-        assert!(is_object_schema(&output_schema_for::<Inner>()));
+        assert_eq!(output_schema_for::<Inner>()["type"], json!("object"));
+    }
+
+    /// Counts how often its schema is generated.
+    struct Counted;
+
+    static GENERATED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+    impl JsonSchema for Counted {
+        fn schema_name() -> std::borrow::Cow<'static, str> {
+            "mcp_runtime::schema::tests::Counted".into()
+        }
+
+        fn json_schema(_: &mut schemars::SchemaGenerator) -> Schema {
+            GENERATED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            schemars::json_schema!({"type": "array", "items": {"type": "integer"}})
+        }
+    }
+
+    #[test]
+    fn the_output_schema_is_made_once_not_per_result() {
+        let schema = output_schema_for::<Counted>();
+        assert_eq!(schema["required"], json!(["result"]));
+        let made = GENERATED.load(std::sync::atomic::Ordering::SeqCst);
+        for _ in 0..3 {
+            assert_eq!(structured_value::<Counted>(json!([1, 2])), json!({"result": [1, 2]}));
+        }
+        assert_eq!(GENERATED.load(std::sync::atomic::Ordering::SeqCst), made, "a result regenerated the schema");
+        assert!(!has_object_root::<Counted>());
+        assert_eq!(structured_value::<Inner>(json!({"flag": true})), json!({"flag": true}));
     }
 }

@@ -139,3 +139,46 @@ impl<C: Call, T> Context<C, T> {
 pub fn requirements(all: &[Option<StateRequirement>]) -> Vec<StateRequirement> {
     all.iter().flatten().copied().collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use mcp_runtime_rules::context::{CONTEXT_TYPES, OPTIONAL_CONTEXT_TYPES};
+
+    /// The type names quoted in the first `note = "..."` of `source` that
+    /// starts with `start`, generics dropped (`Option<Extension<..>>` reads
+    /// `Option<Extension>`).
+    fn quoted_types(source: &str, start: &str) -> Vec<String> {
+        let at = source.find(&format!("note = \"{start}")).unwrap_or_else(|| panic!("no note starts with {start:?}"));
+        let note = &source[at + "note = \"".len()..];
+        let note = &note[..note.find('"').expect("the note ends")];
+        let mut names: Vec<String> = note
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .filter(|quoted| quoted.starts_with(|c: char| c.is_ascii_uppercase()) && !quoted.contains(' '))
+            .map(|quoted| match quoted.strip_prefix("Option<") {
+                Some(inner) => format!("Option<{}>", inner.split('<').next().unwrap_or(inner)),
+                None => quoted.split('<').next().unwrap_or(quoted).to_owned(),
+            })
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    fn rule(extra: &[&str]) -> Vec<String> {
+        let mut names: Vec<String> = CONTEXT_TYPES.iter().chain(extra).map(|t| (*t).to_owned()).collect();
+        names.extend(OPTIONAL_CONTEXT_TYPES.iter().map(|t| format!("Option<{t}>")));
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn diagnostics_list_the_context_types_of_the_rule() {
+        let context = include_str!("context.rs");
+        assert_eq!(quoted_types(context, "context parameters are"), rule(&["FromCall"]));
+        assert_eq!(quoted_types(context, "an unmarked parameter whose type is named `Request"), rule(&[]));
+        let extract = include_str!("../extract.rs");
+        assert_eq!(quoted_types(extract, "handler parameters are extractors"), rule(&["Args"]));
+    }
+}

@@ -267,7 +267,7 @@ impl<P: ToolParams> JsonSchema for InputSchema<P> {
                 object.insert("default".into(), v);
             }
             if let Some(h) = p.header {
-                object.insert("x-mcp-header".into(), Value::String(h.into()));
+                object.insert(crate::header_param::KEYWORD.into(), Value::String(h.into()));
             }
             if !p.optional {
                 required.push(Value::String(p.name.into()));

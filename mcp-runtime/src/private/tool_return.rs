@@ -25,7 +25,7 @@ use serde_json::{Map, Value};
 
 use crate::outcome::{
     IntoPromptResult, IntoResourceContents, IntoToolResult, Outcome, PromptOutcome, ResourceOutcome, RpcError,
-    ToolOutcome, wrap_structured,
+    ToolOutcome,
 };
 use crate::protocol::{CallToolResult, ErrorObject};
 
@@ -113,7 +113,7 @@ impl ToolError for RpcError {
 
 fn structured<T: StructuredOutput>(value: T) -> ToolOutcome {
     match serde_json::to_value(&value) {
-        Ok(json) => Ok(Outcome::Complete(CallToolResult::structured(wrap_structured::<T>(json)))),
+        Ok(json) => Ok(Outcome::Complete(CallToolResult::structured(crate::schema::structured_value::<T>(json)))),
         Err(e) => Err(ErrorObject::internal(format!("the tool's result could not be serialized: {e}"))),
     }
 }
