@@ -31,13 +31,29 @@ use crate::protocol::{
 use crate::server::Snapshot;
 use lists::ListKind;
 
-/// A method this revision defines for a server.
-///
-/// Anything else, `initialize` and `ping` of earlier revisions included, is
-/// not a `Method`: it is answered `-32601`, as is a method whose capability
-/// the server does not advertise.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Method {
+/// Declares [`Method`] and the list of all its variants from one list, so
+/// that [`Method::parse`] knows every method.
+macro_rules! methods {
+    ($($variant:ident),* $(,)?) => {
+        /// A method this revision defines for a server.
+        ///
+        /// Anything else, `initialize` and `ping` of earlier revisions
+        /// included, is not a `Method`: it is answered `-32601`, as is a
+        /// method whose capability the server does not advertise.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub(crate) enum Method {
+            $($variant),*
+        }
+
+        impl Method {
+            /// Every method, in the order [`Method::parse`] tries them.
+            const ALL: &[Method] = &[$(Method::$variant),*];
+        }
+    };
+}
+
+// The most frequent first: parsing tries them in this order.
+methods! {
     ToolsCall,
     Discover,
     ToolsList,
@@ -97,24 +113,9 @@ impl Capability {
 }
 
 impl Method {
-    /// Every method, the most frequent first: [`Method::parse`] tries them
-    /// in this order.
-    const ALL: [Method; 10] = [
-        Method::ToolsCall,
-        Method::Discover,
-        Method::ToolsList,
-        Method::PromptsList,
-        Method::PromptsGet,
-        Method::ResourcesList,
-        Method::ResourcesRead,
-        Method::ResourceTemplatesList,
-        Method::CompletionComplete,
-        Method::SubscriptionsListen,
-    ];
-
     /// The method named `name` on the wire, if this revision defines it.
     pub(crate) fn parse(name: &str) -> Option<Method> {
-        Method::ALL.into_iter().find(|method| method.name() == name)
+        Method::ALL.iter().copied().find(|method| method.name() == name)
     }
 
     /// The method's name on the wire.
@@ -284,7 +285,7 @@ mod tests {
 
     #[test]
     fn every_method_is_read_back_from_its_name_and_nothing_else_is_a_method() {
-        for method in Method::ALL {
+        for &method in Method::ALL {
             assert_eq!(Method::parse(method.name()), Some(method));
         }
         for other in ["initialize", "ping", "tools/call ", "Tools/call", "notifications/cancelled", ""] {
