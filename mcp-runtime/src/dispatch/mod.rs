@@ -13,13 +13,13 @@ mod meta_memo;
 mod method;
 mod pagination;
 mod panic_guard;
+mod params_head;
 mod response;
 mod round_trip;
 mod single_pass;
 
 use std::sync::Arc;
 
-use serde::de::{DeserializeSeed, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
@@ -29,7 +29,6 @@ pub use response::{Response, Stage};
 use crate::context::{DiscardNotifications, NotificationSink};
 use crate::extension::HttpRequest;
 use crate::header_param::HeaderParam;
-use crate::protocol::member::{RawMember, read_members, skip};
 use crate::protocol::{CallToolParams, ErrorObject, RequestMeta, SUPPORTED_VERSIONS, Tool};
 use crate::server::{Server, Snapshot};
 use envelope::Params;
@@ -155,47 +154,6 @@ impl Prepared {
     }
 }
 
-/// What is read of raw params before anything else: `_meta`, and the
-/// member naming the request's target, which `Mcp-Name` must repeat.
-struct ParamsHead<'a> {
-    meta: RawMember<'a>,
-    target: RawMember<'a>,
-}
-
-/// Reads a [`ParamsHead`] from an object, and only an object: a derived
-/// struct would take an array's elements as its fields in order. A member
-/// this does not read may repeat; one it reads may not.
-struct HeadSeed {
-    /// The member naming the target, for the methods that have one.
-    target: Option<&'static str>,
-}
-
-impl<'de> DeserializeSeed<'de> for HeadSeed {
-    type Value = ParamsHead<'de>;
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<ParamsHead<'de>, D::Error> {
-        deserializer.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for HeadSeed {
-    type Value = ParamsHead<'de>;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("an object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ParamsHead<'de>, A::Error> {
-        let mut members = [RawMember::default(); 2];
-        match self.target {
-            Some(target) => read_members(&mut map, &["_meta", target], &mut members, skip)?,
-            None => read_members(&mut map, &["_meta"], &mut members[..1], skip)?,
-        }
-        let [meta, target] = members;
-        Ok(ParamsHead { meta, target })
-    }
-}
-
 impl Server {
     /// Serves one raw message: `None` for a notification (never answered),
     /// otherwise the response. Transports with headers call
@@ -237,7 +195,8 @@ impl Server {
             Params::Raw(raw) => {
                 let known = Method::parse(&method);
                 let target = known.and_then(Method::target);
-                let (meta, target) = read_head(target, raw.as_deref()).map_err(|e| fail(&id, e, Stage::Meta))?;
+                let (meta, target) =
+                    params_head::read(target, raw.as_deref()).map_err(|e| fail(&id, e, Stage::Meta))?;
                 (known, meta, target, Body::Raw(raw))
             }
             Params::Call(ReadCall { meta, params }) => (Some(Method::ToolsCall), meta, None, Body::Call(params)),
@@ -288,34 +247,4 @@ pub(crate) enum Body {
     Raw(Option<Box<RawValue>>),
     /// A `tools/call`'s params, read already.
     Call(CallToolParams),
-}
-
-/// Raw params' head: the validated `_meta`, and the method's target member
-/// (`params.name` or `params.uri`) for the `Mcp-Name` check.
-fn read_head(
-    target: Option<method::Target>,
-    params: Option<&RawValue>,
-) -> Result<(Arc<RequestMeta>, Option<String>), ErrorObject> {
-    let target = target.map(method::Target::member);
-    let Some(raw) = params else {
-        return Err(ErrorObject::invalid_params("Missing `params._meta`"));
-    };
-    // The text is JSON already, so the only way to fail is not to be an object.
-    let head = HeadSeed { target }
-        .deserialize(&mut serde_json::Deserializer::from_str(raw.get()))
-        .map_err(|_| ErrorObject::invalid_params("`params` must be an object"))?;
-    let repeated = |name: &str| ErrorObject::invalid_params(format!("`params.{name}` appears more than once"));
-    if head.meta.repeated {
-        return Err(repeated("_meta"));
-    }
-    let Some(raw_meta) = head.meta.value else {
-        return Err(ErrorObject::invalid_params("Missing `params._meta`"));
-    };
-    let meta = meta_memo::read(raw_meta.get())
-        .map_err(|reason| ErrorObject::invalid_params(format!("Invalid `params._meta`: {reason}")))?;
-    if let Some(name) = target.filter(|_| head.target.repeated) {
-        return Err(repeated(name));
-    }
-    let target = head.target.value.and_then(|raw| serde_json::from_str::<String>(raw.get()).ok());
-    Ok((meta, target))
 }
