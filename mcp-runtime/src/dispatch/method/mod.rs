@@ -231,7 +231,7 @@ pub(super) fn route(
         Method::ResourceTemplatesList => lists::route(snapshot, method, ListKind::Templates, params),
         Method::ToolsCall => tools_call::route(snapshot, params_of(method, params)?, headers),
         Method::PromptsGet => prompts_get::route(snapshot, params_of(method, params)?),
-        Method::ResourcesRead => Ok(Route::ReadResource(params_of(method, params)?)),
+        Method::ResourcesRead => Ok(resources_read::route(params_of(method, params)?)),
         Method::CompletionComplete => complete::route(snapshot, params_of(method, params)?),
         Method::SubscriptionsListen => Ok(listen::route(snapshot, params_of(method, params)?)),
     }

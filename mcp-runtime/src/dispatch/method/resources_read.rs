@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::Map;
 
-use super::ContextParts;
+use super::{ContextParts, Route};
 use crate::call::ResourceCall;
 use crate::dispatch::Prepared;
 use crate::dispatch::decorate::failed;
@@ -14,6 +14,13 @@ use crate::dispatch::response::Response;
 use crate::dispatch::round_trip::{input_slot, interruptible, outcome_response};
 use crate::outcome::Outcome;
 use crate::protocol::{ErrorObject, ReadResourceParams};
+
+/// Nothing to check before the read: the URI is looked up when it runs,
+/// and one that no resource or template serves is "resource not found"
+/// (`-32602` with `data.uri`) from there.
+pub(super) fn route(p: ReadResourceParams) -> Route {
+    Route::ReadResource(p)
+}
 
 pub(super) async fn run(p: &Prepared, params: ReadResourceParams, parts: ContextParts) -> Response {
     let inner = &*p.server.inner;
