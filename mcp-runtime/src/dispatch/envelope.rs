@@ -1,4 +1,4 @@
-//! Step 5 and 6 of the pipeline: bytes → one JSON-RPC request or notification.
+//! The envelope: bytes → one JSON-RPC request or notification.
 
 use std::borrow::Cow;
 

@@ -6,18 +6,20 @@
 //! the handler and decorates the result. Nothing is remembered between
 //! requests: everything comes from the request itself.
 
+mod decorate;
 mod envelope;
 mod grace;
-mod listen;
 mod meta_memo;
-mod methods;
+mod method;
 mod pagination;
+mod panic_guard;
+mod params_head;
 mod response;
+mod round_trip;
 mod single_pass;
 
 use std::sync::Arc;
 
-use serde::de::{DeserializeSeed, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
@@ -27,22 +29,24 @@ pub use response::{Response, Stage};
 use crate::context::{DiscardNotifications, NotificationSink};
 use crate::extension::HttpRequest;
 use crate::header_param::HeaderParam;
-use crate::protocol::member::{RawMember, read_members, skip};
 use crate::protocol::{CallToolParams, ErrorObject, RequestMeta, SUPPORTED_VERSIONS, Tool};
 use crate::server::{Server, Snapshot};
 use envelope::Params;
-use methods::Route;
+pub(crate) use method::Method;
+use method::Route;
 use single_pass::ReadCall;
 
-/// HTTP header checks (steps 9 and 13), supplied by the HTTP transport so
-/// that they run at their place in the pipeline. stdio has no headers.
+/// The HTTP header checks, supplied by the HTTP transport so that they run
+/// at their place in the pipeline: the request headers once `_meta` is
+/// read, the `Mcp-Param-*` headers once the tool's params are. stdio has
+/// no headers.
 pub trait HeaderCheck: Send + Sync {
-    /// Step 9: `MCP-Protocol-Version`, `Mcp-Method` and (for `tools/call`,
+    /// `MCP-Protocol-Version`, `Mcp-Method` and (for `tools/call`,
     /// `prompts/get`, `resources/read`) `Mcp-Name` against the body. `name`
     /// is `params.name` or `params.uri` when the body has it as a string.
     fn check_request(&self, method: &str, protocol_version: &str, name: Option<&str>) -> Result<(), ErrorObject>;
 
-    /// Step 13: `Mcp-Param-*` headers for the tool's `x-mcp-header` properties.
+    /// `Mcp-Param-*` headers for the tool's `x-mcp-header` properties.
     fn check_tool_arguments(&self, tool: CalledTool<'_>, arguments: Option<&RawValue>) -> Result<(), ErrorObject>;
 }
 
@@ -96,7 +100,7 @@ pub struct Prepared {
     server: Server,
     snapshot: Arc<Snapshot>,
     id: crate::protocol::RequestId,
-    method: &'static str,
+    method: Method,
     meta: Arc<RequestMeta>,
     route: Route,
     http: HttpRequest,
@@ -116,7 +120,14 @@ impl Prepared {
 
     /// The request's method.
     pub fn method(&self) -> &'static str {
-        self.method
+        self.method.name()
+    }
+
+    /// Whether the answer is a stream of notifications that lasts as long
+    /// as the client wants it (`subscriptions/listen`).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn streams(&self) -> bool {
+        self.method.streams()
     }
 
     /// Keeps the head of the HTTP request that carried this one, for the
@@ -139,48 +150,7 @@ impl Prepared {
         // transports wrap it in a timeout and more, each of which would
         // copy it again.
         let grace = self.server.inner.cancellation_grace;
-        grace::Graceful::new(methods::run(self, options), grace)
-    }
-}
-
-/// What step 8 reads of raw params: `_meta`, and the member naming the
-/// request's target, which step 9 compares with `Mcp-Name`.
-struct ParamsHead<'a> {
-    meta: RawMember<'a>,
-    target: RawMember<'a>,
-}
-
-/// Reads a [`ParamsHead`] from an object, and only an object: a derived
-/// struct would take an array's elements as its fields in order. A member
-/// this does not read may repeat; one it reads may not.
-struct HeadSeed {
-    /// The member naming the target, for the methods that have one.
-    target: Option<&'static str>,
-}
-
-impl<'de> DeserializeSeed<'de> for HeadSeed {
-    type Value = ParamsHead<'de>;
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<ParamsHead<'de>, D::Error> {
-        deserializer.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for HeadSeed {
-    type Value = ParamsHead<'de>;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("an object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ParamsHead<'de>, A::Error> {
-        let mut members = [RawMember::default(); 2];
-        match self.target {
-            Some(target) => read_members(&mut map, &["_meta", target], &mut members, skip)?,
-            None => read_members(&mut map, &["_meta"], &mut members[..1], skip)?,
-        }
-        let [meta, target] = members;
-        Ok(ParamsHead { meta, target })
+        grace::Graceful::new(method::run(self, options), grace)
     }
 }
 
@@ -210,27 +180,32 @@ impl Server {
         }
     }
 
-    /// Steps 8 to 13 of the pipeline: everything that can reject a request
-    /// before its handler runs.
+    /// Everything that can reject a request before its handler runs, in
+    /// the order the protocol pins: `_meta`, the HTTP headers, the protocol
+    /// version, routing, the method's params, the `Mcp-Param-*` headers.
     pub fn prepare(&self, request: Request, headers: Option<&dyn HeaderCheck>) -> Result<Prepared, Box<Response>> {
         let Request { id, method, params } = request;
         let fail = |id: &crate::protocol::RequestId, error: ErrorObject, stage: Stage| {
             Box::new(Response::error(Some(id.clone()), error, stage))
         };
 
-        // Step 8: `params._meta` and its required keys.
-        let (mut meta, target, body) = match params {
+        // The method is read once; an unknown one is refused at routing,
+        // after the checks that come before it.
+        let (known, mut meta, target, body) = match params {
             Params::Raw(raw) => {
-                let (meta, target) = read_head(&method, raw.as_deref()).map_err(|e| fail(&id, e, Stage::Meta))?;
-                (meta, target, Body::Raw(raw))
+                let known = Method::parse(&method);
+                let target = known.and_then(Method::target);
+                let (meta, target) =
+                    params_head::read(target, raw.as_deref()).map_err(|e| fail(&id, e, Stage::Meta))?;
+                (known, meta, target, Body::Raw(raw))
             }
-            Params::Call(ReadCall { meta, params }) => (meta, None, Body::Call(params)),
+            Params::Call(ReadCall { meta, params }) => (Some(Method::ToolsCall), meta, None, Body::Call(params)),
         };
         if !self.inner.features.logging && meta.log_level.is_some() {
             Arc::make_mut(&mut meta).log_level = None;
         }
 
-        // Step 9: HTTP headers against the body.
+        // The HTTP headers against the body.
         if let Some(headers) = headers {
             let name = match &body {
                 Body::Call(params) => Some(params.name.as_str()),
@@ -239,21 +214,22 @@ impl Server {
             headers.check_request(&method, &meta.protocol_version, name).map_err(|e| fail(&id, e, Stage::Headers))?;
         }
 
-        // Step 10: the protocol version.
+        // The protocol version.
         if !SUPPORTED_VERSIONS.contains(&meta.protocol_version.as_str()) {
             let error = ErrorObject::unsupported_version(SUPPORTED_VERSIONS, &meta.protocol_version);
             return Err(fail(&id, error, Stage::Version));
         }
 
-        // Step 11: routing, against one consistent view of what is served.
+        // Routing, against one consistent view of what is served: a method
+        // the server does not advertise does not exist.
         let snapshot = self.snapshot();
-        let Some(method) = methods::routable(&snapshot, &method) else {
+        let Some(method) = known.filter(|known| known.is_offered(&snapshot.capabilities)) else {
             return Err(fail(&id, ErrorObject::method_not_found(&method), Stage::Routing));
         };
 
-        // Steps 12 and 13: method params, then header params.
-        let route = methods::route(&snapshot, method, body, headers).map_err(|(e, stage)| fail(&id, e, stage))?;
-        if matches!(route, methods::Route::Listen(_)) && !id.has_exact_value() {
+        // The method's params, then (for `tools/call`) the header params.
+        let route = method::route(&snapshot, method, body, headers).map_err(|(e, stage)| fail(&id, e, stage))?;
+        if method.streams() && !id.has_exact_value() {
             // Every frame repeats the id as `subscriptionId`, inside
             // notification params that hold `serde_json::Value`s.
             let e = ErrorObject::invalid_params(
@@ -265,41 +241,10 @@ impl Server {
     }
 }
 
-/// A request's params after step 8.
+/// A request's params once `_meta` is read.
 pub(crate) enum Body {
     /// Still raw: read by the method's route.
     Raw(Option<Box<RawValue>>),
     /// A `tools/call`'s params, read already.
     Call(CallToolParams),
-}
-
-/// Step 8 for raw params: the validated `_meta`, and `params.name` or
-/// `params.uri` (by method) for the header checks of step 9.
-fn read_head(method: &str, params: Option<&RawValue>) -> Result<(Arc<RequestMeta>, Option<String>), ErrorObject> {
-    let target = match method {
-        "tools/call" | "prompts/get" => Some("name"),
-        "resources/read" => Some("uri"),
-        _ => None,
-    };
-    let Some(raw) = params else {
-        return Err(ErrorObject::invalid_params("Missing `params._meta`"));
-    };
-    // The text is JSON already, so the only way to fail is not to be an object.
-    let head = HeadSeed { target }
-        .deserialize(&mut serde_json::Deserializer::from_str(raw.get()))
-        .map_err(|_| ErrorObject::invalid_params("`params` must be an object"))?;
-    let repeated = |name: &str| ErrorObject::invalid_params(format!("`params.{name}` appears more than once"));
-    if head.meta.repeated {
-        return Err(repeated("_meta"));
-    }
-    let Some(raw_meta) = head.meta.value else {
-        return Err(ErrorObject::invalid_params("Missing `params._meta`"));
-    };
-    let meta = meta_memo::read(raw_meta.get())
-        .map_err(|reason| ErrorObject::invalid_params(format!("Invalid `params._meta`: {reason}")))?;
-    if let Some(name) = target.filter(|_| head.target.repeated) {
-        return Err(repeated(name));
-    }
-    let target = head.target.value.and_then(|raw| serde_json::from_str::<String>(raw.get()).ok());
-    Ok((meta, target))
 }

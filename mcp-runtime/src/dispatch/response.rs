@@ -7,23 +7,24 @@ use serde_json::{Map, Value};
 
 use crate::protocol::{CacheScope, ErrorCode, ErrorObject, RequestId, ResultType};
 
-/// The pipeline step that produced a response; transports map it (with the
+/// The stage of the pipeline that produced a response; transports map it (with the
 /// error code) to an HTTP status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
-    /// Parsing the envelope (steps 5–6).
+    /// Parsing the envelope: one JSON-RPC request or notification.
     Envelope,
-    /// Checking `params._meta` (step 8).
+    /// Checking `params._meta` and its required keys.
     Meta,
-    /// Comparing HTTP headers with the body (steps 9 and 13).
+    /// Comparing HTTP headers with the body (`Mcp-Method`, `Mcp-Name`,
+    /// `Mcp-Param-*`, `MCP-Protocol-Version`).
     Headers,
-    /// Checking the protocol version (step 10).
+    /// Checking that the protocol version is one the server speaks.
     Version,
-    /// Routing the method (step 11).
+    /// Routing the method: unknown or not advertised is `-32601`.
     Routing,
-    /// Validating method params (step 12).
+    /// Validating the method's params.
     Params,
-    /// Running the handler (steps 15–18).
+    /// Running the handler and building its result.
     Handler,
 }
 

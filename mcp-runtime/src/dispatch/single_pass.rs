@@ -20,6 +20,7 @@ use serde_json::value::RawValue;
 
 use super::envelope::{Params, Request};
 use super::meta_memo;
+use super::method::Method;
 use crate::protocol::member::MemberName;
 use crate::protocol::{CallToolParams, RequestId, RequestMeta};
 
@@ -37,10 +38,8 @@ pub(crate) struct ReadCall {
 pub(super) fn read_request(text: &str) -> Option<Request> {
     let envelope = serde_json::from_str::<Envelope<'_>>(text).ok()?;
     let id = RequestId::from_json(envelope.id?.get())?;
-    Some(Request::read(id, TOOLS_CALL, Params::Call(envelope.params?)))
+    Some(Request::read(id, Method::ToolsCall.name(), Params::Call(envelope.params?)))
 }
-
-const TOOLS_CALL: &str = "tools/call";
 
 struct Envelope<'a> {
     id: Option<&'a RawValue>,
@@ -76,7 +75,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Envelope<'a> {
                         }
                         "id" if id.is_none() => id = Some(map.next_value::<&RawValue>()?),
                         "method" if !method => {
-                            method = map.next_value::<&str>()? == TOOLS_CALL;
+                            method = map.next_value::<&str>()? == Method::ToolsCall.name();
                             if !method {
                                 return Err(give_up());
                             }

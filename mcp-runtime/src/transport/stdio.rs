@@ -21,7 +21,7 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use crate::context::NotificationSink;
-use crate::dispatch::{Message, RequestOptions, Response, Stage, parse_message};
+use crate::dispatch::{Message, Method, RequestOptions, Response, Stage, parse_message};
 use crate::protocol::{CANCELLED, CancelledParams, ErrorObject, Notification, RequestId};
 use crate::server::Server;
 
@@ -128,7 +128,7 @@ impl Server {
                         continue;
                     };
                     let token = CancellationToken::new();
-                    let listen = request.method() == "subscriptions/listen";
+                    let listen = Method::parse(request.method()).is_some_and(Method::streams);
                     in_flight
                         .lock()
                         .unwrap_or_else(|e| e.into_inner())

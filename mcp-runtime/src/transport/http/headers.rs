@@ -1,5 +1,6 @@
-//! The MCP request headers compared with the body (pipeline steps 9 and 13):
-//! `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*`.
+//! The MCP request headers compared with the body: `MCP-Protocol-Version`,
+//! `Mcp-Method` and `Mcp-Name` once `_meta` is read, `Mcp-Param-*` once a
+//! `tools/call`'s params are.
 //!
 //! Header names are case-insensitive (the header map lowercases them),
 //! values are compared exactly after trimming surrounding spaces and tabs
@@ -16,13 +17,10 @@ use serde::de::{DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::dispatch::{CalledTool, HeaderCheck};
+use crate::dispatch::{CalledTool, HeaderCheck, Method};
 use crate::header_param::HeaderParam;
 use crate::protocol::ErrorObject;
 use crate::protocol::member::{RawMember, read_members, skip};
-
-/// The methods whose target travels in `Mcp-Name`.
-const NAMED_METHODS: &[&str] = &["tools/call", "prompts/get", "resources/read"];
 
 /// The header checks of one HTTP request.
 pub(crate) struct RequestHeaders<'a> {
@@ -81,21 +79,22 @@ impl HeaderCheck for RequestHeaders<'_> {
         if sent_method != method {
             return Err(ErrorObject::header_mismatch("The Mcp-Method header does not match the request's `method`"));
         }
-        if !NAMED_METHODS.contains(&method) {
+        // Only the methods with a target member carry it in `Mcp-Name`.
+        let Some(target) = Method::parse(method).and_then(Method::target) else {
             return Ok(());
-        }
-        let field = if method == "resources/read" { "params.uri" } else { "params.name" };
+        };
+        let field = target.member();
         match (name, read_value(self.name, "Mcp-Name")?) {
             (Some(body), Some(header)) if body == header => Ok(()),
             (Some(_), Some(_)) => {
-                Err(ErrorObject::header_mismatch(format!("The Mcp-Name header does not match {field}")))
+                Err(ErrorObject::header_mismatch(format!("The Mcp-Name header does not match params.{field}")))
             }
             (Some(_), None) => {
-                Err(ErrorObject::header_mismatch(format!("Missing Mcp-Name header (it must equal {field})")))
+                Err(ErrorObject::header_mismatch(format!("Missing Mcp-Name header (it must equal params.{field})")))
             }
-            (None, Some(_)) => {
-                Err(ErrorObject::header_mismatch(format!("The Mcp-Name header was sent but the body has no {field}")))
-            }
+            (None, Some(_)) => Err(ErrorObject::header_mismatch(format!(
+                "The Mcp-Name header was sent but the body has no params.{field}"
+            ))),
             // The params check reports the missing field.
             (None, None) => Ok(()),
         }
@@ -106,14 +105,14 @@ impl HeaderCheck for RequestHeaders<'_> {
     }
 }
 
-/// Step 13: each `x-mcp-header` argument present in the body needs its
+/// Each `x-mcp-header` argument present in the body needs its
 /// `Mcp-Param-*` header with an equal value; an absent or `null` argument
 /// must come without one.
 fn check_params(headers: &HeaderMap, params: &[HeaderParam], arguments: Option<&RawValue>) -> Result<(), ErrorObject> {
     if params.is_empty() {
         return Ok(());
     }
-    // The arguments were checked to be an object (or absent) by step 12.
+    // The arguments were checked to be an object (or absent) with the params.
     let slots = match arguments {
         Some(raw) => annotated(params, raw.get()).map_err(|e| {
             ErrorObject::invalid_params(format!("`arguments` cannot be read to check the Mcp-Param-* headers: {e}"))
@@ -273,7 +272,7 @@ fn same_value(value: &Value, header: &str) -> bool {
 }
 
 /// A header compared exactly (`MCP-Protocol-Version`, `Mcp-Method`): the
-/// Base64 form is for names and arguments only (§4 step 9).
+/// Base64 form is for names and arguments only, which may hold any text.
 fn required<'a>(found: Found<'a>, shown: &str) -> Result<&'a str, ErrorObject> {
     read_text(found, shown, "")?.ok_or_else(|| ErrorObject::header_mismatch(format!("Missing {shown} header")))
 }

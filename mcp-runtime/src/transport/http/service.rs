@@ -27,7 +27,6 @@ use crate::dispatch::{Message, Prepared, RequestOptions, Response, Stage, parse_
 use crate::protocol::{ErrorObject, RequestId};
 use crate::server::Server;
 
-const LISTEN: &str = "subscriptions/listen";
 const X_ACCEL_BUFFERING: http::HeaderName = http::HeaderName::from_static("x-accel-buffering");
 
 /// The MCP endpoint as a tower `Service`: cheap to clone, always ready,
@@ -202,7 +201,7 @@ where
     };
     // Moved rather than cloned: handlers that never read it cost a box.
     prepared.attach_http_request(parts);
-    let listen = prepared.method() == LISTEN;
+    let listen = prepared.streams();
     if listen && !accept.event_stream {
         let error =
             ErrorObject::invalid_request("subscriptions/listen needs an Accept header allowing text/event-stream");

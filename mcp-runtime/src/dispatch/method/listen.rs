@@ -7,16 +7,20 @@
 //! closes its streams for shutdown, which ends it gracefully with the
 //! closing result.
 
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 use tokio::sync::broadcast::error::RecvError;
 
-use super::RequestOptions;
+use super::Route;
+use crate::dispatch::decorate::finish;
+use crate::dispatch::response::Response;
+use crate::dispatch::{Prepared, RequestOptions};
 use crate::events::ServerEvent;
 use crate::protocol::{
-    META_SUBSCRIPTION_ID, Notification, PROMPTS_LIST_CHANGED, RESOURCES_LIST_CHANGED, RESOURCES_UPDATED, RequestId,
-    SUBSCRIPTIONS_ACKNOWLEDGED, ServerCapabilities, SubscriptionFilter, TOOLS_LIST_CHANGED,
+    ListenParams, META_SUBSCRIPTION_ID, Notification, PROMPTS_LIST_CHANGED, RESOURCES_LIST_CHANGED, RESOURCES_UPDATED,
+    RequestId, ResultType, SUBSCRIPTIONS_ACKNOWLEDGED, ServerCapabilities, SubscriptionFilter, TOOLS_LIST_CHANGED,
 };
-use crate::server::Server;
+use crate::server::{Server, Snapshot};
 
 /// Whether any notification kind can be subscribed to.
 pub(super) fn is_offered(caps: &ServerCapabilities) -> bool {
@@ -25,8 +29,26 @@ pub(super) fn is_offered(caps: &ServerCapabilities) -> bool {
         || caps.resources.as_ref().is_some_and(|c| c.list_changed == Some(true) || c.subscribe == Some(true))
 }
 
+/// The filter the stream follows: what the client asked for, as far as
+/// the server offers it.
+pub(super) fn route(snapshot: &Snapshot, p: ListenParams) -> Route {
+    Route::Listen(honoured(&snapshot.capabilities, p.notifications))
+}
+
+/// Streams until the client or the server ends it, then closes with an
+/// empty result tagged with the subscription.
+pub(super) async fn run(p: &Prepared, filter: SubscriptionFilter, options: RequestOptions) -> Response {
+    stream(&p.server, &p.id, &filter, &options).await;
+    let meta = closing_meta(&p.id);
+    finish(p, ResultType::Complete, &EmptyBody {}, Some(meta), None)
+}
+
+/// The body of a result with no fields of its own.
+#[derive(Serialize)]
+struct EmptyBody {}
+
 /// The part of the requested filter this server honours.
-pub(super) fn honoured(caps: &ServerCapabilities, asked: SubscriptionFilter) -> SubscriptionFilter {
+fn honoured(caps: &ServerCapabilities, asked: SubscriptionFilter) -> SubscriptionFilter {
     let yes = |asked: Option<bool>, offered: bool| (asked == Some(true) && offered).then_some(true);
     let resources = caps.resources.as_ref();
     SubscriptionFilter {
@@ -49,7 +71,7 @@ pub(super) fn honoured(caps: &ServerCapabilities, asked: SubscriptionFilter) -> 
 }
 
 /// The `_meta` tagging every frame of the stream, and its closing result.
-pub(super) fn closing_meta(id: &RequestId) -> Map<String, Value> {
+fn closing_meta(id: &RequestId) -> Map<String, Value> {
     let mut meta = Map::new();
     meta.insert(META_SUBSCRIPTION_ID.into(), id.to_value());
     meta
@@ -115,7 +137,7 @@ fn catch_up(filter: &SubscriptionFilter, id: &RequestId) -> Vec<Notification> {
 
 /// Acknowledges the subscription, then forwards matching events until the
 /// client cancels or the server closes its streams.
-pub(super) async fn stream(server: &Server, id: &RequestId, filter: &SubscriptionFilter, options: &RequestOptions) {
+async fn stream(server: &Server, id: &RequestId, filter: &SubscriptionFilter, options: &RequestOptions) {
     // Subscribe before acknowledging so no change after the ack is missed.
     let mut events = server.subscribe_events();
     let closing = server.inner.closing.clone();

@@ -1,0 +1,65 @@
+//! Results as responses: every result gets `resultType`, the cache hints
+//! its method gives it and the `_meta` the server adds (its info, merged
+//! with the handler's own keys).
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::Prepared;
+use super::response::{Decorated, Meta, Response, Stage};
+use crate::protocol::{CacheHints, ErrorObject, META_SERVER_INFO, ResultType};
+
+/// Serializes a result with `resultType`, cache hints and `_meta`.
+pub(super) fn finish<T: Serialize>(
+    p: &Prepared,
+    result_type: ResultType,
+    body: &T,
+    own_meta: Option<Map<String, Value>>,
+    cache: Option<CacheHints>,
+) -> Response {
+    finish_sized(p, result_type, body, own_meta, cache, 0)
+}
+
+/// [`finish`] for a body known to need about `size` bytes of JSON.
+pub(super) fn finish_sized<T: Serialize>(
+    p: &Prepared,
+    result_type: ResultType,
+    body: &T,
+    own_meta: Option<Map<String, Value>>,
+    cache: Option<CacheHints>,
+    size: usize,
+) -> Response {
+    let shared = p.server.inner.result_meta.as_deref();
+    let meta = match (own_meta, shared) {
+        (None, Some(raw)) => Meta::Shared(raw),
+        (None, None) => Meta::None,
+        (Some(mut own), shared) => {
+            // The handler's own keys win; server info is added beside them.
+            if shared.is_some() && !own.contains_key(META_SERVER_INFO) {
+                let info = serde_json::to_value(&p.server.inner.info).unwrap_or(Value::Null);
+                own.insert(META_SERVER_INFO.into(), info);
+            }
+            Meta::Merged(own)
+        }
+    };
+    let decorated = Decorated {
+        result_type,
+        body,
+        ttl_ms: cache.map(|c| c.ttl_ms),
+        cache_scope: cache.map(|c| c.cache_scope),
+        meta,
+    };
+    match Response::result(p.id.clone(), &decorated, size) {
+        Ok(response) => response,
+        Err(e) => Response::error(
+            Some(p.id.clone()),
+            ErrorObject::internal(format!("The result could not be serialized: {e}")),
+            Stage::Handler,
+        ),
+    }
+}
+
+/// A handler's error as the request's response.
+pub(super) fn failed(p: &Prepared, error: ErrorObject) -> Response {
+    Response::error(Some(p.id.clone()), error, Stage::Handler)
+}

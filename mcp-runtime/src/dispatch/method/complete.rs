@@ -1,0 +1,61 @@
+//! `completion/complete`: suggestions for one argument of a prompt or a
+//! resource template, from its completer if it has one (none is an empty
+//! completion, not an error), capped at the protocol's limit.
+
+use super::{ContextParts, Route};
+use crate::call::CompleteCall;
+use crate::context::InputSlot;
+use crate::dispatch::Prepared;
+use crate::dispatch::decorate::{failed, finish};
+use crate::dispatch::grace::Handled;
+use crate::dispatch::panic_guard::guarded;
+use crate::dispatch::response::{Response, Stage};
+use crate::protocol::{CompleteParams, CompleteResult, Completion, CompletionReference, ErrorObject, ResultType};
+use crate::server::Snapshot;
+
+/// A reference to a prompt, resource or template the server does not have
+/// is `-32602`.
+pub(super) fn route(snapshot: &Snapshot, p: CompleteParams) -> Result<Route, (ErrorObject, Stage)> {
+    let catalog = &snapshot.catalog;
+    let known = match &p.reference {
+        CompletionReference::Prompt { name, .. } => catalog.prompt(name).is_some(),
+        CompletionReference::Resource { uri } => catalog.template(uri).is_some() || catalog.resource(uri).is_some(),
+    };
+    if !known {
+        let e = ErrorObject::invalid_params("Unknown completion reference");
+        return Err((e, Stage::Params));
+    }
+    Ok(Route::Complete(p))
+}
+
+pub(super) async fn run(p: &Prepared, params: CompleteParams, parts: ContextParts) -> Response {
+    let catalog = &p.snapshot.catalog;
+    let completer = match &params.reference {
+        CompletionReference::Prompt { name, .. } => catalog.prompt(name).and_then(|e| e.completer.clone()),
+        CompletionReference::Resource { uri } => {
+            catalog.template(uri).or_else(|| catalog.resource(uri)).and_then(|e| e.completer.clone())
+        }
+    };
+    let completion = match completer {
+        None => Ok(Completion::default()),
+        Some(complete) => {
+            let others = params.context.clone().map(|c| c.arguments).unwrap_or_default();
+            let cx = parts.context(p, InputSlot::Unavailable);
+            let watched = cx.clone();
+            let call = CompleteCall::new(&params.argument.name, &params.argument.value, others, cx);
+            Handled::new(guarded(async move { complete(call).await }), watched).await
+        }
+    };
+    match completion {
+        Ok(mut completion) => {
+            if completion.values.len() > Completion::MAX_VALUES {
+                let known = completion.total;
+                completion = Completion::from_values(completion.values);
+                // The handler may know of more matches than it listed.
+                completion.total = completion.total.max(known);
+            }
+            finish(p, ResultType::Complete, &CompleteResult { completion }, None, None)
+        }
+        Err(e) => failed(p, e),
+    }
+}

@@ -1,0 +1,93 @@
+//! `tools/list`, `prompts/list`, `resources/list` and
+//! `resources/templates/list`: one page of a sorted list, from the cursor
+//! the params carry.
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::{Method, Route, params_of};
+use crate::catalog::Catalog;
+use crate::dispatch::Prepared;
+use crate::dispatch::decorate::finish_sized;
+use crate::dispatch::pagination;
+use crate::dispatch::response::{Page, Response, Stage};
+use crate::protocol::{ErrorObject, ResultType};
+use crate::server::Snapshot;
+
+#[derive(Clone, Copy)]
+pub(in crate::dispatch) enum ListKind {
+    Tools,
+    Prompts,
+    Resources,
+    Templates,
+}
+
+impl ListKind {
+    /// The list's member in the result, which also tags its cursors.
+    fn key(self) -> &'static str {
+        match self {
+            ListKind::Tools => "tools",
+            ListKind::Prompts => "prompts",
+            ListKind::Resources => "resources",
+            ListKind::Templates => "resourceTemplates",
+        }
+    }
+
+    fn len(self, c: &Catalog) -> usize {
+        match self {
+            ListKind::Tools => c.tools.len(),
+            ListKind::Prompts => c.prompts.len(),
+            ListKind::Resources => c.resources.len(),
+            ListKind::Templates => c.templates.len(),
+        }
+    }
+
+    /// The sort key of item `i`, in the order the catalog keeps (names are
+    /// unique for tools and prompts; resources sort by name, then URI).
+    fn sort_key(self, c: &Catalog, i: usize) -> pagination::SortKey<'_> {
+        match self {
+            ListKind::Tools => (&c.tools[i].key, ""),
+            ListKind::Prompts => (&c.prompts[i].key, ""),
+            ListKind::Resources => (c.resources[i].entry.name(), &c.resources[i].key),
+            ListKind::Templates => (c.templates[i].entry.name(), &c.templates[i].key),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct ListParams {
+    #[serde(default)]
+    cursor: Option<String>,
+}
+
+/// Where the page starts: after the item the cursor names (a cursor that
+/// is not one of this list's is `-32602`, from [`pagination::decode`]).
+pub(super) fn route(
+    snapshot: &Snapshot,
+    method: Method,
+    kind: ListKind,
+    params: Option<&RawValue>,
+) -> Result<Route, (ErrorObject, Stage)> {
+    let catalog = &snapshot.catalog;
+    let p: ListParams = params_of(method, params)?;
+    let after = pagination::decode(p.cursor.as_deref(), kind.key()).map_err(|e| (e, Stage::Params))?;
+    let start = pagination::start(after.as_ref(), kind.len(catalog), |i| kind.sort_key(catalog, i));
+    Ok(Route::List(kind, start))
+}
+
+pub(super) fn run(p: &Prepared, kind: ListKind, start: usize) -> Response {
+    let inner = &*p.server.inner;
+    let c = &p.snapshot.catalog;
+    let key = kind.key();
+    let (range, next_cursor) = pagination::page(key, start, kind.len(c), inner.page_size, |i| kind.sort_key(c, i));
+    // Only this page's definitions, serialized when the server was built.
+    let items: Vec<&RawValue> = match kind {
+        ListKind::Tools => c.tools[range].iter().map(|t| &*t.json).collect(),
+        ListKind::Prompts => c.prompts[range].iter().map(|t| &*t.json).collect(),
+        ListKind::Resources => c.resources[range].iter().map(|t| &*t.json).collect(),
+        ListKind::Templates => c.templates[range].iter().map(|t| &*t.json).collect(),
+    };
+    let size = items.iter().map(|item| item.get().len() + 1).sum();
+    let page = Page { key, items, next_cursor };
+    finish_sized(p, ResultType::Complete, &page, None, Some(inner.list_cache), size)
+}

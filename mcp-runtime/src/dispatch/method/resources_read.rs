@@ -1,0 +1,51 @@
+//! `resources/read`: the resource at the URI (a fixed one, else the first
+//! template that matches), then its handler, which may ask for input. An
+//! unknown URI, or a read with no contents, is "resource not found".
+
+use std::sync::Arc;
+
+use serde_json::Map;
+
+use super::{ContextParts, Route};
+use crate::call::ResourceCall;
+use crate::dispatch::Prepared;
+use crate::dispatch::decorate::failed;
+use crate::dispatch::response::Response;
+use crate::dispatch::round_trip::{input_slot, interruptible, outcome_response};
+use crate::outcome::Outcome;
+use crate::protocol::{ErrorObject, ReadResourceParams};
+
+/// Nothing to check before the read: the URI is looked up when it runs,
+/// and one that no resource or template serves is "resource not found"
+/// (`-32602` with `data.uri`) from there.
+pub(super) fn route(p: ReadResourceParams) -> Route {
+    Route::ReadResource(p)
+}
+
+pub(super) async fn run(p: &Prepared, params: ReadResourceParams, parts: ContextParts) -> Response {
+    let inner = &*p.server.inner;
+    let catalog = &p.snapshot.catalog;
+    let uri = params.uri.as_str();
+    let (entry, variables) = match catalog.resource(uri) {
+        Some(entry) => (entry, Map::new()),
+        None => match catalog.match_template(uri) {
+            Some(found) => found,
+            None => return failed(p, ErrorObject::resource_not_found(uri)),
+        },
+    };
+    let cache = entry.cache.unwrap_or(inner.read_cache);
+    let input = match input_slot(p, uri, || None, params.input_responses, params.request_state.as_deref()) {
+        Ok(input) => input,
+        Err(e) => return failed(p, e),
+    };
+    let cx = parts.context(p, input);
+    let call = ResourceCall::new(uri, variables, cx.clone());
+    let handler = Arc::clone(&entry.handler);
+    let mime: Option<Arc<str>> = entry.mime_type_of().map(Arc::from);
+    let outcome = interruptible(p, uri, cx, move || handler(call, mime)).await;
+    let outcome = match outcome {
+        Ok(Outcome::Complete(r)) if r.contents.is_empty() => Err(ErrorObject::resource_not_found(uri)),
+        other => other,
+    };
+    outcome_response(p, outcome, |r| r.meta.take(), Some(cache))
+}

@@ -1,0 +1,138 @@
+//! Input round trips: a handler may stop to ask the client for input
+//! (elicitation, sampling, roots); its answer is `input_required` with the
+//! questions and a sealed `requestState`, and the client's retry carries
+//! the answers and the state back, bound to the same method, target and
+//! arguments.
+
+use std::sync::{Arc, OnceLock};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::Prepared;
+use super::decorate::{failed, finish};
+use super::grace::Handled;
+use super::panic_guard::guarded;
+use super::response::Response;
+use crate::context::{InputSlot, RequestContext};
+use crate::input::{self, InputState, Interrupted, Interruptible};
+use crate::outcome::Outcome;
+use crate::protocol::{CacheHints, ErrorObject, InputRequest, InputRequiredResult, ResultType};
+use crate::request_state::SealedState;
+
+/// The answers of earlier rounds (from a verified `requestState`, which
+/// must have been issued for the same arguments, of digest `digest`)
+/// merged with this round's `inputResponses`; without either, the state is
+/// only made if the handler asks for input.
+pub(super) fn input_slot(
+    p: &Prepared,
+    target: &str,
+    digest: impl FnOnce() -> Option<String>,
+    responses: Option<Value>,
+    request_state: Option<&str>,
+) -> Result<InputSlot, ErrorObject> {
+    if request_state.is_none() && matches!(responses, None | Some(Value::Null)) {
+        return Ok(InputSlot::Available(OnceLock::new()));
+    }
+    let digest = digest();
+    let sealed = match request_state {
+        Some(state) => p.server.inner.request_state_key.open(p.method.name(), target, digest.as_deref(), state)?,
+        None => SealedState::default(),
+    };
+    let mut answers = sealed.answers;
+    match responses {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(new)) => answers.extend(new),
+        Some(_) => return Err(ErrorObject::invalid_params("`inputResponses` must be an object")),
+    }
+    let state = Arc::new(InputState::new(answers, sealed.app, Arc::clone(&p.meta), digest));
+    Ok(InputSlot::Available(OnceLock::from(state)))
+}
+
+/// Runs a handler that may stop to ask for input, sealing what it needs to
+/// resume into `requestState`.
+pub(super) async fn interruptible<T, F>(
+    p: &Prepared,
+    target: &str,
+    context: RequestContext,
+    start: impl FnOnce() -> F + Send,
+) -> Result<Outcome<T>, ErrorObject>
+where
+    F: std::future::Future<Output = Result<Outcome<T>, ErrorObject>> + Send + Unpin,
+{
+    let key = &p.server.inner.request_state_key;
+    let method = p.method.name();
+    // The handler hears through its token of the request being given up on.
+    let watched = context.clone();
+    let run = guarded(async move {
+        match Interruptible::new(start(), context).await {
+            // A result the handler built itself asks only what this client
+            // can answer, as the `Input` API checks while it asks.
+            Ok(Ok(Outcome::InputRequired(body))) => {
+                check_input_requests(p, body.input_requests.as_ref())?;
+                Ok(Outcome::InputRequired(body))
+            }
+            Ok(outcome) => outcome,
+            Err(Interrupted::MissingCapabilities(needed)) => Err(ErrorObject::missing_client_capability(
+                "This request needs client capabilities it did not declare",
+                Value::Object(needed),
+            )),
+            Err(Interrupted::NeedsInput { requests, answers, app_state, digest }) => {
+                let state = key.seal(method, target, digest.as_deref(), &SealedState { answers, app: app_state });
+                Ok(Outcome::InputRequired(InputRequiredResult {
+                    input_requests: (!requests.is_empty()).then_some(requests),
+                    request_state: Some(state),
+                    meta: None,
+                }))
+            }
+        }
+    });
+    Handled::new(run, watched).await
+}
+
+/// The outcome of a handler as a response: complete results get `cache`.
+pub(super) fn outcome_response<T: Serialize>(
+    p: &Prepared,
+    outcome: Result<Outcome<T>, ErrorObject>,
+    take_meta: impl FnOnce(&mut T) -> Option<Map<String, Value>>,
+    cache: Option<CacheHints>,
+) -> Response {
+    match outcome {
+        Ok(Outcome::Complete(mut body)) => {
+            let own = take_meta(&mut body);
+            finish(p, ResultType::Complete, &body, own, cache)
+        }
+        Ok(Outcome::InputRequired(mut body)) => {
+            if body.input_requests.is_none() && body.request_state.is_none() {
+                return failed(
+                    p,
+                    ErrorObject::internal("An input_required result needs inputRequests or requestState"),
+                );
+            }
+            let own = body.meta.take();
+            finish(p, ResultType::InputRequired, &body, own, None)
+        }
+        Err(e) => failed(p, e),
+    }
+}
+
+/// The capabilities `requests` need that this client did not declare, as
+/// `-32021`.
+fn check_input_requests(p: &Prepared, requests: Option<&Map<String, Value>>) -> Result<(), ErrorObject> {
+    let mut missing = Map::new();
+    for (key, request) in requests.into_iter().flatten() {
+        let request = InputRequest::deserialize(request).map_err(|e| {
+            ErrorObject::internal(format!(
+                "`inputRequests.{key}` is not an elicitation, sampling or roots request: {e}"
+            ))
+        })?;
+        input::merge(&mut missing, input::missing_capabilities(&request, &p.meta.client_capabilities));
+    }
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(ErrorObject::missing_client_capability(
+        "This request needs client capabilities it did not declare",
+        Value::Object(missing),
+    ))
+}
