@@ -1,6 +1,6 @@
 //! The stateless dispatcher, driven without a transport: every error code,
-//! every step of the validation pipeline and the orderings the 2026-07-28
-//! digest pins (§4), with every emitted message validated against the
+//! every check of the validation pipeline and the order the 2026-07-28
+//! revision gives them, with every emitted message validated against the
 //! official JSON Schema.
 
 #[path = "dispatch/envelope.rs"]

@@ -47,7 +47,7 @@ fn hints(handler: &Handler, errors: &mut Errors) {
     }
 }
 
-/// `x-mcp-header` names: RFC 9110 tokens, unique regardless of case (§8.3),
+/// `x-mcp-header` names: RFC 9110 tokens, unique regardless of case (HTTP header names are),
 /// by the rules the runtime applies to a hand-written schema too.
 fn headers(handler: &Handler, errors: &mut Errors) {
     use mcp_runtime_rules::header::{self, HeaderNameError};

@@ -1,6 +1,6 @@
 //! Header names of tool arguments mirrored into HTTP headers
 //! (`#[arg(header = "Name")]`, the `x-mcp-header` schema annotation, sent as
-//! `Mcp-Param-{Name}`; protocol §8.3).
+//! `Mcp-Param-{Name}`).
 
 use std::fmt;
 

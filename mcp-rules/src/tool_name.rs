@@ -1,4 +1,5 @@
-//! Tool names: 1 to 128 characters from `A-Z a-z 0-9 _ - .` (protocol §8.2).
+//! Tool names: 1 to 128 characters from `A-Z a-z 0-9 _ - .`, the names every
+//! client can show and send back.
 
 use std::fmt;
 

@@ -58,8 +58,9 @@ async fn missing_or_malformed_meta_is_invalid_params_echoing_the_id() {
     assert!(text.contains("`_meta` must be an object"), "{text}");
 }
 
-/// `params` that are JSON but not an object fail at step 8 whatever the
-/// method, even an array holding what would pass as the object's members.
+/// `params` that are JSON but not an object fail where `_meta` is read,
+/// before routing, whatever the method, even an array holding what would
+/// pass as the object's members.
 #[tokio::test]
 async fn params_that_are_not_an_object_are_rejected_before_any_other_check() {
     let server = fixture::full();

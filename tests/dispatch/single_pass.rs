@@ -68,7 +68,7 @@ async fn valid_calls_are_answered_alike_in_either_member_order() {
 #[tokio::test]
 async fn invalid_calls_get_the_same_error_from_either_reading() {
     let cases = [
-        // Step 8: `_meta`.
+        // `_meta`.
         r#"{"name":"add","arguments":{"a":1,"b":2}}"#.to_owned(),
         r#"{"name":"add","_meta":5}"#.to_owned(),
         r#"{"name":"add","_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}"#.to_owned(),
@@ -76,9 +76,9 @@ async fn invalid_calls_get_the_same_error_from_either_reading() {
         format!(r#"{{"name":"add","_meta":{META},"_meta":{META}}}"#),
         // `_meta` errors come before params errors.
         r#"{"name":5,"_meta":{}}"#.to_owned(),
-        // Step 10: the version.
+        // The version.
         r#"{"name":"add","_meta":{"io.modelcontextprotocol/protocolVersion":"2024-01-01","io.modelcontextprotocol/clientCapabilities":{}}}"#.to_owned(),
-        // Step 12: the params.
+        // The params.
         format!(r#"{{"_meta":{META}}}"#),
         format!(r#"{{"name":5,"_meta":{META}}}"#),
         format!(r#"{{"name":"add","name":"add","_meta":{META}}}"#),

@@ -1,5 +1,5 @@
-//! `Content-Type` and `Accept` (pipeline step 4): what the client sent and
-//! which response formats it takes.
+//! `Content-Type` and `Accept`, checked before the body is parsed: what the
+//! client sent and which response formats it takes.
 
 use http::{HeaderMap, header};
 

@@ -1,4 +1,5 @@
-//! `Origin` and `Host` checks against DNS rebinding (pipeline step 1).
+//! `Origin` and `Host` checks against DNS rebinding, the first check an HTTP
+//! request meets (before its body is read).
 //!
 //! A page on `evil.example.com` can make its name resolve to 127.0.0.1 and
 //! then talk to a local server "same-origin". The browser still sends
@@ -115,7 +116,8 @@ impl OriginPolicy {
         self
     }
 
-    /// Step 1 of the pipeline.
+    /// Refuses a request whose `Host` or `Origin` is not one this server
+    /// answers for, before anything else about it is looked at.
     pub(crate) fn check(&self, headers: &HeaderMap, uri: &Uri) -> Result<(), Refusal> {
         let host_value = single(headers, header::HOST, "Host")?;
         let origin_value = single(headers, header::ORIGIN, "Origin")?;

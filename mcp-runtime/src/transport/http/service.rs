@@ -139,7 +139,9 @@ where
     }
 }
 
-/// Pipeline steps 1 to 13, then the handler.
+/// Every check of a request in order (origin and host, method and path,
+/// media types, size, the envelope, `_meta`, the MCP headers, the version,
+/// routing, the params), then the handler.
 async fn respond<B>(shared: Arc<Shared>, request: Request<B>) -> http::Response<McpBody>
 where
     B: Body,
@@ -233,8 +235,8 @@ fn run(
     keep_alive: Option<Duration>,
 ) -> impl Future<Output = http::Response<McpBody>> {
     if !accept.event_stream {
-        // A client gone or a timeout drops the handler's future, which
-        // cancels its token if it asked for one.
+        // A client gone or a timeout drops this future: the handler's token
+        // fires first and the handler gets the cancellation grace to end.
         let options = RequestOptions { sink: DiscardNotifications::shared(), cancellation: None };
         return Either::Left(bounded(prepared.run(options), timeout, id).map(json_response));
     }

@@ -2,8 +2,8 @@
 //! that drives a request's handler while forwarding its notifications.
 //!
 //! The handler runs inside the response body: when the client goes away,
-//! the body is dropped, which drops the handler's future and fires its
-//! cancellation token. Nothing is sent after the response: the channel is
+//! the body is dropped, which fires the handler's cancellation token and
+//! leaves it the cancellation grace to end before it is dropped. Nothing is sent after the response: the channel is
 //! closed the moment the handler returns.
 
 use std::collections::VecDeque;
