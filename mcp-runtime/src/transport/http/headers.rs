@@ -120,7 +120,7 @@ fn check_params(headers: &HeaderMap, params: &[HeaderParam], arguments: Option<&
         None => vec![Slot::Absent; params.len()],
     };
     for (param, slot) in params.iter().zip(slots) {
-        let shown = format!("Mcp-Param-{}", param.name);
+        let shown = format!("{}{}", mcp_runtime_rules::header::PREFIX, param.name);
         let value = match slot {
             Slot::Absent => None,
             // Handlers' readers disagree on which copy counts (last, first, or an error): no one value to vouch for.
