@@ -134,7 +134,8 @@
 //!
 //! # The rest
 //!
-//! [`Server`] is immutable and shared; the [`dispatch`]er answers each
+//! [`Server`] is shared, and what it serves is an immutable snapshot swapped
+//! whole on change; the [`dispatch`]er answers each
 //! request from that request alone. [`protocol`] holds the wire types,
 //! [`input`] the multi round-trip API, [`events`] the change events behind
 //! `subscriptions/listen`, [`testing`] an in-process client for your tests,

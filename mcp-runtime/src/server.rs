@@ -24,8 +24,16 @@ use crate::request_state::RequestStateKey;
 /// The default number of items on one page of a list.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
 
-/// An MCP server: what it serves and how. Immutable once built and cheap to
-/// clone (an `Arc`), so every transport and every request shares one.
+/// An MCP server: what it serves and how. Cheap to clone (an `Arc`), so every
+/// transport and every request shares one.
+///
+/// Its settings are fixed when it is built. What it serves (tools, prompts,
+/// resources, with the capabilities and discover result derived from them)
+/// is an immutable snapshot behind a lock held only long enough to take or
+/// replace the pointer:
+/// [`add_tool`](Self::add_tool), [`remove_tool`](Self::remove_tool) and
+/// their kin build a new snapshot and announce the change to listen streams,
+/// while a request already running keeps the snapshot it started with.
 ///
 /// ```
 /// use mcp_runtime::{Args, Server, ToolEntry};
