@@ -37,10 +37,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         let error = error.to_compile_error();
         return quote!(#error #item);
     }
-    let root = match krate {
-        Some(path) => quote!(#path),
-        None => quote!(::mcp_runtime),
-    };
+    let root = crate::codegen::runtime(krate.as_ref());
     let (mut serde, mut schemars) = (false, false);
     let derives: Vec<TokenStream> = names
         .iter()

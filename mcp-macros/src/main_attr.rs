@@ -34,10 +34,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         let error = error.to_compile_error();
         return quote!(#error #item);
     }
-    let root = match krate {
-        Some(path) => quote!(#path),
-        None => quote!(::mcp_runtime),
-    };
+    let root = crate::codegen::runtime(krate.as_ref());
     // tokio's `crate` key takes the path as a string.
     let tokio_path = format!("{}::tokio", root).replace(' ', "");
     quote! {

@@ -60,12 +60,19 @@ pub(crate) fn cfgs(item: &syn::ItemFn) -> Vec<&syn::Attribute> {
     item.attrs.iter().filter(|a| a.path().is_ident("cfg")).collect()
 }
 
+/// The path generated code reaches the runtime by: `::mcp_runtime`, or the
+/// `crate = path` override.
+pub(crate) fn runtime(krate: Option<&Path>) -> TokenStream {
+    match krate {
+        Some(path) => quote!(#path),
+        None => quote!(::mcp_runtime),
+    }
+}
+
 /// The path generated code reaches the runtime's private module by.
 pub(crate) fn root(krate: Option<&Path>) -> TokenStream {
-    match krate {
-        Some(path) => quote!(#path::__private),
-        None => quote!(::mcp_runtime::__private),
-    }
+    let runtime = runtime(krate);
+    quote!(#runtime::__private)
 }
 
 /// The hidden proxy struct named after the function.
