@@ -15,7 +15,7 @@ mod pipeline;
 mod request_state;
 #[path = "dispatch/results.rs"]
 mod results;
-#[path = "dispatch/single_pass.rs"]
-mod single_pass;
 #[path = "dispatch/startup.rs"]
 mod startup;
+#[path = "dispatch/tools_call_reader.rs"]
+mod tools_call_reader;

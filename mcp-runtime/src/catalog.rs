@@ -7,9 +7,9 @@ use std::collections::hash_map::Entry;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
+use crate::entry::{PromptEntry, ResourceEntry, ResourceKind, SourceLocation, ToolEntry};
 use crate::error::BuildError;
-use crate::header_param::{self, HeaderParam};
-use crate::registry::{PromptEntry, ResourceEntry, ResourceKind, SourceLocation, ToolEntry};
+use crate::param_headers::{self, HeaderParam};
 use crate::uri_template::UriTemplate;
 
 /// An entry with its list JSON and its sort key.
@@ -97,7 +97,7 @@ impl Catalog {
         let tool_headers = listed_tools
             .iter()
             .map(|t| {
-                header_param::find(&t.entry.definition.input_schema).map_err(|reason| BuildError::HeaderParam {
+                param_headers::find(&t.entry.definition.input_schema).map_err(|reason| BuildError::HeaderParam {
                     tool: t.key.clone(),
                     reason,
                     location: t.entry.location,

@@ -1,7 +1,7 @@
 //! Errors found when a server is built: the mistakes that must stop a server
 //! from starting rather than fail on the first request.
 
-use crate::registry::SourceLocation;
+use crate::entry::SourceLocation;
 use crate::uri_template::TemplateError;
 
 /// Why a [`Server`](crate::Server) could not be built.

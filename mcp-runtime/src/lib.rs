@@ -51,11 +51,22 @@
 //! | [`#[resource]`](macro@resource) | data read by URI: a fixed URI, or a URI template whose variables bind to parameters |
 //! | [`#[prompt]`](macro@prompt) | a message template the user picks, with arguments and completion |
 //! | [`server!`] | a [`ServerBuilder`] named after your crate, holding every annotated function linked into the binary |
-//! | [`tools!`], [`prompts!`], [`resources!`] | explicit lists of annotated functions, where link-time [`registration`] is not wanted |
+//! | [`tools!`], [`prompts!`], [`resources!`] | explicit lists of annotated functions, to serve a subset or where [link-time registration](#link-time-registration) is not wanted |
 //! | [`#[main]`](macro@main) | `main` on a tokio runtime, through the runtime's re-export of tokio |
 //! | [`#[derives(...)]`](macro@derives) | `Serialize`, `Deserialize`, `JsonSchema` for your types, through the runtime's re-exports |
 //!
 //! Each macro's page lists its keys, and the rules below in full.
+//!
+//! # Link-time registration
+//!
+//! Each annotated function puts a static descriptor into a slice the linker
+//! assembles, so [`server!`] finds every one linked into the binary without
+//! a central list. Lists are sorted by name (resources by name, then URI),
+//! whatever order the linker chose, and two definitions with one name are a
+//! [`BuildError`] naming both. Which functions a binary holds is the
+//! linker's choice: each test binary sees the ones linked into it, and
+//! targets linkme does not support (such as wasm) use the explicit lists
+//! instead. [`server!`] has the details.
 //!
 //! # Arguments and context parameters
 //!
@@ -148,21 +159,20 @@ mod call;
 mod catalog;
 mod context;
 pub mod dispatch;
+mod entry;
 mod error;
 pub mod events;
 mod extension;
 mod extract;
 mod handler;
-mod header_param;
-mod header_value;
 pub mod input;
+mod linked;
 mod macros;
 mod notify;
 mod outcome;
+mod param_headers;
 mod private;
 pub mod protocol;
-pub mod registration;
-mod registry;
 mod request_state;
 pub mod schema;
 mod server;
@@ -172,12 +182,15 @@ mod uri_template;
 
 pub use call::{Call, CompleteCall, PromptCall, ResourceCall, ToolCall};
 pub use context::{DiscardNotifications, NotificationSink, RequestContext, StateRequirement};
+pub use entry::{
+    CompleterFn, PromptDescriptor, PromptEntry, ResourceDefinition, ResourceDescriptor, ResourceEntry, SourceLocation,
+    ToolDescriptor, ToolEntry,
+};
 pub use error::BuildError;
 #[cfg(feature = "http")]
 pub use extension::Extension;
 pub use extract::{Args, FromCall, Rejection, State};
 pub use handler::{BoxFuture, PromptHandler, ResourceHandler, ToolHandler};
-pub use header_value::HeaderValue;
 pub use input::Input;
 pub use mcp_runtime_macros::{derives, main, prompt, resource, tool};
 pub use notify::{Logger, Progress};
@@ -185,10 +198,7 @@ pub use outcome::{
     IntoPromptResult, IntoResourceContents, IntoToolResult, Json, NotFound, Outcome, PromptOutcome, ResourceOutcome,
     RpcError, ToolOutcome,
 };
-pub use registry::{
-    CompleterFn, PromptDescriptor, PromptEntry, ResourceDefinition, ResourceDescriptor, ResourceEntry, SourceLocation,
-    ToolDescriptor, ToolEntry,
-};
+pub use param_headers::HeaderValue;
 pub use request_state::RequestStateKey;
 pub use server::{DEFAULT_PAGE_SIZE, Server, ServerBuilder};
 pub use tokio_util::sync::CancellationToken;

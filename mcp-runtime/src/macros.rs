@@ -81,8 +81,8 @@ macro_rules! resources {
 
 /// A [`ServerBuilder`](crate::ServerBuilder) that reports the *calling*
 /// crate's name and version (`CARGO_PKG_NAME`, `CARGO_PKG_VERSION`) and
-/// serves everything registered with the macros
-/// ([`registered`](crate::ServerBuilder::registered)).
+/// serves every `#[tool]`, `#[prompt]` and `#[resource]` linked into the
+/// binary ([`registered`](crate::ServerBuilder::registered)).
 ///
 /// ```standalone_crate
 /// use mcp_runtime::tool;
@@ -97,6 +97,29 @@ macro_rules! resources {
 /// assert_eq!(server.info().name, env!("CARGO_PKG_NAME"));
 /// # Ok::<(), mcp_runtime::BuildError>(())
 /// ```
+///
+/// (The example runs as its own crate: doctests merged into one binary
+/// would all see each other's tools.)
+///
+/// # Link-time registration
+///
+/// Each annotated function puts one static descriptor into a distributed
+/// slice (linkme) that the runtime declares; no central list names them.
+///
+/// Guaranteed: the server sorts everything by name (resources by name,
+/// then URI), so lists are stable across builds whatever order the linker
+/// chose, and two definitions with one name are a
+/// [`BuildError`](crate::BuildError) naming both source locations.
+///
+/// Not guaranteed: which items a binary sees is decided by the linker.
+/// Each test binary sees the items linked into it; a module nothing refers
+/// to in a library may be dropped by some linkers; targets linkme does not
+/// support (such as wasm) need the explicit lists
+/// ([`tools!`](crate::tools), [`prompts!`](crate::prompts),
+/// [`resources!`](crate::resources)) instead.
+///
+/// The runtime declares the slices but never registers into them itself,
+/// which keeps it (and every user crate) free of `unsafe` code.
 #[macro_export]
 macro_rules! server {
     () => {

@@ -12,13 +12,13 @@ use serde_json::{Map, Value};
 
 use crate::catalog::Catalog;
 use crate::context::{StateMap, StateRequirement};
+use crate::entry::{PromptEntry, ResourceEntry, SourceLocation, ToolEntry};
 use crate::error::BuildError;
 use crate::events::{EventBus, LocalBus, ServerEvent, SharedBus};
 use crate::protocol::{
     CacheHints, DiscoverResult, Icon, Implementation, ListChangedCapability, META_SERVER_INFO, ResourcesCapability,
     SUPPORTED_VERSIONS, ServerCapabilities,
 };
-use crate::registry::{PromptEntry, ResourceEntry, SourceLocation, ToolEntry};
 use crate::request_state::RequestStateKey;
 
 /// The default number of items on one page of a list.

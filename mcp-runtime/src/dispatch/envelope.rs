@@ -7,7 +7,7 @@ use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 use super::response::{Response, Stage};
-use super::single_pass::{ReadCall, read_request};
+use super::tools_call_reader::{ReadCall, read_request};
 use crate::protocol::member::{RawMember, read_members, skip};
 use crate::protocol::{ErrorObject, JSONRPC_VERSION, RequestId};
 

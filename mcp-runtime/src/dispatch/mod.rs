@@ -9,14 +9,14 @@
 mod decorate;
 mod envelope;
 mod grace;
-mod meta_memo;
+mod meta_cache;
 mod method;
 mod pagination;
 mod panic_guard;
 mod params_head;
 mod response;
 mod round_trip;
-mod single_pass;
+mod tools_call_reader;
 
 use std::sync::Arc;
 
@@ -28,13 +28,13 @@ pub use response::{Response, Stage};
 
 use crate::context::{DiscardNotifications, NotificationSink};
 use crate::extension::HttpRequest;
-use crate::header_param::HeaderParam;
+use crate::param_headers::HeaderParam;
 use crate::protocol::{CallToolParams, ErrorObject, RequestMeta, SUPPORTED_VERSIONS, Tool};
 use crate::server::{Server, Snapshot};
 use envelope::Params;
 pub(crate) use method::Method;
 use method::Route;
-use single_pass::ReadCall;
+use tools_call_reader::ReadCall;
 
 /// The HTTP header checks, supplied by the HTTP transport so that they run
 /// at their place in the pipeline: the request headers once `_meta` is

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde::de::{DeserializeSeed, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
-use super::meta_memo;
+use super::meta_cache;
 use super::method::Target;
 use crate::protocol::member::{RawMember, read_members, skip};
 use crate::protocol::{ErrorObject, RequestMeta};
@@ -74,7 +74,7 @@ pub(super) fn read(
     let Some(raw_meta) = head.meta.value else {
         return Err(ErrorObject::invalid_params("Missing `params._meta`"));
     };
-    let meta = meta_memo::read(raw_meta.get())
+    let meta = meta_cache::read(raw_meta.get())
         .map_err(|reason| ErrorObject::invalid_params(format!("Invalid `params._meta`: {reason}")))?;
     if let Some(name) = target.filter(|_| head.target.repeated) {
         return Err(repeated(name));

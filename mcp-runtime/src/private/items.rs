@@ -6,7 +6,7 @@
 //! it never clashes with the function and can be named by any path that
 //! names the function.
 
-use crate::registry::{PromptDescriptor, ResourceDescriptor, ToolDescriptor};
+use crate::entry::{PromptDescriptor, ResourceDescriptor, ToolDescriptor};
 
 /// A function annotated with `#[tool]`.
 #[diagnostic::on_unimplemented(
@@ -47,10 +47,10 @@ pub trait ResourceItem {
 pub mod fallback {
     use crate::call::{PromptCall, ResourceCall, ToolCall};
     use crate::context::StateRequirement;
+    use crate::entry::{PromptDescriptor, ResourceDefinition, ResourceDescriptor, SourceLocation, ToolDescriptor};
     use crate::handler::BoxFuture;
     use crate::outcome::{PromptOutcome, ResourceOutcome, ToolOutcome};
     use crate::protocol::{ErrorObject, Prompt, Resource, Tool};
-    use crate::registry::{PromptDescriptor, ResourceDefinition, ResourceDescriptor, SourceLocation, ToolDescriptor};
 
     const LOCATION: SourceLocation = SourceLocation { module_path: module_path!(), file: file!(), line: line!() };
 

@@ -6,8 +6,8 @@ use serde_json::{Map, Value, json};
 
 use super::text::TextArg;
 use crate::call::ResourceCall;
+use crate::entry::ResourceDefinition;
 use crate::protocol::{Annotations, ErrorObject, Icon, Resource, ResourceTemplate};
-use crate::registry::ResourceDefinition;
 
 /// What a URI template variable's parameter must implement; the macro checks
 /// each one against this trait, spanned on its type.

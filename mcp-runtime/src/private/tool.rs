@@ -12,8 +12,8 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::call::ToolCall;
-use crate::header_value::HeaderValue;
 use crate::outcome::{Outcome, ToolOutcome};
+use crate::param_headers::HeaderValue;
 use crate::protocol::member::MemberName;
 use crate::protocol::{CallToolResult, Icon, Tool, ToolAnnotations};
 
@@ -267,7 +267,7 @@ impl<P: ToolParams> JsonSchema for InputSchema<P> {
                 object.insert("default".into(), v);
             }
             if let Some(h) = p.header {
-                object.insert(crate::header_param::KEYWORD.into(), Value::String(h.into()));
+                object.insert(crate::param_headers::KEYWORD.into(), Value::String(h.into()));
             }
             if !p.optional {
                 required.push(Value::String(p.name.into()));

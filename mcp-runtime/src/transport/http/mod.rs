@@ -43,10 +43,10 @@
 mod body;
 mod cors;
 mod deadline;
-mod headers;
 mod idle;
 mod media;
 mod origin;
+mod request_headers;
 mod serve;
 mod service;
 mod sse;

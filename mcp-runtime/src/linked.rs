@@ -1,25 +1,14 @@
-//! Link-time registration: every `#[tool]`, `#[prompt]` and `#[resource]`
-//! linked into the binary, collected without a central list.
-//!
-//! Each annotated function puts one static descriptor into a distributed
-//! slice (linkme) declared here. [`ServerBuilder::registered`] adds them all.
-//!
-//! Guarantees: the server sorts everything by name (resources by name, then
-//! URI), so lists are stable across builds whatever order the linker chose,
-//! and two definitions with one name are a [`BuildError`] naming both source
-//! locations.
-//!
-//! Not guaranteed: which items a binary sees is decided by the linker. Each
-//! test binary sees the items linked into it; a module nothing refers to in a
-//! library may be dropped by some linkers; targets linkme does not support
-//! (such as wasm) need the explicit lists ([`tools!`](crate::tools),
-//! [`prompts!`](crate::prompts), [`resources!`](crate::resources)) instead.
+//! The link-time slices every `#[tool]`, `#[prompt]` and `#[resource]`
+//! puts its static descriptor into (linkme), and their reading into a
+//! builder for [`server!`](crate::server).
 //!
 //! This crate declares the slices but never registers into them itself,
-//! which keeps it (and every user crate) free of `unsafe` code.
+//! which keeps it (and every user crate) free of `unsafe` code. What a
+//! binary sees, and what is guaranteed about it, is documented on
+//! [`server!`](crate::server).
 
+use crate::entry::{PromptDescriptor, PromptEntry, ResourceDescriptor, ResourceEntry, ToolDescriptor, ToolEntry};
 use crate::error::BuildError;
-use crate::registry::{PromptDescriptor, PromptEntry, ResourceDescriptor, ResourceEntry, ToolDescriptor, ToolEntry};
 use crate::server::{Server, ServerBuilder};
 
 /// Every `#[tool]` linked into the binary, in no particular order.
@@ -36,8 +25,9 @@ pub static RESOURCES: [ResourceDescriptor];
 
 impl ServerBuilder {
     /// Adds every `#[tool]`, `#[prompt]` and `#[resource]` linked into the
-    /// binary (which is why this example runs as its own crate: doctests
-    /// merged into one binary would all see each other's tools).
+    /// binary; [`server!`](crate::server) says what that covers (which is
+    /// also why this example runs as its own crate: doctests merged into
+    /// one binary would all see each other's tools).
     ///
     /// ```standalone_crate
     /// use mcp_runtime::{Server, tool};

@@ -1,4 +1,5 @@
-//! `_meta` objects read once per worker thread rather than once per request.
+//! A per-thread cache of parsed `_meta` objects, so that a client's `_meta`
+//! is read once per worker thread rather than once per request.
 //!
 //! In this revision every request carries the client's `_meta`, and a client
 //! sends the same one (protocol version, capabilities, client info) on

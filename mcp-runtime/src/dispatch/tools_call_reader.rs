@@ -1,4 +1,5 @@
-//! The common request read in one pass over its bytes.
+//! The fast reader of a common `tools/call` request: envelope, `_meta` and
+//! the call's params in one pass over its bytes.
 //!
 //! The general reading ([`super::envelope`]) keeps `params` as raw JSON until
 //! the method is known, and the dispatcher then reads `params` again for
@@ -6,10 +7,10 @@
 //! requests put `method` before `params`, as every SDK writes them; for the
 //! hottest method, `tools/call`, that order lets the call's params be read
 //! as they stream by, with `_meta` taken aside as text and read through
-//! [`super::meta_memo`] (a client repeats the same one). Anything unusual (another order,
-//! another method, a duplicate or escaped member, an invalid `_meta`,
-//! invalid params) makes this reading give up, and the general one runs
-//! instead: it alone decides what is an error and which, so both always
+//! [`super::meta_cache`] (a client repeats the same one). Anything unusual
+//! (another order, another method, a duplicate or escaped member, an invalid
+//! `_meta`, invalid params) makes this reading give up, and the general one
+//! runs instead: it alone decides what is an error and which, so both always
 //! answer alike. Giving up costs a second reading, only for such messages.
 
 use std::sync::Arc;
@@ -19,7 +20,7 @@ use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 use super::envelope::{Params, Request};
-use super::meta_memo;
+use super::meta_cache;
 use super::method::Method;
 use crate::protocol::member::MemberName;
 use crate::protocol::{CallToolParams, RequestId, RequestMeta};
@@ -145,7 +146,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for WithoutMeta<'_, A> {
                         return Err(give_up());
                     }
                     let text = self.map.next_value::<&'de RawValue>()?.get();
-                    *self.meta = Some(meta_memo::read(text).map_err(|_| give_up())?);
+                    *self.meta = Some(meta_cache::read(text).map_err(|_| give_up())?);
                 }
                 Some(name) => return seed.deserialize(name.into_deserializer()).map(Some),
             }

@@ -1,4 +1,5 @@
-//! Which parameter types may travel in an HTTP header.
+//! The Rust types a tool parameter may have to be mirrored into an HTTP
+//! header: [`HeaderValue`], checked where `#[arg(header = ..)]` is written.
 
 use std::borrow::Cow;
 
@@ -34,7 +35,7 @@ impl<T: HeaderValue> HeaderValue for Option<T> {}
 mod tests {
     #[test]
     fn the_diagnostic_names_every_mirrored_type() {
-        let source = include_str!("header_value.rs");
+        let source = include_str!("value.rs");
         let note = source.split("note = \"").nth(1).and_then(|n| n.split('"').next()).expect("the note");
         let label = source.split("label = \"").nth(1).and_then(|l| l.split('"').next()).expect("the label");
         for ty in mcp_runtime_rules::header::MIRRORED_TYPES {

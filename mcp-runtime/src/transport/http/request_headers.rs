@@ -1,6 +1,6 @@
-//! The MCP request headers compared with the body: `MCP-Protocol-Version`,
-//! `Mcp-Method` and `Mcp-Name` once `_meta` is read, `Mcp-Param-*` once a
-//! `tools/call`'s params are.
+//! The checks of an incoming HTTP request's MCP headers against its body:
+//! `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` once `_meta` is
+//! read, `Mcp-Param-*` once a `tools/call`'s params are.
 //!
 //! Header names are case-insensitive (the header map lowercases them),
 //! values are compared exactly after trimming surrounding spaces and tabs
@@ -18,7 +18,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::dispatch::{CalledTool, HeaderCheck, Method};
-use crate::header_param::HeaderParam;
+use crate::param_headers::HeaderParam;
 use crate::protocol::ErrorObject;
 use crate::protocol::member::{RawMember, read_members, skip};
 
@@ -324,7 +324,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::header_param;
+    use crate::param_headers;
 
     fn map(pairs: &[(&str, &[u8])]) -> HeaderMap {
         let mut map = HeaderMap::new();
@@ -388,7 +388,7 @@ mod tests {
             "opts": {"type": "object", "properties": {"dry": {"type": "boolean", "x-mcp-header": "Dry"}}}
         }});
         let Value::Object(schema) = schema else { unreachable!("an object") };
-        let params = header_param::find(&schema).expect("valid annotations");
+        let params = param_headers::find(&schema).expect("valid annotations");
         let check = |pairs: &[(&str, &[u8])], args: Value| {
             let raw = serde_json::value::to_raw_value(&args).expect("serializable");
             code(check_params(&map(pairs), &params, Some(&raw)))
@@ -425,7 +425,7 @@ mod tests {
             }}
         }});
         let Value::Object(schema) = schema else { unreachable!("an object") };
-        let params = header_param::find(&schema).expect("valid annotations");
+        let params = param_headers::find(&schema).expect("valid annotations");
         let check = |pairs: &[(&str, &[u8])], args: &str| {
             let raw = RawValue::from_string(args.to_owned()).expect("valid JSON");
             code(check_params(&map(pairs), &params, Some(&raw)))

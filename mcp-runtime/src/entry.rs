@@ -1,6 +1,7 @@
-//! Registry entries for tools, prompts and resources, built from closures
+//! The entries a server serves, [`ToolEntry`], [`PromptEntry`] and
+//! [`ResourceEntry`] (a definition with its handler), built from closures
 //! (the builder API) or from the static descriptors `#[tool]`, `#[prompt]`
-//! and `#[resource]` generate.
+//! and `#[resource]` generate, which are defined here too.
 
 use std::fmt;
 use std::sync::Arc;

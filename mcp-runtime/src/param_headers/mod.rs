@@ -1,8 +1,16 @@
-//! Tool parameters mirrored into HTTP headers with `x-mcp-header`: found and
-//! checked once, when the server is built, so a request only looks values up.
+//! Tool parameters mirrored into `Mcp-Param-*` HTTP headers: which
+//! parameters a tool mirrors (its `x-mcp-header` annotations, found and
+//! checked once, when the server is built, so a request only looks values
+//! up) and, in [`value`], which Rust types may be mirrored at all.
 //!
 //! Clients silently drop a tool whose annotations break the rules, so a
-//! mistake here must stop the server from starting instead.
+//! mistake here must stop the server from starting instead. The HTTP
+//! transport compares the headers a request carries with its arguments
+//! (`transport/http/request_headers.rs`).
+
+mod value;
+
+pub use value::HeaderValue;
 
 use mcp_runtime_rules::header::{self, HeaderNameError};
 use serde_json::{Map, Value};
