@@ -12,31 +12,56 @@ use crate::error::BuildError;
 use crate::param_headers::{self, HeaderParam};
 use crate::uri_template::UriTemplate;
 
+/// The entries of a catalog, taken apart: what a catalog is built from,
+/// and what a changed one is rebuilt from.
+pub(crate) struct Entries {
+    pub(crate) tools: Vec<ToolEntry>,
+    pub(crate) prompts: Vec<PromptEntry>,
+    pub(crate) resources: Vec<ResourceEntry>,
+}
+
 /// An entry with its list JSON and its sort key.
 pub(crate) struct Listed<E> {
-    pub(crate) entry: E,
-    pub(crate) json: Box<RawValue>,
-    pub(crate) key: String,
+    entry: E,
+    json: Box<RawValue>,
+    key: String,
+}
+
+impl<E> Listed<E> {
+    /// The entry.
+    pub(crate) fn entry(&self) -> &E {
+        &self.entry
+    }
+
+    /// Its definition as `*/list` shows it, serialized when the catalog was built.
+    pub(crate) fn json(&self) -> &RawValue {
+        &self.json
+    }
+
+    /// What the list is sorted by: the name, or the URI for resources.
+    pub(crate) fn key(&self) -> &str {
+        &self.key
+    }
 }
 
 /// A resource template with its parsed matcher.
-pub(crate) struct Template {
-    pub(crate) matcher: UriTemplate,
-    pub(crate) index: usize,
+struct Template {
+    matcher: UriTemplate,
+    index: usize,
 }
 
 /// Every registered tool, prompt, resource and template, sorted and indexed.
 #[derive(Default)]
 pub(crate) struct Catalog {
-    pub(crate) tools: Vec<Listed<ToolEntry>>,
+    tools: Vec<Listed<ToolEntry>>,
     tool_index: HashMap<String, usize>,
     /// The `x-mcp-header` parameters of each tool, in `tools` order.
     tool_headers: Vec<Vec<HeaderParam>>,
-    pub(crate) prompts: Vec<Listed<PromptEntry>>,
+    prompts: Vec<Listed<PromptEntry>>,
     prompt_index: HashMap<String, usize>,
-    pub(crate) resources: Vec<Listed<ResourceEntry>>,
+    resources: Vec<Listed<ResourceEntry>>,
     resource_index: HashMap<String, usize>,
-    pub(crate) templates: Vec<Listed<ResourceEntry>>,
+    templates: Vec<Listed<ResourceEntry>>,
     matchers: Vec<Template>,
 }
 
@@ -75,11 +100,10 @@ fn index<E>(
 }
 
 impl Catalog {
-    pub(crate) fn build(
-        tools: Vec<ToolEntry>,
-        prompts: Vec<PromptEntry>,
-        resources: Vec<ResourceEntry>,
-    ) -> Result<Self, BuildError> {
+    /// Checks the entries (tool names, `x-mcp-header` annotations, resource
+    /// templates, duplicates) and sorts and indexes them.
+    pub(crate) fn build(entries: Entries) -> Result<Self, BuildError> {
+        let Entries { tools, prompts, resources } = entries;
         let mut listed_tools = tools
             .into_iter()
             .map(|t| {
@@ -162,12 +186,37 @@ impl Catalog {
     }
 
     /// The entries, to build a changed catalog from.
-    pub(crate) fn entries(&self) -> crate::server::Entries {
-        crate::server::Entries {
+    pub(crate) fn entries(&self) -> Entries {
+        Entries {
             tools: self.tools.iter().map(|t| t.entry.clone()).collect(),
             prompts: self.prompts.iter().map(|p| p.entry.clone()).collect(),
             resources: self.resources.iter().chain(&self.templates).map(|r| r.entry.clone()).collect(),
         }
+    }
+
+    /// The tools, sorted by name.
+    pub(crate) fn tools(&self) -> &[Listed<ToolEntry>] {
+        &self.tools
+    }
+
+    /// The prompts, sorted by name.
+    pub(crate) fn prompts(&self) -> &[Listed<PromptEntry>] {
+        &self.prompts
+    }
+
+    /// The fixed resources, sorted by name, then URI.
+    pub(crate) fn resources(&self) -> &[Listed<ResourceEntry>] {
+        &self.resources
+    }
+
+    /// The resource templates, sorted by name, then URI template.
+    pub(crate) fn templates(&self) -> &[Listed<ResourceEntry>] {
+        &self.templates
+    }
+
+    /// The tool at `position` in [`tools`](Self::tools).
+    pub(crate) fn tool(&self, position: usize) -> &ToolEntry {
+        &self.tools[position].entry
     }
 
     /// Where the tool `name` is in [`tools`](Self::tools).

@@ -1,8 +1,6 @@
-//! What a handler knows about the request it serves: `_meta`, shared state,
-//! and the channel for request-scoped notifications.
+//! What a handler knows about the request it serves ([`RequestContext`]):
+//! `_meta`, shared state, and the channel for request-scoped notifications.
 
-use std::any::{Any, TypeId, type_name};
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 use std::sync::{Mutex, OnceLock};
@@ -42,40 +40,6 @@ impl DiscardNotifications {
         static SHARED: std::sync::LazyLock<Arc<dyn NotificationSink>> =
             std::sync::LazyLock::new(|| Arc::new(DiscardNotifications));
         Arc::clone(&SHARED)
-    }
-}
-
-/// Shared application state, keyed by type, set once on the server builder.
-#[derive(Clone, Default)]
-pub(crate) struct StateMap(Arc<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>);
-
-impl StateMap {
-    pub(crate) fn from_map(map: HashMap<TypeId, Arc<dyn Any + Send + Sync>>) -> Self {
-        StateMap(Arc::new(map))
-    }
-
-    pub(crate) fn get<T: Clone + Send + Sync + 'static>(&self) -> Option<T> {
-        self.0.get(&TypeId::of::<T>()).and_then(|v| v.downcast_ref::<T>()).cloned()
-    }
-
-    pub(crate) fn contains(&self, id: TypeId) -> bool {
-        self.0.contains_key(&id)
-    }
-}
-
-/// A state type a handler needs, checked when the server is built.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct StateRequirement {
-    /// The type's id.
-    pub type_id: TypeId,
-    /// The type's name, for the startup error.
-    pub type_name: &'static str,
-}
-
-impl StateRequirement {
-    /// The requirement for state of type `T`.
-    pub fn of<T: 'static>() -> Self {
-        StateRequirement { type_id: TypeId::of::<T>(), type_name: type_name::<T>() }
     }
 }
 
@@ -222,7 +186,7 @@ impl RequestContext {
 
     /// Shared state of type `T` set with [`ServerBuilder::state`](crate::ServerBuilder::state).
     pub fn state<T: Clone + Send + Sync + 'static>(&self) -> Option<T> {
-        self.inner.server.inner.state.get::<T>()
+        self.inner.server.shared_state().get::<T>()
     }
 
     /// Fires when the request is given up on: the client cancels it

@@ -9,7 +9,6 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::call::{CompleteCall, PromptCall, ResourceCall, ToolCall};
-use crate::context::StateRequirement;
 use crate::handler::{
     BoxFuture, CompleteFn, PromptFn, PromptHandler, ResourceFn, ResourceHandler, ToolFn, ToolHandler,
 };
@@ -18,6 +17,7 @@ use crate::protocol::{
     Annotations, CacheHints, Completion, ErrorObject, Icon, Prompt, PromptArgument, Resource, ResourceTemplate, Tool,
     ToolAnnotations,
 };
+use crate::shared_state::StateRequirement;
 use crate::uri_template::{TemplateError, UriTemplate};
 
 /// The adapter a macro generates for the completers of one prompt or

@@ -12,8 +12,9 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::call::{Call, PromptCall, ResourceCall, ToolCall};
-use crate::context::{RequestContext, StateRequirement};
+use crate::context::RequestContext;
 use crate::protocol::{ErrorObject, RequestMeta};
+use crate::shared_state::StateRequirement;
 
 /// Why an extractor could not produce its value.
 #[derive(Debug, Clone, PartialEq)]

@@ -13,12 +13,12 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::call::{CompleteCall, PromptCall, ResourceCall, ToolCall};
-use crate::context::StateRequirement;
 use crate::extract::{FromCall, Rejection};
 use crate::outcome::{
     IntoPromptResult, IntoResourceContents, IntoToolResult, PromptOutcome, ResourceOutcome, ToolOutcome,
 };
 use crate::protocol::{CallToolResult, Completion, ErrorObject};
+use crate::shared_state::StateRequirement;
 
 /// A boxed, sendable future, as every erased handler returns.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;

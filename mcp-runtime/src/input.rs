@@ -25,17 +25,13 @@
 //! with the same arguments: an answer given for one set of arguments is
 //! never handed to a call with others.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::call::Call;
-use crate::context::RequestContext;
 use crate::extract::{FromCall, Rejection};
 use crate::protocol::{ClientCapabilities, ElicitAction, ElicitRequest, ErrorObject, InputRequest, RequestMeta};
 
@@ -91,12 +87,14 @@ impl InputState {
         self.round.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn is_waiting(&self) -> bool {
+    /// Whether the handler asked for something this round.
+    pub(crate) fn is_waiting(&self) -> bool {
         let round = self.round();
         !round.requests.is_empty() || !round.missing.is_empty()
     }
 
-    fn interruption(&self) -> Interrupted {
+    /// What this round asked for, taken out of the state.
+    pub(crate) fn interruption(&self) -> Interrupted {
         let mut round = self.round();
         if !round.missing.is_empty() {
             return Interrupted::MissingCapabilities(std::mem::take(&mut round.missing));
@@ -106,36 +104,6 @@ impl InputState {
             answers: self.answers.clone(),
             app_state: round.app_state.take(),
             digest: self.digest.clone(),
-        }
-    }
-}
-
-/// Runs a handler future until it completes or is stuck waiting for input.
-pub(crate) struct Interruptible<F> {
-    /// Handler futures come boxed already: no need to pin them again.
-    future: F,
-    context: RequestContext,
-}
-
-impl<F: Future + Unpin> Interruptible<F> {
-    pub(crate) fn new(future: F, context: RequestContext) -> Self {
-        Interruptible { future, context }
-    }
-}
-
-impl<F: Future + Unpin> Future for Interruptible<F> {
-    type Output = Result<F::Output, Interrupted>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match Pin::new(&mut self.future).poll(cx) {
-            Poll::Ready(output) => Poll::Ready(Ok(output)),
-            // Answers are awaited through futures that never wake; once the
-            // handler is parked on one, everything it awaits concurrently in
-            // this poll has registered too, so the round is complete.
-            Poll::Pending => match self.context.started_input() {
-                Some(state) if state.is_waiting() => Poll::Ready(Err(state.interruption())),
-                _ => Poll::Pending,
-            },
         }
     }
 }

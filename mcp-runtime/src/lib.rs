@@ -176,12 +176,13 @@ pub mod protocol;
 mod request_state;
 pub mod schema;
 mod server;
+mod shared_state;
 pub mod testing;
 pub mod transport;
 mod uri_template;
 
 pub use call::{Call, CompleteCall, PromptCall, ResourceCall, ToolCall};
-pub use context::{DiscardNotifications, NotificationSink, RequestContext, StateRequirement};
+pub use context::{DiscardNotifications, NotificationSink, RequestContext};
 pub use entry::{
     CompleterFn, PromptDescriptor, PromptEntry, ResourceDefinition, ResourceDescriptor, ResourceEntry, SourceLocation,
     ToolDescriptor, ToolEntry,
@@ -201,6 +202,7 @@ pub use outcome::{
 pub use param_headers::HeaderValue;
 pub use request_state::RequestStateKey;
 pub use server::{DEFAULT_PAGE_SIZE, Server, ServerBuilder};
+pub use shared_state::StateRequirement;
 pub use tokio_util::sync::CancellationToken;
 pub use uri_template::{TemplateError, UriTemplate};
 

@@ -31,12 +31,12 @@ pub use ::serde;
 pub use ::serde_json;
 
 pub use crate::call::{CompleteCall, PromptCall, ResourceCall, ToolCall};
-pub use crate::context::StateRequirement;
 pub use crate::entry::{PromptDescriptor, ResourceDefinition, ResourceDescriptor, SourceLocation, ToolDescriptor};
 pub use crate::handler::BoxFuture;
 pub use crate::linked::{PROMPTS, RESOURCES, TOOLS};
 pub use crate::outcome::{PromptOutcome, ResourceOutcome, ToolOutcome};
 pub use crate::protocol::{Completion, ErrorObject, Icon, Prompt, Tool};
+pub use crate::shared_state::StateRequirement;
 
 pub use completion::{CompleteFn, Completer, IntoCompletion, complete_with, no_completion};
 pub use context::{

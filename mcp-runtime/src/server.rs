@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
 
-use crate::catalog::Catalog;
-use crate::context::{StateMap, StateRequirement};
+use crate::catalog::{Catalog, Entries};
 use crate::entry::{PromptEntry, ResourceEntry, SourceLocation, ToolEntry};
 use crate::error::BuildError;
 use crate::events::{EventBus, LocalBus, ServerEvent, SharedBus};
@@ -20,6 +20,7 @@ use crate::protocol::{
     SUPPORTED_VERSIONS, ServerCapabilities,
 };
 use crate::request_state::RequestStateKey;
+use crate::shared_state::{StateMap, StateRequirement};
 
 /// The default number of items on one page of a list.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
@@ -48,61 +49,85 @@ pub const DEFAULT_PAGE_SIZE: usize = 100;
 /// ```
 #[derive(Clone)]
 pub struct Server {
-    pub(crate) inner: Arc<ServerInner>,
+    inner: Arc<ServerInner>,
 }
 
-pub(crate) struct ServerInner {
-    pub(crate) info: Implementation,
+struct ServerInner {
+    info: Implementation,
     /// What is served now; replaced whole when entries are added or removed.
     snapshot: RwLock<Arc<Snapshot>>,
-    pub(crate) features: Features,
-    pub(crate) bus: SharedBus,
+    settings: Settings,
+    bus: SharedBus,
     /// Cancelled when the server closes its long-lived streams (shutdown).
-    pub(crate) closing: tokio_util::sync::CancellationToken,
-    pub(crate) state: StateMap,
+    closing: CancellationToken,
+    state: StateMap,
+}
+
+/// What the builder fixed that requests read: a plain record, built once
+/// and never changed.
+#[derive(Debug)]
+pub(crate) struct Settings {
+    /// Items on one page of a list.
     pub(crate) page_size: usize,
+    /// Cache hints of `server/discover`.
     pub(crate) discover_cache: CacheHints,
+    /// Cache hints of the `*/list` methods.
     pub(crate) list_cache: CacheHints,
+    /// Default cache hints of `resources/read`.
     pub(crate) read_cache: CacheHints,
     /// `{"io.modelcontextprotocol/serverInfo": {...}}`, serialized once.
     pub(crate) result_meta: Option<Box<RawValue>>,
+    /// Seals and opens `requestState`.
     pub(crate) request_state_key: RequestStateKey,
     /// How long a handler may run on once its request is given up on.
     pub(crate) cancellation_grace: Duration,
+    /// Whether handlers may send log messages (the `logging` capability).
+    pub(crate) logging: bool,
+    /// Whether `listChanged` and resource `subscribe` are advertised.
+    pub(crate) list_changed: bool,
+    /// Guidance for the model, in the discover result.
+    pub(crate) instructions: Option<String>,
 }
 
 /// The catalog with the capabilities and discover result derived from it.
 pub(crate) struct Snapshot {
-    pub(crate) catalog: Catalog,
-    pub(crate) capabilities: ServerCapabilities,
-    pub(crate) discover: DiscoverResult,
-}
-
-/// Server-wide switches that shape the capabilities.
-#[derive(Debug, Clone)]
-pub(crate) struct Features {
-    pub(crate) logging: bool,
-    pub(crate) list_changed: bool,
-    pub(crate) instructions: Option<String>,
+    catalog: Catalog,
+    capabilities: ServerCapabilities,
+    discover: DiscoverResult,
 }
 
 impl Snapshot {
-    fn new(catalog: Catalog, features: &Features) -> Self {
-        let list_changed = features.list_changed.then_some(true);
+    fn new(catalog: Catalog, settings: &Settings) -> Self {
+        let list_changed = settings.list_changed.then_some(true);
         let capabilities = ServerCapabilities {
-            logging: features.logging.then(Map::new),
+            logging: settings.logging.then(Map::new),
             completions: catalog.has_completions().then(Map::new),
-            prompts: (!catalog.prompts.is_empty()).then_some(ListChangedCapability { list_changed }),
+            prompts: (!catalog.prompts().is_empty()).then_some(ListChangedCapability { list_changed }),
             resources: catalog.has_resources().then_some(ResourcesCapability { subscribe: list_changed, list_changed }),
-            tools: (!catalog.tools.is_empty()).then_some(ListChangedCapability { list_changed }),
+            tools: (!catalog.tools().is_empty()).then_some(ListChangedCapability { list_changed }),
             ..ServerCapabilities::default()
         };
         let discover = DiscoverResult {
             supported_versions: SUPPORTED_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
             capabilities: capabilities.clone(),
-            instructions: features.instructions.clone(),
+            instructions: settings.instructions.clone(),
         };
         Snapshot { catalog, capabilities, discover }
+    }
+
+    /// Every entry served, sorted and indexed.
+    pub(crate) fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
+    /// The capabilities derived from the catalog and the settings.
+    pub(crate) fn capabilities(&self) -> &ServerCapabilities {
+        &self.capabilities
+    }
+
+    /// The `server/discover` result, built with the snapshot.
+    pub(crate) fn discover(&self) -> &DiscoverResult {
+        &self.discover
     }
 }
 
@@ -124,17 +149,33 @@ impl Server {
 
     /// The names of the tools, sorted.
     pub fn tool_names(&self) -> Vec<String> {
-        self.snapshot().catalog.tools.iter().map(|t| t.key.clone()).collect()
+        self.snapshot().catalog.tools().iter().map(|t| t.key().to_owned()).collect()
     }
 
     /// The tools served right now, sorted by name.
     pub fn tools(&self) -> impl Iterator<Item = ToolEntry> {
-        self.snapshot().catalog.tools.iter().map(|t| t.entry.clone()).collect::<Vec<_>>().into_iter()
+        self.snapshot().catalog.tools().iter().map(|t| t.entry().clone()).collect::<Vec<_>>().into_iter()
     }
 
     /// What is served right now.
     pub(crate) fn snapshot(&self) -> Arc<Snapshot> {
         Arc::clone(&self.inner.snapshot.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// The settings the builder fixed.
+    pub(crate) fn settings(&self) -> &Settings {
+        &self.inner.settings
+    }
+
+    /// The state set with [`ServerBuilder::state`], for handlers' `State<T>`.
+    pub(crate) fn shared_state(&self) -> &StateMap {
+        &self.inner.state
+    }
+
+    /// Cancelled when the server closes its long-lived streams
+    /// ([`close_streams`](Self::close_streams)).
+    pub(crate) fn closing(&self) -> &CancellationToken {
+        &self.inner.closing
     }
 
     /// Replaces the catalog with one built by `change` from the current
@@ -148,8 +189,8 @@ impl Server {
                 return Ok(false);
             }
             check_entries(&entries, &self.inner.state)?;
-            let catalog = Catalog::build(entries.tools, entries.prompts, entries.resources)?;
-            *slot = Arc::new(Snapshot::new(catalog, &self.inner.features));
+            let catalog = Catalog::build(entries)?;
+            *slot = Arc::new(Snapshot::new(catalog, &self.inner.settings));
         }
         self.inner.bus.publish(event);
         Ok(true)
@@ -236,13 +277,6 @@ fn replace<E>(list: &mut Vec<E>, entry: E, key: impl Fn(&E) -> &str) -> bool {
     true
 }
 
-/// The entries of a catalog, taken apart to be changed and rebuilt.
-pub(crate) struct Entries {
-    pub(crate) tools: Vec<ToolEntry>,
-    pub(crate) prompts: Vec<PromptEntry>,
-    pub(crate) resources: Vec<ResourceEntry>,
-}
-
 fn check_entries(entries: &Entries, state: &StateMap) -> Result<(), BuildError> {
     check_state("tool", &entries.tools, |t| (&t.definition.name, &t.requirements, t.location), state)?;
     check_state("prompt", &entries.prompts, |p| (&p.definition.name, &p.requirements, p.location), state)?;
@@ -254,10 +288,10 @@ impl fmt::Debug for Server {
         let snapshot = self.snapshot();
         f.debug_struct("Server")
             .field("info", &self.inner.info)
-            .field("tools", &snapshot.catalog.tools.len())
-            .field("prompts", &snapshot.catalog.prompts.len())
-            .field("resources", &snapshot.catalog.resources.len())
-            .field("templates", &snapshot.catalog.templates.len())
+            .field("tools", &snapshot.catalog.tools().len())
+            .field("prompts", &snapshot.catalog.prompts().len())
+            .field("resources", &snapshot.catalog.resources().len())
+            .field("templates", &snapshot.catalog.templates().len())
             .finish()
     }
 }
@@ -467,9 +501,7 @@ impl ServerBuilder {
         let state = StateMap::from_map(self.state);
         let entries = Entries { tools: self.tools, prompts: self.prompts, resources: self.resources };
         check_entries(&entries, &state)?;
-        let catalog = Catalog::build(entries.tools, entries.prompts, entries.resources)?;
-        let features =
-            Features { logging: self.logging, list_changed: self.list_changed, instructions: self.instructions };
+        let catalog = Catalog::build(entries)?;
         let result_meta = if self.server_info_in_results {
             let mut meta = Map::new();
             meta.insert(META_SERVER_INFO.into(), serde_json::to_value(&self.info).unwrap_or(Value::Null));
@@ -477,21 +509,26 @@ impl ServerBuilder {
         } else {
             None
         };
+        let settings = Settings {
+            page_size: self.page_size,
+            discover_cache: self.discover_cache,
+            list_cache: self.list_cache,
+            read_cache: self.read_cache,
+            result_meta,
+            request_state_key: self.request_state_key.unwrap_or_else(RequestStateKey::random),
+            cancellation_grace: self.cancellation_grace,
+            logging: self.logging,
+            list_changed: self.list_changed,
+            instructions: self.instructions,
+        };
         Ok(Server {
             inner: Arc::new(ServerInner {
                 info: self.info,
-                snapshot: RwLock::new(Arc::new(Snapshot::new(catalog, &features))),
-                features,
+                snapshot: RwLock::new(Arc::new(Snapshot::new(catalog, &settings))),
+                settings,
                 bus: self.bus.unwrap_or_else(|| Arc::new(LocalBus::default())),
-                closing: tokio_util::sync::CancellationToken::new(),
+                closing: CancellationToken::new(),
                 state,
-                page_size: self.page_size,
-                discover_cache: self.discover_cache,
-                list_cache: self.list_cache,
-                read_cache: self.read_cache,
-                result_meta,
-                request_state_key: self.request_state_key.unwrap_or_else(RequestStateKey::random),
-                cancellation_grace: self.cancellation_grace,
             }),
         })
     }

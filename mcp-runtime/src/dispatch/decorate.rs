@@ -29,14 +29,14 @@ pub(super) fn finish_sized<T: Serialize>(
     cache: Option<CacheHints>,
     size: usize,
 ) -> Response {
-    let shared = p.server.inner.result_meta.as_deref();
+    let shared = p.server.settings().result_meta.as_deref();
     let meta = match (own_meta, shared) {
         (None, Some(raw)) => Meta::Shared(raw),
         (None, None) => Meta::None,
         (Some(mut own), shared) => {
             // The handler's own keys win; server info is added beside them.
             if shared.is_some() && !own.contains_key(META_SERVER_INFO) {
-                let info = serde_json::to_value(&p.server.inner.info).unwrap_or(Value::Null);
+                let info = serde_json::to_value(p.server.info()).unwrap_or(Value::Null);
                 own.insert(META_SERVER_INFO.into(), info);
             }
             Meta::Merged(own)

@@ -149,7 +149,7 @@ impl Prepared {
         // Boxed once (by `Graceful`): the handler's state is large, and
         // transports wrap it in a timeout and more, each of which would
         // copy it again.
-        let grace = self.server.inner.cancellation_grace;
+        let grace = self.server.settings().cancellation_grace;
         grace::Graceful::new(method::run(self, options), grace)
     }
 }
@@ -201,7 +201,7 @@ impl Server {
             }
             Params::Call(ReadCall { meta, params }) => (Some(Method::ToolsCall), meta, None, Body::Call(params)),
         };
-        if !self.inner.features.logging && meta.log_level.is_some() {
+        if !self.settings().logging && meta.log_level.is_some() {
             Arc::make_mut(&mut meta).log_level = None;
         }
 
@@ -223,7 +223,7 @@ impl Server {
         // Routing, against one consistent view of what is served: a method
         // the server does not advertise does not exist.
         let snapshot = self.snapshot();
-        let Some(method) = known.filter(|known| known.is_offered(&snapshot.capabilities)) else {
+        let Some(method) = known.filter(|known| known.is_offered(snapshot.capabilities())) else {
             return Err(fail(&id, ErrorObject::method_not_found(&method), Stage::Routing));
         };
 

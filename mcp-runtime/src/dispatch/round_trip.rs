@@ -4,7 +4,10 @@
 //! the answers and the state back, bound to the same method, target and
 //! arguments.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
+use std::task::{Context, Poll};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -15,7 +18,7 @@ use super::grace::Handled;
 use super::panic_guard::guarded;
 use super::response::Response;
 use crate::context::{InputSlot, RequestContext};
-use crate::input::{self, InputState, Interrupted, Interruptible};
+use crate::input::{self, InputState, Interrupted};
 use crate::outcome::Outcome;
 use crate::protocol::{CacheHints, ErrorObject, InputRequest, InputRequiredResult, ResultType};
 use crate::request_state::SealedState;
@@ -36,7 +39,7 @@ pub(super) fn input_slot(
     }
     let digest = digest();
     let sealed = match request_state {
-        Some(state) => p.server.inner.request_state_key.open(p.method.name(), target, digest.as_deref(), state)?,
+        Some(state) => p.server.settings().request_state_key.open(p.method.name(), target, digest.as_deref(), state)?,
         None => SealedState::default(),
     };
     let mut answers = sealed.answers;
@@ -58,9 +61,9 @@ pub(super) async fn interruptible<T, F>(
     start: impl FnOnce() -> F + Send,
 ) -> Result<Outcome<T>, ErrorObject>
 where
-    F: std::future::Future<Output = Result<Outcome<T>, ErrorObject>> + Send + Unpin,
+    F: Future<Output = Result<Outcome<T>, ErrorObject>> + Send + Unpin,
 {
-    let key = &p.server.inner.request_state_key;
+    let key = &p.server.settings().request_state_key;
     let method = p.method.name();
     // The handler hears through its token of the request being given up on.
     let watched = context.clone();
@@ -88,6 +91,36 @@ where
         }
     });
     Handled::new(run, watched).await
+}
+
+/// Runs a handler future until it completes or is stuck waiting for input.
+struct Interruptible<F> {
+    /// Handler futures come boxed already: no need to pin them again.
+    future: F,
+    context: RequestContext,
+}
+
+impl<F: Future + Unpin> Interruptible<F> {
+    fn new(future: F, context: RequestContext) -> Self {
+        Interruptible { future, context }
+    }
+}
+
+impl<F: Future + Unpin> Future for Interruptible<F> {
+    type Output = Result<F::Output, Interrupted>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match Pin::new(&mut self.future).poll(cx) {
+            Poll::Ready(output) => Poll::Ready(Ok(output)),
+            // Answers are awaited through futures that never wake; once the
+            // handler is parked on one, everything it awaits concurrently in
+            // this poll has registered too, so the round is complete.
+            Poll::Pending => match self.context.started_input() {
+                Some(state) if state.is_waiting() => Poll::Ready(Err(state.interruption())),
+                _ => Poll::Pending,
+            },
+        }
+    }
 }
 
 /// The outcome of a handler as a response: complete results get `cache`.

@@ -4,10 +4,10 @@
 use std::marker::PhantomData;
 
 use crate::call::{Call, ToolCall};
-use crate::context::StateRequirement;
 use crate::extract::{FromCall, Rejection, State};
 use crate::outcome::{Outcome, ToolOutcome};
 use crate::protocol::{CallToolResult, ErrorObject};
+use crate::shared_state::StateRequirement;
 
 /// What a context parameter must implement; the macro checks each one
 /// against this trait, spanned on its type.

@@ -46,11 +46,11 @@ pub trait ResourceItem {
 /// first one, so these never serve a request.
 pub mod fallback {
     use crate::call::{PromptCall, ResourceCall, ToolCall};
-    use crate::context::StateRequirement;
     use crate::entry::{PromptDescriptor, ResourceDefinition, ResourceDescriptor, SourceLocation, ToolDescriptor};
     use crate::handler::BoxFuture;
     use crate::outcome::{PromptOutcome, ResourceOutcome, ToolOutcome};
     use crate::protocol::{ErrorObject, Prompt, Resource, Tool};
+    use crate::shared_state::StateRequirement;
 
     const LOCATION: SourceLocation = SourceLocation { module_path: module_path!(), file: file!(), line: line!() };
 

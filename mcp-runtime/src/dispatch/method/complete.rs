@@ -16,7 +16,7 @@ use crate::server::Snapshot;
 /// A reference to a prompt, resource or template the server does not have
 /// is `-32602`.
 pub(super) fn route(snapshot: &Snapshot, p: CompleteParams) -> Result<Route, (ErrorObject, Stage)> {
-    let catalog = &snapshot.catalog;
+    let catalog = snapshot.catalog();
     let known = match &p.reference {
         CompletionReference::Prompt { name, .. } => catalog.prompt(name).is_some(),
         CompletionReference::Resource { uri } => catalog.template(uri).is_some() || catalog.resource(uri).is_some(),
@@ -29,7 +29,7 @@ pub(super) fn route(snapshot: &Snapshot, p: CompleteParams) -> Result<Route, (Er
 }
 
 pub(super) async fn run(p: &Prepared, params: CompleteParams, parts: ContextParts) -> Response {
-    let catalog = &p.snapshot.catalog;
+    let catalog = p.snapshot.catalog();
     let completer = match &params.reference {
         CompletionReference::Prompt { name, .. } => catalog.prompt(name).and_then(|e| e.completer.clone()),
         CompletionReference::Resource { uri } => {

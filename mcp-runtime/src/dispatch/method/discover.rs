@@ -7,6 +7,5 @@ use crate::dispatch::response::Response;
 use crate::protocol::ResultType;
 
 pub(super) fn run(p: &Prepared) -> Response {
-    let inner = &*p.server.inner;
-    finish(p, ResultType::Complete, &p.snapshot.discover, None, Some(inner.discover_cache))
+    finish(p, ResultType::Complete, p.snapshot.discover(), None, Some(p.server.settings().discover_cache))
 }

@@ -32,7 +32,7 @@ pub(super) fn is_offered(caps: &ServerCapabilities) -> bool {
 /// The filter the stream follows: what the client asked for, as far as
 /// the server offers it.
 pub(super) fn route(snapshot: &Snapshot, p: ListenParams) -> Route {
-    Route::Listen(honoured(&snapshot.capabilities, p.notifications))
+    Route::Listen(honoured(snapshot.capabilities(), p.notifications))
 }
 
 /// Streams until the client or the server ends it, then closes with an
@@ -140,7 +140,7 @@ fn catch_up(filter: &SubscriptionFilter, id: &RequestId) -> Vec<Notification> {
 async fn stream(server: &Server, id: &RequestId, filter: &SubscriptionFilter, options: &RequestOptions) {
     // Subscribe before acknowledging so no change after the ack is missed.
     let mut events = server.subscribe_events();
-    let closing = server.inner.closing.clone();
+    let closing = server.closing().clone();
     let ack = json!({ "notifications": filter });
     let Value::Object(ack) = ack else { return };
     options.sink.send(frame(SUBSCRIPTIONS_ACKNOWLEDGED, id, ack));

@@ -35,10 +35,10 @@ impl ListKind {
 
     fn len(self, c: &Catalog) -> usize {
         match self {
-            ListKind::Tools => c.tools.len(),
-            ListKind::Prompts => c.prompts.len(),
-            ListKind::Resources => c.resources.len(),
-            ListKind::Templates => c.templates.len(),
+            ListKind::Tools => c.tools().len(),
+            ListKind::Prompts => c.prompts().len(),
+            ListKind::Resources => c.resources().len(),
+            ListKind::Templates => c.templates().len(),
         }
     }
 
@@ -46,10 +46,10 @@ impl ListKind {
     /// unique for tools and prompts; resources sort by name, then URI).
     fn sort_key(self, c: &Catalog, i: usize) -> pagination::SortKey<'_> {
         match self {
-            ListKind::Tools => (&c.tools[i].key, ""),
-            ListKind::Prompts => (&c.prompts[i].key, ""),
-            ListKind::Resources => (c.resources[i].entry.name(), &c.resources[i].key),
-            ListKind::Templates => (c.templates[i].entry.name(), &c.templates[i].key),
+            ListKind::Tools => (c.tools()[i].key(), ""),
+            ListKind::Prompts => (c.prompts()[i].key(), ""),
+            ListKind::Resources => (c.resources()[i].entry().name(), c.resources()[i].key()),
+            ListKind::Templates => (c.templates()[i].entry().name(), c.templates()[i].key()),
         }
     }
 }
@@ -68,7 +68,7 @@ pub(super) fn route(
     kind: ListKind,
     params: Option<&RawValue>,
 ) -> Result<Route, (ErrorObject, Stage)> {
-    let catalog = &snapshot.catalog;
+    let catalog = snapshot.catalog();
     let p: ListParams = params_of(method, params)?;
     let after = pagination::decode(p.cursor.as_deref(), kind.key()).map_err(|e| (e, Stage::Params))?;
     let start = pagination::start(after.as_ref(), kind.len(catalog), |i| kind.sort_key(catalog, i));
@@ -76,18 +76,18 @@ pub(super) fn route(
 }
 
 pub(super) fn run(p: &Prepared, kind: ListKind, start: usize) -> Response {
-    let inner = &*p.server.inner;
-    let c = &p.snapshot.catalog;
+    let settings = p.server.settings();
+    let c = p.snapshot.catalog();
     let key = kind.key();
-    let (range, next_cursor) = pagination::page(key, start, kind.len(c), inner.page_size, |i| kind.sort_key(c, i));
+    let (range, next_cursor) = pagination::page(key, start, kind.len(c), settings.page_size, |i| kind.sort_key(c, i));
     // Only this page's definitions, serialized when the server was built.
     let items: Vec<&RawValue> = match kind {
-        ListKind::Tools => c.tools[range].iter().map(|t| &*t.json).collect(),
-        ListKind::Prompts => c.prompts[range].iter().map(|t| &*t.json).collect(),
-        ListKind::Resources => c.resources[range].iter().map(|t| &*t.json).collect(),
-        ListKind::Templates => c.templates[range].iter().map(|t| &*t.json).collect(),
+        ListKind::Tools => c.tools()[range].iter().map(|t| t.json()).collect(),
+        ListKind::Prompts => c.prompts()[range].iter().map(|t| t.json()).collect(),
+        ListKind::Resources => c.resources()[range].iter().map(|t| t.json()).collect(),
+        ListKind::Templates => c.templates()[range].iter().map(|t| t.json()).collect(),
     };
     let size = items.iter().map(|item| item.get().len() + 1).sum();
     let page = Page { key, items, next_cursor };
-    finish_sized(p, ResultType::Complete, &page, None, Some(inner.list_cache), size)
+    finish_sized(p, ResultType::Complete, &page, None, Some(settings.list_cache), size)
 }

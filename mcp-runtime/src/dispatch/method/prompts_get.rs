@@ -15,7 +15,7 @@ use crate::request_state;
 use crate::server::Snapshot;
 
 pub(super) fn route(snapshot: &Snapshot, p: GetPromptParams) -> Result<Route, (ErrorObject, Stage)> {
-    let Some(prompt) = snapshot.catalog.prompt(&p.name) else {
+    let Some(prompt) = snapshot.catalog().prompt(&p.name) else {
         return Err((ErrorObject::invalid_params(format!("Unknown prompt: `{}`", p.name)), Stage::Params));
     };
     let args = p.arguments.as_ref();

@@ -23,8 +23,7 @@ pub(super) fn route(p: ReadResourceParams) -> Route {
 }
 
 pub(super) async fn run(p: &Prepared, params: ReadResourceParams, parts: ContextParts) -> Response {
-    let inner = &*p.server.inner;
-    let catalog = &p.snapshot.catalog;
+    let catalog = p.snapshot.catalog();
     let uri = params.uri.as_str();
     let (entry, variables) = match catalog.resource(uri) {
         Some(entry) => (entry, Map::new()),
@@ -33,7 +32,7 @@ pub(super) async fn run(p: &Prepared, params: ReadResourceParams, parts: Context
             None => return failed(p, ErrorObject::resource_not_found(uri)),
         },
     };
-    let cache = entry.cache.unwrap_or(inner.read_cache);
+    let cache = entry.cache.unwrap_or(p.server.settings().read_cache);
     let input = match input_slot(p, uri, || None, params.input_responses, params.request_state.as_deref()) {
         Ok(input) => input,
         Err(e) => return failed(p, e),

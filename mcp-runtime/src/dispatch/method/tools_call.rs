@@ -21,7 +21,7 @@ pub(super) fn route(
     p: CallToolParams,
     headers: Option<&dyn HeaderCheck>,
 ) -> Result<Route, (ErrorObject, Stage)> {
-    let catalog = &snapshot.catalog;
+    let catalog = snapshot.catalog();
     let Some(position) = catalog.tool_position(&p.name) else {
         return Err((ErrorObject::invalid_params(format!("Unknown tool: `{}`", p.name)), Stage::Params));
     };
@@ -33,7 +33,7 @@ pub(super) fn route(
     }
     if let Some(headers) = headers {
         let tool = CalledTool {
-            definition: &catalog.tools[position].entry.definition,
+            definition: catalog.tool(position).definition(),
             header_params: catalog.tool_header_params(position),
         };
         headers.check_tool_arguments(tool, p.arguments.as_deref()).map_err(|e| (e, Stage::Headers))?;
@@ -43,7 +43,7 @@ pub(super) fn route(
 
 pub(super) async fn run(p: &Prepared, params: CallToolParams, position: usize, parts: ContextParts) -> Response {
     let CallToolParams { name, arguments, input_responses, request_state } = params;
-    let tool = &p.snapshot.catalog.tools[position].entry;
+    let tool = p.snapshot.catalog().tool(position);
     let target = tool.definition.name.as_str();
     let digest = || Some(request_state::tool_arguments_digest(arguments.as_deref()));
     let input = match input_slot(p, target, digest, input_responses, request_state.as_deref()) {
@@ -57,7 +57,7 @@ pub(super) async fn run(p: &Prepared, params: CallToolParams, position: usize, p
     if let Ok(Outcome::Complete(result)) = &outcome
         && let Some(text) = plain_text(result)
     {
-        return Response::text_result(p.id.clone(), text, p.server.inner.result_meta.as_deref());
+        return Response::text_result(p.id.clone(), text, p.server.settings().result_meta.as_deref());
     }
     outcome_response(p, outcome, |r| r.meta.take(), None)
 }
