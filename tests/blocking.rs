@@ -12,7 +12,7 @@ use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
 use mcp_runtime::testing::TestClient;
-use mcp_runtime::{Server, prompt, resource, tool};
+use mcp_runtime::{prompt, resource, tool};
 use mcp_tests::validated_client::checked;
 use serde_json::{Value, json};
 
@@ -112,7 +112,7 @@ fn still_here() -> &'static str {
 }
 
 fn client() -> TestClient {
-    checked(Server::builder("blocking", "1.0.0").registered().build().expect("a valid server"))
+    checked(mcp_runtime::server!("blocking", "1.0.0").build().expect("a valid server"))
 }
 
 fn text(result: &Value) -> &str {

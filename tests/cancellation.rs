@@ -69,8 +69,7 @@ async fn ignores_cancel(State(probe): State<Arc<Probe>>) -> &'static str {
 }
 
 fn server(probe: &Arc<Probe>, grace: Duration) -> Server {
-    Server::builder("cancellation", "1.0.0")
-        .registered()
+    mcp_runtime::server!("cancellation", "1.0.0")
         .state(Arc::clone(probe))
         .cancellation_grace(grace)
         .build()

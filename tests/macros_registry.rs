@@ -73,8 +73,8 @@ async fn the_server_reports_the_calling_crate_and_derives_capabilities() {
 }
 
 #[test]
-fn from_registry_names_the_server_as_asked() {
-    let server = Server::from_registry("named", "9.9.9").unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(server.info().name, "named");
-    assert_eq!(server.tools().count(), 3);
+fn a_server_named_in_the_macro_serves_the_same_items_under_that_name() {
+    let server = mcp_runtime::server!("named", "9.9.9").build().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((server.info().name.as_str(), server.info().version.as_str()), ("named", "9.9.9"));
+    assert_eq!(server.tool_names(), ["alpha", "middle", "zeta"]);
 }

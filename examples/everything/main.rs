@@ -47,8 +47,7 @@ async fn main() -> anyhow::Result<()> {
         .init();
 
     let mode = parse_args()?;
-    let server = mcp_runtime::Server::builder("everything", env!("CARGO_PKG_VERSION"))
-        .registered()
+    let server = mcp_runtime::server!("everything", env!("CARGO_PKG_VERSION"))
         .tool(json_schema::tool())
         .instructions("A test server exposing every MCP feature; its tools are fixtures, not useful work.")
         .build()?;

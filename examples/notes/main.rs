@@ -50,8 +50,7 @@ async fn main() -> anyhow::Result<()> {
         .init();
     let options = parse_args()?;
     let db = Db::open(&options.db).with_context(|| format!("opening {}", options.db.display()))?;
-    let server = mcp_runtime::Server::builder("notes", env!("CARGO_PKG_VERSION"))
-        .registered()
+    let server = mcp_runtime::server!("notes", env!("CARGO_PKG_VERSION"))
         .title("Notes")
         .instructions("A notebook. Search before adding, to avoid duplicates; notes are also readable as notes://{id}.")
         .state(db)

@@ -10,10 +10,9 @@
 //!
 //! Each of `#[tool]`, `#[prompt]` and `#[resource]` leaves the function
 //! exactly as written (callable and testable as usual) and generates beside
-//! it a hidden adapter, a static descriptor registered for
-//! `Server::builder(..).registered()` and `server!()`, and a hidden struct of
-//! the same name through which `tools![f]`, `prompts![f]` and
-//! `resources![f]` list it explicitly.
+//! it a hidden adapter, a static descriptor registered for `server!()`, and
+//! a hidden struct of the same name through which `tools![f]`,
+//! `prompts![f]` and `resources![f]` list it explicitly.
 //!
 //! Mistakes are reported at the token that causes them: a parameter type
 //! that cannot be an argument or a context parameter, a return type that

@@ -50,7 +50,7 @@
 //! | [`#[tool]`](macro@tool) | a function the model calls: arguments become the input schema, the return value the result (text, content, or structured output with an output schema) |
 //! | [`#[resource]`](macro@resource) | data read by URI: a fixed URI, or a URI template whose variables bind to parameters |
 //! | [`#[prompt]`](macro@prompt) | a message template the user picks, with arguments and completion |
-//! | [`server!`] | a [`ServerBuilder`] named after your crate, holding every annotated function linked into the binary |
+//! | [`server!`] | a [`ServerBuilder`] named after your crate (or as you name it), holding every annotated function linked into the binary |
 //! | [`tools!`], [`prompts!`], [`resources!`] | explicit lists of annotated functions, to serve a subset or where [link-time registration](#link-time-registration) is not wanted |
 //! | [`#[main]`](macro@main) | `main` on a tokio runtime, through the runtime's re-export of tokio |
 //! | [`#[derives(...)]`](macro@derives) | `Serialize`, `Deserialize`, `JsonSchema` for your types, through the runtime's re-exports |

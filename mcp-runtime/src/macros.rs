@@ -1,6 +1,7 @@
-//! Explicit lists of annotated functions, for tests and for targets where
-//! link-time registration is not wanted, and [`server!`], a builder that
-//! reports the calling crate's name and version.
+//! The macros that collect annotated functions: [`server!`], a builder
+//! holding every one linked into the binary, and the explicit lists
+//! [`tools!`], [`prompts!`] and [`resources!`], to pick a subset or for
+//! targets where link-time registration is not wanted.
 
 /// The [`ToolEntry`](crate::ToolEntry)s of functions annotated with
 /// `#[tool]`, by name or path, as an array.
@@ -79,10 +80,13 @@ macro_rules! resources {
     };
 }
 
-/// A [`ServerBuilder`](crate::ServerBuilder) that reports the *calling*
-/// crate's name and version (`CARGO_PKG_NAME`, `CARGO_PKG_VERSION`) and
-/// serves every `#[tool]`, `#[prompt]` and `#[resource]` linked into the
-/// binary ([`registered`](crate::ServerBuilder::registered)).
+/// A [`ServerBuilder`](crate::ServerBuilder) holding every `#[tool]`,
+/// `#[prompt]` and `#[resource]` linked into the binary: the way to serve
+/// them all. `server!()` reports the *calling* crate's name and version
+/// (`CARGO_PKG_NAME`, `CARGO_PKG_VERSION`); `server!(name, version)`
+/// reports the ones given, as [`Server::builder`](crate::Server::builder)
+/// does. To serve a chosen subset, pass explicit lists
+/// ([`tools!`](crate::tools), ...) to `Server::builder` instead.
 ///
 /// ```standalone_crate
 /// use mcp_runtime::tool;
@@ -95,6 +99,10 @@ macro_rules! resources {
 ///
 /// let server = mcp_runtime::server!().build()?;
 /// assert_eq!(server.info().name, env!("CARGO_PKG_NAME"));
+/// assert!(server.tools().any(|t| t.definition().name == "hello"));
+///
+/// let named = mcp_runtime::server!("greeter", "2.0.0").title("Greeter").build()?;
+/// assert_eq!((named.info().name.as_str(), named.info().version.as_str()), ("greeter", "2.0.0"));
 /// # Ok::<(), mcp_runtime::BuildError>(())
 /// ```
 ///
@@ -123,6 +131,9 @@ macro_rules! resources {
 #[macro_export]
 macro_rules! server {
     () => {
-        $crate::Server::builder(::core::env!("CARGO_PKG_NAME"), ::core::env!("CARGO_PKG_VERSION")).registered()
+        $crate::server!(::core::env!("CARGO_PKG_NAME"), ::core::env!("CARGO_PKG_VERSION"))
+    };
+    ($name:expr, $version:expr $(,)?) => {
+        $crate::__private::registered($crate::Server::builder($name, $version))
     };
 }

@@ -33,7 +33,7 @@ pub use ::serde_json;
 pub use crate::call::{CompleteCall, PromptCall, ResourceCall, ToolCall};
 pub use crate::entry::{PromptDescriptor, ResourceDefinition, ResourceDescriptor, SourceLocation, ToolDescriptor};
 pub use crate::handler::BoxFuture;
-pub use crate::linked::{PROMPTS, RESOURCES, TOOLS};
+pub use crate::linked::{PROMPTS, RESOURCES, TOOLS, registered};
 pub use crate::outcome::{PromptOutcome, ResourceOutcome, ToolOutcome};
 pub use crate::protocol::{Completion, ErrorObject, Icon, Prompt, Tool};
 pub use crate::shared_state::StateRequirement;

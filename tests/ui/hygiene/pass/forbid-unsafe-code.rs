@@ -2,7 +2,7 @@
 //! `unsafe`.
 #![forbid(unsafe_code)]
 
-use mcp_runtime::{Server, prompt, resource, tool};
+use mcp_runtime::{prompt, resource, tool};
 
 /// Adds two numbers.
 #[tool]
@@ -23,7 +23,7 @@ fn readme() -> &'static str {
 }
 
 fn main() {
-    let server = Server::builder("safe", "1.0.0").registered().build();
+    let server = mcp_runtime::server!("safe", "1.0.0").build();
     let server = match server {
         Ok(server) => server,
         Err(e) => panic!("{e}"),

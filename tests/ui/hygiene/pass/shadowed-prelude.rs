@@ -2,7 +2,7 @@
 //! that shadows prelude names still compiles.
 #![allow(dead_code, non_camel_case_types)]
 
-use mcp_runtime::{Server, prompt, resource, tool};
+use mcp_runtime::{prompt, resource, tool};
 
 struct Result;
 struct Option;
@@ -46,6 +46,6 @@ fn note(id: u64) -> ::core::option::Option<::std::string::String> {
 }
 
 fn main() {
-    let server = Server::builder("hygiene", "1.0.0").registered().build();
+    let server = mcp_runtime::server!("hygiene", "1.0.0").build();
     assert!(server.is_ok());
 }

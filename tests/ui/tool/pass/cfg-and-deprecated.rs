@@ -2,7 +2,7 @@
 //! it, and calling a deprecated function from the adapter warns nobody.
 #![deny(warnings)]
 
-use mcp_runtime::{Server, tool};
+use mcp_runtime::tool;
 
 /// Compiled out, together with its descriptor.
 #[tool]
@@ -19,6 +19,6 @@ fn old() -> i64 {
 }
 
 fn main() {
-    let server = Server::builder("cfg", "1.0.0").registered().build();
+    let server = mcp_runtime::server!("cfg", "1.0.0").build();
     assert_eq!(server.map(|s| s.tools().count()).ok(), Some(1));
 }
