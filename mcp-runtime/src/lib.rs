@@ -150,8 +150,8 @@
 //! request from that request alone. [`protocol`] holds the wire types,
 //! [`input`] the multi round-trip API, [`events`] the change events behind
 //! `subscriptions/listen`, [`testing`] an in-process client for your tests,
-//! and [`Call`], [`FromCall`] and the descriptors the pieces the macros
-//! generate code against.
+//! and [`Call`] and [`FromCall`] what an extractor of your own implements.
+//! What the macros generate code against is not public API.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
@@ -183,10 +183,7 @@ mod uri_template;
 
 pub use call::{Call, CompleteCall, PromptCall, ResourceCall, ToolCall};
 pub use context::{DiscardNotifications, NotificationSink, RequestContext};
-pub use entry::{
-    CompleterFn, PromptDescriptor, PromptEntry, ResourceDefinition, ResourceDescriptor, ResourceEntry, SourceLocation,
-    ToolDescriptor, ToolEntry,
-};
+pub use entry::{PromptEntry, ResourceEntry, SourceLocation, ToolEntry};
 pub use error::BuildError;
 #[cfg(feature = "http")]
 pub use extension::Extension;

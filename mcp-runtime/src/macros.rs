@@ -30,7 +30,7 @@
 #[macro_export]
 macro_rules! tools {
     ($($tool:path),* $(,)?) => {
-        [$($crate::ToolEntry::from_descriptor(<$tool as $crate::__private::ToolItem>::descriptor())),*]
+        [$($crate::__private::tool_entry(<$tool as $crate::__private::ToolItem>::descriptor())),*]
     };
 }
 
@@ -53,7 +53,7 @@ macro_rules! tools {
 #[macro_export]
 macro_rules! prompts {
     ($($prompt:path),* $(,)?) => {
-        [$($crate::PromptEntry::from_descriptor(<$prompt as $crate::__private::PromptItem>::descriptor())),*]
+        [$($crate::__private::prompt_entry(<$prompt as $crate::__private::PromptItem>::descriptor())),*]
     };
 }
 
@@ -76,7 +76,7 @@ macro_rules! prompts {
 #[macro_export]
 macro_rules! resources {
     ($($resource:path),* $(,)?) => {
-        [$($crate::ResourceEntry::from_descriptor(<$resource as $crate::__private::ResourceItem>::descriptor())),*]
+        [$($crate::__private::resource_entry(<$resource as $crate::__private::ResourceItem>::descriptor())),*]
     };
 }
 

@@ -31,7 +31,9 @@ pub use ::serde;
 pub use ::serde_json;
 
 pub use crate::call::{CompleteCall, PromptCall, ResourceCall, ToolCall};
-pub use crate::entry::{PromptDescriptor, ResourceDefinition, ResourceDescriptor, SourceLocation, ToolDescriptor};
+pub use crate::entry::{
+    CompleterFn, PromptDescriptor, ResourceDefinition, ResourceDescriptor, SourceLocation, ToolDescriptor,
+};
 pub use crate::handler::BoxFuture;
 pub use crate::linked::{PROMPTS, RESOURCES, TOOLS, registered};
 pub use crate::outcome::{PromptOutcome, ResourceOutcome, ToolOutcome};
@@ -44,7 +46,7 @@ pub use context::{
 };
 pub use definition::{ContentAnnotations, IntoIcon, MetaObject, StringDefault, ToolHints, icon, string_default};
 pub use docs::{description, verbatim};
-pub use items::{PromptItem, ResourceItem, ToolItem, fallback};
+pub use items::{PromptItem, ResourceItem, ToolItem, fallback, prompt_entry, resource_entry, tool_entry};
 pub use prompt::{PromptArgs, PromptArgumentValue, PromptDefinition, prompt_arg};
 pub use resource::{ResourceDefinitionBuilder, UriVariableValue, UriVars, uri_var};
 pub use text::TextArg;

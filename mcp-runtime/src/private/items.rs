@@ -1,12 +1,12 @@
 //! The hidden proxy types the macros declare next to each function, through
 //! which `tools![...]`, `prompts![...]` and `resources![...]` reach its
-//! descriptor.
+//! descriptor, and the functions that make an entry of it.
 //!
 //! A braced struct named after the function lives in the type namespace, so
 //! it never clashes with the function and can be named by any path that
 //! names the function.
 
-use crate::entry::{PromptDescriptor, ResourceDescriptor, ToolDescriptor};
+use crate::entry::{PromptDescriptor, PromptEntry, ResourceDescriptor, ResourceEntry, ToolDescriptor, ToolEntry};
 
 /// A function annotated with `#[tool]`.
 #[diagnostic::on_unimplemented(
@@ -39,6 +39,21 @@ pub trait PromptItem {
 pub trait ResourceItem {
     /// The function's descriptor.
     fn descriptor() -> &'static ResourceDescriptor;
+}
+
+/// The entry of a `#[tool]` function, for `tools![...]`.
+pub fn tool_entry(descriptor: &'static ToolDescriptor) -> ToolEntry {
+    ToolEntry::from_descriptor(descriptor)
+}
+
+/// The entry of a `#[prompt]` function, for `prompts![...]`.
+pub fn prompt_entry(descriptor: &'static PromptDescriptor) -> PromptEntry {
+    PromptEntry::from_descriptor(descriptor)
+}
+
+/// The entry of a `#[resource]` function, for `resources![...]`.
+pub fn resource_entry(descriptor: &'static ResourceDescriptor) -> ResourceEntry {
+    ResourceEntry::from_descriptor(descriptor)
 }
 
 /// Stand-in descriptors for functions whose macro reported an error, so that
