@@ -71,10 +71,10 @@ mod fixtures {
     pub(crate) fn with_resource(#[arg(rename = "resourceUri")] uri: String) -> Vec<PromptMessage> {
         vec![
             PromptMessage::user("Read this:"),
-            PromptMessage {
-                role: Role::User,
-                content: ContentBlock::resource(ResourceContents::text(uri, "contents").with_mime_type("text/plain")),
-            },
+            PromptMessage::new(
+                Role::User,
+                ContentBlock::resource(ResourceContents::text(uri, "contents").with_mime_type("text/plain")),
+            ),
             PromptMessage::assistant("Done."),
         ]
     }
@@ -82,11 +82,7 @@ mod fixtures {
     /// A full result, using shared state.
     #[prompt]
     pub(crate) fn full(State(greeting): State<&'static str>, cx: RequestContext) -> GetPromptResult {
-        GetPromptResult {
-            description: Some(format!("for {}", cx.method())),
-            messages: vec![PromptMessage::user(greeting)],
-            meta: None,
-        }
+        GetPromptResult::new(vec![PromptMessage::user(greeting)]).with_description(format!("for {}", cx.method()))
     }
 
     /// Fails sometimes.

@@ -75,13 +75,10 @@ mod fixtures {
     /// A directory of two files.
     #[resource("dir://listing")]
     pub(crate) fn listing() -> ReadResourceResult {
-        ReadResourceResult {
-            contents: vec![
-                ResourceContents::text("dir://listing/a", "a"),
-                ResourceContents::text("dir://listing/b", "b"),
-            ],
-            meta: None,
-        }
+        ReadResourceResult::new(vec![
+            ResourceContents::text("dir://listing/a", "a"),
+            ResourceContents::text("dir://listing/b", "b"),
+        ])
     }
 
     /// Fails inside.

@@ -37,13 +37,13 @@ fn test_prompt_with_embedded_resource(
     resource_uri: String,
 ) -> Vec<PromptMessage> {
     vec![
-        PromptMessage {
-            role: Role::User,
-            content: ContentBlock::resource(
+        PromptMessage::new(
+            Role::User,
+            ContentBlock::resource(
                 ResourceContents::text(&resource_uri, "Embedded resource content for testing.")
                     .with_mime_type("text/plain"),
             ),
-        },
+        ),
         PromptMessage::user("Please process the embedded resource above."),
     ]
 }
@@ -52,7 +52,7 @@ fn test_prompt_with_embedded_resource(
 #[prompt]
 fn test_prompt_with_image() -> Vec<PromptMessage> {
     vec![
-        PromptMessage { role: Role::User, content: ContentBlock::image(PIXEL_PNG, "image/png") },
+        PromptMessage::new(Role::User, ContentBlock::image(PIXEL_PNG, "image/png")),
         PromptMessage::user("Please analyze the image above."),
     ]
 }

@@ -19,7 +19,7 @@ async fn summarize_notes(
     for note in notes {
         let text = format!("# {}\n\n{}", note.title, note.body);
         let contents = ResourceContents::text(format!("notes://{}", note.id), text).with_mime_type("text/markdown");
-        messages.push(PromptMessage { role: Role::User, content: ContentBlock::resource(contents) });
+        messages.push(PromptMessage::new(Role::User, ContentBlock::resource(contents)));
     }
     Ok(messages)
 }

@@ -64,7 +64,7 @@ pub(crate) fn tools() -> Vec<ToolEntry> {
         ToolEntry::new("with_meta", || async {
             let mut meta = Map::new();
             meta.insert("com.example/trace".into(), json!("abc"));
-            CallToolResult { meta: Some(meta), ..CallToolResult::text("tagged") }
+            CallToolResult::text("tagged").with_meta(meta)
         }),
         ToolEntry::new("needs_sampling", |cx: RequestContext| async move {
             if cx.client_capabilities().sampling.is_none() {
@@ -88,11 +88,7 @@ pub(crate) fn tools() -> Vec<ToolEntry> {
             });
             let mut requests = Map::new();
             requests.insert("confirm".into(), ask.to_value());
-            Ok(InputRequiredResult {
-                input_requests: Some(requests),
-                request_state: Some("state-1".into()),
-                meta: None,
-            })
+            Ok(InputRequiredResult::default().with_input_requests(requests).with_request_state("state-1"))
         }),
         ToolEntry::new("ask_nothing", || async { InputRequiredResult::default() }),
         // Builds its requests without looking at the client's capabilities.
@@ -103,12 +99,12 @@ pub(crate) fn tools() -> Vec<ToolEntry> {
             let sample =
                 json!({"messages": [], "maxTokens": 10, "tools": [{"name": "t", "inputSchema": {"type": "object"}}]});
             requests.insert("plan".into(), InputRequest::CreateMessage(sample).to_value());
-            InputRequiredResult { input_requests: Some(requests), request_state: None, meta: None }
+            InputRequiredResult::default().with_input_requests(requests)
         }),
         ToolEntry::new("ask_garbage", || async {
             let mut requests = Map::new();
             requests.insert("what".into(), json!({"method": "tools/call", "params": {}}));
-            InputRequiredResult { input_requests: Some(requests), request_state: None, meta: None }
+            InputRequiredResult::default().with_input_requests(requests)
         }),
         ToolEntry::new("report", |cx: RequestContext| async move {
             cx.progress(1.0, Some(3.0), Some("one".into()));
@@ -131,7 +127,7 @@ pub(crate) fn prompts() -> Vec<PromptEntry> {
                 let values = (0..150).map(|i| format!("{typed}{i}"));
                 if typed == "many" {
                     // Too many values, and a total the handler knows to be larger still.
-                    return Ok(Completion { values: values.collect(), total: Some(1000), has_more: Some(true) });
+                    return Ok(Completion::new(values.collect()).with_total(1000).with_has_more(true));
                 }
                 Ok(Completion::from_values(values))
             }),

@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 /// What is being completed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 #[serde(tag = "type")]
 pub enum CompletionReference {
     /// An argument of a prompt.
@@ -26,6 +27,7 @@ pub enum CompletionReference {
 
 /// The argument being completed and what was typed so far.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CompletionArgument {
     /// Argument name.
     pub name: String,
@@ -35,6 +37,7 @@ pub struct CompletionArgument {
 
 /// Values of other arguments already known.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CompletionContext {
     /// Already resolved arguments.
     #[serde(default)]
@@ -43,6 +46,7 @@ pub struct CompletionContext {
 
 /// Params of `completion/complete` (without `_meta`).
 #[derive(Debug, Clone, Deserialize)]
+#[non_exhaustive]
 pub struct CompleteParams {
     /// What is completed.
     #[serde(rename = "ref")]
@@ -56,6 +60,7 @@ pub struct CompleteParams {
 
 /// Completion values (at most 100 on the wire).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 #[serde(rename_all = "camelCase")]
 pub struct Completion {
     /// Suggested values.
@@ -71,6 +76,32 @@ pub struct Completion {
 impl Completion {
     /// The most values one result may carry.
     pub const MAX_VALUES: usize = 100;
+
+    /// A completion of exactly `values`, without `total` or `hasMore`. More
+    /// than [`MAX_VALUES`](Self::MAX_VALUES) are cut to that many when the
+    /// result is sent; [`from_values`](Self::from_values) cuts them here and
+    /// says so.
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::Completion;
+    /// let c = Completion::new(vec!["red".into(), "green".into()]).with_total(12).with_has_more(true);
+    /// assert_eq!(serde_json::to_value(&c).unwrap(), serde_json::json!({"values": ["red", "green"], "total": 12, "hasMore": true}));
+    /// ```
+    pub fn new(values: Vec<String>) -> Self {
+        Completion { values, total: None, has_more: None }
+    }
+
+    /// Sets the total number of matches.
+    pub fn with_total(mut self, total: u64) -> Self {
+        self.total = Some(total);
+        self
+    }
+
+    /// Sets whether more matches exist than were returned.
+    pub fn with_has_more(mut self, has_more: bool) -> Self {
+        self.has_more = Some(has_more);
+        self
+    }
 
     /// Builds a completion from any number of values, keeping the first 100
     /// and reporting the total and `hasMore` when some were cut.
@@ -88,6 +119,7 @@ impl Completion {
 
 /// The result of `completion/complete`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CompleteResult {
     /// The completion.
     pub completion: Completion,

@@ -9,6 +9,7 @@ use super::meta::Icon;
 
 /// Who a piece of content is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     /// The human user.
@@ -19,6 +20,7 @@ pub enum Role {
 
 /// Hints on how a client should use a piece of content.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 #[serde(rename_all = "camelCase")]
 pub struct Annotations {
     /// Intended audience.
@@ -32,6 +34,33 @@ pub struct Annotations {
     pub last_modified: Option<String>,
 }
 
+/// Builder-style setters: every field is optional.
+///
+/// ```
+/// use mcp_runtime::protocol::{Annotations, Role};
+/// let for_the_user = Annotations::default().with_audience(vec![Role::User]).with_priority(0.8);
+/// assert_eq!(serde_json::to_value(&for_the_user).unwrap(), serde_json::json!({"audience": ["user"], "priority": 0.8}));
+/// ```
+impl Annotations {
+    /// Sets the intended audience.
+    pub fn with_audience(mut self, audience: Vec<Role>) -> Self {
+        self.audience = Some(audience);
+        self
+    }
+
+    /// Sets the importance, from 0 (least) to 1 (most).
+    pub fn with_priority(mut self, priority: f64) -> Self {
+        self.priority = Some(priority);
+        self
+    }
+
+    /// Sets the ISO 8601 time of the last change.
+    pub fn with_last_modified(mut self, last_modified: impl Into<String>) -> Self {
+        self.last_modified = Some(last_modified.into());
+        self
+    }
+}
+
 /// One block of content in a tool result or a prompt message.
 ///
 /// ```
@@ -40,6 +69,7 @@ pub struct Annotations {
 /// assert_eq!(serde_json::to_value(&block).unwrap(), serde_json::json!({"type":"text","text":"hello"}));
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ContentBlock {
     /// Plain text.
@@ -100,10 +130,40 @@ impl ContentBlock {
     pub fn resource(contents: ResourceContents) -> Self {
         ContentBlock::EmbeddedResource(EmbeddedResource { resource: contents, annotations: None, meta: None })
     }
+
+    /// Sets the block's usage hints.
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::{Annotations, ContentBlock};
+    /// let block = ContentBlock::text("hello").with_annotations(Annotations::default().with_priority(1.0));
+    /// assert_eq!(serde_json::to_value(&block).unwrap()["annotations"]["priority"], 1.0);
+    /// ```
+    pub fn with_annotations(mut self, annotations: Annotations) -> Self {
+        *self.parts().0 = Some(annotations);
+        self
+    }
+
+    /// Sets the block's `_meta`.
+    pub fn with_meta(mut self, meta: Map<String, Value>) -> Self {
+        *self.parts().1 = Some(meta);
+        self
+    }
+
+    /// The optional members every kind of block has.
+    fn parts(&mut self) -> (&mut Option<Annotations>, &mut Option<Map<String, Value>>) {
+        match self {
+            ContentBlock::Text(c) => (&mut c.annotations, &mut c.meta),
+            ContentBlock::Image(c) => (&mut c.annotations, &mut c.meta),
+            ContentBlock::Audio(c) => (&mut c.annotations, &mut c.meta),
+            ContentBlock::ResourceLink(c) => (&mut c.annotations, &mut c.meta),
+            ContentBlock::EmbeddedResource(c) => (&mut c.annotations, &mut c.meta),
+        }
+    }
 }
 
 /// `{type: "text", text}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct TextContent {
     /// The text.
     pub text: String,
@@ -117,6 +177,7 @@ pub struct TextContent {
 
 /// `{type: "image", data, mimeType}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 #[serde(rename_all = "camelCase")]
 pub struct ImageContent {
     /// Base64-encoded image data.
@@ -133,6 +194,7 @@ pub struct ImageContent {
 
 /// `{type: "audio", data, mimeType}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 #[serde(rename_all = "camelCase")]
 pub struct AudioContent {
     /// Base64-encoded audio data.
@@ -149,6 +211,7 @@ pub struct AudioContent {
 
 /// `{type: "resource_link", uri, name, ...}`: a resource by reference.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceLink {
     /// The resource URI.
@@ -180,6 +243,7 @@ pub struct ResourceLink {
 
 /// `{type: "resource", resource}`: a resource by value.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct EmbeddedResource {
     /// The contents.
     pub resource: ResourceContents,
@@ -200,6 +264,7 @@ pub struct EmbeddedResource {
 ///     serde_json::json!({"uri":"notes://1","mimeType":"text/plain","text":"hello"}));
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceContents {
     /// The URI these contents belong to.
@@ -217,6 +282,7 @@ pub struct ResourceContents {
 
 /// The body of [`ResourceContents`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 #[serde(rename_all = "camelCase")]
 pub enum ResourceBody {
     /// UTF-8 text.
@@ -244,6 +310,12 @@ impl ResourceContents {
     /// Sets the MIME type.
     pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
         self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// Sets the contents' `_meta`.
+    pub fn with_meta(mut self, meta: Map<String, Value>) -> Self {
+        self.meta = Some(meta);
         self
     }
 }

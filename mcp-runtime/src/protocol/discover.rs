@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 /// What a server supports. Derived from what is registered.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ServerCapabilities {
     /// Experimental capabilities.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -31,6 +32,7 @@ pub struct ServerCapabilities {
 
 /// `{listChanged?}` for tools and prompts.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 #[serde(rename_all = "camelCase")]
 pub struct ListChangedCapability {
     /// Change notifications are sent on `subscriptions/listen` streams.
@@ -40,6 +42,7 @@ pub struct ListChangedCapability {
 
 /// `{subscribe?, listChanged?}` for resources.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 #[serde(rename_all = "camelCase")]
 pub struct ResourcesCapability {
     /// `resourceSubscriptions` are honoured on listen streams.
@@ -52,6 +55,7 @@ pub struct ResourcesCapability {
 
 /// The result of `server/discover`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 #[serde(rename_all = "camelCase")]
 pub struct DiscoverResult {
     /// Protocol versions this server speaks.

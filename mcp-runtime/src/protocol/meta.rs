@@ -33,6 +33,7 @@ pub const META_PROGRESS_TOKEN: &str = "progressToken";
 /// assert_eq!(serde_json::to_value(&me).unwrap(), serde_json::json!({"name":"notes","version":"1.2.0"}));
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 #[serde(rename_all = "camelCase")]
 pub struct Implementation {
     /// Programmatic name.
@@ -69,6 +70,7 @@ impl Implementation {
 
 /// An icon: an `https:` or `data:` URI with optional MIME type, sizes and theme.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 #[serde(rename_all = "camelCase")]
 pub struct Icon {
     /// `https:` or `data:` URI of the image.
@@ -86,13 +88,41 @@ pub struct Icon {
 
 impl Icon {
     /// An icon with just a source URI.
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::{Icon, IconTheme};
+    /// let icon = Icon::new("https://example.com/dark.png").with_mime_type("image/png").with_sizes(["48x48"]).with_theme(IconTheme::Dark);
+    /// assert_eq!(
+    ///     serde_json::to_value(&icon).unwrap(),
+    ///     serde_json::json!({"src": "https://example.com/dark.png", "mimeType": "image/png", "sizes": ["48x48"], "theme": "dark"}),
+    /// );
+    /// ```
     pub fn new(src: impl Into<String>) -> Self {
         Icon { src: src.into(), mime_type: None, sizes: Vec::new(), theme: None }
+    }
+
+    /// Sets the MIME type.
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// Sets the sizes the image fits, such as `"48x48"` or `"any"`.
+    pub fn with_sizes(mut self, sizes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.sizes = sizes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets the theme the icon is drawn for.
+    pub fn with_theme(mut self, theme: IconTheme) -> Self {
+        self.theme = Some(theme);
+        self
     }
 }
 
 /// The background an icon is designed for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 #[serde(rename_all = "lowercase")]
 pub enum IconTheme {
     /// For light backgrounds.
@@ -116,6 +146,7 @@ pub enum IconTheme {
 /// assert!(serde_json::from_str::<ClientCapabilities>("[]").is_err());
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct ClientCapabilities {
     /// Experimental capabilities.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -303,6 +334,7 @@ impl<'de> Deserialize<'de> for ClientCapabilities {
 
 /// The `sampling` client capability.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SamplingCapability {
     /// Present when the client honours `includeContext`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -317,6 +349,7 @@ pub struct SamplingCapability {
 
 /// The `elicitation` client capability.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ElicitationCapability {
     /// Form mode.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -418,6 +451,7 @@ impl ProgressToken {
 /// It is the only source of what the client is and supports: nothing is
 /// remembered between requests.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct RequestMeta {
     /// `io.modelcontextprotocol/protocolVersion`.
     pub protocol_version: String,

@@ -10,6 +10,7 @@ use super::content::Role;
 ///
 /// At least one of `input_requests` and `request_state` must be present.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 #[serde(rename_all = "camelCase")]
 pub struct InputRequiredResult {
     /// Requests for the client, keyed by names the server chooses.
@@ -23,8 +24,36 @@ pub struct InputRequiredResult {
     pub meta: Option<Map<String, Value>>,
 }
 
+/// Builder-style setters: every field is optional.
+///
+/// ```
+/// use mcp_runtime::protocol::InputRequiredResult;
+/// let result = InputRequiredResult::default().with_request_state("opaque");
+/// assert_eq!(serde_json::to_value(&result).unwrap(), serde_json::json!({"requestState": "opaque"}));
+/// ```
+impl InputRequiredResult {
+    /// Sets the requests for the client, keyed by names the server chooses.
+    pub fn with_input_requests(mut self, requests: Map<String, Value>) -> Self {
+        self.input_requests = Some(requests);
+        self
+    }
+
+    /// Sets the opaque state the client echoes on the retry.
+    pub fn with_request_state(mut self, state: impl Into<String>) -> Self {
+        self.request_state = Some(state.into());
+        self
+    }
+
+    /// Sets the result's `_meta`.
+    pub fn with_meta(mut self, meta: Map<String, Value>) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+}
+
 /// One request embedded in an [`InputRequiredResult`]: `{method, params}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 #[serde(tag = "method", content = "params")]
 pub enum InputRequest {
     /// Ask the user for structured input or to visit a URL.
@@ -47,6 +76,7 @@ impl InputRequest {
 
 /// The params of `elicitation/create`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 #[serde(tag = "mode", rename_all = "lowercase")]
 pub enum ElicitRequest {
     /// A form the client renders from a flat JSON Schema.
@@ -68,6 +98,7 @@ pub enum ElicitRequest {
 
 /// The user's answer to an elicitation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ElicitResult {
     /// `accept`, `decline` or `cancel`.
     pub action: ElicitAction,
@@ -120,6 +151,7 @@ impl ElicitResult {
 
 /// What the user did with an elicitation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 #[serde(rename_all = "lowercase")]
 pub enum ElicitAction {
     /// Submitted.
@@ -142,6 +174,7 @@ pub enum ElicitAction {
 /// );
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 #[serde(rename_all = "camelCase")]
 pub struct CreateMessageResult {
     /// Who wrote the message: the model, as a rule.

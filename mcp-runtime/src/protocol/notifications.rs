@@ -15,6 +15,7 @@ pub const CANCELLED: &str = "notifications/cancelled";
 
 /// Params of `notifications/progress`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ProgressParams {
     /// The token from the request's `_meta`.
     #[serde(rename = "progressToken")]
@@ -31,6 +32,7 @@ pub struct ProgressParams {
 
 /// Params of `notifications/message`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct LogMessageParams {
     /// Severity.
     pub level: LoggingLevel,
@@ -43,6 +45,7 @@ pub struct LogMessageParams {
 
 /// Params of `notifications/cancelled`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 #[serde(rename_all = "camelCase")]
 pub struct CancelledParams {
     /// The request to cancel.

@@ -8,6 +8,7 @@ use super::meta::Icon;
 
 /// A prompt as `prompts/list` describes it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Prompt {
     /// Unique programmatic name.
     pub name: String,
@@ -50,6 +51,7 @@ impl Prompt {
 
 /// One argument of a prompt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PromptArgument {
     /// Name.
     pub name: String,
@@ -73,6 +75,7 @@ impl PromptArgument {
 
 /// Params of `prompts/get` (without `_meta`).
 #[derive(Debug, Deserialize)]
+#[non_exhaustive]
 #[serde(rename_all = "camelCase")]
 pub struct GetPromptParams {
     /// The prompt to get.
@@ -90,6 +93,7 @@ pub struct GetPromptParams {
 
 /// One message of a prompt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PromptMessage {
     /// Who speaks.
     pub role: Role,
@@ -98,19 +102,31 @@ pub struct PromptMessage {
 }
 
 impl PromptMessage {
+    /// A message from `role` with any content block.
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::{ContentBlock, PromptMessage, Role};
+    /// let message = PromptMessage::new(Role::User, ContentBlock::image(b"\x89PNG", "image/png"));
+    /// assert_eq!(message.role, Role::User);
+    /// ```
+    pub fn new(role: Role, content: ContentBlock) -> Self {
+        PromptMessage { role, content }
+    }
+
     /// A user message with one text block.
     pub fn user(text: impl Into<String>) -> Self {
-        PromptMessage { role: Role::User, content: ContentBlock::text(text) }
+        Self::new(Role::User, ContentBlock::text(text))
     }
 
     /// An assistant message with one text block.
     pub fn assistant(text: impl Into<String>) -> Self {
-        PromptMessage { role: Role::Assistant, content: ContentBlock::text(text) }
+        Self::new(Role::Assistant, ContentBlock::text(text))
     }
 }
 
 /// The result of `prompts/get`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct GetPromptResult {
     /// Description of this rendering of the prompt.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -120,4 +136,29 @@ pub struct GetPromptResult {
     /// Result metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
+}
+
+impl GetPromptResult {
+    /// A rendering of the prompt made of `messages`.
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::{GetPromptResult, PromptMessage};
+    /// let result = GetPromptResult::new(vec![PromptMessage::user("Hi")]).with_description("A greeting");
+    /// assert_eq!(result.description.as_deref(), Some("A greeting"));
+    /// ```
+    pub fn new(messages: Vec<PromptMessage>) -> Self {
+        GetPromptResult { messages, ..Default::default() }
+    }
+
+    /// Sets the description of this rendering.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets the result's `_meta`.
+    pub fn with_meta(mut self, meta: Map<String, Value>) -> Self {
+        self.meta = Some(meta);
+        self
+    }
 }

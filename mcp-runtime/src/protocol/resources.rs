@@ -8,6 +8,7 @@ use super::meta::Icon;
 
 /// A fixed resource as `resources/list` describes it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 #[serde(rename_all = "camelCase")]
 pub struct Resource {
     /// The URI.
@@ -56,6 +57,7 @@ impl Resource {
 
 /// A family of resources named by an RFC 6570 URI template.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceTemplate {
     /// The RFC 6570 template, e.g. `notes://{id}`.
@@ -100,6 +102,7 @@ impl ResourceTemplate {
 
 /// Params of `resources/read` (without `_meta`).
 #[derive(Debug, Deserialize)]
+#[non_exhaustive]
 #[serde(rename_all = "camelCase")]
 pub struct ReadResourceParams {
     /// The URI to read.
@@ -114,10 +117,31 @@ pub struct ReadResourceParams {
 
 /// The result of `resources/read`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ReadResourceResult {
     /// One or more contents (never empty: a missing resource is an error).
     pub contents: Vec<ResourceContents>,
     /// Result metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
+}
+
+impl ReadResourceResult {
+    /// A result with `contents` (at least one: an empty read is answered as
+    /// "resource not found").
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::{ReadResourceResult, ResourceContents};
+    /// let result = ReadResourceResult::new(vec![ResourceContents::text("dir://a", "a")]);
+    /// assert_eq!(result.contents.len(), 1);
+    /// ```
+    pub fn new(contents: Vec<ResourceContents>) -> Self {
+        ReadResourceResult { contents, meta: None }
+    }
+
+    /// Sets the result's `_meta`.
+    pub fn with_meta(mut self, meta: Map<String, Value>) -> Self {
+        self.meta = Some(meta);
+        self
+    }
 }

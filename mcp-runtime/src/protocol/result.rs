@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 /// The kind of a result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 #[serde(rename_all = "snake_case")]
 pub enum ResultType {
     /// The final result.
@@ -14,6 +15,7 @@ pub enum ResultType {
 
 /// Who may reuse a cached result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
 #[serde(rename_all = "lowercase")]
 pub enum CacheScope {
     /// Only within the same authorization context (the default).
@@ -27,6 +29,7 @@ pub enum CacheScope {
 ///
 /// The default is `ttlMs: 0, cacheScope: "private"`: stale at once, never shared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
 #[serde(rename_all = "camelCase")]
 pub struct CacheHints {
     /// Freshness in milliseconds, like `max-age`.

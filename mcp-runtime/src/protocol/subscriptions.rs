@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 /// Which notifications a listen stream asks for.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 #[serde(rename_all = "camelCase")]
 pub struct SubscriptionFilter {
     /// `notifications/tools/list_changed`.
@@ -22,6 +23,7 @@ pub struct SubscriptionFilter {
 
 /// Params of `subscriptions/listen` (without `_meta`).
 #[derive(Debug, Clone, Deserialize)]
+#[non_exhaustive]
 pub struct ListenParams {
     /// What to deliver.
     pub notifications: SubscriptionFilter,

@@ -9,6 +9,7 @@ use super::meta::Icon;
 
 /// A tool as `tools/list` describes it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 #[serde(rename_all = "camelCase")]
 pub struct Tool {
     /// Unique programmatic name.
@@ -60,7 +61,14 @@ impl Tool {
 }
 
 /// Hints about a tool's behaviour. Clients treat them as untrusted.
+///
+/// ```
+/// use mcp_runtime::protocol::ToolAnnotations;
+/// let hints = ToolAnnotations::default().with_read_only_hint(true).with_open_world_hint(false);
+/// assert_eq!(serde_json::to_value(&hints).unwrap(), serde_json::json!({"readOnlyHint": true, "openWorldHint": false}));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 #[serde(rename_all = "camelCase")]
 pub struct ToolAnnotations {
     /// Display name.
@@ -80,8 +88,41 @@ pub struct ToolAnnotations {
     pub open_world_hint: Option<bool>,
 }
 
+impl ToolAnnotations {
+    /// Sets the display name.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets whether the tool leaves its environment unchanged.
+    pub fn with_read_only_hint(mut self, read_only: bool) -> Self {
+        self.read_only_hint = Some(read_only);
+        self
+    }
+
+    /// Sets whether the tool's changes may destroy data.
+    pub fn with_destructive_hint(mut self, destructive: bool) -> Self {
+        self.destructive_hint = Some(destructive);
+        self
+    }
+
+    /// Sets whether repeating a call with the same arguments has no further effect.
+    pub fn with_idempotent_hint(mut self, idempotent: bool) -> Self {
+        self.idempotent_hint = Some(idempotent);
+        self
+    }
+
+    /// Sets whether the tool reaches an open world such as the web.
+    pub fn with_open_world_hint(mut self, open_world: bool) -> Self {
+        self.open_world_hint = Some(open_world);
+        self
+    }
+}
+
 /// Params of `tools/call` (without `_meta`, which the dispatcher reads first).
 #[derive(Debug, Deserialize)]
+#[non_exhaustive]
 #[serde(rename_all = "camelCase")]
 pub struct CallToolParams {
     /// The tool to call.
@@ -107,6 +148,7 @@ pub struct CallToolParams {
 /// # let _ = ok;
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 #[serde(rename_all = "camelCase")]
 pub struct CallToolResult {
     /// Unstructured content (may be empty).
@@ -147,5 +189,19 @@ impl CallToolResult {
     /// A tool execution error: `isError: true` with a message the model can act on.
     pub fn error(message: impl Into<String>) -> Self {
         CallToolResult { is_error: Some(true), ..Self::text(message) }
+    }
+
+    /// Sets the result's `_meta`.
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::CallToolResult;
+    /// let mut meta = serde_json::Map::new();
+    /// meta.insert("com.example/trace".into(), "abc".into());
+    /// let result = CallToolResult::text("done").with_meta(meta);
+    /// assert_eq!(serde_json::to_value(&result).unwrap()["_meta"]["com.example/trace"], "abc");
+    /// ```
+    pub fn with_meta(mut self, meta: Map<String, Value>) -> Self {
+        self.meta = Some(meta);
+        self
     }
 }

@@ -175,7 +175,8 @@ impl TestClient {
     /// let client = TestClient::new(server).on_elicitation(|request| async move {
     ///     match request {
     ///         ElicitRequest::Form { .. } => ElicitResult::accept(serde_json::json!({"ok": true})),
-    ///         ElicitRequest::Url { .. } => ElicitResult::decline(),
+    ///         // URL mode, or a mode a later revision adds.
+    ///         _ => ElicitResult::decline(),
     ///     }
     /// });
     /// assert!(client.capabilities().elicitation.is_some_and(|e| e.supports_form() && e.supports_url()));
