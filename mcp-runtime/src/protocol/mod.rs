@@ -8,6 +8,7 @@
 pub mod completion;
 pub mod content;
 pub mod discover;
+pub mod icon;
 pub mod jsonrpc;
 pub(crate) mod member;
 pub mod meta;
@@ -22,6 +23,7 @@ pub mod tools;
 pub use completion::*;
 pub use content::*;
 pub use discover::*;
+pub use icon::*;
 pub use jsonrpc::*;
 pub use meta::*;
 pub use mrtr::*;

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::content::{ContentBlock, Role};
-use super::meta::Icon;
+use super::icon::Icon;
 
 /// A prompt as `prompts/list` describes it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::content::{Annotations, ResourceContents};
-use super::meta::Icon;
+use super::icon::Icon;
 
 /// A fixed resource as `resources/list` describes it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -5,7 +5,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::content::ContentBlock;
-use super::meta::Icon;
+use super::icon::Icon;
 
 /// A tool as `tools/list` describes it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
