@@ -4,7 +4,8 @@
 #   REPO_ROOT    repository root (derived from this file's location)
 #   TARGET_DIR   cargo's target directory ($CARGO_TARGET_DIR, else target/)
 #   CI_CACHE     installed tools and results: $CI_CACHE_DIR, else target/ci
-#   TOOLS_DIR    $CI_CACHE/tools: Node 22 + the conformance suite, the interop clients' SDKs
+#   TOOLS_DIR    $CI_CACHE/tools: Node 22 + the conformance suite, the interop clients' SDKs,
+#                cargo-semver-checks (once a release tag exists)
 #   RESULTS_DIR  $CI_CACHE/results: server logs, client outputs, conformance results
 #
 # Every version CI installs is pinned in a file under .ci/ (package.json + package-lock.json,
