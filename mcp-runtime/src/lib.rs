@@ -148,6 +148,7 @@ mod call;
 mod catalog;
 mod context;
 pub mod dispatch;
+mod eras;
 mod error;
 pub mod events;
 mod extension;
@@ -156,6 +157,7 @@ mod handler;
 mod header_param;
 mod header_value;
 pub mod input;
+pub mod legacy;
 mod macros;
 mod notify;
 mod outcome;
@@ -172,6 +174,7 @@ mod uri_template;
 
 pub use call::{Call, CompleteCall, PromptCall, ResourceCall, ToolCall};
 pub use context::{DiscardNotifications, NotificationSink, RequestContext, StateRequirement};
+pub use eras::{ERAS_ENV, Eras, LEGACY_VERSIONS};
 pub use error::BuildError;
 #[cfg(feature = "http")]
 pub use extension::Extension;

@@ -12,11 +12,12 @@ use serde_json::{Map, Value};
 
 use crate::catalog::Catalog;
 use crate::context::{StateMap, StateRequirement};
+use crate::eras::{ERAS_ENV, Eras};
 use crate::error::BuildError;
 use crate::events::{EventBus, LocalBus, ServerEvent, SharedBus};
 use crate::protocol::{
     CacheHints, DiscoverResult, Icon, Implementation, ListChangedCapability, META_SERVER_INFO, ResourcesCapability,
-    SUPPORTED_VERSIONS, ServerCapabilities,
+    ServerCapabilities,
 };
 use crate::registry::{PromptEntry, ResourceEntry, SourceLocation, ToolEntry};
 use crate::request_state::RequestStateKey;
@@ -84,6 +85,7 @@ pub(crate) struct Features {
     pub(crate) logging: bool,
     pub(crate) list_changed: bool,
     pub(crate) instructions: Option<String>,
+    pub(crate) eras: Eras,
 }
 
 impl Snapshot {
@@ -98,7 +100,7 @@ impl Snapshot {
             ..ServerCapabilities::default()
         };
         let discover = DiscoverResult {
-            supported_versions: SUPPORTED_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
+            supported_versions: features.eras.versions().iter().map(|v| (*v).to_owned()).collect(),
             capabilities: capabilities.clone(),
             instructions: features.instructions.clone(),
         };
@@ -130,6 +132,16 @@ impl Server {
     /// The tools served right now, sorted by name.
     pub fn tools(&self) -> impl Iterator<Item = ToolEntry> {
         self.snapshot().catalog.tools.iter().map(|t| t.entry.clone()).collect::<Vec<_>>().into_iter()
+    }
+
+    /// Which protocol eras the server answers.
+    pub fn eras(&self) -> Eras {
+        self.inner.features.eras
+    }
+
+    /// The instructions `server/discover` and `initialize` report.
+    pub(crate) fn instructions(&self) -> Option<&str> {
+        self.inner.features.instructions.as_deref()
     }
 
     /// What is served right now.
@@ -284,6 +296,7 @@ pub struct ServerBuilder {
     list_changed: bool,
     bus: Option<SharedBus>,
     cancellation_grace: Duration,
+    eras: Option<Eras>,
 }
 
 impl ServerBuilder {
@@ -305,6 +318,7 @@ impl ServerBuilder {
             list_changed: true,
             bus: None,
             cancellation_grace: Duration::from_secs(1),
+            eras: None,
         }
     }
 
@@ -461,6 +475,14 @@ impl ServerBuilder {
         self
     }
 
+    /// Which clients to serve (default [`Eras::Dual`]: both). Without this
+    /// call the [`ERAS_ENV`] environment variable (`MCP_ERAS=modern`, say)
+    /// decides, so a deployment can change it without a rebuild.
+    pub fn eras(mut self, eras: Eras) -> Self {
+        self.eras = Some(eras);
+        self
+    }
+
     /// Checks and freezes the server: duplicate names and missing state are
     /// errors naming the definitions involved.
     pub fn build(self) -> Result<Server, BuildError> {
@@ -468,8 +490,15 @@ impl ServerBuilder {
         let entries = Entries { tools: self.tools, prompts: self.prompts, resources: self.resources };
         check_entries(&entries, &state)?;
         let catalog = Catalog::build(entries.tools, entries.prompts, entries.resources)?;
+        let eras = match self.eras {
+            Some(eras) => eras,
+            None => match std::env::var(ERAS_ENV) {
+                Ok(text) => text.parse().map_err(|reason| BuildError::Eras { reason })?,
+                Err(_) => Eras::default(),
+            },
+        };
         let features =
-            Features { logging: self.logging, list_changed: self.list_changed, instructions: self.instructions };
+            Features { logging: self.logging, list_changed: self.list_changed, instructions: self.instructions, eras };
         let result_meta = if self.server_info_in_results {
             let mut meta = Map::new();
             meta.insert(META_SERVER_INFO.into(), serde_json::to_value(&self.info).unwrap_or(Value::Null));
