@@ -4,22 +4,22 @@
 use futures_util::future::join_all;
 use serde_json::Value;
 
-use super::bridge::{self, failure};
+use super::bridge::{self, Via, failure};
 use super::message::{self, Incoming};
-use super::session::{Outlet, Session};
+use super::session::Session;
 use crate::protocol::{CancelledParams, ErrorObject};
 use crate::server::Server;
 
 /// Serves every message of a batch concurrently; the answers to its
 /// requests, in order.
-pub(crate) async fn serve(server: &Server, session: &Session, items: Vec<Value>, out: &Outlet) -> Vec<String> {
+pub(crate) async fn serve(server: &Server, session: &Session, items: Vec<Value>, via: &Via) -> Vec<String> {
     let answers = items.into_iter().map(|item| async move {
         match message::read(item) {
             Incoming::Request { id, method, .. } if method == "initialize" => {
                 let error = ErrorObject::invalid_request("`initialize` may not be part of a batch");
                 Some(failure(Some(&id), &error))
             }
-            Incoming::Request { id, method, params } => bridge::serve(server, session, id, &method, params, out).await,
+            Incoming::Request { id, method, params } => bridge::serve(server, session, id, &method, params, via).await,
             Incoming::Notification { method, params } => {
                 if method == "notifications/cancelled"
                     && let Some(notice) = params.and_then(|p| serde_json::from_value::<CancelledParams>(p).ok())

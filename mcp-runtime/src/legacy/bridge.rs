@@ -12,6 +12,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
@@ -31,10 +32,45 @@ use crate::server::Server;
 /// refused as a loop.
 const MAX_ROUNDS: usize = 16;
 
+/// Ends the connection a request's stream is read on, leaving the stream
+/// to be resumed; `false` when there was none to end.
+pub(crate) type CloseConnection = Arc<dyn Fn() -> bool + Send + Sync>;
+
+/// How one request's messages reach the client, and what its transport
+/// adds to it.
+pub(crate) struct Via {
+    /// Where its notifications and its requests to the client go.
+    pub(crate) outlet: Outlet,
+    /// Set when the stream its messages go to can be resumed (a 2025-11-25
+    /// session over HTTP): what a handler's
+    /// [`close_sse_stream`](crate::RequestContext::close_sse_stream) does.
+    pub(crate) close: Option<CloseConnection>,
+    /// How long it may run before it is answered with `-32603`.
+    pub(crate) timeout: Option<Duration>,
+    /// The head of the HTTP request that carried it, for the handler.
+    #[cfg(feature = "http")]
+    pub(crate) http: Option<http::request::Parts>,
+}
+
+impl Via {
+    /// Messages to `outlet`, and nothing else: no resumable stream, no
+    /// time limit, no HTTP request.
+    pub(crate) fn outlet(outlet: Outlet) -> Self {
+        Via {
+            outlet,
+            close: None,
+            timeout: None,
+            #[cfg(feature = "http")]
+            http: None,
+        }
+    }
+}
+
 /// Forwards the notifications of one request (progress, log messages) to
 /// its stream, until it is answered.
 struct StreamSink {
     outlet: Outlet,
+    close: Option<CloseConnection>,
     open: AtomicBool,
 }
 
@@ -45,6 +81,10 @@ impl NotificationSink for StreamSink {
         {
             let _ = self.outlet.send(text);
         }
+    }
+
+    fn close_connection(&self) -> bool {
+        self.open.load(Ordering::Acquire) && self.close.as_ref().is_some_and(|close| close())
     }
 }
 
@@ -57,27 +97,40 @@ pub(crate) fn success(id: &RequestId, result: &Value) -> String {
 pub(crate) fn failure(id: Option<&RequestId>, error: &ErrorObject) -> String {
     let error =
         serde_json::to_string(error).unwrap_or_else(|_| String::from(r#"{"code":-32603,"message":"Internal error"}"#));
-    let id = id.map_or("null", RequestId::as_json);
-    format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{error}}}"#)
+    // The 2025-11-25 schema has no `null` id: an unreadable one is left out.
+    match id {
+        Some(id) => format!(r#"{{"jsonrpc":"2.0","id":{},"error":{error}}}"#, id.as_json()),
+        None => format!(r#"{{"jsonrpc":"2.0","error":{error}}}"#),
+    }
 }
 
 /// Serves one request of `session`: its answer, or `None` when the client
 /// cancelled it (a cancelled request gets no response). Notifications and
-/// requests to the client made for it go to `outlet`.
+/// requests to the client made for it go to `via`'s outlet.
 pub(crate) async fn serve(
     server: &Server,
     session: &Session,
     id: RequestId,
     method: &str,
     params: Option<Value>,
-    outlet: &Outlet,
+    via: &Via,
 ) -> Option<String> {
     let cancel = session.begin(id.clone());
-    // Cancelled, the handler's future is dropped, which gives it the
-    // server's cancellation grace to end.
+    let limit = async {
+        match via.timeout {
+            Some(limit) => tokio::time::sleep(limit).await,
+            None => std::future::pending().await,
+        }
+    };
+    // Cancelled or out of time, the handler's future is dropped, which
+    // gives it the server's cancellation grace to end.
     let answer = tokio::select! {
-        answer = answer(server, session, &id, method, params, outlet, &cancel) => Some(answer),
+        answer = answer(server, session, &id, method, params, via, &cancel) => Some(answer),
         () = cancel.cancelled() => None,
+        () = limit => Some(Err(ErrorObject::internal(format!(
+            "The request did not finish within {} s",
+            via.timeout.unwrap_or_default().as_secs_f64()
+        )))),
     };
     session.finish(&id);
     Some(match answer? {
@@ -95,7 +148,7 @@ async fn answer(
     id: &RequestId,
     method: &str,
     params: Option<Value>,
-    outlet: &Outlet,
+    via: &Via,
     cancel: &CancellationToken,
 ) -> Result<Value, ErrorObject> {
     let mut params = match params {
@@ -112,7 +165,7 @@ async fn answer(
         "server/discover" | "subscriptions/listen" => Err(ErrorObject::method_not_found(method)),
         _ => {
             write_meta(session, &mut params);
-            forward(server, session, id, method, params, outlet, cancel).await
+            forward(server, session, id, method, params, via, cancel).await
         }
     }
 }
@@ -179,15 +232,26 @@ async fn forward(
     id: &RequestId,
     method: &str,
     mut params: Map<String, Value>,
-    outlet: &Outlet,
+    via: &Via,
     cancel: &CancellationToken,
 ) -> Result<Value, ErrorObject> {
     for _ in 0..MAX_ROUNDS {
         let raw = RawValue::from_string(Value::Object(params.clone()).to_string())
             .map_err(|e| ErrorObject::internal(format!("The request could not be rewritten: {e}")))?;
-        let sink = Arc::new(StreamSink { outlet: outlet.clone(), open: AtomicBool::new(true) });
+        let sink =
+            Arc::new(StreamSink { outlet: via.outlet.clone(), close: via.close.clone(), open: AtomicBool::new(true) });
         let options = RequestOptions { sink: sink.clone(), cancellation: Some(cancel.clone()) };
-        let response = server.handle(Request::new(id.clone(), method, Some(raw)), None, options).await;
+        let response = match server.prepare(Request::new(id.clone(), method, Some(raw)), None) {
+            #[cfg_attr(not(feature = "http"), allow(unused_mut))]
+            Ok(mut prepared) => {
+                #[cfg(feature = "http")]
+                if let Some(parts) = &via.http {
+                    prepared.attach_http_request(parts.clone());
+                }
+                prepared.run(options).await
+            }
+            Err(response) => *response,
+        };
         sink.open.store(false, Ordering::Release);
         if let Some(error) = response.as_error() {
             return Err(error.clone());
@@ -200,7 +264,7 @@ async fn forward(
             shape::result(session.protocol_version(), method, &mut result);
             return Ok(Value::Object(result));
         }
-        let answers = ask_client(session, &result, outlet, cancel).await?;
+        let answers = ask_client(session, &result, &via.outlet, cancel).await?;
         params.insert("inputResponses".to_owned(), Value::Object(answers));
         match result.remove("requestState") {
             Some(state) => params.insert("requestState".to_owned(), state),

@@ -42,6 +42,8 @@ pub struct Session {
     /// Where messages unrelated to a request go (stdout, the HTTP GET
     /// stream); none while no such stream is open.
     standalone: Mutex<Option<Outlet>>,
+    /// Only HTTP sessions expire.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     last_seen: Mutex<Instant>,
     /// Cancelled when the session ends.
     ended: CancellationToken,
@@ -117,10 +119,12 @@ impl Session {
     }
 
     /// Marks the session used now, for idle expiry.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn touch(&self) {
         *lock(&self.last_seen) = Instant::now();
     }
 
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn idle_for(&self) -> Duration {
         lock(&self.last_seen).elapsed()
     }
@@ -168,6 +172,7 @@ impl Session {
         self.set_standalone(None);
     }
 
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn has_ended(&self) -> bool {
         self.ended.is_cancelled()
     }

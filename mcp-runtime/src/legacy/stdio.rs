@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::bridge::{self, failure, success};
+use super::bridge::{self, Via, failure, success};
 use super::initialize::initialize;
 use super::message::{self, Incoming};
 use super::session::{Outlet, Session};
@@ -99,7 +99,8 @@ impl StdioSession {
         let server = self.server.clone();
         let out = self.out.clone();
         Step::Spawn(Box::pin(async move {
-            if let Some(answer) = bridge::serve(&server, &session, id, &method, params, &out).await {
+            let via = Via::outlet(out.clone());
+            if let Some(answer) = bridge::serve(&server, &session, id, &method, params, &via).await {
                 let _ = out.send(answer);
             }
         }))
@@ -127,7 +128,7 @@ impl StdioSession {
         let server = self.server.clone();
         let out = self.out.clone();
         Step::Spawn(Box::pin(async move {
-            let answers = super::batch::serve(&server, &session, items, &out).await;
+            let answers = super::batch::serve(&server, &session, items, &Via::outlet(out.clone())).await;
             if !answers.is_empty() {
                 let _ = out.send(format!("[{}]", answers.join(",")));
             }
@@ -139,7 +140,7 @@ impl StdioSession {
     }
 
     /// Ends the session (end of input).
-    pub(crate) fn end(&self) {
+    pub(crate) fn end(self) {
         if let Some(session) = &self.session {
             session.end();
         }
