@@ -13,12 +13,12 @@
 //! stateless whatever else it carries, so both eras share one endpoint
 //! and one stdio process ([`Eras::Dual`](crate::Eras::Dual)).
 
-mod batch;
-mod bridge;
-mod events;
-mod initialize;
+pub(crate) mod batch;
+pub(crate) mod bridge;
+pub(crate) mod events;
+pub(crate) mod initialize;
 pub(crate) mod message;
-mod session;
+pub(crate) mod session;
 mod shape;
 pub(crate) mod stdio;
 

@@ -45,6 +45,7 @@ mod cors;
 mod deadline;
 mod headers;
 mod idle;
+mod legacy;
 mod media;
 mod origin;
 mod serve;
@@ -77,6 +78,8 @@ use origin::OriginPolicy;
 /// | [`shutdown_grace`](Self::shutdown_grace) (standalone) | 10 s |
 /// | `Origin`/`Host` checks | loopback names only; see [`allowed_hosts`](Self::allowed_hosts) |
 /// | [`cors`](Self::cors) (standalone) | off |
+/// | [`max_sessions`](Self::max_sessions) (2025-era clients) | 10 000 live at once (503 beyond) |
+/// | [`session_idle_timeout`](Self::session_idle_timeout) (2025-era clients) | 30 min unused ends a session |
 ///
 /// The `Origin`/`Host` check guards against DNS rebinding: a web page must
 /// not reach a server on `localhost` through a name it controls. By default
@@ -112,6 +115,8 @@ pub struct HttpConfig {
     pub(crate) shutdown_grace: Duration,
     pub(crate) origin: OriginPolicy,
     pub(crate) cors: bool,
+    pub(crate) max_sessions: usize,
+    pub(crate) session_idle_timeout: Duration,
 }
 
 impl Default for HttpConfig {
@@ -129,6 +134,8 @@ impl Default for HttpConfig {
             shutdown_grace: Duration::from_secs(10),
             origin: OriginPolicy::default(),
             cors: false,
+            max_sessions: 10_000,
+            session_idle_timeout: Duration::from_secs(30 * 60),
         }
     }
 }
@@ -274,6 +281,26 @@ impl HttpConfig {
     /// [`CORS_REQUEST_HEADERS`] for `tower-http`'s `CorsLayer`.
     pub fn cors(mut self, enabled: bool) -> Self {
         self.cors = enabled;
+        self
+    }
+
+    /// How many 2025-era sessions may be live at once (default 10 000, at
+    /// least 1). Beyond it `initialize` is answered 503 with a JSON-RPC
+    /// error, and the sessions already open are left alone: a flood of
+    /// `initialize` cannot evict the clients being served. Expired sessions
+    /// make room first. Servers that serve only the 2026-07-28 revision
+    /// ([`Eras::Modern`](crate::Eras::Modern)) keep no sessions.
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.max_sessions = sessions.max(1);
+        self
+    }
+
+    /// How long a 2025-era session may go unused before it is ended
+    /// (default 30 minutes): no request in that time and no stream of it
+    /// being read. Its id is then answered 404, which tells the client to
+    /// `initialize` again.
+    pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
+        self.session_idle_timeout = idle;
         self
     }
 }
