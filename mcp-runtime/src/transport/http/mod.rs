@@ -36,9 +36,30 @@
 //! dropped after the server's
 //! [cancellation grace](crate::ServerBuilder::cancellation_grace)); every error
 //! response echoes the request id when it could be read. Not provided:
-//! sessions, resumable streams (`Last-Event-ID`), HTTP/2, TLS (put a reverse
-//! proxy in front), and CORS for a mounted service (the standalone server
-//! has it: [`HttpConfig::cors`]).
+//! HTTP/2, TLS (put a reverse proxy in front), and CORS for a mounted
+//! service (the standalone server has it: [`HttpConfig::cors`]).
+//!
+//! # 2025-era clients
+//!
+//! Unless the server serves only the 2026-07-28 revision
+//! ([`Eras`](crate::Eras)), the same endpoint serves clients of 2025-11-25,
+//! 2025-06-18 and 2025-03-26, each request's era told apart after the
+//! `Origin`/`Host` check: a body carrying the 2026-07-28 `_meta` is always
+//! stateless; `initialize` opens a session, whose id the response carries in
+//! `Mcp-Session-Id`; a request with that header belongs to its session
+//! (404 once the session is gone); a 2025-era `MCP-Protocol-Version`
+//! without a session id is refused with 400. A session's requests are
+//! POSTs as above (a JSON-RPC error travels with 200 there), a GET with the
+//! session id opens its stream of list changes and resource updates (a
+//! newer GET takes the place of an older one), a DELETE ends it. Such a
+//! request is not cancelled by a closed connection (the client sends
+//! `notifications/cancelled`), and on 2025-11-25 sessions a stream can be
+//! resumed with `Last-Event-ID` (see
+//! [`RequestContext::close_sse_stream`](crate::RequestContext::close_sse_stream)).
+//! How many sessions are kept and for how long: [`HttpConfig::max_sessions`]
+//! and [`HttpConfig::session_idle_timeout`]. Sessions live in the process
+//! that opened them: replicas behind a load balancer need it to route by
+//! `Mcp-Session-Id`.
 
 mod body;
 mod cors;
@@ -179,7 +200,9 @@ impl HttpConfig {
     /// is cancelled (its token fires, and it is dropped after the server's
     /// [cancellation grace](crate::ServerBuilder::cancellation_grace)), and
     /// the client receives a `-32603` error at once. `subscriptions/listen` streams are exempt: they last
-    /// until the client leaves or the server shuts down.
+    /// until the client leaves or the server shuts down. On a 2025-era
+    /// session the time a request waits for the client's answers (an
+    /// elicitation waits for a person) counts too.
     pub fn request_timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
         self.request_timeout = timeout.into();
         self

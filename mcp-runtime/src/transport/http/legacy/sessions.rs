@@ -60,15 +60,20 @@ impl HttpSession {
     }
 
     /// Starts forwarding to the standalone stream what the session sends
-    /// there, and the server's changes; until the session ends.
+    /// there, and the server's changes; until the session ends or the
+    /// server [closes its streams](Server::close_streams).
     pub(crate) fn start(&self, server: &Server) {
         let Some(mut messages) = lock(&self.pending).take() else { return };
         let stream = Arc::clone(self.streams.standalone());
         let session = Arc::clone(&self.session);
+        let closing = server.inner.closing.clone();
         tokio::spawn(async move {
             loop {
                 tokio::select! {
                     () = session.ended() => return,
+                    // The server shuts down: the stream ends, so that its
+                    // connection does not hold the shutdown up.
+                    () = closing.cancelled() => return stream.finish(),
                     message = messages.recv() => match message {
                         Some(message) => stream.push(&message),
                         None => return,
