@@ -19,7 +19,10 @@ pub(crate) async fn serve(server: &Server, session: &Session, items: Vec<Value>,
                 let error = ErrorObject::invalid_request("`initialize` may not be part of a batch");
                 Some(failure(Some(&id), &error))
             }
-            Incoming::Request { id, method, params } => bridge::serve(server, session, id, &method, params, via).await,
+            Incoming::Request { id, method, params } => {
+                let begun = (id.clone(), session.begin(id));
+                bridge::serve(server, session, begun, &method, params, via).await
+            }
             Incoming::Notification { method, params } => {
                 if method == "notifications/cancelled"
                     && let Some(notice) = params.and_then(|p| serde_json::from_value::<CancelledParams>(p).ok())

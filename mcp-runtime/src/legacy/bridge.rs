@@ -107,15 +107,18 @@ pub(crate) fn failure(id: Option<&RequestId>, error: &ErrorObject) -> String {
 /// Serves one request of `session`: its answer, or `None` when the client
 /// cancelled it (a cancelled request gets no response). Notifications and
 /// requests to the client made for it go to `via`'s outlet.
+///
+/// `cancel` is what [`Session::begin`] gave when the request arrived: taken
+/// then, before the request waits for a task to serve it, so that a
+/// `notifications/cancelled` sent right after it finds it.
 pub(crate) async fn serve(
     server: &Server,
     session: &Session,
-    id: RequestId,
+    (id, cancel): (RequestId, CancellationToken),
     method: &str,
     params: Option<Value>,
     via: &Via,
 ) -> Option<String> {
-    let cancel = session.begin(id.clone());
     let limit = async {
         match via.timeout {
             Some(limit) => tokio::time::sleep(limit).await,
@@ -133,6 +136,11 @@ pub(crate) async fn serve(
         )))),
     };
     session.finish(&id);
+    // A handler that heard of the cancellation may have answered at once:
+    // that answer is not sent either.
+    if cancel.is_cancelled() {
+        return None;
+    }
     Some(match answer? {
         Ok(result) => success(&id, &result),
         Err(mut error) => {

@@ -98,9 +98,10 @@ impl StdioSession {
         let Some(session) = self.session.clone() else { return Step::Modern };
         let server = self.server.clone();
         let out = self.out.clone();
+        let begun = (id.clone(), session.begin(id));
         Step::Spawn(Box::pin(async move {
             let via = Via::outlet(out.clone());
-            if let Some(answer) = bridge::serve(&server, &session, id, &method, params, &via).await {
+            if let Some(answer) = bridge::serve(&server, &session, begun, &method, params, &via).await {
                 let _ = out.send(answer);
             }
         }))

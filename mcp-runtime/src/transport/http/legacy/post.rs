@@ -8,6 +8,7 @@ use http::StatusCode;
 use http::request::Parts;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
 
 use super::sessions::HttpSession;
 use super::stream::Stream;
@@ -83,17 +84,18 @@ async fn request(
 ) -> http::Response<McpBody> {
     let server = shared.server.clone();
     let timeout = shared.config.request_timeout;
+    let cancel = session.session.begin(request.id.clone());
     if accept.event_stream && !(accept.json && answers_at_once(&request.method)) {
         let stream = session.streams.open();
         let events = stream.connect();
-        tokio::spawn(run_on_stream(server, Arc::clone(&session), request, stream, timeout));
+        tokio::spawn(run_on_stream(server, Arc::clone(&session), (request, cancel), stream, timeout));
         return live_response(shared, &session, events);
     }
     let Request { id, method, params, parts } = request;
     let via = Via { outlet: session.standalone_outlet(), close: None, timeout, http: Some(parts) };
     let (tx, rx) = oneshot::channel();
     tokio::spawn(async move {
-        let _ = tx.send(bridge::serve(&server, &session.session, id, &method, params, &via).await);
+        let _ = tx.send(bridge::serve(&server, &session.session, (id, cancel), &method, params, &via).await);
     });
     match rx.await {
         Ok(Some(answer)) => with_body(StatusCode::OK, "application/json", McpBody::full(answer)),
@@ -107,7 +109,7 @@ async fn request(
 async fn run_on_stream(
     server: Server,
     session: Arc<HttpSession>,
-    request: Request,
+    (request, cancel): (Request, CancellationToken),
     stream: Arc<Stream>,
     timeout: Option<std::time::Duration>,
 ) {
@@ -118,7 +120,7 @@ async fn run_on_stream(
         Arc::new(move || stream.close_connection()) as CloseConnection
     });
     let via = Via { outlet, close, timeout, http: Some(parts) };
-    let mut serve = pin!(bridge::serve(&server, &session.session, id, &method, params, &via));
+    let mut serve = pin!(bridge::serve(&server, &session.session, (id, cancel), &method, params, &via));
     let answer = loop {
         tokio::select! {
             biased;

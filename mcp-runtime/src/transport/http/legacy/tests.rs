@@ -29,12 +29,18 @@ fn server(eras: Eras, finished: Arc<AtomicBool>) -> Server {
             let answer = input.elicit("name", Elicitation::form("Your name?").text("name", true)).await;
             format!("Hello, {}!", answer.field("name").unwrap_or_default())
         }))
-        .tool(ToolEntry::new("slow", move || {
+        .tool(ToolEntry::new("slow", move |cx: RequestContext| {
             let finished = Arc::clone(&finished);
             async move {
-                tokio::time::sleep(Duration::from_millis(100)).await;
-                finished.store(true, Ordering::SeqCst);
-                "slow and done"
+                // Gives up when cancelled: a dropped handler would otherwise
+                // run on through the cancellation grace.
+                tokio::select! {
+                    () = cx.cancellation().cancelled() => "cancelled",
+                    () = tokio::time::sleep(Duration::from_millis(100)) => {
+                        finished.store(true, Ordering::SeqCst);
+                        "slow and done"
+                    }
+                }
             }
         }))
         .build()
@@ -278,13 +284,21 @@ async fn older_sessions_get_no_event_ids_and_keep_their_connection() {
 }
 
 #[tokio::test]
-async fn a_closed_connection_does_not_cancel_a_session_request() {
+async fn a_closed_connection_does_not_cancel_a_session_request_but_cancelled_does() {
     let finished = Arc::new(AtomicBool::new(false));
     let service = server(Eras::Dual, Arc::clone(&finished)).http_service(HttpConfig::default());
     let id = open(&service, "2025-11-25").await;
     drop(send(&service, post(Some(&id), &call(1, "slow"))).await);
     tokio::time::sleep(Duration::from_millis(300)).await;
-    assert!(finished.load(Ordering::SeqCst), "the request went on without its connection");
+    assert!(finished.swap(false, Ordering::SeqCst), "the request went on without its connection");
+
+    let stream = send(&service, post(Some(&id), &call(2, "slow"))).await;
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}});
+    assert_eq!(send(&service, post(Some(&id), &cancel)).await.status(), 202);
+    let events = text(stream).await;
+    assert!(answer_in(&events, 2).is_none(), "a cancelled request is not answered: {events}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!finished.load(Ordering::SeqCst), "the cancelled request was stopped");
 }
 
 #[tokio::test]
