@@ -12,8 +12,9 @@
 #                client with elicitation/create; the client accepts with $ELICIT_ANSWER,
 #                and the tool's result must quote it
 # A run passes when its client exits 0 and interop/check.py finds the expected era (and,
-# for *-elicit, an answered elicitation whose answer the result quotes). Each line gives what was negotiated and the
-# run's duration; the JSON and stderr of a failed run are printed.
+# for *-elicit, an answered elicitation whose answer the result quotes). Each line gives
+# what was negotiated and the run's duration; the JSON and stderr of a failed run are
+# printed.
 #
 #   .ci/interop.sh [URL]
 #
