@@ -5,14 +5,18 @@
 #   .ci/conformance.sh [--spec-version REV] [URL] [SCENARIO...]
 #
 # Without URL it starts $CARGO_TARGET_DIR/debug/everything --http on a free loopback port
-# (build it first: cargo build -p examples --bin everything). REV defaults to 2026-07-28;
-# a revision is known when .ci/conformance/scored-REV.txt exists. SCENARIO names run only
+# (build it first: cargo build -p examples --bin everything). REV defaults to 2026-07-28
+# (the stateless wire); 2025-11-25 runs the scenarios of that revision on its own wire
+# (initialize, then Mcp-Session-Id), against the same URL since the server serves both. A
+# revision is known when .ci/conformance/scored-REV.txt exists. SCENARIO names run only
 # those (from the lists below); by default all of them run.
 #
 # Data, per revision, in .ci/conformance/:
 #   scored-REV.txt             the scored scenarios (checked against the suite's frozen
 #                              requirements/REV.yaml; they must match)
-#   unscored-REV.txt           not-scored scenarios we run and expect to pass too
+#   unscored-REV.txt           not-scored scenarios we run and expect to pass too; with
+#                              the scored ones they must be every server scenario the
+#                              suite lists at REV (`list --server --spec-version REV`)
 #   expected-failures-REV.txt  known failures (env CONFORMANCE_BASELINE=FILE overrides):
 #                              a listed scenario that fails is XFAIL, one that passes is
 #                              XPASS and fails the run
@@ -67,6 +71,17 @@ if [ "$(sort <<< "$SCORED")" != "$(sort <<< "$frozen")" ]; then
   echo "scored-$REV.txt differs from the suite's requirements/$REV.yaml (< ours, > suite's):"
   diff <(sort <<< "$SCORED") <(sort <<< "$frozen") | grep '^[<>]' || true
   die "fix .ci/conformance/scored-$REV.txt"
+fi
+
+# With the not-scored list, every scenario the suite has at this revision: none goes unrun,
+# and none is run at a revision it does not have (it would report nothing and pass).
+listed="$("$NODE_BIN" "$SUITE_JS" list --server --spec-version "$REV" | awk '/^  - / { print $2 }')" \
+  || die "the suite does not list scenarios at $REV"
+ours="$(printf '%s\n' "$SCORED" "$UNSCORED" | awk NF | sort)"
+if [ "$ours" != "$(sort <<< "$listed")" ]; then
+  echo "scored-$REV.txt + unscored-$REV.txt differ from the suite's scenarios at $REV (< ours, > suite's):"
+  diff <(echo "$ours") <(sort <<< "$listed") | grep '^[<>]' || true
+  die "fix .ci/conformance/unscored-$REV.txt"
 fi
 
 if [ ${#ONLY[@]} -gt 0 ]; then

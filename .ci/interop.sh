@@ -1,14 +1,27 @@
 #!/usr/bin/env bash
-# Interop: our two small clients on the official SDKs (.ci/interop/: Python mcp and
-# TypeScript @modelcontextprotocol/client, pinned there) against the `everything` example,
-# each over Streamable HTTP and over stdio, in modern mode (server/discover, tools/list,
-# tools/call; no initialize). Each run must exit 0; its JSON is printed when it fails.
+# Interop: our small clients on the official SDKs (.ci/interop/, versions pinned there)
+# against the `everything` example, over Streamable HTTP and over stdio, in both protocol
+# eras. Per transport:
+#   py, node     --mode modern  2026-07-28: server/discover, tools/list, tools/call
+#                --mode legacy  2025: initialize, tools/list, tools/call (HTTP: DELETE)
+#                --mode auto    the SDK's negotiation; must pick modern, as the server
+#                               serves it
+#   node-v1      SDK v1 (2025 only): initialize, tools/list, tools/call, one prompts/get
+#                or resources/read (HTTP: DELETE)
+#   *-elicit     py, node, node-v1 in legacy mode calling $ELICIT_TOOL, which asks the
+#                client with elicitation/create; the client accepts with $ELICIT_ANSWER,
+#                and the tool's result must quote it
+# A run passes when its client exits 0 and interop/check.py finds the expected era (and,
+# for *-elicit, an answered elicitation whose answer the result quotes). Each line gives
+# what was negotiated and the run's duration; the JSON and stderr of a failed run are
+# printed.
 #
 #   .ci/interop.sh [URL]
 #
 # Without URL it starts $CARGO_TARGET_DIR/debug/everything --http on a free loopback port
-# (build it first: cargo build -p examples --bin everything). Installs the SDKs into
-# $CI_CACHE/tools when missing. Outputs: $CI_CACHE/results/interop-*.json
+# (build it first: cargo build -p examples --bin everything); the stdio runs always start
+# that binary. Installs the SDKs into $CI_CACHE/tools when missing.
+# Outputs: $CI_CACHE/results/interop-LABEL.{json,stderr}
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -31,36 +44,70 @@ if [ -z "$URL" ]; then
   URL="$SERVER_URL"
 fi
 
+# The eliciting tool of the `everything` example: called with a message, it asks for a
+# username and an email address, and its result quotes the answer it got.
+ELICIT_TOOL=test_elicitation
+ELICIT_ARGS='{"message":"hi"}'
+ELICIT_ANSWER='{"username":"u","email":"u@example.com"}'
+ELICIT_ECHO='"email":"u@example.com"'
+
 CLIENTS="$REPO_ROOT/.ci/interop"
+NODE_MODULES="$TOOLS_DIR/node-client/node_modules"
 PY=("$PY_VENV/bin/python" "$CLIENTS/py_client.py")
 NODE=(env "MCP_NODE_PREFIX=$TOOLS_DIR/node-client" node "$CLIENTS/node_client.mjs")
-STDIO_SERVER=(--stdio -- "$EVERYTHING_BIN" --stdio)
+NODE_V1=(env "MCP_NODE_PREFIX=$TOOLS_DIR/node-client" node "$CLIENTS/node_client_v1.mjs")
+ELICIT=(--mode legacy --tool "$ELICIT_TOOL" --args "$ELICIT_ARGS" --elicit "$ELICIT_ANSWER")
 mkdir -p "$RESULTS_DIR"
-passed=0 failed=0
+passed=0 failed=0 failures=()
 
-# run_client LABEL CMD...: one client run (hard cap 120 s; the clients stop themselves
-# after 60 s), its JSON and stderr kept under $RESULTS_DIR and shown if it fails.
+# run_client LABEL ERA[:ECHO] CMD...: one client run (hard cap 120 s; the clients stop
+# themselves after 60 s), judged by check.py against ERA (and ECHO, text the call's result
+# must contain); JSON and stderr are kept under $RESULTS_DIR and shown when it fails.
 run_client() {
-  local label=$1 out="$RESULTS_DIR/interop-$1.json" err="$RESULTS_DIR/interop-$1.stderr" rc=0
-  shift
+  local label=$1 out="$RESULTS_DIR/interop-$1.json" err="$RESULTS_DIR/interop-$1.stderr"
+  local era=${2%%:*} echo_text="" rc=0 verdict t0=$EPOCHREALTIME took
+  [ "$2" = "$era" ] || echo_text=${2#*:}
+  shift 2
   timeout 120 "$@" > "$out" 2> "$err" < /dev/null || rc=$?
+  verdict="$(python3 "$CLIENTS/check.py" "$out" "$era" ${echo_text:+"$echo_text"})" || [ "$rc" -ne 0 ] || rc=1
+  took="$(awk -v a="${t0/,/.}" -v b="${EPOCHREALTIME/,/.}" 'BEGIN { printf "%.1fs", b - a }')"
   if [ "$rc" -eq 0 ]; then
-    echo "PASS  $label  $(python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
-print(len(d["tools"]), "tools, called", d["call"]["name"])' "$out" 2>/dev/null)"
+    printf 'PASS  %-20s %s (%s)\n' "$label" "$verdict" "$took"
     passed=$((passed + 1))
   else
-    echo "FAIL  $label  (exit $rc$([ "$rc" -ne 124 ] || echo ', timed out'))"
+    printf 'FAIL  %-20s exit %s%s: %s (%s)\n' "$label" "$rc" "$([ "$rc" -ne 124 ] || echo ', timed out')" "$verdict" "$took"
     echo "---- $out"; cat "$out"
     if [ -s "$err" ]; then echo "---- $err"; tail -n 40 "$err"; fi
     failed=$((failed + 1))
+    failures+=("$label")
   fi
 }
 
-section "interop (modern): python $("$PY_VENV/bin/python" -c 'import importlib.metadata as m; print("mcp", m.version("mcp"))'), node @modelcontextprotocol/client $(node -p 'require(process.argv[1]).version' "$TOOLS_DIR/node-client/node_modules/@modelcontextprotocol/client/package.json")"
-run_client py-http "${PY[@]}" --mode modern --url "$URL"
-run_client py-stdio "${PY[@]}" --mode modern "${STDIO_SERVER[@]}"
-run_client node-http "${NODE[@]}" --mode modern --url "$URL"
-run_client node-stdio "${NODE[@]}" --mode modern "${STDIO_SERVER[@]}"
+# runs_over TRANSPORT TARGET...: every run over one transport; TARGET is how the clients
+# reach the server (--url URL, or --stdio -- CMD).
+runs_over() {
+  local t=$1
+  shift
+  run_client "py-modern-$t" modern "${PY[@]}" --mode modern "$@"
+  run_client "py-legacy-$t" legacy "${PY[@]}" --mode legacy "$@"
+  run_client "py-auto-$t" modern "${PY[@]}" --mode auto "$@"
+  run_client "node-modern-$t" modern "${NODE[@]}" --mode modern "$@"
+  run_client "node-legacy-$t" legacy "${NODE[@]}" --mode legacy "$@"
+  run_client "node-auto-$t" modern "${NODE[@]}" --mode auto "$@"
+  run_client "node-v1-$t" legacy "${NODE_V1[@]}" --mode legacy "$@"
+  run_client "py-elicit-$t" "legacy:$ELICIT_ECHO" "${PY[@]}" "${ELICIT[@]}" "$@"
+  run_client "node-elicit-$t" "legacy:$ELICIT_ECHO" "${NODE[@]}" "${ELICIT[@]}" "$@"
+  run_client "node-v1-elicit-$t" "legacy:$ELICIT_ECHO" "${NODE_V1[@]}" "${ELICIT[@]}" "$@"
+}
 
-echo "$passed passed, $failed failed"
+version_of() { node -p 'require(process.argv[1]).version' "$NODE_MODULES/$1/package.json"; }
+echo "python mcp $("$PY_VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("mcp"))')," \
+  "node @modelcontextprotocol/client $(version_of @modelcontextprotocol/client)," \
+  "node @modelcontextprotocol/sdk $(version_of @modelcontextprotocol/sdk) (v1)"
+section "interop over Streamable HTTP: $URL"
+runs_over http --url "$URL"
+section "interop over stdio: $EVERYTHING_BIN --stdio"
+runs_over stdio --stdio -- "$EVERYTHING_BIN" --stdio
+
+echo "$passed passed, $failed failed${failures[0]+ (${failures[*]})}"
 [ "$failed" -eq 0 ] || die "interop failed (outputs: $RESULTS_DIR/interop-*)"

@@ -2,32 +2,63 @@
 // Interop check with the official TypeScript SDK v2 client (@modelcontextprotocol/client,
 // pinned in package.json). Node >= 20.
 //
-//   node node_client.mjs [--mode modern] (--url URL | --stdio -- CMD [ARGS...]) [--tool NAME] [--timeout S]
+//   node node_client.mjs [--mode modern|legacy|auto] (--url URL | --stdio -- CMD [ARGS...])
+//                        [--tool NAME] [--args JSON] [--elicit JSON] [--timeout S]
 //
-// --mode modern (the only mode so far): versionNegotiation pinned to 2026-07-28, so connect()
-// sends server/discover, never initialize, and fails rather than fall back. Sequence:
-// server/discover, tools/list, tools/call of one tool (default: test_simple_text) without
-// arguments, which must succeed with a non-empty, non-error result.
+// --mode sets the client's versionNegotiation, which decides what connect() sends:
+//   modern  (default) pinned to 2026-07-28: server/discover only; a server that does not
+//           answer it fails the run instead of being retried with initialize.
+//   legacy  initialize + notifications/initialized (the 2025 handshake). Over HTTP the
+//           transport keeps the Mcp-Session-Id; close() leaves the session open, so the
+//           run ends it with terminateSession() (DELETE), which must succeed.
+//   auto    server/discover, falling back to initialize for a server that is not a
+//           2026-07-28 one. Over stdio the SDK probes in a throwaway copy of the server
+//           process before starting the one it keeps.
+// Then tools/list and one tools/call (default test_simple_text with the --args object,
+// default {}), which must succeed with non-empty, non-error content.
+//
+// --elicit JSON declares the elicitation capability and answers every elicitation with
+// accept and JSON as content: on a legacy connection the server's elicitation/create
+// request, on a modern one an input_required round, which callTool() answers through the
+// same handler before it retries. Without --elicit no capability is declared.
 //
 // The SDK is loaded from MCP_NODE_PREFIX (where `npm ci` ran), else from node_modules
-// beside or above this file. Prints one JSON document; exit 0 on success, 1 on failure,
-// 2 on bad usage.
+// beside or above this file. Prints one JSON document (ok, mode, transport, stage,
+// protocolEra, protocolVersion, serverInfo, sessionId over HTTP, tools, call,
+// elicitations, error); exit 0 on success, 1 on failure, 2 on bad usage.
 
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
 const PROTOCOL_VERSION = '2026-07-28';
+// versionNegotiation.mode for each --mode, and the stage connect() stands for.
+const MODES = {
+  modern: { negotiation: { pin: PROTOCOL_VERSION }, stage: 'server/discover' },
+  legacy: { negotiation: 'legacy', stage: 'initialize' },
+  auto: { negotiation: 'auto', stage: 'negotiate' }
+};
 
 function usage(message) {
   process.stderr.write(
-    `${message ? `error: ${message}\n` : ''}usage: node node_client.mjs [--mode modern] ` +
-      '(--url URL | --stdio -- CMD [ARGS...]) [--tool NAME] [--timeout S]\n'
+    `${message ? `error: ${message}\n` : ''}usage: node node_client.mjs [--mode modern|legacy|auto] ` +
+      '(--url URL | --stdio -- CMD [ARGS...]) [--tool NAME] [--args JSON] [--elicit JSON] [--timeout S]\n'
   );
   process.exit(2);
 }
 
+function jsonObject(text, flag) {
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    // reported below with the flag's name
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) usage(`${flag} takes a JSON object`);
+  return value;
+}
+
 function parseArgs(argv) {
-  const opts = { mode: 'modern', tool: 'test_simple_text', timeoutS: 15, command: [] };
+  const opts = { mode: 'modern', tool: 'test_simple_text', args: '{}', timeoutS: 15, command: [] };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => (i + 1 < argv.length ? argv[++i] : usage(`${arg} needs a value`));
@@ -38,13 +69,17 @@ function parseArgs(argv) {
     else if (arg === '--stdio') opts.stdio = true;
     else if (arg === '--mode') opts.mode = value();
     else if (arg === '--tool') opts.tool = value();
+    else if (arg === '--args') opts.args = value();
+    else if (arg === '--elicit') opts.elicit = value();
     else if (arg === '--timeout') opts.timeoutS = Number(value());
     else usage(`unknown argument ${arg}`);
   }
   if (!!opts.url === !!opts.stdio) usage('give exactly one of --url and --stdio');
   if (!!opts.stdio !== opts.command.length > 0) usage('--stdio takes a server command after --, and only --stdio does');
   if (!(opts.timeoutS > 0)) usage('--timeout must be a positive number');
-  if (!(opts.mode in MODES)) usage(`--mode must be one of ${Object.keys(MODES).join(', ')}`);
+  if (!Object.hasOwn(MODES, opts.mode)) usage(`--mode must be one of ${Object.keys(MODES).join(', ')}`);
+  opts.args = jsonObject(opts.args, '--args');
+  if (opts.elicit !== undefined) opts.elicit = jsonObject(opts.elicit, '--elicit');
   return opts;
 }
 
@@ -62,7 +97,7 @@ function describe(err) {
   return parts.join(' <- ') || String(err);
 }
 
-async function modern(opts, out) {
+async function run(opts, out) {
   const { core, stdio } = loadSdk();
   const timeout = Math.round(opts.timeoutS * 1000);
   const transport = opts.url
@@ -70,16 +105,32 @@ async function modern(opts, out) {
     : new stdio.StdioClientTransport({ command: opts.command[0], args: opts.command.slice(1), stderr: 'inherit' });
   const client = new core.Client(
     { name: 'mcp-runtime-ci-node', version: '0.1.0' },
-    { capabilities: {}, versionNegotiation: { mode: { pin: PROTOCOL_VERSION } } }
+    {
+      capabilities: opts.elicit ? { elicitation: {} } : {},
+      versionNegotiation: { mode: MODES[opts.mode].negotiation }
+    }
   );
+  if (opts.elicit) {
+    out.elicitations = [];
+    client.setRequestHandler('elicitation/create', async (request) => {
+      out.elicitations.push(request.params);
+      return { action: 'accept', content: opts.elicit };
+    });
+  }
   try {
-    out.stage = 'server/discover';
+    out.stage = MODES[opts.mode].stage;
     await client.connect(transport, { timeout });
-    if (client.getProtocolEra() !== 'modern') throw new Error(`negotiated era ${client.getProtocolEra()}`);
-    const discover = client.getDiscoverResult();
-    if (!discover?.supportedVersions?.includes(PROTOCOL_VERSION))
-      throw new Error(`server/discover does not list ${PROTOCOL_VERSION}: ${JSON.stringify(discover)}`);
+    out.protocolEra = client.getProtocolEra() ?? null;
+    out.protocolVersion = client.getNegotiatedProtocolVersion() ?? null;
     out.serverInfo = client.getServerVersion() ?? null;
+    if (opts.url) out.sessionId = transport.sessionId ?? null;
+    const expected = { modern: 'modern', legacy: 'legacy' }[opts.mode];
+    if (expected && out.protocolEra !== expected) throw new Error(`${opts.mode} mode negotiated era ${out.protocolEra}`);
+    if (out.protocolEra === 'modern') {
+      const discover = client.getDiscoverResult();
+      if (!discover?.supportedVersions?.includes(out.protocolVersion))
+        throw new Error(`server/discover does not list ${out.protocolVersion}: ${JSON.stringify(discover)}`);
+    }
 
     out.stage = 'tools/list';
     const listed = await client.listTools(undefined, { timeout, cacheMode: 'bypass' });
@@ -87,31 +138,38 @@ async function modern(opts, out) {
     if (!out.tools.includes(opts.tool)) throw new Error(`tools/list has no ${opts.tool}`);
 
     out.stage = 'tools/call';
-    const result = await client.callTool({ name: opts.tool, arguments: {} }, { timeout });
-    out.call = { name: opts.tool, result };
+    const result = await client.callTool({ name: opts.tool, arguments: opts.args }, { timeout });
+    out.call = { name: opts.tool, arguments: opts.args, result };
     if (result.isError || !(result.content?.length > 0))
       throw new Error(`tools/call ${opts.tool} did not succeed: ${JSON.stringify(result)}`);
+
+    if (out.sessionId) {
+      out.stage = 'DELETE';
+      await transport.terminateSession();
+    }
     out.stage = 'done';
     out.ok = true;
   } finally {
+    // A run that stopped early still ends its session, and its own error stays the one reported.
+    if (!out.ok && transport.sessionId) await transport.terminateSession().catch(() => {});
     await client.close().catch(() => {});
   }
 }
 
-const MODES = { modern };
 const opts = parseArgs(process.argv.slice(2));
 const out = { ok: false, client: 'typescript @modelcontextprotocol/client', mode: opts.mode, stage: 'start' };
 out.transport = opts.url ? 'streamable-http' : 'stdio';
 let timer;
 try {
   await Promise.race([
-    MODES[opts.mode](opts, out),
+    run(opts, out),
     new Promise((_, reject) => {
       timer = setTimeout(() => reject(new Error(`timed out at stage ${out.stage}`)), opts.timeoutS * 4000);
     })
   ]);
 } catch (err) {
   out.error = describe(err);
+  if (err?.data !== undefined) out.errorData = err.data;
 } finally {
   clearTimeout(timer);
 }

@@ -15,6 +15,7 @@ mod json_schema;
 mod prompts;
 mod resources;
 mod round_trips;
+mod session_fixtures;
 
 use std::net::SocketAddr;
 

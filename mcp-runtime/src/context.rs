@@ -23,6 +23,14 @@ use crate::server::Server;
 pub trait NotificationSink: Send + Sync {
     /// Sends one notification for the request being served.
     fn send(&self, notification: Notification);
+
+    /// Ends the connection the request's messages travel on, leaving the
+    /// stream to be resumed by the client; returns whether one was ended.
+    /// Only transports whose streams can be resumed do anything: the
+    /// default does nothing and returns `false`.
+    fn close_connection(&self) -> bool {
+        false
+    }
 }
 
 /// A sink that drops every notification, for transports without a stream.
@@ -260,6 +268,33 @@ impl RequestContext {
     /// [`is_cancelled`](Self::is_cancelled) sees it too.
     pub(crate) fn cancel_abandoned(&self) {
         self.cancellation().cancel();
+    }
+
+    /// Ends the connection of the event stream this request's answer
+    /// travels on, without ending the request: the client reconnects with
+    /// `Last-Event-ID` and receives what was sent meanwhile, the answer
+    /// included. This is SSE polling, for a long handler that would rather
+    /// not hold a connection open while it works. Returns whether a
+    /// connection was ended.
+    ///
+    /// Only a 2025-11-25 session over Streamable HTTP has such streams (its
+    /// client was told, with `retry:`, when to come back). Everywhere else
+    /// this does nothing and returns `false`: a 2026-07-28 request whose
+    /// connection closes is cancelled, clients of older sessions do not
+    /// resume, a request answered with plain JSON has no stream, and stdio
+    /// has no connections.
+    ///
+    /// ```
+    /// use mcp_runtime::RequestContext;
+    ///
+    /// async fn long_job(cx: RequestContext) -> &'static str {
+    ///     cx.close_sse_stream();
+    ///     // ... work that takes longer than a proxy keeps a connection idle ...
+    ///     "done"
+    /// }
+    /// ```
+    pub fn close_sse_stream(&self) -> bool {
+        self.inner.sink.close_connection()
     }
 
     /// Reports progress, if the client asked for it with a `progressToken`.

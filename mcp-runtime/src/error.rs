@@ -64,6 +64,12 @@ pub enum BuildError {
         /// Where the tool is.
         location: SourceLocation,
     },
+    /// The `MCP_ERAS` environment variable names no era choice.
+    #[error("the MCP_ERAS environment variable is invalid: {reason}")]
+    Eras {
+        /// What is wrong.
+        reason: String,
+    },
     /// A definition could not be serialized.
     #[error("the definition of `{name}` could not be serialized: {reason}")]
     Definition {

@@ -329,6 +329,22 @@ impl Elicitation {
     pub fn number(self, name: &str, required: bool) -> Self {
         self.field(name, json!({"type": "number"}), required)
     }
+
+    /// Adds a field described by its own JSON Schema, for what the other
+    /// builders do not say: a default, a choice of values (titled or not),
+    /// a multi-select.
+    ///
+    /// ```
+    /// use mcp_runtime::input::Elicitation;
+    /// use serde_json::json;
+    ///
+    /// let form = Elicitation::form("Deploy where?")
+    ///     .property("region", json!({"type": "string", "enum": ["eu", "us"], "default": "eu"}), true);
+    /// # let _ = form;
+    /// ```
+    pub fn property(self, name: &str, schema: Value, required: bool) -> Self {
+        self.field(name, schema, required)
+    }
 }
 
 /// The user's answer to an elicitation.

@@ -13,11 +13,12 @@ use tokio_util::sync::CancellationToken;
 
 use crate::catalog::{Catalog, Entries};
 use crate::entry::{PromptEntry, ResourceEntry, SourceLocation, ToolEntry};
+use crate::eras::{ERAS_ENV, Eras};
 use crate::error::BuildError;
 use crate::events::{EventBus, LocalBus, ServerEvent, SharedBus};
 use crate::protocol::{
     CacheHints, DiscoverResult, Icon, Implementation, ListChangedCapability, META_SERVER_INFO, ResourcesCapability,
-    SUPPORTED_VERSIONS, ServerCapabilities,
+    ServerCapabilities,
 };
 use crate::request_state::RequestStateKey;
 use crate::shared_state::{StateMap, StateRequirement};
@@ -87,6 +88,8 @@ pub(crate) struct Settings {
     pub(crate) list_changed: bool,
     /// Guidance for the model, in the discover result.
     pub(crate) instructions: Option<String>,
+    /// Which protocol eras are served.
+    pub(crate) eras: Eras,
 }
 
 /// The catalog with the capabilities and discover result derived from it.
@@ -108,7 +111,7 @@ impl Snapshot {
             ..ServerCapabilities::default()
         };
         let discover = DiscoverResult {
-            supported_versions: SUPPORTED_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
+            supported_versions: settings.eras.versions().iter().map(|v| (*v).to_owned()).collect(),
             capabilities: capabilities.clone(),
             instructions: settings.instructions.clone(),
         };
@@ -155,6 +158,16 @@ impl Server {
     /// The tools served right now, sorted by name.
     pub fn tools(&self) -> impl Iterator<Item = ToolEntry> {
         self.snapshot().catalog.tools().iter().map(|t| t.entry().clone()).collect::<Vec<_>>().into_iter()
+    }
+
+    /// Which protocol eras the server answers.
+    pub fn eras(&self) -> Eras {
+        self.inner.settings.eras
+    }
+
+    /// The instructions `server/discover` and `initialize` report.
+    pub(crate) fn instructions(&self) -> Option<&str> {
+        self.inner.settings.instructions.as_deref()
     }
 
     /// What is served right now.
@@ -318,6 +331,7 @@ pub struct ServerBuilder {
     list_changed: bool,
     bus: Option<SharedBus>,
     cancellation_grace: Duration,
+    eras: Option<Eras>,
 }
 
 impl ServerBuilder {
@@ -339,6 +353,7 @@ impl ServerBuilder {
             list_changed: true,
             bus: None,
             cancellation_grace: Duration::from_secs(1),
+            eras: None,
         }
     }
 
@@ -495,6 +510,14 @@ impl ServerBuilder {
         self
     }
 
+    /// Which clients to serve (default [`Eras::Dual`]: both). Without this
+    /// call the [`ERAS_ENV`] environment variable (`MCP_ERAS=modern`, say)
+    /// decides, so a deployment can change it without a rebuild.
+    pub fn eras(mut self, eras: Eras) -> Self {
+        self.eras = Some(eras);
+        self
+    }
+
     /// Checks and freezes the server: duplicate names and missing state are
     /// errors naming the definitions involved.
     pub fn build(self) -> Result<Server, BuildError> {
@@ -502,6 +525,13 @@ impl ServerBuilder {
         let entries = Entries { tools: self.tools, prompts: self.prompts, resources: self.resources };
         check_entries(&entries, &state)?;
         let catalog = Catalog::build(entries)?;
+        let eras = match self.eras {
+            Some(eras) => eras,
+            None => match std::env::var(ERAS_ENV) {
+                Ok(text) => text.parse().map_err(|reason| BuildError::Eras { reason })?,
+                Err(_) => Eras::default(),
+            },
+        };
         let result_meta = if self.server_info_in_results {
             let mut meta = Map::new();
             meta.insert(META_SERVER_INFO.into(), serde_json::to_value(&self.info).unwrap_or(Value::Null));
@@ -520,6 +550,7 @@ impl ServerBuilder {
             logging: self.logging,
             list_changed: self.list_changed,
             instructions: self.instructions,
+            eras,
         };
         Ok(Server {
             inner: Arc::new(ServerInner {

@@ -3,5 +3,6 @@
 //! a server with raw JSON-RPC.
 
 pub mod exchange;
+pub mod legacy_schema;
 pub mod validated_client;
 pub mod wire_schema;

@@ -52,57 +52,77 @@ struct WireSchema {
     validators: Mutex<HashMap<String, Arc<Validator>>>,
 }
 
-fn wire_schema() -> &'static WireSchema {
-    static SCHEMA: OnceLock<WireSchema> = OnceLock::new();
-    SCHEMA.get_or_init(|| {
-        let path = schema_path();
-        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-            panic!("cannot read the 2026-07-28 JSON Schema at {} ({e}); set {SCHEMA_ENV} to its path", path.display())
+impl WireSchema {
+    fn load(path: &std::path::Path) -> Self {
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| {
+            panic!("cannot read the JSON Schema at {} ({e}); set {SCHEMA_ENV} to its path", path.display())
         });
         let document: Value =
             serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()));
         assert!(document["$defs"].is_object(), "{} has no `$defs`", path.display());
         WireSchema { document, validators: Mutex::new(HashMap::new()) }
-    })
-}
-
-/// The compiled validator of one `$defs` entry, cached.
-fn validator(definition: &str) -> Arc<Validator> {
-    let schema = wire_schema();
-    let mut cache = schema.validators.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(v) = cache.get(definition) {
-        return Arc::clone(v);
     }
-    assert!(schema.document["$defs"].get(definition).is_some(), "the schema has no definition `{definition}`");
-    // The whole document with a root `$ref`, so every internal reference resolves.
-    let mut root = schema.document.clone();
-    root["$ref"] = Value::String(format!("#/$defs/{definition}"));
-    let compiled = jsonschema::options()
-        .with_draft(Draft::Draft202012)
-        .should_validate_formats(true)
-        .build(&root)
-        .unwrap_or_else(|e| panic!("the schema definition `{definition}` does not compile: {e}"));
-    let compiled = Arc::new(compiled);
-    cache.insert(definition.to_owned(), Arc::clone(&compiled));
-    compiled
+
+    /// The compiled validator of one `$defs` entry, cached.
+    fn validator(&self, definition: &str) -> Arc<Validator> {
+        let mut cache = self.validators.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(v) = cache.get(definition) {
+            return Arc::clone(v);
+        }
+        assert!(self.document["$defs"].get(definition).is_some(), "the schema has no definition `{definition}`");
+        // The whole document with a root `$ref`, so every internal reference resolves.
+        let mut root = self.document.clone();
+        root["$ref"] = Value::String(format!("#/$defs/{definition}"));
+        let compiled = jsonschema::options()
+            .with_draft(Draft::Draft202012)
+            .should_validate_formats(true)
+            .build(&root)
+            .unwrap_or_else(|e| panic!("the schema definition `{definition}` does not compile: {e}"));
+        let compiled = Arc::new(compiled);
+        cache.insert(definition.to_owned(), Arc::clone(&compiled));
+        compiled
+    }
+
+    /// Checks `instance` against the `$defs` entry `definition`; the error
+    /// lists every violation with its location.
+    fn check(&self, definition: &str, instance: &Value) -> Result<(), String> {
+        let problems: Vec<String> = self
+            .validator(definition)
+            .iter_errors(instance)
+            .map(|e| {
+                let at = e.instance_path.to_string();
+                format!("  at `{}`: {e}", if at.is_empty() { "/" } else { &at })
+            })
+            .collect();
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("not a valid `{definition}`:\n{}\nmessage: {instance}", problems.join("\n")))
+        }
+    }
 }
 
-/// Checks `instance` against the `$defs` entry `definition`; the error lists
-/// every violation with its location.
+fn wire_schema() -> &'static WireSchema {
+    static SCHEMA: OnceLock<WireSchema> = OnceLock::new();
+    SCHEMA.get_or_init(|| WireSchema::load(&schema_path()))
+}
+
+/// The 2025-11-25 schema, committed beside the 2026-07-28 one: what a
+/// 2025-era session's messages are checked against.
+fn legacy_schema() -> &'static WireSchema {
+    static SCHEMA: OnceLock<WireSchema> = OnceLock::new();
+    SCHEMA.get_or_init(|| WireSchema::load(&schemas_dir().join("schema-2025-11-25.json")))
+}
+
+/// Checks `instance` against the `$defs` entry `definition` of the
+/// 2026-07-28 schema; the error lists every violation with its location.
 pub fn check(definition: &str, instance: &Value) -> Result<(), String> {
-    let validator = validator(definition);
-    let problems: Vec<String> = validator
-        .iter_errors(instance)
-        .map(|e| {
-            let at = e.instance_path.to_string();
-            format!("  at `{}`: {e}", if at.is_empty() { "/" } else { &at })
-        })
-        .collect();
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(format!("not a valid `{definition}`:\n{}\nmessage: {instance}", problems.join("\n")))
-    }
+    wire_schema().check(definition, instance)
+}
+
+/// [`check`] against the 2025-11-25 schema.
+pub fn check_legacy(definition: &str, instance: &Value) -> Result<(), String> {
+    legacy_schema().check(definition, instance)
 }
 
 /// Panics unless `instance` is a valid `definition`.

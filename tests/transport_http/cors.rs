@@ -38,7 +38,8 @@ async fn an_enabled_server_answers_a_preflight_with_the_mcp_headers() {
     let reply = preflight(PAGE).send(server.addr).await;
     assert_eq!(reply.status, 204, "{reply:?}");
     assert_eq!(header(&reply, "access-control-allow-origin"), Some(PAGE));
-    assert_eq!(header(&reply, "access-control-allow-methods"), Some("POST"));
+    // GET and DELETE too: the fixture serves 2025-era sessions as well.
+    assert_eq!(header(&reply, "access-control-allow-methods"), Some("GET, POST, DELETE"));
     let allowed: Vec<&str> = header(&reply, "access-control-allow-headers").unwrap_or_default().split(", ").collect();
     for name in [
         "accept",

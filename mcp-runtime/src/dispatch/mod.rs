@@ -195,8 +195,8 @@ impl Server {
             Params::Raw(raw) => {
                 let known = Method::parse(&method);
                 let target = known.and_then(Method::target);
-                let (meta, target) =
-                    params_head::read(target, raw.as_deref()).map_err(|e| fail(&id, e, Stage::Meta))?;
+                let (meta, target) = params_head::read(target, raw.as_deref())
+                    .map_err(|e| fail(&id, params_head::missing_meta(e, self.eras().versions()), Stage::Meta))?;
                 (known, meta, target, Body::Raw(raw))
             }
             Params::Call(ReadCall { meta, params }) => (Some(Method::ToolsCall), meta, None, Body::Call(params)),
@@ -216,7 +216,7 @@ impl Server {
 
         // The protocol version.
         if !SUPPORTED_VERSIONS.contains(&meta.protocol_version.as_str()) {
-            let error = ErrorObject::unsupported_version(SUPPORTED_VERSIONS, &meta.protocol_version);
+            let error = ErrorObject::unsupported_version(self.eras().versions(), &meta.protocol_version);
             return Err(fail(&id, error, Stage::Version));
         }
 

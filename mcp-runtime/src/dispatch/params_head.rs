@@ -53,6 +53,31 @@ impl<'de> Visitor<'de> for HeadSeed {
     }
 }
 
+/// The message of the error for a request without `params._meta`, which
+/// [`missing_meta`] completes with the versions served.
+const MISSING_META: &str = "Missing `params._meta`";
+
+/// The error for a request without `params._meta`, naming the versions
+/// `served` (a 2025-era client sending `initialize` to a server that does
+/// not serve its era learns from it what it would have to speak), with
+/// `data.supported` listing them.
+pub(super) fn missing_meta(error: ErrorObject, served: &[&str]) -> ErrorObject {
+    if error.message != MISSING_META {
+        return error;
+    }
+    let legacy: Vec<&str> = served.iter().copied().filter(|v| *v != crate::protocol::PROTOCOL_VERSION).collect();
+    let mut message = String::from(MISSING_META);
+    if served.contains(&crate::protocol::PROTOCOL_VERSION) {
+        message.push_str(": a 2026-07-28 request carries `io.modelcontextprotocol/protocolVersion` there");
+    }
+    if !legacy.is_empty() {
+        message.push_str(&format!("; clients of protocol versions {} open with `initialize`", legacy.join(", ")));
+    } else {
+        message.push_str("; this server does not serve `initialize` (protocol versions before 2026-07-28)");
+    }
+    ErrorObject::invalid_params(message).with_data(serde_json::json!({ "supported": served }))
+}
+
 /// Raw params' head: the validated `_meta`, and the method's target member
 /// (`params.name` or `params.uri`) for the `Mcp-Name` check.
 pub(super) fn read(
@@ -61,7 +86,7 @@ pub(super) fn read(
 ) -> Result<(Arc<RequestMeta>, Option<String>), ErrorObject> {
     let target = target.map(Target::member);
     let Some(raw) = params else {
-        return Err(ErrorObject::invalid_params("Missing `params._meta`"));
+        return Err(ErrorObject::invalid_params(MISSING_META));
     };
     // The text is JSON already, so the only way to fail is not to be an object.
     let head = HeadSeed { target }
@@ -72,7 +97,7 @@ pub(super) fn read(
         return Err(repeated("_meta"));
     }
     let Some(raw_meta) = head.meta.value else {
-        return Err(ErrorObject::invalid_params("Missing `params._meta`"));
+        return Err(ErrorObject::invalid_params(MISSING_META));
     };
     let meta = meta_cache::read(raw_meta.get())
         .map_err(|reason| ErrorObject::invalid_params(format!("Invalid `params._meta`: {reason}")))?;

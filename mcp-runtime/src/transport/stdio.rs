@@ -22,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::context::NotificationSink;
 use crate::dispatch::{Message, Method, RequestOptions, Response, Stage, parse_message};
+use crate::legacy::stdio::{StdioSession, Step};
 use crate::protocol::{CANCELLED, CancelledParams, ErrorObject, Notification, RequestId};
 use crate::server::Server;
 
@@ -92,6 +93,8 @@ impl Server {
         // Large reads: each read of tokio's stdin is a trip to its blocking thread.
         let mut reader = BufReader::with_capacity(64 * 1024, reader);
         let mut line = Vec::new();
+        // The 2025-era session this process becomes on `initialize`.
+        let mut legacy = self.eras().serves_legacy().then(|| StdioSession::new(self.clone(), out_tx.clone()));
 
         let read_result = loop {
             line.clear();
@@ -112,6 +115,24 @@ impl Server {
                 continue;
             }
             while tasks.try_join_next().is_some() {}
+            if let Some(legacy) = legacy.as_mut() {
+                match legacy.step(&line) {
+                    Step::Modern => {}
+                    Step::Done => continue,
+                    Step::Spawn(work) => {
+                        let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
+                            let e = ErrorObject::internal("Too many requests in flight; retry when some have finished");
+                            let _ = out_tx.send(Response::error(None, e, Stage::Handler).to_json());
+                            continue;
+                        };
+                        tasks.spawn(async move {
+                            work.await;
+                            drop(permit);
+                        });
+                        continue;
+                    }
+                }
+            }
             match parse_message(&line) {
                 Err(response) => {
                     let _ = out_tx.send(response.into_json());
@@ -120,6 +141,10 @@ impl Server {
                     if n.method == CANCELLED {
                         cancel(&in_flight, n.params.as_deref());
                     }
+                }
+                Ok(Message::Request(request)) if !self.eras().serves_modern() => {
+                    let refusal = crate::legacy::refuse_modern(request.method());
+                    let _ = out_tx.send(Response::error(Some(request.id().clone()), refusal, Stage::Version).to_json());
                 }
                 Ok(Message::Request(request)) => {
                     let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
@@ -159,6 +184,11 @@ impl Server {
             }
         };
 
+        // The session holds a sender of the output: ended and dropped, so
+        // that the writer sees the output close.
+        if let Some(legacy) = legacy.take() {
+            legacy.end();
+        }
         // Without input there is nobody to listen: end the listen streams
         // rather than wait out the grace period for them.
         for (token, listen) in in_flight.lock().unwrap_or_else(|e| e.into_inner()).values() {

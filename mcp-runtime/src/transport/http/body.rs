@@ -10,10 +10,13 @@ use bytes::{Buf, Bytes};
 use http_body::{Body, Frame, SizeHint};
 
 use super::deadline::Deadline;
+use super::legacy::LiveBody;
 use super::sse::EventStream;
 
 /// The body of every response of the HTTP transport: empty, one JSON
-/// document, or an event stream that ends after the request's response.
+/// document, or an event stream (that of a stateless request ends after
+/// its response; that of a 2025-era session when the stream or its
+/// connection ends).
 pub struct McpBody {
     kind: Kind,
 }
@@ -22,6 +25,7 @@ enum Kind {
     Empty,
     Full(Option<Bytes>),
     Stream(Box<EventStream>),
+    Live(Box<LiveBody>),
 }
 
 impl McpBody {
@@ -36,6 +40,10 @@ impl McpBody {
     pub(crate) fn stream(stream: EventStream) -> Self {
         McpBody { kind: Kind::Stream(Box::new(stream)) }
     }
+
+    pub(crate) fn live(stream: LiveBody) -> Self {
+        McpBody { kind: Kind::Live(Box::new(stream)) }
+    }
 }
 
 impl std::fmt::Debug for McpBody {
@@ -43,7 +51,7 @@ impl std::fmt::Debug for McpBody {
         let kind = match &self.kind {
             Kind::Empty => "empty",
             Kind::Full(_) => "full",
-            Kind::Stream(_) => "event stream",
+            Kind::Stream(_) | Kind::Live(_) => "event stream",
         };
         f.debug_struct("McpBody").field("kind", &kind).finish()
     }
@@ -58,13 +66,14 @@ impl Body for McpBody {
             Kind::Empty => Poll::Ready(None),
             Kind::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
             Kind::Stream(stream) => stream.poll_event(cx).map(|event| event.map(|b| Ok(Frame::data(b)))),
+            Kind::Live(stream) => stream.poll_event(cx).map(|event| event.map(|b| Ok(Frame::data(b)))),
         }
     }
 
     fn is_end_stream(&self) -> bool {
         match &self.kind {
             Kind::Empty | Kind::Full(None) => true,
-            Kind::Full(Some(_)) | Kind::Stream(_) => false,
+            Kind::Full(Some(_)) | Kind::Stream(_) | Kind::Live(_) => false,
         }
     }
 
@@ -72,7 +81,7 @@ impl Body for McpBody {
         match &self.kind {
             Kind::Empty | Kind::Full(None) => SizeHint::with_exact(0),
             Kind::Full(Some(b)) => SizeHint::with_exact(b.len() as u64),
-            Kind::Stream(_) => SizeHint::default(),
+            Kind::Stream(_) | Kind::Live(_) => SizeHint::default(),
         }
     }
 }

@@ -103,12 +103,15 @@ pub(super) struct Cors {
     /// The server's `Origin`/`Host` rules, settled for its address.
     origins: OriginPolicy,
     exposed: HeaderValue,
+    /// POST, and GET and DELETE when 2025-era sessions are served.
+    methods: HeaderValue,
 }
 
 impl Cors {
-    pub(super) fn new(origins: OriginPolicy) -> Self {
+    pub(super) fn new(origins: OriginPolicy, sessions: bool) -> Self {
         let exposed = HeaderValue::from_str(&CORS_EXPOSED_HEADERS.join(", ")).unwrap_or(HeaderValue::from_static(""));
-        Cors { origins, exposed }
+        let methods = HeaderValue::from_static(if sessions { "GET, POST, DELETE" } else { "POST" });
+        Cors { origins, exposed, methods }
     }
 
     /// The request's `Origin`, when it is one the server accepts: a request
@@ -131,7 +134,7 @@ impl Cors {
         *response.status_mut() = StatusCode::NO_CONTENT;
         let headers = response.headers_mut();
         headers.insert(ACCESS_CONTROL_ALLOW_ORIGIN, origin.clone());
-        headers.insert(ACCESS_CONTROL_ALLOW_METHODS, HeaderValue::from_static("POST"));
+        headers.insert(ACCESS_CONTROL_ALLOW_METHODS, self.methods.clone());
         if let Some(allowed) = allowed_request_headers(request.headers()) {
             headers.insert(ACCESS_CONTROL_ALLOW_HEADERS, allowed);
         }

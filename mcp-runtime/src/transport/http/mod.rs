@@ -36,14 +36,36 @@
 //! dropped after the server's
 //! [cancellation grace](crate::ServerBuilder::cancellation_grace)); every error
 //! response echoes the request id when it could be read. Not provided:
-//! sessions, resumable streams (`Last-Event-ID`), HTTP/2, TLS (put a reverse
-//! proxy in front), and CORS for a mounted service (the standalone server
-//! has it: [`HttpConfig::cors`]).
+//! HTTP/2, TLS (put a reverse proxy in front), and CORS for a mounted
+//! service (the standalone server has it: [`HttpConfig::cors`]).
+//!
+//! # 2025-era clients
+//!
+//! Unless the server serves only the 2026-07-28 revision
+//! ([`Eras`](crate::Eras)), the same endpoint serves clients of 2025-11-25,
+//! 2025-06-18 and 2025-03-26, each request's era told apart after the
+//! `Origin`/`Host` check: a body carrying the 2026-07-28 `_meta` is always
+//! stateless; `initialize` opens a session, whose id the response carries in
+//! `Mcp-Session-Id`; a request with that header belongs to its session
+//! (404 once the session is gone); a 2025-era `MCP-Protocol-Version`
+//! without a session id is refused with 400. A session's requests are
+//! POSTs as above (a JSON-RPC error travels with 200 there), a GET with the
+//! session id opens its stream of list changes and resource updates (a
+//! newer GET takes the place of an older one), a DELETE ends it. Such a
+//! request is not cancelled by a closed connection (the client sends
+//! `notifications/cancelled`), and on 2025-11-25 sessions a stream can be
+//! resumed with `Last-Event-ID` (see
+//! [`RequestContext::close_sse_stream`](crate::RequestContext::close_sse_stream)).
+//! How many sessions are kept and for how long: [`HttpConfig::max_sessions`]
+//! and [`HttpConfig::session_idle_timeout`]. Sessions live in the process
+//! that opened them: replicas behind a load balancer need it to route by
+//! `Mcp-Session-Id`.
 
 mod body;
 mod cors;
 mod deadline;
 mod idle;
+mod legacy;
 mod media;
 mod origin;
 mod request_headers;
@@ -77,6 +99,8 @@ use origin::OriginPolicy;
 /// | [`shutdown_grace`](Self::shutdown_grace) (standalone) | 10 s |
 /// | `Origin`/`Host` checks | loopback names only; see [`allowed_hosts`](Self::allowed_hosts) |
 /// | [`cors`](Self::cors) (standalone) | off |
+/// | [`max_sessions`](Self::max_sessions) (2025-era clients) | 10 000 live at once (503 beyond) |
+/// | [`session_idle_timeout`](Self::session_idle_timeout) (2025-era clients) | 30 min unused ends a session |
 ///
 /// The `Origin`/`Host` check guards against DNS rebinding: a web page must
 /// not reach a server on `localhost` through a name it controls. By default
@@ -112,6 +136,8 @@ pub struct HttpConfig {
     pub(crate) shutdown_grace: Duration,
     pub(crate) origin: OriginPolicy,
     pub(crate) cors: bool,
+    pub(crate) max_sessions: usize,
+    pub(crate) session_idle_timeout: Duration,
 }
 
 impl Default for HttpConfig {
@@ -129,6 +155,8 @@ impl Default for HttpConfig {
             shutdown_grace: Duration::from_secs(10),
             origin: OriginPolicy::default(),
             cors: false,
+            max_sessions: 10_000,
+            session_idle_timeout: Duration::from_secs(30 * 60),
         }
     }
 }
@@ -172,7 +200,9 @@ impl HttpConfig {
     /// is cancelled (its token fires, and it is dropped after the server's
     /// [cancellation grace](crate::ServerBuilder::cancellation_grace)), and
     /// the client receives a `-32603` error at once. `subscriptions/listen` streams are exempt: they last
-    /// until the client leaves or the server shuts down.
+    /// until the client leaves or the server shuts down. On a 2025-era
+    /// session the time a request waits for the client's answers (an
+    /// elicitation waits for a person) counts too.
     pub fn request_timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
         self.request_timeout = timeout.into();
         self
@@ -274,6 +304,26 @@ impl HttpConfig {
     /// [`CORS_REQUEST_HEADERS`] for `tower-http`'s `CorsLayer`.
     pub fn cors(mut self, enabled: bool) -> Self {
         self.cors = enabled;
+        self
+    }
+
+    /// How many 2025-era sessions may be live at once (default 10 000, at
+    /// least 1). Beyond it `initialize` is answered 503 with a JSON-RPC
+    /// error, and the sessions already open are left alone: a flood of
+    /// `initialize` cannot evict the clients being served. Expired sessions
+    /// make room first. Servers that serve only the 2026-07-28 revision
+    /// ([`Eras::Modern`](crate::Eras::Modern)) keep no sessions.
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.max_sessions = sessions.max(1);
+        self
+    }
+
+    /// How long a 2025-era session may go unused before it is ended
+    /// (default 30 minutes): no request in that time and no stream of it
+    /// being read. Its id is then answered 404, which tells the client to
+    /// `initialize` again.
+    pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
+        self.session_idle_timeout = idle;
         self
     }
 }

@@ -112,7 +112,8 @@ impl Server {
         let loopback = listener.local_addr()?.ip().is_loopback();
         let server = self.clone();
         let path: Arc<str> = Arc::from(config.endpoint.as_str());
-        let cors = config.cors.then(|| Arc::new(Cors::new(config.origin.clone().resolve(Some(loopback)))));
+        let sessions = self.eras().serves_legacy();
+        let cors = config.cors.then(|| Arc::new(Cors::new(config.origin.clone().resolve(Some(loopback)), sessions)));
         let service = McpService::new(self, config.clone(), Some(loopback));
         let mut http = http1::Builder::new();
         // hyper's header-read timeout would arm a timer per request;

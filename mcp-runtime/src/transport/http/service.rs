@@ -11,6 +11,7 @@ use std::time::Duration;
 use futures_util::FutureExt as _;
 use futures_util::future::Either;
 use http::header::{ALLOW, CACHE_CONTROL, CONTENT_TYPE};
+use http::request::Parts;
 use http::{HeaderValue, Method, Request, StatusCode};
 use http_body::Body;
 use tokio::sync::mpsc;
@@ -19,6 +20,7 @@ use tokio_util::sync::CancellationToken;
 use super::HttpConfig;
 use super::body::{BodyError, BoxError, McpBody, read_body};
 use super::deadline::Deadline;
+use super::legacy::{self, Sessions};
 use super::media::{self, Acceptable};
 use super::request_headers::RequestHeaders;
 use super::sse::{ChannelSink, EventStream, RunFuture, Start};
@@ -65,9 +67,11 @@ pub struct McpService {
     shared: Arc<Shared>,
 }
 
-struct Shared {
-    server: Server,
-    config: HttpConfig,
+pub(super) struct Shared {
+    pub(super) server: Server,
+    pub(super) config: HttpConfig,
+    /// The 2025-era sessions, when the server serves that era.
+    pub(super) legacy: Option<Sessions>,
 }
 
 impl std::fmt::Debug for McpService {
@@ -105,7 +109,8 @@ impl McpService {
     /// `bound_to_loopback`: what the standalone server knows of its address.
     pub(crate) fn new(server: Server, mut config: HttpConfig, bound_to_loopback: Option<bool>) -> Self {
         config.origin = config.origin.resolve(bound_to_loopback);
-        McpService { shared: Arc::new(Shared { server, config }) }
+        let legacy = server.eras().serves_legacy().then(|| Sessions::new(&config));
+        McpService { shared: Arc::new(Shared { server, config, legacy }) }
     }
 
     /// Serves one request; the same as `Service::call`, through a shared
@@ -147,48 +152,93 @@ where
     B: Body,
     B::Error: Into<BoxError>,
 {
-    let config = &shared.config;
     let (parts, body) = request.into_parts();
-    if let Err(refusal) = config.origin.check(&parts.headers, &parts.uri) {
+    if let Err(refusal) = shared.config.origin.check(&parts.headers, &parts.uri) {
         tracing::debug!(%refusal, "request refused");
         return transport_error(refusal.status(), refusal.to_string());
     }
-    if parts.method != Method::POST {
-        let mut response = transport_error(
-            StatusCode::METHOD_NOT_ALLOWED,
-            format!("Method {} is not allowed: the MCP endpoint takes POST only", parts.method),
-        );
-        response.headers_mut().insert(ALLOW, HeaderValue::from_static("POST"));
-        return response;
+    // A server that serves 2025-era clients tells each request's era first;
+    // the stateless path is taken from there when it is not a session's.
+    if let Some(sessions) = &shared.legacy {
+        return legacy::respond(&shared, sessions, parts, body).await;
     }
+    respond_modern(&shared, parts, body).await
+}
+
+/// A request of the stateless revision, from the method check on.
+pub(super) async fn respond_modern<B>(shared: &Shared, parts: Parts, body: B) -> http::Response<McpBody>
+where
+    B: Body,
+    B::Error: Into<BoxError>,
+{
+    if parts.method != Method::POST {
+        return not_allowed(&parts.method);
+    }
+    match read_request(&shared.config, &parts, body).await {
+        Ok((accept, bytes)) => serve_modern(shared, parts, accept, &bytes).await,
+        Err(refusal) => refusal,
+    }
+}
+
+/// 405, naming the one method every request may use.
+pub(super) fn not_allowed(method: &Method) -> http::Response<McpBody> {
+    let mut response = transport_error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        format!("Method {method} is not allowed: the MCP endpoint takes POST only"),
+    );
+    response.headers_mut().insert(ALLOW, HeaderValue::from_static("POST"));
+    response
+}
+
+/// The checks of a POST before its body is parsed (media types, size, read
+/// time), the same for both eras; the formats the client takes, and the body.
+pub(super) async fn read_request<B>(
+    config: &HttpConfig,
+    parts: &Parts,
+    body: B,
+) -> Result<(Acceptable, Vec<u8>), http::Response<McpBody>>
+where
+    B: Body,
+    B::Error: Into<BoxError>,
+{
     if !media::is_json_content(&parts.headers) {
-        return transport_error(
+        return Err(transport_error(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "The body must be `Content-Type: application/json`",
-        );
+        ));
     }
     let accept = media::acceptable(&parts.headers);
     if !accept.json && !accept.event_stream {
-        return transport_error(
+        return Err(transport_error(
             StatusCode::NOT_ACCEPTABLE,
             "The Accept header must allow application/json or text/event-stream",
-        );
+        ));
     }
-    let bytes = match read_body(body, config.max_body_bytes, config.body_timeout).await {
-        Ok(bytes) => bytes,
+    match read_body(body, config.max_body_bytes, config.body_timeout).await {
+        Ok(bytes) => Ok((accept, bytes)),
         Err(BodyError::TooLarge) => {
             let message = format!("The request body is larger than {} bytes", config.max_body_bytes);
-            return transport_error(StatusCode::PAYLOAD_TOO_LARGE, message);
+            Err(transport_error(StatusCode::PAYLOAD_TOO_LARGE, message))
         }
         Err(BodyError::TimedOut) => {
-            return transport_error(StatusCode::REQUEST_TIMEOUT, "The request body took too long to arrive");
+            Err(transport_error(StatusCode::REQUEST_TIMEOUT, "The request body took too long to arrive"))
         }
         Err(BodyError::Read(e)) => {
-            return transport_error(StatusCode::BAD_REQUEST, format!("The request body could not be read: {e}"));
+            Err(transport_error(StatusCode::BAD_REQUEST, format!("The request body could not be read: {e}")))
         }
-    };
+    }
+}
 
-    let request = match parse_message(&bytes) {
+/// A stateless request whose body was read: the dispatcher's pipeline,
+/// then the handler.
+pub(super) async fn serve_modern(
+    shared: &Shared,
+    parts: Parts,
+    accept: Acceptable,
+    bytes: &[u8],
+) -> http::Response<McpBody> {
+    let config = &shared.config;
+    let request = match parse_message(bytes) {
         Err(response) => return json_response(*response),
         // Only stdio has client notifications that mean something
         // (`notifications/cancelled`); over HTTP closing the stream cancels.
@@ -291,13 +341,19 @@ fn status_of(response: &Response) -> StatusCode {
     StatusCode::from_u16(response.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
 }
 
-fn json_response(response: Response) -> http::Response<McpBody> {
+pub(super) fn json_response(response: Response) -> http::Response<McpBody> {
     let status = status_of(&response);
     with_body(status, "application/json", McpBody::full(response.into_bytes()))
 }
 
 fn event_stream(status: StatusCode, stream: EventStream) -> http::Response<McpBody> {
-    let mut response = with_body(status, "text/event-stream", McpBody::stream(stream));
+    event_stream_response(status, McpBody::stream(stream))
+}
+
+/// An event stream's response: its media type, and the headers that keep
+/// caches and proxies from holding events back.
+pub(super) fn event_stream_response(status: StatusCode, body: McpBody) -> http::Response<McpBody> {
+    let mut response = with_body(status, "text/event-stream", body);
     let headers = response.headers_mut();
     headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     // Reverse proxies (nginx and those that follow it) would otherwise hold
@@ -312,13 +368,13 @@ pub(crate) fn transport_error(status: StatusCode, message: impl Into<String>) ->
     with_body(status, "application/json", McpBody::full(body))
 }
 
-fn empty(status: StatusCode) -> http::Response<McpBody> {
+pub(super) fn empty(status: StatusCode) -> http::Response<McpBody> {
     let mut response = http::Response::new(McpBody::empty());
     *response.status_mut() = status;
     response
 }
 
-fn with_body(status: StatusCode, content_type: &'static str, body: McpBody) -> http::Response<McpBody> {
+pub(super) fn with_body(status: StatusCode, content_type: &'static str, body: McpBody) -> http::Response<McpBody> {
     let mut response = http::Response::new(body);
     *response.status_mut() = status;
     response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static(content_type));

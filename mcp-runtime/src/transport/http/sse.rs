@@ -26,7 +26,7 @@ pub(crate) type RunFuture = Pin<Box<dyn Future<Output = Response> + Send>>;
 
 /// A comment line, ignored by clients, that keeps a quiet stream from being
 /// cut by proxies with idle timeouts.
-const KEEP_ALIVE: &[u8] = b": keep-alive\n\n";
+pub(crate) const KEEP_ALIVE: &[u8] = b": keep-alive\n\n";
 
 /// One event: `data: <json>\n\n`, each line of the text on its own `data:`
 /// line (compact JSON has none, but the framing must never depend on it).

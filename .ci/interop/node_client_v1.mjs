@@ -1,0 +1,197 @@
+#!/usr/bin/env node
+// Interop check with the official TypeScript SDK v1 (@modelcontextprotocol/sdk, pinned in
+// package.json): the 2025-era client that most deployed MCP clients are built on. It knows
+// only the initialize handshake (no server/discover, nothing to negotiate), so this client
+// has one mode. Node >= 20.
+//
+//   node node_client_v1.mjs [--mode legacy] (--url URL | --stdio -- CMD [ARGS...])
+//                           [--tool NAME] [--args JSON] [--elicit JSON] [--timeout S]
+//
+// Sequence: initialize + notifications/initialized (over HTTP the SDK then keeps the
+// Mcp-Session-Id and opens its GET stream), tools/list, one tools/call (default
+// test_simple_text with the --args object, default {}), which must succeed with non-empty,
+// non-error content, then one follow-up read: prompts/get of a prompt that needs no
+// arguments (test_simple_prompt when listed), or else resources/read (test://static-text
+// when listed, else the first resource). Over HTTP the session then ends with DELETE,
+// which must succeed.
+//
+// --elicit JSON declares the elicitation capability and answers every elicitation/create
+// with accept and JSON as content. Without it no capability is declared.
+//
+// The SDK is loaded from MCP_NODE_PREFIX (where `npm ci` ran), else from node_modules
+// beside or above this file. Prints one JSON document with the keys of node_client.mjs
+// (protocolEra is always "legacy") plus followUp; exit 0 on success, 1 on failure, 2 on
+// bad usage.
+
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+function usage(message) {
+  process.stderr.write(
+    `${message ? `error: ${message}\n` : ''}usage: node node_client_v1.mjs [--mode legacy] ` +
+      '(--url URL | --stdio -- CMD [ARGS...]) [--tool NAME] [--args JSON] [--elicit JSON] [--timeout S]\n'
+  );
+  process.exit(2);
+}
+
+function jsonObject(text, flag) {
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    // reported below with the flag's name
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) usage(`${flag} takes a JSON object`);
+  return value;
+}
+
+function parseArgs(argv) {
+  const opts = { mode: 'legacy', tool: 'test_simple_text', args: '{}', timeoutS: 15, command: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const value = () => (i + 1 < argv.length ? argv[++i] : usage(`${arg} needs a value`));
+    if (arg === '--') {
+      opts.command = argv.slice(i + 1);
+      break;
+    } else if (arg === '--url') opts.url = value();
+    else if (arg === '--stdio') opts.stdio = true;
+    else if (arg === '--mode') opts.mode = value();
+    else if (arg === '--tool') opts.tool = value();
+    else if (arg === '--args') opts.args = value();
+    else if (arg === '--elicit') opts.elicit = value();
+    else if (arg === '--timeout') opts.timeoutS = Number(value());
+    else usage(`unknown argument ${arg}`);
+  }
+  if (!!opts.url === !!opts.stdio) usage('give exactly one of --url and --stdio');
+  if (!!opts.stdio !== opts.command.length > 0) usage('--stdio takes a server command after --, and only --stdio does');
+  if (!(opts.timeoutS > 0)) usage('--timeout must be a positive number');
+  if (opts.mode !== 'legacy') usage('SDK v1 speaks only the 2025 era: --mode legacy');
+  opts.args = jsonObject(opts.args, '--args');
+  if (opts.elicit !== undefined) opts.elicit = jsonObject(opts.elicit, '--elicit');
+  return opts;
+}
+
+function loadSdk() {
+  const prefix = process.env.MCP_NODE_PREFIX;
+  const req = createRequire(prefix ? path.resolve(prefix, 'package.json') : import.meta.url);
+  return {
+    Client: req('@modelcontextprotocol/sdk/client/index.js').Client,
+    ElicitRequestSchema: req('@modelcontextprotocol/sdk/types.js').ElicitRequestSchema,
+    HttpTransport: req('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPClientTransport,
+    StdioTransport: req('@modelcontextprotocol/sdk/client/stdio.js').StdioClientTransport
+  };
+}
+
+function describe(err) {
+  const parts = [];
+  for (let e = err, depth = 0; e && depth < 4; depth++, e = e.cause) {
+    parts.push(`${e.name ?? 'Error'}${e.code !== undefined ? `[${e.code}]` : ''}: ${e.message ?? String(e)}`);
+  }
+  return parts.join(' <- ') || String(err);
+}
+
+// The follow-up read: a prompt without required arguments, else a resource.
+async function followUp(client, capabilities, timeout, out) {
+  if (capabilities.prompts) {
+    out.stage = 'prompts/list';
+    const { prompts } = await client.listPrompts(undefined, { timeout });
+    const free = prompts.filter((p) => !(p.arguments ?? []).some((a) => a.required));
+    const name = (free.find((p) => p.name === 'test_simple_prompt') ?? free[0])?.name;
+    if (name !== undefined) {
+      out.stage = 'prompts/get';
+      const result = await client.getPrompt({ name, arguments: {} }, { timeout });
+      if (!(result.messages?.length > 0)) throw new Error(`prompts/get ${name} returned no messages`);
+      return { method: 'prompts/get', name, result };
+    }
+  }
+  if (capabilities.resources) {
+    out.stage = 'resources/list';
+    const { resources } = await client.listResources(undefined, { timeout });
+    const uri = (resources.find((r) => r.uri === 'test://static-text') ?? resources[0])?.uri;
+    if (uri !== undefined) {
+      out.stage = 'resources/read';
+      const result = await client.readResource({ uri }, { timeout });
+      if (!(result.contents?.length > 0)) throw new Error(`resources/read ${uri} returned no contents`);
+      return { method: 'resources/read', uri, result };
+    }
+  }
+  throw new Error('the server lists no prompt without required arguments and no resource');
+}
+
+async function run(opts, out) {
+  const sdk = loadSdk();
+  const timeout = Math.round(opts.timeoutS * 1000);
+  const transport = opts.url
+    ? new sdk.HttpTransport(new URL(opts.url))
+    : new sdk.StdioTransport({ command: opts.command[0], args: opts.command.slice(1), stderr: 'inherit' });
+  // connect() hands the version the server chose to the transport and keeps no copy of
+  // its own; catch it on the way.
+  const setProtocolVersion = transport.setProtocolVersion?.bind(transport);
+  transport.setProtocolVersion = (version) => {
+    out.protocolVersion = version;
+    setProtocolVersion?.(version);
+  };
+  const client = new sdk.Client(
+    { name: 'mcp-runtime-ci-node-v1', version: '0.1.0' },
+    { capabilities: opts.elicit ? { elicitation: {} } : {} }
+  );
+  if (opts.elicit) {
+    out.elicitations = [];
+    client.setRequestHandler(sdk.ElicitRequestSchema, async (request) => {
+      out.elicitations.push(request.params);
+      return { action: 'accept', content: opts.elicit };
+    });
+  }
+  try {
+    out.stage = 'initialize';
+    await client.connect(transport, { timeout });
+    out.protocolEra = 'legacy';
+    out.serverInfo = client.getServerVersion() ?? null;
+    if (opts.url) out.sessionId = transport.sessionId ?? null;
+
+    out.stage = 'tools/list';
+    const listed = await client.listTools(undefined, { timeout });
+    out.tools = listed.tools.map((t) => t.name);
+    if (!out.tools.includes(opts.tool)) throw new Error(`tools/list has no ${opts.tool}`);
+
+    out.stage = 'tools/call';
+    const result = await client.callTool({ name: opts.tool, arguments: opts.args }, undefined, { timeout });
+    out.call = { name: opts.tool, arguments: opts.args, result };
+    if (result.isError || !(result.content?.length > 0))
+      throw new Error(`tools/call ${opts.tool} did not succeed: ${JSON.stringify(result)}`);
+
+    out.followUp = await followUp(client, client.getServerCapabilities() ?? {}, timeout, out);
+
+    if (out.sessionId) {
+      out.stage = 'DELETE';
+      await transport.terminateSession();
+    }
+    out.stage = 'done';
+    out.ok = true;
+  } finally {
+    // A run that stopped early still ends its session, and its own error stays the one reported.
+    if (!out.ok && transport.sessionId) await transport.terminateSession().catch(() => {});
+    await client.close().catch(() => {});
+  }
+}
+
+const opts = parseArgs(process.argv.slice(2));
+const out = { ok: false, client: 'typescript @modelcontextprotocol/sdk', mode: opts.mode, stage: 'start' };
+out.transport = opts.url ? 'streamable-http' : 'stdio';
+let timer;
+try {
+  await Promise.race([
+    run(opts, out),
+    new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`timed out at stage ${out.stage}`)), opts.timeoutS * 4000);
+    })
+  ]);
+} catch (err) {
+  out.error = describe(err);
+  if (err?.data !== undefined) out.errorData = err.data;
+} finally {
+  clearTimeout(timer);
+}
+process.stdout.write(JSON.stringify(out, null, 2) + '\n');
+// A half-open stdio child or socket must not keep the process alive.
+process.exit(out.ok ? 0 : 1);

@@ -1,0 +1,45 @@
+//! 2025-03-26 batches: several messages in one, the requests' answers sent
+//! back together.
+
+use futures_util::future::join_all;
+use serde_json::Value;
+
+use super::bridge::{self, Via, failure};
+use super::message::{self, Incoming};
+use super::session::Session;
+use crate::protocol::{CancelledParams, ErrorObject};
+use crate::server::Server;
+
+/// Serves every message of a batch concurrently; the answers to its
+/// requests, in order.
+pub(crate) async fn serve(server: &Server, session: &Session, items: Vec<Value>, via: &Via) -> Vec<String> {
+    let answers = items.into_iter().map(|item| async move {
+        match message::read(item) {
+            Incoming::Request { id, method, .. } if method == "initialize" => {
+                let error = ErrorObject::invalid_request("`initialize` may not be part of a batch");
+                Some(failure(Some(&id), &error))
+            }
+            Incoming::Request { id, method, params } => {
+                let begun = (id.clone(), session.begin(id));
+                bridge::serve(server, session, begun, &method, params, via).await
+            }
+            Incoming::Notification { method, params } => {
+                if method == "notifications/cancelled"
+                    && let Some(notice) = params.and_then(|p| serde_json::from_value::<CancelledParams>(p).ok())
+                {
+                    session.cancel(&notice.request_id);
+                }
+                None
+            }
+            Incoming::Answer { id, outcome } => {
+                session.answer(&id, outcome);
+                None
+            }
+            Incoming::Modern | Incoming::Batch(_) => Some(failure(
+                None,
+                &ErrorObject::invalid_request("A batch may hold only 2025-era requests, notifications and answers"),
+            )),
+        }
+    });
+    join_all(answers).await.into_iter().flatten().collect()
+}

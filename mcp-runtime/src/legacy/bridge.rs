@@ -1,0 +1,309 @@
+//! One request of a 2025-era session, served by the stateless dispatcher.
+//!
+//! The dispatcher already knows everything a handler may need of a client:
+//! the request carries it in `_meta`, and a handler that needs input
+//! (elicitation, sampling, roots) gets an `input_required` result the
+//! client answers by calling again. A session knows the same things from
+//! `initialize`, so a 2025-era request is served by writing that `_meta`
+//! into it, and an `input_required` result by asking the client each
+//! embedded request for real (a server→client request on the session) and
+//! calling again with the answers. Handlers see no difference, and the
+//! dispatcher knows nothing of sessions.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::session::{Outlet, Session};
+use super::shape;
+use crate::context::NotificationSink;
+use crate::dispatch::{Request, RequestOptions};
+use crate::protocol::{
+    ErrorObject, LoggingLevel, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION,
+    Notification, PROTOCOL_VERSION, RequestId,
+};
+use crate::server::Server;
+
+/// How many times one request may ask the client for input before it is
+/// refused as a loop.
+const MAX_ROUNDS: usize = 16;
+
+/// Ends the connection a request's stream is read on, leaving the stream
+/// to be resumed; `false` when there was none to end.
+pub(crate) type CloseConnection = Arc<dyn Fn() -> bool + Send + Sync>;
+
+/// How one request's messages reach the client, and what its transport
+/// adds to it.
+pub(crate) struct Via {
+    /// Where its notifications and its requests to the client go.
+    pub(crate) outlet: Outlet,
+    /// Set when the stream its messages go to can be resumed (a 2025-11-25
+    /// session over HTTP): what a handler's
+    /// [`close_sse_stream`](crate::RequestContext::close_sse_stream) does.
+    pub(crate) close: Option<CloseConnection>,
+    /// How long it may run before it is answered with `-32603`.
+    pub(crate) timeout: Option<Duration>,
+    /// The head of the HTTP request that carried it, for the handler.
+    #[cfg(feature = "http")]
+    pub(crate) http: Option<http::request::Parts>,
+}
+
+impl Via {
+    /// Messages to `outlet`, and nothing else: no resumable stream, no
+    /// time limit, no HTTP request.
+    pub(crate) fn outlet(outlet: Outlet) -> Self {
+        Via {
+            outlet,
+            close: None,
+            timeout: None,
+            #[cfg(feature = "http")]
+            http: None,
+        }
+    }
+}
+
+/// Forwards the notifications of one request (progress, log messages) to
+/// its stream, until it is answered.
+struct StreamSink {
+    outlet: Outlet,
+    close: Option<CloseConnection>,
+    open: AtomicBool,
+}
+
+impl NotificationSink for StreamSink {
+    fn send(&self, notification: Notification) {
+        if self.open.load(Ordering::Acquire)
+            && let Ok(text) = serde_json::to_string(&notification)
+        {
+            let _ = self.outlet.send(text);
+        }
+    }
+
+    fn close_connection(&self) -> bool {
+        self.open.load(Ordering::Acquire) && self.close.as_ref().is_some_and(|close| close())
+    }
+}
+
+/// A JSON-RPC success, serialized.
+pub(crate) fn success(id: &RequestId, result: &Value) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":{},"result":{}}}"#, id.as_json(), result)
+}
+
+/// A JSON-RPC error, serialized; `id` is `None` when it could not be read.
+pub(crate) fn failure(id: Option<&RequestId>, error: &ErrorObject) -> String {
+    let error =
+        serde_json::to_string(error).unwrap_or_else(|_| String::from(r#"{"code":-32603,"message":"Internal error"}"#));
+    // The 2025-11-25 schema has no `null` id: an unreadable one is left out.
+    match id {
+        Some(id) => format!(r#"{{"jsonrpc":"2.0","id":{},"error":{error}}}"#, id.as_json()),
+        None => format!(r#"{{"jsonrpc":"2.0","error":{error}}}"#),
+    }
+}
+
+/// Serves one request of `session`: its answer, or `None` when the client
+/// cancelled it (a cancelled request gets no response). Notifications and
+/// requests to the client made for it go to `via`'s outlet.
+///
+/// `cancel` is what [`Session::begin`] gave when the request arrived: taken
+/// then, before the request waits for a task to serve it, so that a
+/// `notifications/cancelled` sent right after it finds it.
+pub(crate) async fn serve(
+    server: &Server,
+    session: &Session,
+    (id, cancel): (RequestId, CancellationToken),
+    method: &str,
+    params: Option<Value>,
+    via: &Via,
+) -> Option<String> {
+    let limit = async {
+        match via.timeout {
+            Some(limit) => tokio::time::sleep(limit).await,
+            None => std::future::pending().await,
+        }
+    };
+    // Cancelled or out of time, the handler's future is dropped, which
+    // gives it the server's cancellation grace to end.
+    let answer = tokio::select! {
+        answer = answer(server, session, &id, method, params, via, &cancel) => Some(answer),
+        () = cancel.cancelled() => None,
+        () = limit => Some(Err(ErrorObject::internal(format!(
+            "The request did not finish within {} s",
+            via.timeout.unwrap_or_default().as_secs_f64()
+        )))),
+    };
+    session.finish(&id);
+    // A handler that heard of the cancellation may have answered at once:
+    // that answer is not sent either.
+    if cancel.is_cancelled() {
+        return None;
+    }
+    Some(match answer? {
+        Ok(result) => success(&id, &result),
+        Err(mut error) => {
+            shape::error(method, &mut error);
+            failure(Some(&id), &error)
+        }
+    })
+}
+
+async fn answer(
+    server: &Server,
+    session: &Session,
+    id: &RequestId,
+    method: &str,
+    params: Option<Value>,
+    via: &Via,
+    cancel: &CancellationToken,
+) -> Result<Value, ErrorObject> {
+    let mut params = match params {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(params)) => params,
+        Some(_) => return Err(ErrorObject::invalid_params("`params` must be an object")),
+    };
+    match method {
+        "ping" => Ok(json!({})),
+        "initialize" => Err(ErrorObject::invalid_request("The session is already initialized")),
+        "logging/setLevel" => set_level(server, session, &params),
+        "resources/subscribe" | "resources/unsubscribe" => subscription(server, session, method, &params),
+        // The stateless revision's own methods do not exist on a session.
+        "server/discover" | "subscriptions/listen" => Err(ErrorObject::method_not_found(method)),
+        _ => {
+            write_meta(session, &mut params);
+            forward(server, session, id, method, params, via, cancel).await
+        }
+    }
+}
+
+fn set_level(server: &Server, session: &Session, params: &Map<String, Value>) -> Result<Value, ErrorObject> {
+    if server.capabilities().logging.is_none() {
+        return Err(ErrorObject::method_not_found("logging/setLevel"));
+    }
+    let level =
+        params.get("level").and_then(|l| serde_json::from_value::<LoggingLevel>(l.clone()).ok()).ok_or_else(|| {
+            ErrorObject::invalid_params(
+                "`level` must be one of debug, info, notice, warning, error, critical, alert, emergency",
+            )
+        })?;
+    session.set_log_level(level);
+    Ok(json!({}))
+}
+
+fn subscription(
+    server: &Server,
+    session: &Session,
+    method: &str,
+    params: &Map<String, Value>,
+) -> Result<Value, ErrorObject> {
+    let offered = server.capabilities().resources.is_some_and(|r| r.subscribe == Some(true));
+    if !offered {
+        return Err(ErrorObject::method_not_found(method));
+    }
+    let Some(uri) = params.get("uri").and_then(Value::as_str) else {
+        return Err(ErrorObject::invalid_params("`uri` must be a string"));
+    };
+    if method == "resources/subscribe" {
+        session.subscribe(uri.to_owned());
+    } else {
+        session.unsubscribe(uri);
+    }
+    Ok(json!({}))
+}
+
+/// What the session knows of the client, written where a 2026-07-28
+/// request carries it. The client's own `_meta` keys (a progress token,
+/// trace context) stay.
+fn write_meta(session: &Session, params: &mut Map<String, Value>) {
+    let mut meta = match params.remove("_meta") {
+        Some(Value::Object(meta)) => meta,
+        _ => Map::new(),
+    };
+    meta.insert(META_PROTOCOL_VERSION.to_owned(), Value::from(PROTOCOL_VERSION));
+    let capabilities = serde_json::to_value(session.client_capabilities()).unwrap_or_else(|_| json!({}));
+    meta.insert(META_CLIENT_CAPABILITIES.to_owned(), capabilities);
+    if let Some(info) = session.client_info().and_then(|info| serde_json::to_value(info).ok()) {
+        meta.insert(META_CLIENT_INFO.to_owned(), info);
+    }
+    match session.log_level() {
+        Some(level) => meta.insert(META_LOG_LEVEL.to_owned(), Value::from(level.as_str())),
+        None => meta.remove(META_LOG_LEVEL),
+    };
+    params.insert("_meta".to_owned(), Value::Object(meta));
+}
+
+async fn forward(
+    server: &Server,
+    session: &Session,
+    id: &RequestId,
+    method: &str,
+    mut params: Map<String, Value>,
+    via: &Via,
+    cancel: &CancellationToken,
+) -> Result<Value, ErrorObject> {
+    for _ in 0..MAX_ROUNDS {
+        let raw = RawValue::from_string(Value::Object(params.clone()).to_string())
+            .map_err(|e| ErrorObject::internal(format!("The request could not be rewritten: {e}")))?;
+        let sink =
+            Arc::new(StreamSink { outlet: via.outlet.clone(), close: via.close.clone(), open: AtomicBool::new(true) });
+        let options = RequestOptions { sink: sink.clone(), cancellation: Some(cancel.clone()) };
+        let response = match server.prepare(Request::new(id.clone(), method, Some(raw)), None) {
+            #[cfg_attr(not(feature = "http"), allow(unused_mut))]
+            Ok(mut prepared) => {
+                #[cfg(feature = "http")]
+                if let Some(parts) = &via.http {
+                    prepared.attach_http_request(parts.clone());
+                }
+                prepared.run(options).await
+            }
+            Err(response) => *response,
+        };
+        sink.open.store(false, Ordering::Release);
+        if let Some(error) = response.as_error() {
+            return Err(error.clone());
+        }
+        let text = response.as_result().unwrap_or("{}");
+        let Ok(Value::Object(mut result)) = serde_json::from_str::<Value>(text) else {
+            return Err(ErrorObject::internal("The handler's result could not be read back"));
+        };
+        if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+            shape::result(session.protocol_version(), method, &mut result);
+            return Ok(Value::Object(result));
+        }
+        let answers = ask_client(session, &result, &via.outlet, cancel).await?;
+        params.insert("inputResponses".to_owned(), Value::Object(answers));
+        match result.remove("requestState") {
+            Some(state) => params.insert("requestState".to_owned(), state),
+            None => params.remove("requestState"),
+        };
+    }
+    Err(ErrorObject::internal(format!("The request asked the client for input more than {MAX_ROUNDS} times")))
+}
+
+/// Asks the client, one by one, what an `input_required` result embeds.
+async fn ask_client(
+    session: &Session,
+    result: &Map<String, Value>,
+    outlet: &Outlet,
+    cancel: &CancellationToken,
+) -> Result<Map<String, Value>, ErrorObject> {
+    let mut answers = Map::new();
+    let Some(Value::Object(requests)) = result.get("inputRequests") else { return Ok(answers) };
+    for (key, request) in requests {
+        let Some(method) = request.get("method").and_then(Value::as_str) else { continue };
+        let mut params = request.get("params").cloned().unwrap_or_else(|| json!({}));
+        shape::client_request(method, &mut params);
+        if method == "elicitation/create" && params.get("mode").and_then(Value::as_str) == Some("url") {
+            // A 2025-era URL elicitation is named, so that its completion can be announced.
+            let name = super::session::new_session_id().unwrap_or_else(|| key.clone());
+            params["elicitationId"] = Value::from(name);
+        }
+        let answer = session.ask(method, params, outlet, cancel).await.map_err(|e| {
+            ErrorObject::internal(format!("The client did not answer `{method}`: {} ({})", e.message, e.code))
+        })?;
+        answers.insert(key.clone(), answer);
+    }
+    Ok(answers)
+}

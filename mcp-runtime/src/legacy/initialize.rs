@@ -1,0 +1,80 @@
+//! `initialize`: the version a 2025-era session speaks, and what the server
+//! tells the client about itself once.
+
+use serde_json::{Map, Value, json};
+
+use super::session::{Session, new_session_id};
+use crate::eras::LEGACY_VERSIONS;
+use crate::protocol::{ClientCapabilities, ErrorObject, Implementation};
+use crate::server::Server;
+
+/// The version answered to a client asking for one not served: the newest
+/// 2025-era one (2026-07-28 cannot be negotiated by `initialize`).
+pub(crate) const LATEST: &str = LEGACY_VERSIONS[0];
+
+/// The version a session speaks: the one asked for when it is served,
+/// otherwise the newest served (a counter-offer, never an error).
+pub(crate) fn negotiate(requested: Option<&str>) -> &'static str {
+    LEGACY_VERSIONS.iter().copied().find(|v| Some(*v) == requested).unwrap_or(LATEST)
+}
+
+/// Opens a session from `initialize`'s params and builds its result.
+pub(crate) fn initialize(server: &Server, params: Option<&Value>) -> Result<(Session, Value), ErrorObject> {
+    let empty = Map::new();
+    let params = match params {
+        None | Some(Value::Null) => &empty,
+        Some(Value::Object(params)) => params,
+        Some(_) => return Err(ErrorObject::invalid_params("`params` must be an object")),
+    };
+    let version = negotiate(params.get("protocolVersion").and_then(Value::as_str));
+    let capabilities: ClientCapabilities = match params.get("capabilities") {
+        None => ClientCapabilities::default(),
+        Some(caps) => serde_json::from_value(caps.clone())
+            .map_err(|e| ErrorObject::invalid_params(format!("Invalid `capabilities`: {e}")))?,
+    };
+    let client_info: Option<Implementation> =
+        params.get("clientInfo").and_then(|i| serde_json::from_value(i.clone()).ok());
+    let id = new_session_id().ok_or_else(|| ErrorObject::internal("No random session id could be made"))?;
+    let session = Session::new(id, version, capabilities, client_info);
+    Ok((session, result(server, version)))
+}
+
+/// The `InitializeResult` for a session on `version`.
+fn result(server: &Server, version: &str) -> Value {
+    let mut capabilities = serde_json::to_value(server.capabilities()).unwrap_or_else(|_| json!({}));
+    if let Some(capabilities) = capabilities.as_object_mut() {
+        // The 2025-era capabilities have no extensions.
+        capabilities.remove("extensions");
+    }
+    let mut info = serde_json::to_value(server.info()).unwrap_or_else(|_| json!({}));
+    if let Some(info) = info.as_object_mut() {
+        if version != "2025-11-25" {
+            for newer in ["description", "icons", "websiteUrl"] {
+                info.remove(newer);
+            }
+        }
+        if version == "2025-03-26" {
+            info.remove("title");
+        }
+    }
+    let mut result = json!({ "protocolVersion": version, "capabilities": capabilities, "serverInfo": info });
+    if let Some(instructions) = server.instructions() {
+        result["instructions"] = Value::from(instructions);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_served_version_is_echoed_and_any_other_countered() {
+        for v in LEGACY_VERSIONS {
+            assert_eq!(negotiate(Some(v)), *v);
+        }
+        for other in [None, Some("2024-11-05"), Some("2026-07-28"), Some("1.0.0")] {
+            assert_eq!(negotiate(other), "2025-11-25");
+        }
+    }
+}

@@ -1,0 +1,38 @@
+//! The 2025-era protocol (2025-11-25, 2025-06-18, 2025-03-26): clients that
+//! open with `initialize` and keep a session, served from the same
+//! handlers as the stateless revision.
+//!
+//! Nothing here is on the stateless path, and the dispatcher knows nothing
+//! of it: a session's request is rewritten into a 2026-07-28 request
+//! carrying what `initialize` told, served by the dispatcher, and its
+//! answer rewritten back. What only a session has (the
+//! negotiated version, the log level, subscriptions, requests to the client
+//! awaiting answers) lives in [`Session`].
+//!
+//! Which requests are a session's is decided per message: one carrying the 2026-07-28 `_meta` is
+//! stateless whatever else it carries, so both eras share one endpoint
+//! and one stdio process ([`Eras::Dual`](crate::Eras::Dual)).
+
+pub(crate) mod batch;
+pub(crate) mod bridge;
+pub(crate) mod events;
+pub(crate) mod initialize;
+pub(crate) mod message;
+pub(crate) mod session;
+mod shape;
+pub(crate) mod stdio;
+
+pub use session::Session;
+
+use crate::eras::LEGACY_VERSIONS;
+use crate::protocol::{ErrorObject, PROTOCOL_VERSION};
+
+/// The answer of a server that serves only 2025-era clients to a 2026-07-28
+/// request: `server/discover` does not exist there, and anything else is
+/// a version it does not speak, with the versions it does.
+pub(crate) fn refuse_modern(method: &str) -> ErrorObject {
+    if method == "server/discover" {
+        return ErrorObject::method_not_found(method);
+    }
+    ErrorObject::unsupported_version(LEGACY_VERSIONS, PROTOCOL_VERSION)
+}

@@ -1,0 +1,132 @@
+//! What changes between a 2026-07-28 answer and the same answer to a
+//! 2025-era session: results lose the members that revision added
+//! (`resultType`, cache hints, the per-result server info), fields a
+//! negotiated older version does not know are left out, and a missing
+//! resource gets that era's own code.
+
+use serde_json::{Map, Value};
+
+use crate::protocol::{ErrorObject, META_SERVER_INFO};
+
+/// `-32002`: the 2025-era code for a resource that does not exist.
+pub(crate) const RESOURCE_NOT_FOUND: i32 = -32002;
+
+/// Rewrites a 2026-07-28 result for a session on `version`.
+pub(crate) fn result(version: &str, method: &str, result: &mut Map<String, Value>) {
+    result.remove("resultType");
+    result.remove("ttlMs");
+    result.remove("cacheScope");
+    if let Some(Value::Object(meta)) = result.get_mut("_meta") {
+        meta.remove(META_SERVER_INFO);
+        if meta.is_empty() {
+            result.remove("_meta");
+        }
+    }
+    if version == "2025-11-25" {
+        return;
+    }
+    // Icons arrived with 2025-11-25.
+    for list in ["tools", "prompts", "resources", "resourceTemplates"] {
+        if let Some(Value::Array(items)) = result.get_mut(list) {
+            for item in items.iter_mut().filter_map(Value::as_object_mut) {
+                item.remove("icons");
+                item.remove("execution");
+            }
+        }
+    }
+    if version == "2025-03-26" {
+        // Titles and structured output arrived with 2025-06-18.
+        if let Some(Value::Array(tools)) = result.get_mut("tools") {
+            for tool in tools.iter_mut().filter_map(Value::as_object_mut) {
+                tool.remove("title");
+                tool.remove("outputSchema");
+            }
+        }
+        if method == "tools/call" {
+            result.remove("structuredContent");
+        }
+    }
+}
+
+/// Rewrites a 2026-07-28 error for a 2025-era session.
+pub(crate) fn error(method: &str, error: &mut ErrorObject) {
+    let names_a_uri = error.data.as_ref().and_then(|d| d.get("uri")).is_some();
+    if method == "resources/read"
+        && error.code == -32602
+        && names_a_uri
+        && error.message.starts_with("Resource not found")
+    {
+        error.code = RESOURCE_NOT_FOUND;
+    }
+}
+
+/// Rewrites the params of a request the server makes of the client: the
+/// 2025-era form elicitation has no `mode` (every version reads it as a form).
+pub(crate) fn client_request(method: &str, params: &mut Value) {
+    if method == "elicitation/create"
+        && let Some(params) = params.as_object_mut()
+        && params.get("mode").and_then(Value::as_str) == Some("form")
+    {
+        params.remove("mode");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn shaped(version: &str, method: &str, value: Value) -> Value {
+        let Value::Object(mut map) = value else { unreachable!() };
+        result(version, method, &mut map);
+        Value::Object(map)
+    }
+
+    #[test]
+    fn the_members_of_the_stateless_revision_are_removed() {
+        let modern = json!({
+            "resultType": "complete", "ttlMs": 0, "cacheScope": "private",
+            "tools": [{"name": "a", "inputSchema": {"type": "object"}, "icons": [{"src": "x"}]}],
+            "_meta": {META_SERVER_INFO: {"name": "s", "version": "1"}},
+        });
+        let expected = json!({"tools": [{"name": "a", "inputSchema": {"type": "object"}, "icons": [{"src": "x"}]}]});
+        assert_eq!(shaped("2025-11-25", "tools/list", modern.clone()), expected);
+        let older = shaped("2025-06-18", "tools/list", modern);
+        assert_eq!(older, json!({"tools": [{"name": "a", "inputSchema": {"type": "object"}}]}));
+    }
+
+    #[test]
+    fn other_meta_keys_stay() {
+        let modern = json!({"content": [], "_meta": {META_SERVER_INFO: {}, "trace": 1}});
+        assert_eq!(shaped("2025-11-25", "tools/call", modern), json!({"content": [], "_meta": {"trace": 1}}));
+    }
+
+    #[test]
+    fn the_oldest_version_gets_no_titles_or_structured_output() {
+        let call = json!({"content": [], "structuredContent": {"a": 1}});
+        assert_eq!(shaped("2025-03-26", "tools/call", call.clone()), json!({"content": []}));
+        assert_eq!(shaped("2025-06-18", "tools/call", call.clone()), call);
+    }
+
+    #[test]
+    fn a_missing_resource_is_32002() {
+        let mut e = ErrorObject::resource_not_found("test://nothing");
+        error("resources/read", &mut e);
+        assert_eq!(e.code, RESOURCE_NOT_FOUND);
+        let mut other = ErrorObject::invalid_params("Unknown tool");
+        error("tools/call", &mut other);
+        assert_eq!(other.code, -32602);
+    }
+
+    #[test]
+    fn form_elicitations_lose_their_mode() {
+        let mut params = json!({"mode": "form", "message": "m", "requestedSchema": {}});
+        client_request("elicitation/create", &mut params);
+        assert_eq!(params, json!({"message": "m", "requestedSchema": {}}));
+        let mut url = json!({"mode": "url", "message": "m", "url": "https://x", "elicitationId": "e"});
+        client_request("elicitation/create", &mut url.clone());
+        client_request("elicitation/create", &mut url);
+        assert_eq!(url["mode"], "url");
+    }
+}

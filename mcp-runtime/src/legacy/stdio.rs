@@ -1,0 +1,157 @@
+//! The 2025-era lifecycle over stdio: the first `initialize` makes the
+//! process a session, and from then on the lines without the 2026-07-28
+//! `_meta` are the session's, the client's answers to our requests among
+//! them. Lines with that `_meta` keep going to the stateless path.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::bridge::{self, Via, failure, success};
+use super::initialize::initialize;
+use super::message::{self, Incoming};
+use super::session::{Outlet, Session};
+use crate::protocol::{CancelledParams, ErrorObject, RequestId};
+use crate::server::Server;
+
+/// What the transport does with one line.
+pub(crate) enum Step {
+    /// Serve it on the stateless path.
+    Modern,
+    /// Nothing more: it was answered or needs no answer.
+    Done,
+    /// Serve it concurrently with the next lines (a request of the session).
+    Spawn(Pin<Box<dyn Future<Output = ()> + Send>>),
+}
+
+/// The 2025-era side of one stdio process.
+pub(crate) struct StdioSession {
+    server: Server,
+    out: Outlet,
+    session: Option<Arc<Session>>,
+}
+
+impl StdioSession {
+    pub(crate) fn new(server: Server, out: Outlet) -> Self {
+        StdioSession { server, out, session: None }
+    }
+
+    /// Decides the era of one line and serves what belongs to the session.
+    pub(crate) fn step(&mut self, line: &[u8]) -> Step {
+        // Until a session exists only `initialize` and `ping` can be its:
+        // other lines skip the second reading.
+        if self.session.is_none() && !mentions(line, b"\"initialize\"") && !mentions(line, b"\"ping\"") {
+            return Step::Modern;
+        }
+        let Ok(value) = serde_json::from_slice::<Value>(line) else { return Step::Modern };
+        if self.session.is_none() && !is_initialize(&value) {
+            // Before `initialize`, only a ping is the session's.
+            return match message::read(value) {
+                Incoming::Request { id, method, .. } if method == "ping" => {
+                    self.send(success(&id, &serde_json::json!({})));
+                    Step::Done
+                }
+                _ => Step::Modern,
+            };
+        }
+        match message::read(value) {
+            Incoming::Modern => Step::Modern,
+            Incoming::Request { id, method, params } if method == "initialize" => {
+                self.initialize(&id, params.as_ref());
+                Step::Done
+            }
+            Incoming::Request { id, method, params } => self.request(id, method, params),
+            Incoming::Notification { method, params } => {
+                self.notification(&method, params);
+                Step::Done
+            }
+            Incoming::Answer { id, outcome } => {
+                if let Some(session) = &self.session {
+                    session.answer(&id, outcome);
+                }
+                Step::Done
+            }
+            Incoming::Batch(items) => self.batch(items),
+        }
+    }
+
+    fn initialize(&mut self, id: &RequestId, params: Option<&Value>) {
+        if self.session.is_some() {
+            let error = ErrorObject::invalid_request("The session is already initialized");
+            return self.send(failure(Some(id), &error));
+        }
+        match initialize(&self.server, params) {
+            Ok((session, result)) => {
+                let session = Arc::new(session);
+                session.set_standalone(Some(self.out.clone()));
+                super::events::watch(&self.server, &session);
+                self.session = Some(session);
+                self.send(success(id, &result));
+            }
+            Err(error) => self.send(failure(Some(id), &error)),
+        }
+    }
+
+    fn request(&self, id: RequestId, method: String, params: Option<Value>) -> Step {
+        let Some(session) = self.session.clone() else { return Step::Modern };
+        let server = self.server.clone();
+        let out = self.out.clone();
+        let begun = (id.clone(), session.begin(id));
+        Step::Spawn(Box::pin(async move {
+            let via = Via::outlet(out.clone());
+            if let Some(answer) = bridge::serve(&server, &session, begun, &method, params, &via).await {
+                let _ = out.send(answer);
+            }
+        }))
+    }
+
+    fn notification(&self, method: &str, params: Option<Value>) {
+        let Some(session) = &self.session else { return };
+        if method == "notifications/cancelled"
+            && let Some(notice) = params.and_then(|p| serde_json::from_value::<CancelledParams>(p).ok())
+        {
+            session.cancel(&notice.request_id);
+        }
+        // `initialized` and `roots/list_changed` need nothing: roots are
+        // asked for afresh by each request that needs them.
+    }
+
+    /// A 2025-03-26 batch: every request answered, the answers in one array.
+    fn batch(&self, items: Vec<Value>) -> Step {
+        let Some(session) = self.session.clone() else { return Step::Modern };
+        if session.protocol_version() != "2025-03-26" {
+            let error = ErrorObject::invalid_request("Batches are not supported after protocol version 2025-03-26");
+            self.send(failure(None, &error));
+            return Step::Done;
+        }
+        let server = self.server.clone();
+        let out = self.out.clone();
+        Step::Spawn(Box::pin(async move {
+            let answers = super::batch::serve(&server, &session, items, &Via::outlet(out.clone())).await;
+            if !answers.is_empty() {
+                let _ = out.send(format!("[{}]", answers.join(",")));
+            }
+        }))
+    }
+
+    fn send(&self, message: String) {
+        let _ = self.out.send(message);
+    }
+
+    /// Ends the session (end of input).
+    pub(crate) fn end(self) {
+        if let Some(session) = &self.session {
+            session.end();
+        }
+    }
+}
+
+fn is_initialize(value: &Value) -> bool {
+    value.get("method").and_then(Value::as_str) == Some("initialize") && !message::is_modern(value)
+}
+
+fn mentions(line: &[u8], word: &[u8]) -> bool {
+    line.windows(word.len()).any(|w| w == word)
+}

@@ -1,0 +1,101 @@
+//! Which era one POST belongs to, on an endpoint that serves both.
+//!
+//! In order: a body carrying the 2026-07-28 `_meta` is stateless, whatever
+//! else the request carries (a stray `Mcp-Session-Id` included); a 2025-era
+//! `initialize` opens a session; an `Mcp-Session-Id` names the session the
+//! request belongs to (404 when it names none); a 2025-era
+//! `MCP-Protocol-Version` without a session id is refused (400: the session
+//! id is required); anything else is stateless.
+//!
+//! The stateless revision's requests carry neither header and never
+//! mention `initialize`, so they are told apart without reading the body
+//! as JSON: the stateless path reads it once, as before.
+
+use std::sync::Arc;
+
+use http::{HeaderMap, HeaderName, StatusCode};
+use serde_json::Value;
+
+use super::sessions::HttpSession;
+use super::{Sessions, error_response};
+use crate::legacy::message;
+use crate::protocol::ErrorObject;
+use crate::transport::http::body::McpBody;
+use crate::transport::http::service::transport_error;
+
+/// `Mcp-Session-Id`.
+pub(super) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+/// `MCP-Protocol-Version`.
+pub(super) const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+
+/// What to do with one POST.
+pub(super) enum Era {
+    /// The stateless pipeline.
+    Modern,
+    /// A 2025-era `initialize`: a new session.
+    Initialize(Value),
+    /// A message of this session.
+    Session(Arc<HttpSession>, Value),
+    /// Refused before any session sees it.
+    Refused(http::Response<McpBody>),
+}
+
+/// Decides the era of a POST from its headers and body.
+pub(super) fn choose(sessions: &Sessions, headers: &HeaderMap, body: &[u8]) -> Era {
+    let session_id = headers.get(SESSION_ID);
+    let legacy_header = headers.get(PROTOCOL_VERSION).is_some_and(|v| v.as_bytes().starts_with(b"2025-"));
+    if session_id.is_none() && !legacy_header && !mentions_initialize(body) {
+        return Era::Modern;
+    }
+    let message: Value = match serde_json::from_slice(body) {
+        Ok(message) => message,
+        // Unreadable: the stateless path says why, unless a session's.
+        Err(e) if session_id.is_some() => {
+            let error = ErrorObject::parse_error(format!("The body is not JSON: {e}"));
+            return Era::Refused(error_response(StatusCode::BAD_REQUEST, None, &error));
+        }
+        Err(_) => return Era::Modern,
+    };
+    if message::is_modern(&message) {
+        return Era::Modern;
+    }
+    let initialize = message.get("method").and_then(Value::as_str) == Some("initialize");
+    match session_id {
+        Some(id) => match id.to_str().ok().and_then(|id| sessions.get(id)) {
+            Some(session) => Era::Session(session, message),
+            None => Era::Refused(not_found()),
+        },
+        None if initialize => Era::Initialize(message),
+        None if legacy_header => Era::Refused(transport_error(
+            StatusCode::BAD_REQUEST,
+            "Mcp-Session-Id required: send the session id the `initialize` response gave, or `initialize` first",
+        )),
+        None => Era::Modern,
+    }
+}
+
+/// 404 for a session id that names no live session: the client must
+/// `initialize` again.
+pub(super) fn not_found() -> http::Response<McpBody> {
+    let error = ErrorObject { code: -32001, message: "Session not found".to_owned(), data: None };
+    error_response(StatusCode::NOT_FOUND, None, &error)
+}
+
+/// Whether `initialize` appears as a JSON string in the body: one pass over
+/// the bytes, with no parsing.
+fn mentions_initialize(body: &[u8]) -> bool {
+    // What comes before the first quote is in no string.
+    body.split(|&b| b == b'"').skip(1).any(|piece| piece == b"initialize")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn initialize_is_found_only_as_a_string() {
+        assert!(mentions_initialize(br#"{"jsonrpc":"2.0","id":1,"method": "initialize"}"#));
+        assert!(!mentions_initialize(br#"{"method":"tools/call","params":{"name":"initializer"}}"#));
+        assert!(!mentions_initialize(b"initialize"));
+    }
+}

@@ -1,0 +1,195 @@
+//! 2025-era clients (2025-11-25, 2025-06-18, 2025-03-26) over Streamable
+//! HTTP, on the endpoint that serves the stateless revision.
+//!
+//! `initialize` opens a session whose id the response carries in
+//! `Mcp-Session-Id`; the client sends it on every later request. A POST on
+//! a session is a request (answered with JSON, or an event stream carrying
+//! its notifications and requests to the client first), a notification, or
+//! the client's answer to one of our requests (both 202). A GET opens the
+//! session's standalone stream (list changes, resource updates), or resumes
+//! a stream with `Last-Event-ID`; a DELETE ends the session.
+//!
+//! Unlike a stateless request, a session's request is not cancelled when
+//! its connection closes: it runs in a task of its own, and its stream can
+//! be resumed (2025-11-25 sessions) or is dropped. The client cancels with
+//! `notifications/cancelled`. JSON-RPC errors of a session's requests
+//! travel with HTTP 200: a 404 would tell the client its session is gone.
+//!
+//! The `Origin`/`Host` check, the media types, the body limit and the body
+//! timeout are those of the stateless path; the request timeout applies too.
+
+mod era;
+mod post;
+mod sessions;
+mod stream;
+#[cfg(test)]
+mod tests;
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http::request::Parts;
+use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
+use http_body::Body;
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+pub(crate) use sessions::Sessions;
+pub(crate) use stream::LiveBody;
+
+use super::body::{BoxError, McpBody};
+use super::media::{self, Acceptable};
+use super::service::{
+    Shared, empty, event_stream_response, json_response, read_request, respond_modern, serve_modern, transport_error,
+    with_body,
+};
+use super::sse::event;
+use crate::dispatch::{Message, Response, Stage, parse_message};
+use crate::eras::LEGACY_VERSIONS;
+use crate::legacy::bridge::{failure, success};
+use crate::legacy::message::{self, Incoming};
+use crate::protocol::{ErrorObject, RequestId};
+use era::{Era, PROTOCOL_VERSION, SESSION_ID};
+use sessions::HttpSession;
+
+/// `Last-Event-ID`.
+const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
+
+/// Serves a request on an endpoint that serves 2025-era clients: a
+/// session's, or one of the stateless revision.
+pub(super) async fn respond<B>(shared: &Shared, sessions: &Sessions, parts: Parts, body: B) -> http::Response<McpBody>
+where
+    B: Body,
+    B::Error: Into<BoxError>,
+{
+    if parts.method != Method::POST {
+        let Some(id) = parts.headers.get(SESSION_ID).filter(|_| [Method::GET, Method::DELETE].contains(&parts.method))
+        else {
+            return respond_modern(shared, parts, body).await;
+        };
+        let Some(session) = id.to_str().ok().and_then(|id| sessions.get(id)) else { return era::not_found() };
+        if let Some(refusal) = version_refusal(&parts.headers) {
+            return refusal;
+        }
+        if parts.method == Method::DELETE {
+            sessions.end(session.session.id());
+            return empty(StatusCode::NO_CONTENT);
+        }
+        return open_stream(shared, &session, &parts);
+    }
+    let (accept, bytes) = match read_request(&shared.config, &parts, body).await {
+        Ok(read) => read,
+        Err(refusal) => return refusal,
+    };
+    match era::choose(sessions, &parts.headers, &bytes) {
+        Era::Modern if shared.server.eras().serves_modern() => serve_modern(shared, parts, accept, &bytes).await,
+        Era::Modern => refuse_modern(&bytes),
+        Era::Initialize(message) => initialize(shared, sessions, accept, message),
+        Era::Session(session, message) => match version_refusal(&parts.headers) {
+            None => Box::pin(post::serve(shared, session, parts, accept, message)).await,
+            Some(refusal) => refusal,
+        },
+        Era::Refused(refusal) => refusal,
+    }
+}
+
+/// `initialize`: a new session, its id in the response's `Mcp-Session-Id`.
+fn initialize(shared: &Shared, sessions: &Sessions, accept: Acceptable, message: Value) -> http::Response<McpBody> {
+    let Incoming::Request { id, params, .. } = message::read(message) else {
+        return transport_error(StatusCode::BAD_REQUEST, "`initialize` must be a JSON-RPC request");
+    };
+    let (session, result) = match crate::legacy::initialize::initialize(&shared.server, params.as_ref()) {
+        Ok(opened) => opened,
+        Err(error) => return error_response(StatusCode::BAD_REQUEST, Some(&id), &error),
+    };
+    let session = HttpSession::new(session);
+    if sessions.insert(Arc::clone(&session)).is_err() {
+        session.end();
+        let error =
+            ErrorObject { code: -32000, message: "Too many sessions are open; retry later".to_owned(), data: None };
+        return error_response(StatusCode::SERVICE_UNAVAILABLE, Some(&id), &error);
+    }
+    session.start(&shared.server);
+    let mut response = answer(accept, success(&id, &result));
+    if let Ok(value) = HeaderValue::from_str(session.session.id()) {
+        response.headers_mut().insert(SESSION_ID, value);
+    }
+    response
+}
+
+/// A GET on a session: its standalone stream, or the stream `Last-Event-ID`
+/// names, resumed after that event.
+fn open_stream(shared: &Shared, session: &Arc<HttpSession>, parts: &Parts) -> http::Response<McpBody> {
+    if !media::acceptable(&parts.headers).event_stream {
+        return transport_error(StatusCode::NOT_ACCEPTABLE, "A GET needs an Accept header allowing text/event-stream");
+    }
+    session.session.touch();
+    let resume = parts.headers.get(LAST_EVENT_ID).filter(|_| session.streams.resumable());
+    let events = match resume {
+        None => session.streams.standalone().connect(),
+        Some(last) => match last.to_str().ok().and_then(|last| session.streams.find(last)) {
+            Some((stream, after)) => stream.resume(after),
+            None => {
+                return transport_error(StatusCode::BAD_REQUEST, "Last-Event-ID names no stream this session keeps");
+            }
+        },
+    };
+    live_response(shared, session, events)
+}
+
+/// A response reading one of `session`'s streams.
+fn live_response(
+    shared: &Shared,
+    session: &Arc<HttpSession>,
+    events: mpsc::UnboundedReceiver<Bytes>,
+) -> http::Response<McpBody> {
+    let body = LiveBody::new(events, shared.config.sse_keep_alive, session.connection());
+    event_stream_response(StatusCode::OK, McpBody::live(body))
+}
+
+/// A server that serves only 2025-era clients answering a stateless
+/// request: `server/discover` does not exist (404), any other request
+/// names a version not served (400).
+fn refuse_modern(bytes: &[u8]) -> http::Response<McpBody> {
+    match parse_message(bytes) {
+        Err(response) => json_response(*response),
+        Ok(Message::Notification(_)) => empty(StatusCode::ACCEPTED),
+        Ok(Message::Request(request)) => {
+            let error = crate::legacy::refuse_modern(request.method());
+            json_response(Response::error(Some(request.id().clone()), error, Stage::Version))
+        }
+    }
+}
+
+/// The 400 for a session's request naming a version no session speaks. It
+/// may name none (2025-03-26 clients send none) or any 2025-era one: the
+/// session speaks the one it negotiated.
+fn version_refusal(headers: &HeaderMap) -> Option<http::Response<McpBody>> {
+    let version = headers.get(PROTOCOL_VERSION)?;
+    if LEGACY_VERSIONS.iter().any(|served| version.as_bytes() == served.as_bytes()) {
+        return None;
+    }
+    Some(transport_error(
+        StatusCode::BAD_REQUEST,
+        format!(
+            "MCP-Protocol-Version `{}` is not one a session speaks ({})",
+            String::from_utf8_lossy(version.as_bytes()),
+            LEGACY_VERSIONS.join(", ")
+        ),
+    ))
+}
+
+/// One JSON-RPC message as the answer: JSON, or an event stream of that
+/// one event for a client that takes nothing else.
+fn answer(accept: Acceptable, message: String) -> http::Response<McpBody> {
+    if accept.json {
+        with_body(StatusCode::OK, "application/json", McpBody::full(message))
+    } else {
+        event_stream_response(StatusCode::OK, McpBody::full(event(&message)))
+    }
+}
+
+/// An HTTP-level refusal with a JSON-RPC error body.
+fn error_response(status: StatusCode, id: Option<&RequestId>, error: &ErrorObject) -> http::Response<McpBody> {
+    with_body(status, "application/json", McpBody::full(failure(id, error)))
+}

@@ -1,0 +1,163 @@
+//! A POST on a 2025-era session: a request, a notification, the client's
+//! answer to one of our requests, or (2025-03-26) a batch of them.
+
+use std::pin::pin;
+use std::sync::Arc;
+
+use http::StatusCode;
+use http::request::Parts;
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use super::sessions::HttpSession;
+use super::stream::Stream;
+use super::{error_response, live_response};
+use crate::legacy::bridge::{self, CloseConnection, Via};
+use crate::legacy::message::{self, Incoming};
+use crate::protocol::{CancelledParams, ErrorObject, RequestId};
+use crate::server::Server;
+use crate::transport::http::body::McpBody;
+use crate::transport::http::media::Acceptable;
+use crate::transport::http::service::{Shared, empty, transport_error, with_body};
+
+/// Serves one message of `session`.
+pub(super) async fn serve(
+    shared: &Shared,
+    session: Arc<HttpSession>,
+    parts: Parts,
+    accept: Acceptable,
+    message: Value,
+) -> http::Response<McpBody> {
+    session.session.touch();
+    match message::read(message) {
+        Incoming::Request { id, method, .. } if method == "initialize" => {
+            let error = ErrorObject::invalid_request("The session is already initialized");
+            error_response(StatusCode::BAD_REQUEST, Some(&id), &error)
+        }
+        Incoming::Request { id, method, params } => {
+            request(shared, session, Request { id, method, params, parts }, accept).await
+        }
+        Incoming::Notification { method, params } => {
+            if method == "notifications/cancelled"
+                && let Some(notice) = params.and_then(|p| serde_json::from_value::<CancelledParams>(p).ok())
+            {
+                session.session.cancel(&notice.request_id);
+            }
+            // `initialized` and `roots/list_changed` need nothing: roots
+            // are asked for afresh by each request that needs them.
+            empty(StatusCode::ACCEPTED)
+        }
+        Incoming::Answer { id, outcome } => {
+            session.session.answer(&id, outcome);
+            empty(StatusCode::ACCEPTED)
+        }
+        Incoming::Batch(items) => batch(shared, session, parts, items).await,
+        Incoming::Modern => {
+            transport_error(StatusCode::BAD_REQUEST, "The body must be a JSON-RPC request, notification or response")
+        }
+    }
+}
+
+/// A session's request, with the HTTP request that carried it.
+struct Request {
+    id: RequestId,
+    method: String,
+    params: Option<Value>,
+    parts: Parts,
+}
+
+/// Methods answered at once, that never send anything before their answer.
+fn answers_at_once(method: &str) -> bool {
+    matches!(method, "ping" | "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe")
+}
+
+/// Serves a request in a task of its own, so that a client that goes away
+/// does not cancel it. Answered with an event stream when the client takes
+/// one (its notifications and requests to the client come first); with
+/// JSON otherwise, those then going to the standalone stream.
+async fn request(
+    shared: &Shared,
+    session: Arc<HttpSession>,
+    request: Request,
+    accept: Acceptable,
+) -> http::Response<McpBody> {
+    let server = shared.server.clone();
+    let timeout = shared.config.request_timeout;
+    let cancel = session.session.begin(request.id.clone());
+    if accept.event_stream && !(accept.json && answers_at_once(&request.method)) {
+        let stream = session.streams.open();
+        let events = stream.connect();
+        tokio::spawn(run_on_stream(server, Arc::clone(&session), (request, cancel), stream, timeout));
+        return live_response(shared, &session, events);
+    }
+    let Request { id, method, params, parts } = request;
+    let via = Via { outlet: session.standalone_outlet(), close: None, timeout, http: Some(parts) };
+    let (tx, rx) = oneshot::channel();
+    tokio::spawn(async move {
+        let _ = tx.send(bridge::serve(&server, &session.session, (id, cancel), &method, params, &via).await);
+    });
+    match rx.await {
+        Ok(Some(answer)) => with_body(StatusCode::OK, "application/json", McpBody::full(answer)),
+        // Cancelled by the client, which expects no answer.
+        _ => empty(StatusCode::ACCEPTED),
+    }
+}
+
+/// Runs a request whose messages go to `stream`, the answer last; then
+/// ends the stream.
+async fn run_on_stream(
+    server: Server,
+    session: Arc<HttpSession>,
+    (request, cancel): (Request, CancellationToken),
+    stream: Arc<Stream>,
+    timeout: Option<std::time::Duration>,
+) {
+    let Request { id, method, params, parts } = request;
+    let (outlet, mut messages) = mpsc::unbounded_channel::<String>();
+    let close = stream.resumable().then(|| {
+        let stream = Arc::clone(&stream);
+        Arc::new(move || stream.close_connection()) as CloseConnection
+    });
+    let via = Via { outlet, close, timeout, http: Some(parts) };
+    let mut serve = pin!(bridge::serve(&server, &session.session, (id, cancel), &method, params, &via));
+    let answer = loop {
+        tokio::select! {
+            biased;
+            Some(message) = messages.recv() => stream.push(&message),
+            answer = &mut serve => break answer,
+        }
+    };
+    while let Ok(message) = messages.try_recv() {
+        stream.push(&message);
+    }
+    if let Some(answer) = answer {
+        stream.push(&answer);
+    }
+    stream.finish();
+}
+
+/// A 2025-03-26 batch: every request answered, the answers in one array.
+async fn batch(shared: &Shared, session: Arc<HttpSession>, parts: Parts, items: Vec<Value>) -> http::Response<McpBody> {
+    if session.session.protocol_version() != "2025-03-26" {
+        let error = ErrorObject::invalid_request("Batches are not supported after protocol version 2025-03-26");
+        return error_response(StatusCode::BAD_REQUEST, None, &error);
+    }
+    let server = shared.server.clone();
+    let via = Via {
+        outlet: session.standalone_outlet(),
+        close: None,
+        timeout: shared.config.request_timeout,
+        http: Some(parts),
+    };
+    let (tx, rx) = oneshot::channel();
+    tokio::spawn(async move {
+        let _ = tx.send(crate::legacy::batch::serve(&server, &session.session, items, &via).await);
+    });
+    match rx.await {
+        Ok(answers) if !answers.is_empty() => {
+            with_body(StatusCode::OK, "application/json", McpBody::full(format!("[{}]", answers.join(","))))
+        }
+        _ => empty(StatusCode::ACCEPTED),
+    }
+}

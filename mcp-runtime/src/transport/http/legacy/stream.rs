@@ -1,0 +1,343 @@
+//! The event streams of one 2025-era session: the standalone stream a GET
+//! reads, and one stream per request answered with events.
+//!
+//! A stream outlives its connections. Messages are pushed to the stream,
+//! which passes them to the connection reading it, if any: the connection
+//! only reads a channel, so a client that goes away cancels nothing
+//! (2025-era clients cancel with `notifications/cancelled`).
+//!
+//! On a 2025-11-25 session streams can be resumed: each event has an id
+//! `<stream>-<n>`, unique across the session and naming its stream; the
+//! recent events of each stream are kept, and a GET with `Last-Event-ID`
+//! replays those that came after that id on that stream only, then goes on
+//! with it. A connection there opens with a priming event (an id, `retry:`
+//! and empty data), so that even a stream whose connection ends before
+//! anything else was sent can be resumed. Clients of older sessions know
+//! none of this: their events carry no id, and they get no priming event,
+//! whose empty data they would try to read as JSON.
+
+use std::collections::{HashMap, VecDeque};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use bytes::{BufMut, Bytes, BytesMut};
+use tokio::sync::mpsc;
+use tokio::time::Sleep;
+
+use super::sessions::OpenConnection;
+use crate::transport::http::sse::{KEEP_ALIVE, event};
+
+/// How long a client waits before it reconnects to a stream whose
+/// connection the server ended (`retry:`), in milliseconds.
+pub(crate) const RETRY_MS: u64 = 1000;
+
+/// How many events of one stream are kept for a client that resumes it;
+/// one that comes back later misses the older ones.
+const KEPT_EVENTS: usize = 256;
+
+/// How many finished request streams a session keeps, and for how long, for
+/// a client that lost the connection before their end.
+const KEPT_FINISHED: usize = 32;
+const FINISHED_KEPT_FOR: Duration = Duration::from_secs(300);
+
+/// The number of the standalone stream; request streams count from 1.
+const STANDALONE: u64 = 0;
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Every stream of one session.
+pub(crate) struct Streams {
+    resumable: bool,
+    next: AtomicU64,
+    standalone: Arc<Stream>,
+    /// The request streams a client may resume: open ones, and recently
+    /// finished ones. Empty when streams cannot be resumed.
+    requests: Mutex<HashMap<u64, Arc<Stream>>>,
+}
+
+impl Streams {
+    /// The streams of a session; `resumable` for a 2025-11-25 one.
+    pub(crate) fn new(resumable: bool) -> Self {
+        Streams {
+            resumable,
+            next: AtomicU64::new(STANDALONE + 1),
+            standalone: Arc::new(Stream::new(STANDALONE, resumable)),
+            requests: Mutex::default(),
+        }
+    }
+
+    pub(crate) fn resumable(&self) -> bool {
+        self.resumable
+    }
+
+    /// The stream of messages unrelated to any request.
+    pub(crate) fn standalone(&self) -> &Arc<Stream> {
+        &self.standalone
+    }
+
+    /// A new stream for one request's messages.
+    pub(crate) fn open(&self) -> Arc<Stream> {
+        let number = self.next.fetch_add(1, Ordering::Relaxed);
+        let stream = Arc::new(Stream::new(number, self.resumable));
+        if self.resumable {
+            let mut requests = lock(&self.requests);
+            prune(&mut requests);
+            requests.insert(number, Arc::clone(&stream));
+        }
+        stream
+    }
+
+    /// The stream an event id names, and the event's place in it.
+    pub(crate) fn find(&self, event_id: &str) -> Option<(Arc<Stream>, u64)> {
+        let (stream, seq) = event_id.trim().split_once('-')?;
+        let (stream, seq) = (stream.parse::<u64>().ok()?, seq.parse::<u64>().ok()?);
+        if stream == STANDALONE {
+            return Some((Arc::clone(&self.standalone), seq));
+        }
+        lock(&self.requests).get(&stream).map(|found| (Arc::clone(found), seq))
+    }
+
+    /// Ends every stream and its connection: the session ended.
+    pub(crate) fn close_all(&self) {
+        self.standalone.finish();
+        for (_, stream) in lock(&self.requests).drain() {
+            stream.finish();
+        }
+    }
+}
+
+/// Forgets the finished streams that are too old or too many.
+fn prune(requests: &mut HashMap<u64, Arc<Stream>>) {
+    requests.retain(|_, stream| stream.finished_at().is_none_or(|at| at.elapsed() < FINISHED_KEPT_FOR));
+    let mut finished: Vec<(Instant, u64)> =
+        requests.iter().filter_map(|(number, stream)| Some((stream.finished_at()?, *number))).collect();
+    if finished.len() > KEPT_FINISHED {
+        finished.sort_unstable();
+        for (_, number) in &finished[..finished.len() - KEPT_FINISHED] {
+            requests.remove(number);
+        }
+    }
+}
+
+/// One stream: its recent events, and the connection reading it.
+pub(crate) struct Stream {
+    number: u64,
+    resumable: bool,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    /// The number of the stream's next event.
+    next: u64,
+    kept: VecDeque<(u64, Bytes)>,
+    live: Option<mpsc::UnboundedSender<Bytes>>,
+    finished: Option<Instant>,
+}
+
+impl Stream {
+    fn new(number: u64, resumable: bool) -> Self {
+        Stream { number, resumable, state: Mutex::default() }
+    }
+
+    pub(crate) fn resumable(&self) -> bool {
+        self.resumable
+    }
+
+    /// A connection reading the stream from now on, in place of any other
+    /// (which ends). On a resumable stream it opens with a priming event.
+    pub(crate) fn connect(&self) -> mpsc::UnboundedReceiver<Bytes> {
+        let mut state = lock(&self.state);
+        let (tx, rx) = mpsc::unbounded_channel();
+        if self.resumable {
+            let seq = state.next;
+            state.next += 1;
+            let _ = tx.send(priming(self.number, seq));
+        }
+        if state.finished.is_none() {
+            state.live = Some(tx);
+        }
+        rx
+    }
+
+    /// A connection resuming the stream after its event `after`: the kept
+    /// events that came after it, then the new ones, in place of any other
+    /// connection.
+    pub(crate) fn resume(&self, after: u64) -> mpsc::UnboundedReceiver<Bytes> {
+        let mut state = lock(&self.state);
+        let (tx, rx) = mpsc::unbounded_channel();
+        for (_, kept) in state.kept.iter().filter(|(seq, _)| *seq > after) {
+            let _ = tx.send(kept.clone());
+        }
+        if state.finished.is_none() {
+            state.live = Some(tx);
+        }
+        rx
+    }
+
+    /// Sends one message on the stream (kept for resumption when it can be
+    /// resumed). Nothing is sent once the stream has finished.
+    pub(crate) fn push(&self, message: &str) {
+        let mut state = lock(&self.state);
+        if state.finished.is_some() {
+            return;
+        }
+        let framed = if self.resumable {
+            let seq = state.next;
+            state.next += 1;
+            let framed = with_id(self.number, seq, message);
+            state.kept.push_back((seq, framed.clone()));
+            if state.kept.len() > KEPT_EVENTS {
+                state.kept.pop_front();
+            }
+            framed
+        } else {
+            event(message)
+        };
+        if let Some(live) = &state.live
+            && live.send(framed).is_err()
+        {
+            state.live = None;
+        }
+    }
+
+    /// Ends the connection reading a resumable stream, after telling the
+    /// client when to come back; the stream goes on. `false` when the
+    /// stream cannot be resumed or no connection reads it.
+    pub(crate) fn close_connection(&self) -> bool {
+        if !self.resumable {
+            return false;
+        }
+        match lock(&self.state).live.take() {
+            Some(live) => live.send(Bytes::from(format!("retry: {RETRY_MS}\n\n"))).is_ok(),
+            None => false,
+        }
+    }
+
+    /// Ends the stream: its connection ends once it has read what was sent.
+    pub(crate) fn finish(&self) {
+        let mut state = lock(&self.state);
+        state.finished.get_or_insert_with(Instant::now);
+        state.live = None;
+    }
+
+    fn finished_at(&self) -> Option<Instant> {
+        lock(&self.state).finished
+    }
+}
+
+fn priming(stream: u64, seq: u64) -> Bytes {
+    Bytes::from(format!("id: {stream}-{seq}\nretry: {RETRY_MS}\ndata: \n\n"))
+}
+
+fn with_id(stream: u64, seq: u64, message: &str) -> Bytes {
+    let data = event(message);
+    let mut out = BytesMut::with_capacity(data.len() + 24);
+    out.put_slice(format!("id: {stream}-{seq}\n").as_bytes());
+    out.put_slice(&data);
+    out.freeze()
+}
+
+/// The body of a response reading one stream: its events as they come,
+/// with keep-alive comments in long silences. It ends when the stream ends
+/// or its connection is ended; dropping it (the client went away) leaves
+/// the stream and its request running.
+pub(crate) struct LiveBody {
+    events: mpsc::UnboundedReceiver<Bytes>,
+    keep_alive: Option<(Duration, Pin<Box<Sleep>>)>,
+    _open: OpenConnection,
+}
+
+impl LiveBody {
+    pub(crate) fn new(
+        events: mpsc::UnboundedReceiver<Bytes>,
+        keep_alive: Option<Duration>,
+        open: OpenConnection,
+    ) -> Self {
+        let keep_alive = keep_alive.map(|period| (period, Box::pin(tokio::time::sleep(period))));
+        LiveBody { events, keep_alive, _open: open }
+    }
+
+    pub(crate) fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
+        let next = match self.events.poll_recv(cx) {
+            Poll::Ready(next) => next,
+            Poll::Pending => {
+                let quiet_too_long =
+                    self.keep_alive.as_mut().is_some_and(|(_, sleep)| sleep.as_mut().poll(cx).is_ready());
+                if !quiet_too_long {
+                    return Poll::Pending;
+                }
+                Some(Bytes::from_static(KEEP_ALIVE))
+            }
+        };
+        if let (Some(_), Some((period, sleep))) = (&next, &mut self.keep_alive) {
+            sleep.as_mut().reset(tokio::time::Instant::now() + *period);
+        }
+        Poll::Ready(next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn drain(rx: &mut mpsc::UnboundedReceiver<Bytes>) -> Vec<String> {
+        let mut out = Vec::new();
+        while let Ok(event) = rx.try_recv() {
+            out.push(String::from_utf8_lossy(&event).into_owned());
+        }
+        out
+    }
+
+    #[test]
+    fn a_resumed_stream_replays_what_came_after_the_id_then_goes_on() {
+        let streams = Streams::new(true);
+        let stream = streams.open();
+        let mut first = stream.connect();
+        stream.push(r#"{"n":1}"#);
+        assert!(stream.close_connection());
+        stream.push(r#"{"n":2}"#);
+        let seen = drain(&mut first);
+        assert_eq!(seen[0], format!("id: 1-0\nretry: {RETRY_MS}\ndata: \n\n"));
+        assert_eq!(seen[1], "id: 1-1\ndata: {\"n\":1}\n\n");
+        assert_eq!(seen[2], format!("retry: {RETRY_MS}\n\n"));
+        assert_eq!(seen.len(), 3, "nothing after the connection was ended: {seen:?}");
+        let (found, after) = streams.find("1-1").expect("the stream is kept");
+        let mut again = found.resume(after);
+        stream.push(r#"{"n":3}"#);
+        stream.finish();
+        assert_eq!(drain(&mut again), ["id: 1-2\ndata: {\"n\":2}\n\n", "id: 1-3\ndata: {\"n\":3}\n\n"]);
+        assert!(again.try_recv().is_err(), "the finished stream's connection ended");
+    }
+
+    #[test]
+    fn older_sessions_get_no_ids_no_priming_and_no_closed_connections() {
+        let streams = Streams::new(false);
+        let stream = streams.open();
+        let mut rx = stream.connect();
+        stream.push("{}");
+        assert!(!stream.close_connection());
+        assert_eq!(drain(&mut rx), ["data: {}\n\n"]);
+        assert!(streams.find("1-0").is_none());
+    }
+
+    #[test]
+    fn only_so_many_finished_streams_are_kept() {
+        let streams = Streams::new(true);
+        let all: Vec<_> = (0..KEPT_FINISHED + 5).map(|_| streams.open()).collect();
+        for stream in &all {
+            stream.finish();
+        }
+        streams.open();
+        assert!(streams.find("1-0").is_none(), "the oldest finished streams are forgotten");
+        assert!(streams.find(&format!("{}-0", KEPT_FINISHED + 5)).is_some());
+        assert!(streams.find("0-0").is_some(), "the standalone stream is always there");
+        assert!(streams.find("junk").is_none());
+    }
+}

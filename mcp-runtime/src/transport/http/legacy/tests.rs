@@ -1,0 +1,375 @@
+//! 2025-era sessions through the tower service, request by request.
+
+use std::future::poll_fn;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use http_body::Body as _;
+use serde_json::{Value, json};
+
+use crate::input::Elicitation;
+use crate::protocol::META_PROTOCOL_VERSION;
+use crate::transport::http::{HttpConfig, McpBody, McpService};
+use crate::{Eras, Input, RequestContext, Server, ToolEntry};
+
+type Reply = http::Response<McpBody>;
+
+fn server(eras: Eras, finished: Arc<AtomicBool>) -> Server {
+    Server::builder("sessions", "1.0.0")
+        .eras(eras)
+        .tool(ToolEntry::new("echo", || async { "echoed" }))
+        .tool(ToolEntry::new("pause", |cx: RequestContext| async move {
+            cx.close_sse_stream();
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            "after the pause"
+        }))
+        .tool(ToolEntry::new("ask", |input: Input| async move {
+            let answer = input.elicit("name", Elicitation::form("Your name?").text("name", true)).await;
+            format!("Hello, {}!", answer.field("name").unwrap_or_default())
+        }))
+        .tool(ToolEntry::new("slow", move |cx: RequestContext| {
+            let finished = Arc::clone(&finished);
+            async move {
+                // Gives up when cancelled: a dropped handler would otherwise
+                // run on through the cancellation grace.
+                tokio::select! {
+                    () = cx.cancellation().cancelled() => "cancelled",
+                    () = tokio::time::sleep(Duration::from_millis(100)) => {
+                        finished.store(true, Ordering::SeqCst);
+                        "slow and done"
+                    }
+                }
+            }
+        }))
+        .build()
+        .expect("a valid server")
+}
+
+fn service(config: HttpConfig) -> McpService {
+    server(Eras::Dual, Arc::default()).http_service(config)
+}
+
+/// A POST with the headers every client sends, and those of `session`.
+fn post(session: Option<&str>, body: &Value) -> http::Request<String> {
+    let mut request = http::Request::post("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream");
+    if let Some(session) = session {
+        request = request.header("mcp-session-id", session).header("mcp-protocol-version", "2025-11-25");
+    }
+    request.body(body.to_string()).expect("a request")
+}
+
+fn without(mut request: http::Request<String>, header: &str) -> http::Request<String> {
+    request.headers_mut().remove(header);
+    request
+}
+
+fn with(mut request: http::Request<String>, header: &'static str, value: &'static str) -> http::Request<String> {
+    request.headers_mut().insert(header, http::HeaderValue::from_static(value));
+    request
+}
+
+fn bare(method: http::Method, session: &str) -> http::Request<String> {
+    http::Request::builder()
+        .method(method)
+        .uri("/mcp")
+        .header("host", "localhost")
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", session)
+        .body(String::new())
+        .expect("a request")
+}
+
+fn call(id: u64, tool: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": {}}})
+}
+
+fn initialize(version: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": version,
+        "capabilities": {"elicitation": {}},
+        "clientInfo": {"name": "test", "version": "1.0.0"},
+    }})
+}
+
+async fn send(service: &McpService, request: http::Request<String>) -> Reply {
+    service.handle(request).await.unwrap_or_else(|never| match never {})
+}
+
+/// Opens a session; its id.
+async fn open(service: &McpService, version: &str) -> String {
+    let reply = send(service, post(None, &initialize(version))).await;
+    assert_eq!(reply.status(), 200);
+    reply.headers()["mcp-session-id"].to_str().expect("ASCII").to_owned()
+}
+
+/// The next piece of a body (an event, for an event stream); `None` at its end.
+async fn next(body: &mut McpBody) -> Option<String> {
+    let frame = poll_fn(|cx| Pin::new(&mut *body).poll_frame(cx)).await?;
+    let data = frame.unwrap_or_else(|never| match never {}).into_data().ok()?;
+    Some(String::from_utf8_lossy(&data).into_owned())
+}
+
+async fn text(reply: Reply) -> String {
+    let mut body = reply.into_body();
+    let mut all = String::new();
+    while let Some(piece) = next(&mut body).await {
+        all.push_str(&piece);
+    }
+    all
+}
+
+async fn json_of(reply: Reply) -> Value {
+    serde_json::from_str(&text(reply).await).expect("a JSON body")
+}
+
+/// The JSON of the event carrying the answer to `id`.
+fn answer_in(events: &str, id: u64) -> Option<Value> {
+    events
+        .lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .filter_map(|data| serde_json::from_str::<Value>(data).ok())
+        .find(|message| message["id"] == id && message.get("method").is_none())
+}
+
+#[tokio::test]
+async fn initialize_issues_a_session_id_of_visible_ascii() {
+    let service = service(HttpConfig::default());
+    let reply = send(&service, post(None, &initialize("2025-11-25"))).await;
+    assert_eq!(reply.status(), 200);
+    assert_eq!(reply.headers()["content-type"], "application/json");
+    let id = reply.headers()["mcp-session-id"].as_bytes().to_vec();
+    assert!(id.len() >= 16 && id.iter().all(|b| (0x21..=0x7e).contains(b)), "{id:?}");
+    let result = json_of(reply).await;
+    assert_eq!(result["result"]["protocolVersion"], "2025-11-25");
+    // Another `initialize` on that session is refused.
+    let again = send(&service, post(Some(std::str::from_utf8(&id).expect("ASCII")), &initialize("2025-11-25"))).await;
+    assert_eq!(again.status(), 400);
+    assert_eq!(json_of(again).await["error"]["code"], -32600);
+}
+
+#[tokio::test]
+async fn a_2025_version_without_a_session_id_is_400() {
+    let service = service(HttpConfig::default());
+    let request = with(post(None, &call(1, "echo")), "mcp-protocol-version", "2025-06-18");
+    let reply = send(&service, request).await;
+    assert_eq!(reply.status(), 400);
+    let body = json_of(reply).await;
+    assert!(body["error"]["message"].as_str().is_some_and(|m| m.contains("Mcp-Session-Id")), "{body}");
+}
+
+#[tokio::test]
+async fn unknown_and_deleted_sessions_are_404() {
+    let service = service(HttpConfig::default());
+    let unknown = send(&service, post(Some("0123456789abcdef"), &call(1, "echo"))).await;
+    assert_eq!(unknown.status(), 404);
+    assert_eq!(json_of(unknown).await["error"]["message"], "Session not found");
+    let id = open(&service, "2025-11-25").await;
+    assert_eq!(send(&service, bare(http::Method::DELETE, &id)).await.status(), 204);
+    assert_eq!(send(&service, post(Some(&id), &call(1, "echo"))).await.status(), 404);
+    assert_eq!(send(&service, bare(http::Method::GET, &id)).await.status(), 404);
+    assert_eq!(send(&service, bare(http::Method::DELETE, &id)).await.status(), 404);
+}
+
+#[tokio::test]
+async fn notifications_and_answers_are_202_and_answers_reach_the_waiting_request() {
+    let service = service(HttpConfig::default());
+    let id = open(&service, "2025-11-25").await;
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let reply = send(&service, post(Some(&id), &initialized)).await;
+    assert_eq!(reply.status(), 202);
+    assert_eq!(text(reply).await, "");
+    // The tool's elicitation comes on the call's stream; the answer is POSTed.
+    let mut stream = send(&service, post(Some(&id), &call(7, "ask"))).await.into_body();
+    let asked = loop {
+        let event = next(&mut stream).await.expect("the elicitation");
+        if let Some(data) = event.lines().find_map(|l| l.strip_prefix("data: ")).filter(|d| !d.is_empty()) {
+            break serde_json::from_str::<Value>(data).expect("JSON");
+        }
+    };
+    assert_eq!(asked["method"], "elicitation/create");
+    let answer =
+        json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "accept", "content": {"name": "Ada"}}});
+    let reply = send(&service, post(Some(&id), &answer)).await;
+    assert_eq!(reply.status(), 202);
+    let mut rest = String::new();
+    while let Some(event) = next(&mut stream).await {
+        rest.push_str(&event);
+    }
+    let result = answer_in(&rest, 7).expect("the call's answer");
+    assert_eq!(result["result"]["content"][0]["text"], "Hello, Ada!");
+}
+
+#[tokio::test]
+async fn json_rpc_errors_on_a_session_travel_with_200() {
+    let service = service(HttpConfig::default());
+    let id = open(&service, "2025-11-25").await;
+    let json_only = |body: &Value| with(post(Some(&id), body), "accept", "application/json");
+    let unknown_method = send(&service, json_only(&json!({"jsonrpc": "2.0", "id": 1, "method": "nope"}))).await;
+    assert_eq!(unknown_method.status(), 200);
+    assert_eq!(json_of(unknown_method).await["error"]["code"], -32601);
+    let unknown_tool = send(&service, json_only(&call(2, "missing"))).await;
+    assert_eq!(unknown_tool.status(), 200);
+    assert!(json_of(unknown_tool).await["error"]["code"].is_i64());
+    let discover = json!({"jsonrpc": "2.0", "id": 3, "method": "server/discover"});
+    assert_eq!(send(&service, json_only(&discover)).await.status(), 200);
+}
+
+#[tokio::test]
+async fn a_request_naming_another_era_on_a_session_is_400() {
+    let service = service(HttpConfig::default());
+    let id = open(&service, "2025-11-25").await;
+    let modern_header = with(post(Some(&id), &call(1, "echo")), "mcp-protocol-version", "2026-07-28");
+    assert_eq!(send(&service, modern_header).await.status(), 400);
+    let older = with(post(Some(&id), &call(1, "echo")), "mcp-protocol-version", "2025-03-26");
+    assert_eq!(send(&service, older).await.status(), 200);
+    let none = without(post(Some(&id), &call(1, "echo")), "mcp-protocol-version");
+    assert_eq!(send(&service, none).await.status(), 200);
+}
+
+#[tokio::test]
+async fn initialize_beyond_the_cap_is_503_and_idle_sessions_make_room() {
+    let service = service(HttpConfig::default().max_sessions(2));
+    let first = open(&service, "2025-11-25").await;
+    open(&service, "2025-11-25").await;
+    let refused = send(&service, post(None, &initialize("2025-11-25"))).await;
+    assert_eq!(refused.status(), 503);
+    assert!(refused.headers().get("mcp-session-id").is_none());
+    assert!(json_of(refused).await["error"]["message"].is_string());
+    assert_eq!(send(&service, post(Some(&first), &call(1, "echo"))).await.status(), 200, "no session was evicted");
+
+    let expiring = self::service(HttpConfig::default().max_sessions(1).session_idle_timeout(Duration::from_millis(50)));
+    let gone = open(&expiring, "2025-11-25").await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    open(&expiring, "2025-11-25").await;
+    assert_eq!(send(&expiring, post(Some(&gone), &call(1, "echo"))).await.status(), 404);
+}
+
+#[tokio::test]
+async fn last_event_id_replays_the_stream_it_names_and_no_other() {
+    let service = service(HttpConfig::default());
+    let id = open(&service, "2025-11-25").await;
+    // The tool ends its connection at once: priming event, `retry:`, end.
+    let paused = text(send(&service, post(Some(&id), &call(1, "pause"))).await).await;
+    let priming = paused.lines().next().and_then(|l| l.strip_prefix("id: ")).expect("a priming event").to_owned();
+    assert!(paused.starts_with(&format!("id: {priming}\nretry: ")), "{paused}");
+    assert!(answer_in(&paused, 1).is_none(), "the answer comes later: {paused}");
+    // Another request's stream, with its own events.
+    let other = text(send(&service, post(Some(&id), &call(2, "echo"))).await).await;
+    assert!(answer_in(&other, 2).is_some(), "{other}");
+    let resume = with(bare(http::Method::GET, &id), "mcp-protocol-version", "2025-11-25");
+    let mut resume = resume;
+    resume.headers_mut().insert("last-event-id", priming.parse().expect("a header value"));
+    let reply = send(&service, resume).await;
+    assert_eq!(reply.status(), 200);
+    let replayed = text(reply).await;
+    let answer = answer_in(&replayed, 1).expect("the paused call's answer");
+    assert_eq!(answer["result"]["content"][0]["text"], "after the pause");
+    assert!(answer_in(&replayed, 2).is_none(), "another stream's answer was replayed: {replayed}");
+    let stream = priming.split('-').next().expect("the stream's number");
+    assert!(replayed.lines().filter_map(|l| l.strip_prefix("id: ")).all(|e| e.starts_with(&format!("{stream}-"))));
+}
+
+#[tokio::test]
+async fn older_sessions_get_no_event_ids_and_keep_their_connection() {
+    let service = service(HttpConfig::default());
+    let id = open(&service, "2025-06-18").await;
+    let events = text(send(&service, post(Some(&id), &call(1, "pause"))).await).await;
+    assert!(!events.contains("id:") && !events.contains("retry:"), "{events}");
+    assert_eq!(answer_in(&events, 1).expect("the answer")["result"]["content"][0]["text"], "after the pause");
+}
+
+#[tokio::test]
+async fn a_closed_connection_does_not_cancel_a_session_request_but_cancelled_does() {
+    let finished = Arc::new(AtomicBool::new(false));
+    let service = server(Eras::Dual, Arc::clone(&finished)).http_service(HttpConfig::default());
+    let id = open(&service, "2025-11-25").await;
+    drop(send(&service, post(Some(&id), &call(1, "slow"))).await);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(finished.swap(false, Ordering::SeqCst), "the request went on without its connection");
+
+    let stream = send(&service, post(Some(&id), &call(2, "slow"))).await;
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}});
+    assert_eq!(send(&service, post(Some(&id), &cancel)).await.status(), 202);
+    let events = text(stream).await;
+    assert!(answer_in(&events, 2).is_none(), "a cancelled request is not answered: {events}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!finished.load(Ordering::SeqCst), "the cancelled request was stopped");
+}
+
+#[tokio::test]
+async fn batches_are_served_at_2025_03_26_only() {
+    let service = service(HttpConfig::default());
+    let batch = json!([
+        {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "ping"},
+    ]);
+    let old = open(&service, "2025-03-26").await;
+    let reply = send(&service, without(post(Some(&old), &batch), "mcp-protocol-version")).await;
+    assert_eq!(reply.status(), 200);
+    let answers = json_of(reply).await;
+    assert_eq!(answers.as_array().map(Vec::len), Some(2), "{answers}");
+    let newer = open(&service, "2025-11-25").await;
+    let refused = send(&service, post(Some(&newer), &batch)).await;
+    assert_eq!(refused.status(), 400);
+    assert_eq!(json_of(refused).await["error"]["code"], -32600);
+}
+
+fn modern_call(id: u64) -> http::Request<String> {
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+        "name": "echo", "arguments": {},
+        "_meta": {
+            META_PROTOCOL_VERSION: "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1.0.0"},
+        },
+    }});
+    let request = with(post(None, &body), "mcp-protocol-version", "2026-07-28");
+    with(with(request, "mcp-method", "tools/call"), "mcp-name", "echo")
+}
+
+#[tokio::test]
+async fn stateless_and_session_requests_interleave_on_one_service() {
+    let service = service(HttpConfig::default());
+    let session = open(&service, "2025-11-25").await;
+    let modern = json_of(send(&service, modern_call(1)).await).await;
+    assert_eq!(modern["result"]["resultType"], "complete", "{modern}");
+    let legacy = text(send(&service, post(Some(&session), &call(2, "echo"))).await).await;
+    let legacy = answer_in(&legacy, 2).expect("the session's answer");
+    assert!(legacy["result"].get("resultType").is_none(), "{legacy}");
+    // A stray session id does not make a stateless request the session's.
+    let mut stray = modern_call(3);
+    stray.headers_mut().insert("mcp-session-id", session.parse().expect("a header value"));
+    let stray = json_of(send(&service, stray).await).await;
+    assert_eq!(stray["result"]["resultType"], "complete", "{stray}");
+}
+
+#[tokio::test]
+async fn a_modern_only_server_keeps_no_sessions() {
+    let service = server(Eras::Modern, Arc::default()).http_service(HttpConfig::default());
+    let reply = send(&service, post(None, &initialize("2025-11-25"))).await;
+    assert_eq!(reply.status(), 400);
+    assert!(reply.headers().get("mcp-session-id").is_none());
+    assert!(text(reply).await.contains("2026-07-28"));
+    assert_eq!(send(&service, bare(http::Method::GET, "0123")).await.status(), 405);
+}
+
+#[tokio::test]
+async fn a_legacy_only_server_refuses_stateless_requests() {
+    let service = server(Eras::Legacy, Arc::default()).http_service(HttpConfig::default());
+    let reply = send(&service, modern_call(1)).await;
+    assert_eq!(reply.status(), 400);
+    assert_eq!(json_of(reply).await["error"]["code"], -32022);
+    let discover = json!({"jsonrpc": "2.0", "id": 2, "method": "server/discover", "params": {
+        "_meta": {META_PROTOCOL_VERSION: "2026-07-28"},
+    }});
+    let reply = send(&service, post(None, &discover)).await;
+    assert_eq!(reply.status(), 404);
+    assert_eq!(json_of(reply).await["error"]["code"], -32601);
+    open(&service, "2025-11-25").await;
+}
