@@ -184,7 +184,9 @@ impl Server {
             }
         };
 
-        if let Some(legacy) = &legacy {
+        // The session holds a sender of the output: ended and dropped, so
+        // that the writer sees the output close.
+        if let Some(legacy) = legacy.take() {
             legacy.end();
         }
         // Without input there is nobody to listen: end the listen streams
