@@ -139,7 +139,11 @@ fn start(server: Server, config: StdioConfig) -> (DuplexPeer, tokio::task::JoinH
 async fn requests_are_answered_one_line_each_and_end_of_input_ends_serving() {
     let (mut peer, task) = start(gated_server(&Gate::default()), StdioConfig::default());
     peer.send(&request(1, "server/discover", Value::Null)).await;
-    assert_eq!(peer.recv().await["result"]["supportedVersions"], json!(["2026-07-28"]));
+    // The fixture serves both eras (the default): the 2025-era versions are listed too.
+    assert_eq!(
+        peer.recv().await["result"]["supportedVersions"],
+        json!(["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"])
+    );
     // Blank lines and CRLF endings are tolerated.
     peer.send_raw(b"\n   \n").await;
     let crlf = call(2, "add", json!({"a": 1, "b": 1}));

@@ -147,7 +147,8 @@ async fn an_unknown_or_malformed_log_level_is_invalid_params() {
 async fn a_request_without_client_info_is_served() {
     let server = fixture::full();
     let reply = send(&server, &with_meta(1, "server/discover", json!({ V: "2026-07-28", CAPS: {} }))).await;
-    assert_eq!(reply.result()["supportedVersions"][0], "2026-07-28");
+    // The fixture serves both eras (the default): the 2025-era versions are listed too.
+    assert_eq!(reply.result()["supportedVersions"], json!(["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"]));
     assert_eq!(reply.http_status, Some(200));
 }
 

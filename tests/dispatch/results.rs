@@ -229,7 +229,7 @@ async fn capabilities_are_derived_from_registrations() {
 async fn discover_reports_versions_and_instructions() {
     let reply = call(&fixture::full(), "server/discover", Value::Null).await;
     let result = reply.result();
-    // Both eras by default: the stateless revision first, then the 2025-era ones `initialize` negotiates.
+    // The fixture serves both eras (the default): the 2025-era versions are listed too.
     assert_eq!(result["supportedVersions"], json!(["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"]));
     assert_eq!(result["instructions"], json!("Use `add` for sums."));
     assert!(result.get("serverInfo").is_none(), "serverInfo belongs in `_meta` only");

@@ -16,7 +16,8 @@ async fn a_request_is_answered_with_json() {
     assert_eq!(reply.status, StatusCode::OK);
     let value = reply.json("server/discover");
     assert_eq!(value["id"], 1);
-    assert_eq!(value["result"]["supportedVersions"], json!(["2026-07-28"]));
+    // The fixture serves both eras (the default): the 2025-era versions are listed too.
+    assert_eq!(value["result"]["supportedVersions"], json!(["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"]));
 
     let reply = Post::mcp(&call(2, "echo", json!({"text": "hi"}))).send(server.addr).await;
     assert_eq!(reply.json("tools/call")["result"]["content"][0]["text"], "hi");
