@@ -20,6 +20,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::session::{Outlet, Session};
 use super::shape;
+use super::store::SessionChange;
 use crate::context::NotificationSink;
 use crate::dispatch::{Request, RequestOptions};
 use crate::protocol::{
@@ -167,8 +168,8 @@ async fn answer(
     match method {
         "ping" => Ok(json!({})),
         "initialize" => Err(ErrorObject::invalid_request("The session is already initialized")),
-        "logging/setLevel" => set_level(server, session, &params),
-        "resources/subscribe" | "resources/unsubscribe" => subscription(server, session, method, &params),
+        "logging/setLevel" => set_level(server, session, &params).await,
+        "resources/subscribe" | "resources/unsubscribe" => subscription(server, session, method, &params).await,
         // The stateless revision's own methods do not exist on a session.
         "server/discover" | "subscriptions/listen" => Err(ErrorObject::method_not_found(method)),
         _ => {
@@ -178,7 +179,7 @@ async fn answer(
     }
 }
 
-fn set_level(server: &Server, session: &Session, params: &Map<String, Value>) -> Result<Value, ErrorObject> {
+async fn set_level(server: &Server, session: &Session, params: &Map<String, Value>) -> Result<Value, ErrorObject> {
     if server.capabilities().logging.is_none() {
         return Err(ErrorObject::method_not_found("logging/setLevel"));
     }
@@ -188,11 +189,11 @@ fn set_level(server: &Server, session: &Session, params: &Map<String, Value>) ->
                 "`level` must be one of debug, info, notice, warning, error, critical, alert, emergency",
             )
         })?;
-    session.set_log_level(level);
+    session.change(SessionChange::LogLevel { level }).await?;
     Ok(json!({}))
 }
 
-fn subscription(
+async fn subscription(
     server: &Server,
     session: &Session,
     method: &str,
@@ -205,11 +206,13 @@ fn subscription(
     let Some(uri) = params.get("uri").and_then(Value::as_str) else {
         return Err(ErrorObject::invalid_params("`uri` must be a string"));
     };
-    if method == "resources/subscribe" {
-        session.subscribe(uri.to_owned());
+    let uri = uri.to_owned();
+    let change = if method == "resources/subscribe" {
+        SessionChange::Subscribe { uri }
     } else {
-        session.unsubscribe(uri);
-    }
+        SessionChange::Unsubscribe { uri }
+    };
+    session.change(change).await?;
     Ok(json!({}))
 }
 

@@ -21,8 +21,12 @@ pub(crate) mod message;
 pub(crate) mod session;
 mod shape;
 pub(crate) mod stdio;
+mod store;
 
 pub use session::Session;
+pub use store::{
+    MemorySessionStore, SessionChange, SessionLimits, SessionRecord, SessionStore, StoreError, StoreFuture,
+};
 
 use crate::eras::LEGACY_VERSIONS;
 use crate::protocol::{ErrorObject, PROTOCOL_VERSION};

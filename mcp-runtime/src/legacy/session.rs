@@ -4,13 +4,16 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use super::store::{SessionChange, SessionRecord};
+use crate::eras::LEGACY_VERSIONS;
+use crate::handler::BoxFuture;
 use crate::protocol::{ClientCapabilities, ErrorObject, Implementation, LoggingLevel, RequestId};
 
 /// Where the messages of one stream go, serialized: stdout, or one SSE
@@ -25,6 +28,22 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// What a session kept in a [store](super::SessionStore) does beyond this
+/// process: the store and the other replicas serving the same session.
+pub(crate) trait Peers: Send + Sync {
+    /// The id of our next request to the client, naming the replica that
+    /// waits for its answer; `None` when no other replica could receive it.
+    fn request_id(&self) -> Option<Value>;
+    /// Sends the client's answer to the replica its id names; `false` when
+    /// it names none but this one.
+    fn forward_answer(&self, session: &str, id: &Value, outcome: Result<Value, ErrorObject>) -> bool;
+    /// Tells the other replicas of a `notifications/cancelled` for a
+    /// request not running here.
+    fn forward_cancel(&self, session: &str, id: &RequestId);
+    /// Writes a change through to the store, and tells the other replicas.
+    fn write(&self, session: &str, change: SessionChange) -> BoxFuture<Result<(), ErrorObject>>;
+}
+
 /// A 2025-era session, shared by every request of one stdio process or one
 /// `Mcp-Session-Id`.
 pub struct Session {
@@ -34,8 +53,8 @@ pub struct Session {
     client_info: Option<Implementation>,
     log_level: Mutex<Option<LoggingLevel>>,
     subscriptions: Mutex<HashSet<String>>,
-    /// Our requests waiting for the client's answer, by our id.
-    waiting: Mutex<HashMap<i64, oneshot::Sender<Result<Value, ErrorObject>>>>,
+    /// Our requests waiting for the client's answer, by the JSON text of our id.
+    waiting: Mutex<HashMap<String, oneshot::Sender<Result<Value, ErrorObject>>>>,
     next_id: AtomicI64,
     /// The client's requests in flight, cancelled by `notifications/cancelled`.
     in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
@@ -47,6 +66,8 @@ pub struct Session {
     last_seen: Mutex<Instant>,
     /// Cancelled when the session ends.
     ended: CancellationToken,
+    /// Set when the session is kept in a store (HTTP).
+    peers: Option<Arc<dyn Peers>>,
 }
 
 impl std::fmt::Debug for Session {
@@ -75,6 +96,50 @@ impl Session {
             standalone: Mutex::new(None),
             last_seen: Mutex::new(Instant::now()),
             ended: CancellationToken::new(),
+            peers: None,
+        }
+    }
+
+    /// A copy of a session from its record: `None` for a version this
+    /// runtime does not speak.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn from_record(record: &SessionRecord) -> Option<Self> {
+        let version = LEGACY_VERSIONS.iter().copied().find(|v| *v == record.protocol_version)?;
+        let session =
+            Session::new(record.id.clone(), version, record.client_capabilities.clone(), record.client_info.clone());
+        session.refresh(record);
+        Some(session)
+    }
+
+    /// What can be shared of the session.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn record(&self) -> SessionRecord {
+        let mut record = SessionRecord::new(self.id.clone(), self.version);
+        record.client_capabilities = self.capabilities.clone();
+        record.client_info = self.client_info.clone();
+        record.log_level = self.log_level();
+        record.subscriptions = lock(&self.subscriptions).iter().cloned().collect();
+        record
+    }
+
+    /// Keeps the session through `peers`: changes are written through,
+    /// answers and cancellations for other replicas forwarded.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn with_peers(mut self, peers: Arc<dyn Peers>) -> Self {
+        self.peers = Some(peers);
+        self
+    }
+
+    /// Takes the log level and subscriptions of the stored record, which
+    /// another replica may have changed.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn refresh(&self, record: &SessionRecord) {
+        *lock(&self.log_level) = record.log_level;
+        let mut subscriptions = lock(&self.subscriptions);
+        if subscriptions.len() != record.subscriptions.len()
+            || !record.subscriptions.iter().all(|uri| subscriptions.contains(uri))
+        {
+            *subscriptions = record.subscriptions.iter().cloned().collect();
         }
     }
 
@@ -102,16 +167,28 @@ impl Session {
         *lock(&self.log_level)
     }
 
-    pub(crate) fn set_log_level(&self, level: LoggingLevel) {
-        *lock(&self.log_level) = Some(level);
+    /// A change the client made: applied here, and written through to the
+    /// store before the client is answered, so that its next request finds
+    /// it whichever replica serves it.
+    pub(crate) async fn change(&self, change: SessionChange) -> Result<(), ErrorObject> {
+        self.apply_here(&change);
+        match &self.peers {
+            Some(peers) => peers.write(&self.id, change).await,
+            None => Ok(()),
+        }
     }
 
-    pub(crate) fn subscribe(&self, uri: String) {
-        lock(&self.subscriptions).insert(uri);
-    }
-
-    pub(crate) fn unsubscribe(&self, uri: &str) {
-        lock(&self.subscriptions).remove(uri);
+    /// A change made on another replica.
+    pub(crate) fn apply_here(&self, change: &SessionChange) {
+        match change {
+            SessionChange::LogLevel { level } => *lock(&self.log_level) = Some(*level),
+            SessionChange::Subscribe { uri } => {
+                lock(&self.subscriptions).insert(uri.clone());
+            }
+            SessionChange::Unsubscribe { uri } => {
+                lock(&self.subscriptions).remove(uri);
+            }
+        }
     }
 
     pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
@@ -157,11 +234,31 @@ impl Session {
     }
 
     /// `notifications/cancelled` from the client: unknown ids, finished
-    /// requests and malformed notices are ignored.
+    /// requests and malformed notices are ignored. A request not running
+    /// here may run on another replica, which is told.
     pub(crate) fn cancel(&self, id: &RequestId) {
-        if let Some(token) = lock(&self.in_flight).remove(id) {
-            token.cancel();
+        if !self.cancel_here(id)
+            && let Some(peers) = &self.peers
+        {
+            peers.forward_cancel(&self.id, id);
         }
+    }
+
+    /// Cancels the request if it runs here; whether it did.
+    pub(crate) fn cancel_here(&self, id: &RequestId) -> bool {
+        match lock(&self.in_flight).remove(id) {
+            Some(token) => {
+                token.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Whether requests of the session run here, or wait for the client.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn busy(&self) -> bool {
+        !lock(&self.in_flight).is_empty() || !lock(&self.waiting).is_empty()
     }
 
     /// Ends the session: requests in flight and our waiting requests are
@@ -192,12 +289,17 @@ impl Session {
         outlet: &Outlet,
         cancel: &CancellationToken,
     ) -> Result<Value, ErrorObject> {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let id = self
+            .peers
+            .as_ref()
+            .and_then(|peers| peers.request_id())
+            .unwrap_or_else(|| Value::from(self.next_id.fetch_add(1, Ordering::Relaxed)));
+        let key = id.to_string();
         let (tx, rx) = oneshot::channel();
-        lock(&self.waiting).insert(id, tx);
+        lock(&self.waiting).insert(key.clone(), tx);
         let request = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
         if outlet.send(request.to_string()).is_err() {
-            lock(&self.waiting).remove(&id);
+            lock(&self.waiting).remove(&key);
             return Err(ErrorObject::internal(format!(
                 "The client could not be sent `{method}`: its stream is closed"
             )));
@@ -207,7 +309,7 @@ impl Session {
             () = cancel.cancelled() => "the request it was made for was cancelled",
             () = tokio::time::sleep(CLIENT_ANSWER_TIMEOUT) => "no answer in time",
         };
-        lock(&self.waiting).remove(&id);
+        lock(&self.waiting).remove(&key);
         let notice = json!({
             "jsonrpc": "2.0",
             "method": "notifications/cancelled",
@@ -217,11 +319,22 @@ impl Session {
         Err(ErrorObject::internal(format!("`{method}` was given up: {reason}")))
     }
 
-    /// The client's answer to one of our requests; `false` if nothing
-    /// waits for that id.
+    /// The client's answer to one of our requests, given to the request
+    /// waiting for it here or sent to the replica where it waits; `false`
+    /// if nothing waits for that id.
     pub(crate) fn answer(&self, id: &Value, outcome: Result<Value, ErrorObject>) -> bool {
-        let Some(id) = id.as_i64() else { return false };
-        match lock(&self.waiting).remove(&id) {
+        let waiter = lock(&self.waiting).remove(&id.to_string());
+        match waiter {
+            Some(waiter) => waiter.send(outcome).is_ok(),
+            None => self.peers.as_ref().is_some_and(|peers| peers.forward_answer(&self.id, id, outcome)),
+        }
+    }
+
+    /// The client's answer, forwarded by another replica, for a request
+    /// waiting here.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn answer_here(&self, id: &Value, outcome: Result<Value, ErrorObject>) -> bool {
+        match lock(&self.waiting).remove(&id.to_string()) {
             Some(waiter) => waiter.send(outcome).is_ok(),
             None => false,
         }

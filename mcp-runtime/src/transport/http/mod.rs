@@ -57,9 +57,13 @@
 //! resumed with `Last-Event-ID` (see
 //! [`RequestContext::close_sse_stream`](crate::RequestContext::close_sse_stream)).
 //! How many sessions are kept and for how long: [`HttpConfig::max_sessions`]
-//! and [`HttpConfig::session_idle_timeout`]. Sessions live in the process
-//! that opened them: replicas behind a load balancer need it to route by
-//! `Mcp-Session-Id`.
+//! and [`HttpConfig::session_idle_timeout`]. Where: in the process's memory
+//! by default, so that replicas behind a load balancer need it to route by
+//! `Mcp-Session-Id`; in a store the replicas share
+//! ([`HttpConfig::session_store`], such as
+//! [`RedisSessionStore`](crate::legacy::RedisSessionStore)), any replica
+//! serves any session, with the exceptions that page lists (resuming a
+//! stream needs the replica that holds it).
 
 mod body;
 mod cors;
@@ -74,12 +78,14 @@ mod service;
 mod sse;
 mod stall;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 pub use body::McpBody;
 pub use cors::{CORS_EXPOSED_HEADERS, CORS_REQUEST_HEADER_PREFIX, CORS_REQUEST_HEADERS};
 pub use service::{McpService, ResponseFuture};
 
+use crate::legacy::SessionStore;
 use crate::server::Server;
 use origin::OriginPolicy;
 
@@ -101,6 +107,7 @@ use origin::OriginPolicy;
 /// | [`cors`](Self::cors) (standalone) | off |
 /// | [`max_sessions`](Self::max_sessions) (2025-era clients) | 10 000 live at once (503 beyond) |
 /// | [`session_idle_timeout`](Self::session_idle_timeout) (2025-era clients) | 30 min unused ends a session |
+/// | [`session_store`](Self::session_store) (2025-era clients) | in this process's memory |
 ///
 /// The `Origin`/`Host` check guards against DNS rebinding: a web page must
 /// not reach a server on `localhost` through a name it controls. By default
@@ -138,6 +145,17 @@ pub struct HttpConfig {
     pub(crate) cors: bool,
     pub(crate) max_sessions: usize,
     pub(crate) session_idle_timeout: Duration,
+    pub(crate) session_store: Option<StoreSlot>,
+}
+
+/// The store [`HttpConfig::session_store`] set.
+#[derive(Clone)]
+pub(crate) struct StoreSlot(pub(crate) Arc<dyn SessionStore>);
+
+impl std::fmt::Debug for StoreSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SessionStore")
+    }
 }
 
 impl Default for HttpConfig {
@@ -157,6 +175,7 @@ impl Default for HttpConfig {
             cors: false,
             max_sessions: 10_000,
             session_idle_timeout: Duration::from_secs(30 * 60),
+            session_store: None,
         }
     }
 }
@@ -324,6 +343,35 @@ impl HttpConfig {
     /// `initialize` again.
     pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
         self.session_idle_timeout = idle;
+        self
+    }
+
+    /// Where 2025-era sessions are kept (default: in this process's memory,
+    /// [`MemorySessionStore`](crate::legacy::MemorySessionStore)). With a
+    /// store several replicas share, such as
+    /// [`RedisSessionStore`](crate::legacy::RedisSessionStore) (`redis`
+    /// feature), a session opened on one replica is served by any other,
+    /// behind a load balancer that does not route by `Mcp-Session-Id`: a
+    /// request to the client may be answered on any replica, a DELETE on
+    /// any replica ends the session everywhere. [`max_sessions`](Self::max_sessions)
+    /// and [`session_idle_timeout`](Self::session_idle_timeout) bound the
+    /// store's sessions, and, on each replica, the copies it holds.
+    ///
+    /// What stays with the replica that holds it: an event stream. A
+    /// `Last-Event-ID` GET reaching another replica is answered 400 (its
+    /// standalone stream goes on there, without what the other one sent),
+    /// so handlers that end their stream's connection
+    /// ([`close_sse_stream`](crate::RequestContext::close_sse_stream)) need
+    /// routing by `Mcp-Session-Id` to have it resumed. The messages a
+    /// request answered with plain JSON sends (its notifications, its
+    /// requests to the client) go to the standalone stream of the replica
+    /// serving it; clients that take an event stream, as clients do, get
+    /// them on the request's own stream. List changes and resource updates
+    /// reach every replica's standalone stream through the server's
+    /// [`EventBus`](crate::events::EventBus), so give replicas a shared one
+    /// ([`RedisBus`](crate::events::RedisBus)) too.
+    pub fn session_store(mut self, store: impl SessionStore) -> Self {
+        self.session_store = Some(StoreSlot(Arc::new(store)));
         self
     }
 }

@@ -3,7 +3,7 @@
 //! In order: a body carrying the 2026-07-28 `_meta` is stateless, whatever
 //! else the request carries (a stray `Mcp-Session-Id` included); a 2025-era
 //! `initialize` opens a session; an `Mcp-Session-Id` names the session the
-//! request belongs to (404 when it names none); a 2025-era
+//! request belongs to (looked up next: 404 when it names none); a 2025-era
 //! `MCP-Protocol-Version` without a session id is refused (400: the session
 //! id is required); anything else is stateless.
 //!
@@ -11,13 +11,10 @@
 //! mention `initialize`, so they are told apart without reading the body
 //! as JSON: the stateless path reads it once, as before.
 
-use std::sync::Arc;
-
 use http::{HeaderMap, HeaderName, StatusCode};
 use serde_json::Value;
 
-use super::sessions::HttpSession;
-use super::{Sessions, error_response};
+use super::error_response;
 use crate::legacy::message;
 use crate::protocol::ErrorObject;
 use crate::transport::http::body::McpBody;
@@ -34,14 +31,14 @@ pub(super) enum Era {
     Modern,
     /// A 2025-era `initialize`: a new session.
     Initialize(Value),
-    /// A message of this session.
-    Session(Arc<HttpSession>, Value),
+    /// A message of the session this id names.
+    Session(String, Value),
     /// Refused before any session sees it.
     Refused(http::Response<McpBody>),
 }
 
 /// Decides the era of a POST from its headers and body.
-pub(super) fn choose(sessions: &Sessions, headers: &HeaderMap, body: &[u8]) -> Era {
+pub(super) fn choose(headers: &HeaderMap, body: &[u8]) -> Era {
     let session_id = headers.get(SESSION_ID);
     let legacy_header = headers.get(PROTOCOL_VERSION).is_some_and(|v| v.as_bytes().starts_with(b"2025-"));
     if session_id.is_none() && !legacy_header && !mentions_initialize(body) {
@@ -61,9 +58,9 @@ pub(super) fn choose(sessions: &Sessions, headers: &HeaderMap, body: &[u8]) -> E
     }
     let initialize = message.get("method").and_then(Value::as_str) == Some("initialize");
     match session_id {
-        Some(id) => match id.to_str().ok().and_then(|id| sessions.get(id)) {
-            Some(session) => Era::Session(session, message),
-            None => Era::Refused(not_found()),
+        Some(id) => match id.to_str() {
+            Ok(id) => Era::Session(id.to_owned(), message),
+            Err(_) => Era::Refused(not_found()),
         },
         None if initialize => Era::Initialize(message),
         None if legacy_header => Era::Refused(transport_error(

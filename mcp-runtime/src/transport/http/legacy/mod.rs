@@ -20,6 +20,7 @@
 
 mod era;
 mod post;
+mod relay;
 mod sessions;
 mod stream;
 #[cfg(test)]
@@ -50,7 +51,7 @@ use crate::legacy::bridge::{failure, success};
 use crate::legacy::message::{self, Incoming};
 use crate::protocol::{ErrorObject, RequestId};
 use era::{Era, PROTOCOL_VERSION, SESSION_ID};
-use sessions::HttpSession;
+use sessions::{HttpSession, Unavailable};
 
 /// `Last-Event-ID`.
 const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
@@ -67,13 +68,23 @@ where
         else {
             return respond_modern(shared, parts, body).await;
         };
-        let Some(session) = id.to_str().ok().and_then(|id| sessions.get(id)) else { return era::not_found() };
+        let session = match id.to_str() {
+            Ok(id) => sessions.get(&shared.server, id).await,
+            Err(_) => Ok(None),
+        };
+        let session = match session {
+            Ok(Some(session)) => session,
+            Ok(None) => return era::not_found(),
+            Err(refused) => return unavailable(None, &refused),
+        };
         if let Some(refusal) = version_refusal(&parts.headers) {
             return refusal;
         }
         if parts.method == Method::DELETE {
-            sessions.end(session.session.id());
-            return empty(StatusCode::NO_CONTENT);
+            return match sessions.end(session.session.id()).await {
+                Ok(_) => empty(StatusCode::NO_CONTENT),
+                Err(refused) => unavailable(None, &refused),
+            };
         }
         return open_stream(shared, &session, &parts);
     }
@@ -81,20 +92,44 @@ where
         Ok(read) => read,
         Err(refusal) => return refusal,
     };
-    match era::choose(sessions, &parts.headers, &bytes) {
+    match era::choose(&parts.headers, &bytes) {
         Era::Modern if shared.server.eras().serves_modern() => serve_modern(shared, parts, accept, &bytes).await,
         Era::Modern => refuse_modern(&bytes),
-        Era::Initialize(message) => initialize(shared, sessions, accept, message),
-        Era::Session(session, message) => match version_refusal(&parts.headers) {
-            None => Box::pin(post::serve(shared, session, parts, accept, message)).await,
-            Some(refusal) => refusal,
+        Era::Initialize(message) => initialize(shared, sessions, accept, message).await,
+        Era::Session(id, message) => match sessions.get(&shared.server, &id).await {
+            Ok(Some(session)) => match version_refusal(&parts.headers) {
+                None => Box::pin(post::serve(shared, session, parts, accept, message)).await,
+                Some(refusal) => refusal,
+            },
+            Ok(None) => era::not_found(),
+            Err(refused) => unavailable(None, &refused),
         },
         Era::Refused(refusal) => refusal,
     }
 }
 
+/// 503 for a session that cannot be opened or served now: too many are
+/// live, or the store failed.
+fn unavailable(id: Option<&RequestId>, refused: &Unavailable) -> http::Response<McpBody> {
+    let error = match refused {
+        Unavailable::Full => {
+            ErrorObject { code: -32000, message: "Too many sessions are open; retry later".to_owned(), data: None }
+        }
+        Unavailable::Store(error) => {
+            tracing::warn!(%error, "the session store failed");
+            ErrorObject::internal("The session store is unavailable; retry later")
+        }
+    };
+    error_response(StatusCode::SERVICE_UNAVAILABLE, id, &error)
+}
+
 /// `initialize`: a new session, its id in the response's `Mcp-Session-Id`.
-fn initialize(shared: &Shared, sessions: &Sessions, accept: Acceptable, message: Value) -> http::Response<McpBody> {
+async fn initialize(
+    shared: &Shared,
+    sessions: &Sessions,
+    accept: Acceptable,
+    message: Value,
+) -> http::Response<McpBody> {
     let Incoming::Request { id, params, .. } = message::read(message) else {
         return transport_error(StatusCode::BAD_REQUEST, "`initialize` must be a JSON-RPC request");
     };
@@ -102,14 +137,10 @@ fn initialize(shared: &Shared, sessions: &Sessions, accept: Acceptable, message:
         Ok(opened) => opened,
         Err(error) => return error_response(StatusCode::BAD_REQUEST, Some(&id), &error),
     };
-    let session = HttpSession::new(session);
-    if sessions.insert(Arc::clone(&session)).is_err() {
-        session.end();
-        let error =
-            ErrorObject { code: -32000, message: "Too many sessions are open; retry later".to_owned(), data: None };
-        return error_response(StatusCode::SERVICE_UNAVAILABLE, Some(&id), &error);
-    }
-    session.start(&shared.server);
+    let session = match sessions.open(&shared.server, session).await {
+        Ok(session) => session,
+        Err(refused) => return unavailable(Some(&id), &refused),
+    };
     let mut response = answer(accept, success(&id, &result));
     if let Ok(value) = HeaderValue::from_str(session.session.id()) {
         response.headers_mut().insert(SESSION_ID, value);

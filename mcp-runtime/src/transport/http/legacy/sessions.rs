@@ -1,28 +1,40 @@
-//! The 2025-era sessions of one endpoint, by `Mcp-Session-Id`.
+//! The 2025-era sessions of one endpoint, by `Mcp-Session-Id`: their
+//! records in a [`SessionStore`], and this process's copies of the sessions
+//! it serves.
 //!
-//! Kept in memory, within two bounds so that a flood of `initialize` cannot
-//! grow them without end: at most [`max_sessions`] live at once (one more
-//! `initialize` is answered 503, and no live session is evicted for it:
-//! under a flood the clients already served keep working), and a session
-//! that no request and no open stream used for
-//! [`session_idle_timeout`] is ended. Expiry is checked when a session is
-//! looked up, and on every table once in a while when one is opened, so no
-//! background task is needed.
+//! The store decides whether a session lives: every request of a session
+//! loads its record (404 when there is none), which counts the session as
+//! used; a copy here is built from the record when missing and brought up
+//! to date from it otherwise. While one of its streams is being read, a
+//! copy loads its record every third of the idle timeout (at most every
+//! minute), so that a session in use does not expire, and so that one
+//! ended on another replica ends here too, even if the word from that
+//! replica was lost.
+//!
+//! This process holds at most [`max_sessions`] copies. One unused for
+//! [`session_idle_timeout`] (no request, no stream read, nothing in flight)
+//! is dropped; the record stays, and the next request builds a copy again.
+//! Copies are checked when a session is looked up, and all of them once in
+//! a while when one is added, so no background task is needed for that.
+//! With the default [`MemorySessionStore`] the store holds the same
+//! sessions as the copies; with a shared one, one more `initialize` beyond
+//! the cap is refused whether the cap is reached here or in the store.
 //!
 //! [`max_sessions`]: crate::transport::http::HttpConfig::max_sessions
 //! [`session_idle_timeout`]: crate::transport::http::HttpConfig::session_idle_timeout
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
+use super::relay::{self, Relay};
 use super::stream::Streams;
-use crate::legacy::Session;
 use crate::legacy::events;
 use crate::legacy::session::Outlet;
+use crate::legacy::{MemorySessionStore, Session, SessionLimits, SessionStore, StoreError};
 use crate::server::Server;
 use crate::transport::http::HttpConfig;
 
@@ -30,7 +42,13 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// One session as HTTP serves it: the session, and its event streams.
+/// How often a copy whose streams are read loads its record.
+fn heartbeat(idle: Duration) -> Duration {
+    (idle / 3).clamp(Duration::from_millis(100), Duration::from_secs(60))
+}
+
+/// One session as HTTP serves it: this process's copy of the session, and
+/// its event streams.
 pub(crate) struct HttpSession {
     pub(crate) session: Arc<Session>,
     pub(crate) streams: Streams,
@@ -42,12 +60,14 @@ pub(crate) struct HttpSession {
     /// Connections reading one of its streams: while one is open the
     /// session is in use, however long since its last request.
     open: AtomicUsize,
+    store: Arc<dyn SessionStore>,
+    limits: SessionLimits,
 }
 
 impl HttpSession {
-    pub(crate) fn new(session: Session) -> Arc<Self> {
-        let session = Arc::new(session);
-        let streams = Streams::new(session.protocol_version() == "2025-11-25");
+    fn new(session: Session, table: &Table) -> Arc<Self> {
+        let session = Arc::new(session.with_peers(table.relay.clone()));
+        let streams = Streams::new(session.protocol_version() == "2025-11-25", table.store.replica_id());
         let (standalone, pending) = mpsc::unbounded_channel();
         session.set_standalone(Some(standalone.clone()));
         Arc::new(HttpSession {
@@ -56,18 +76,25 @@ impl HttpSession {
             standalone,
             pending: Mutex::new(Some(pending)),
             open: AtomicUsize::new(0),
+            store: Arc::clone(&table.store),
+            limits: table.limits,
         })
     }
 
     /// Starts forwarding to the standalone stream what the session sends
     /// there, and the server's changes; until the session ends or the
-    /// server [closes its streams](Server::close_streams).
-    pub(crate) fn start(&self, server: &Server) {
+    /// server [closes its streams](Server::close_streams). Meanwhile, the
+    /// record is loaded now and then while a stream is read.
+    fn start(self: &Arc<Self>, server: &Server) {
         let Some(mut messages) = lock(&self.pending).take() else { return };
         let stream = Arc::clone(self.streams.standalone());
         let session = Arc::clone(&self.session);
         let closing = server.closing().clone();
+        let this = Arc::downgrade(self);
+        let period = heartbeat(self.limits.idle_timeout);
         tokio::spawn(async move {
+            let mut beat = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+            beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
                 tokio::select! {
                     () = session.ended() => return,
@@ -78,6 +105,18 @@ impl HttpSession {
                         Some(message) => stream.push(&message),
                         None => return,
                     },
+                    _ = beat.tick() => {
+                        let Some(this) = this.upgrade() else { return };
+                        if this.open.load(Ordering::Acquire) == 0 {
+                            continue;
+                        }
+                        match this.store.load(session.id(), this.limits).await {
+                            Ok(Some(record)) => session.refresh(&record),
+                            Ok(None) => return this.end(),
+                            // The store is out of reach: the next beat will tell.
+                            Err(_) => {}
+                        }
+                    }
                 }
             }
         });
@@ -94,15 +133,16 @@ impl HttpSession {
         OpenConnection(Arc::clone(self))
     }
 
-    /// Ends the session: its requests are cancelled, its streams and their
-    /// connections end.
+    /// Ends this copy of the session: its requests here are cancelled, its
+    /// streams here and their connections end.
     pub(crate) fn end(&self) {
         self.session.end();
         self.streams.close_all();
     }
 
     fn expired(&self, idle: Duration) -> bool {
-        self.session.has_ended() || (self.open.load(Ordering::Acquire) == 0 && self.session.idle_for() >= idle)
+        self.session.has_ended()
+            || (self.open.load(Ordering::Acquire) == 0 && !self.session.busy() && self.session.idle_for() >= idle)
     }
 }
 
@@ -112,115 +152,163 @@ pub(crate) struct OpenConnection(Arc<HttpSession>);
 
 impl Drop for OpenConnection {
     fn drop(&mut self) {
-        self.0.open.fetch_sub(1, Ordering::AcqRel);
-        self.0.session.touch();
+        let held = &self.0;
+        held.open.fetch_sub(1, Ordering::AcqRel);
+        held.session.touch();
+        // The store's idle clock restarts too.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let (store, limits, id) = (Arc::clone(&held.store), held.limits, held.session.id().to_owned());
+            runtime.spawn(async move { store.load(&id, limits).await });
+        }
     }
 }
 
-/// Why a session could not be kept.
+/// Why a session could not be opened or served.
 #[derive(Debug)]
-pub(crate) struct Full;
-
-/// Where an endpoint's sessions are kept.
-///
-/// A session is more than data: server→client requests wait on it, and its
-/// streams are channels to open connections. Only the process serving it
-/// can hold that, which is why sessions are kept in memory; a store shared
-/// by several replicas would have to keep what can be shared (the
-/// negotiated version, capabilities, log level, subscriptions) and route
-/// each request to the replica holding the rest (sticky routing by
-/// `Mcp-Session-Id`).
-pub(crate) trait SessionStore: Send + Sync {
-    /// Keeps a new session, unless as many as allowed are live.
-    fn insert(&self, session: Arc<HttpSession>) -> Result<(), Full>;
-    /// The live session with this id; an expired one is ended and forgotten.
-    fn get(&self, id: &str) -> Option<Arc<HttpSession>>;
-    /// Forgets a session, returning it (its caller ends it).
-    fn remove(&self, id: &str) -> Option<Arc<HttpSession>>;
+pub(crate) enum Unavailable {
+    /// As many sessions as allowed are live, in the store or here.
+    Full,
+    /// The store failed.
+    Store(StoreError),
 }
 
-/// The sessions of one process, in a map.
-pub(crate) struct MemoryStore {
-    max: usize,
-    idle: Duration,
-    sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+impl From<StoreError> for Unavailable {
+    fn from(error: StoreError) -> Self {
+        match error {
+            StoreError::Full => Unavailable::Full,
+            other => Unavailable::Store(other),
+        }
+    }
+}
+
+/// This process's copies of the sessions, and where their records are.
+pub(crate) struct Table {
+    store: Arc<dyn SessionStore>,
+    limits: SessionLimits,
+    relay: Arc<Relay>,
+    copies: Mutex<HashMap<String, Arc<HttpSession>>>,
     swept: Mutex<Instant>,
+    /// Whether the signals of other replicas are being listened to.
+    listening: AtomicBool,
 }
 
-impl MemoryStore {
-    pub(crate) fn new(max: usize, idle: Duration) -> Self {
-        MemoryStore { max: max.max(1), idle, sessions: Mutex::default(), swept: Mutex::new(Instant::now()) }
+impl Table {
+    /// The copy of a session held here, if any.
+    pub(crate) fn held(&self, id: &str) -> Option<Arc<HttpSession>> {
+        lock(&self.copies).get(id).cloned()
     }
 
-    /// How often the whole table is checked for expired sessions.
-    fn sweep_every(&self) -> Duration {
-        self.idle.min(Duration::from_secs(60))
+    /// Ends and forgets the copy of a session that ended.
+    pub(crate) fn drop_copy(&self, id: &str) {
+        let copy = lock(&self.copies).remove(id);
+        if let Some(copy) = copy {
+            copy.end();
+        }
     }
 
-    fn sweep(&self, sessions: &mut HashMap<String, Arc<HttpSession>>) {
+    /// Keeps a new copy, or returns the one another request made first
+    /// (`false`: that one is already started); unless as many as allowed
+    /// are held.
+    fn hold(&self, copy: Arc<HttpSession>) -> Result<(Arc<HttpSession>, bool), Unavailable> {
+        let mut copies = lock(&self.copies);
+        if let Some(held) = copies.get(copy.session.id()).filter(|held| !held.session.has_ended()) {
+            return Ok((Arc::clone(held), false));
+        }
+        let due = lock(&self.swept).elapsed() >= self.limits.idle_timeout.min(Duration::from_secs(60));
+        if due || copies.len() >= self.limits.max_sessions {
+            self.sweep(&mut copies);
+        }
+        if copies.len() >= self.limits.max_sessions {
+            return Err(Unavailable::Full);
+        }
+        copies.insert(copy.session.id().to_owned(), Arc::clone(&copy));
+        Ok((copy, true))
+    }
+
+    fn sweep(&self, copies: &mut HashMap<String, Arc<HttpSession>>) {
         *lock(&self.swept) = Instant::now();
-        sessions.retain(|_, session| {
-            let expired = session.expired(self.idle);
+        copies.retain(|_, copy| {
+            let expired = copy.expired(self.limits.idle_timeout);
             if expired {
-                session.end();
+                copy.end();
             }
             !expired
         });
     }
 }
 
-impl SessionStore for MemoryStore {
-    fn insert(&self, session: Arc<HttpSession>) -> Result<(), Full> {
-        let mut sessions = lock(&self.sessions);
-        let due = lock(&self.swept).elapsed() >= self.sweep_every();
-        if due || sessions.len() >= self.max {
-            self.sweep(&mut sessions);
-        }
-        if sessions.len() >= self.max {
-            return Err(Full);
-        }
-        sessions.insert(session.session.id().to_owned(), session);
-        Ok(())
-    }
-
-    fn get(&self, id: &str) -> Option<Arc<HttpSession>> {
-        let mut sessions = lock(&self.sessions);
-        let session = sessions.get(id)?;
-        if session.expired(self.idle) {
-            session.end();
-            sessions.remove(id);
-            return None;
-        }
-        Some(Arc::clone(session))
-    }
-
-    fn remove(&self, id: &str) -> Option<Arc<HttpSession>> {
-        lock(&self.sessions).remove(id)
-    }
-}
-
 /// The sessions of one [`McpService`](crate::transport::http::McpService).
 pub(crate) struct Sessions {
-    store: Box<dyn SessionStore>,
+    table: Arc<Table>,
 }
 
 impl Sessions {
     pub(crate) fn new(config: &HttpConfig) -> Self {
-        Sessions { store: Box::new(MemoryStore::new(config.max_sessions, config.session_idle_timeout)) }
+        let store = match &config.session_store {
+            Some(store) => Arc::clone(&store.0),
+            None => Arc::new(MemorySessionStore::new()),
+        };
+        let table = Table {
+            relay: Relay::new(Arc::clone(&store)),
+            store,
+            limits: SessionLimits::new(config.max_sessions, config.session_idle_timeout),
+            copies: Mutex::default(),
+            swept: Mutex::new(Instant::now()),
+            listening: AtomicBool::new(false),
+        };
+        Sessions { table: Arc::new(table) }
     }
 
-    pub(crate) fn insert(&self, session: Arc<HttpSession>) -> Result<(), Full> {
-        self.store.insert(session)
+    /// Starts listening to the other replicas, once, from within the runtime.
+    fn listen(&self) {
+        if !self.table.listening.swap(true, Ordering::AcqRel) {
+            relay::listen(&*self.table.store, Arc::downgrade(&self.table));
+        }
     }
 
-    pub(crate) fn get(&self, id: &str) -> Option<Arc<HttpSession>> {
-        self.store.get(id)
+    /// Keeps a session `initialize` opened, and starts it.
+    pub(crate) async fn open(&self, server: &Server, session: Session) -> Result<Arc<HttpSession>, Unavailable> {
+        self.listen();
+        let record = session.record();
+        // Room here is taken first: a record no replica could serve would
+        // hold a place in the store until it expired.
+        let (copy, _) = self.table.hold(HttpSession::new(session, &self.table))?;
+        if let Err(refused) = self.table.store.create(record, self.table.limits).await {
+            self.table.drop_copy(copy.session.id());
+            return Err(refused.into());
+        }
+        copy.start(server);
+        Ok(copy)
     }
 
-    /// Ends a session and forgets it; `false` if there was none by that id.
-    pub(crate) fn end(&self, id: &str) -> bool {
-        let Some(session) = self.store.remove(id) else { return false };
-        session.end();
-        true
+    /// The session with this id, as the store has it now; `None` once it
+    /// ended or expired, or for a version this runtime does not speak.
+    pub(crate) async fn get(&self, server: &Server, id: &str) -> Result<Option<Arc<HttpSession>>, Unavailable> {
+        self.listen();
+        let Some(record) = self.table.store.load(id, self.table.limits).await? else {
+            self.table.drop_copy(id);
+            return Ok(None);
+        };
+        if let Some(held) = self.table.held(id).filter(|held| !held.session.has_ended()) {
+            held.session.refresh(&record);
+            held.session.touch();
+            return Ok(Some(held));
+        }
+        let Some(session) = Session::from_record(&record) else { return Ok(None) };
+        let (copy, new) = self.table.hold(HttpSession::new(session, &self.table))?;
+        if new {
+            copy.start(server);
+        }
+        Ok(Some(copy))
+    }
+
+    /// Ends a session everywhere: its record is removed, this copy ended,
+    /// and the other replicas told to end theirs. `false` if there was none
+    /// by that id.
+    pub(crate) async fn end(&self, id: &str) -> Result<bool, Unavailable> {
+        let removed = self.table.store.remove(id).await?;
+        self.table.drop_copy(id);
+        self.table.relay.ended(id).await;
+        Ok(removed)
     }
 }

@@ -7,7 +7,10 @@
 //! (2025-era clients cancel with `notifications/cancelled`).
 //!
 //! On a 2025-11-25 session streams can be resumed: each event has an id
-//! `<stream>-<n>`, unique across the session and naming its stream; the
+//! `<stream>-<n>`, unique across the session and naming its stream (with a
+//! shared session store, `<replica>.<stream>-<n>`: another replica's copy
+//! of the session has streams of its own, and must not take an id of this
+//! one's for one of them); the
 //! recent events of each stream are kept, and a GET with `Last-Event-ID`
 //! replays those that came after that id on that stream only, then goes on
 //! with it. A connection there opens with a priming event (an id, `retry:`
@@ -54,6 +57,8 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 /// Every stream of one session.
 pub(crate) struct Streams {
     resumable: bool,
+    /// The replica's id, when other replicas hold copies of the session.
+    replica: Option<Arc<str>>,
     next: AtomicU64,
     standalone: Arc<Stream>,
     /// The request streams a client may resume: open ones, and recently
@@ -62,13 +67,16 @@ pub(crate) struct Streams {
 }
 
 impl Streams {
-    /// The streams of a session; `resumable` for a 2025-11-25 one.
-    pub(crate) fn new(resumable: bool) -> Self {
+    /// The streams of a session; `resumable` for a 2025-11-25 one. Their
+    /// event ids name `replica` when there is one.
+    pub(crate) fn new(resumable: bool, replica: Option<&str>) -> Self {
+        let replica: Option<Arc<str>> = replica.map(Arc::from);
         Streams {
             resumable,
             next: AtomicU64::new(STANDALONE + 1),
-            standalone: Arc::new(Stream::new(STANDALONE, resumable)),
+            standalone: Arc::new(Stream::new(STANDALONE, resumable, replica.as_deref())),
             requests: Mutex::default(),
+            replica,
         }
     }
 
@@ -84,7 +92,7 @@ impl Streams {
     /// A new stream for one request's messages.
     pub(crate) fn open(&self) -> Arc<Stream> {
         let number = self.next.fetch_add(1, Ordering::Relaxed);
-        let stream = Arc::new(Stream::new(number, self.resumable));
+        let stream = Arc::new(Stream::new(number, self.resumable, self.replica.as_deref()));
         if self.resumable {
             let mut requests = lock(&self.requests);
             prune(&mut requests);
@@ -96,6 +104,10 @@ impl Streams {
     /// The stream an event id names, and the event's place in it.
     pub(crate) fn find(&self, event_id: &str) -> Option<(Arc<Stream>, u64)> {
         let (stream, seq) = event_id.trim().split_once('-')?;
+        let stream = match &self.replica {
+            Some(replica) => stream.strip_prefix(&**replica)?.strip_prefix('.')?,
+            None => stream,
+        };
         let (stream, seq) = (stream.parse::<u64>().ok()?, seq.parse::<u64>().ok()?);
         if stream == STANDALONE {
             return Some((Arc::clone(&self.standalone), seq));
@@ -127,7 +139,8 @@ fn prune(requests: &mut HashMap<u64, Arc<Stream>>) {
 
 /// One stream: its recent events, and the connection reading it.
 pub(crate) struct Stream {
-    number: u64,
+    /// What its event ids start with: its number, after the replica's id if any.
+    label: String,
     resumable: bool,
     state: Mutex<State>,
 }
@@ -142,8 +155,12 @@ struct State {
 }
 
 impl Stream {
-    fn new(number: u64, resumable: bool) -> Self {
-        Stream { number, resumable, state: Mutex::default() }
+    fn new(number: u64, resumable: bool, replica: Option<&str>) -> Self {
+        let label = match replica {
+            Some(replica) => format!("{replica}.{number}"),
+            None => number.to_string(),
+        };
+        Stream { label, resumable, state: Mutex::default() }
     }
 
     pub(crate) fn resumable(&self) -> bool {
@@ -158,7 +175,7 @@ impl Stream {
         if self.resumable {
             let seq = state.next;
             state.next += 1;
-            let _ = tx.send(priming(self.number, seq));
+            let _ = tx.send(priming(&self.label, seq));
         }
         if state.finished.is_none() {
             state.live = Some(tx);
@@ -191,7 +208,7 @@ impl Stream {
         let framed = if self.resumable {
             let seq = state.next;
             state.next += 1;
-            let framed = with_id(self.number, seq, message);
+            let framed = with_id(&self.label, seq, message);
             state.kept.push_back((seq, framed.clone()));
             if state.kept.len() > KEPT_EVENTS {
                 state.kept.pop_front();
@@ -232,11 +249,11 @@ impl Stream {
     }
 }
 
-fn priming(stream: u64, seq: u64) -> Bytes {
+fn priming(stream: &str, seq: u64) -> Bytes {
     Bytes::from(format!("id: {stream}-{seq}\nretry: {RETRY_MS}\ndata: \n\n"))
 }
 
-fn with_id(stream: u64, seq: u64, message: &str) -> Bytes {
+fn with_id(stream: &str, seq: u64, message: &str) -> Bytes {
     let data = event(message);
     let mut out = BytesMut::with_capacity(data.len() + 24);
     out.put_slice(format!("id: {stream}-{seq}\n").as_bytes());
@@ -297,7 +314,7 @@ mod tests {
 
     #[test]
     fn a_resumed_stream_replays_what_came_after_the_id_then_goes_on() {
-        let streams = Streams::new(true);
+        let streams = Streams::new(true, None);
         let stream = streams.open();
         let mut first = stream.connect();
         stream.push(r#"{"n":1}"#);
@@ -318,7 +335,7 @@ mod tests {
 
     #[test]
     fn older_sessions_get_no_ids_no_priming_and_no_closed_connections() {
-        let streams = Streams::new(false);
+        let streams = Streams::new(false, None);
         let stream = streams.open();
         let mut rx = stream.connect();
         stream.push("{}");
@@ -328,8 +345,22 @@ mod tests {
     }
 
     #[test]
+    fn with_a_shared_store_event_ids_name_the_replica_and_only_its_own_are_found() {
+        let streams = Streams::new(true, Some("a1"));
+        let stream = streams.open();
+        let mut rx = stream.connect();
+        stream.push("{}");
+        assert_eq!(drain(&mut rx)[1], "id: a1.1-1\ndata: {}\n\n");
+        assert!(streams.find("a1.1-0").is_some());
+        assert!(streams.find("a1.0-3").is_some(), "the standalone stream");
+        for foreign in ["1-0", "b2.1-0", "a1-0", "a11.1-0", "0-0"] {
+            assert!(streams.find(foreign).is_none(), "{foreign}");
+        }
+    }
+
+    #[test]
     fn only_so_many_finished_streams_are_kept() {
-        let streams = Streams::new(true);
+        let streams = Streams::new(true, None);
         let all: Vec<_> = (0..KEPT_FINISHED + 5).map(|_| streams.open()).collect();
         for stream in &all {
             stream.finish();

@@ -1,0 +1,314 @@
+//! Where the 2025-era sessions of an HTTP endpoint are kept: a
+//! [`SessionStore`], in memory by default ([`MemorySessionStore`]), or in
+//! Redis ([`RedisSessionStore`](crate::legacy::RedisSessionStore), `redis`
+//! feature) so that any replica behind a plain load balancer serves any
+//! session.
+//!
+//! A session is split in two. What can be shared is a [`SessionRecord`]:
+//! the id, what `initialize` negotiated, the log level and the
+//! subscriptions. What cannot (the server→client requests waiting for their
+//! answers, the client's requests in flight, the event streams and their
+//! connections) stays in the process serving it. A replica asked about a
+//! session it does not hold loads the record and builds its own copy of the
+//! session from it; it loads the record again on every request of that
+//! session (one round trip), which refreshes the session's idle deadline,
+//! tells it when the session was ended elsewhere (404), and brings its copy
+//! up to date.
+//!
+//! A store shared by several processes also carries their messages to one
+//! another ([`publish`](SessionStore::publish),
+//! [`subscribe`](SessionStore::subscribe)): the client's answer to a request
+//! whose handler waits on another replica, a `notifications/cancelled` for
+//! a request running on another replica, a change of log level or
+//! subscriptions, the end of a session. Their contents are the runtime's
+//! own; a store only delivers them.
+
+use std::collections::{BTreeSet, HashMap};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::broadcast;
+
+use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel};
+
+/// The future a [`SessionStore`] method returns.
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
+
+/// What can be shared of a 2025-era session, as a store keeps it.
+///
+/// ```
+/// use mcp_runtime::legacy::{SessionChange, SessionRecord};
+/// use mcp_runtime::protocol::LoggingLevel;
+///
+/// let mut record = SessionRecord::new("9f2c", "2025-11-25");
+/// record.apply(&SessionChange::Subscribe { uri: "notes://1".into() });
+/// record.apply(&SessionChange::LogLevel { level: LoggingLevel::Debug });
+/// let json = serde_json::to_string(&record).unwrap();
+/// assert_eq!(serde_json::from_str::<SessionRecord>(&json).unwrap(), record);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct SessionRecord {
+    /// The session id (`Mcp-Session-Id`).
+    pub id: String,
+    /// The protocol version `initialize` settled on.
+    pub protocol_version: String,
+    /// What the client declared it can do.
+    #[serde(default)]
+    pub client_capabilities: ClientCapabilities,
+    /// Who the client said it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_info: Option<Implementation>,
+    /// The level `logging/setLevel` set, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_level: Option<LoggingLevel>,
+    /// The resources `resources/subscribe` named.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub subscriptions: BTreeSet<String>,
+    /// When the session was opened, in milliseconds since the Unix epoch.
+    /// Informative: expiry is counted from the last use, which the store
+    /// tracks its own way.
+    #[serde(default)]
+    pub created_ms: u64,
+}
+
+impl SessionRecord {
+    /// The record of a session opened now, with nothing declared or set.
+    pub fn new(id: impl Into<String>, protocol_version: impl Into<String>) -> Self {
+        let created_ms = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+        SessionRecord {
+            id: id.into(),
+            protocol_version: protocol_version.into(),
+            client_capabilities: ClientCapabilities::default(),
+            client_info: None,
+            log_level: None,
+            subscriptions: BTreeSet::new(),
+            created_ms,
+        }
+    }
+
+    /// Applies a change the client made.
+    pub fn apply(&mut self, change: &SessionChange) {
+        match change {
+            SessionChange::LogLevel { level } => self.log_level = Some(*level),
+            SessionChange::Subscribe { uri } => {
+                self.subscriptions.insert(uri.clone());
+            }
+            SessionChange::Unsubscribe { uri } => {
+                self.subscriptions.remove(uri);
+            }
+        }
+    }
+}
+
+/// A change the client makes to its session after `initialize`, written
+/// through to the store before the client is answered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum SessionChange {
+    /// `logging/setLevel`.
+    LogLevel {
+        /// The level set.
+        level: LoggingLevel,
+    },
+    /// `resources/subscribe`.
+    Subscribe {
+        /// The resource.
+        uri: String,
+    },
+    /// `resources/unsubscribe`.
+    Unsubscribe {
+        /// The resource.
+        uri: String,
+    },
+}
+
+/// The bounds a store keeps sessions within, from
+/// [`HttpConfig::max_sessions`](crate::transport::http::HttpConfig::max_sessions)
+/// and [`HttpConfig::session_idle_timeout`](crate::transport::http::HttpConfig::session_idle_timeout).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SessionLimits {
+    /// How many sessions may be live at once.
+    pub max_sessions: usize,
+    /// How long a session may go unused (no record loaded) before it ends.
+    pub idle_timeout: Duration,
+}
+
+impl SessionLimits {
+    /// Limits of `max_sessions` (at least 1) sessions, each ending after `idle_timeout` unused.
+    pub fn new(max_sessions: usize, idle_timeout: Duration) -> Self {
+        SessionLimits { max_sessions: max_sessions.max(1), idle_timeout }
+    }
+}
+
+/// Why a store could not do what it was asked.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// As many sessions as [allowed](SessionLimits::max_sessions) are live.
+    #[error("as many sessions as allowed are live")]
+    Full,
+    /// The store could not be reached or answered wrongly.
+    #[error("the session store failed: {0}")]
+    Backend(#[source] Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl StoreError {
+    /// A failure of the store's backend.
+    pub fn backend(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        StoreError::Backend(error.into())
+    }
+}
+
+/// Keeps the [`SessionRecord`]s of an HTTP endpoint's 2025-era sessions,
+/// and, when several processes share it, carries their messages to one
+/// another. Set one with
+/// [`HttpConfig::session_store`](crate::transport::http::HttpConfig::session_store).
+///
+/// The contract:
+///
+/// - [`create`](Self::create) keeps a new record unless
+///   [`max_sessions`](SessionLimits::max_sessions) are live
+///   ([`StoreError::Full`]: no live session is evicted for a new one);
+/// - [`load`](Self::load) returns the live record and counts the session as
+///   used now; a session not loaded for
+///   [`idle_timeout`](SessionLimits::idle_timeout) is gone, as if removed;
+/// - [`update`](Self::update) applies a change to a live record, and never
+///   brings a removed or expired one back (`false` then);
+/// - [`remove`](Self::remove) ends the session for every process sharing the store.
+///
+/// A store only this process uses keeps the defaults of the last three
+/// methods. One shared by several processes gives each a distinct
+/// [`replica_id`](Self::replica_id) (one that contains no `:`), and delivers
+/// what [`publish`](Self::publish) sends to the [`subscribe`](Self::subscribe)rs
+/// of the replica named, or of every replica (the sender included).
+/// Delivery may be lossy: the runtime reloads records on every request, and
+/// a holder of open streams checks its sessions periodically.
+pub trait SessionStore: Send + Sync + 'static {
+    /// Keeps the record of a new session.
+    fn create(&self, record: SessionRecord, limits: SessionLimits) -> StoreFuture<'_, ()>;
+
+    /// The live record of session `id`, which counts as used now; `None`
+    /// once it was removed or expired.
+    fn load<'a>(&'a self, id: &'a str, limits: SessionLimits) -> StoreFuture<'a, Option<SessionRecord>>;
+
+    /// Applies `change` to the live record of session `id`; `false` when
+    /// there is none.
+    fn update<'a>(&'a self, id: &'a str, change: SessionChange) -> StoreFuture<'a, bool>;
+
+    /// Removes the record of session `id`; `false` when there was none.
+    fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, bool>;
+
+    /// This process's name among those sharing the store; `None` (the
+    /// default) for a store no other process uses, when nothing is
+    /// published.
+    fn replica_id(&self) -> Option<&str> {
+        None
+    }
+
+    /// Sends `message` to the replica named `to`, or to every replica when
+    /// `to` is `None`.
+    fn publish<'a>(&'a self, to: Option<&'a str>, message: String) -> StoreFuture<'a, ()> {
+        let _ = (to, message);
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    /// The messages sent to this replica or to every replica from now on;
+    /// `None` for a store no other process uses.
+    fn subscribe(&self) -> Option<broadcast::Receiver<String>> {
+        None
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The default store: the records of this process's sessions, in a map.
+///
+/// Within its [limits](SessionLimits): at most `max_sessions` records (one
+/// more is refused, however idle the others, unless they expired), each
+/// forgotten once not loaded for `idle_timeout`. Expiry is checked when a
+/// record is loaded, and on the whole map once in a while when one is
+/// created, so no background task is needed.
+#[derive(Debug, Default)]
+pub struct MemorySessionStore {
+    inner: Mutex<Memory>,
+}
+
+#[derive(Debug, Default)]
+struct Memory {
+    records: HashMap<String, (SessionRecord, Instant)>,
+    swept: Option<Instant>,
+}
+
+impl MemorySessionStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl Memory {
+    fn sweep(&mut self, idle: Duration) {
+        self.swept = Some(Instant::now());
+        self.records.retain(|_, (_, used)| used.elapsed() < idle);
+    }
+}
+
+impl SessionStore for MemorySessionStore {
+    fn create(&self, record: SessionRecord, limits: SessionLimits) -> StoreFuture<'_, ()> {
+        let mut memory = lock(&self.inner);
+        // The whole map is checked once in a while, at most every minute.
+        let every = limits.idle_timeout.min(Duration::from_secs(60));
+        let due = memory.swept.is_none_or(|at| at.elapsed() >= every);
+        if due || memory.records.len() >= limits.max_sessions {
+            memory.sweep(limits.idle_timeout);
+        }
+        let kept = if memory.records.len() >= limits.max_sessions {
+            Err(StoreError::Full)
+        } else {
+            memory.records.insert(record.id.clone(), (record, Instant::now()));
+            Ok(())
+        };
+        Box::pin(std::future::ready(kept))
+    }
+
+    fn load<'a>(&'a self, id: &'a str, limits: SessionLimits) -> StoreFuture<'a, Option<SessionRecord>> {
+        let mut memory = lock(&self.inner);
+        let found = match memory.records.get_mut(id) {
+            Some((_, used)) if used.elapsed() >= limits.idle_timeout => {
+                memory.records.remove(id);
+                None
+            }
+            Some((record, used)) => {
+                *used = Instant::now();
+                Some(record.clone())
+            }
+            None => None,
+        };
+        Box::pin(std::future::ready(Ok(found)))
+    }
+
+    fn update<'a>(&'a self, id: &'a str, change: SessionChange) -> StoreFuture<'a, bool> {
+        let applied = match lock(&self.inner).records.get_mut(id) {
+            Some((record, _)) => {
+                record.apply(&change);
+                true
+            }
+            None => false,
+        };
+        Box::pin(std::future::ready(Ok(applied)))
+    }
+
+    fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, bool> {
+        let removed = lock(&self.inner).records.remove(id).is_some();
+        Box::pin(std::future::ready(Ok(removed)))
+    }
+}
