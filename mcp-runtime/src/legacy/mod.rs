@@ -24,6 +24,9 @@ pub(crate) mod stdio;
 mod store;
 
 pub use session::Session;
+#[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+pub use store::RedisSessionStore;
 pub use store::{
     MemorySessionStore, SessionChange, SessionLimits, SessionRecord, SessionStore, StoreError, StoreFuture,
 };

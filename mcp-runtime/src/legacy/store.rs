@@ -23,6 +23,12 @@
 //! subscriptions, the end of a session. Their contents are the runtime's
 //! own; a store only delivers them.
 
+#[cfg(feature = "redis")]
+mod redis;
+
+#[cfg(feature = "redis")]
+pub use self::redis::RedisSessionStore;
+
 use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
 use std::pin::Pin;

@@ -1,0 +1,297 @@
+//! A [`SessionStore`] in Redis, shared by every replica of a server.
+//!
+//! Each session is one hash, `<prefix>:session:<id>`: its record as JSON
+//! under `record`, the log level under `level`, one `sub:<uri>` field per
+//! subscription, so that a change is one field written and two replicas
+//! changing different things do not overwrite each other. The key expires
+//! after the idle timeout, and loading the record pushes that back: expiry
+//! is Redis's job. The sorted set `<prefix>:sessions` scores each live
+//! session by its last use; `create` drops the entries older than the idle
+//! timeout and counts the rest against the cap. Each step runs as one Lua
+//! script, atomic in Redis, with Redis's own clock.
+//!
+//! Messages between replicas travel by pub/sub: on `<prefix>:replica:<id>`
+//! for one replica, on `<prefix>:replicas` for all. A lost connection is
+//! made again: the commands' at once, the subscription's with a growing
+//! delay (at most 5 s).
+
+use std::collections::{BTreeSet, HashMap};
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use futures_util::StreamExt as _;
+use redis::aio::MultiplexedConnection;
+use tokio::sync::broadcast;
+
+use super::{SessionChange, SessionLimits, SessionRecord, SessionStore, StoreError, StoreFuture};
+use crate::protocol::LoggingLevel;
+
+/// Keeps a new session unless the live ones are as many as allowed.
+/// KEYS: the session, the index. ARGV: id, record, idle ms, cap.
+const CREATE: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - tonumber(ARGV[3]))
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return 0 end
+redis.call('HSET', KEYS[1], 'record', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('ZADD', KEYS[2], now, ARGV[1])
+return 1
+";
+
+/// A live session's fields, its expiry pushed back.
+/// KEYS: the session, the index. ARGV: id, idle ms.
+const LOAD: &str = r"
+local fields = redis.call('HGETALL', KEYS[1])
+if #fields == 0 then return false end
+local t = redis.call('TIME')
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('ZADD', KEYS[2], tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000), ARGV[1])
+return fields
+";
+
+/// Removes a session and its entry in the index.
+/// KEYS: the session, the index. ARGV: id.
+const REMOVE: &str = r"
+local removed = redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+return removed
+";
+
+/// Sets (or, with an empty value, deletes) one field of a live session.
+/// KEYS: the session. ARGV: field, value.
+const UPDATE: &str = r"
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if ARGV[2] == '' then redis.call('HDEL', KEYS[1], ARGV[1]) else redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
+return 1
+";
+
+/// Sessions kept in Redis, so that a session opened on one replica is
+/// served by any other.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// use mcp_runtime::Server;
+/// use mcp_runtime::legacy::RedisSessionStore;
+/// use mcp_runtime::transport::http::HttpConfig;
+///
+/// let store = RedisSessionStore::connect("redis://127.0.0.1:6379/", "mcp:notes").await?;
+/// let server = Server::builder("notes", "1.0.0").build()?;
+/// server.serve_http_with("0.0.0.0:3000", HttpConfig::default().allow_any_host().session_store(store)).await?;
+/// # Ok(()) }
+/// ```
+///
+/// Every replica connects with the same `prefix` and gets a random
+/// replica id of its own. The cap on live sessions
+/// ([`HttpConfig::max_sessions`](crate::transport::http::HttpConfig::max_sessions))
+/// counts the sessions of every replica, as recorded in Redis; it may be
+/// passed by a few when sessions go idle and come back at once. The memory
+/// each replica spends stays bounded by the same number: it holds copies
+/// of the sessions it serves, at most that many, and forgets the idle ones.
+/// Not for Redis Cluster: a script touches keys of different slots.
+#[derive(Clone)]
+pub struct RedisSessionStore {
+    client: redis::Client,
+    connection: Arc<Mutex<MultiplexedConnection>>,
+    prefix: Arc<str>,
+    replica: Arc<str>,
+    incoming: broadcast::Sender<String>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl RedisSessionStore {
+    /// Connects to Redis at `url`, keeping sessions under the keys and
+    /// channels that start with `prefix`. Fails when the first connection
+    /// cannot be made; later outages are retried.
+    pub async fn connect(url: &str, prefix: &str) -> redis::RedisResult<Self> {
+        let client = redis::Client::open(url)?;
+        let connection = client.get_multiplexed_async_connection().await?;
+        let mut bytes = [0u8; 8];
+        let _ = getrandom::fill(&mut bytes);
+        let replica: Arc<str> = bytes.iter().map(|b| format!("{b:02x}")).collect::<String>().into();
+        let channels = [format!("{prefix}:replica:{replica}"), format!("{prefix}:replicas")];
+        let mut pubsub = client.get_async_pubsub().await?;
+        for channel in &channels {
+            pubsub.subscribe(channel).await?;
+        }
+        let (incoming, _) = broadcast::channel(1024);
+        tokio::spawn(subscribe_loop(client.clone(), pubsub, channels, incoming.downgrade()));
+        Ok(RedisSessionStore {
+            client,
+            connection: Arc::new(Mutex::new(connection)),
+            prefix: prefix.into(),
+            replica,
+            incoming,
+        })
+    }
+
+    fn key(&self, id: &str) -> String {
+        format!("{}:session:{id}", self.prefix)
+    }
+
+    fn index(&self) -> String {
+        format!("{}:sessions", self.prefix)
+    }
+
+    /// Runs `command`, connecting again once if the connection was lost.
+    async fn run<T: redis::FromRedisValue>(&self, command: &redis::Cmd) -> Result<T, StoreError> {
+        let mut connection = lock(&self.connection).clone();
+        match command.query_async(&mut connection).await {
+            Err(e) if e.is_connection_dropped() || e.is_unrecoverable_error() || e.is_io_error() => {
+                let mut fresh = self.client.get_multiplexed_async_connection().await.map_err(StoreError::backend)?;
+                *lock(&self.connection) = fresh.clone();
+                command.query_async(&mut fresh).await.map_err(StoreError::backend)
+            }
+            result => result.map_err(StoreError::backend),
+        }
+    }
+}
+
+fn script(source: &str, keys: &[&str], args: &[&str]) -> redis::Cmd {
+    let mut command = redis::cmd("EVAL");
+    command.arg(source).arg(keys.len()).arg(keys).arg(args);
+    command
+}
+
+fn millis(duration: Duration) -> String {
+    duration.as_millis().max(1).to_string()
+}
+
+/// The record a session's hash holds.
+fn record_of(fields: HashMap<String, String>) -> Result<SessionRecord, StoreError> {
+    let mut record = None;
+    let mut level = None;
+    let mut subscriptions = BTreeSet::new();
+    for (field, value) in fields {
+        match field.as_str() {
+            "record" => record = Some(serde_json::from_str::<SessionRecord>(&value).map_err(StoreError::backend)?),
+            "level" => level = serde_json::from_value::<LoggingLevel>(value.into()).ok(),
+            _ => {
+                if let Some(uri) = field.strip_prefix("sub:") {
+                    subscriptions.insert(uri.to_owned());
+                }
+            }
+        }
+    }
+    let mut record = record.ok_or_else(|| StoreError::backend("a session without its record"))?;
+    record.log_level = level.or(record.log_level);
+    record.subscriptions.extend(subscriptions);
+    Ok(record)
+}
+
+impl fmt::Debug for RedisSessionStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RedisSessionStore").field("prefix", &self.prefix).field("replica", &self.replica).finish()
+    }
+}
+
+impl SessionStore for RedisSessionStore {
+    fn create(&self, record: SessionRecord, limits: SessionLimits) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            let json = serde_json::to_string(&record).map_err(StoreError::backend)?;
+            let (key, index) = (self.key(&record.id), self.index());
+            let (idle, cap) = (millis(limits.idle_timeout), limits.max_sessions.to_string());
+            let command = script(CREATE, &[&key, &index], &[&record.id, &json, &idle, &cap]);
+            match self.run::<i64>(&command).await? {
+                1 => Ok(()),
+                _ => Err(StoreError::Full),
+            }
+        })
+    }
+
+    fn load<'a>(&'a self, id: &'a str, limits: SessionLimits) -> StoreFuture<'a, Option<SessionRecord>> {
+        Box::pin(async move {
+            let (key, index, idle) = (self.key(id), self.index(), millis(limits.idle_timeout));
+            let fields: Option<HashMap<String, String>> =
+                self.run(&script(LOAD, &[&key, &index], &[id, &idle])).await?;
+            fields.map(record_of).transpose()
+        })
+    }
+
+    fn update<'a>(&'a self, id: &'a str, change: SessionChange) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let (field, value) = match &change {
+                SessionChange::LogLevel { level } => ("level".to_owned(), level.as_str().to_owned()),
+                SessionChange::Subscribe { uri } => (format!("sub:{uri}"), "1".to_owned()),
+                SessionChange::Unsubscribe { uri } => (format!("sub:{uri}"), String::new()),
+            };
+            let applied: i64 = self.run(&script(UPDATE, &[&self.key(id)], &[&field, &value])).await?;
+            Ok(applied == 1)
+        })
+    }
+
+    fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let removed: i64 = self.run(&script(REMOVE, &[&self.key(id), &self.index()], &[id])).await?;
+            Ok(removed > 0)
+        })
+    }
+
+    fn replica_id(&self) -> Option<&str> {
+        Some(&self.replica)
+    }
+
+    fn publish<'a>(&'a self, to: Option<&'a str>, message: String) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let channel = match to {
+                Some(replica) => format!("{}:replica:{replica}", self.prefix),
+                None => format!("{}:replicas", self.prefix),
+            };
+            let mut command = redis::cmd("PUBLISH");
+            command.arg(channel).arg(message);
+            self.run::<i64>(&command).await.map(drop)
+        })
+    }
+
+    fn subscribe(&self) -> Option<broadcast::Receiver<String>> {
+        Some(self.incoming.subscribe())
+    }
+}
+
+async fn subscribe_loop(
+    client: redis::Client,
+    first: redis::aio::PubSub,
+    channels: [String; 2],
+    incoming: broadcast::WeakSender<String>,
+) {
+    let mut pubsub = Some(first);
+    let mut delay = Duration::from_millis(100);
+    loop {
+        if let Some(mut connection) = pubsub.take() {
+            let mut messages = connection.on_message();
+            while let Some(message) = messages.next().await {
+                // The store is gone once its last handle is dropped.
+                let Some(incoming) = incoming.upgrade() else { return };
+                if let Ok(payload) = message.get_payload::<String>() {
+                    let _ = incoming.send(payload);
+                }
+            }
+            tracing::warn!("the Redis subscription of the session store ended; reconnecting");
+            delay = Duration::from_millis(100);
+        }
+        if incoming.upgrade().is_none() {
+            return;
+        }
+        tokio::time::sleep(delay).await;
+        delay = (delay * 2).min(Duration::from_secs(5));
+        match client.get_async_pubsub().await {
+            Ok(mut connection) => {
+                let mut subscribed = true;
+                for channel in &channels {
+                    if let Err(e) = connection.subscribe(channel).await {
+                        tracing::warn!(error = %e, "could not resubscribe to Redis");
+                        subscribed = false;
+                    }
+                }
+                if subscribed {
+                    pubsub = Some(connection);
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "could not reconnect to Redis"),
+        }
+    }
+}
