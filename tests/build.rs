@@ -2,7 +2,8 @@
 //! `cargo test` reports them as ignored with a reason instead of passing
 //! them silently:
 //!
-//! - `no_redis_server`: no `redis-server` on the PATH (`redis_bus` needs one);
+//! - `no_redis_server`: no `redis-server` on the PATH (`redis_bus`,
+//!   `redis_sessions` and the Redis half of `session_store` need one);
 //! - `off_pinned_toolchain`: the compiler is not the one `rust-toolchain.toml`
 //!   pins, whose diagnostics the UI snapshots hold (`ui`).
 //!

@@ -54,33 +54,12 @@ fn meta() -> Value {
     json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}})
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port()
-}
-
-async fn start_redis() -> (Child, String) {
-    let port = free_port();
-    let child = Command::new("redis-server")
-        .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
-        .stdout(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start redis-server ({e}): apt-get install redis-server"));
-    for _ in 0..100 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
-            return (child, format!("redis://127.0.0.1:{port}/"));
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("redis-server did not start listening");
-}
-
 #[cfg_attr(no_redis_server, ignore = "redis-server is not on PATH: apt-get install redis-server")]
 #[tokio::test]
 async fn a_change_on_one_replica_reaches_listeners_on_the_other() {
-    let (mut redis, url) = start_redis().await;
-    let mut a = Replica::spawn(&url, "mcp:test:events");
-    let mut b = Replica::spawn(&url, "mcp:test:events");
+    let redis = mcp_tests::redis::start().await;
+    let mut a = Replica::spawn(&redis.url, "mcp:test:events");
+    let mut b = Replica::spawn(&redis.url, "mcp:test:events");
 
     // Both replicas are up once they answer a request.
     for (r, id) in [(&mut a, 1), (&mut b, 2)] {
@@ -120,5 +99,5 @@ async fn a_change_on_one_replica_reaches_listeners_on_the_other() {
     drop(b.stdin);
     assert!(a.child.wait().await.expect("exit").success());
     assert!(b.child.wait().await.expect("exit").success());
-    let _ = redis.kill().await;
+    drop(redis);
 }

@@ -4,5 +4,6 @@
 
 pub mod exchange;
 pub mod legacy_schema;
+pub mod redis;
 pub mod validated_client;
 pub mod wire_schema;

@@ -1,0 +1,38 @@
+//! A `redis-server` of a test's own, on a free loopback port, without
+//! persistence, killed when dropped.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::process::{Child, Command};
+
+/// A running `redis-server`.
+pub struct RedisServer {
+    /// Kept so that the server is killed with this value.
+    _child: Child,
+    /// `redis://127.0.0.1:<port>/`.
+    pub url: String,
+}
+
+/// A loopback port nothing listens on (as far as can be known without keeping it).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port()
+}
+
+/// Starts `redis-server` and waits until it accepts connections.
+pub async fn start() -> RedisServer {
+    let port = free_port();
+    let child = Command::new("redis-server")
+        .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+        .stdout(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start redis-server ({e}): apt-get install redis-server"));
+    for _ in 0..100 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return RedisServer { _child: child, url: format!("redis://127.0.0.1:{port}/") };
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("redis-server did not start listening");
+}
