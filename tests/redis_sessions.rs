@@ -1,0 +1,266 @@
+//! Two HTTP server processes keeping their 2025-era sessions in one real
+//! Redis server, as behind a load balancer that does not route by session:
+//! a session opened on one replica is served by the other, a request to the
+//! client made on one is answered on the other, a cancellation and a
+//! subscription reach the replica concerned, and a DELETE on either ends
+//! the session on both. Every message read back is checked against the
+//! official 2025-11-25 schema.
+//!
+//! Needs `redis-server` on the PATH, as `redis_bus` does.
+
+use std::net::SocketAddr;
+use std::process::Stdio;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::{Method, Request, StatusCode};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper_util::rt::TokioIo;
+use mcp_tests::legacy_schema::assert_valid_legacy;
+use serde_json::{Value, json};
+use tokio::process::{Child, Command};
+
+/// How long anything may take before the test calls it stuck.
+const STUCK: Duration = Duration::from_secs(10);
+
+struct Replica {
+    _child: Child,
+    addr: SocketAddr,
+}
+
+impl Replica {
+    async fn spawn(url: &str, prefix: &str) -> Replica {
+        let port = mcp_tests::redis::free_port();
+        let child = Command::new(env!("CARGO_BIN_EXE_http_replica"))
+            .args([url, prefix, &port.to_string()])
+            .stdout(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("replica starts");
+        let addr = SocketAddr::from(([127, 0, 0, 1], port));
+        for _ in 0..200 {
+            if tokio::net::TcpStream::connect(addr).await.is_ok() {
+                return Replica { _child: child, addr };
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("the replica did not start listening on {addr}");
+    }
+}
+
+/// Sends one request on a connection of its own, with the headers of a
+/// 2025-11-25 client (`extra` replaces or adds some); the response, its
+/// body unread.
+async fn send(
+    addr: SocketAddr,
+    method: Method,
+    session: Option<&str>,
+    body: Option<&Value>,
+    extra: &[(&str, &str)],
+) -> http::Response<Incoming> {
+    let stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.expect("handshake");
+    tokio::spawn(connection);
+    let mut request = Request::builder()
+        .method(method)
+        .uri("/mcp")
+        .header("host", addr.to_string())
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25");
+    if body.is_some() {
+        request = request.header("content-type", "application/json");
+    }
+    if let Some(session) = session {
+        request = request.header("mcp-session-id", session);
+    }
+    let body = Full::new(Bytes::from(body.map(Value::to_string).unwrap_or_default()));
+    let mut request = request.body(body).expect("a request");
+    for (name, value) in extra {
+        let name = http::HeaderName::from_bytes(name.as_bytes()).expect("a header name");
+        request.headers_mut().insert(name, value.parse().expect("a header value"));
+    }
+    tokio::time::timeout(STUCK, sender.send_request(request)).await.expect("an answer in time").expect("sent")
+}
+
+fn post(addr: SocketAddr, session: Option<&str>, body: &Value) -> impl Future<Output = http::Response<Incoming>> {
+    let body = body.clone();
+    let session = session.map(str::to_owned);
+    async move { send(addr, Method::POST, session.as_deref(), Some(&body), &[]).await }
+}
+
+/// The events of an event-stream body, as they come.
+struct Events {
+    body: Incoming,
+    pending: String,
+    /// The id of the last event read that had one.
+    last_id: Option<String>,
+}
+
+impl Events {
+    fn of(response: http::Response<Incoming>) -> Events {
+        assert_eq!(response.headers()["content-type"], "text/event-stream");
+        Events { body: response.into_body(), pending: String::new(), last_id: None }
+    }
+
+    /// The next JSON-RPC message (priming events, `retry:` and keep-alive
+    /// comments skipped); `None` when the stream ends.
+    async fn next(&mut self) -> Option<Value> {
+        loop {
+            while let Some(end) = self.pending.find("\n\n") {
+                let event: String = self.pending.drain(..end + 2).collect();
+                if let Some(id) = event.lines().find_map(|l| l.strip_prefix("id: ")) {
+                    self.last_id = Some(id.to_owned());
+                }
+                let data: Vec<&str> = event.lines().filter_map(|l| l.strip_prefix("data: ")).collect();
+                let data = data.join("\n");
+                if !data.trim().is_empty() {
+                    return Some(serde_json::from_str(&data).expect("JSON data"));
+                }
+            }
+            let frame = tokio::time::timeout(STUCK, self.body.frame()).await.expect("an event in time")?;
+            if let Ok(data) = frame.expect("a readable body").into_data() {
+                self.pending.push_str(&String::from_utf8_lossy(&data));
+            }
+        }
+    }
+}
+
+/// The answer to a request `id` of `method`, read from a JSON body or from
+/// an event stream; every message checked against the schema.
+async fn answer(response: http::Response<Incoming>, method: &str, id: &Value) -> Value {
+    assert_eq!(response.status(), StatusCode::OK);
+    if response.headers()["content-type"] == "application/json" {
+        let bytes = response.into_body().collect().await.expect("a body").to_bytes();
+        let message: Value = serde_json::from_slice(&bytes).expect("JSON");
+        assert_valid_legacy(method, &message);
+        return message;
+    }
+    let mut events = Events::of(response);
+    while let Some(message) = events.next().await {
+        assert_valid_legacy(method, &message);
+        if message["id"] == *id && message.get("method").is_none() {
+            return message;
+        }
+    }
+    panic!("the stream ended without the answer to {id}");
+}
+
+fn request(id: i64, method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+fn call(id: i64, tool: &str) -> Value {
+    request(id, "tools/call", json!({"name": tool, "arguments": {}}))
+}
+
+#[cfg_attr(no_redis_server, ignore = "redis-server is not on PATH: apt-get install redis-server")]
+#[tokio::test]
+async fn a_session_opened_on_one_replica_is_served_by_the_other() {
+    let redis = mcp_tests::redis::start().await;
+    let replicas = [Replica::spawn(&redis.url, "mcp:test").await, Replica::spawn(&redis.url, "mcp:test").await];
+    let (one, two) = (replicas[0].addr, replicas[1].addr);
+
+    // Opened on one.
+    let init = request(
+        0,
+        "initialize",
+        json!({
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"elicitation": {}},
+            "clientInfo": {"name": "test", "version": "1.0.0"},
+        }),
+    );
+    let response = post(one, None, &init).await;
+    let id = response.headers()["mcp-session-id"].to_str().expect("ASCII").to_owned();
+    let result = answer(response, "initialize", &json!(0)).await;
+    assert_eq!(result["result"]["protocolVersion"], "2025-11-25");
+    let session = Some(id.as_str());
+
+    // Served on two.
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(post(two, session, &initialized).await.status(), StatusCode::ACCEPTED);
+    let tools = answer(post(two, session, &request(1, "tools/list", json!({}))).await, "tools/list", &json!(1)).await;
+    let names: Vec<&str> =
+        tools["result"]["tools"].as_array().expect("tools").iter().filter_map(|t| t["name"].as_str()).collect();
+    assert!(names.contains(&"ask"), "{tools}");
+    let level = request(2, "logging/setLevel", json!({"level": "info"}));
+    let set = answer(post(two, session, &level).await, "logging/setLevel", &json!(2)).await;
+    assert_eq!(set["result"], json!({}));
+
+    // A call on one asks the client, whose answer goes to two.
+    let mut stream = Events::of(post(one, session, &call(3, "ask")).await);
+    let mut logged = false;
+    let asked = loop {
+        let message = stream.next().await.expect("the elicitation");
+        assert_valid_legacy("tools/call", &message);
+        match message["method"].as_str() {
+            Some("notifications/message") => logged = true,
+            Some("elicitation/create") => break message,
+            _ => panic!("unexpected before the elicitation: {message}"),
+        }
+    };
+    assert!(logged, "the level set on two reaches the handler on one");
+    assert!(asked["id"].is_string(), "our ids name the replica that waits: {asked}");
+    let reply =
+        json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "accept", "content": {"name": "Ada"}}});
+    assert_eq!(post(two, session, &reply).await.status(), StatusCode::ACCEPTED);
+    let done = loop {
+        let message = stream.next().await.expect("the call's answer on one's stream");
+        assert_valid_legacy("tools/call", &message);
+        if message["id"] == 3 {
+            break message;
+        }
+    };
+    assert_eq!(done["result"]["content"][0]["text"], "Hello, Ada!");
+
+    // A stream lives on its replica: two cannot resume one's, one can.
+    let last = stream.last_id.clone().expect("2025-11-25 events have ids");
+    let resume = [("accept", "text/event-stream"), ("last-event-id", last.as_str())];
+    assert_eq!(send(two, Method::GET, session, None, &resume).await.status(), StatusCode::BAD_REQUEST);
+    assert_eq!(send(one, Method::GET, session, None, &resume).await.status(), StatusCode::OK);
+
+    // A call running on one is cancelled from two: no answer, and its stream ends.
+    let mut waiting = Events::of(post(one, session, &call(4, "wait")).await);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 4}});
+    assert_eq!(post(two, session, &cancel).await.status(), StatusCode::ACCEPTED);
+    while let Some(message) = waiting.next().await {
+        assert_valid_legacy("tools/call", &message);
+        assert_ne!(message["id"], 4, "a cancelled request is not answered: {message}");
+    }
+
+    // One's standalone stream hears of a subscription made on two.
+    let mut standalone = Events::of(send(one, Method::GET, session, None, &[("accept", "text/event-stream")]).await);
+    let subscribe = request(5, "resources/subscribe", json!({"uri": "mem://doc"}));
+    answer(post(two, session, &subscribe).await, "resources/subscribe", &json!(5)).await;
+    // A stateless request touches the resource on one without loading the session there.
+    let touch = json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "touch_doc", "arguments": {},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let headers = [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "touch_doc")];
+    // The word from two may take a moment; the next reload of the record
+    // on one would take a minute.
+    let mut updated = None;
+    for _ in 0..20 {
+        assert_eq!(send(one, Method::POST, None, Some(&touch), &headers).await.status(), StatusCode::OK);
+        if let Ok(message) = tokio::time::timeout(Duration::from_millis(250), standalone.next()).await {
+            updated = message;
+            break;
+        }
+    }
+    let updated = updated.expect("the update on one's standalone stream");
+    assert_valid_legacy("resources/subscribe", &updated);
+    assert_eq!(updated["method"], "notifications/resources/updated");
+    assert_eq!(updated["params"]["uri"], "mem://doc");
+
+    // Ended on two, it is gone on one, whose stream ends.
+    let deleted = send(two, Method::DELETE, session, None, &[]).await;
+    assert_eq!(deleted.status(), StatusCode::NO_CONTENT);
+    assert!(standalone.next().await.is_none(), "one's standalone stream ended");
+    let gone = post(one, session, &request(7, "tools/list", json!({}))).await;
+    assert_eq!(gone.status(), StatusCode::NOT_FOUND);
+    assert_eq!(post(two, session, &request(8, "ping", json!({}))).await.status(), StatusCode::NOT_FOUND);
+    drop(replicas);
+    drop(redis);
+}
