@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Install (or confirm the cached copies of) what CI needs beyond the pinned Rust toolchain
 # and the machine's Python and Node:
-#   - redis-server from Debian (apt-get update + install; needs root), which the event-bus
-#     test (tests/redis_bus.rs) starts on loopback;
+#   - redis-server from Debian (apt-get update + install; needs root), which the Redis
+#     tests (tests/redis_bus.rs, tests/redis_sessions.rs, tests/session_store.rs) start on
+#     loopback;
 #   - under $CI_CACHE/tools (default target/ci/tools): the conformance suite with the Node 22
 #     it runs on (npm ci of .ci/conformance/), and the interop clients' SDKs (npm ci of
 #     .ci/interop/, a venv with pip install -r .ci/interop/requirements.txt).

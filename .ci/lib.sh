@@ -26,7 +26,7 @@ die() { echo "ci: error: $*" >&2; exit 1; }
 
 # ------------------------------------------------------------- installs ----
 
-# redis-server from Debian's packages (the Redis event-bus test starts its own).
+# redis-server from Debian's packages (each Redis test starts its own).
 ensure_redis_server() {
   if command -v redis-server >/dev/null 2>&1; then
     echo "redis-server: $(redis-server --version | head -n 1)"

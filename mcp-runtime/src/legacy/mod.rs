@@ -7,11 +7,17 @@
 //! carrying what `initialize` told, served by the dispatcher, and its
 //! answer rewritten back. What only a session has (the
 //! negotiated version, the log level, subscriptions, requests to the client
-//! awaiting answers) lives in [`Session`].
+//! awaiting answers) lives in [`Session`]. Over HTTP, what can be shared of
+//! it is a [`SessionRecord`] kept in a [`SessionStore`]: in memory by
+//! default, in Redis ([`RedisSessionStore`], `redis` feature) for replicas
+//! behind a load balancer that does not route by session.
 //!
 //! Which requests are a session's is decided per message: one carrying the 2026-07-28 `_meta` is
 //! stateless whatever else it carries, so both eras share one endpoint
 //! and one stdio process ([`Eras::Dual`](crate::Eras::Dual)).
+#![cfg_attr(feature = "redis", doc = "\n\n[`RedisSessionStore`]: crate::legacy::RedisSessionStore")]
+// Without the feature the name leads to what the store implements.
+#![cfg_attr(not(feature = "redis"), doc = "\n\n[`RedisSessionStore`]: crate::legacy::SessionStore")]
 
 pub(crate) mod batch;
 pub(crate) mod bridge;

@@ -60,10 +60,12 @@
 //! and [`HttpConfig::session_idle_timeout`]. Where: in the process's memory
 //! by default, so that replicas behind a load balancer need it to route by
 //! `Mcp-Session-Id`; in a store the replicas share
-//! ([`HttpConfig::session_store`], such as
-//! [`RedisSessionStore`](crate::legacy::RedisSessionStore)), any replica
-//! serves any session, with the exceptions that page lists (resuming a
-//! stream needs the replica that holds it).
+//! ([`HttpConfig::session_store`], such as [`RedisSessionStore`]), any replica
+//! serves any session, except that a stream is resumed only by the replica
+//! that holds it (see that method for the details).
+#![cfg_attr(feature = "redis", doc = "\n\n[`RedisSessionStore`]: crate::legacy::RedisSessionStore")]
+// Without the feature the name leads to what the store implements.
+#![cfg_attr(not(feature = "redis"), doc = "\n\n[`RedisSessionStore`]: crate::legacy::SessionStore")]
 
 mod body;
 mod cors;
@@ -348,8 +350,7 @@ impl HttpConfig {
 
     /// Where 2025-era sessions are kept (default: in this process's memory,
     /// [`MemorySessionStore`](crate::legacy::MemorySessionStore)). With a
-    /// store several replicas share, such as
-    /// [`RedisSessionStore`](crate::legacy::RedisSessionStore) (`redis`
+    /// store several replicas share, such as [`RedisSessionStore`] (`redis`
     /// feature), a session opened on one replica is served by any other,
     /// behind a load balancer that does not route by `Mcp-Session-Id`: a
     /// request to the client may be answered on any replica, a DELETE on
@@ -369,7 +370,16 @@ impl HttpConfig {
     /// them on the request's own stream. List changes and resource updates
     /// reach every replica's standalone stream through the server's
     /// [`EventBus`](crate::events::EventBus), so give replicas a shared one
-    /// ([`RedisBus`](crate::events::RedisBus)) too.
+    /// ([`RedisBus`]) too.
+    #[cfg_attr(
+        feature = "redis",
+        doc = "\n\n[`RedisSessionStore`]: crate::legacy::RedisSessionStore\n[`RedisBus`]: crate::events::RedisBus"
+    )]
+    // Without the feature the names lead to what those types implement.
+    #[cfg_attr(
+        not(feature = "redis"),
+        doc = "\n\n[`RedisSessionStore`]: crate::legacy::SessionStore\n[`RedisBus`]: crate::events::EventBus"
+    )]
     pub fn session_store(mut self, store: impl SessionStore) -> Self {
         self.session_store = Some(StoreSlot(Arc::new(store)));
         self
