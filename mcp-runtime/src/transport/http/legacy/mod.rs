@@ -25,6 +25,8 @@ mod sessions;
 mod stream;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_shared;
 
 use std::sync::Arc;
 

@@ -14,9 +14,9 @@ use crate::protocol::META_PROTOCOL_VERSION;
 use crate::transport::http::{HttpConfig, McpBody, McpService};
 use crate::{Eras, Input, RequestContext, Server, ToolEntry};
 
-type Reply = http::Response<McpBody>;
+pub(super) type Reply = http::Response<McpBody>;
 
-fn server(eras: Eras, finished: Arc<AtomicBool>) -> Server {
+pub(super) fn server(eras: Eras, finished: Arc<AtomicBool>) -> Server {
     Server::builder("sessions", "1.0.0")
         .eras(eras)
         .tool(ToolEntry::new("echo", || async { "echoed" }))
@@ -52,7 +52,7 @@ fn service(config: HttpConfig) -> McpService {
 }
 
 /// A POST with the headers every client sends, and those of `session`.
-fn post(session: Option<&str>, body: &Value) -> http::Request<String> {
+pub(super) fn post(session: Option<&str>, body: &Value) -> http::Request<String> {
     let mut request = http::Request::post("/mcp")
         .header("host", "localhost")
         .header("content-type", "application/json")
@@ -73,7 +73,7 @@ fn with(mut request: http::Request<String>, header: &'static str, value: &'stati
     request
 }
 
-fn bare(method: http::Method, session: &str) -> http::Request<String> {
+pub(super) fn bare(method: http::Method, session: &str) -> http::Request<String> {
     http::Request::builder()
         .method(method)
         .uri("/mcp")
@@ -84,11 +84,11 @@ fn bare(method: http::Method, session: &str) -> http::Request<String> {
         .expect("a request")
 }
 
-fn call(id: u64, tool: &str) -> Value {
+pub(super) fn call(id: u64, tool: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": {}}})
 }
 
-fn initialize(version: &str) -> Value {
+pub(super) fn initialize(version: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": version,
         "capabilities": {"elicitation": {}},
@@ -96,25 +96,25 @@ fn initialize(version: &str) -> Value {
     }})
 }
 
-async fn send(service: &McpService, request: http::Request<String>) -> Reply {
+pub(super) async fn send(service: &McpService, request: http::Request<String>) -> Reply {
     service.handle(request).await.unwrap_or_else(|never| match never {})
 }
 
 /// Opens a session; its id.
-async fn open(service: &McpService, version: &str) -> String {
+pub(super) async fn open(service: &McpService, version: &str) -> String {
     let reply = send(service, post(None, &initialize(version))).await;
     assert_eq!(reply.status(), 200);
     reply.headers()["mcp-session-id"].to_str().expect("ASCII").to_owned()
 }
 
 /// The next piece of a body (an event, for an event stream); `None` at its end.
-async fn next(body: &mut McpBody) -> Option<String> {
+pub(super) async fn next(body: &mut McpBody) -> Option<String> {
     let frame = poll_fn(|cx| Pin::new(&mut *body).poll_frame(cx)).await?;
     let data = frame.unwrap_or_else(|never| match never {}).into_data().ok()?;
     Some(String::from_utf8_lossy(&data).into_owned())
 }
 
-async fn text(reply: Reply) -> String {
+pub(super) async fn text(reply: Reply) -> String {
     let mut body = reply.into_body();
     let mut all = String::new();
     while let Some(piece) = next(&mut body).await {
@@ -123,7 +123,7 @@ async fn text(reply: Reply) -> String {
     all
 }
 
-async fn json_of(reply: Reply) -> Value {
+pub(super) async fn json_of(reply: Reply) -> Value {
     serde_json::from_str(&text(reply).await).expect("a JSON body")
 }
 
@@ -320,7 +320,7 @@ async fn batches_are_served_at_2025_03_26_only() {
     assert_eq!(json_of(refused).await["error"]["code"], -32600);
 }
 
-fn modern_call(id: u64) -> http::Request<String> {
+pub(super) fn modern_call(id: u64) -> http::Request<String> {
     let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
         "name": "echo", "arguments": {},
         "_meta": {
