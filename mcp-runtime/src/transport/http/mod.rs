@@ -356,14 +356,17 @@ impl HttpConfig {
     /// request to the client may be answered on any replica, a DELETE on
     /// any replica ends the session everywhere. [`max_sessions`](Self::max_sessions)
     /// and [`session_idle_timeout`](Self::session_idle_timeout) bound the
-    /// store's sessions, and, on each replica, the copies it holds.
+    /// store's sessions, and, on each replica, the copies it holds. Every
+    /// request of a session loads its record (one round trip to the store);
+    /// while the store is out of reach, they are answered 503.
     ///
-    /// What stays with the replica that holds it: an event stream. A
-    /// `Last-Event-ID` GET reaching another replica is answered 400 (its
-    /// standalone stream goes on there, without what the other one sent),
-    /// so handlers that end their stream's connection
-    /// ([`close_sse_stream`](crate::RequestContext::close_sse_stream)) need
-    /// routing by `Mcp-Session-Id` to have it resumed. The messages a
+    /// What stays with the replica that holds it: an event stream, whose
+    /// event ids then name that replica. A `Last-Event-ID` GET reaching
+    /// another replica is answered 400 (a GET without it opens that
+    /// replica's standalone stream), so a handler that ends its stream's
+    /// connection ([`close_sse_stream`](crate::RequestContext::close_sse_stream))
+    /// has its result delivered only if the client comes back to the same
+    /// replica: route by `Mcp-Session-Id` if handlers do that. The messages a
     /// request answered with plain JSON sends (its notifications, its
     /// requests to the client) go to the standalone stream of the replica
     /// serving it; clients that take an event stream, as clients do, get
