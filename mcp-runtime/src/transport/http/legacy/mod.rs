@@ -68,7 +68,7 @@ pub(super) fn respond_other(shared: &Shared, sessions: &Sessions, parts: &Parts)
         sessions.end(session.session.id());
         return empty(StatusCode::NO_CONTENT);
     }
-    open_stream(shared, &session, &parts)
+    open_stream(shared, &session, parts)
 }
 
 /// The era of a POST whose body was read: [`Era::Modern`] for the
