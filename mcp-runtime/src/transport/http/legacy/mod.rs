@@ -22,8 +22,6 @@ mod era;
 mod post;
 mod sessions;
 mod stream;
-#[cfg(test)]
-mod tests;
 
 use std::sync::Arc;
 

@@ -1,4 +1,6 @@
-//! 2025-era sessions through the tower service, request by request.
+//! 2025-era sessions through the tower service, request by request. Every
+//! message a session's client receives here (JSON bodies and the data of
+//! every event) is checked against the official 2025-11-25 JSON Schema.
 
 use std::future::poll_fn;
 use std::pin::Pin;
@@ -9,10 +11,11 @@ use std::time::Duration;
 use http_body::Body as _;
 use serde_json::{Value, json};
 
-use crate::input::Elicitation;
-use crate::protocol::META_PROTOCOL_VERSION;
-use crate::transport::http::{HttpConfig, McpBody, McpService};
-use crate::{Eras, Input, RequestContext, Server, ToolEntry};
+use mcp_runtime::input::Elicitation;
+use mcp_runtime::protocol::META_PROTOCOL_VERSION;
+use mcp_runtime::transport::http::{HttpConfig, McpBody, McpService};
+use mcp_runtime::{Eras, Input, RequestContext, Server, ToolEntry};
+use mcp_tests::legacy_schema::assert_valid_legacy_envelope;
 
 type Reply = http::Response<McpBody>;
 
@@ -96,8 +99,42 @@ fn initialize(version: &str) -> Value {
     }})
 }
 
+/// Marks the reply to a session's request (or to `initialize`), whose
+/// messages [`text`] then checks against the 2025-11-25 schema.
+#[derive(Clone, Copy)]
+struct SessionReply;
+
 async fn send(service: &McpService, request: http::Request<String>) -> Reply {
-    service.handle(request).await.unwrap_or_else(|never| match never {})
+    let session = is_session_request(&request);
+    let mut reply = service.handle(request).await.unwrap_or_else(|never| match never {});
+    if session {
+        reply.extensions_mut().insert(SessionReply);
+    }
+    reply
+}
+
+/// A request of the 2025-era wire: it carries a session id or opens a
+/// session, and not the stateless revision's `_meta`.
+fn is_session_request(request: &http::Request<String>) -> bool {
+    let body: Value = serde_json::from_str(request.body()).unwrap_or(Value::Null);
+    let stateless = body["params"]["_meta"].get(META_PROTOCOL_VERSION).is_some();
+    !stateless && (request.headers().contains_key("mcp-session-id") || body["method"] == "initialize")
+}
+
+/// Checks every message of a session's body: a JSON body (one message or
+/// a batch's answers), or the data of each event of a stream.
+fn check_messages(text: &str) {
+    let trimmed = text.trim_start();
+    if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        match serde_json::from_str::<Value>(trimmed).expect("a JSON body") {
+            Value::Array(items) => items.iter().for_each(assert_valid_legacy_envelope),
+            message => assert_valid_legacy_envelope(&message),
+        }
+        return;
+    }
+    for data in text.lines().filter_map(|l| l.strip_prefix("data: ")).filter(|d| !d.trim().is_empty()) {
+        assert_valid_legacy_envelope(&serde_json::from_str(data).expect("an event's data is JSON"));
+    }
 }
 
 /// Opens a session; its id.
@@ -115,10 +152,14 @@ async fn next(body: &mut McpBody) -> Option<String> {
 }
 
 async fn text(reply: Reply) -> String {
+    let session = reply.extensions().get::<SessionReply>().is_some();
     let mut body = reply.into_body();
     let mut all = String::new();
     while let Some(piece) = next(&mut body).await {
         all.push_str(&piece);
+    }
+    if session {
+        check_messages(&all);
     }
     all
 }
@@ -187,6 +228,7 @@ async fn notifications_and_answers_are_202_and_answers_reach_the_waiting_request
     let mut stream = send(&service, post(Some(&id), &call(7, "ask"))).await.into_body();
     let asked = loop {
         let event = next(&mut stream).await.expect("the elicitation");
+        check_messages(&event);
         if let Some(data) = event.lines().find_map(|l| l.strip_prefix("data: ")).filter(|d| !d.is_empty()) {
             break serde_json::from_str::<Value>(data).expect("JSON");
         }
@@ -200,6 +242,7 @@ async fn notifications_and_answers_are_202_and_answers_reach_the_waiting_request
     while let Some(event) = next(&mut stream).await {
         rest.push_str(&event);
     }
+    check_messages(&rest);
     let result = answer_in(&rest, 7).expect("the call's answer");
     assert_eq!(result["result"]["content"][0]["text"], "Hello, Ada!");
 }
