@@ -7,7 +7,8 @@
 #   bench/callgrind.sh [ours|rmcp|floor] [CALLS]
 #
 # TOOLS=N registers N tools (ours and rmcp); LIST=1 counts `tools/list`
-# instead, with every tool in one page.
+# instead, with every tool in one page; LEGACY=1 2025-era `tools/call`, each
+# connection in a session (ours and rmcp).
 #
 # The kernel's share (TCP, epoll) is not counted here; see profile.sh.
 set -euo pipefail
@@ -21,7 +22,7 @@ command -v valgrind >/dev/null || { echo "valgrind is not installed" >&2; exit 1
 . ./profiling.sh
 build_for_profiling
 profiling_args
-out="target/profiling/$server${TOOLS:+-$TOOLS-tools}${LIST:+-list}.$$.callgrind.out"
+out="target/profiling/$server${TOOLS:+-$TOOLS-tools}${LIST:+-list}${LEGACY:+-legacy}.$$.callgrind.out"
 rm -f "$out"
 valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out" \
     "target/profiling/release/bench-$server" http "127.0.0.1:$port" "${server_args[@]}" 2>"${out%.out}.log" &

@@ -6,7 +6,8 @@
 #   bench/profile.sh [ours|rmcp|floor] [CALLS] [CONCURRENCY]
 #
 # TOOLS=N registers N tools (ours and rmcp); LIST=1 profiles `tools/list`
-# instead, with every tool in one page.
+# instead, with every tool in one page; LEGACY=1 2025-era `tools/call`, each
+# connection in a session (ours and rmcp).
 #
 # Sampling slows the server down; read shares, not absolute times.
 set -euo pipefail
@@ -21,7 +22,7 @@ command -v perf >/dev/null || { echo "perf is not installed" >&2; exit 1; }
 . ./profiling.sh
 build_for_profiling
 profiling_args
-data="target/profiling/$server${TOOLS:+-$TOOLS-tools}${LIST:+-list}.$$.perf.data"
+data="target/profiling/$server${TOOLS:+-$TOOLS-tools}${LIST:+-list}${LEGACY:+-legacy}.$$.perf.data"
 perf record -q -F 1999 -g --call-graph dwarf,32768 -o "$data" -- \
     "target/profiling/release/bench-$server" http "127.0.0.1:$port" "${server_args[@]}" 2>/dev/null &
 perf_pid=$!

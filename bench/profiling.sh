@@ -1,7 +1,7 @@
 # Shared by callgrind.sh and profile.sh (sourced, not run): the server under
 # study built with line tables, its arguments, and a port to serve on.
 #
-# Uses `server` (ours, rmcp or floor) and the optional TOOLS and LIST; sets
+# Uses `server` (ours, rmcp or floor) and the optional TOOLS, LIST and LEGACY; sets
 # `server_args`, `driver_args` and `port`.
 
 # Release builds with line tables, in a target folder of their own: the
@@ -12,7 +12,9 @@ build_for_profiling() {
     cargo build --release --quiet -p bench-driver
 }
 
-# TOOLS=N serves N tools (ours in one page of N); LIST=1 drives `tools/list`.
+# TOOLS=N serves N tools (ours in one page of N); LIST=1 drives `tools/list`;
+# LEGACY=1 drives 2025-era `tools/call`, each connection in a session (ours and
+# rmcp, which is then started in its session mode).
 profiling_args() {
     server_args=()
     driver_args=()
@@ -22,6 +24,10 @@ profiling_args() {
     fi
     if [[ -n "${LIST:-}" ]]; then
         driver_args+=(--list)
+    fi
+    if [[ -n "${LEGACY:-}" ]]; then
+        driver_args+=(--legacy)
+        [[ "$server" == rmcp ]] && server_args+=(--sessions)
     fi
     port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 }

@@ -65,6 +65,30 @@ pub fn check_legacy_message(method: &str, message: &Value) -> Result<(), String>
     }
 }
 
+/// Checks a message whose request method is not at hand: its envelope
+/// (request, notification, result or error, with its own definition for a
+/// request or a notification), and that a result carries none of the
+/// stateless revision's members.
+pub fn check_legacy_envelope(message: &Value) -> Result<(), String> {
+    let is_result = message.get("result").is_some() && message.get("method").is_none();
+    if !is_result {
+        return check_legacy_message("", message);
+    }
+    check_legacy("JSONRPCResultResponse", message)?;
+    match MODERN_ONLY.iter().find(|m| message["result"].get(**m).is_some()) {
+        Some(member) => Err(format!("a 2025-era result carries `{member}`: {message}")),
+        None => Ok(()),
+    }
+}
+
+/// Panics unless `message` passes [`check_legacy_envelope`].
+#[track_caller]
+pub fn assert_valid_legacy_envelope(message: &Value) {
+    if let Err(report) = check_legacy_envelope(message) {
+        panic!("invalid 2025-era message: {report}");
+    }
+}
+
 /// Panics unless `message` is valid on a session (see [`check_legacy_message`]).
 #[track_caller]
 pub fn assert_valid_legacy(method: &str, message: &Value) {

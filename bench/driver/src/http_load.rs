@@ -1,6 +1,11 @@
 //! The HTTP load: keep-alive connections, each sending the same request
 //! again as soon as the previous answer arrived, until a fixed number of
 //! calls has been made.
+//!
+//! For the 2025-era rows each connection is one client: it opens a session
+//! (`initialize`, then `notifications/initialized`) before its warm-up,
+//! sends every call with the session's id, and ends the session (DELETE)
+//! once the round's figures are taken.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -11,11 +16,12 @@ use anyhow::{Context, Result, bail};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::SendRequest;
-use hyper::{Request, header};
+use hyper::header::{HeaderMap, HeaderValue};
+use hyper::{Method, Request, StatusCode, header};
 use hyper_util::rt::TokioIo;
 
 use crate::procfs;
-use crate::requests::{Call, VERSION};
+use crate::requests::{Call, LEGACY_VERSION, VERSION};
 use crate::stats::Sample;
 
 /// Longest any single call may take before the run is declared stuck.
@@ -29,10 +35,19 @@ const WARMUP_PER_CONNECTION: usize = 20;
 /// after responding (task teardown), which is part of a call's cost.
 const SETTLE: Duration = Duration::from_millis(100);
 
+/// The session id sent to a server that holds no sessions (the floor), so
+/// that it reads requests as long as the others do; shaped like rmcp's.
+const NO_SESSION: &str = "00000000-0000-0000-0000-000000000000";
+
+/// `Mcp-Session-Id`.
+const SESSION_ID: &str = "mcp-session-id";
+
 /// One keep-alive connection.
 struct Connection {
     sender: SendRequest<Full<Bytes>>,
     host: String,
+    /// The 2025-era session its calls belong to, once opened.
+    session: Option<HeaderValue>,
 }
 
 async fn connect(addr: SocketAddr) -> Result<Connection> {
@@ -42,37 +57,112 @@ async fn connect(addr: SocketAddr) -> Result<Connection> {
     tokio::spawn(async move {
         let _ = connection.await;
     });
-    Ok(Connection { sender, host: addr.to_string() })
+    Ok(Connection { sender, host: addr.to_string(), session: None })
 }
 
 impl Connection {
-    /// Sends one request and checks the answer; returns the body size.
-    async fn call(&mut self, call: &Call) -> Result<usize> {
-        let mut request = Request::post("/mcp")
+    /// A request to the endpoint with the headers every request carries.
+    fn request(&self, method: Method) -> hyper::http::request::Builder {
+        Request::builder()
+            .method(method)
+            .uri("/mcp")
             .header(header::HOST, &self.host)
             .header(header::CONTENT_TYPE, "application/json")
             .header(header::ACCEPT, "application/json, text/event-stream")
-            .header("mcp-protocol-version", VERSION)
-            .header("mcp-method", call.method);
-        if let Some(name) = call.name {
-            request = request.header("mcp-name", name);
-        }
-        let request = request.body(Full::new(call.body.clone()))?;
+    }
+
+    /// A request of this connection's 2025-era session.
+    fn session_request(&self, method: Method) -> Result<hyper::http::request::Builder> {
+        let session = self.session.as_ref().context("no session opened on this connection")?;
+        Ok(self.request(method).header("mcp-protocol-version", LEGACY_VERSION).header(SESSION_ID, session))
+    }
+
+    /// Sends one request and reads its whole answer.
+    async fn exchange(&mut self, request: Request<Full<Bytes>>) -> Result<(StatusCode, HeaderMap, Bytes)> {
         self.sender.ready().await?;
         let response = tokio::time::timeout(CALL_TIMEOUT, async {
             let response = self.sender.send_request(request).await?;
-            let status = response.status();
-            let body = response.into_body().collect().await?.to_bytes();
-            anyhow::Ok((status, body))
+            let (parts, body) = response.into_parts();
+            let body = body.collect().await?.to_bytes();
+            anyhow::Ok((parts.status, parts.headers, body))
         })
         .await
         .context("a call took longer than 30 s")??;
-        let (status, body) = response;
-        if status != hyper::StatusCode::OK || !contains(&body, call.expect) {
+        Ok(response)
+    }
+
+    /// Sends one request and checks the answer; returns the body size.
+    async fn call(&mut self, call: &Call) -> Result<usize> {
+        let request = if call.legacy {
+            self.session_request(Method::POST)?
+        } else {
+            let mut request =
+                self.request(Method::POST).header("mcp-protocol-version", VERSION).header("mcp-method", call.method);
+            if let Some(name) = call.name {
+                request = request.header("mcp-name", name);
+            }
+            request
+        };
+        let (status, headers, body) = self.exchange(request.body(Full::new(call.body.clone()))?).await?;
+        if status != StatusCode::OK || !answer(&headers, &body).is_some_and(|a| contains(a, call.expect)) {
             bail!("unexpected answer ({status}): {}", String::from_utf8_lossy(&body[..body.len().min(400)]));
         }
         Ok(body.len())
     }
+
+    /// Opens a 2025-era session: `initialize`, whose answer names the
+    /// session, then `notifications/initialized`.
+    async fn open_session(&mut self) -> Result<()> {
+        let request = self.request(Method::POST).body(Full::new(Call::initialize()))?;
+        let (status, headers, body) = self.exchange(request).await?;
+        let version = format!(r#""protocolVersion":"{LEGACY_VERSION}""#);
+        let answered = answer(&headers, &body).is_some_and(|a| contains(a, version.as_bytes()));
+        let session = headers.get(SESSION_ID).filter(|_| status == StatusCode::OK && answered);
+        let Some(session) = session else {
+            bail!(
+                "initialize not answered with a {LEGACY_VERSION} session ({status}): {}",
+                String::from_utf8_lossy(&body[..body.len().min(400)])
+            );
+        };
+        self.session = Some(session.clone());
+        let request = self.session_request(Method::POST)?.body(Full::new(Call::initialized()))?;
+        let (status, _, body) = self.exchange(request).await?;
+        if status != StatusCode::ACCEPTED {
+            bail!("notifications/initialized answered {status}: {}", String::from_utf8_lossy(&body));
+        }
+        Ok(())
+    }
+
+    /// Ends the session, as a client that is done does.
+    async fn close_session(&mut self) -> Result<()> {
+        let request = self.session_request(Method::DELETE)?.body(Full::new(Bytes::new()))?;
+        let (status, _, body) = self.exchange(request).await?;
+        if !status.is_success() {
+            bail!("DELETE of the session answered {status}: {}", String::from_utf8_lossy(&body));
+        }
+        self.session = None;
+        Ok(())
+    }
+}
+
+/// The JSON-RPC message of an answer: the body when it is JSON; the data of
+/// the last event carrying any when it is an event stream (priming events
+/// carry none, and the answer ends the stream).
+fn answer<'a>(headers: &HeaderMap, body: &'a [u8]) -> Option<&'a [u8]> {
+    let content_type = headers.get(header::CONTENT_TYPE)?.as_bytes();
+    if content_type.starts_with(b"application/json") {
+        return Some(body);
+    }
+    if !content_type.starts_with(b"text/event-stream") {
+        return None;
+    }
+    body.split(|&b| b == b'\n')
+        .filter_map(|line| line.strip_prefix(b"data:"))
+        .map(|data| {
+            let data = data.strip_suffix(b"\r").unwrap_or(data);
+            data.strip_prefix(b" ").unwrap_or(data)
+        })
+        .rfind(|data| !data.is_empty())
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
@@ -82,16 +172,27 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
 /// One round against one server: `concurrency` connections share `calls`
 /// calls. Returns the timed sample and the number of calls the server
 /// answered in all (warm-up included).
+///
+/// With `sessions`, each connection of a 2025-era call opens a session
+/// first and ends it after the figures are taken; without, a 2025-era call
+/// carries a fixed session id the server (the floor) does not look at.
 pub(crate) async fn round(
     addr: SocketAddr,
     pid: u32,
     call: &Call,
     concurrency: usize,
     calls: usize,
+    sessions: bool,
 ) -> Result<(Sample, u64)> {
+    let sessions = sessions && call.legacy;
     let mut connections = Vec::with_capacity(concurrency);
     for _ in 0..concurrency {
         let mut connection = connect(addr).await?;
+        if sessions {
+            connection.open_session().await?;
+        } else if call.legacy {
+            connection.session = Some(HeaderValue::from_static(NO_SESSION));
+        }
         for _ in 0..WARMUP_PER_CONNECTION {
             connection.call(call).await?;
         }
@@ -129,6 +230,11 @@ pub(crate) async fn round(
     tokio::time::sleep(SETTLE).await;
     sample.cpu_ticks = procfs::cpu_ticks(pid)? - cpu_before;
     sample.calls = calls as u64;
+    if sessions {
+        for connection in &mut open {
+            connection.close_session().await?;
+        }
+    }
     drop(open);
     Ok((sample, (calls + concurrency * WARMUP_PER_CONNECTION) as u64))
 }

@@ -2,12 +2,16 @@
 //! them side by side and prints the table.
 //!
 //! ```text
-//! bench-driver [all | build | http | stdio | scale] [--quick] [--rebuild-cycles N]
-//! bench-driver load ADDR PID [--concurrency C] [--calls N] [--list]
+//! bench-driver [all | build | http | legacy | stdio | scale] [--quick] [--rebuild-cycles N]
+//! bench-driver load ADDR PID [--concurrency C] [--calls N] [--list | --legacy]
 //! ```
 //!
+//! `http` measures the stateless 2026-07-28 `tools/call`, `legacy` the same
+//! call in a 2025-era session (one per connection).
+//!
 //! `load` sends calls to a server started elsewhere (for profiling it under
-//! `perf`; see `profile.sh`) and prints its rate and CPU per call.
+//! `perf`; see `profile.sh`) and prints its rate and CPU per call; with
+//! `--legacy`, 2025-era calls, each connection in a session of its own.
 //!
 //! Every phase alternates the servers round by round (ours, rmcp, floor,
 //! ours, …) so that whatever else the machine does hits them alike. All
@@ -93,6 +97,7 @@ impl Plan {
                 self.http_rounds,
                 self.http_levels.iter().map(|(c, n)| format!("{n} at c={c}")).collect::<Vec<_>>().join(", ")
             ),
+            "2025-era session: the same levels and rounds; each connection first opens a session (`initialize`, `notifications/initialized`: untimed, before the warm-up) and ends it (DELETE) after the round's figures are taken; the floor holds no sessions and gets the same `tools/call` without the handshake".to_owned(),
             format!(
                 "stdio: {} rounds of {} pipelined calls, at most {} in flight",
                 self.stdio_rounds, self.stdio_calls, self.stdio_window
@@ -159,6 +164,41 @@ async fn phase_build(bench: &Path, plan: &Plan, results: &mut Results, rebuild: 
     Ok(())
 }
 
+/// The HTTP levels of the plan against servers already running, rounds
+/// alternating them; `after_round` sees each round's server and how many
+/// calls it answered in it.
+async fn http_levels(
+    plan: &Plan,
+    running: &[servers::Running],
+    call: &Call,
+    scenario: &str,
+    mut after_round: impl FnMut(&servers::Running, u64) -> Result<()>,
+) -> Result<Vec<(usize, HashMap<Kind, Sample>)>> {
+    let mut levels = Vec::new();
+    for &(concurrency, calls) in &plan.http_levels {
+        let mut samples: HashMap<Kind, Sample> = HashMap::new();
+        for r in 0..plan.http_rounds {
+            for server in running {
+                let addr = server.addr.context("an HTTP server without an address")?;
+                let sessions = server.kind != Kind::Floor;
+                let (sample, answered) = http_load::round(addr, server.pid, call, concurrency, calls, sessions).await?;
+                eprintln!(
+                    "{scenario} c={concurrency} round {}/{}: {:5} {:>8.0} req/s {:>6.1} µs CPU/call",
+                    r + 1,
+                    plan.http_rounds,
+                    server.kind.label(),
+                    sample.rate(),
+                    sample.cpu_us()
+                );
+                samples.entry(server.kind).or_default().add(sample);
+                after_round(server, answered)?;
+            }
+        }
+        levels.push((concurrency, samples));
+    }
+    Ok(levels)
+}
+
 async fn phase_http(bench: &Path, plan: &Plan, results: &mut Results) -> Result<()> {
     let mut running = Vec::new();
     for kind in Kind::ALL {
@@ -170,33 +210,35 @@ async fn phase_http(bench: &Path, plan: &Plan, results: &mut Results) -> Result<
         let memory = Memory { idle_kib: procfs::rss_kib(server.pid)?, ..Memory::default() };
         results.memory.insert(server.kind, memory);
     }
-    let call = Call::echo();
-    for &(concurrency, calls) in &plan.http_levels {
-        let mut samples: HashMap<Kind, Sample> = HashMap::new();
-        for r in 0..plan.http_rounds {
-            for server in &running {
-                let addr = server.addr.context("an HTTP server without an address")?;
-                let (sample, answered) = http_load::round(addr, server.pid, &call, concurrency, calls).await?;
-                eprintln!(
-                    "http c={concurrency} round {}/{}: {:5} {:>8.0} req/s {:>6.1} µs CPU/call",
-                    r + 1,
-                    plan.http_rounds,
-                    server.kind.label(),
-                    sample.rate(),
-                    sample.cpu_us()
-                );
-                samples.entry(server.kind).or_default().add(sample);
-                let total = served.entry(server.kind).or_default();
-                *total += answered;
-                let memory = results.memory.entry(server.kind).or_default();
-                if memory.after_calls == 0 && *total >= 100_000 {
-                    memory.after_kib = procfs::rss_kib(server.pid)?;
-                    memory.after_calls = *total;
-                }
-            }
+    let memory = &mut results.memory;
+    results.http = http_levels(plan, &running, &Call::echo(), "http", |server, answered| {
+        let total = served.entry(server.kind).or_default();
+        *total += answered;
+        let memory = memory.entry(server.kind).or_default();
+        if memory.after_calls == 0 && *total >= 100_000 {
+            memory.after_kib = procfs::rss_kib(server.pid)?;
+            memory.after_calls = *total;
         }
-        results.http.push((concurrency, samples));
+        Ok(())
+    })
+    .await?;
+    for server in running {
+        server.stop().await;
     }
+    Ok(())
+}
+
+/// The same `tools/call` from 2025-era clients, each connection in a
+/// session of its own: ours as it is (it serves both eras on one
+/// endpoint), rmcp with its session mode on.
+async fn phase_legacy(bench: &Path, plan: &Plan, results: &mut Results) -> Result<()> {
+    let mut running = Vec::new();
+    for kind in Kind::ALL {
+        let args = if kind == Kind::Rmcp { vec!["--sessions".to_owned()] } else { Vec::new() };
+        running.push(servers::start_http(bench, kind, &args).await?);
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    results.legacy = http_levels(plan, &running, &Call::legacy_echo(), "legacy", |_, _| Ok(())).await?;
     for server in running {
         server.stop().await;
     }
@@ -251,7 +293,7 @@ async fn phase_scale(bench: &Path, plan: &Plan, results: &mut Results) -> Result
             for (tools, lists, server) in &running {
                 let addr = server.addr.context("an HTTP server without an address")?;
                 let calls = if list { *lists } else { plan.scale_calls };
-                let (sample, _) = http_load::round(addr, server.pid, &call, 16, calls).await?;
+                let (sample, _) = http_load::round(addr, server.pid, &call, 16, calls, false).await?;
                 eprintln!(
                     "scale {tools} tools {}: {:5} {:>8.0} req/s {:>7.1} µs CPU/req",
                     call.method,
@@ -275,7 +317,7 @@ fn bench_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
 }
 
-/// `load ADDR PID [--concurrency C] [--calls N] [--list]`.
+/// `load ADDR PID [--concurrency C] [--calls N] [--list | --legacy]`.
 async fn load_only(args: &[String]) -> Result<()> {
     let option = |name: &str, default: usize| -> Result<usize> {
         match args.iter().position(|a| a == name) {
@@ -285,9 +327,16 @@ async fn load_only(args: &[String]) -> Result<()> {
     };
     let addr = args.get(1).context("load needs ADDR")?.parse()?;
     let pid = args.get(2).context("load needs PID")?.parse()?;
-    let call = if args.iter().any(|a| a == "--list") { Call::list() } else { Call::echo() };
+    let flag = |name: &str| args.iter().any(|a| a == name);
+    let call = if flag("--list") {
+        Call::list()
+    } else if flag("--legacy") {
+        Call::legacy_echo()
+    } else {
+        Call::echo()
+    };
     let (mut sample, _) =
-        http_load::round(addr, pid, &call, option("--concurrency", 16)?, option("--calls", 100_000)?).await?;
+        http_load::round(addr, pid, &call, option("--concurrency", 16)?, option("--calls", 100_000)?, true).await?;
     println!(
         "{}: {:.0} req/s, p50 {:.1} µs, p99 {:.1} µs, server CPU {:.1} µs per call",
         call.method,
@@ -310,8 +359,8 @@ async fn main() -> Result<()> {
         plan.rebuild_cycles = args.get(i + 1).context("--rebuild-cycles needs a number")?.parse()?;
     }
     let phase = args.iter().find(|a| !a.starts_with("--") && a.parse::<usize>().is_err()).map_or("all", String::as_str);
-    if !matches!(phase, "all" | "build" | "http" | "stdio" | "scale") {
-        bail!("usage: bench-driver [all | build | http | stdio | scale] [--quick] [--rebuild-cycles N]");
+    if !matches!(phase, "all" | "build" | "http" | "legacy" | "stdio" | "scale") {
+        bail!("usage: bench-driver [all | build | http | legacy | stdio | scale] [--quick] [--rebuild-cycles N]");
     }
     let bench = bench_dir();
     compile::repair(&bench)?;
@@ -320,6 +369,9 @@ async fn main() -> Result<()> {
     phase_build(&bench, &plan, &mut results, everything || phase == "build").await?;
     if everything || phase == "http" {
         phase_http(&bench, &plan, &mut results).await?;
+    }
+    if everything || phase == "legacy" {
+        phase_legacy(&bench, &plan, &mut results).await?;
     }
     if everything || phase == "stdio" {
         phase_stdio(&bench, &plan, &mut results).await?;

@@ -41,6 +41,8 @@ pub(crate) struct Results {
     pub(crate) builds: HashMap<Kind, BuildFigures>,
     /// HTTP `tools/call`, by concurrency.
     pub(crate) http: Vec<(usize, HashMap<Kind, Sample>)>,
+    /// HTTP `tools/call` in 2025-era sessions, by concurrency.
+    pub(crate) legacy: Vec<(usize, HashMap<Kind, Sample>)>,
     /// Memory of the HTTP servers.
     pub(crate) memory: HashMap<Kind, Memory>,
     /// stdio `tools/call`.
@@ -85,6 +87,26 @@ fn row(out: &mut String, label: &str, values: [f64; 3], decimals: usize) {
     );
 }
 
+/// The rows of one HTTP scenario, level by level: rate, latencies, server
+/// and driver CPU.
+fn http_table(out: &mut String, levels: &mut [(usize, HashMap<Kind, Sample>)]) {
+    let _ = writeln!(out, "| concurrency / metric | ours | rmcp | floor | ours/rmcp | ours/floor |");
+    let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|");
+    for (concurrency, samples) in levels {
+        let mut get = |k: Kind, f: &dyn Fn(&mut Sample) -> f64| samples.get_mut(&k).map_or(f64::NAN, f);
+        let rate = [Kind::Ours, Kind::Rmcp, Kind::Floor].map(|k| get(k, &|s| s.rate()));
+        let p50 = [Kind::Ours, Kind::Rmcp, Kind::Floor].map(|k| get(k, &|s| s.percentile_us(50.0)));
+        let p99 = [Kind::Ours, Kind::Rmcp, Kind::Floor].map(|k| get(k, &|s| s.percentile_us(99.0)));
+        let cpu = [Kind::Ours, Kind::Rmcp, Kind::Floor].map(|k| get(k, &|s| s.cpu_us()));
+        let client = [Kind::Ours, Kind::Rmcp, Kind::Floor].map(|k| get(k, &|s| s.client_cpu_us()));
+        row(out, &format!("c={concurrency} requests/s"), rate, 0);
+        row(out, &format!("c={concurrency} p50 latency (µs)"), p50, 1);
+        row(out, &format!("c={concurrency} p99 latency (µs)"), p99, 1);
+        row(out, &format!("c={concurrency} server CPU per call (µs)"), cpu, 1);
+        row(out, &format!("c={concurrency} driver CPU per call (µs)"), client, 1);
+    }
+}
+
 struct Verdict {
     target: &'static str,
     measured: String,
@@ -113,21 +135,16 @@ impl Results {
             let _ = writeln!(out, "- {line}");
         }
 
-        let _ = writeln!(out, "\n### HTTP `tools/call` (keep-alive connections)\n");
-        let _ = writeln!(out, "| concurrency / metric | ours | rmcp | floor | ours/rmcp | ours/floor |");
-        let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|");
-        for (concurrency, samples) in &mut self.http {
-            let mut get = |k: Kind, f: &dyn Fn(&mut Sample) -> f64| samples.get_mut(&k).map_or(f64::NAN, f);
-            let rate = [Kind::Ours, Kind::Rmcp, Kind::Floor].map(|k| get(k, &|s| s.rate()));
-            let p50 = [Kind::Ours, Kind::Rmcp, Kind::Floor].map(|k| get(k, &|s| s.percentile_us(50.0)));
-            let p99 = [Kind::Ours, Kind::Rmcp, Kind::Floor].map(|k| get(k, &|s| s.percentile_us(99.0)));
-            let cpu = [Kind::Ours, Kind::Rmcp, Kind::Floor].map(|k| get(k, &|s| s.cpu_us()));
-            let client = [Kind::Ours, Kind::Rmcp, Kind::Floor].map(|k| get(k, &|s| s.client_cpu_us()));
-            row(&mut out, &format!("c={concurrency} requests/s"), rate, 0);
-            row(&mut out, &format!("c={concurrency} p50 latency (µs)"), p50, 1);
-            row(&mut out, &format!("c={concurrency} p99 latency (µs)"), p99, 1);
-            row(&mut out, &format!("c={concurrency} server CPU per call (µs)"), cpu, 1);
-            row(&mut out, &format!("c={concurrency} driver CPU per call (µs)"), client, 1);
+        if !self.http.is_empty() || self.legacy.is_empty() {
+            let _ = writeln!(out, "\n### HTTP `tools/call` (keep-alive connections)\n");
+            http_table(&mut out, &mut self.http);
+        }
+        if !self.legacy.is_empty() {
+            let _ = writeln!(
+                out,
+                "\n### 2025-era session `tools/call` over HTTP (keep-alive connections, one session each)\n"
+            );
+            http_table(&mut out, &mut self.legacy);
         }
 
         let _ = writeln!(out, "\n### Memory, size and build\n");

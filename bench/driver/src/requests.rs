@@ -1,11 +1,16 @@
 //! The requests every server receives: 2026-07-28 `tools/call` of `echo`
 //! and `tools/list`, with the full `_meta` and every HTTP header the
-//! revision asks for.
+//! revision asks for; and the 2025-era session's `initialize`,
+//! `notifications/initialized` and `tools/call`, as a 2025-11-25 client
+//! sends them.
 
 use bytes::Bytes;
 
 /// The protocol revision the requests speak.
 pub(crate) const VERSION: &str = "2026-07-28";
+
+/// The revision the 2025-era session's requests speak.
+pub(crate) const LEGACY_VERSION: &str = "2025-11-25";
 
 /// The text `echo` is called with, and so must come back.
 pub(crate) const TEXT: &str = "hello";
@@ -23,6 +28,10 @@ pub(crate) struct Call {
     pub(crate) method: &'static str,
     /// `Mcp-Name`, for `tools/call`.
     pub(crate) name: Option<&'static str>,
+    /// A request of a 2025-era session: sent with `Mcp-Session-Id` and
+    /// [`LEGACY_VERSION`], without `Mcp-Method` and `Mcp-Name`, which that
+    /// era does not know.
+    pub(crate) legacy: bool,
     /// The HTTP body, with id 1: every HTTP request is the same bytes.
     pub(crate) body: Bytes,
     /// What every successful answer contains.
@@ -35,6 +44,7 @@ impl Call {
         Call {
             method: "tools/call",
             name: Some("echo"),
+            legacy: false,
             body: Bytes::from(Call::echo_line(1)),
             expect: br#"{"type":"text","text":"hello"}"#,
         }
@@ -43,7 +53,29 @@ impl Call {
     /// `tools/list` without a cursor.
     pub(crate) fn list() -> Call {
         let body = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{{}}}}}"#, meta());
-        Call { method: "tools/list", name: None, body: Bytes::from(body), expect: br#""tools":["# }
+        Call { method: "tools/list", name: None, legacy: false, body: Bytes::from(body), expect: br#""tools":["# }
+    }
+
+    /// `tools/call` of `echo` in a 2025-era session: no `_meta`. The
+    /// answer's text block is checked by its `text` member alone, as
+    /// servers order its members differently.
+    pub(crate) fn legacy_echo() -> Call {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{TEXT}"}}}}}}"#
+        );
+        Call { legacy: true, body: Bytes::from(body), expect: br#""text":"hello""#, ..Call::echo() }
+    }
+
+    /// The 2025-era `initialize` that opens a session.
+    pub(crate) fn initialize() -> Bytes {
+        Bytes::from(format!(
+            r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{LEGACY_VERSION}","capabilities":{{}},"clientInfo":{{"name":"bench-driver","version":"0.1.0"}}}}}}"#
+        ))
+    }
+
+    /// The notification that ends a session's handshake.
+    pub(crate) fn initialized() -> Bytes {
+        Bytes::from_static(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
     }
 
     /// The `tools/call` request with another id, for stdio where requests

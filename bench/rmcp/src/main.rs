@@ -3,11 +3,16 @@
 //! `#[tool_handler]` `ServerHandler`, and over HTTP a `StreamableHttpService`
 //! nested in axum, stateless (legacy session mode off) with JSON responses.
 //!
-//! `bench-rmcp http 127.0.0.1:PORT [--tools N]` or `bench-rmcp stdio [--tools N]`.
-//! `--tools N` serves N tools in all: `echo` and N - 1 more with the same
-//! input, for the scaling runs.
+//! `bench-rmcp http 127.0.0.1:PORT [--tools N] [--sessions]` or
+//! `bench-rmcp stdio [--tools N]`. `--tools N` serves N tools in all: `echo`
+//! and N - 1 more with the same input, for the scaling runs. `--sessions`
+//! serves 2025-era clients in sessions instead (legacy session mode on, the
+//! `LocalSessionManager` keeping them), for the 2025-era rows; rmcp then
+//! answers every request with an event stream, whatever `json_response` says.
 
 use std::sync::Arc;
+
+use axum::serve::ListenerExt;
 
 use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use rmcp::handler::server::wrapper::Parameters;
@@ -67,8 +72,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let tool_router = Arc::new(router(tools));
     match (args.first().map(String::as_str), args.get(1)) {
         (Some("http"), Some(addr)) => {
+            let sessions = args.iter().any(|a| a == "--sessions");
             let config = StreamableHttpServerConfig::default()
-                .with_legacy_session_mode(false)
+                .with_legacy_session_mode(sessions)
                 .with_json_response(true)
                 .with_sse_keep_alive(None);
             let service = StreamableHttpService::new(
@@ -78,13 +84,24 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             );
             let app = axum::Router::new().nest_service("/mcp", service);
             let listener = tokio::net::TcpListener::bind(addr.as_str()).await?;
-            axum::serve(listener, app).await?;
+            if sessions {
+                // An event stream leaves in several writes; with Nagle's
+                // algorithm on (axum's default) each answer would wait for
+                // the client's delayed ACK, about 40 ms, which is not rmcp's
+                // work. The stateless JSON answer leaves in one write.
+                let listener = listener.tap_io(|stream| {
+                    let _ = stream.set_nodelay(true);
+                });
+                axum::serve(listener, app).await?;
+            } else {
+                axum::serve(listener, app).await?;
+            }
         }
         (Some("stdio"), _) => {
             let running = Echo { tool_router }.serve(rmcp::transport::stdio()).await?;
             running.waiting().await?;
         }
-        _ => return Err("usage: bench-rmcp (http ADDR | stdio) [--tools N]".into()),
+        _ => return Err("usage: bench-rmcp (http ADDR [--sessions] | stdio) [--tools N]".into()),
     }
     Ok(())
 }

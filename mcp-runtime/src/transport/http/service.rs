@@ -157,27 +157,28 @@ where
         tracing::debug!(%refusal, "request refused");
         return transport_error(refusal.status(), refusal.to_string());
     }
-    // A server that serves 2025-era clients tells each request's era first;
-    // the stateless path is taken from there when it is not a session's.
-    if let Some(sessions) = &shared.legacy {
-        return legacy::respond(&shared, sessions, parts, body).await;
-    }
-    respond_modern(&shared, parts, body).await
-}
-
-/// A request of the stateless revision, from the method check on.
-pub(super) async fn respond_modern<B>(shared: &Shared, parts: Parts, body: B) -> http::Response<McpBody>
-where
-    B: Body,
-    B::Error: Into<BoxError>,
-{
     if parts.method != Method::POST {
-        return not_allowed(&parts.method);
+        // A GET or DELETE may name a 2025-era session; the stateless
+        // endpoint takes POST only.
+        return match &shared.legacy {
+            Some(sessions) => Box::pin(legacy::respond_other(&shared, sessions, &parts)).await,
+            None => not_allowed(&parts.method),
+        };
     }
-    match read_request(&shared.config, &parts, body).await {
-        Ok((accept, bytes)) => serve_modern(shared, parts, accept, &bytes).await,
-        Err(refusal) => refusal,
+    let (accept, bytes) = match read_request(&shared.config, &parts, body).await {
+        Ok(read) => read,
+        Err(refusal) => return refusal,
+    };
+    // A server that serves 2025-era clients tells each POST's era first.
+    // One flat path otherwise: every level of futures between here and the
+    // handler is state that is moved, so the stateless path stays one.
+    if let Some(sessions) = &shared.legacy {
+        let era = legacy::route_post(&parts, &bytes);
+        if !matches!(era, legacy::Era::Modern if shared.server.eras().serves_modern()) {
+            return Box::pin(legacy::serve_post(&shared, sessions, era, parts, accept, &bytes)).await;
+        }
     }
+    serve_modern(&shared, parts, accept, &bytes).await
 }
 
 /// 405, naming the one method every request may use.

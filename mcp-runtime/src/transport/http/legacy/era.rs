@@ -26,7 +26,7 @@ pub(super) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-i
 pub(super) const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
 
 /// What to do with one POST.
-pub(super) enum Era {
+pub(crate) enum Era {
     /// The stateless pipeline.
     Modern,
     /// A 2025-era `initialize`: a new session.
@@ -39,9 +39,13 @@ pub(super) enum Era {
 
 /// Decides the era of a POST from its headers and body.
 pub(super) fn choose(headers: &HeaderMap, body: &[u8]) -> Era {
-    let session_id = headers.get(SESSION_ID);
-    let legacy_header = headers.get(PROTOCOL_VERSION).is_some_and(|v| v.as_bytes().starts_with(b"2025-"));
-    if session_id.is_none() && !legacy_header && !mentions_initialize(body) {
+    let marks = Marks::of(headers);
+    let session_id = marks.session_id;
+    let legacy_header = marks.version.is_some_and(|v| v.as_bytes().starts_with(b"2025-"));
+    // A 2026-07-28 request names its method in `Mcp-Method`: unless that
+    // says `initialize`, its body need not be searched.
+    let may_initialize = marks.method.is_none_or(|m| m.as_bytes() == b"initialize");
+    if session_id.is_none() && !legacy_header && !(may_initialize && mentions_initialize(body)) {
         return Era::Modern;
     }
     let message: Value = match serde_json::from_slice(body) {
@@ -78,11 +82,35 @@ pub(super) fn not_found() -> http::Response<McpBody> {
     error_response(StatusCode::NOT_FOUND, None, &error)
 }
 
-/// Whether `initialize` appears as a JSON string in the body: one pass over
-/// the bytes, with no parsing.
+/// The headers that tell the eras apart, found in one walk over the
+/// headers (cheaper than a lookup by name for each).
+struct Marks<'a> {
+    session_id: Option<&'a http::HeaderValue>,
+    version: Option<&'a http::HeaderValue>,
+    method: Option<&'a http::HeaderValue>,
+}
+
+impl<'a> Marks<'a> {
+    fn of(headers: &'a HeaderMap) -> Self {
+        let mut marks = Marks { session_id: None, version: None, method: None };
+        for (name, value) in headers {
+            let slot = match name.as_str() {
+                "mcp-session-id" => &mut marks.session_id,
+                "mcp-protocol-version" => &mut marks.version,
+                "mcp-method" => &mut marks.method,
+                _ => continue,
+            };
+            slot.get_or_insert(value);
+        }
+        marks
+    }
+}
+
+/// Whether `"initialize"` appears in the body, quotes included: a
+/// vectorized search, no parsing. A false positive (the word inside some
+/// other string) only costs the reading that follows.
 fn mentions_initialize(body: &[u8]) -> bool {
-    // What comes before the first quote is in no string.
-    body.split(|&b| b == b'"').skip(1).any(|piece| piece == b"initialize")
+    memchr::memmem::find(body, b"\"initialize\"").is_some()
 }
 
 #[cfg(test)]
@@ -94,5 +122,15 @@ mod tests {
         assert!(mentions_initialize(br#"{"jsonrpc":"2.0","id":1,"method": "initialize"}"#));
         assert!(!mentions_initialize(br#"{"method":"tools/call","params":{"name":"initializer"}}"#));
         assert!(!mentions_initialize(b"initialize"));
+    }
+
+    #[test]
+    fn a_request_naming_another_method_in_its_header_is_not_searched() {
+        let mut headers = HeaderMap::new();
+        headers.insert("mcp-method", http::HeaderValue::from_static("tools/call"));
+        let body = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#;
+        assert!(matches!(choose(&headers, body), Era::Modern));
+        headers.insert("mcp-method", http::HeaderValue::from_static("initialize"));
+        assert!(matches!(choose(&headers, body), Era::Initialize(_)));
     }
 }

@@ -23,84 +23,89 @@ mod post;
 mod relay;
 mod sessions;
 mod stream;
-#[cfg(test)]
-mod tests;
-#[cfg(test)]
-mod tests_shared;
 
 use std::sync::Arc;
 
 use bytes::Bytes;
 use http::request::Parts;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
-use http_body::Body;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
 pub(crate) use sessions::Sessions;
 pub(crate) use stream::LiveBody;
 
-use super::body::{BoxError, McpBody};
+use super::body::McpBody;
 use super::media::{self, Acceptable};
-use super::service::{
-    Shared, empty, event_stream_response, json_response, read_request, respond_modern, serve_modern, transport_error,
-    with_body,
-};
+use super::service::{Shared, empty, event_stream_response, json_response, not_allowed, transport_error, with_body};
 use super::sse::event;
 use crate::dispatch::{Message, Response, Stage, parse_message};
 use crate::eras::LEGACY_VERSIONS;
 use crate::legacy::bridge::{failure, success};
 use crate::legacy::message::{self, Incoming};
 use crate::protocol::{ErrorObject, RequestId};
-use era::{Era, PROTOCOL_VERSION, SESSION_ID};
+pub(crate) use era::Era;
+use era::{PROTOCOL_VERSION, SESSION_ID};
 use sessions::{HttpSession, Unavailable};
 
 /// `Last-Event-ID`.
 const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
 
-/// Serves a request on an endpoint that serves 2025-era clients: a
-/// session's, or one of the stateless revision.
-pub(super) async fn respond<B>(shared: &Shared, sessions: &Sessions, parts: Parts, body: B) -> http::Response<McpBody>
-where
-    B: Body,
-    B::Error: Into<BoxError>,
-{
-    if parts.method != Method::POST {
-        let Some(id) = parts.headers.get(SESSION_ID).filter(|_| [Method::GET, Method::DELETE].contains(&parts.method))
-        else {
-            return respond_modern(shared, parts, body).await;
-        };
-        let session = match id.to_str() {
-            Ok(id) => sessions.get(&shared.server, id).await,
-            Err(_) => Ok(None),
-        };
-        let session = match session {
-            Ok(Some(session)) => session,
-            Ok(None) => return era::not_found(),
-            Err(refused) => return unavailable(None, &refused),
-        };
-        if let Some(refusal) = version_refusal(&parts.headers) {
-            return refusal;
-        }
-        if parts.method == Method::DELETE {
-            return match sessions.end(session.session.id()).await {
-                Ok(_) => empty(StatusCode::NO_CONTENT),
-                Err(refused) => unavailable(None, &refused),
-            };
-        }
-        return open_stream(shared, &session, &parts);
-    }
-    let (accept, bytes) = match read_request(&shared.config, &parts, body).await {
-        Ok(read) => read,
-        Err(refusal) => return refusal,
+/// A GET or DELETE on an endpoint that serves 2025-era clients: with a
+/// session id, the session's standalone stream or its end; without one,
+/// the stateless endpoint's 405.
+pub(super) async fn respond_other(shared: &Shared, sessions: &Sessions, parts: &Parts) -> http::Response<McpBody> {
+    let Some(id) = parts.headers.get(SESSION_ID).filter(|_| [Method::GET, Method::DELETE].contains(&parts.method))
+    else {
+        return not_allowed(&parts.method);
     };
-    match era::choose(&parts.headers, &bytes) {
-        Era::Modern if shared.server.eras().serves_modern() => serve_modern(shared, parts, accept, &bytes).await,
-        Era::Modern => refuse_modern(&bytes),
+    let session = match id.to_str() {
+        Ok(id) => sessions.get(&shared.server, id).await,
+        Err(_) => Ok(None),
+    };
+    let session = match session {
+        Ok(Some(session)) => session,
+        Ok(None) => return era::not_found(),
+        Err(refused) => return unavailable(None, &refused),
+    };
+    if let Some(refusal) = version_refusal(&parts.headers) {
+        return refusal;
+    }
+    if parts.method == Method::DELETE {
+        return match sessions.end(session.session.id()).await {
+            Ok(_) => empty(StatusCode::NO_CONTENT),
+            Err(refused) => unavailable(None, &refused),
+        };
+    }
+    open_stream(shared, &session, parts)
+}
+
+/// The era of a POST whose body was read: [`Era::Modern`] for the
+/// stateless pipeline, anything else for [`serve_post`].
+pub(super) fn route_post(parts: &Parts, bytes: &[u8]) -> Era {
+    era::choose(&parts.headers, bytes)
+}
+
+/// Serves a POST [`route_post`] did not send to the stateless pipeline: a
+/// session's message, `initialize`, or a refusal. Apart from the stateless
+/// path, so that its future holds none of a session's state.
+pub(super) async fn serve_post(
+    shared: &Shared,
+    sessions: &Sessions,
+    era: Era,
+    parts: Parts,
+    accept: Acceptable,
+    bytes: &[u8],
+) -> http::Response<McpBody> {
+    match era {
+        Era::Modern if shared.server.eras().serves_modern() => {
+            super::service::serve_modern(shared, parts, accept, bytes).await
+        }
+        Era::Modern => refuse_modern(bytes),
         Era::Initialize(message) => initialize(shared, sessions, accept, message).await,
         Era::Session(id, message) => match sessions.get(&shared.server, &id).await {
             Ok(Some(session)) => match version_refusal(&parts.headers) {
-                None => Box::pin(post::serve(shared, session, parts, accept, message)).await,
+                None => post::serve(shared, session, parts, accept, message).await,
                 Some(refusal) => refusal,
             },
             Ok(None) => era::not_found(),

@@ -9,12 +9,13 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
 
-use super::tests::{bare, call, initialize, json_of, modern_call, next, open, post, send, server, text};
-use crate::Eras;
-use crate::legacy::{
+use mcp_runtime::Eras;
+use mcp_runtime::legacy::{
     MemorySessionStore, SessionChange, SessionLimits, SessionRecord, SessionStore, StoreError, StoreFuture,
 };
-use crate::transport::http::{HttpConfig, McpService};
+use mcp_runtime::transport::http::{HttpConfig, McpService};
+
+use super::{bare, call, initialize, json_of, modern_call, next, open, post, send, server, text};
 
 /// One replica's handle on records and a bus shared with the others.
 struct Twin {
@@ -75,7 +76,7 @@ fn twins() -> (McpService, McpService) {
 }
 
 /// The next JSON-RPC message of an event stream.
-async fn message(body: &mut crate::transport::http::McpBody) -> Option<Value> {
+async fn message(body: &mut mcp_runtime::transport::http::McpBody) -> Option<Value> {
     loop {
         let event = tokio::time::timeout(Duration::from_secs(5), next(body)).await.expect("an event in time")?;
         if let Some(data) = event.lines().find_map(|l| l.strip_prefix("data: ")).filter(|d| !d.is_empty()) {

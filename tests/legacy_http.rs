@@ -1,4 +1,6 @@
-//! 2025-era sessions through the tower service, request by request.
+//! 2025-era sessions through the tower service, request by request. Every
+//! message a session's client receives here (JSON bodies and the data of
+//! every event) is checked against the official 2025-11-25 JSON Schema.
 
 use std::future::poll_fn;
 use std::pin::Pin;
@@ -9,14 +11,15 @@ use std::time::Duration;
 use http_body::Body as _;
 use serde_json::{Value, json};
 
-use crate::input::Elicitation;
-use crate::protocol::META_PROTOCOL_VERSION;
-use crate::transport::http::{HttpConfig, McpBody, McpService};
-use crate::{Eras, Input, RequestContext, Server, ToolEntry};
+use mcp_runtime::input::Elicitation;
+use mcp_runtime::protocol::META_PROTOCOL_VERSION;
+use mcp_runtime::transport::http::{HttpConfig, McpBody, McpService};
+use mcp_runtime::{Eras, Input, RequestContext, Server, ToolEntry};
+use mcp_tests::legacy_schema::assert_valid_legacy_envelope;
 
-pub(super) type Reply = http::Response<McpBody>;
+type Reply = http::Response<McpBody>;
 
-pub(super) fn server(eras: Eras, finished: Arc<AtomicBool>) -> Server {
+fn server(eras: Eras, finished: Arc<AtomicBool>) -> Server {
     Server::builder("sessions", "1.0.0")
         .eras(eras)
         .tool(ToolEntry::new("echo", || async { "echoed" }))
@@ -52,7 +55,7 @@ fn service(config: HttpConfig) -> McpService {
 }
 
 /// A POST with the headers every client sends, and those of `session`.
-pub(super) fn post(session: Option<&str>, body: &Value) -> http::Request<String> {
+fn post(session: Option<&str>, body: &Value) -> http::Request<String> {
     let mut request = http::Request::post("/mcp")
         .header("host", "localhost")
         .header("content-type", "application/json")
@@ -73,7 +76,7 @@ fn with(mut request: http::Request<String>, header: &'static str, value: &'stati
     request
 }
 
-pub(super) fn bare(method: http::Method, session: &str) -> http::Request<String> {
+fn bare(method: http::Method, session: &str) -> http::Request<String> {
     http::Request::builder()
         .method(method)
         .uri("/mcp")
@@ -84,11 +87,11 @@ pub(super) fn bare(method: http::Method, session: &str) -> http::Request<String>
         .expect("a request")
 }
 
-pub(super) fn call(id: u64, tool: &str) -> Value {
+fn call(id: u64, tool: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": {}}})
 }
 
-pub(super) fn initialize(version: &str) -> Value {
+fn initialize(version: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": version,
         "capabilities": {"elicitation": {}},
@@ -96,34 +99,72 @@ pub(super) fn initialize(version: &str) -> Value {
     }})
 }
 
-pub(super) async fn send(service: &McpService, request: http::Request<String>) -> Reply {
-    service.handle(request).await.unwrap_or_else(|never| match never {})
+/// Marks the reply to a session's request (or to `initialize`), whose
+/// messages [`text`] then checks against the 2025-11-25 schema.
+#[derive(Clone, Copy)]
+struct SessionReply;
+
+async fn send(service: &McpService, request: http::Request<String>) -> Reply {
+    let session = is_session_request(&request);
+    let mut reply = service.handle(request).await.unwrap_or_else(|never| match never {});
+    if session {
+        reply.extensions_mut().insert(SessionReply);
+    }
+    reply
+}
+
+/// A request of the 2025-era wire: it carries a session id or opens a
+/// session, and not the stateless revision's `_meta`.
+fn is_session_request(request: &http::Request<String>) -> bool {
+    let body: Value = serde_json::from_str(request.body()).unwrap_or(Value::Null);
+    let stateless = body["params"]["_meta"].get(META_PROTOCOL_VERSION).is_some();
+    !stateless && (request.headers().contains_key("mcp-session-id") || body["method"] == "initialize")
+}
+
+/// Checks every message of a session's body: a JSON body (one message or
+/// a batch's answers), or the data of each event of a stream.
+fn check_messages(text: &str) {
+    let trimmed = text.trim_start();
+    if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        match serde_json::from_str::<Value>(trimmed).expect("a JSON body") {
+            Value::Array(items) => items.iter().for_each(assert_valid_legacy_envelope),
+            message => assert_valid_legacy_envelope(&message),
+        }
+        return;
+    }
+    for data in text.lines().filter_map(|l| l.strip_prefix("data: ")).filter(|d| !d.trim().is_empty()) {
+        assert_valid_legacy_envelope(&serde_json::from_str(data).expect("an event's data is JSON"));
+    }
 }
 
 /// Opens a session; its id.
-pub(super) async fn open(service: &McpService, version: &str) -> String {
+async fn open(service: &McpService, version: &str) -> String {
     let reply = send(service, post(None, &initialize(version))).await;
     assert_eq!(reply.status(), 200);
     reply.headers()["mcp-session-id"].to_str().expect("ASCII").to_owned()
 }
 
 /// The next piece of a body (an event, for an event stream); `None` at its end.
-pub(super) async fn next(body: &mut McpBody) -> Option<String> {
+async fn next(body: &mut McpBody) -> Option<String> {
     let frame = poll_fn(|cx| Pin::new(&mut *body).poll_frame(cx)).await?;
     let data = frame.unwrap_or_else(|never| match never {}).into_data().ok()?;
     Some(String::from_utf8_lossy(&data).into_owned())
 }
 
-pub(super) async fn text(reply: Reply) -> String {
+async fn text(reply: Reply) -> String {
+    let session = reply.extensions().get::<SessionReply>().is_some();
     let mut body = reply.into_body();
     let mut all = String::new();
     while let Some(piece) = next(&mut body).await {
         all.push_str(&piece);
     }
+    if session {
+        check_messages(&all);
+    }
     all
 }
 
-pub(super) async fn json_of(reply: Reply) -> Value {
+async fn json_of(reply: Reply) -> Value {
     serde_json::from_str(&text(reply).await).expect("a JSON body")
 }
 
@@ -135,6 +176,9 @@ fn answer_in(events: &str, id: u64) -> Option<Value> {
         .filter_map(|data| serde_json::from_str::<Value>(data).ok())
         .find(|message| message["id"] == id && message.get("method").is_none())
 }
+
+#[path = "legacy_http/shared.rs"]
+mod shared;
 
 #[tokio::test]
 async fn initialize_issues_a_session_id_of_visible_ascii() {
@@ -187,6 +231,7 @@ async fn notifications_and_answers_are_202_and_answers_reach_the_waiting_request
     let mut stream = send(&service, post(Some(&id), &call(7, "ask"))).await.into_body();
     let asked = loop {
         let event = next(&mut stream).await.expect("the elicitation");
+        check_messages(&event);
         if let Some(data) = event.lines().find_map(|l| l.strip_prefix("data: ")).filter(|d| !d.is_empty()) {
             break serde_json::from_str::<Value>(data).expect("JSON");
         }
@@ -200,6 +245,7 @@ async fn notifications_and_answers_are_202_and_answers_reach_the_waiting_request
     while let Some(event) = next(&mut stream).await {
         rest.push_str(&event);
     }
+    check_messages(&rest);
     let result = answer_in(&rest, 7).expect("the call's answer");
     assert_eq!(result["result"]["content"][0]["text"], "Hello, Ada!");
 }
@@ -320,7 +366,7 @@ async fn batches_are_served_at_2025_03_26_only() {
     assert_eq!(json_of(refused).await["error"]["code"], -32600);
 }
 
-pub(super) fn modern_call(id: u64) -> http::Request<String> {
+fn modern_call(id: u64) -> http::Request<String> {
     let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
         "name": "echo", "arguments": {},
         "_meta": {
