@@ -15,7 +15,7 @@
 //! | 1 | `initialize` answered with `protocolVersion`, `capabilities`, `serverInfo` | `lifecycle::initialize_over_http_names_the_version_the_capabilities_and_the_server`; stdio: `legacy_stdio::initialize_echoes_a_served_version_and_counters_any_other` |
 //! | 2 | a served version echoed, any other countered with 2025-11-25 | the same two tests |
 //! | 3 | the negotiated version respected | `lifecycle::each_version_is_sent_only_the_fields_it_knows`; batches: row 34; event ids: row 30 |
-//! | 4 | no request but `ping` before `initialized` | **Not met**: a handler's request to the client (elicitation, sampling, roots) is sent before `notifications/initialized` arrives, over stdio and HTTP alike; a session does not record `initialized`. No test until it does |
+//! | 4 | no request but `ping` before `initialized` | `gates::no_request_but_ping_before_initialized_over_stdio`, `gates::no_request_but_ping_before_initialized_over_http`: a handler's request to the client waits for `notifications/initialized` |
 //! | 5 | sampling, elicitation, roots only when declared; URL mode, sampling tools and context only with their sub-capability | `lifecycle::the_client_is_asked_only_for_what_it_declared`, `legacy_stdio::without_the_capability_the_client_is_not_asked` |
 //! | 6 | notifications never answered; our request ids never reused | `lifecycle::notifications_get_no_answer_and_request_ids_are_never_reused` |
 //! | 7 | `ping` answered `{}`, before initialization completes too | `lifecycle::ping_is_answered_with_an_empty_result_before_initialized_too`; before `initialize` on stdio: `legacy_stdio::before_initialize_only_ping_is_answered_and_errors_name_the_versions`. Over HTTP a `ping` before `initialize` has no session to belong to: the stateless path answers it (400, -32602 naming `initialize`) |
@@ -23,7 +23,7 @@
 //! | 9 | progress only for a live token, increasing, none after the answer | `features::progress_only_for_a_live_token_and_only_increasing` |
 //! | 10 | `logging` declared; `setLevel` holds for the session | `features::logging_is_declared_and_the_level_holds_for_the_session`, `legacy_stdio::the_session_log_level_filters_and_progress_reaches_the_client`. What a log says (no secrets, no personal data) is the handler's to decide |
 //! | 11 | `tools`, `resources`, `prompts`, `completions` declared when offered | `features::capabilities_declare_exactly_the_features_offered` |
-//! | 12 | `outputSchema` root an object, `structuredContent` conforming | `features::structured_output_has_an_object_schema_and_conforms_to_it` (a struct, and a list wrapped in an object). **Not met** for a tool given a non-object `outputSchema` by hand (legal at 2026-07-28): a session is sent that schema and a non-object `structuredContent` unchanged |
+//! | 12 | `outputSchema` root an object, `structuredContent` conforming | `features::structured_output_has_an_object_schema_and_conforms_to_it` (a struct, and a list wrapped in an object); a tool given a non-object `outputSchema` by hand (legal at 2026-07-28) is listed and answered without it: `gates::a_non_object_output_schema_never_reaches_a_session` |
 //! | 13 | failures and invalid arguments as `isError`; unknown tool -32602 | `features::tool_failures_are_results_and_an_unknown_tool_is_invalid_params` |
 //! | 14 | tool inputs validated | the same test (arguments checked against their type before the handler runs). Access control, rate limits and output sanitizing belong to handlers and to layers in front of the service |
 //! | 15 | missing resource -32002; URIs validated; binaries base64 | `features::resources_missing_malformed_and_binary`, `legacy_stdio::a_missing_resource_is_32002_on_a_session_and_32602_without` |
@@ -52,6 +52,8 @@
 mod features;
 #[path = "legacy_checklist/fixture.rs"]
 mod fixture;
+#[path = "legacy_checklist/gates.rs"]
+mod gates;
 #[path = "legacy_checklist/http.rs"]
 mod http;
 #[path = "legacy_checklist/lifecycle.rs"]

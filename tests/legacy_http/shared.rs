@@ -89,6 +89,9 @@ async fn message(body: &mut mcp_runtime::transport::http::McpBody) -> Option<Val
 async fn a_session_is_served_by_either_of_two_services_sharing_a_store() {
     let (a, b) = twins();
     let id = open(&a, "2025-11-25").await;
+    // Told on the other replica, `initialized` lets this one ask the client.
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(send(&b, post(Some(&id), &initialized)).await.status(), 202);
     let level = json!({"jsonrpc": "2.0", "id": 1, "method": "logging/setLevel", "params": {"level": "debug"}});
     assert_eq!(json_of(send(&b, post(Some(&id), &level)).await).await["result"], json!({}));
 

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::bridge::{self, Via, failure};
 use super::message::{self, Incoming};
 use super::session::Session;
-use crate::protocol::{CancelledParams, ErrorObject};
+use crate::protocol::ErrorObject;
 use crate::server::Server;
 
 /// Serves every message of a batch concurrently; the answers to its
@@ -24,12 +24,8 @@ pub(crate) async fn serve(server: &Server, session: &Session, items: Vec<Value>,
                 bridge::serve(server, session, begun, &method, params, via).await
             }
             Incoming::Notification { method, params } => {
-                if method == "notifications/cancelled"
-                    && let Some(notice) = params.and_then(|p| serde_json::from_value::<CancelledParams>(p).ok())
-                {
-                    session.cancel(&notice.request_id);
-                }
-                None
+                let change = session.notified(&method, params)?;
+                session.change(change).await.err().map(|error| failure(None, &error))
             }
             Incoming::Answer { id, outcome } => {
                 session.answer(&id, outcome);

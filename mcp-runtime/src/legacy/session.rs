@@ -3,18 +3,18 @@
 //! for their answers.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{Notify, mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::store::{SessionChange, SessionRecord};
 use crate::eras::LEGACY_VERSIONS;
 use crate::handler::BoxFuture;
-use crate::protocol::{ClientCapabilities, ErrorObject, Implementation, LoggingLevel, RequestId};
+use crate::protocol::{CancelledParams, ClientCapabilities, ErrorObject, Implementation, LoggingLevel, RequestId};
 
 /// Where the messages of one stream go, serialized: stdout, or one SSE
 /// stream of an HTTP session.
@@ -64,6 +64,11 @@ pub struct Session {
     /// Only HTTP sessions expire.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     last_seen: Mutex<Instant>,
+    /// Set by `notifications/initialized`; until then the server sends the
+    /// client no request of its own.
+    initialized: AtomicBool,
+    /// Wakes the requests to the client waiting for `initialized`.
+    initialized_now: Notify,
     /// Cancelled when the session ends.
     ended: CancellationToken,
     /// Set when the session is kept in a store (HTTP).
@@ -95,6 +100,8 @@ impl Session {
             in_flight: Mutex::default(),
             standalone: Mutex::new(None),
             last_seen: Mutex::new(Instant::now()),
+            initialized: AtomicBool::new(false),
+            initialized_now: Notify::new(),
             ended: CancellationToken::new(),
             peers: None,
         }
@@ -119,6 +126,7 @@ impl Session {
         record.client_info = self.client_info.clone();
         record.log_level = self.log_level();
         record.subscriptions = lock(&self.subscriptions).iter().cloned().collect();
+        record.initialized = self.initialized.load(Ordering::Acquire);
         record
     }
 
@@ -135,6 +143,9 @@ impl Session {
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn refresh(&self, record: &SessionRecord) {
         *lock(&self.log_level) = record.log_level;
+        if record.initialized {
+            self.mark_initialized();
+        }
         let mut subscriptions = lock(&self.subscriptions);
         if subscriptions.len() != record.subscriptions.len()
             || !record.subscriptions.iter().all(|uri| subscriptions.contains(uri))
@@ -188,6 +199,43 @@ impl Session {
             SessionChange::Unsubscribe { uri } => {
                 lock(&self.subscriptions).remove(uri);
             }
+            SessionChange::Initialized => self.mark_initialized(),
+        }
+    }
+
+    /// A notification from the client: `cancelled` acts at once; the change
+    /// `initialized` makes is returned, for the caller to make with
+    /// [`change`](Self::change). `roots/list_changed` needs nothing: roots
+    /// are asked for afresh by each request that needs them.
+    pub(crate) fn notified(&self, method: &str, params: Option<Value>) -> Option<SessionChange> {
+        match method {
+            "notifications/cancelled" => {
+                if let Some(notice) = params.and_then(|p| serde_json::from_value::<CancelledParams>(p).ok()) {
+                    self.cancel(&notice.request_id);
+                }
+                None
+            }
+            "notifications/initialized" => Some(SessionChange::Initialized),
+            _ => None,
+        }
+    }
+
+    fn mark_initialized(&self) {
+        if !self.initialized.swap(true, Ordering::AcqRel) {
+            self.initialized_now.notify_waiters();
+        }
+    }
+
+    /// Resolves once the client sent `notifications/initialized`.
+    async fn until_initialized(&self) {
+        loop {
+            // Registered before the flag is read, so a wake-up between the
+            // two is not lost.
+            let woken = self.initialized_now.notified();
+            if self.initialized.load(Ordering::Acquire) {
+                return;
+            }
+            woken.await;
         }
     }
 
@@ -289,6 +337,18 @@ impl Session {
         outlet: &Outlet,
         cancel: &CancellationToken,
     ) -> Result<Value, ErrorObject> {
+        // Before `notifications/initialized` a client is sent no request
+        // but `ping`: a handler that asks that early waits for it.
+        if !self.initialized.load(Ordering::Acquire) {
+            let given_up = tokio::select! {
+                () = self.until_initialized() => None,
+                () = cancel.cancelled() => Some("the request it was for was cancelled"),
+                () = tokio::time::sleep(CLIENT_ANSWER_TIMEOUT) => Some("the client never sent `notifications/initialized`"),
+            };
+            if let Some(reason) = given_up {
+                return Err(ErrorObject::internal(format!("`{method}` was never sent: {reason}")));
+            }
+        }
         let id = self
             .peers
             .as_ref()

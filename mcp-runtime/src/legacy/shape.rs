@@ -22,6 +22,21 @@ pub(crate) fn result(version: &str, method: &str, result: &mut Map<String, Value
             result.remove("_meta");
         }
     }
+    // The 2025-era schema wants an object at the root of an output schema
+    // and as structured content; a 2026-07-28 tool may declare any type.
+    // Its value is in the text block as well, so those are left out.
+    if let Some(Value::Array(tools)) = result.get_mut("tools") {
+        for tool in tools.iter_mut().filter_map(Value::as_object_mut) {
+            let object_root =
+                tool.get("outputSchema").and_then(|s| s.get("type")).and_then(Value::as_str) == Some("object");
+            if !object_root {
+                tool.remove("outputSchema");
+            }
+        }
+    }
+    if method == "tools/call" && result.get("structuredContent").is_some_and(|c| !c.is_object()) {
+        result.remove("structuredContent");
+    }
     if version == "2025-11-25" {
         return;
     }
@@ -107,6 +122,21 @@ mod tests {
         let call = json!({"content": [], "structuredContent": {"a": 1}});
         assert_eq!(shaped("2025-03-26", "tools/call", call.clone()), json!({"content": []}));
         assert_eq!(shaped("2025-06-18", "tools/call", call.clone()), call);
+    }
+
+    #[test]
+    fn output_that_is_not_an_object_is_left_to_the_text_block() {
+        let list = json!({"tools": [
+            {"name": "a", "inputSchema": {"type": "object"}, "outputSchema": {"type": "array"}},
+            {"name": "b", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"}},
+        ]});
+        let shaped_list = shaped("2025-11-25", "tools/list", list);
+        assert!(shaped_list["tools"][0].get("outputSchema").is_none());
+        assert_eq!(shaped_list["tools"][1]["outputSchema"], json!({"type": "object"}));
+        let call = json!({"content": [{"type": "text", "text": "[1,2]"}], "structuredContent": [1, 2]});
+        assert_eq!(shaped("2025-11-25", "tools/call", call), json!({"content": [{"type": "text", "text": "[1,2]"}]}));
+        let object = json!({"content": [], "structuredContent": {"a": 1}});
+        assert_eq!(shaped("2025-11-25", "tools/call", object.clone()), object);
     }
 
     #[test]

@@ -13,7 +13,7 @@ use super::bridge::{self, Via, failure, success};
 use super::initialize::initialize;
 use super::message::{self, Incoming};
 use super::session::{Outlet, Session};
-use crate::protocol::{CancelledParams, ErrorObject, RequestId};
+use crate::protocol::{ErrorObject, RequestId};
 use crate::server::Server;
 
 /// What the transport does with one line.
@@ -108,14 +108,12 @@ impl StdioSession {
     }
 
     fn notification(&self, method: &str, params: Option<Value>) {
-        let Some(session) = &self.session else { return };
-        if method == "notifications/cancelled"
-            && let Some(notice) = params.and_then(|p| serde_json::from_value::<CancelledParams>(p).ok())
+        // A process's session is its own: a change needs no store.
+        if let Some(session) = &self.session
+            && let Some(change) = session.notified(method, params)
         {
-            session.cancel(&notice.request_id);
+            session.apply_here(&change);
         }
-        // `initialized` and `roots/list_changed` need nothing: roots are
-        // asked for afresh by each request that needs them.
     }
 
     /// A 2025-03-26 batch: every request answered, the answers in one array.

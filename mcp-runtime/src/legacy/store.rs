@@ -75,6 +75,9 @@ pub struct SessionRecord {
     /// The resources `resources/subscribe` named.
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     pub subscriptions: BTreeSet<String>,
+    /// Whether the client sent `notifications/initialized`.
+    #[serde(default)]
+    pub initialized: bool,
     /// When the session was opened, in milliseconds since the Unix epoch.
     /// Informative: expiry is counted from the last use, which the store
     /// tracks its own way.
@@ -93,6 +96,7 @@ impl SessionRecord {
             client_info: None,
             log_level: None,
             subscriptions: BTreeSet::new(),
+            initialized: false,
             created_ms,
         }
     }
@@ -107,6 +111,7 @@ impl SessionRecord {
             SessionChange::Unsubscribe { uri } => {
                 self.subscriptions.remove(uri);
             }
+            SessionChange::Initialized => self.initialized = true,
         }
     }
 }
@@ -132,6 +137,9 @@ pub enum SessionChange {
         /// The resource.
         uri: String,
     },
+    /// `notifications/initialized`: from now on the server may send the
+    /// client requests of its own.
+    Initialized,
 }
 
 /// The bounds a store keeps sessions within, from

@@ -165,11 +165,13 @@ fn millis(duration: Duration) -> String {
 fn record_of(fields: HashMap<String, String>) -> Result<SessionRecord, StoreError> {
     let mut record = None;
     let mut level = None;
+    let mut initialized = false;
     let mut subscriptions = BTreeSet::new();
     for (field, value) in fields {
         match field.as_str() {
             "record" => record = Some(serde_json::from_str::<SessionRecord>(&value).map_err(StoreError::backend)?),
             "level" => level = serde_json::from_value::<LoggingLevel>(value.into()).ok(),
+            "initialized" => initialized = value == "1",
             _ => {
                 if let Some(uri) = field.strip_prefix("sub:") {
                     subscriptions.insert(uri.to_owned());
@@ -180,6 +182,7 @@ fn record_of(fields: HashMap<String, String>) -> Result<SessionRecord, StoreErro
     let mut record = record.ok_or_else(|| StoreError::backend("a session without its record"))?;
     record.log_level = level.or(record.log_level);
     record.subscriptions.extend(subscriptions);
+    record.initialized |= initialized;
     Ok(record)
 }
 
@@ -218,6 +221,7 @@ impl SessionStore for RedisSessionStore {
                 SessionChange::LogLevel { level } => ("level".to_owned(), level.as_str().to_owned()),
                 SessionChange::Subscribe { uri } => (format!("sub:{uri}"), "1".to_owned()),
                 SessionChange::Unsubscribe { uri } => (format!("sub:{uri}"), String::new()),
+                SessionChange::Initialized => ("initialized".to_owned(), "1".to_owned()),
             };
             let applied: i64 = self.run(&script(UPDATE, &[&self.key(id)], &[&field, &value])).await?;
             Ok(applied == 1)

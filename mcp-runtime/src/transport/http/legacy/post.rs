@@ -15,7 +15,7 @@ use super::stream::Stream;
 use super::{error_response, live_response};
 use crate::legacy::bridge::{self, CloseConnection, Via};
 use crate::legacy::message::{self, Incoming};
-use crate::protocol::{CancelledParams, ErrorObject, RequestId};
+use crate::protocol::{ErrorObject, RequestId};
 use crate::server::Server;
 use crate::transport::http::body::McpBody;
 use crate::transport::http::media::Acceptable;
@@ -38,16 +38,13 @@ pub(super) async fn serve(
         Incoming::Request { id, method, params } => {
             request(shared, session, Request { id, method, params, parts }, accept).await
         }
-        Incoming::Notification { method, params } => {
-            if method == "notifications/cancelled"
-                && let Some(notice) = params.and_then(|p| serde_json::from_value::<CancelledParams>(p).ok())
-            {
-                session.session.cancel(&notice.request_id);
-            }
-            // `initialized` and `roots/list_changed` need nothing: roots
-            // are asked for afresh by each request that needs them.
-            empty(StatusCode::ACCEPTED)
-        }
+        Incoming::Notification { method, params } => match session.session.notified(&method, params) {
+            None => empty(StatusCode::ACCEPTED),
+            Some(change) => match session.session.change(change).await {
+                Ok(()) => empty(StatusCode::ACCEPTED),
+                Err(error) => error_response(StatusCode::SERVICE_UNAVAILABLE, None, &error),
+            },
+        },
         Incoming::Answer { id, outcome } => {
             session.session.answer(&id, outcome);
             empty(StatusCode::ACCEPTED)
