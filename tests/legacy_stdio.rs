@@ -250,8 +250,10 @@ async fn elicitation_is_a_request_to_the_client_answered_on_the_same_line() {
 async fn without_the_capability_the_client_is_not_asked() {
     let mut client = Client::start(builder().build().unwrap());
     client.initialize("2025-11-25", json!({})).await;
+    // Not -32021, which this era does not have: a tool error the model reads.
     let answer = client.request(1, "tools/call", json!({"name": "greet"})).await;
-    assert!(answer.get("error").is_some(), "{answer}");
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert!(answer["result"]["content"][0]["text"].as_str().unwrap().contains("did not declare"), "{answer}");
     assert!(client.pushed.iter().all(|m| m["method"] != "elicitation/create"), "{:?}", client.pushed);
     client.close().await;
 }

@@ -265,7 +265,7 @@ async fn forward(
         };
         sink.open.store(false, Ordering::Release);
         if let Some(error) = response.as_error() {
-            return Err(error.clone());
+            return shape::missing_capability(method, error.clone());
         }
         let text = response.as_result().unwrap_or("{}");
         let Ok(Value::Object(mut result)) = serde_json::from_str::<Value>(text) else {

@@ -63,6 +63,21 @@ pub(crate) fn result(version: &str, method: &str, result: &mut Map<String, Value
     }
 }
 
+/// `-32021` (a client capability is missing) belongs to the stateless
+/// revision: on a session, where a client without the capability is simply
+/// not asked, a tool's call becomes a tool error the model can read, and
+/// any other request an internal error. Other errors pass unchanged.
+pub(crate) fn missing_capability(method: &str, error: ErrorObject) -> Result<Value, ErrorObject> {
+    if error.code != -32021 {
+        return Err(error);
+    }
+    let text = format!("{} (the client did not declare it when the session began)", error.message);
+    if method == "tools/call" {
+        return Ok(serde_json::json!({ "content": [{ "type": "text", "text": text }], "isError": true }));
+    }
+    Err(ErrorObject::internal(text))
+}
+
 /// Rewrites a 2026-07-28 error for a 2025-era session.
 pub(crate) fn error(method: &str, error: &mut ErrorObject) {
     let names_a_uri = error.data.as_ref().and_then(|d| d.get("uri")).is_some();
@@ -137,6 +152,17 @@ mod tests {
         assert_eq!(shaped("2025-11-25", "tools/call", call), json!({"content": [{"type": "text", "text": "[1,2]"}]}));
         let object = json!({"content": [], "structuredContent": {"a": 1}});
         assert_eq!(shaped("2025-11-25", "tools/call", object.clone()), object);
+    }
+
+    #[test]
+    fn a_missing_capability_is_a_tool_error_or_an_internal_one() {
+        let missing = || ErrorObject { code: -32021, message: "Needs elicitation".into(), data: None };
+        let call = missing_capability("tools/call", missing()).unwrap();
+        assert_eq!(call["isError"], true);
+        assert!(call["content"][0]["text"].as_str().unwrap().starts_with("Needs elicitation"));
+        assert_eq!(missing_capability("prompts/get", missing()).unwrap_err().code, -32603);
+        let other = ErrorObject::invalid_params("x");
+        assert_eq!(missing_capability("tools/call", other.clone()).unwrap_err(), other);
     }
 
     #[test]
