@@ -297,7 +297,7 @@ async fn ask_client(
     for (key, request) in requests {
         let Some(method) = request.get("method").and_then(Value::as_str) else { continue };
         let mut params = request.get("params").cloned().unwrap_or_else(|| json!({}));
-        shape::client_request(method, &mut params);
+        shape::client_request(session.protocol_version(), method, &mut params);
         if method == "elicitation/create" && params.get("mode").and_then(Value::as_str) == Some("url") {
             // A 2025-era URL elicitation is named, so that its completion can be announced.
             let name = super::session::new_session_id().unwrap_or_else(|| key.clone());

@@ -92,12 +92,36 @@ pub(crate) fn error(method: &str, error: &mut ErrorObject) {
 
 /// Rewrites the params of a request the server makes of the client: the
 /// 2025-era form elicitation has no `mode` (every version reads it as a form).
-pub(crate) fn client_request(method: &str, params: &mut Value) {
-    if method == "elicitation/create"
-        && let Some(params) = params.as_object_mut()
-        && params.get("mode").and_then(Value::as_str) == Some("form")
-    {
+pub(crate) fn client_request(version: &str, method: &str, params: &mut Value) {
+    if method != "elicitation/create" {
+        return;
+    }
+    let Some(params) = params.as_object_mut() else { return };
+    if params.get("mode").and_then(Value::as_str) == Some("form") {
         params.remove("mode");
+    }
+    if version != "2025-11-25"
+        && let Some(Value::Object(fields)) = params.get_mut("requestedSchema").and_then(|s| s.get_mut("properties"))
+    {
+        fields.values_mut().filter_map(Value::as_object_mut).for_each(older_form_field);
+    }
+}
+
+/// A form field as clients before 2025-11-25 read it: a default only on a
+/// boolean, and a titled choice (`oneOf` of `const` and `title`) as the
+/// `enum` with `enumNames` they know.
+fn older_form_field(field: &mut Map<String, Value>) {
+    if field.get("type").and_then(Value::as_str) != Some("boolean") {
+        field.remove("default");
+    }
+    let Some(Value::Array(choices)) = field.get("oneOf") else { return };
+    let values: Option<Vec<Value>> = choices.iter().map(|c| c.get("const").cloned()).collect();
+    let names: Vec<Value> =
+        choices.iter().map(|c| c.get("title").or_else(|| c.get("const")).cloned().unwrap_or(Value::Null)).collect();
+    if let Some(values) = values {
+        field.remove("oneOf");
+        field.insert("enum".to_owned(), Value::Array(values));
+        field.insert("enumNames".to_owned(), Value::Array(names));
     }
 }
 
@@ -155,6 +179,26 @@ mod tests {
     }
 
     #[test]
+    fn older_clients_get_forms_they_can_read() {
+        let form = || {
+            json!({"mode": "form", "message": "m", "requestedSchema": {"type": "object", "properties": {
+                "name": {"type": "string", "default": "Ann"},
+                "subscribed": {"type": "boolean", "default": true},
+                "size": {"type": "string", "oneOf": [{"const": "s", "title": "Small"}, {"const": "l", "title": "Large"}]},
+            }}})
+        };
+        let mut older = form();
+        client_request("2025-06-18", "elicitation/create", &mut older);
+        let fields = &older["requestedSchema"]["properties"];
+        assert!(fields["name"].get("default").is_none());
+        assert_eq!(fields["subscribed"]["default"], true);
+        assert_eq!(fields["size"], json!({"type": "string", "enum": ["s", "l"], "enumNames": ["Small", "Large"]}));
+        let mut newest = form();
+        client_request("2025-11-25", "elicitation/create", &mut newest);
+        assert_eq!(newest["requestedSchema"], form()["requestedSchema"]);
+    }
+
+    #[test]
     fn a_missing_capability_is_a_tool_error_or_an_internal_one() {
         let missing = || ErrorObject { code: -32021, message: "Needs elicitation".into(), data: None };
         let call = missing_capability("tools/call", missing()).unwrap();
@@ -178,11 +222,11 @@ mod tests {
     #[test]
     fn form_elicitations_lose_their_mode() {
         let mut params = json!({"mode": "form", "message": "m", "requestedSchema": {}});
-        client_request("elicitation/create", &mut params);
+        client_request("2025-11-25", "elicitation/create", &mut params);
         assert_eq!(params, json!({"message": "m", "requestedSchema": {}}));
         let mut url = json!({"mode": "url", "message": "m", "url": "https://x", "elicitationId": "e"});
-        client_request("elicitation/create", &mut url.clone());
-        client_request("elicitation/create", &mut url);
+        client_request("2025-11-25", "elicitation/create", &mut url.clone());
+        client_request("2025-11-25", "elicitation/create", &mut url);
         assert_eq!(url["mode"], "url");
     }
 }
