@@ -175,6 +175,8 @@ mod outcome;
 mod param_headers;
 mod private;
 pub mod protocol;
+#[cfg(feature = "redis")]
+mod redis_subscription;
 mod request_state;
 pub mod schema;
 mod server;

@@ -8,9 +8,7 @@
 //! and the subscriber reconnects with a growing delay (at most 5 s).
 
 use std::fmt;
-use std::time::Duration;
 
-use futures_util::StreamExt as _;
 use serde::{Deserialize, Serialize};
 use tokio::sync::{broadcast, mpsc};
 
@@ -100,37 +98,21 @@ async fn subscribe_loop(
     origin: String,
     local: broadcast::WeakSender<ServerEvent>,
 ) {
-    let mut pubsub = Some(first);
-    let mut delay = Duration::from_millis(100);
-    loop {
-        if let Some(mut connection) = pubsub.take() {
-            let mut messages = connection.on_message();
-            while let Some(message) = messages.next().await {
-                let Ok(payload) = message.get_payload::<String>() else { continue };
-                match serde_json::from_str::<Envelope>(&payload) {
-                    Ok(envelope) if envelope.origin != origin => {
-                        // The bus is gone once its last handle is dropped.
-                        let Some(local) = local.upgrade() else { return };
-                        let _ = local.send(envelope.event);
-                    }
-                    Ok(_) => {}
-                    Err(e) => tracing::warn!(error = %e, "ignored a malformed change event from Redis"),
-                }
+    let wanted = || local.upgrade().is_some();
+    let deliver = |payload: String| match serde_json::from_str::<Envelope>(&payload) {
+        Ok(envelope) if envelope.origin != origin => match local.upgrade() {
+            Some(local) => {
+                let _ = local.send(envelope.event);
+                true
             }
-            tracing::warn!("the Redis subscription ended; reconnecting");
-            delay = Duration::from_millis(100);
+            // The bus is gone once its last handle is dropped.
+            None => false,
+        },
+        Ok(_) => true,
+        Err(e) => {
+            tracing::warn!(error = %e, "ignored a malformed change event from Redis");
+            true
         }
-        if local.upgrade().is_none() {
-            return;
-        }
-        tokio::time::sleep(delay).await;
-        delay = (delay * 2).min(Duration::from_secs(5));
-        match client.get_async_pubsub().await {
-            Ok(mut connection) => match connection.subscribe(&channel).await {
-                Ok(()) => pubsub = Some(connection),
-                Err(e) => tracing::warn!(error = %e, "could not resubscribe to Redis"),
-            },
-            Err(e) => tracing::warn!(error = %e, "could not reconnect to Redis"),
-        }
-    }
+    };
+    crate::redis_subscription::follow(client, first, vec![channel], "event bus", wanted, deliver).await;
 }

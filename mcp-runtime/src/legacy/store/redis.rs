@@ -20,7 +20,6 @@ use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use futures_util::StreamExt as _;
 use redis::aio::MultiplexedConnection;
 use tokio::sync::broadcast;
 
@@ -262,40 +261,14 @@ async fn subscribe_loop(
     channels: [String; 2],
     incoming: broadcast::WeakSender<String>,
 ) {
-    let mut pubsub = Some(first);
-    let mut delay = Duration::from_millis(100);
-    loop {
-        if let Some(mut connection) = pubsub.take() {
-            let mut messages = connection.on_message();
-            while let Some(message) = messages.next().await {
-                // The store is gone once its last handle is dropped.
-                let Some(incoming) = incoming.upgrade() else { return };
-                if let Ok(payload) = message.get_payload::<String>() {
-                    let _ = incoming.send(payload);
-                }
-            }
-            tracing::warn!("the Redis subscription of the session store ended; reconnecting");
-            delay = Duration::from_millis(100);
+    let wanted = || incoming.upgrade().is_some();
+    // The store is gone once its last handle is dropped.
+    let deliver = |payload: String| match incoming.upgrade() {
+        Some(incoming) => {
+            let _ = incoming.send(payload);
+            true
         }
-        if incoming.upgrade().is_none() {
-            return;
-        }
-        tokio::time::sleep(delay).await;
-        delay = (delay * 2).min(Duration::from_secs(5));
-        match client.get_async_pubsub().await {
-            Ok(mut connection) => {
-                let mut subscribed = true;
-                for channel in &channels {
-                    if let Err(e) = connection.subscribe(channel).await {
-                        tracing::warn!(error = %e, "could not resubscribe to Redis");
-                        subscribed = false;
-                    }
-                }
-                if subscribed {
-                    pubsub = Some(connection);
-                }
-            }
-            Err(e) => tracing::warn!(error = %e, "could not reconnect to Redis"),
-        }
-    }
+        None => false,
+    };
+    crate::redis_subscription::follow(client, first, channels.into(), "session store", wanted, deliver).await;
 }
