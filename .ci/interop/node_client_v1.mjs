@@ -26,50 +26,8 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
-function usage(message) {
-  process.stderr.write(
-    `${message ? `error: ${message}\n` : ''}usage: node node_client_v1.mjs [--mode legacy] ` +
-      '(--url URL | --stdio -- CMD [ARGS...]) [--tool NAME] [--args JSON] [--elicit JSON] [--timeout S]\n'
-  );
-  process.exit(2);
-}
+import { parseArgs } from './cli.mjs';
 
-function jsonObject(text, flag) {
-  let value;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    // reported below with the flag's name
-  }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) usage(`${flag} takes a JSON object`);
-  return value;
-}
-
-function parseArgs(argv) {
-  const opts = { mode: 'legacy', tool: 'test_simple_text', args: '{}', timeoutS: 15, command: [] };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const value = () => (i + 1 < argv.length ? argv[++i] : usage(`${arg} needs a value`));
-    if (arg === '--') {
-      opts.command = argv.slice(i + 1);
-      break;
-    } else if (arg === '--url') opts.url = value();
-    else if (arg === '--stdio') opts.stdio = true;
-    else if (arg === '--mode') opts.mode = value();
-    else if (arg === '--tool') opts.tool = value();
-    else if (arg === '--args') opts.args = value();
-    else if (arg === '--elicit') opts.elicit = value();
-    else if (arg === '--timeout') opts.timeoutS = Number(value());
-    else usage(`unknown argument ${arg}`);
-  }
-  if (!!opts.url === !!opts.stdio) usage('give exactly one of --url and --stdio');
-  if (!!opts.stdio !== opts.command.length > 0) usage('--stdio takes a server command after --, and only --stdio does');
-  if (!(opts.timeoutS > 0)) usage('--timeout must be a positive number');
-  if (opts.mode !== 'legacy') usage('SDK v1 speaks only the 2025 era: --mode legacy');
-  opts.args = jsonObject(opts.args, '--args');
-  if (opts.elicit !== undefined) opts.elicit = jsonObject(opts.elicit, '--elicit');
-  return opts;
-}
 
 function loadSdk() {
   const prefix = process.env.MCP_NODE_PREFIX;
@@ -175,7 +133,7 @@ async function run(opts, out) {
   }
 }
 
-const opts = parseArgs(process.argv.slice(2));
+const opts = parseArgs(process.argv.slice(2), 'node_client_v1.mjs', ['legacy']);
 const out = { ok: false, client: 'typescript @modelcontextprotocol/sdk', mode: opts.mode, stage: 'start' };
 out.transport = opts.url ? 'streamable-http' : 'stdio';
 let timer;
