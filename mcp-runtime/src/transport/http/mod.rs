@@ -23,7 +23,9 @@
 //! # }
 //! ```
 //!
-//! What a request goes through, in order: the `Origin`/`Host` check (403),
+//! What a request goes through, in order (after the
+//! [probes](HttpConfig::health_endpoints), when on, which are answered
+//! first): the `Origin`/`Host` check (403),
 //! the method (405 with `Allow: POST`), `Content-Type` (415) and `Accept`
 //! (406), the body limit (413) and read timeout (408), then the dispatcher's
 //! pipeline, where the `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and
@@ -414,7 +416,8 @@ impl HttpConfig {
     /// Probes skip the `Origin`/`Host` check: balancers probe by address
     /// (`Host: 10.0.3.7:3000`), which [`allowed_hosts`](Self::allowed_hosts)
     /// need not list, and the answer reveals nothing else. They skip every
-    /// MCP check too, and CORS.
+    /// MCP check too, and CORS. Choose paths other than the MCP endpoint's:
+    /// a probe path is answered as a probe, whatever the method.
     ///
     /// ```
     /// use std::time::Duration;

@@ -24,8 +24,8 @@ use super::service::{McpService, ResponseFuture, transport_error};
 use super::stall::StallGuard;
 use crate::server::Server;
 
-/// The MCP service at one path, for one connection; every other path is
-/// 404.
+/// The MCP service at one path, and the probes when they are on, for one
+/// connection; every other path is 404.
 #[derive(Clone)]
 struct Endpoint {
     path: Arc<str>,
