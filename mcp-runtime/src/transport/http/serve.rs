@@ -42,13 +42,13 @@ impl hyper::service::Service<Request<Incoming>> for Endpoint {
 
     fn call(&self, request: Request<Incoming>) -> WithCors<TrackedFuture> {
         let in_progress = self.activity.begin();
-        let mut grant =
-            self.cors.as_ref().and_then(|cors| Some(Box::new((Arc::clone(cors), cors.allowed_origin(&request)?))));
         let path = request.uri().path();
         if path != &*self.path && self.service.is_health_path(path) {
             // Probes get no CORS headers: they are for balancers, not pages.
             return WithCors::new(TrackedFuture::new(self.service.handle(request), in_progress), None);
         }
+        let mut grant =
+            self.cors.as_ref().and_then(|cors| Some(Box::new((Arc::clone(cors), cors.allowed_origin(&request)?))));
         let response = if request.uri().path() == &*self.path {
             match grant.as_deref().and_then(|(cors, origin)| cors.preflight(&request, origin)) {
                 Some(preflight) => {

@@ -181,7 +181,8 @@ where
     // Before the `Origin`/`Host` check, which a balancer's probe by address
     // would fail; a probe learns nothing but ok or not.
     if let Some(probe) = shared.config.health.as_ref().and_then(|h| h.probe(parts.uri.path())) {
-        return health::answer(&shared, probe, &parts.method).await;
+        // Boxed, so that the MCP paths' future does not carry its state.
+        return Box::pin(health::answer(&shared, probe, &parts.method)).await;
     }
     if let Err(refusal) = shared.config.origin.check(&parts.headers, &parts.uri) {
         tracing::debug!(%refusal, "request refused");
