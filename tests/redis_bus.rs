@@ -101,3 +101,34 @@ async fn a_change_on_one_replica_reaches_listeners_on_the_other() {
     assert!(b.child.wait().await.expect("exit").success());
     drop(redis);
 }
+
+/// The readiness check behind the HTTP transport's probe: a `PING` that
+/// fails while Redis is down and succeeds once it is back, for the bus and
+/// the session store alike.
+#[cfg_attr(no_redis_server, ignore = "redis-server is not on PATH: apt-get install redis-server")]
+#[tokio::test]
+async fn readiness_follows_redis_down_and_back() {
+    use mcp_runtime::events::{EventBus, RedisBus};
+    use mcp_runtime::legacy::{RedisSessionStore, SessionStore};
+
+    let redis = mcp_tests::redis::start().await;
+    let port: u16 = redis.url.trim_end_matches('/').rsplit(':').next().and_then(|p| p.parse().ok()).expect("a port");
+    let bus = RedisBus::connect(&redis.url, "mcp:ready:events").await.expect("bus connects");
+    let store = RedisSessionStore::connect(&redis.url, "mcp:ready").await.expect("store connects");
+    assert!(bus.ready().await.is_ok(), "bus ready");
+    assert!(store.ready().await.is_ok(), "store ready");
+
+    drop(redis);
+    let down = tokio::time::timeout(Duration::from_secs(10), async {
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    });
+    down.await.expect("redis-server stops");
+    assert!(bus.ready().await.is_err(), "bus not ready while Redis is down");
+    assert!(store.ready().await.is_err(), "store not ready while Redis is down");
+
+    let _again = mcp_tests::redis::start_on(port).await;
+    assert!(bus.ready().await.is_ok(), "bus ready again");
+    assert!(store.ready().await.is_ok(), "store ready again");
+}

@@ -15,6 +15,8 @@ mod event_streams;
 mod fixture;
 #[path = "transport_http/header_rules.rs"]
 mod header_rules;
+#[path = "transport_http/health.rs"]
+mod health;
 #[path = "transport_http/limits.rs"]
 mod limits;
 #[path = "transport_http/statuses.rs"]

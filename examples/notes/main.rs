@@ -6,37 +6,44 @@
 //! cargo run -p examples --bin notes                        # HTTP at http://127.0.0.1:3000/mcp, ./notes.db
 //! cargo run -p examples --bin notes -- --stdio --db /tmp/n.db
 //! ```
+//!
+//! Deployment settings (Redis, the shared `requestState` key, probes...)
+//! come from flags or `MCP_*` variables: see `deploy.rs` and the README.
 
 mod db;
+#[path = "../deploy.rs"]
+mod deploy;
 mod prompts;
 mod resources;
 mod tools;
 
-use std::net::SocketAddr;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use anyhow::{Context as _, bail};
 
 use crate::db::Db;
+use crate::deploy::Deployment;
 
+#[derive(Debug)]
 struct Options {
     stdio: bool,
-    addr: SocketAddr,
     db: PathBuf,
+    deployment: Deployment,
 }
 
-fn parse_args() -> anyhow::Result<Options> {
-    let mut options = Options { stdio: false, addr: "127.0.0.1:3000".parse()?, db: PathBuf::from("notes.db") };
-    let mut args = std::env::args().skip(1);
+fn parse_args(args: Vec<String>, env: &BTreeMap<String, String>) -> anyhow::Result<Options> {
+    let (deployment, rest) = deploy::parse(args, env)?;
+    let mut options = Options { stdio: false, db: PathBuf::from("notes.db"), deployment };
+    let mut args = rest.into_iter();
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--stdio" => options.stdio = true,
-            "--http" => {
-                let addr = args.next().context("--http needs an address such as 127.0.0.1:3000")?;
-                options.addr = addr.parse().with_context(|| format!("`{addr}` is not an address"))?;
-            }
             "--db" => options.db = args.next().context("--db needs a file path")?.into(),
-            other => bail!("unknown argument `{other}`; usage: notes [--stdio | --http ADDR] [--db PATH]"),
+            other => bail!(
+                "unknown argument `{other}`; usage: notes [--stdio | --http ADDR] [--db PATH] [--redis URL] \
+                 [--public-url URL] [--health | --no-health] [--eras modern|legacy|dual]"
+            ),
         }
     }
     Ok(options)
@@ -48,18 +55,46 @@ async fn main() -> anyhow::Result<()> {
         .with_writer(std::io::stderr)
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
         .init();
-    let options = parse_args()?;
+    let options = parse_args(std::env::args().skip(1).collect(), &deploy::environment()?)?;
+    let deployment = &options.deployment;
     let db = Db::open(&options.db).with_context(|| format!("opening {}", options.db.display()))?;
-    let server = mcp_runtime::server!("notes", env!("CARGO_PKG_VERSION"))
+    // Over stdio there is one client and no replica to share anything with.
+    let shared = if options.stdio { None } else { deployment.connect("notes").await? };
+    let builder = mcp_runtime::server!("notes", env!("CARGO_PKG_VERSION"))
         .title("Notes")
         .instructions("A notebook. Search before adding, to avoid duplicates; notes are also readable as notes://{id}.")
-        .state(db)
-        .build()?;
+        .state(db);
+    let server = deployment.server(builder, shared.as_ref()).build()?;
     if options.stdio {
         server.serve_stdio().await?;
     } else {
-        tracing::info!(db = %options.db.display(), "serving MCP at http://{}/mcp", options.addr);
-        server.serve_http(options.addr).await?;
+        tracing::info!(db = %options.db.display(), "serving MCP at http://{}/mcp", deployment.addr);
+        server.serve_http_with(deployment.addr, deployment.http_config(shared)).await?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|a| (*a).to_owned()).collect()
+    }
+
+    #[test]
+    fn own_flags_and_deployment_flags_mix() {
+        let env = BTreeMap::from([("MCP_REDIS_URL".to_owned(), "redis://127.0.0.1:6379/".to_owned())]);
+        let options =
+            parse_args(args(&["--db", "/tmp/n.db", "--http", "0.0.0.0:3000", "--health"]), &env).expect("valid");
+        assert_eq!(options.db, PathBuf::from("/tmp/n.db"));
+        assert_eq!(options.deployment.addr.port(), 3000);
+        assert!(options.deployment.health && !options.stdio);
+        assert_eq!(options.deployment.redis_url.as_deref(), Some("redis://127.0.0.1:6379/"));
+        let message = parse_args(args(&["--nope"]), &env).expect_err("unknown").to_string();
+        assert!(message.starts_with("unknown argument `--nope`"), "{message}");
+        let bad = BTreeMap::from([("MCP_HEALTH".to_owned(), "yes please".to_owned())]);
+        let message = format!("{:#}", parse_args(Vec::new(), &bad).expect_err("a bad value"));
+        assert!(message.starts_with("MCP_HEALTH"), "{message}");
+    }
 }

@@ -277,6 +277,12 @@ impl Server {
         self.inner.closing.cancel();
     }
 
+    /// Whether the event bus answers, for the readiness probe.
+    #[cfg(feature = "http")]
+    pub(crate) fn bus_ready(&self) -> crate::events::ReadyFuture<'_> {
+        self.inner.bus.ready()
+    }
+
     pub(crate) fn subscribe_events(&self) -> tokio::sync::broadcast::Receiver<ServerEvent> {
         self.inner.bus.subscribe()
     }

@@ -21,7 +21,12 @@ pub fn free_port() -> u16 {
 
 /// Starts `redis-server` and waits until it accepts connections.
 pub async fn start() -> RedisServer {
-    let port = free_port();
+    start_on(free_port()).await
+}
+
+/// Starts `redis-server` on `port` (again, after an outage) and waits until
+/// it accepts connections.
+pub async fn start_on(port: u16) -> RedisServer {
     let child = Command::new("redis-server")
         .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
         .stdout(Stdio::null())

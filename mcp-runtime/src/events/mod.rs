@@ -15,6 +15,8 @@ mod redis;
 pub use self::redis::RedisBus;
 
 use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -48,7 +50,22 @@ pub trait EventBus: Send + Sync + 'static {
     fn publish(&self, event: ServerEvent);
     /// A receiver of events published from now on.
     fn subscribe(&self) -> broadcast::Receiver<ServerEvent>;
+
+    /// Whether the engine behind the bus answers now: the readiness probe
+    /// of the HTTP transport
+    /// ([`HttpConfig::health_endpoints`](crate::transport::http::HttpConfig::health_endpoints))
+    /// answers 503 while it fails. The default, for a bus inside this
+    /// process, is always ready; a distributed bus asks its engine (a Redis
+    /// `PING`, say), without waiting long: the probe gives up after a second.
+    fn ready(&self) -> ReadyFuture<'_> {
+        Box::pin(std::future::ready(Ok(())))
+    }
 }
+
+/// What [`EventBus::ready`] returns: `Err` with the reason the bus cannot
+/// serve now.
+pub type ReadyFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<(), Box<dyn std::error::Error + Send + Sync>>> + Send + 'a>>;
 
 /// The default bus: a broadcast channel inside this process.
 #[derive(Clone)]

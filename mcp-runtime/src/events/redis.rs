@@ -12,7 +12,11 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use tokio::sync::{broadcast, mpsc};
 
-use super::{EventBus, LocalBus, ServerEvent};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use redis::aio::MultiplexedConnection;
+
+use super::{EventBus, LocalBus, ReadyFuture, ServerEvent};
 
 /// Events shared through a Redis channel.
 ///
@@ -29,6 +33,13 @@ pub struct RedisBus {
     outgoing: mpsc::UnboundedSender<String>,
     origin: String,
     channel: String,
+    client: redis::Client,
+    /// The connection readiness checks `PING` on, replaced when it broke.
+    probe: Arc<Mutex<MultiplexedConnection>>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 #[derive(Serialize, Deserialize)]
@@ -51,9 +62,17 @@ impl RedisBus {
         let origin = origin_bytes.iter().map(|b| format!("{b:02x}")).collect::<String>();
         let local = LocalBus::default();
         let (outgoing, rx) = mpsc::unbounded_channel();
+        let probe = Arc::new(Mutex::new(publisher.clone()));
         tokio::spawn(publish_loop(publisher, channel.to_owned(), rx));
-        tokio::spawn(subscribe_loop(client, pubsub, channel.to_owned(), origin.clone(), local.sender().downgrade()));
-        Ok(RedisBus { local, outgoing, origin, channel: channel.to_owned() })
+        let subscriber = client.clone();
+        tokio::spawn(subscribe_loop(
+            subscriber,
+            pubsub,
+            channel.to_owned(),
+            origin.clone(),
+            local.sender().downgrade(),
+        ));
+        Ok(RedisBus { local, outgoing, origin, channel: channel.to_owned(), client, probe })
     }
 }
 
@@ -74,6 +93,24 @@ impl EventBus for RedisBus {
 
     fn subscribe(&self) -> broadcast::Receiver<ServerEvent> {
         self.local.subscribe()
+    }
+
+    /// A `PING`, on a fresh connection when the last one broke, so that a
+    /// Redis that comes back makes the replica ready again.
+    fn ready(&self) -> ReadyFuture<'_> {
+        Box::pin(async move {
+            let mut connection = lock(&self.probe).clone();
+            let ping = redis::cmd("PING");
+            match ping.query_async::<String>(&mut connection).await {
+                Err(e) if e.is_connection_dropped() || e.is_unrecoverable_error() || e.is_io_error() => {
+                    let mut fresh = self.client.get_multiplexed_async_connection().await?;
+                    *lock(&self.probe) = fresh.clone();
+                    ping.query_async::<String>(&mut fresh).await?;
+                    Ok(())
+                }
+                result => result.map(drop).map_err(Into::into),
+            }
+        })
     }
 }
 

@@ -238,6 +238,16 @@ pub trait SessionStore: Send + Sync + 'static {
     fn subscribe(&self) -> Option<broadcast::Receiver<String>> {
         None
     }
+
+    /// Whether the store answers now: the readiness probe of the HTTP
+    /// transport
+    /// ([`HttpConfig::health_endpoints`](crate::transport::http::HttpConfig::health_endpoints))
+    /// answers 503 while it fails. The default, for a store inside this
+    /// process, is always ready; a shared store asks its backend (a Redis
+    /// `PING`, say), without waiting long: the probe gives up after a second.
+    fn ready(&self) -> StoreFuture<'_, ()> {
+        Box::pin(std::future::ready(Ok(())))
+    }
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {

@@ -253,6 +253,10 @@ impl SessionStore for RedisSessionStore {
     fn subscribe(&self) -> Option<broadcast::Receiver<String>> {
         Some(self.incoming.subscribe())
     }
+
+    fn ready(&self) -> StoreFuture<'_, ()> {
+        Box::pin(async move { self.run::<String>(&redis::cmd("PING")).await.map(drop) })
+    }
 }
 
 async fn subscribe_loop(

@@ -23,7 +23,9 @@
 //! # }
 //! ```
 //!
-//! What a request goes through, in order: the `Origin`/`Host` check (403),
+//! What a request goes through, in order (after the
+//! [probes](HttpConfig::health_endpoints), when on, which are answered
+//! first): the `Origin`/`Host` check (403),
 //! the method (405 with `Allow: POST`), `Content-Type` (415) and `Accept`
 //! (406), the body limit (413) and read timeout (408), then the dispatcher's
 //! pipeline, where the `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and
@@ -70,6 +72,7 @@
 mod body;
 mod cors;
 mod deadline;
+mod health;
 mod idle;
 mod legacy;
 mod media;
@@ -89,6 +92,7 @@ pub use service::{McpService, ResponseFuture};
 
 use crate::legacy::SessionStore;
 use crate::server::Server;
+use health::HealthPaths;
 use origin::OriginPolicy;
 
 /// Settings of the HTTP transport. Every field has a safe default:
@@ -110,6 +114,8 @@ use origin::OriginPolicy;
 /// | [`max_sessions`](Self::max_sessions) (2025-era clients) | 10 000 live at once (503 beyond) |
 /// | [`session_idle_timeout`](Self::session_idle_timeout) (2025-era clients) | 30 min unused ends a session |
 /// | [`session_store`](Self::session_store) (2025-era clients) | in this process's memory |
+/// | [`health_endpoints`](Self::health_endpoints) | off |
+/// | [`shutdown_drain`](Self::shutdown_drain) (standalone) | none |
 ///
 /// The `Origin`/`Host` check guards against DNS rebinding: a web page must
 /// not reach a server on `localhost` through a name it controls. By default
@@ -148,6 +154,8 @@ pub struct HttpConfig {
     pub(crate) max_sessions: usize,
     pub(crate) session_idle_timeout: Duration,
     pub(crate) session_store: Option<StoreSlot>,
+    pub(crate) health: Option<HealthPaths>,
+    pub(crate) shutdown_drain: Duration,
 }
 
 /// The store [`HttpConfig::session_store`] set.
@@ -178,6 +186,8 @@ impl Default for HttpConfig {
             max_sessions: 10_000,
             session_idle_timeout: Duration::from_secs(30 * 60),
             session_store: None,
+            health: None,
+            shutdown_drain: Duration::ZERO,
         }
     }
 }
@@ -385,6 +395,65 @@ impl HttpConfig {
     )]
     pub fn session_store(mut self, store: impl SessionStore) -> Self {
         self.session_store = Some(StoreSlot(Arc::new(store)));
+        self
+    }
+
+    /// Answers liveness and readiness probes at these two paths (default
+    /// off: they are then 404 like any other path of the standalone
+    /// server), for load balancers and orchestrators. `GET` or `HEAD`:
+    ///
+    /// - `live`: 200 `ok` while the process serves requests;
+    /// - `ready`: 200 `ok` when the stores the server depends on answer
+    ///   within a second (its [`EventBus`](crate::events::EventBus), and
+    ///   the [session store](Self::session_store) when it serves 2025-era
+    ///   clients: a Redis `PING` for the Redis ones, see their `ready`
+    ///   method), 503 `not ready` otherwise, and 503 from the moment
+    ///   shutdown begins, while requests in flight finish, so that a
+    ///   balancer stops sending new ones (see
+    ///   [`shutdown_drain`](Self::shutdown_drain)). Why a replica is not
+    ///   ready is logged, not sent.
+    ///
+    /// Probes skip the `Origin`/`Host` check: balancers probe by address
+    /// (`Host: 10.0.3.7:3000`), which [`allowed_hosts`](Self::allowed_hosts)
+    /// need not list, and the answer reveals nothing else. They skip every
+    /// MCP check too, and CORS. Choose paths other than the MCP endpoint's:
+    /// a probe path is answered as a probe, whatever the method.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_runtime::transport::http::HttpConfig;
+    ///
+    /// // Kubernetes: livenessProbe on /healthz, readinessProbe on /readyz
+    /// // (periodSeconds: 2), and a drain longer than two probe periods.
+    /// let config = HttpConfig::default()
+    ///     .health_endpoints("/healthz", "/readyz")
+    ///     .shutdown_drain(Duration::from_secs(5));
+    /// # let _ = config;
+    /// ```
+    ///
+    /// A [mounted](Server::http_service) [`McpService`] answers the probes
+    /// only on the requests its host application routes to it, by their
+    /// path as the service sees it: mount it at the probe paths too
+    /// (`route_service("/readyz", service.clone())`), or answer them with
+    /// the application's own routes, asking [`McpService::is_ready`]. The
+    /// application owns shutdown then: it calls [`McpService::drain`] when
+    /// shutdown begins.
+    pub fn health_endpoints(mut self, live: impl Into<String>, ready: impl Into<String>) -> Self {
+        let path = |p: String| if p.starts_with('/') { p } else { format!("/{p}") };
+        self.health = Some(HealthPaths { live: path(live.into()), ready: path(ready.into()) });
+        self
+    }
+
+    /// How long the standalone server keeps accepting and serving requests
+    /// once shutdown begins, with its readiness probe answering 503, before
+    /// it stops accepting and gives requests in flight
+    /// [`shutdown_grace`](Self::shutdown_grace) to finish (default none).
+    /// A balancer that probes readiness every few seconds needs that long
+    /// to stop sending new requests here; without it, they are refused
+    /// with a closed port in the meantime. Listen streams close at the end
+    /// of it.
+    pub fn shutdown_drain(mut self, drain: Duration) -> Self {
+        self.shutdown_drain = drain;
         self
     }
 }

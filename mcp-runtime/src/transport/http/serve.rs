@@ -24,8 +24,8 @@ use super::service::{McpService, ResponseFuture, transport_error};
 use super::stall::StallGuard;
 use crate::server::Server;
 
-/// The MCP service at one path, for one connection; every other path is
-/// 404.
+/// The MCP service at one path, and the probes when they are on, for one
+/// connection; every other path is 404.
 #[derive(Clone)]
 struct Endpoint {
     path: Arc<str>,
@@ -42,6 +42,11 @@ impl hyper::service::Service<Request<Incoming>> for Endpoint {
 
     fn call(&self, request: Request<Incoming>) -> WithCors<TrackedFuture> {
         let in_progress = self.activity.begin();
+        let path = request.uri().path();
+        if path != &*self.path && self.service.is_health_path(path) {
+            // Probes get no CORS headers: they are for balancers, not pages.
+            return WithCors::new(TrackedFuture::new(self.service.handle(request), in_progress), None);
+        }
         let mut grant =
             self.cors.as_ref().and_then(|cors| Some(Box::new((Arc::clone(cors), cors.allowed_origin(&request)?))));
         let response = if request.uri().path() == &*self.path {
@@ -122,7 +127,18 @@ impl Server {
         let graceful = GracefulShutdown::new();
         let permits = Arc::new(Semaphore::new(config.max_connections));
         let mut connections = JoinSet::new();
-        let mut shutdown = pin!(shutdown);
+        // Readiness turns 503 first; the server keeps serving through the
+        // drain, so that balancers see it and send nothing new, then stops.
+        let draining = service.clone();
+        let drain = config.shutdown_drain;
+        let mut shutdown = pin!(async move {
+            shutdown.await;
+            draining.drain();
+            if !drain.is_zero() {
+                tracing::info!(drain_seconds = drain.as_secs_f64(), "shutdown begins: not ready, draining");
+                tokio::time::sleep(drain).await;
+            }
+        });
 
         loop {
             while connections.try_join_next().is_some() {}

@@ -5,6 +5,7 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -20,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 use super::HttpConfig;
 use super::body::{BodyError, BoxError, McpBody, read_body};
 use super::deadline::Deadline;
+use super::health;
 use super::legacy::{self, Sessions};
 use super::media::{self, Acceptable};
 use super::request_headers::RequestHeaders;
@@ -72,6 +74,8 @@ pub(super) struct Shared {
     pub(super) config: HttpConfig,
     /// The 2025-era sessions, when the server serves that era.
     pub(super) legacy: Option<Sessions>,
+    /// Set when shutdown begins: the readiness probe answers 503 from then on.
+    pub(super) draining: AtomicBool,
 }
 
 impl std::fmt::Debug for McpService {
@@ -110,7 +114,28 @@ impl McpService {
     pub(crate) fn new(server: Server, mut config: HttpConfig, bound_to_loopback: Option<bool>) -> Self {
         config.origin = config.origin.resolve(bound_to_loopback);
         let legacy = server.eras().serves_legacy().then(|| Sessions::new(&config));
-        McpService { shared: Arc::new(Shared { server, config, legacy }) }
+        McpService { shared: Arc::new(Shared { server, config, legacy, draining: AtomicBool::new(false) }) }
+    }
+
+    /// Whether the readiness probe would answer 200 now: not
+    /// [draining](Self::drain), and the stores the server depends on
+    /// answer within a second (see [`HttpConfig::health_endpoints`]). For
+    /// a host application that answers probes with its own routes.
+    pub async fn is_ready(&self) -> bool {
+        health::is_ready(&self.shared).await
+    }
+
+    /// Marks this service as shutting down: its readiness probe answers
+    /// 503 from now on, while requests keep being served. The standalone
+    /// server calls it when shutdown begins; a host application calls it
+    /// from its own shutdown, before it stops accepting requests.
+    pub fn drain(&self) {
+        self.shared.draining.store(true, Ordering::Release);
+    }
+
+    /// Whether `path` is one of the probe paths, when probes are on.
+    pub(crate) fn is_health_path(&self, path: &str) -> bool {
+        self.shared.config.health.as_ref().is_some_and(|h| h.probe(path).is_some())
     }
 
     /// Serves one request; the same as `Service::call`, through a shared
@@ -153,6 +178,12 @@ where
     B::Error: Into<BoxError>,
 {
     let (parts, body) = request.into_parts();
+    // Before the `Origin`/`Host` check, which a balancer's probe by address
+    // would fail; a probe learns nothing but ok or not.
+    if let Some(probe) = shared.config.health.as_ref().and_then(|h| h.probe(parts.uri.path())) {
+        // Boxed, so that the MCP paths' future does not carry its state.
+        return Box::pin(health::answer(&shared, probe, &parts.method)).await;
+    }
     if let Err(refusal) = shared.config.origin.check(&parts.headers, &parts.uri) {
         tracing::debug!(%refusal, "request refused");
         return transport_error(refusal.status(), refusal.to_string());

@@ -1,0 +1,274 @@
+//! Deployment settings shared by the `everything` and `notes` examples, from
+//! flags and from `MCP_*` environment variables (flags win), so that the
+//! same image runs as many replicas behind a load balancer. The table is in
+//! the README's "Deployment settings".
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+
+use anyhow::{Context as _, bail};
+use mcp_runtime::events::RedisBus;
+use mcp_runtime::legacy::RedisSessionStore;
+use mcp_runtime::transport::http::HttpConfig;
+use mcp_runtime::{Eras, RequestStateKey, ServerBuilder};
+
+/// The listen address when neither `--http` nor `MCP_HTTP_ADDR` gives one.
+pub(crate) const DEFAULT_ADDR: &str = "127.0.0.1:3000";
+
+/// The environment variables read; anything else is ignored.
+pub(crate) const VARIABLES: [&str; 6] =
+    ["MCP_HTTP_ADDR", "MCP_REDIS_URL", "MCP_REQUEST_STATE_KEY", "MCP_PUBLIC_URL", "MCP_HEALTH", "MCP_ERAS"];
+
+/// The shortest `MCP_REQUEST_STATE_KEY` accepted: a shorter secret is
+/// guessable, and it guards every replica's `requestState`.
+const MIN_KEY_BYTES: usize = 32;
+
+/// How the example is deployed.
+#[derive(Debug)]
+pub(crate) struct Deployment {
+    /// Where to listen for HTTP.
+    pub(crate) addr: SocketAddr,
+    /// Redis shared by the replicas, for change events and 2025-era sessions.
+    pub(crate) redis_url: Option<String>,
+    /// The `requestState` key every replica shares; a random one per process
+    /// otherwise.
+    pub(crate) request_state_key: Option<RequestStateKey>,
+    /// The `Host` clients reach the server by (`name` or `name:port`), from
+    /// the public URL: the only one accepted then.
+    pub(crate) public_host: Option<String>,
+    /// Whether `/healthz` and `/readyz` answer.
+    pub(crate) health: bool,
+    /// Which clients to serve; the runtime's default otherwise.
+    pub(crate) eras: Option<Eras>,
+}
+
+/// The `MCP_*` variables of this process. A value that is not UTF-8 is an
+/// error naming its variable, not a silent default.
+pub(crate) fn environment() -> anyhow::Result<BTreeMap<String, String>> {
+    let mut env = BTreeMap::new();
+    for name in VARIABLES {
+        if let Some(value) = std::env::var_os(name) {
+            let value = value.into_string().map_err(|_| anyhow::anyhow!("{name} is not valid UTF-8"))?;
+            env.insert(name.to_owned(), value);
+        }
+    }
+    Ok(env)
+}
+
+/// Reads the deployment flags out of `args` and the variables of `env`,
+/// flags winning, and returns the arguments left for the example itself.
+pub(crate) fn parse(args: Vec<String>, env: &BTreeMap<String, String>) -> anyhow::Result<(Deployment, Vec<String>)> {
+    let var = |name: &str| env.get(name).map(|v| v.trim()).filter(|v| !v.is_empty());
+    let mut addr = var("MCP_HTTP_ADDR").map(|v| address(v).context("MCP_HTTP_ADDR")).transpose()?;
+    let mut redis_url = var("MCP_REDIS_URL").map(|v| redis(v).context("MCP_REDIS_URL")).transpose()?;
+    let mut public_host = var("MCP_PUBLIC_URL").map(|v| public(v).context("MCP_PUBLIC_URL")).transpose()?;
+    let mut health = var("MCP_HEALTH").map(|v| switch(v).context("MCP_HEALTH")).transpose()?.unwrap_or(false);
+    let mut eras = var("MCP_ERAS").map(|v| era(v).context("MCP_ERAS")).transpose()?;
+    // Taken whole: spaces at its ends are part of the secret.
+    let request_state_key = match env.get("MCP_REQUEST_STATE_KEY").filter(|v| !v.is_empty()) {
+        Some(secret) if secret.len() < MIN_KEY_BYTES => bail!(
+            "MCP_REQUEST_STATE_KEY: {} bytes is too short a secret, use at least {MIN_KEY_BYTES} random ones \
+             (openssl rand -base64 48)",
+            secret.len()
+        ),
+        Some(secret) => Some(RequestStateKey::from_secret(secret.as_bytes())),
+        None => None,
+    };
+
+    let mut rest = Vec::new();
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let mut value = |what: &str| args.next().with_context(|| format!("{arg} needs {what}"));
+        match arg.as_str() {
+            "--http" => addr = Some(address(&value("an address such as 127.0.0.1:3000")?).context("--http")?),
+            "--redis" => redis_url = Some(redis(&value("a URL such as redis://127.0.0.1:6379/")?).context("--redis")?),
+            "--public-url" => {
+                public_host = Some(public(&value("a URL such as https://mcp.example.com")?).context("--public-url")?);
+            }
+            "--eras" => eras = Some(era(&value("modern, legacy or dual")?).context("--eras")?),
+            "--health" => health = true,
+            "--no-health" => health = false,
+            _ => rest.push(arg),
+        }
+    }
+    let addr = match addr {
+        Some(addr) => addr,
+        None => DEFAULT_ADDR.parse()?,
+    };
+    Ok((Deployment { addr, redis_url, request_state_key, public_host, health, eras }, rest))
+}
+
+fn address(text: &str) -> anyhow::Result<SocketAddr> {
+    text.trim().parse().with_context(|| format!("`{text}` is not an address such as 127.0.0.1:3000"))
+}
+
+fn redis(text: &str) -> anyhow::Result<String> {
+    let text = text.trim();
+    if !(text.starts_with("redis://") || text.starts_with("rediss://") || text.starts_with("unix://")) {
+        bail!("`{text}` is not a Redis URL (redis://HOST:PORT/, rediss:// or unix://)");
+    }
+    Ok(text.to_owned())
+}
+
+/// `https://name[:port][/path]` → `name[:port]`, the `Host` to accept.
+fn public(text: &str) -> anyhow::Result<String> {
+    let text = text.trim();
+    let invalid = || anyhow::anyhow!("`{text}` is not a base URL such as https://mcp.example.com");
+    let (scheme, rest) = text.split_once("://").ok_or_else(invalid)?;
+    if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
+        return Err(invalid());
+    }
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    if authority.is_empty() || authority.contains('@') {
+        return Err(invalid());
+    }
+    Ok(authority.to_ascii_lowercase())
+}
+
+fn switch(text: &str) -> anyhow::Result<bool> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "on" | "yes" => Ok(true),
+        "0" | "false" | "off" | "no" => Ok(false),
+        _ => bail!("`{text}` is not 1 or 0"),
+    }
+}
+
+fn era(text: &str) -> anyhow::Result<Eras> {
+    text.parse().map_err(|reason: String| anyhow::anyhow!(reason))
+}
+
+/// The Redis side of a deployment, once connected.
+pub(crate) struct Shared {
+    bus: RedisBus,
+    store: RedisSessionStore,
+}
+
+impl Deployment {
+    /// Connects to Redis when a URL is set; `name` keeps this server's keys
+    /// and channels apart from other servers on the same Redis.
+    pub(crate) async fn connect(&self, name: &str) -> anyhow::Result<Option<Shared>> {
+        let Some(url) = &self.redis_url else { return Ok(None) };
+        let bus = RedisBus::connect(url, &format!("mcp:{name}:events"))
+            .await
+            .with_context(|| format!("connecting to Redis at {url} (MCP_REDIS_URL)"))?;
+        let store = RedisSessionStore::connect(url, &format!("mcp:{name}"))
+            .await
+            .with_context(|| format!("connecting to Redis at {url} (MCP_REDIS_URL)"))?;
+        Ok(Some(Shared { bus, store }))
+    }
+
+    /// The server's share of the settings: the `requestState` key, the
+    /// eras, and the event bus.
+    pub(crate) fn server(&self, mut builder: ServerBuilder, shared: Option<&Shared>) -> ServerBuilder {
+        if let Some(key) = &self.request_state_key {
+            builder = builder.request_state_key(key.clone());
+        }
+        if let Some(eras) = self.eras {
+            builder = builder.eras(eras);
+        }
+        if let Some(shared) = shared {
+            builder = builder.event_bus(shared.bus.clone());
+        }
+        builder
+    }
+
+    /// The HTTP transport's share: the accepted `Host`, the probes, and the
+    /// session store.
+    pub(crate) fn http_config(&self, shared: Option<Shared>) -> HttpConfig {
+        let mut config = HttpConfig::default();
+        if let Some(host) = &self.public_host {
+            config = config.allowed_hosts([host.clone()]);
+        }
+        if self.health {
+            config = config.health_endpoints("/healthz", "/readyz");
+        }
+        if let Some(shared) = shared {
+            config = config.session_store(shared.store);
+        }
+        config
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
+    }
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|a| (*a).to_owned()).collect()
+    }
+
+    fn error(list: &[&str], pairs: &[(&str, &str)]) -> String {
+        format!("{:#}", parse(args(list), &env(pairs)).expect_err("an error"))
+    }
+
+    #[test]
+    fn defaults_without_flags_or_environment() {
+        let (deployment, rest) = parse(args(&["--stdio"]), &env(&[])).expect("valid");
+        assert_eq!(deployment.addr, DEFAULT_ADDR.parse::<SocketAddr>().expect("an address"));
+        assert!(deployment.redis_url.is_none() && deployment.public_host.is_none());
+        assert!(deployment.request_state_key.is_none() && deployment.eras.is_none() && !deployment.health);
+        assert_eq!(rest, ["--stdio"], "the example's own flags are left to it");
+    }
+
+    #[test]
+    fn the_environment_sets_everything() {
+        let (deployment, rest) = parse(
+            Vec::new(),
+            &env(&[
+                ("MCP_HTTP_ADDR", "0.0.0.0:8080"),
+                ("MCP_REDIS_URL", "redis://redis:6379/"),
+                ("MCP_REQUEST_STATE_KEY", "0123456789abcdef0123456789abcdef"),
+                ("MCP_PUBLIC_URL", "https://MCP.example.com/mcp"),
+                ("MCP_HEALTH", "1"),
+                ("MCP_ERAS", "modern"),
+            ]),
+        )
+        .expect("valid");
+        assert_eq!(deployment.addr, "0.0.0.0:8080".parse::<SocketAddr>().expect("an address"));
+        assert_eq!(deployment.redis_url.as_deref(), Some("redis://redis:6379/"));
+        assert!(deployment.request_state_key.is_some());
+        assert_eq!(deployment.public_host.as_deref(), Some("mcp.example.com"));
+        assert!(deployment.health);
+        assert_eq!(deployment.eras, Some(Eras::Modern));
+        assert!(rest.is_empty());
+    }
+
+    #[test]
+    fn flags_win_over_the_environment() {
+        let (deployment, _) = parse(
+            args(&["--http", "127.0.0.1:4000", "--no-health", "--eras", "dual", "--public-url", "http://a.test:81"]),
+            &env(&[
+                ("MCP_HTTP_ADDR", "0.0.0.0:8080"),
+                ("MCP_HEALTH", "on"),
+                ("MCP_ERAS", "legacy"),
+                ("MCP_PUBLIC_URL", "https://b.test"),
+            ]),
+        )
+        .expect("valid");
+        assert_eq!(deployment.addr, "127.0.0.1:4000".parse::<SocketAddr>().expect("an address"));
+        assert!(!deployment.health);
+        assert_eq!(deployment.eras, Some(Eras::Dual));
+        assert_eq!(deployment.public_host.as_deref(), Some("a.test:81"));
+    }
+
+    #[test]
+    fn bad_values_name_their_variable_or_flag() {
+        for (name, value) in [
+            ("MCP_HTTP_ADDR", "localhost"),
+            ("MCP_REDIS_URL", "127.0.0.1:6379"),
+            ("MCP_REQUEST_STATE_KEY", "short"),
+            ("MCP_PUBLIC_URL", "mcp.example.com"),
+            ("MCP_HEALTH", "maybe"),
+            ("MCP_ERAS", "2025"),
+        ] {
+            let message = error(&[], &[(name, value)]);
+            assert!(message.starts_with(name), "{name}={value}: {message}");
+        }
+        assert!(error(&["--http", "nowhere"], &[]).starts_with("--http"));
+        assert!(error(&["--redis"], &[]).contains("--redis needs"));
+    }
+}
