@@ -1,6 +1,6 @@
-// The command line both Node clients take, read one way: (--url URL | --stdio -- CMD
-// [ARGS...]) [--mode M] [--tool NAME] [--args JSON] [--elicit JSON] [--timeout S].
-// Bad usage prints the usage line and exits 2.
+// What both Node clients share: their command line, read one way ((--url URL | --stdio --
+// CMD [ARGS...]) [--mode M] [--tool NAME] [--args JSON] [--elicit JSON] [--timeout S]; bad
+// usage prints the usage line and exits 2), and how a run is bounded and reported.
 
 function usage(script, modes, message) {
   process.stderr.write(
@@ -46,4 +46,35 @@ export function parseArgs(argv, script, modes) {
   opts.args = jsonObject(opts.args, '--args');
   if (opts.elicit !== undefined) opts.elicit = jsonObject(opts.elicit, '--elicit');
   return opts;
+}
+
+// An error and its causes, on one line.
+function describe(err) {
+  const parts = [];
+  for (let e = err, depth = 0; e && depth < 4; depth++, e = e.cause) {
+    parts.push(`${e.name ?? 'Error'}${e.code !== undefined ? `[${e.code}]` : ''}: ${e.message ?? String(e)}`);
+  }
+  return parts.join(' <- ') || String(err);
+}
+
+// Runs `run(opts, out)` within four times the per-request timeout, prints `out` as one JSON
+// document and exits 0 if the run set `out.ok`, 1 otherwise.
+export async function report(opts, out, run) {
+  let timer;
+  try {
+    await Promise.race([
+      run(opts, out),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`timed out at stage ${out.stage}`)), opts.timeoutS * 4000);
+      })
+    ]);
+  } catch (err) {
+    out.error = describe(err);
+    if (err?.data !== undefined) out.errorData = err.data;
+  } finally {
+    clearTimeout(timer);
+  }
+  process.stdout.write(JSON.stringify(out, null, 2) + '\n');
+  // A half-open stdio child or socket must not keep the process alive.
+  process.exit(out.ok ? 0 : 1);
 }

@@ -30,7 +30,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
-import { parseArgs } from './cli.mjs';
+import { parseArgs, report } from './cli.mjs';
 
 const PROTOCOL_VERSION = '2026-07-28';
 // versionNegotiation.mode for each --mode, and the stage connect() stands for.
@@ -45,14 +45,6 @@ function loadSdk() {
   const prefix = process.env.MCP_NODE_PREFIX;
   const req = createRequire(prefix ? path.resolve(prefix, 'package.json') : import.meta.url);
   return { core: req('@modelcontextprotocol/client'), stdio: req('@modelcontextprotocol/client/stdio') };
-}
-
-function describe(err) {
-  const parts = [];
-  for (let e = err, depth = 0; e && depth < 4; depth++, e = e.cause) {
-    parts.push(`${e.name ?? 'Error'}${e.code !== undefined ? `[${e.code}]` : ''}: ${e.message ?? String(e)}`);
-  }
-  return parts.join(' <- ') || String(err);
 }
 
 async function run(opts, out) {
@@ -117,20 +109,4 @@ async function run(opts, out) {
 const opts = parseArgs(process.argv.slice(2), 'node_client.mjs', Object.keys(MODES));
 const out = { ok: false, client: 'typescript @modelcontextprotocol/client', mode: opts.mode, stage: 'start' };
 out.transport = opts.url ? 'streamable-http' : 'stdio';
-let timer;
-try {
-  await Promise.race([
-    run(opts, out),
-    new Promise((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`timed out at stage ${out.stage}`)), opts.timeoutS * 4000);
-    })
-  ]);
-} catch (err) {
-  out.error = describe(err);
-  if (err?.data !== undefined) out.errorData = err.data;
-} finally {
-  clearTimeout(timer);
-}
-process.stdout.write(JSON.stringify(out, null, 2) + '\n');
-// A half-open stdio child or socket must not keep the process alive.
-process.exit(out.ok ? 0 : 1);
+await report(opts, out, run);

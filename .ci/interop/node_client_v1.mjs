@@ -26,7 +26,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
-import { parseArgs } from './cli.mjs';
+import { parseArgs, report } from './cli.mjs';
 
 
 function loadSdk() {
@@ -38,14 +38,6 @@ function loadSdk() {
     HttpTransport: req('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPClientTransport,
     StdioTransport: req('@modelcontextprotocol/sdk/client/stdio.js').StdioClientTransport
   };
-}
-
-function describe(err) {
-  const parts = [];
-  for (let e = err, depth = 0; e && depth < 4; depth++, e = e.cause) {
-    parts.push(`${e.name ?? 'Error'}${e.code !== undefined ? `[${e.code}]` : ''}: ${e.message ?? String(e)}`);
-  }
-  return parts.join(' <- ') || String(err);
 }
 
 // The follow-up read: a prompt without required arguments, else a resource.
@@ -136,20 +128,4 @@ async function run(opts, out) {
 const opts = parseArgs(process.argv.slice(2), 'node_client_v1.mjs', ['legacy']);
 const out = { ok: false, client: 'typescript @modelcontextprotocol/sdk', mode: opts.mode, stage: 'start' };
 out.transport = opts.url ? 'streamable-http' : 'stdio';
-let timer;
-try {
-  await Promise.race([
-    run(opts, out),
-    new Promise((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`timed out at stage ${out.stage}`)), opts.timeoutS * 4000);
-    })
-  ]);
-} catch (err) {
-  out.error = describe(err);
-  if (err?.data !== undefined) out.errorData = err.data;
-} finally {
-  clearTimeout(timer);
-}
-process.stdout.write(JSON.stringify(out, null, 2) + '\n');
-// A half-open stdio child or socket must not keep the process alive.
-process.exit(out.ok ? 0 : 1);
+await report(opts, out, run);
