@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
+use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 use mcp_runtime::events::RedisBus;
@@ -16,8 +17,15 @@ use mcp_runtime::{Eras, RequestStateKey, ServerBuilder};
 pub(crate) const DEFAULT_ADDR: &str = "127.0.0.1:3000";
 
 /// The environment variables read; anything else is ignored.
-pub(crate) const VARIABLES: [&str; 6] =
-    ["MCP_HTTP_ADDR", "MCP_REDIS_URL", "MCP_REQUEST_STATE_KEY", "MCP_PUBLIC_URL", "MCP_HEALTH", "MCP_ERAS"];
+pub(crate) const VARIABLES: [&str; 7] = [
+    "MCP_HTTP_ADDR",
+    "MCP_REDIS_URL",
+    "MCP_REQUEST_STATE_KEY",
+    "MCP_PUBLIC_URL",
+    "MCP_HEALTH",
+    "MCP_SHUTDOWN_DRAIN",
+    "MCP_ERAS",
+];
 
 /// The shortest `MCP_REQUEST_STATE_KEY` accepted: a shorter secret is
 /// guessable, and it guards every replica's `requestState`.
@@ -38,6 +46,9 @@ pub(crate) struct Deployment {
     pub(crate) public_host: Option<String>,
     /// Whether `/healthz` and `/readyz` answer.
     pub(crate) health: bool,
+    /// How long to keep serving once shutdown begins (readiness already
+    /// 503), so that a balancer stops sending before the port closes.
+    pub(crate) shutdown_drain: Duration,
     /// Which clients to serve; the runtime's default otherwise.
     pub(crate) eras: Option<Eras>,
 }
@@ -63,6 +74,8 @@ pub(crate) fn parse(args: Vec<String>, env: &BTreeMap<String, String>) -> anyhow
     let mut redis_url = var("MCP_REDIS_URL").map(|v| redis(v).context("MCP_REDIS_URL")).transpose()?;
     let mut public_host = var("MCP_PUBLIC_URL").map(|v| public(v).context("MCP_PUBLIC_URL")).transpose()?;
     let mut health = var("MCP_HEALTH").map(|v| switch(v).context("MCP_HEALTH")).transpose()?.unwrap_or(false);
+    let mut shutdown_drain =
+        var("MCP_SHUTDOWN_DRAIN").map(|v| seconds(v).context("MCP_SHUTDOWN_DRAIN")).transpose()?.unwrap_or_default();
     let mut eras = var("MCP_ERAS").map(|v| era(v).context("MCP_ERAS")).transpose()?;
     // Taken whole: spaces at its ends are part of the secret.
     let request_state_key = match env.get("MCP_REQUEST_STATE_KEY").filter(|v| !v.is_empty()) {
@@ -88,6 +101,9 @@ pub(crate) fn parse(args: Vec<String>, env: &BTreeMap<String, String>) -> anyhow
             "--eras" => eras = Some(era(&value("modern, legacy or dual")?).context("--eras")?),
             "--health" => health = true,
             "--no-health" => health = false,
+            "--shutdown-drain" => {
+                shutdown_drain = seconds(&value("a number of seconds")?).context("--shutdown-drain")?;
+            }
             _ => rest.push(arg),
         }
     }
@@ -95,7 +111,7 @@ pub(crate) fn parse(args: Vec<String>, env: &BTreeMap<String, String>) -> anyhow
         Some(addr) => addr,
         None => DEFAULT_ADDR.parse()?,
     };
-    Ok((Deployment { addr, redis_url, request_state_key, public_host, health, eras }, rest))
+    Ok((Deployment { addr, redis_url, request_state_key, public_host, health, shutdown_drain, eras }, rest))
 }
 
 fn address(text: &str) -> anyhow::Result<SocketAddr> {
@@ -123,6 +139,13 @@ fn public(text: &str) -> anyhow::Result<String> {
         return Err(invalid());
     }
     Ok(authority.to_ascii_lowercase())
+}
+
+fn seconds(text: &str) -> anyhow::Result<Duration> {
+    text.parse::<f64>()
+        .ok()
+        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .with_context(|| format!("`{text}` is not a number of seconds such as 5 or 0.5"))
 }
 
 fn switch(text: &str) -> anyhow::Result<bool> {
@@ -182,6 +205,7 @@ impl Deployment {
         if self.health {
             config = config.health_endpoints("/healthz", "/readyz");
         }
+        config = config.shutdown_drain(self.shutdown_drain);
         if let Some(shared) = shared {
             config = config.session_store(shared.store);
         }
@@ -224,6 +248,7 @@ mod tests {
                 ("MCP_REQUEST_STATE_KEY", "0123456789abcdef0123456789abcdef"),
                 ("MCP_PUBLIC_URL", "https://MCP.example.com/mcp"),
                 ("MCP_HEALTH", "1"),
+                ("MCP_SHUTDOWN_DRAIN", "2.5"),
                 ("MCP_ERAS", "modern"),
             ]),
         )
@@ -233,6 +258,7 @@ mod tests {
         assert!(deployment.request_state_key.is_some());
         assert_eq!(deployment.public_host.as_deref(), Some("mcp.example.com"));
         assert!(deployment.health);
+        assert_eq!(deployment.shutdown_drain, Duration::from_millis(2500));
         assert_eq!(deployment.eras, Some(Eras::Modern));
         assert!(rest.is_empty());
     }
@@ -240,10 +266,21 @@ mod tests {
     #[test]
     fn flags_win_over_the_environment() {
         let (deployment, _) = parse(
-            args(&["--http", "127.0.0.1:4000", "--no-health", "--eras", "dual", "--public-url", "http://a.test:81"]),
+            args(&[
+                "--http",
+                "127.0.0.1:4000",
+                "--no-health",
+                "--eras",
+                "dual",
+                "--public-url",
+                "http://a.test:81",
+                "--shutdown-drain",
+                "1",
+            ]),
             &env(&[
                 ("MCP_HTTP_ADDR", "0.0.0.0:8080"),
                 ("MCP_HEALTH", "on"),
+                ("MCP_SHUTDOWN_DRAIN", "30"),
                 ("MCP_ERAS", "legacy"),
                 ("MCP_PUBLIC_URL", "https://b.test"),
             ]),
@@ -251,6 +288,7 @@ mod tests {
         .expect("valid");
         assert_eq!(deployment.addr, "127.0.0.1:4000".parse::<SocketAddr>().expect("an address"));
         assert!(!deployment.health);
+        assert_eq!(deployment.shutdown_drain, Duration::from_secs(1));
         assert_eq!(deployment.eras, Some(Eras::Dual));
         assert_eq!(deployment.public_host.as_deref(), Some("a.test:81"));
     }
@@ -263,6 +301,7 @@ mod tests {
             ("MCP_REQUEST_STATE_KEY", "short"),
             ("MCP_PUBLIC_URL", "mcp.example.com"),
             ("MCP_HEALTH", "maybe"),
+            ("MCP_SHUTDOWN_DRAIN", "soon"),
             ("MCP_ERAS", "2025"),
         ] {
             let message = error(&[], &[(name, value)]);
