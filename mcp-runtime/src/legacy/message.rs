@@ -26,6 +26,24 @@ pub(crate) enum Incoming {
     Batch(Vec<Value>),
 }
 
+/// Whether `"initialize"` appears in the raw message, quotes included: a
+/// vectorized search, no parsing, that lets a stateless message skip the
+/// 2025-era reading. A false positive (the word inside some other string)
+/// only costs that reading.
+pub(crate) fn mentions_initialize(bytes: &[u8]) -> bool {
+    mentions(bytes, b"\"initialize\"")
+}
+
+/// Whether `"ping"` appears in the raw message, quotes included (see
+/// [`mentions_initialize`]).
+pub(crate) fn mentions_ping(bytes: &[u8]) -> bool {
+    mentions(bytes, b"\"ping\"")
+}
+
+fn mentions(bytes: &[u8], word: &[u8]) -> bool {
+    memchr::memmem::find(bytes, word).is_some()
+}
+
 /// Whether the message carries the 2026-07-28 `_meta`.
 pub(crate) fn is_modern(message: &Value) -> bool {
     message.get("params").and_then(|p| p.get("_meta")).and_then(|m| m.get(META_PROTOCOL_VERSION)).is_some()
@@ -71,6 +89,14 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn initialize_is_found_only_as_a_string() {
+        assert!(mentions_initialize(br#"{"jsonrpc":"2.0","id":1,"method": "initialize"}"#));
+        assert!(!mentions_initialize(br#"{"method":"tools/call","params":{"name":"initializer"}}"#));
+        assert!(!mentions_initialize(b"initialize"));
+        assert!(mentions_ping(br#"{"method":"ping"}"#) && !mentions_ping(br#"{"method":"pings"}"#));
+    }
 
     #[test]
     fn the_stateless_meta_decides_the_era() {

@@ -42,7 +42,7 @@ impl StdioSession {
     pub(crate) fn step(&mut self, line: &[u8]) -> Step {
         // Until a session exists only `initialize` and `ping` can be its:
         // other lines skip the second reading.
-        if self.session.is_none() && !mentions(line, b"\"initialize\"") && !mentions(line, b"\"ping\"") {
+        if self.session.is_none() && !message::mentions_initialize(line) && !message::mentions_ping(line) {
             return Step::Modern;
         }
         let Ok(value) = serde_json::from_slice::<Value>(line) else { return Step::Modern };
@@ -148,8 +148,4 @@ impl StdioSession {
 
 fn is_initialize(value: &Value) -> bool {
     value.get("method").and_then(Value::as_str) == Some("initialize") && !message::is_modern(value)
-}
-
-fn mentions(line: &[u8], word: &[u8]) -> bool {
-    line.windows(word.len()).any(|w| w == word)
 }

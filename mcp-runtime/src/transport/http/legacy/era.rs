@@ -45,7 +45,7 @@ pub(super) fn choose(headers: &HeaderMap, body: &[u8]) -> Era {
     // A 2026-07-28 request names its method in `Mcp-Method`: unless that
     // says `initialize`, its body need not be searched.
     let may_initialize = marks.method.is_none_or(|m| m.as_bytes() == b"initialize");
-    if session_id.is_none() && !legacy_header && !(may_initialize && mentions_initialize(body)) {
+    if session_id.is_none() && !legacy_header && !(may_initialize && message::mentions_initialize(body)) {
         return Era::Modern;
     }
     let message: Value = match serde_json::from_slice(body) {
@@ -106,23 +106,9 @@ impl<'a> Marks<'a> {
     }
 }
 
-/// Whether `"initialize"` appears in the body, quotes included: a
-/// vectorized search, no parsing. A false positive (the word inside some
-/// other string) only costs the reading that follows.
-fn mentions_initialize(body: &[u8]) -> bool {
-    memchr::memmem::find(body, b"\"initialize\"").is_some()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn initialize_is_found_only_as_a_string() {
-        assert!(mentions_initialize(br#"{"jsonrpc":"2.0","id":1,"method": "initialize"}"#));
-        assert!(!mentions_initialize(br#"{"method":"tools/call","params":{"name":"initializer"}}"#));
-        assert!(!mentions_initialize(b"initialize"));
-    }
 
     #[test]
     fn a_request_naming_another_method_in_its_header_is_not_searched() {
