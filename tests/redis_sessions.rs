@@ -12,17 +12,12 @@ use std::net::SocketAddr;
 use std::process::Stdio;
 use std::time::Duration;
 
-use bytes::Bytes;
-use http::{Method, Request, StatusCode};
-use http_body_util::{BodyExt, Full};
+use http::{Method, StatusCode};
 use hyper::body::Incoming;
-use hyper_util::rt::TokioIo;
+use mcp_tests::http_wire::{self, Events, post, send};
 use mcp_tests::legacy_schema::assert_valid_legacy;
 use serde_json::{Value, json};
 use tokio::process::{Child, Command};
-
-/// How long anything may take before the test calls it stuck.
-const STUCK: Duration = Duration::from_secs(10);
 
 struct Replica {
     _child: Child,
@@ -49,102 +44,10 @@ impl Replica {
     }
 }
 
-/// Sends one request on a connection of its own, with the headers of a
-/// 2025-11-25 client (`extra` replaces or adds some); the response, its
-/// body unread.
-async fn send(
-    addr: SocketAddr,
-    method: Method,
-    session: Option<&str>,
-    body: Option<&Value>,
-    extra: &[(&str, &str)],
-) -> http::Response<Incoming> {
-    let stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
-    let (mut sender, connection) =
-        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.expect("handshake");
-    tokio::spawn(connection);
-    let mut request = Request::builder()
-        .method(method)
-        .uri("/mcp")
-        .header("host", addr.to_string())
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-11-25");
-    if body.is_some() {
-        request = request.header("content-type", "application/json");
-    }
-    if let Some(session) = session {
-        request = request.header("mcp-session-id", session);
-    }
-    let body = Full::new(Bytes::from(body.map(Value::to_string).unwrap_or_default()));
-    let mut request = request.body(body).expect("a request");
-    for (name, value) in extra {
-        let name = http::HeaderName::from_bytes(name.as_bytes()).expect("a header name");
-        request.headers_mut().insert(name, value.parse().expect("a header value"));
-    }
-    tokio::time::timeout(STUCK, sender.send_request(request)).await.expect("an answer in time").expect("sent")
-}
-
-fn post(addr: SocketAddr, session: Option<&str>, body: &Value) -> impl Future<Output = http::Response<Incoming>> {
-    let body = body.clone();
-    let session = session.map(str::to_owned);
-    async move { send(addr, Method::POST, session.as_deref(), Some(&body), &[]).await }
-}
-
-/// The events of an event-stream body, as they come.
-struct Events {
-    body: Incoming,
-    pending: String,
-    /// The id of the last event read that had one.
-    last_id: Option<String>,
-}
-
-impl Events {
-    fn of(response: http::Response<Incoming>) -> Events {
-        assert_eq!(response.headers()["content-type"], "text/event-stream");
-        Events { body: response.into_body(), pending: String::new(), last_id: None }
-    }
-
-    /// The next JSON-RPC message (priming events, `retry:` and keep-alive
-    /// comments skipped); `None` when the stream ends.
-    async fn next(&mut self) -> Option<Value> {
-        loop {
-            while let Some(end) = self.pending.find("\n\n") {
-                let event: String = self.pending.drain(..end + 2).collect();
-                if let Some(id) = event.lines().find_map(|l| l.strip_prefix("id: ")) {
-                    self.last_id = Some(id.to_owned());
-                }
-                let data: Vec<&str> = event.lines().filter_map(|l| l.strip_prefix("data: ")).collect();
-                let data = data.join("\n");
-                if !data.trim().is_empty() {
-                    return Some(serde_json::from_str(&data).expect("JSON data"));
-                }
-            }
-            let frame = tokio::time::timeout(STUCK, self.body.frame()).await.expect("an event in time")?;
-            if let Ok(data) = frame.expect("a readable body").into_data() {
-                self.pending.push_str(&String::from_utf8_lossy(&data));
-            }
-        }
-    }
-}
-
-/// The answer to a request `id` of `method`, read from a JSON body or from
-/// an event stream; every message checked against the schema.
+/// The answer to a request `id` of `method`, every message on the way
+/// checked against the schema.
 async fn answer(response: http::Response<Incoming>, method: &str, id: &Value) -> Value {
-    assert_eq!(response.status(), StatusCode::OK);
-    if response.headers()["content-type"] == "application/json" {
-        let bytes = response.into_body().collect().await.expect("a body").to_bytes();
-        let message: Value = serde_json::from_slice(&bytes).expect("JSON");
-        assert_valid_legacy(method, &message);
-        return message;
-    }
-    let mut events = Events::of(response);
-    while let Some(message) = events.next().await {
-        assert_valid_legacy(method, &message);
-        if message["id"] == *id && message.get("method").is_none() {
-            return message;
-        }
-    }
-    panic!("the stream ended without the answer to {id}");
+    http_wire::answer(response, id, |message| assert_valid_legacy(method, message)).await
 }
 
 fn request(id: i64, method: &str, params: Value) -> Value {
