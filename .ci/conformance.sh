@@ -2,7 +2,7 @@
 # The official MCP conformance suite (@modelcontextprotocol/conformance, pinned in
 # .ci/conformance/package.json) against the `everything` example over Streamable HTTP.
 #
-#   .ci/conformance.sh [--spec-version REV] [URL] [SCENARIO...]
+#   .ci/conformance.sh [--spec-version REV] [--label NAME] [URL] [SCENARIO...]
 #
 # Without URL it starts $CARGO_TARGET_DIR/debug/everything --http on a free loopback port
 # (build it first: cargo build -p examples --bin everything). REV defaults to 2026-07-28
@@ -22,7 +22,7 @@
 #                              XPASS and fails the run
 # Each scenario runs alone, and passes when none of the checks in its checks.json is
 # FAILURE. Prints a line per scenario, then `N passed, N failed`.
-# Results: $CI_CACHE/results/conformance-REV/ (per-scenario logs and checks.json,
+# Results: $CI_CACHE/results/conformance-REV[-NAME]/ (per-scenario logs and checks.json,
 # summary.txt). Env CONFORMANCE_SCENARIO_TIMEOUT: seconds per scenario (default 120).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
@@ -30,14 +30,16 @@ set -euo pipefail
 
 MODERN_REVISION=2026-07-28
 REV=$MODERN_REVISION
+LABEL=""
 URL=""
 ONLY=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --spec-version) [ $# -ge 2 ] || die "--spec-version needs a value"; REV=$2; shift 2 ;;
+    --label) [ $# -ge 2 ] || die "--label needs a value"; LABEL=$2; shift 2 ;;
     -h | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     http://* | https://*) URL=$1; shift ;;
-    -*) die "unknown option: $1 (usage: .ci/conformance.sh [--spec-version REV] [URL] [SCENARIO...])" ;;
+    -*) die "unknown option: $1 (usage: .ci/conformance.sh [--spec-version REV] [--label NAME] [URL] [SCENARIO...])" ;;
     *) ONLY+=("$1"); shift ;;
   esac
 done
@@ -105,7 +107,7 @@ fi
 FORCE=()
 [ "$REV" != "$MODERN_REVISION" ] || FORCE=(--force)
 
-OUT="$RESULTS_DIR/conformance-$REV"
+OUT="$RESULTS_DIR/conformance-$REV${LABEL:+-$LABEL}"
 rm -rf "$OUT"
 mkdir -p "$OUT"
 section "conformance $SUITE_VERSION, revision $REV, $URL (node $("$NODE_BIN" --version))"

@@ -3,7 +3,7 @@
 # and the machine's Python and Node:
 #   - redis-server from Debian (apt-get update + install; needs root), which the Redis
 #     tests (tests/redis_bus.rs, tests/redis_sessions.rs, tests/session_store.rs) start on
-#     loopback;
+#     loopback, and haproxy, the load balancer of CI's run through three replicas;
 #   - under $CI_CACHE/tools (default target/ci/tools): the conformance suite with the Node 22
 #     it runs on (npm ci of .ci/conformance/), and the interop clients' SDKs (npm ci of
 #     .ci/interop/, a venv with pip install -r .ci/interop/requirements.txt).
@@ -22,6 +22,7 @@ cargo fmt --version >/dev/null 2>&1 || die "rustfmt component missing (rustup co
 cargo clippy --version >/dev/null 2>&1 || die "clippy component missing (rustup component add clippy)"
 
 ensure_redis_server
+ensure_haproxy
 ensure_conformance_suite
 echo "conformance suite: node $("$(conformance_node)" --version)"
 ensure_node_client

@@ -16,21 +16,29 @@
 # what was negotiated and the run's duration; the JSON and stderr of a failed run are
 # printed.
 #
-#   .ci/interop.sh [URL]
+#   .ci/interop.sh [--http-only LABEL] [URL]
 #
 # Without URL it starts $CARGO_TARGET_DIR/debug/everything --http on a free loopback port
 # (build it first: cargo build -p examples --bin everything); the stdio runs always start
-# that binary. Installs the SDKs into $CI_CACHE/tools when missing.
+# that binary. --http-only skips the stdio runs and names the HTTP ones after LABEL (e.g.
+# `balanced`, for the run through a load balancer) instead of `http`. Installs the SDKs into $CI_CACHE/tools when missing.
 # Outputs: $CI_CACHE/results/interop-LABEL.{json,stderr}
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 URL=""
+HTTP_LABEL=http
+WITH_STDIO=1
+if [ "${1:-}" = --http-only ]; then
+  [ $# -ge 2 ] || die "--http-only needs a label"
+  HTTP_LABEL=$2 WITH_STDIO=""
+  shift 2
+fi
 case "${1:-}" in
   "") ;;
   http://* | https://*) URL=$1 ;;
-  *) die "usage: .ci/interop.sh [URL]" ;;
+  *) die "usage: .ci/interop.sh [--http-only LABEL] [URL]" ;;
 esac
 
 ensure_py_client >/dev/null
@@ -105,9 +113,11 @@ echo "python mcp $("$PY_VENV/bin/python" -c 'import importlib.metadata as m; pri
   "node @modelcontextprotocol/client $(version_of @modelcontextprotocol/client)," \
   "node @modelcontextprotocol/sdk $(version_of @modelcontextprotocol/sdk) (v1)"
 section "interop over Streamable HTTP: $URL"
-runs_over http --url "$URL"
-section "interop over stdio: $EVERYTHING_BIN --stdio"
-runs_over stdio --stdio -- "$EVERYTHING_BIN" --stdio
+runs_over "$HTTP_LABEL" --url "$URL"
+if [ -n "$WITH_STDIO" ]; then
+  section "interop over stdio: $EVERYTHING_BIN --stdio"
+  runs_over stdio --stdio -- "$EVERYTHING_BIN" --stdio
+fi
 
 echo "$passed passed, $failed failed${failures[0]+ (${failures[*]})}"
 [ "$failed" -eq 0 ] || die "interop failed (outputs: $RESULTS_DIR/interop-*)"

@@ -160,3 +160,74 @@ stop_http_server() {
   wait "$SERVER_PID" 2>/dev/null || true
   SERVER_PID=""
 }
+
+# ------------------------------------------------------------- balancer ----
+
+# haproxy from Debian's packages, for the run through a load balancer.
+ensure_haproxy() {
+  if ! command -v haproxy >/dev/null 2>&1; then
+    echo "haproxy: installing the Debian package"
+    apt-get update -qq || die "apt-get update failed"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends haproxy >/dev/null \
+      || die "apt-get install haproxy failed"
+  fi
+  command -v haproxy >/dev/null 2>&1 || die "haproxy missing after install"
+  echo "haproxy: $(haproxy -v | head -n 1)"
+}
+
+# start_balanced_replicas: a redis-server, three `everything` replicas sharing it and one
+# requestState key (health probes on), and HAProxy in front with .ci/haproxy.cfg. Sets
+# BALANCER_URL, REPLICA_PIDS (replica1..3 in order), REPLICA_PORTS; callers must
+# `trap stop_balanced_replicas EXIT`.
+CLUSTER_PIDS=()
+REPLICA_PIDS=()
+REPLICA_PORTS=()
+start_balanced_replicas() {
+  [ -x "$EVERYTHING_BIN" ] || die "$EVERYTHING_BIN not built (cargo build -p examples --bin everything)"
+  command -v redis-server >/dev/null 2>&1 || die "redis-server not found (.ci/install.sh installs it)"
+  command -v haproxy >/dev/null 2>&1 || die "haproxy not found (.ci/install.sh installs it)"
+  mkdir -p "$RESULTS_DIR"
+  local redis_port front_port key i port pid
+  redis_port="$(free_port)"
+  redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no \
+    > "$RESULTS_DIR/balanced-redis.log" 2>&1 < /dev/null &
+  CLUSTER_PIDS+=("$!")
+  wait_for_port 127.0.0.1 "$redis_port" 30 "$!" || die "redis-server did not come up"
+  key="$(head -c 48 /dev/urandom | base64 | tr -d '\n')"
+  for i in 1 2 3; do
+    port="$(free_port)"
+    MCP_HTTP_ADDR="127.0.0.1:$port" MCP_REDIS_URL="redis://127.0.0.1:$redis_port/" \
+      MCP_REQUEST_STATE_KEY="$key" MCP_HEALTH=1 \
+      "$EVERYTHING_BIN" > "$RESULTS_DIR/balanced-replica$i.log" 2>&1 < /dev/null &
+    pid=$!
+    CLUSTER_PIDS+=("$pid")
+    REPLICA_PIDS+=("$pid")
+    REPLICA_PORTS+=("$port")
+    wait_for_port 127.0.0.1 "$port" 30 "$pid" || {
+      tail -n 30 "$RESULTS_DIR/balanced-replica$i.log" >&2
+      die "replica $i did not come up"
+    }
+  done
+  front_port="$(free_port)"
+  MCP_BALANCER_ADDR="127.0.0.1:$front_port" MCP_REPLICA_1="127.0.0.1:${REPLICA_PORTS[0]}" \
+    MCP_REPLICA_2="127.0.0.1:${REPLICA_PORTS[1]}" MCP_REPLICA_3="127.0.0.1:${REPLICA_PORTS[2]}" \
+    haproxy -db -f "$REPO_ROOT/.ci/haproxy.cfg" > "$RESULTS_DIR/balanced-haproxy.log" 2>&1 < /dev/null &
+  CLUSTER_PIDS+=("$!")
+  wait_for_port 127.0.0.1 "$front_port" 30 "$!" || {
+    cat "$RESULTS_DIR/balanced-haproxy.log" >&2
+    die "haproxy did not come up"
+  }
+  BALANCER_URL="http://127.0.0.1:$front_port/mcp"
+  # The first health checks must pass before a replica takes requests.
+  sleep 1.5
+  echo "3 replicas (ports ${REPLICA_PORTS[*]}, redis $redis_port) behind HAProxy: $BALANCER_URL"
+}
+
+stop_balanced_replicas() {
+  local pid
+  for pid in "${CLUSTER_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${CLUSTER_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+  CLUSTER_PIDS=()
+  REPLICA_PIDS=()
+  REPLICA_PORTS=()
+}
