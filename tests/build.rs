@@ -3,11 +3,14 @@
 //! them silently:
 //!
 //! - `no_redis_server`: no `redis-server` on the PATH (`redis_bus`,
-//!   `redis_sessions` and the Redis half of `session_store` need one);
+//!   `redis_sessions`, `replica_loss` and the Redis half of `session_store`
+//!   need one);
+//! - `no_haproxy`: no `haproxy` on the PATH (`replica_loss` puts one in
+//!   front of its replicas);
 //! - `off_pinned_toolchain`: the compiler is not the one `rust-toolchain.toml`
 //!   pins, whose diagnostics the UI snapshots hold (`ui`).
 //!
-//! Under `CI=true` neither cfg is set: there a missing prerequisite fails its
+//! Under `CI=true` none of them is set: there a missing prerequisite fails its
 //! test rather than hiding it. Changing `CI` reruns this script and so
 //! rebuilds this crate's tests.
 
@@ -16,13 +19,27 @@ use std::path::{Path, PathBuf};
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(no_redis_server)");
+    println!("cargo::rustc-check-cfg=cfg(no_haproxy)");
     println!("cargo::rustc-check-cfg=cfg(off_pinned_toolchain)");
     println!("cargo::rerun-if-env-changed=CI");
     println!("cargo::rerun-if-env-changed=PATH");
 
     let ci = env::var("CI").as_deref() == Ok("true");
 
-    match find_on_path("redis-server") {
+    prerequisite("redis-server", "no_redis_server", ci);
+    prerequisite("haproxy", "no_haproxy", ci);
+
+    let toolchain_file = Path::new(&env::var("CARGO_MANIFEST_DIR").unwrap_or_default()).join("../rust-toolchain.toml");
+    println!("cargo::rerun-if-changed={}", toolchain_file.display());
+    if !ci && !on_pinned_toolchain(&toolchain_file) {
+        println!("cargo::rustc-cfg=off_pinned_toolchain");
+    }
+}
+
+/// Sets `cfg` when `program` is not on the PATH (never under CI), and
+/// arranges for this script to rerun when that changes.
+fn prerequisite(program: &str, cfg: &str, ci: bool) {
+    match find_on_path(program) {
         // Removing it must be noticed as well as installing it.
         Some(found) => println!("cargo::rerun-if-changed={}", found.display()),
         None => {
@@ -32,15 +49,9 @@ fn main() {
                 println!("cargo::rerun-if-changed={}", dir.display());
             }
             if !ci {
-                println!("cargo::rustc-cfg=no_redis_server");
+                println!("cargo::rustc-cfg={cfg}");
             }
         }
-    }
-
-    let toolchain_file = Path::new(&env::var("CARGO_MANIFEST_DIR").unwrap_or_default()).join("../rust-toolchain.toml");
-    println!("cargo::rerun-if-changed={}", toolchain_file.display());
-    if !ci && !on_pinned_toolchain(&toolchain_file) {
-        println!("cargo::rustc-cfg=off_pinned_toolchain");
     }
 }
 

@@ -1,27 +1,36 @@
-//! One replica of an HTTP server whose 2025-era sessions are kept in Redis,
-//! on loopback. Spawned twice by the `redis_sessions` test.
+//! One replica of an HTTP server on loopback that shares what replicas must
+//! share through Redis (2025-era sessions, change events) and, when given
+//! one, the key sealing `requestState`; with health probes at `/healthz`
+//! and `/readyz`. Spawned by the `redis_sessions` and `replica_loss` tests.
 //!
-//! Usage: `http_replica <redis-url> <prefix> <port>`
+//! Usage: `http_replica <redis-url> <prefix> <port> [<request-state-key>]`
 
 use std::time::Duration;
 
+use mcp_runtime::events::RedisBus;
 use mcp_runtime::input::Elicitation;
 use mcp_runtime::legacy::RedisSessionStore;
 use mcp_runtime::transport::http::HttpConfig;
-use mcp_runtime::{Input, Logger, RequestContext, ResourceEntry, Server, ToolEntry};
+use mcp_runtime::{Input, Logger, RequestContext, RequestStateKey, ResourceEntry, Server, ToolEntry};
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let (Some(url), Some(prefix), Some(port)) = (args.next(), args.next(), args.next()) else {
-        return Err("usage: http_replica <redis-url> <prefix> <port>".into());
+        return Err("usage: http_replica <redis-url> <prefix> <port> [<request-state-key>]".into());
     };
+    let key = args.next();
     let port: u16 = port.parse()?;
     // Warnings (a message between replicas that could not be read, a store
     // out of reach) show in the test's output.
     tracing_subscriber::fmt().with_writer(std::io::stderr).with_max_level(tracing::Level::WARN).init();
     let store = RedisSessionStore::connect(&url, &prefix).await?;
-    let server = Server::builder("replica", "1.0.0")
+    let bus = RedisBus::connect(&url, &format!("{prefix}:events")).await?;
+    let mut builder = Server::builder("replica", "1.0.0").event_bus(bus);
+    if let Some(key) = key {
+        builder = builder.request_state_key(RequestStateKey::from_secret(key.as_bytes()));
+    }
+    let server = builder
         .tool(ToolEntry::new("ask", |input: Input, log: Logger| async move {
             log.info("asking for a name");
             let answer = input.elicit("name", Elicitation::form("Your name?").text("name", true)).await;
@@ -39,6 +48,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }))
         .resource(ResourceEntry::fixed("mem://doc", "doc", || async { "a document" }))
         .build()?;
-    server.serve_http_with(("127.0.0.1", port), HttpConfig::default().session_store(store)).await?;
+    let config = HttpConfig::default().session_store(store).health_endpoints("/healthz", "/readyz");
+    server.serve_http_with(("127.0.0.1", port), config).await?;
     Ok(())
 }
