@@ -1,9 +1,9 @@
 //! Two HTTP server processes keeping their 2025-era sessions in one real
 //! Redis server, as behind a load balancer that does not route by session:
 //! a session opened on one replica is served by the other, a request to the
-//! client made on one is answered on the other, a cancellation and a
-//! subscription reach the replica concerned, and a DELETE on either ends
-//! the session on both. Every message read back is checked against the
+//! client made on one is answered on the other, a stream held by one is
+//! resumed on the other, a cancellation and a subscription reach the
+//! replica concerned, and a DELETE on either ends the session on both. Every message read back is checked against the
 //! official 2025-11-25 schema.
 //!
 //! Needs `redis-server` on the PATH, as `redis_bus` does.
@@ -105,6 +105,9 @@ async fn a_session_opened_on_one_replica_is_served_by_the_other() {
         }
     };
     assert!(logged, "the level set on two reaches the handler on one");
+    let asked_at = stream.last_id.clone().expect("2025-11-25 events have ids");
+    let one_replica = asked_at.split_once('.').map(|(replica, _)| replica.to_owned()).expect("<replica>.<stream>-<n>");
+    let one_replica = one_replica.as_str();
     assert!(asked["id"].is_string(), "our ids name the replica that waits: {asked}");
     let reply =
         json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "accept", "content": {"name": "Ada"}}});
@@ -118,11 +121,26 @@ async fn a_session_opened_on_one_replica_is_served_by_the_other() {
     };
     assert_eq!(done["result"]["content"][0]["text"], "Hello, Ada!");
 
-    // A stream lives on its replica: two cannot resume one's, one can.
-    let last = stream.last_id.clone().expect("2025-11-25 events have ids");
-    let resume = [("accept", "text/event-stream"), ("last-event-id", last.as_str())];
-    assert_eq!(send(two, Method::GET, session, None, &resume).await.status(), StatusCode::BAD_REQUEST);
-    assert_eq!(send(one, Method::GET, session, None, &resume).await.status(), StatusCode::OK);
+    // A stream can be resumed on either replica: two has one forward what
+    // came after the elicitation, then the stream's end.
+    let resume = [("accept", "text/event-stream"), ("last-event-id", asked_at.as_str())];
+    let mut replay = Events::of(send(two, Method::GET, session, None, &resume).await);
+    let replayed = loop {
+        let message = replay.next().await.expect("the answer again, forwarded");
+        assert_valid_legacy("tools/call", &message);
+        if message.get("method").is_none() {
+            break message;
+        }
+    };
+    assert_eq!(replayed["id"], 3, "{replayed}");
+    assert_eq!(replayed["result"]["content"][0]["text"], "Hello, Ada!");
+    assert!(replay.next().await.is_none(), "the finished stream ends");
+    assert!(replay.last_id.is_some_and(|id| id.starts_with(one_replica)), "ids name the replica holding the stream");
+    // A stream its replica does not keep is refused, on either.
+    let unknown = format!("{one_replica}.999-0");
+    let unknown = [("accept", "text/event-stream"), ("last-event-id", unknown.as_str())];
+    assert_eq!(send(two, Method::GET, session, None, &unknown).await.status(), StatusCode::BAD_REQUEST);
+    assert_eq!(send(one, Method::GET, session, None, &unknown).await.status(), StatusCode::BAD_REQUEST);
 
     // A call running on one is cancelled from two: no answer, and its stream ends.
     let mut waiting = Events::of(post(one, session, &call(4, "wait")).await);

@@ -63,8 +63,8 @@
 //! by default, so that replicas behind a load balancer need it to route by
 //! `Mcp-Session-Id`; in a store the replicas share
 //! ([`HttpConfig::session_store`], such as [`RedisSessionStore`]), any replica
-//! serves any session, except that a stream is resumed only by the replica
-//! that holds it (see that method for the details).
+//! serves any session, and a stream held by one replica is resumed through
+//! any other (see that method for the details).
 #![cfg_attr(feature = "redis", doc = "\n\n[`RedisSessionStore`]: crate::legacy::RedisSessionStore")]
 // Without the feature the name leads to what the store implements.
 #![cfg_attr(not(feature = "redis"), doc = "\n\n[`RedisSessionStore`]: crate::legacy::SessionStore")]
@@ -370,13 +370,15 @@ impl HttpConfig {
     /// request of a session loads its record (one round trip to the store);
     /// while the store is out of reach, they are answered 503.
     ///
-    /// What stays with the replica that holds it: an event stream, whose
-    /// event ids then name that replica. A `Last-Event-ID` GET reaching
-    /// another replica is answered 400 (a GET without it opens that
-    /// replica's standalone stream), so a handler that ends its stream's
-    /// connection ([`close_sse_stream`](crate::RequestContext::close_sse_stream))
-    /// has its result delivered only if the client comes back to the same
-    /// replica: route by `Mcp-Session-Id` if handlers do that. The messages a
+    /// An event stream stays with the replica that holds it, and its event
+    /// ids name that replica. A `Last-Event-ID` GET reaching another replica
+    /// is forwarded: the replica holding the stream resumes it and sends its
+    /// events on through the store's messages, so a handler that ends its
+    /// stream's connection ([`close_sse_stream`](crate::RequestContext::close_sse_stream))
+    /// has its result delivered wherever the client comes back. A replica
+    /// that does not answer within seconds (it is gone) makes that GET a
+    /// 400, and one that falls silent while forwarding ends the resumed
+    /// connection, as its own would have ended. The messages a
     /// request answered with plain JSON sends (its notifications, its
     /// requests to the client) go to the standalone stream of the replica
     /// serving it; clients that take an event stream, as clients do, get

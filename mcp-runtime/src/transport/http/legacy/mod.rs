@@ -21,6 +21,7 @@
 mod era;
 mod post;
 mod relay;
+mod resume;
 mod sessions;
 mod stream;
 
@@ -77,7 +78,7 @@ pub(super) async fn respond_other(shared: &Shared, sessions: &Sessions, parts: &
             Err(refused) => unavailable(None, &refused),
         };
     }
-    open_stream(shared, &session, parts)
+    open_stream(shared, sessions, &session, parts).await
 }
 
 /// The era of a POST whose body was read: [`Era::Modern`] for the
@@ -156,8 +157,14 @@ async fn initialize(
 }
 
 /// A GET on a session: its standalone stream, or the stream `Last-Event-ID`
-/// names, resumed after that event.
-fn open_stream(shared: &Shared, session: &Arc<HttpSession>, parts: &Parts) -> http::Response<McpBody> {
+/// names, resumed after that event (here, or forwarded by the replica that
+/// holds it).
+async fn open_stream(
+    shared: &Shared,
+    sessions: &Sessions,
+    session: &Arc<HttpSession>,
+    parts: &Parts,
+) -> http::Response<McpBody> {
     if !media::acceptable(&parts.headers).event_stream {
         return transport_error(StatusCode::NOT_ACCEPTABLE, "A GET needs an Accept header allowing text/event-stream");
     }
@@ -165,12 +172,21 @@ fn open_stream(shared: &Shared, session: &Arc<HttpSession>, parts: &Parts) -> ht
     let resume = parts.headers.get(LAST_EVENT_ID).filter(|_| session.streams.resumable());
     let events = match resume {
         None => session.streams.standalone().connect(),
-        Some(last) => match last.to_str().ok().and_then(|last| session.streams.find(last)) {
-            Some((stream, after)) => stream.resume(after),
-            None => {
-                return transport_error(StatusCode::BAD_REQUEST, "Last-Event-ID names no stream this session keeps");
+        Some(last) => {
+            let last = last.to_str().unwrap_or_default();
+            match session.streams.find(last) {
+                Some((stream, after)) => stream.resume(after),
+                None => match sessions.resume_elsewhere(session, last).await {
+                    Some(events) => events,
+                    None => {
+                        return transport_error(
+                            StatusCode::BAD_REQUEST,
+                            "Last-Event-ID names no stream this session keeps",
+                        );
+                    }
+                },
             }
-        },
+        }
     };
     live_response(shared, session, events)
 }

@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::resume::Part;
 use super::sessions::Table;
 use crate::handler::BoxFuture;
 use crate::legacy::SessionStore;
@@ -55,6 +56,13 @@ enum Signal {
     Change { session: String, change: SessionChange },
     /// The session ended.
     End { session: String },
+    /// Resume the stream of event `event` of the session, held by the
+    /// replica addressed, and forward it as `number` (see `resume`).
+    Resume { session: String, event: String, number: u64 },
+    /// A word about forwarding `number`, from the replica holding its stream.
+    Forwarded { number: u64, part: Part },
+    /// The replica reading forwarding `number` reads it no more.
+    Detach { number: u64 },
 }
 
 /// A session's link to its store and the other replicas.
@@ -91,6 +99,24 @@ impl Relay {
     /// copies and the streams those hold.
     pub(crate) async fn ended(&self, session: &str) {
         Self::send(&*self.store, None, Signal::End { session: session.to_owned() }).await;
+    }
+
+    /// Asks `holder` to resume the stream of `event` of `session` and to
+    /// forward it here as `number`.
+    pub(crate) async fn ask_resume(&self, holder: &str, session: &str, event: &str, number: u64) {
+        let signal = Signal::Resume { session: session.to_owned(), event: event.to_owned(), number };
+        Self::send(&*self.store, Some(holder), signal).await;
+    }
+
+    /// Sends replica `to` a word about forwarding `number`. Awaited in
+    /// turn, the words of one forwarding arrive in order.
+    pub(crate) async fn forwarded(&self, to: &str, number: u64, part: Part) {
+        Self::send(&*self.store, Some(to), Signal::Forwarded { number, part }).await;
+    }
+
+    /// Tells `holder` that nothing here reads forwarding `number` any more.
+    async fn detach(store: &dyn SessionStore, holder: &str, number: u64) {
+        Self::send(store, Some(holder), Signal::Detach { number }).await;
     }
 }
 
@@ -157,7 +183,7 @@ pub(crate) fn listen(store: &dyn SessionStore, table: std::sync::Weak<Table>) {
             };
             let Some(table) = table.upgrade() else { return };
             match serde_json::from_str::<Envelope>(&text) {
-                Ok(envelope) if envelope.from != here => act(&table, envelope.signal),
+                Ok(envelope) if envelope.from != here => act(&table, envelope.from, envelope.signal),
                 Ok(_) => {}
                 Err(e) => tracing::warn!(error = %e, "ignored a malformed message from another replica"),
             }
@@ -165,7 +191,7 @@ pub(crate) fn listen(store: &dyn SessionStore, table: std::sync::Weak<Table>) {
     });
 }
 
-fn act(table: &Table, signal: Signal) {
+fn act(table: &Table, from: String, signal: Signal) {
     match signal {
         Signal::Answer { session, id, result, error } => {
             let outcome = match (result, error) {
@@ -187,5 +213,16 @@ fn act(table: &Table, signal: Signal) {
             }
         }
         Signal::End { session } => table.drop_copy(&session),
+        Signal::Resume { session, event, number } => {
+            table.resumptions.forward(&table.relay, table.held(&session), from, number, &event);
+        }
+        Signal::Forwarded { number, part } => {
+            let last = matches!(part, Part::Ended | Part::Refused);
+            if !table.resumptions.heard(number, part) && !last {
+                let store = Arc::clone(&table.store);
+                tokio::spawn(async move { Relay::detach(&*store, &from, number).await });
+            }
+        }
+        Signal::Detach { number } => table.resumptions.detached(&from, number),
     }
 }

@@ -31,6 +31,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
 use super::relay::{self, Relay};
+use super::resume::{self, Resumptions};
 use super::stream::Streams;
 use crate::legacy::events;
 use crate::legacy::session::Outlet;
@@ -183,9 +184,11 @@ impl From<StoreError> for Unavailable {
 
 /// This process's copies of the sessions, and where their records are.
 pub(crate) struct Table {
-    store: Arc<dyn SessionStore>,
+    pub(crate) store: Arc<dyn SessionStore>,
     limits: SessionLimits,
-    relay: Arc<Relay>,
+    pub(crate) relay: Arc<Relay>,
+    /// Streams resumed here from other replicas, and forwarded from here.
+    pub(crate) resumptions: Arc<Resumptions>,
     copies: Mutex<HashMap<String, Arc<HttpSession>>>,
     swept: Mutex<Instant>,
     /// Whether the signals of other replicas are being listened to.
@@ -250,6 +253,7 @@ impl Sessions {
         };
         let table = Table {
             relay: Relay::new(Arc::clone(&store)),
+            resumptions: Arc::default(),
             store,
             limits: SessionLimits::new(config.max_sessions, config.session_idle_timeout),
             copies: Mutex::default(),
@@ -300,6 +304,20 @@ impl Sessions {
             copy.start(server);
         }
         Ok(Some(copy))
+    }
+
+    /// The events of a stream of `session` that another replica holds,
+    /// from after `event_id`, forwarded by that replica; `None` when the id
+    /// names no other replica, or the one it names keeps no such stream or
+    /// does not answer.
+    pub(crate) async fn resume_elsewhere(
+        &self,
+        session: &HttpSession,
+        event_id: &str,
+    ) -> Option<mpsc::UnboundedReceiver<bytes::Bytes>> {
+        let here = self.table.store.replica_id()?;
+        let holder = resume::holder(event_id, here)?;
+        self.table.resumptions.resume(&self.table.relay, holder, session.session.id(), event_id).await
     }
 
     /// Ends a session everywhere: its record is removed, this copy ended,

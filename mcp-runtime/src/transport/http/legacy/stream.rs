@@ -13,7 +13,8 @@
 //! one's for one of them); the
 //! recent events of each stream are kept, and a GET with `Last-Event-ID`
 //! replays those that came after that id on that stream only, then goes on
-//! with it. A connection there opens with a priming event (an id, `retry:`
+//! with it (a GET naming another replica's stream is forwarded from there:
+//! see `resume`). A connection there opens with a priming event (an id, `retry:`
 //! and empty data), so that even a stream whose connection ends before
 //! anything else was sent can be resumed. Clients of older sessions know
 //! none of this: their events carry no id, and they get no priming event,
