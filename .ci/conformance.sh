@@ -2,7 +2,7 @@
 # The official MCP conformance suite (@modelcontextprotocol/conformance, pinned in
 # .ci/conformance/package.json) against the `everything` example over Streamable HTTP.
 #
-#   .ci/conformance.sh [--spec-version REV] [--label NAME] [URL] [SCENARIO...]
+#   .ci/conformance.sh [--spec-version REV] [--label NAME] [--strict] [URL] [SCENARIO...]
 #
 # Without URL it starts $CARGO_TARGET_DIR/debug/everything --http on a free loopback port
 # (build it first: cargo build -p examples --bin everything). REV defaults to 2026-07-28
@@ -21,7 +21,8 @@
 #                              a listed scenario that fails is XFAIL, one that passes is
 #                              XPASS and fails the run
 # Each scenario runs alone, and passes when none of the checks in its checks.json is
-# FAILURE. Prints a line per scenario, then `N passed, N failed`.
+# FAILURE (with --strict: and none is WARNING either, such as a stream that could not be
+# resumed). Prints a line per scenario, then `N passed, N failed`.
 # Results: $CI_CACHE/results/conformance-REV[-NAME]/ (per-scenario logs and checks.json,
 # summary.txt). Env CONFORMANCE_SCENARIO_TIMEOUT: seconds per scenario (default 120).
 set -euo pipefail
@@ -31,15 +32,17 @@ set -euo pipefail
 MODERN_REVISION=2026-07-28
 REV=$MODERN_REVISION
 LABEL=""
+STRICT=""
 URL=""
 ONLY=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --spec-version) [ $# -ge 2 ] || die "--spec-version needs a value"; REV=$2; shift 2 ;;
     --label) [ $# -ge 2 ] || die "--label needs a value"; LABEL=$2; shift 2 ;;
+    --strict) STRICT=1; shift ;;
     -h | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     http://* | https://*) URL=$1; shift ;;
-    -*) die "unknown option: $1 (usage: .ci/conformance.sh [--spec-version REV] [--label NAME] [URL] [SCENARIO...])" ;;
+    -*) die "unknown option: $1 (usage: .ci/conformance.sh [--spec-version REV] [--label NAME] [--strict] [URL] [SCENARIO...])" ;;
     *) ONLY+=("$1"); shift ;;
   esac
 done
@@ -126,8 +129,8 @@ run_scenario() {
   IFS=$'\t' read -r found ok bad warn skip ids <<< "$(head -n 1 <<< "$judged")"
   if [ "$found" != 1 ]; then
     verdict=FAIL reason="no results (harness exit $rc$([ "$rc" -ne 124 ] || echo ', timed out'); see $log)"
-  elif [ "$bad" -gt 0 ]; then
-    verdict=FAIL reason="$ok ok, $bad failed, $warn warn, $skip skipped; failed: $ids"
+  elif [ "$bad" -gt 0 ] || { [ -n "$STRICT" ] && [ "$warn" -gt 0 ]; }; then
+    verdict=FAIL reason="$ok ok, $bad failed, $warn warn, $skip skipped; failed or warned: $ids"
   else
     verdict=PASS reason="$ok ok, $bad failed, $warn warn, $skip skipped"
   fi

@@ -11,7 +11,9 @@ SHOULD not met). Prints one tab-separated line:
     found  success  failure  warning  skipped  failed-check-ids
 
 (found is 0 when there is no readable checks.json: the harness produced no
-result), then, one per line, `  <id>: <message>` for every FAILURE.
+result; failed-check-ids lists the FAILURE checks, then the WARNING ones, which
+fail a --strict run), then, one per line, `  <id>: <message>` for every FAILURE and
+`  <id> (warning): <message>` for every WARNING.
 """
 
 import json
@@ -37,11 +39,13 @@ def main() -> int:
         return sum(1 for c in checks if c.get("status") == status)
 
     failed = [c for c in checks if c.get("status") == "FAILURE"]
-    ids = ",".join(dict.fromkeys(str(c.get("id")) for c in failed)) or "-"
+    warned = [c for c in checks if c.get("status") == "WARNING"]
+    ids = ",".join(dict.fromkeys(str(c.get("id")) for c in failed + warned)) or "-"
     print("\t".join(map(str, (1, count("SUCCESS"), count("FAILURE"), count("WARNING"), count("SKIPPED"), ids))))
-    for c in failed:
+    for c in failed + warned:
         message = c.get("errorMessage") or c.get("description") or ""
-        print(f"  {c.get('id')}: {str(message)[:300]}")
+        mark = " (warning)" if c.get("status") == "WARNING" else ""
+        print(f"  {c.get('id')}{mark}: {str(message)[:300]}")
     return 0
 
 
