@@ -1,11 +1,15 @@
 //! The echo server written with mcp-runtime, as its documentation shows:
 //! one `#[tool]` function, collected by `server!()`.
 //!
-//! `bench-ours http 127.0.0.1:PORT [--tools N]` or `bench-ours stdio [--tools N]`.
+//! `bench-ours http 127.0.0.1:PORT [--health] [--tools N]` or `bench-ours stdio [--tools N]`.
 //! `--tools N` serves N tools in all: `echo` and N - 1 more with the same
 //! input, for the scaling runs; `--page-size N` sets how many items one
-//! `tools/list` page holds (default 100).
+//! `tools/list` page holds (default 100); `--health` (HTTP only) answers
+//! the liveness and readiness probes `/healthz` and `/readyz`, for a load
+//! balancer's health checks. Without it the server runs `serve_http` with
+//! every default, the code the instruction counts measure.
 
+use mcp_runtime::transport::http::HttpConfig;
 use mcp_runtime::{Args, ServerBuilder, ToolEntry, tool};
 
 // `async fn`, the style for a function that never blocks: it runs in
@@ -48,10 +52,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         builder = builder.page_size(size);
     }
     let server = builder.build()?;
+    let health = args.iter().any(|a| a == "--health");
     match (args.first().map(String::as_str), args.get(1)) {
+        (Some("http"), Some(addr)) if health => {
+            let config = HttpConfig::default().health_endpoints("/healthz", "/readyz");
+            server.serve_http_with(addr.as_str(), config).await?
+        }
         (Some("http"), Some(addr)) => server.serve_http(addr.as_str()).await?,
         (Some("stdio"), _) => server.serve_stdio().await?,
-        _ => return Err("usage: bench-ours (http ADDR | stdio) [--tools N] [--page-size N]".into()),
+        _ => return Err("usage: bench-ours (http ADDR [--health] | stdio) [--tools N] [--page-size N]".into()),
     }
     Ok(())
 }
