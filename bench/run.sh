@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds and runs the whole benchmark, then prints the table (also written to
 # bench/target/latest.md). Arguments go to the driver: a phase (all, build,
-# http, stdio, scale), --quick for a short check, --rebuild-cycles N.
+# http, legacy, stdio, scale, balancer; balancer and all need haproxy),
+# --quick for a short check, --rebuild-cycles N.
 #
 # A complete run (every phase at full counts) then rewrites the results in
 # BENCHMARKS.md between its `results:begin` and `results:end` markers, targets

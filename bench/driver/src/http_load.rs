@@ -91,8 +91,8 @@ impl Connection {
         Ok(response)
     }
 
-    /// Sends one request and checks the answer; returns the body size.
-    async fn call(&mut self, call: &Call) -> Result<usize> {
+    /// The request of one call, with the headers of its era.
+    fn call_request(&self, call: &Call) -> Result<Request<Full<Bytes>>> {
         let request = if call.legacy {
             self.session_request(Method::POST)?
         } else {
@@ -103,10 +103,13 @@ impl Connection {
             }
             request
         };
-        let (status, headers, body) = self.exchange(request.body(Full::new(call.body.clone()))?).await?;
-        if status != StatusCode::OK || !answer(&headers, &body).is_some_and(|a| contains(a, call.expect)) {
-            bail!("unexpected answer ({status}): {}", String::from_utf8_lossy(&body[..body.len().min(400)]));
-        }
+        Ok(request.body(Full::new(call.body.clone()))?)
+    }
+
+    /// Sends one request and checks the answer; returns the body size.
+    async fn call(&mut self, call: &Call) -> Result<usize> {
+        let (status, headers, body) = self.exchange(self.call_request(call)?).await?;
+        check(call, status, &headers, &body)?;
         Ok(body.len())
     }
 
@@ -145,6 +148,14 @@ impl Connection {
     }
 }
 
+/// Fails unless the answer is a 200 carrying the call's expected result.
+fn check(call: &Call, status: StatusCode, headers: &HeaderMap, body: &[u8]) -> Result<()> {
+    if status != StatusCode::OK || !answer(headers, body).is_some_and(|a| contains(a, call.expect)) {
+        bail!("unexpected answer ({status}): {}", String::from_utf8_lossy(&body[..body.len().min(400)]));
+    }
+    Ok(())
+}
+
 /// The JSON-RPC message of an answer: the body when it is JSON; the data of
 /// the last event carrying any when it is an event stream (priming events
 /// carry none, and the answer ends the stream).
@@ -169,16 +180,52 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
 
-/// One round against one server: `concurrency` connections share `calls`
-/// calls. Returns the timed sample and the number of calls the server
-/// answered in all (warm-up included).
+/// The processes whose CPU time a round counts as the server side's.
+pub(crate) struct Processes {
+    /// The servers answering the calls (several behind a balancer).
+    pub(crate) servers: Vec<u32>,
+    /// A balancer in front of them: counted in the server side's CPU, and
+    /// on its own as well.
+    pub(crate) proxy: Option<u32>,
+}
+
+impl Processes {
+    /// One server, reached directly.
+    pub(crate) fn server(pid: u32) -> Processes {
+        Processes { servers: vec![pid], proxy: None }
+    }
+
+    /// CPU ticks so far: of every process, and of the balancer alone.
+    fn ticks(&self) -> Result<(u64, u64)> {
+        let proxy = self.proxy.map(procfs::cpu_ticks).transpose()?.unwrap_or(0);
+        let mut all = proxy;
+        for &pid in &self.servers {
+            all += procfs::cpu_ticks(pid)?;
+        }
+        Ok((all, proxy))
+    }
+}
+
+/// Which replica a balancer sent one `call` to, by the `X-Mcp-Replica`
+/// header of its answer (checked like any other); `None` without one.
+pub(crate) async fn answered_by(addr: SocketAddr, call: &Call) -> Result<Option<String>> {
+    let mut connection = connect(addr).await?;
+    let (status, headers, body) = connection.exchange(connection.call_request(call)?).await?;
+    check(call, status, &headers, &body)?;
+    Ok(headers.get("x-mcp-replica").and_then(|v| v.to_str().ok()).map(str::to_owned))
+}
+
+/// One round against one server, or against a balancer and the servers
+/// behind it: `concurrency` connections share `calls` calls. Returns the
+/// timed sample and the number of calls answered in all (warm-up
+/// included).
 ///
 /// With `sessions`, each connection of a 2025-era call opens a session
 /// first and ends it after the figures are taken; without, a 2025-era call
 /// carries a fixed session id the server (the floor) does not look at.
 pub(crate) async fn round(
     addr: SocketAddr,
-    pid: u32,
+    processes: &Processes,
     call: &Call,
     concurrency: usize,
     calls: usize,
@@ -199,7 +246,7 @@ pub(crate) async fn round(
         connections.push(connection);
     }
     let next = Arc::new(AtomicUsize::new(0));
-    let cpu_before = procfs::cpu_ticks(pid)?;
+    let (cpu_before, proxy_before) = processes.ticks()?;
     let own_before = procfs::cpu_ticks(std::process::id())?;
     let start = Instant::now();
     let mut tasks = tokio::task::JoinSet::new();
@@ -228,7 +275,9 @@ pub(crate) async fn round(
     sample.elapsed = start.elapsed();
     sample.client_ticks = procfs::cpu_ticks(std::process::id())? - own_before;
     tokio::time::sleep(SETTLE).await;
-    sample.cpu_ticks = procfs::cpu_ticks(pid)? - cpu_before;
+    let (cpu_after, proxy_after) = processes.ticks()?;
+    sample.cpu_ticks = cpu_after - cpu_before;
+    sample.proxy_ticks = proxy_after - proxy_before;
     sample.calls = calls as u64;
     if sessions {
         for connection in &mut open {

@@ -2,12 +2,13 @@
 //! them side by side and prints the table.
 //!
 //! ```text
-//! bench-driver [all | build | http | legacy | stdio | scale] [--quick] [--rebuild-cycles N]
+//! bench-driver [all | build | http | legacy | stdio | scale | balancer] [--quick] [--rebuild-cycles N]
 //! bench-driver load ADDR PID [--concurrency C] [--calls N] [--list | --legacy]
 //! ```
 //!
 //! `http` measures the stateless 2026-07-28 `tools/call`, `legacy` the same
-//! call in a 2025-era session (one per connection).
+//! call in a 2025-era session (one per connection), `balancer` ours behind
+//! HAProxy (`.ci/haproxy.cfg`) with one and three replicas.
 //!
 //! `load` sends calls to a server started elsewhere (for profiling it under
 //! `perf`; see `profile.sh`) and prints its rate and CPU per call; with
@@ -18,6 +19,7 @@
 //! traffic stays on the loopback interface; every loop is bounded in count
 //! and each call in time.
 
+mod balancer;
 mod compile;
 mod http_load;
 mod procfs;
@@ -33,6 +35,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
+use http_load::Processes;
 use report::{Memory, Results, Scale};
 use requests::Call;
 use servers::Kind;
@@ -181,7 +184,8 @@ async fn http_levels(
             for server in running {
                 let addr = server.addr.context("an HTTP server without an address")?;
                 let sessions = server.kind != Kind::Floor;
-                let (sample, answered) = http_load::round(addr, server.pid, call, concurrency, calls, sessions).await?;
+                let (sample, answered) =
+                    http_load::round(addr, &Processes::server(server.pid), call, concurrency, calls, sessions).await?;
                 eprintln!(
                     "{scenario} c={concurrency} round {}/{}: {:5} {:>8.0} req/s {:>6.1} µs CPU/call",
                     r + 1,
@@ -293,7 +297,8 @@ async fn phase_scale(bench: &Path, plan: &Plan, results: &mut Results) -> Result
             for (tools, lists, server) in &running {
                 let addr = server.addr.context("an HTTP server without an address")?;
                 let calls = if list { *lists } else { plan.scale_calls };
-                let (sample, _) = http_load::round(addr, server.pid, &call, 16, calls, false).await?;
+                let (sample, _) =
+                    http_load::round(addr, &Processes::server(server.pid), &call, 16, calls, false).await?;
                 eprintln!(
                     "scale {tools} tools {}: {:5} {:>8.0} req/s {:>7.1} µs CPU/req",
                     call.method,
@@ -335,8 +340,15 @@ async fn load_only(args: &[String]) -> Result<()> {
     } else {
         Call::echo()
     };
-    let (mut sample, _) =
-        http_load::round(addr, pid, &call, option("--concurrency", 16)?, option("--calls", 100_000)?, true).await?;
+    let (mut sample, _) = http_load::round(
+        addr,
+        &Processes::server(pid),
+        &call,
+        option("--concurrency", 16)?,
+        option("--calls", 100_000)?,
+        true,
+    )
+    .await?;
     println!(
         "{}: {:.0} req/s, p50 {:.1} µs, p99 {:.1} µs, server CPU {:.1} µs per call",
         call.method,
@@ -359,13 +371,18 @@ async fn main() -> Result<()> {
         plan.rebuild_cycles = args.get(i + 1).context("--rebuild-cycles needs a number")?.parse()?;
     }
     let phase = args.iter().find(|a| !a.starts_with("--") && a.parse::<usize>().is_err()).map_or("all", String::as_str);
-    if !matches!(phase, "all" | "build" | "http" | "legacy" | "stdio" | "scale") {
-        bail!("usage: bench-driver [all | build | http | legacy | stdio | scale] [--quick] [--rebuild-cycles N]");
+    if !matches!(phase, "all" | "build" | "http" | "legacy" | "stdio" | "scale" | "balancer") {
+        bail!(
+            "usage: bench-driver [all | build | http | legacy | stdio | scale | balancer] [--quick] [--rebuild-cycles N]"
+        );
     }
     let bench = bench_dir();
     compile::repair(&bench)?;
     let mut results = Results { machine: machine(), settings: plan.describe(), ..Results::default() };
     let everything = phase == "all";
+    if everything || phase == "balancer" {
+        balancer::haproxy_version()?;
+    }
     phase_build(&bench, &plan, &mut results, everything || phase == "build").await?;
     if everything || phase == "http" {
         phase_http(&bench, &plan, &mut results).await?;
@@ -378,6 +395,9 @@ async fn main() -> Result<()> {
     }
     if everything || phase == "scale" {
         phase_scale(&bench, &plan, &mut results).await?;
+    }
+    if everything || phase == "balancer" {
+        balancer::phase(&bench, &plan, &mut results).await?;
     }
     results.machine.push(format!("load average (1 min) at the end: {}", procfs::load_average()));
     let table = results.render();

@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::time::Duration;
 
+use crate::balancer::Setup;
 use crate::compile::BuildFigures;
 use crate::servers::Kind;
 use crate::stats::Sample;
@@ -49,6 +50,8 @@ pub(crate) struct Results {
     pub(crate) stdio: HashMap<Kind, Sample>,
     /// Scaling runs.
     pub(crate) scale: Vec<Scale>,
+    /// HTTP `tools/call` of ours directly and behind HAProxy, by concurrency.
+    pub(crate) balancer: Vec<(usize, HashMap<Setup, Sample>)>,
 }
 
 fn ratio(a: f64, b: f64) -> String {
@@ -107,6 +110,55 @@ fn http_table(out: &mut String, levels: &mut [(usize, HashMap<Kind, Sample>)]) {
     }
 }
 
+/// One row of the balancer table: direct, HAProxy + 1, HAProxy + 3, then
+/// each balanced setup against direct.
+fn balancer_row(out: &mut String, label: &str, values: [f64; 3], decimals: usize) {
+    let [d, one, three] = values;
+    let _ = writeln!(
+        out,
+        "| {label} | {} | {} | {} | {} | {} |",
+        num(d, decimals),
+        num(one, decimals),
+        num(three, decimals),
+        ratio(one, d),
+        ratio(three, d)
+    );
+}
+
+/// The balancer table, level by level, then what HAProxy itself costs: its
+/// CPU per call and the median latency it adds in front of one replica.
+fn balancer_table(out: &mut String, levels: &mut [(usize, HashMap<Setup, Sample>)]) {
+    let _ = writeln!(out, "| concurrency / metric | direct | HAProxy + 1 | HAProxy + 3 | +1/direct | +3/direct |");
+    let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|");
+    let mut costs = Vec::new();
+    for (concurrency, samples) in levels.iter_mut() {
+        let mut get = |s: Setup, f: &dyn Fn(&mut Sample) -> f64| samples.get_mut(&s).map_or(f64::NAN, f);
+        let rate = Setup::ALL.map(|s| get(s, &|x| x.rate()));
+        let p50 = Setup::ALL.map(|s| get(s, &|x| x.percentile_us(50.0)));
+        let p99 = Setup::ALL.map(|s| get(s, &|x| x.percentile_us(99.0)));
+        let cpu = Setup::ALL.map(|s| get(s, &|x| x.cpu_us()));
+        // Direct has no balancer: a dash, not a zero.
+        let proxy = Setup::ALL.map(|s| if s == Setup::Direct { f64::NAN } else { get(s, &|x| x.proxy_cpu_us()) });
+        let client = Setup::ALL.map(|s| get(s, &|x| x.client_cpu_us()));
+        balancer_row(out, &format!("c={concurrency} requests/s"), rate, 0);
+        balancer_row(out, &format!("c={concurrency} p50 latency (µs)"), p50, 1);
+        balancer_row(out, &format!("c={concurrency} p99 latency (µs)"), p99, 1);
+        balancer_row(out, &format!("c={concurrency} server-side CPU per call (µs)"), cpu, 1);
+        balancer_row(out, &format!("c={concurrency} of which HAProxy (µs)"), proxy, 1);
+        balancer_row(out, &format!("c={concurrency} driver CPU per call (µs)"), client, 1);
+        costs.push(format!(
+            "c={concurrency}: {} µs of CPU per call, p50 {} µs",
+            num(proxy[1], 1),
+            signed(p50[1] - p50[0])
+        ));
+    }
+    let _ = writeln!(out, "\nHAProxy's own cost in front of one replica (against direct): {}.", costs.join("; "));
+}
+
+fn signed(x: f64) -> String {
+    if x.is_finite() { format!("{x:+.1}") } else { "—".to_owned() }
+}
+
 struct Verdict {
     target: &'static str,
     measured: String,
@@ -135,7 +187,7 @@ impl Results {
             let _ = writeln!(out, "- {line}");
         }
 
-        if !self.http.is_empty() || self.legacy.is_empty() {
+        if !self.http.is_empty() || (self.legacy.is_empty() && self.balancer.is_empty()) {
             let _ = writeln!(out, "\n### HTTP `tools/call` (keep-alive connections)\n");
             http_table(&mut out, &mut self.http);
         }
@@ -145,6 +197,14 @@ impl Results {
                 "\n### 2025-era session `tools/call` over HTTP (keep-alive connections, one session each)\n"
             );
             http_table(&mut out, &mut self.legacy);
+        }
+
+        if !self.balancer.is_empty() {
+            let _ = writeln!(
+                out,
+                "\n### Ours behind HAProxy: `tools/call` over HTTP (keep-alive connections, `.ci/haproxy.cfg`)\n"
+            );
+            balancer_table(&mut out, &mut self.balancer);
         }
 
         let _ = writeln!(out, "\n### Memory, size and build\n");

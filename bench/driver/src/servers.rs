@@ -72,7 +72,7 @@ pub(crate) struct Running {
 }
 
 /// A loopback port nobody listens on right now.
-fn free_port() -> Result<u16> {
+pub(crate) fn free_port() -> Result<u16> {
     let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
     Ok(listener.local_addr()?.port())
 }

@@ -9,8 +9,11 @@ pub(crate) struct Sample {
     pub(crate) calls: u64,
     /// Wall time of the timed parts.
     pub(crate) elapsed: Duration,
-    /// Server CPU (user + system) during the timed parts, in clock ticks.
+    /// Server CPU (user + system) during the timed parts, in clock ticks:
+    /// every server-side process, a balancer included.
     pub(crate) cpu_ticks: u64,
+    /// The balancer's share of `cpu_ticks` (none without one).
+    pub(crate) proxy_ticks: u64,
     /// The driver's own CPU during the timed parts, in clock ticks.
     pub(crate) client_ticks: u64,
     /// The latency of every timed call, in nanoseconds.
@@ -25,6 +28,7 @@ impl Sample {
         self.calls += round.calls;
         self.elapsed += round.elapsed;
         self.cpu_ticks += round.cpu_ticks;
+        self.proxy_ticks += round.proxy_ticks;
         self.client_ticks += round.client_ticks;
         self.latencies.extend(round.latencies);
         self.response_bytes = round.response_bytes;
@@ -38,6 +42,11 @@ impl Sample {
     /// Server CPU per call, in microseconds.
     pub(crate) fn cpu_us(&self) -> f64 {
         self.cpu_ticks as f64 * 1e6 / crate::procfs::ticks_per_second() as f64 / self.calls.max(1) as f64
+    }
+
+    /// The balancer's own CPU per call, in microseconds.
+    pub(crate) fn proxy_cpu_us(&self) -> f64 {
+        self.proxy_ticks as f64 * 1e6 / crate::procfs::ticks_per_second() as f64 / self.calls.max(1) as f64
     }
 
     /// The driver's CPU per call, in microseconds: the other half of what

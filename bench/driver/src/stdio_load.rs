@@ -103,7 +103,7 @@ pub(crate) async fn round(server: &mut Running, first_id: u64, calls: usize, win
     let cpu_ticks = procfs::cpu_ticks(server.pid)? - cpu_before;
     server.child.stdin = Some(stdin);
     server.child.stdout = Some(stdout);
-    Ok(Sample { calls: calls as u64, elapsed, cpu_ticks, client_ticks: 0, latencies, response_bytes: bytes })
+    Ok(Sample { calls: calls as u64, elapsed, cpu_ticks, latencies, response_bytes: bytes, ..Sample::default() })
 }
 
 #[cfg(test)]
