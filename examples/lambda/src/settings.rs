@@ -28,8 +28,16 @@ impl fmt::Debug for Settings {
 }
 
 /// A setting that is missing or unusable; the message names its variable.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct SettingsError(String);
+
+/// The message alone: `main` returning the error prints it this way, in
+/// the function's log.
+impl fmt::Debug for SettingsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
 
 impl fmt::Display for SettingsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
