@@ -1,6 +1,7 @@
 //! The `everything` example's stateless server as an AWS Lambda function,
 //! behind a Lambda function URL or API Gateway (REST APIs send version 1.0
-//! payloads; HTTP APIs and function URLs send version 2.0 ones).
+//! payloads; HTTP APIs and function URLs send version 2.0 ones). Deploying
+//! it: see `main.rs`.
 //!
 //! Only the 2026-07-28 revision is served ([`Eras::Modern`]): no request
 //! depends on what an earlier one left in memory, so any instance, warm or
@@ -9,8 +10,19 @@
 //! shares ([`Settings::request_state_key`]).
 //!
 //! Lambda's buffered mode sends a response once it is complete, so every
-//! answer is a whole JSON document (see [`Handler`]); nothing streams, and
-//! `subscriptions/listen` is not offered.
+//! answer is a whole document (see [`Handler`]). What follows:
+//!
+//! - tools, resources, prompts, completion and multi round-trip requests
+//!   work as on any server, on every shape, at any path the function is
+//!   reached by (the path is not looked at);
+//! - progress and log notifications never reach the client: the result
+//!   comes alone, as JSON (`logging` is not declared);
+//! - `subscriptions/listen` is not offered (`listChanged` is not
+//!   declared): it is answered 404 with `-32601`;
+//! - 2025-era clients are refused: `initialize` is answered 400 with an
+//!   error naming the one version served, and no session is ever opened;
+//! - any `Host` is accepted, but a page of another origin is refused (403):
+//!   the function answers clients, not browsers' cross-origin calls.
 
 #[path = "../../everything/fixtures.rs"]
 mod fixtures;

@@ -1,14 +1,19 @@
 //! The MCP fixtures server as an AWS Lambda function (function URL or API
-//! Gateway). Build and deploy with Cargo Lambda:
+//! Gateway), with Cargo Lambda:
 //!
 //! ```text
+//! # locally: the emulator serves a function URL at /lambda-url/lambda-example/
+//! cargo lambda watch -p lambda-example --env-var MCP_REQUEST_STATE_KEY=$(openssl rand -hex 32)
+//! # on AWS: an x86_64 binary for the provided.al2023 runtime, then the function
 //! cargo lambda build --release -p lambda-example
-//! cargo lambda deploy --env-var MCP_REQUEST_STATE_KEY=... lambda-example
+//! cargo lambda deploy --enable-function-url --timeout 30 \
+//!     --env-var MCP_REQUEST_STATE_KEY=$(openssl rand -hex 32) lambda-example
 //! ```
 //!
 //! `MCP_REQUEST_STATE_KEY` is required: every instance must seal and open
-//! `requestState` with the same secret. See the crate's documentation for
-//! what this shape serves.
+//! `requestState` with the same secret (keep it across deployments, or
+//! retries in flight are refused). What this shape serves, and what not:
+//! see the crate's documentation.
 
 use lambda_example::{Handler, Settings};
 
