@@ -66,6 +66,38 @@ async fn without_notifications_or_stream_support_the_response_is_json() {
 }
 
 #[tokio::test]
+async fn buffered_responses_answer_json_to_a_client_that_takes_it() {
+    let probe = Probe::default();
+    let config = HttpConfig::default().buffered_responses(true);
+    let server = Running::start(fixture(probe), config).await;
+    let mut meta = request_meta();
+    meta["progressToken"] = json!("p-2");
+    meta["io.modelcontextprotocol/logLevel"] = json!("info");
+    let loud = request(14, "tools/call", json!({"name": "steps", "arguments": {}, "_meta": meta}));
+    // Takes both: one JSON document, the notifications dropped.
+    let reply = Post::mcp(&loud).send(server.addr).await;
+    assert_eq!(reply.content_type(), "application/json");
+    assert_eq!(reply.json("tools/call")["result"]["content"][0]["text"], "stepped");
+    // Takes only streams: still a stream, notifications included.
+    let reply = Post::mcp(&loud).header("accept", "text/event-stream").send(server.addr).await;
+    let events = reply.events("tools/call");
+    assert_eq!(events.len(), 5, "three progress notifications, a log message, the result: {events:?}");
+    // A listen stream is a stream whatever the setting.
+    let listen = request(15, "subscriptions/listen", json!({"notifications": {"toolsListChanged": true}}));
+    let stream = TcpStream::connect(server.addr).await.expect("connect");
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.expect("handshake");
+    tokio::spawn(connection);
+    let response = sender.send_request(Post::mcp(&listen).build(server.addr)).await.expect("a response");
+    assert_eq!(response.headers()["content-type"], "text/event-stream");
+    let mut events = EventReader { body: response.into_body(), buffer: String::new() };
+    let ack = events.next_message().await.expect("the acknowledgement");
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    drop(events);
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn concurrent_streams_do_not_mix() {
     let (server, _) = standard().await;
     let tasks: Vec<_> = (0..3)

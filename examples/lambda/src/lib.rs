@@ -37,7 +37,6 @@ mod round_trips;
 #[path = "../../everything/session_fixtures.rs"]
 mod session_fixtures;
 
-mod accept;
 mod settings;
 
 use std::convert::Infallible;
@@ -85,13 +84,14 @@ impl Handler {
             .logging(false)
             .request_state_key(settings.request_state_key.clone())
             .build()?;
-        let config = HttpConfig::default().allow_any_host().request_timeout(REQUEST_TIMEOUT);
+        // Lambda buffers a response until it ends: a stream's events would
+        // all arrive with the result.
+        let config = HttpConfig::default().allow_any_host().request_timeout(REQUEST_TIMEOUT).buffered_responses(true);
         Ok(Handler { mcp: server.http_service(config) })
     }
 
     /// Answers one request completely.
-    pub async fn handle(&self, mut request: Request) -> http::Response<Body> {
-        accept::json_only(request.headers_mut());
+    pub async fn handle(&self, request: Request) -> http::Response<Body> {
         let Ok(response) = self.mcp.handle(request).await;
         let (parts, body) = response.into_parts();
         // Every body served here ends: there are no listen streams or

@@ -105,6 +105,7 @@ use origin::OriginPolicy;
 /// | [`body_timeout`](Self::body_timeout) | 30 s to receive the body (408 after) |
 /// | [`request_timeout`](Self::request_timeout) | 5 min for the handler (`-32603` after); none for listen streams |
 /// | [`sse_keep_alive`](Self::sse_keep_alive) | a comment after 15 s without events on a stream |
+/// | [`buffered_responses`](Self::buffered_responses) | off: notifications before a result are streamed |
 /// | [`header_read_timeout`](Self::header_read_timeout) (standalone) | 10 s, also the keep-alive idle limit |
 /// | [`write_timeout`](Self::write_timeout) (standalone) | 30 s without write progress closes the connection |
 /// | [`max_connections`](Self::max_connections) (standalone) | 1024 |
@@ -145,6 +146,7 @@ pub struct HttpConfig {
     pub(crate) body_timeout: Option<Duration>,
     pub(crate) request_timeout: Option<Duration>,
     pub(crate) sse_keep_alive: Option<Duration>,
+    pub(crate) buffered_responses: bool,
     pub(crate) header_read_timeout: Duration,
     pub(crate) write_timeout: Duration,
     pub(crate) max_connections: usize,
@@ -177,6 +179,7 @@ impl Default for HttpConfig {
             body_timeout: Some(Duration::from_secs(30)),
             request_timeout: Some(Duration::from_secs(300)),
             sse_keep_alive: Some(Duration::from_secs(15)),
+            buffered_responses: false,
             header_read_timeout: Duration::from_secs(10),
             write_timeout: Duration::from_secs(30),
             max_connections: 1024,
@@ -244,6 +247,28 @@ impl HttpConfig {
     /// with idle timeouts do not cut long tool calls or listen streams.
     pub fn sse_keep_alive(mut self, interval: impl Into<Option<Duration>>) -> Self {
         self.sse_keep_alive = interval.into();
+        self
+    }
+
+    /// Answers every request whose client takes JSON with one JSON
+    /// document, never an event stream (default `false`): for platforms
+    /// that buffer a response until it ends, such as AWS Lambda or an API
+    /// gateway, where a stream's events would all arrive with the result
+    /// anyway. The notifications a handler sends before its result
+    /// (progress, log messages) are then dropped, as for a client that takes
+    /// only JSON (a 2025-era session's go to its standalone stream, as they
+    /// do for such a client). A client that takes only event streams still
+    /// gets one, and `subscriptions/listen`, which is nothing but a stream,
+    /// is unchanged.
+    ///
+    /// ```
+    /// use mcp_runtime::transport::http::HttpConfig;
+    ///
+    /// let config = HttpConfig::default().buffered_responses(true);
+    /// # let _ = config;
+    /// ```
+    pub fn buffered_responses(mut self, buffered: bool) -> Self {
+        self.buffered_responses = buffered;
         self
     }
 

@@ -299,8 +299,10 @@ pub(super) async fn serve_modern(
     // Without a progress token or a log level nothing can be sent before the
     // result (and a listen stream always streams), so a client that takes
     // JSON gets it without a stream being set up that would never be used.
+    // With buffered responses, only a listen stream is worth a stream.
     let meta = prepared.meta();
-    let may_notify = listen || meta.progress_token.is_some() || meta.log_level.is_some();
+    let may_notify =
+        listen || (!config.buffered_responses && (meta.progress_token.is_some() || meta.log_level.is_some()));
     let accept = Acceptable { event_stream: accept.event_stream && (may_notify || !accept.json), ..accept };
     run(prepared, id, accept, timeout, config.sse_keep_alive).await
 }

@@ -82,7 +82,8 @@ async fn request(
     let server = shared.server.clone();
     let timeout = shared.config.request_timeout;
     let cancel = session.session.begin(request.id.clone());
-    if accept.event_stream && !(accept.json && answers_at_once(&request.method)) {
+    let json_suffices = shared.config.buffered_responses || answers_at_once(&request.method);
+    if accept.event_stream && !(accept.json && json_suffices) {
         let stream = session.streams.open();
         let events = stream.connect();
         tokio::spawn(run_on_stream(server, Arc::clone(&session), (request, cancel), stream, timeout));
