@@ -121,10 +121,7 @@ type Pair<'a> = (String, Option<&'a Map<String, Value>>, Option<&'a Map<String, 
 
 /// Pairs old and new items by key: removed ones first, then each new item
 /// with its old counterpart, if any.
-fn paired<'a>(
-    old: &[(String, &'a Map<String, Value>)],
-    new: &[(String, &'a Map<String, Value>)],
-) -> Vec<Pair<'a>> {
+fn paired<'a>(old: &[(String, &'a Map<String, Value>)], new: &[(String, &'a Map<String, Value>)]) -> Vec<Pair<'a>> {
     let old_index: BTreeMap<&str, &Map<String, Value>> = old.iter().map(|(k, v)| (k.as_str(), *v)).collect();
     let new_index: BTreeMap<&str, &Map<String, Value>> = new.iter().map(|(k, v)| (k.as_str(), *v)).collect();
     let removed =
