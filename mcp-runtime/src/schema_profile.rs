@@ -17,6 +17,7 @@ use mcp_catalog::profile::{check_tool, fit_input_schema};
 
 use crate::entry::ToolEntry;
 use crate::error::{BuildError, RefusedTool};
+use crate::param_headers;
 
 /// Fits every tool not fitted yet; refuses the build, naming every tool
 /// that cannot fit, if any cannot.
@@ -27,6 +28,11 @@ pub(crate) fn apply(profile: SchemaProfile, tools: &mut [ToolEntry]) -> Result<(
         let mut reasons: Vec<String> =
             check_tool(profile, &definition).tool_violations.iter().map(|v| format!("name {v}")).collect();
         match fit_input_schema(profile, &tool.definition.input_schema) {
+            // The protocol's own rules still hold: a property mirrored into
+            // an `Mcp-Param-*` header cannot take `null`.
+            Ok(fitted) if let Err(reason) = param_headers::find(&fitted.schema) => {
+                reasons.push(format!("the fitted schema would break an MCP rule: {reason}"));
+            }
             Ok(fitted) if reasons.is_empty() => {
                 tool.definition.input_schema = fitted.schema;
                 tool.nulls = (!fitted.nulls.is_empty()).then(|| Arc::new(fitted.nulls));

@@ -210,7 +210,7 @@ fn fit(schema: &mut Map<String, Value>, at: &str, in_defs: bool, fixes: Fixes, r
             if fixes.require_all && !required.contains(name) {
                 if in_defs {
                     reasons.push(format!(
-                        "{here}: an optional property of a recursive type cannot be made required and nullable"
+                        "{here}: an optional property under `$defs` (reached by `$ref`) cannot be made required and nullable, since the arguments cannot be followed there to drop its `null`"
                     ));
                     continue;
                 }

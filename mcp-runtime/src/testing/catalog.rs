@@ -73,12 +73,13 @@ fn line_diff(old: &str, new: &str) -> String {
             ops.push((' ', a[i], i + 1));
             i += 1;
             j += 1;
-        } else if j < b.len() && (i == a.len() || lcs[i][j + 1] >= lcs[i + 1][j]) {
-            ops.push(('+', b[j], j + 1));
-            j += 1;
-        } else {
+        } else if i < a.len() && (j == b.len() || lcs[i + 1][j] >= lcs[i][j + 1]) {
+            // Removals before additions, as diff(1) shows them.
             ops.push(('-', a[i], i + 1));
             i += 1;
+        } else {
+            ops.push(('+', b[j], j + 1));
+            j += 1;
         }
     }
     const CONTEXT: usize = 2;
