@@ -278,7 +278,8 @@ impl ServerBuilder {
     ///     .tool(ToolEntry::new("search", |Args(s): Args<Search>| async move { s.limit.unwrap_or(10).to_string() }))
     ///     .schema_profile(SchemaProfile::OpenAi)
     ///     .build()?;
-    /// let schema = &server.tools().next().unwrap().definition().input_schema;
+    /// let tool = server.tools().next().unwrap();
+    /// let schema = &tool.definition().input_schema;
     /// assert_eq!(schema["required"], serde_json::json!(["query", "limit"]));
     /// assert_eq!(schema["properties"]["limit"]["type"], serde_json::json!(["integer", "null"]));
     /// assert_eq!(schema["additionalProperties"], false);
