@@ -11,7 +11,7 @@ use anyhow::{Context as _, bail};
 use mcp_runtime::events::RedisBus;
 use mcp_runtime::legacy::RedisSessionStore;
 use mcp_runtime::transport::http::HttpConfig;
-use mcp_runtime::{Eras, RequestStateKey, ServerBuilder};
+use mcp_runtime::{CatalogDump, Eras, RequestStateKey, ServerBuilder};
 
 /// The listen address when neither `--http` nor `MCP_HTTP_ADDR` gives one.
 pub(crate) const DEFAULT_ADDR: &str = "127.0.0.1:3000";
@@ -51,6 +51,9 @@ pub(crate) struct Deployment {
     pub(crate) shutdown_drain: Duration,
     /// Which clients to serve; the runtime's default otherwise.
     pub(crate) eras: Option<Eras>,
+    /// `--dump-catalog[=PATH]`: write the catalog and exit instead of
+    /// serving (no Redis, no port, no database file).
+    pub(crate) dump_catalog: Option<CatalogDump>,
 }
 
 /// The `MCP_*` variables of this process. A value that is not UTF-8 is an
@@ -89,8 +92,13 @@ pub(crate) fn parse(args: Vec<String>, env: &BTreeMap<String, String>) -> anyhow
     };
 
     let mut rest = Vec::new();
+    let mut dump_catalog = None;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
+        if let Some(dump) = CatalogDump::from_args([arg.as_str()]) {
+            dump_catalog = Some(dump);
+            continue;
+        }
         let mut value = |what: &str| args.next().with_context(|| format!("{arg} needs {what}"));
         match arg.as_str() {
             "--http" => addr = Some(address(&value("an address such as 127.0.0.1:3000")?).context("--http")?),
@@ -111,7 +119,9 @@ pub(crate) fn parse(args: Vec<String>, env: &BTreeMap<String, String>) -> anyhow
         Some(addr) => addr,
         None => DEFAULT_ADDR.parse()?,
     };
-    Ok((Deployment { addr, redis_url, request_state_key, public_host, health, shutdown_drain, eras }, rest))
+    let deployment =
+        Deployment { addr, redis_url, request_state_key, public_host, health, shutdown_drain, eras, dump_catalog };
+    Ok((deployment, rest))
 }
 
 fn address(text: &str) -> anyhow::Result<SocketAddr> {
@@ -170,7 +180,7 @@ impl Deployment {
     /// Connects to Redis when a URL is set; `name` keeps this server's keys
     /// and channels apart from other servers on the same Redis.
     pub(crate) async fn connect(&self, name: &str) -> anyhow::Result<Option<Shared>> {
-        let Some(url) = &self.redis_url else { return Ok(None) };
+        let Some(url) = self.redis_url.as_ref().filter(|_| self.dump_catalog.is_none()) else { return Ok(None) };
         let bus = RedisBus::connect(url, &format!("mcp:{name}:events"))
             .await
             .with_context(|| format!("connecting to Redis at {url} (MCP_REDIS_URL)"))?;
@@ -181,8 +191,11 @@ impl Deployment {
     }
 
     /// The server's share of the settings: the `requestState` key, the
-    /// eras, and the event bus.
+    /// eras, the event bus, and a catalog dump instead of serving.
     pub(crate) fn server(&self, mut builder: ServerBuilder, shared: Option<&Shared>) -> ServerBuilder {
+        if let Some(dump) = &self.dump_catalog {
+            builder = builder.dump_catalog(dump.clone());
+        }
         if let Some(key) = &self.request_state_key {
             builder = builder.request_state_key(key.clone());
         }
@@ -236,6 +249,10 @@ mod tests {
         assert!(deployment.redis_url.is_none() && deployment.public_host.is_none());
         assert!(deployment.request_state_key.is_none() && deployment.eras.is_none() && !deployment.health);
         assert_eq!(rest, ["--stdio"], "the example's own flags are left to it");
+        assert!(deployment.dump_catalog.is_none());
+        let (deployment, rest) = parse(args(&["--dump-catalog=c.json", "--stdio"]), &env(&[])).expect("valid");
+        assert_eq!(deployment.dump_catalog, Some(CatalogDump::File("c.json".into())));
+        assert_eq!(rest, ["--stdio"]);
     }
 
     #[test]

@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 use crate::deploy::Deployment;
 
 const USAGE: &str = "usage: everything [--stdio | --http ADDR] [--redis URL] [--public-url URL] [--health | \
-                     --no-health] [--eras modern|legacy|dual]";
+                     --no-health] [--eras modern|legacy|dual] [--dump-catalog[=PATH]]";
 
 /// How to serve, from the command line and the environment.
 #[derive(Debug)]
@@ -45,6 +45,14 @@ fn parse_args(args: Vec<String>, env: &BTreeMap<String, String>) -> anyhow::Resu
     }
 }
 
+/// Everything this server serves; its catalog is committed as
+/// `everything/catalog.json` (see the test below and `--dump-catalog`).
+fn server_builder() -> mcp_runtime::ServerBuilder {
+    mcp_runtime::server!("everything", env!("CARGO_PKG_VERSION"))
+        .tool(json_schema::tool())
+        .instructions("A test server exposing every MCP feature; its tools are fixtures, not useful work.")
+}
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     // Logs go to stderr: over stdio, stdout carries nothing but JSON-RPC.
@@ -57,14 +65,13 @@ async fn main() -> anyhow::Result<()> {
     let deployment = &options.deployment;
     // Over stdio there is one client and no replica to share anything with.
     let shared = if options.stdio { None } else { deployment.connect("everything").await? };
-    let builder = mcp_runtime::server!("everything", env!("CARGO_PKG_VERSION"))
-        .tool(json_schema::tool())
-        .instructions("A test server exposing every MCP feature; its tools are fixtures, not useful work.");
-    let server = deployment.server(builder, shared.as_ref()).build()?;
+    let server = deployment.server(server_builder(), shared.as_ref()).build()?;
     if options.stdio {
         server.serve_stdio().await?;
     } else {
-        tracing::info!("serving MCP at http://{}/mcp", deployment.addr);
+        if deployment.dump_catalog.is_none() {
+            tracing::info!("serving MCP at http://{}/mcp", deployment.addr);
+        }
         server.serve_http_with(deployment.addr, deployment.http_config(shared)).await?;
     }
     Ok(())
@@ -90,5 +97,67 @@ mod tests {
         assert_eq!(options.deployment.addr.port(), 4000, "the flag wins");
         let message = parse_args(args(&["--db", "x"]), &env).expect_err("not a flag of this example").to_string();
         assert!(message.starts_with("usage: everything"), "{message}");
+        let options = parse_args(args(&["--dump-catalog"]), &env).expect("valid");
+        assert_eq!(options.deployment.dump_catalog, Some(mcp_runtime::CatalogDump::Stdout));
+    }
+
+    /// The fixtures under OpenAI strict function calling: the tool written
+    /// in the full JSON Schema dialect and the one whose optional argument
+    /// is mirrored into a header are refused, with their reasons; every
+    /// other tool fits once its optional arguments are made nullable.
+    #[test]
+    fn the_openai_profile_refuses_only_the_full_dialect_fixture() {
+        use mcp_runtime::{BuildError, SchemaProfile, Server};
+
+        let error = server_builder().schema_profile(SchemaProfile::OpenAi).build().expect_err("refused");
+        let BuildError::SchemaProfile { refused, .. } = &error else { panic!("{error}") };
+        let names: Vec<&str> = refused.iter().map(|r| r.tool.as_str()).collect();
+        assert_eq!(names, ["json_schema_2020_12_tool", "test_echo"]);
+        let reasons = refused[0].reasons.join("\n");
+        for expected in [
+            "/: uses `allOf` [openai-unsupported-composition; OpenAI, \"Structured Outputs: Supported schemas\"",
+            "/: uses `if` [openai-unsupported-composition",
+            "/$defs/address/properties/city: an optional property under `$defs` (reached by `$ref`)",
+        ] {
+            assert!(reasons.contains(expected), "missing {expected:?} in:\n{reasons}");
+        }
+        assert_eq!(
+            refused[1].reasons,
+            ["the fitted schema would break an MCP rule: `x-mcp-header` of `region` is on a property with type \
+              [\"string\",\"null\"]; only `string`, `integer` and `boolean` properties can be mirrored into headers"]
+        );
+
+        let plain = server_builder().build().expect("builds");
+        let others = plain.tools().filter(|t| !names.contains(&t.definition().name.as_str()));
+        let fitted = Server::builder("everything", "0").tools(others).schema_profile(SchemaProfile::OpenAi).build();
+        let fitted = fitted.expect("every other fixture fits");
+        let reports = mcp_catalog::profile::check_snapshot(SchemaProfile::OpenAi, &fitted.catalog_snapshot());
+        assert_eq!(reports.len(), 27);
+        assert!(
+            reports.iter().all(|r| r.accepted()),
+            "{}",
+            mcp_catalog::profile::render_report(SchemaProfile::OpenAi, &reports)
+        );
+        let before = plain.catalog_snapshot();
+        let changed: Vec<String> = fitted
+            .tools()
+            .filter(|t| {
+                let old = before["tools"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .find(|o| o["name"] == t.definition().name.as_str());
+                old.map(|o| o["inputSchema"] != serde_json::to_value(&t.definition().input_schema).unwrap_or_default())
+                    .unwrap_or(true)
+            })
+            .map(|t| t.definition().name.clone())
+            .collect();
+        assert_eq!(changed, ["test_elicitation", "test_sampling"]);
+    }
+
+    #[test]
+    fn the_catalog_matches_its_committed_snapshot() {
+        let server = server_builder().build().expect("builds");
+        mcp_runtime::testing::assert_catalog_snapshot(&server, "everything/catalog.json");
     }
 }

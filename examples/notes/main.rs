@@ -42,11 +42,20 @@ fn parse_args(args: Vec<String>, env: &BTreeMap<String, String>) -> anyhow::Resu
             "--db" => options.db = args.next().context("--db needs a file path")?.into(),
             other => bail!(
                 "unknown argument `{other}`; usage: notes [--stdio | --http ADDR] [--db PATH] [--redis URL] \
-                 [--public-url URL] [--health | --no-health] [--eras modern|legacy|dual]"
+                 [--public-url URL] [--health | --no-health] [--eras modern|legacy|dual] [--dump-catalog[=PATH]]"
             ),
         }
     }
     Ok(options)
+}
+
+/// Everything this server serves; its catalog is committed as
+/// `notes/catalog.json` (see the test below and `--dump-catalog`).
+fn server_builder(db: Db) -> mcp_runtime::ServerBuilder {
+    mcp_runtime::server!("notes", env!("CARGO_PKG_VERSION"))
+        .title("Notes")
+        .instructions("A notebook. Search before adding, to avoid duplicates; notes are also readable as notes://{id}.")
+        .state(db)
 }
 
 #[tokio::main]
@@ -57,18 +66,22 @@ async fn main() -> anyhow::Result<()> {
         .init();
     let options = parse_args(std::env::args().skip(1).collect(), &deploy::environment()?)?;
     let deployment = &options.deployment;
-    let db = Db::open(&options.db).with_context(|| format!("opening {}", options.db.display()))?;
+    // A catalog dump needs the state the tools declare, not the notes:
+    // no file is created for it.
+    let db = if deployment.dump_catalog.is_some() {
+        Db::open(std::path::Path::new(":memory:"))?
+    } else {
+        Db::open(&options.db).with_context(|| format!("opening {}", options.db.display()))?
+    };
     // Over stdio there is one client and no replica to share anything with.
     let shared = if options.stdio { None } else { deployment.connect("notes").await? };
-    let builder = mcp_runtime::server!("notes", env!("CARGO_PKG_VERSION"))
-        .title("Notes")
-        .instructions("A notebook. Search before adding, to avoid duplicates; notes are also readable as notes://{id}.")
-        .state(db);
-    let server = deployment.server(builder, shared.as_ref()).build()?;
+    let server = deployment.server(server_builder(db), shared.as_ref()).build()?;
     if options.stdio {
         server.serve_stdio().await?;
     } else {
-        tracing::info!(db = %options.db.display(), "serving MCP at http://{}/mcp", deployment.addr);
+        if deployment.dump_catalog.is_none() {
+            tracing::info!(db = %options.db.display(), "serving MCP at http://{}/mcp", deployment.addr);
+        }
         server.serve_http_with(deployment.addr, deployment.http_config(shared)).await?;
     }
     Ok(())
@@ -96,5 +109,12 @@ mod tests {
         let bad = BTreeMap::from([("MCP_HEALTH".to_owned(), "yes please".to_owned())]);
         let message = format!("{:#}", parse_args(Vec::new(), &bad).expect_err("a bad value"));
         assert!(message.starts_with("MCP_HEALTH"), "{message}");
+    }
+
+    #[test]
+    fn the_catalog_matches_its_committed_snapshot() {
+        let db = Db::open(std::path::Path::new(":memory:")).expect("an in-memory notebook");
+        let server = server_builder(db).build().expect("builds");
+        mcp_runtime::testing::assert_catalog_snapshot(&server, "notes/catalog.json");
     }
 }

@@ -17,6 +17,7 @@ use crate::protocol::{
     Annotations, CacheHints, Completion, ErrorObject, Icon, Prompt, PromptArgument, Resource, ResourceTemplate, Tool,
     ToolAnnotations,
 };
+use crate::schema_profile::{NullPlan, SchemaProfile};
 use crate::shared_state::StateRequirement;
 use crate::uri_template::{TemplateError, UriTemplate};
 
@@ -72,6 +73,12 @@ pub struct ToolEntry {
     pub(crate) handler: ToolFn,
     pub(crate) requirements: Vec<StateRequirement>,
     pub(crate) location: SourceLocation,
+    /// The profile the input schema was fitted to, so a rebuilt catalog
+    /// does not fit it twice.
+    pub(crate) fitted: Option<SchemaProfile>,
+    /// The `null`s a fitted input schema lets through for optional
+    /// arguments, removed before the handler reads the arguments.
+    pub(crate) nulls: Option<Arc<NullPlan>>,
 }
 
 impl ToolEntry {
@@ -90,6 +97,8 @@ impl ToolEntry {
             handler: Arc::new(move |call| handler.call(call)),
             requirements: H::requirements(),
             location: SourceLocation::caller(),
+            fitted: None,
+            nulls: None,
         }
     }
 
@@ -100,6 +109,8 @@ impl ToolEntry {
             handler: Arc::new(d.handler),
             requirements: (d.requirements)(),
             location: d.location,
+            fitted: None,
+            nulls: None,
         }
     }
 

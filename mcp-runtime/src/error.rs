@@ -70,6 +70,15 @@ pub enum BuildError {
         /// What is wrong.
         reason: String,
     },
+    /// Tools whose input schemas cannot fit the profile chosen with
+    /// [`ServerBuilder::schema_profile`](crate::ServerBuilder::schema_profile).
+    #[error("{} tool(s) cannot fit the {profile} schema profile: {}", refused.len(), refused.iter().map(ToString::to_string).collect::<Vec<_>>().join(" | "))]
+    SchemaProfile {
+        /// The profile's id (`openai`, `gemini` or `anthropic`).
+        profile: &'static str,
+        /// Every tool refused, in name order, with the reasons.
+        refused: Vec<RefusedTool>,
+    },
     /// A definition could not be serialized.
     #[error("the definition of `{name}` could not be serialized: {reason}")]
     Definition {
@@ -78,4 +87,21 @@ pub enum BuildError {
         /// The serializer's message.
         reason: String,
     },
+}
+
+/// A tool whose input schema cannot fit a schema profile, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefusedTool {
+    /// The tool's name.
+    pub tool: String,
+    /// Where the tool is.
+    pub location: SourceLocation,
+    /// Each problem, with its place in the schema, rule and citation.
+    pub reasons: Vec<String>,
+}
+
+impl std::fmt::Display for RefusedTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "tool `{}` (at {}): {}", self.tool, self.location, self.reasons.join("; "))
+    }
 }

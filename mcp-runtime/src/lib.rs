@@ -155,8 +155,10 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod builder;
 mod call;
 mod catalog;
+mod catalog_dump;
 mod context;
 pub mod dispatch;
 mod entry;
@@ -179,17 +181,20 @@ pub mod protocol;
 mod redis_subscription;
 mod request_state;
 pub mod schema;
+mod schema_profile;
 mod server;
 mod shared_state;
 pub mod testing;
 pub mod transport;
 mod uri_template;
 
+pub use builder::ServerBuilder;
 pub use call::{Call, CompleteCall, PromptCall, ResourceCall, ToolCall};
+pub use catalog_dump::{CatalogDump, DUMP_CATALOG_FLAG};
 pub use context::{DiscardNotifications, NotificationSink, RequestContext};
 pub use entry::{PromptEntry, ResourceEntry, SourceLocation, ToolEntry};
 pub use eras::{ERAS_ENV, Eras, LEGACY_VERSIONS};
-pub use error::BuildError;
+pub use error::{BuildError, RefusedTool};
 #[cfg(feature = "http")]
 pub use extension::Extension;
 pub use extract::{Args, FromCall, Rejection, State};
@@ -203,7 +208,8 @@ pub use outcome::{
 };
 pub use param_headers::HeaderValue;
 pub use request_state::RequestStateKey;
-pub use server::{DEFAULT_PAGE_SIZE, Server, ServerBuilder};
+pub use schema_profile::SchemaProfile;
+pub use server::{DEFAULT_PAGE_SIZE, Server};
 pub use shared_state::StateRequirement;
 pub use tokio_util::sync::CancellationToken;
 pub use uri_template::{TemplateError, UriTemplate};

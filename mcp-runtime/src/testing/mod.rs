@@ -45,8 +45,13 @@
 //!
 //! [`TestClient::exchange`] sends one request and returns its response as
 //! is, for tests that must see an `input_required` result themselves.
+//!
+//! [`assert_catalog_snapshot`] compares a server's whole catalog with a
+//! committed snapshot file, so that an unintended change to what models see
+//! fails a test.
 
 mod answer;
+mod catalog;
 mod observe;
 
 use std::future::Future;
@@ -58,6 +63,7 @@ use serde_json::{Map, Value, json};
 
 use self::answer::Callbacks;
 pub use self::answer::ClientError;
+pub use self::catalog::assert_catalog_snapshot;
 use self::observe::Observers;
 pub use self::observe::{MessageKind, Observed};
 use crate::context::NotificationSink;

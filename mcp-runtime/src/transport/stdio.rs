@@ -74,7 +74,16 @@ type InFlight = Arc<Mutex<HashMap<RequestId, (CancellationToken, bool)>>>;
 #[cfg_attr(docsrs, doc(cfg(feature = "stdio")))]
 impl Server {
     /// Serves over the process's stdin and stdout until end of input.
+    ///
+    /// With `--dump-catalog` among the process's arguments (or
+    /// [`ServerBuilder::dump_catalog`](crate::ServerBuilder::dump_catalog)),
+    /// it writes the catalog snapshot and returns at once instead, reading
+    /// nothing: see [`ServerBuilder::catalog_flag`](crate::ServerBuilder::catalog_flag).
+    /// [`serve_io`](Self::serve_io) never looks at the command line.
     pub async fn serve_stdio(self) -> std::io::Result<()> {
+        if self.dumped_catalog()? {
+            return Ok(());
+        }
         self.serve_io(tokio::io::stdin(), tokio::io::stdout(), StdioConfig::default()).await
     }
 

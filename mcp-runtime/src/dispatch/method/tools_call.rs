@@ -51,6 +51,10 @@ pub(super) async fn run(p: &Prepared, params: CallToolParams, position: usize, p
         Err(e) => return failed(p, e),
     };
     let cx = parts.context(p, input);
+    let arguments = match &tool.nulls {
+        Some(plan) => crate::schema_profile::strip_nulls(plan, arguments),
+        None => arguments,
+    };
     let call = ToolCall::new(name, arguments, cx.clone());
     let handler = &tool.handler;
     let outcome = interruptible(p, target, cx, move || handler(call)).await;

@@ -74,12 +74,21 @@ impl Server {
     /// Bound to a loopback address, the server only answers requests whose
     /// `Host` (and `Origin`, when sent) is `localhost`, `127.0.0.1` or
     /// `[::1]`. Errors only when the address cannot be bound.
+    ///
+    /// With `--dump-catalog` among the process's arguments (or
+    /// [`ServerBuilder::dump_catalog`](crate::ServerBuilder::dump_catalog)),
+    /// it writes the catalog snapshot and returns at once instead, binding
+    /// nothing: see [`ServerBuilder::catalog_flag`](crate::ServerBuilder::catalog_flag).
     pub async fn serve_http(self, addr: impl ToSocketAddrs) -> io::Result<()> {
         self.serve_http_with(addr, HttpConfig::default()).await
     }
 
-    /// [`serve_http`](Self::serve_http) with settings.
+    /// [`serve_http`](Self::serve_http) with settings (and the same
+    /// `--dump-catalog`).
     pub async fn serve_http_with(self, addr: impl ToSocketAddrs, config: HttpConfig) -> io::Result<()> {
+        if self.dumped_catalog()? {
+            return Ok(());
+        }
         let listener = TcpListener::bind(addr).await?;
         tracing::info!(address = %listener.local_addr()?, endpoint = %config.endpoint, "serving MCP over HTTP");
         self.serve_http_with_shutdown(listener, config, shutdown_signal()).await
@@ -87,7 +96,9 @@ impl Server {
 
     /// Serves on a bound listener until `shutdown` completes, then stops
     /// accepting, lets requests in flight finish (for at most
-    /// [`HttpConfig::shutdown_grace`]) and returns. Bind to port 0 to let
+    /// [`HttpConfig::shutdown_grace`]) and returns. Unlike
+    /// [`serve_http`](Self::serve_http) it never reads the command line
+    /// (no `--dump-catalog`): it is for embedding and tests. Bind to port 0 to let
     /// the system pick a free port and read it from the listener first:
     ///
     /// ```

@@ -1,0 +1,135 @@
+//! The catalog snapshot: everything a server shows clients before any call
+//! (the `server/discover` result and every tool, prompt, resource and
+//! template definition) as one JSON document, sorted and formatted the
+//! same way every time, written instead of serving when asked.
+//!
+//! It is built from the definitions `tools/list`, `prompts/list`,
+//! `resources/list` and `resources/templates/list` send (serialized once,
+//! when the server is built) and from the discover result the server
+//! answers, so it is exactly what clients of the current protocol see.
+//! Server info (name, version) is left out: a release would otherwise
+//! change the snapshot without changing the API.
+
+use std::ffi::OsString;
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use serde_json::{Map, Value};
+
+use crate::server::Server;
+
+/// The command-line flag the serve helpers understand: `--dump-catalog`
+/// writes the catalog to standard output, `--dump-catalog=PATH` to a file.
+pub const DUMP_CATALOG_FLAG: &str = "--dump-catalog";
+
+/// Where a catalog snapshot goes instead of serving.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CatalogDump {
+    /// Standard output.
+    Stdout,
+    /// A file, created or replaced.
+    File(PathBuf),
+}
+
+impl CatalogDump {
+    /// The dump `args` ask for: the first `--dump-catalog` or
+    /// `--dump-catalog=PATH` among them (any other argument is ignored).
+    ///
+    /// ```
+    /// use mcp_runtime::CatalogDump;
+    /// assert_eq!(CatalogDump::from_args(["serve", "--dump-catalog"]), Some(CatalogDump::Stdout));
+    /// assert_eq!(CatalogDump::from_args(["--dump-catalog=c.json"]), Some(CatalogDump::File("c.json".into())));
+    /// assert_eq!(CatalogDump::from_args(["--stdio"]), None);
+    /// ```
+    pub fn from_args<I>(args: I) -> Option<CatalogDump>
+    where
+        I: IntoIterator,
+        I::Item: Into<OsString>,
+    {
+        args.into_iter().find_map(|arg| {
+            let arg = arg.into();
+            let text = arg.to_str()?;
+            if text == DUMP_CATALOG_FLAG {
+                return Some(CatalogDump::Stdout);
+            }
+            let path = text.strip_prefix(DUMP_CATALOG_FLAG)?.strip_prefix('=')?;
+            Some(if path.is_empty() || path == "-" { CatalogDump::Stdout } else { CatalogDump::File(path.into()) })
+        })
+    }
+
+    /// The dump this process's command line asks for (its arguments after
+    /// the program name), so that `main` can skip setup a dump does not
+    /// need, such as opening a database or connecting to Redis.
+    pub fn from_process_args() -> Option<CatalogDump> {
+        Self::from_args(std::env::args_os().skip(1))
+    }
+
+    /// Writes `server`'s catalog here.
+    pub fn write(&self, server: &Server) -> std::io::Result<()> {
+        let text = server.catalog_json();
+        match self {
+            CatalogDump::Stdout => {
+                let mut out = std::io::stdout().lock();
+                out.write_all(text.as_bytes())?;
+                out.flush()
+            }
+            CatalogDump::File(path) => std::fs::write(path, text),
+        }
+    }
+}
+
+impl Server {
+    /// The catalog snapshot as JSON: `discover` (the `server/discover`
+    /// result), then `tools`, `prompts`, `resources` and
+    /// `resourceTemplates` as their lists show them, each sorted as the
+    /// lists are.
+    ///
+    /// ```
+    /// use mcp_runtime::{Server, ToolEntry};
+    /// let server = Server::builder("demo", "1.0.0").tool(ToolEntry::new("ping", || async { "pong" })).build()?;
+    /// let catalog = server.catalog_snapshot();
+    /// assert_eq!(catalog["tools"][0]["name"], "ping");
+    /// assert!(catalog["discover"]["capabilities"]["tools"].is_object());
+    /// # Ok::<(), mcp_runtime::BuildError>(())
+    /// ```
+    pub fn catalog_snapshot(&self) -> Value {
+        let snapshot = self.snapshot();
+        let catalog = snapshot.catalog();
+        let parse = |raw: &serde_json::value::RawValue| serde_json::from_str(raw.get()).unwrap_or(Value::Null);
+        let mut out = Map::new();
+        out.insert("discover".into(), serde_json::to_value(snapshot.discover()).unwrap_or(Value::Null));
+        out.insert("tools".into(), catalog.tools().iter().map(|t| parse(t.json())).collect());
+        out.insert("prompts".into(), catalog.prompts().iter().map(|p| parse(p.json())).collect());
+        out.insert("resources".into(), catalog.resources().iter().map(|r| parse(r.json())).collect());
+        out.insert("resourceTemplates".into(), catalog.templates().iter().map(|t| parse(t.json())).collect());
+        Value::Object(out)
+    }
+
+    /// [`catalog_snapshot`](Self::catalog_snapshot) in its stable text
+    /// form: object members sorted by name, two-space indentation, a final
+    /// newline. This is what `--dump-catalog` writes and what
+    /// [`testing::assert_catalog_snapshot`](crate::testing::assert_catalog_snapshot)
+    /// compares.
+    pub fn catalog_json(&self) -> String {
+        mcp_catalog::snapshot::to_text(&self.catalog_snapshot())
+    }
+
+    /// The dump the serve helpers make instead of serving, if any: the one
+    /// set with [`ServerBuilder::dump_catalog`](crate::ServerBuilder::dump_catalog),
+    /// else the one the process's command line asks for (unless
+    /// [`ServerBuilder::catalog_flag`](crate::ServerBuilder::catalog_flag)
+    /// turned that off).
+    pub(crate) fn catalog_dump(&self) -> Option<CatalogDump> {
+        let settings = self.settings();
+        settings.catalog_dump.clone().or_else(|| settings.catalog_flag.then(CatalogDump::from_process_args).flatten())
+    }
+
+    /// Writes the catalog when a dump is asked for; returns whether it did,
+    /// in which case the serve helper returns without serving.
+    pub(crate) fn dumped_catalog(&self) -> std::io::Result<bool> {
+        match self.catalog_dump() {
+            Some(dump) => dump.write(self).map(|()| true),
+            None => Ok(false),
+        }
+    }
+}
