@@ -29,7 +29,7 @@ impl Macro {
 
     fn keys(self) -> &'static [&'static str] {
         match self {
-            Macro::Tool => &["name", "title", "description", "annotations", "icons", "meta", "crate"],
+            Macro::Tool => &["name", "title", "description", "annotations", "task", "icons", "meta", "crate"],
             Macro::Prompt => &["name", "title", "description", "icons", "meta", "crate"],
             Macro::Resource => {
                 &["name", "title", "description", "mime_type", "annotations", "icons", "size", "meta", "crate"]
@@ -46,6 +46,13 @@ pub(crate) struct ToolHints {
     pub(crate) destructive: Option<Flag>,
     pub(crate) idempotent: Option<Flag>,
     pub(crate) open_world: Option<Flag>,
+}
+
+/// A tool's `task` or `task(required)`: whether it may, or must, run as a
+/// task.
+#[derive(Clone, Copy)]
+pub(crate) struct TaskMode {
+    pub(crate) required: bool,
 }
 
 /// A boolean hint: `read_only` or `read_only = false`.
@@ -78,6 +85,7 @@ pub(crate) struct ItemAttrs {
     pub(crate) title: Option<LitStr>,
     pub(crate) description: Option<LitStr>,
     pub(crate) tool_hints: Option<ToolHints>,
+    pub(crate) task: Option<TaskMode>,
     pub(crate) content_hints: Option<ContentHints>,
     pub(crate) icons: Option<Vec<Expr>>,
     pub(crate) meta: Option<Vec<MetaEntry>>,
@@ -193,6 +201,10 @@ pub(crate) fn parse_item(kind: Macro, args: TokenStream, errors: &mut Errors) ->
                 let v = list(errors, item).map(|l| tool_hints(errors, l));
                 set(errors, &mut attrs.tool_hints, key, v);
             }
+            "task" if kind == Macro::Tool => {
+                let v = task_mode(errors, item);
+                set(errors, &mut attrs.task, key, v);
+            }
             "annotations" if kind == Macro::Resource => {
                 let v = list(errors, item).map(|l| content_hints(errors, l));
                 set(errors, &mut attrs.content_hints, key, v);
@@ -294,6 +306,36 @@ pub(crate) fn flag(errors: &mut Errors, item: &Meta) -> Option<Flag> {
         },
         Meta::List(_) => {
             errors.spanned(item, format!("expected `{0}` or `{0} = true|false`", key_name(item.path())));
+            None
+        }
+    }
+}
+
+/// `task`, `task(optional)` or `task(required)`.
+fn task_mode(errors: &mut Errors, item: &Meta) -> Option<TaskMode> {
+    const EXPECTED: &str = "expected `task` (may run as a task), `task(required)` (only as a task) or `task(optional)`";
+    let list = match item {
+        Meta::Path(_) => return Some(TaskMode { required: false }),
+        Meta::List(list) => list,
+        Meta::NameValue(nv) => {
+            errors.spanned(&nv.value, EXPECTED);
+            return None;
+        }
+    };
+    let items = errors.collect(parse_list(list.tokens.clone()))?;
+    match items.as_slice() {
+        [Meta::Path(p)] if p.is_ident("required") => Some(TaskMode { required: true }),
+        [Meta::Path(p)] if p.is_ident("optional") => Some(TaskMode { required: false }),
+        [] => {
+            errors.spanned(list, EXPECTED);
+            None
+        }
+        [one] => {
+            errors.spanned(one, format!("unknown task mode `{}`; {EXPECTED}", key_name(one.path())));
+            None
+        }
+        [_, second, ..] => {
+            errors.spanned(second, format!("one task mode only; {EXPECTED}"));
             None
         }
     }

@@ -18,6 +18,7 @@ use crate::protocol::{
     ToolAnnotations,
 };
 use crate::shared_state::StateRequirement;
+use crate::tasks::TaskSupport;
 use crate::uri_template::{TemplateError, UriTemplate};
 
 /// The adapter a macro generates for the completers of one prompt or
@@ -72,6 +73,8 @@ pub struct ToolEntry {
     pub(crate) handler: ToolFn,
     pub(crate) requirements: Vec<StateRequirement>,
     pub(crate) location: SourceLocation,
+    /// Whether it may or must run as a task; `None`: never.
+    pub(crate) task: Option<TaskSupport>,
 }
 
 impl ToolEntry {
@@ -90,6 +93,7 @@ impl ToolEntry {
             handler: Arc::new(move |call| handler.call(call)),
             requirements: H::requirements(),
             location: SourceLocation::caller(),
+            task: None,
         }
     }
 
@@ -100,7 +104,22 @@ impl ToolEntry {
             handler: Arc::new(d.handler),
             requirements: (d.requirements)(),
             location: d.location,
+            task: d.task,
         }
+    }
+
+    /// Lets the tool run as a task (the tasks extension): with
+    /// [`TaskSupport::optional`] for clients that declare the extension,
+    /// with [`TaskSupport::required`] only for them. What `#[tool(task)]`
+    /// and `#[tool(task(required))]` declare.
+    pub fn task(mut self, support: TaskSupport) -> Self {
+        self.task = Some(support);
+        self
+    }
+
+    /// Whether the tool may or must run as a task; `None` when it never does.
+    pub fn task_support(&self) -> Option<TaskSupport> {
+        self.task
     }
 
     /// Sets the display title.
@@ -176,6 +195,8 @@ pub struct ToolDescriptor {
     pub requirements: fn() -> Vec<StateRequirement>,
     /// Where the function is.
     pub location: SourceLocation,
+    /// `task` or `task(required)`: whether it may or must run as a task.
+    pub task: Option<TaskSupport>,
 }
 
 /// A prompt: its definition, its handler and an optional argument completer.

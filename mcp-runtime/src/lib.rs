@@ -149,7 +149,9 @@
 //! whole on change; the [`dispatch`]er answers each
 //! request from that request alone. [`protocol`] holds the wire types,
 //! [`input`] the multi round-trip API, [`events`] the change events behind
-//! `subscriptions/listen`, [`testing`] an in-process client for your tests,
+//! `subscriptions/listen`, [`tasks`] the tasks extension (tools that answer
+//! with a handle and finish in the background), [`testing`] an in-process
+//! client for your tests,
 //! and [`Call`] and [`FromCall`] what an extractor of your own implements.
 //! What the macros generate code against is not public API.
 
@@ -181,6 +183,7 @@ mod request_state;
 pub mod schema;
 mod server;
 mod shared_state;
+pub mod tasks;
 pub mod testing;
 pub mod transport;
 mod uri_template;

@@ -22,6 +22,7 @@ use crate::protocol::{
 };
 use crate::request_state::RequestStateKey;
 use crate::shared_state::{StateMap, StateRequirement};
+use crate::tasks::{TASKS_EXTENSION, TaskConfig, Tasks};
 
 /// The default number of items on one page of a list.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
@@ -62,6 +63,7 @@ struct ServerInner {
     /// Cancelled when the server closes its long-lived streams (shutdown).
     closing: CancellationToken,
     state: StateMap,
+    tasks: Tasks,
 }
 
 /// What the builder fixed that requests read: a plain record, built once
@@ -108,6 +110,11 @@ impl Snapshot {
             prompts: (!catalog.prompts().is_empty()).then_some(ListChangedCapability { list_changed }),
             resources: catalog.has_resources().then_some(ResourcesCapability { subscribe: list_changed, list_changed }),
             tools: (!catalog.tools().is_empty()).then_some(ListChangedCapability { list_changed }),
+            extensions: catalog.has_task_tools().then(|| {
+                let mut extensions = Map::new();
+                extensions.insert(TASKS_EXTENSION.into(), Value::Object(Map::new()));
+                extensions
+            }),
             ..ServerCapabilities::default()
         };
         let discover = DiscoverResult {
@@ -178,6 +185,11 @@ impl Server {
     /// The settings the builder fixed.
     pub(crate) fn settings(&self) -> &Settings {
         &self.inner.settings
+    }
+
+    /// The tasks of this server, and the store they are kept in.
+    pub(crate) fn tasks(&self) -> &Tasks {
+        &self.inner.tasks
     }
 
     /// The state set with [`ServerBuilder::state`], for handlers' `State<T>`.
@@ -338,6 +350,8 @@ pub struct ServerBuilder {
     bus: Option<SharedBus>,
     cancellation_grace: Duration,
     eras: Option<Eras>,
+    /// Set through the task methods (in `tasks::config`).
+    pub(crate) tasks: TaskConfig,
 }
 
 impl ServerBuilder {
@@ -360,6 +374,7 @@ impl ServerBuilder {
             bus: None,
             cancellation_grace: Duration::from_secs(1),
             eras: None,
+            tasks: TaskConfig::default(),
         }
     }
 
@@ -558,12 +573,14 @@ impl ServerBuilder {
             instructions: self.instructions,
             eras,
         };
+        let bus: SharedBus = self.bus.unwrap_or_else(|| Arc::new(LocalBus::default()));
         Ok(Server {
             inner: Arc::new(ServerInner {
                 info: self.info,
                 snapshot: RwLock::new(Arc::new(Snapshot::new(catalog, &settings))),
                 settings,
-                bus: self.bus.unwrap_or_else(|| Arc::new(LocalBus::default())),
+                tasks: self.tasks.build(Arc::clone(&bus)),
+                bus,
                 closing: CancellationToken::new(),
                 state,
             }),

@@ -23,6 +23,11 @@ pub(super) fn generate(handler: &Handler) -> TokenStream {
     let definition = definition(handler);
     let name = &handler.name;
     let location = location(handler.ident().span());
+    let task = match handler.attrs.task {
+        None => quote!(::core::option::Option::None),
+        Some(mode) if mode.required => quote!(::core::option::Option::Some(__mcp::TaskSupport::required())),
+        Some(_) => quote!(::core::option::Option::Some(__mcp::TaskSupport::optional())),
+    };
     let descriptor = quote! {
         __mcp::ToolDescriptor {
             name: #name,
@@ -30,6 +35,7 @@ pub(super) fn generate(handler: &Handler) -> TokenStream {
             handler: __handler,
             requirements: __requirements,
             location: #location,
+            task: #task,
         }
     };
     let register = register(handler, "TOOLS", "ToolItem", "ToolDescriptor", descriptor);

@@ -26,6 +26,8 @@ use tokio_util::sync::CancellationToken;
 pub use envelope::{ClientNotification, Message, Request, parse_message};
 pub use response::{Response, Stage};
 
+pub(crate) use panic_guard::guarded;
+
 use crate::context::{DiscardNotifications, NotificationSink};
 use crate::extension::HttpRequest;
 use crate::param_headers::HeaderParam;
@@ -228,7 +230,7 @@ impl Server {
         };
 
         // The method's params, then (for `tools/call`) the header params.
-        let route = method::route(&snapshot, method, body, headers).map_err(|(e, stage)| fail(&id, e, stage))?;
+        let route = method::route(&snapshot, method, body, headers, &meta).map_err(|(e, stage)| fail(&id, e, stage))?;
         if method.streams() && !id.has_exact_value() {
             // Every frame repeats the id as `subscriptionId`, inside
             // notification params that hold `serde_json::Value`s.
