@@ -21,6 +21,7 @@ mod prompts;
 mod resources;
 mod round_trips;
 mod session_fixtures;
+mod tasks;
 
 use std::collections::BTreeMap;
 
