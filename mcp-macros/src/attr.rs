@@ -53,6 +53,9 @@ pub(crate) struct ToolHints {
 #[derive(Clone, Copy)]
 pub(crate) struct TaskMode {
     pub(crate) required: bool,
+    /// `input_first`: input before the first other wait comes by round trips
+    /// on the call, and the task starts at that wait.
+    pub(crate) input_first: bool,
 }
 
 /// A boolean hint: `read_only` or `read_only = false`.
@@ -311,11 +314,13 @@ pub(crate) fn flag(errors: &mut Errors, item: &Meta) -> Option<Flag> {
     }
 }
 
-/// `task`, `task(optional)` or `task(required)`.
+/// `task`, or `task(...)` with `optional` or `required`, and `input_first`.
 fn task_mode(errors: &mut Errors, item: &Meta) -> Option<TaskMode> {
-    const EXPECTED: &str = "expected `task` (may run as a task), `task(required)` (only as a task) or `task(optional)`";
+    const EXPECTED: &str = "expected `task` (may run as a task), `task(required)` (only as a task), \
+                            `task(optional)`, and `input_first` among them (`task(required, input_first)`)";
+    let mut mode = TaskMode { required: false, input_first: false };
     let list = match item {
-        Meta::Path(_) => return Some(TaskMode { required: false }),
+        Meta::Path(_) => return Some(mode),
         Meta::List(list) => list,
         Meta::NameValue(nv) => {
             errors.spanned(&nv.value, EXPECTED);
@@ -323,22 +328,33 @@ fn task_mode(errors: &mut Errors, item: &Meta) -> Option<TaskMode> {
         }
     };
     let items = errors.collect(parse_list(list.tokens.clone()))?;
-    match items.as_slice() {
-        [Meta::Path(p)] if p.is_ident("required") => Some(TaskMode { required: true }),
-        [Meta::Path(p)] if p.is_ident("optional") => Some(TaskMode { required: false }),
-        [] => {
-            errors.spanned(list, EXPECTED);
-            None
-        }
-        [one] => {
-            errors.spanned(one, format!("unknown task mode `{}`; {EXPECTED}", key_name(one.path())));
-            None
-        }
-        [_, second, ..] => {
-            errors.spanned(second, format!("one task mode only; {EXPECTED}"));
-            None
+    if items.is_empty() {
+        errors.spanned(list, EXPECTED);
+        return None;
+    }
+    let (mut saw_mode, mut saw_first, mut ok) = (false, false, true);
+    for item in &items {
+        let seen = match item {
+            Meta::Path(p) if p.is_ident("required") || p.is_ident("optional") => {
+                mode.required = p.is_ident("required");
+                std::mem::replace(&mut saw_mode, true)
+            }
+            Meta::Path(p) if p.is_ident("input_first") => {
+                mode.input_first = true;
+                std::mem::replace(&mut saw_first, true)
+            }
+            other => {
+                errors.spanned(other, format!("unknown task mode `{}`; {EXPECTED}", key_name(other.path())));
+                ok = false;
+                continue;
+            }
+        };
+        if seen {
+            errors.spanned(item, format!("`{}` repeats what `task(...)` already says", key_name(item.path())));
+            ok = false;
         }
     }
+    ok.then_some(mode)
 }
 
 fn tool_hints(errors: &mut Errors, list: &MetaList) -> ToolHints {

@@ -30,7 +30,7 @@
 //! the task turns `input_required` with the requests, and resumes when
 //! `tasks/update` brings the answers. The same code serves both.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -50,9 +50,10 @@ pub(crate) struct InputState {
     digest: Option<String>,
     app_state: Option<Value>,
     round: Mutex<Round>,
-    /// Set when the handler runs as a task: it then waits for answers
-    /// instead of stopping.
-    task: Option<Arc<TaskLink>>,
+    /// Set when the handler runs as a task (from the start, or from its
+    /// first wait for something else than input): it then waits for
+    /// answers instead of stopping.
+    task: OnceLock<Arc<TaskLink>>,
 }
 
 #[derive(Debug, Default)]
@@ -89,14 +90,22 @@ impl InputState {
             digest,
             app_state: app_state.clone(),
             round: Mutex::new(Round { app_state, ..Round::default() }),
-            task: None,
+            task: OnceLock::new(),
         }
     }
 
     /// The input state of a handler running as a task, whose answers come
     /// through `link`.
     pub(crate) fn for_task(meta: Arc<RequestMeta>, link: Arc<TaskLink>) -> Self {
-        InputState { task: Some(link), ..InputState::new(Map::new(), None, meta, None) }
+        let state = InputState::new(Map::new(), None, meta, None);
+        state.run_as_task(link);
+        state
+    }
+
+    /// From now on the handler runs as a task: it waits for answers
+    /// through `link` instead of stopping.
+    pub(crate) fn run_as_task(&self, link: Arc<TaskLink>) {
+        let _ = self.task.set(link);
     }
 
     fn round(&self) -> std::sync::MutexGuard<'_, Round> {
@@ -226,7 +235,7 @@ impl Input {
         if let Some(answer) = self.state.answers.get(key).and_then(|a| T::deserialize(a).ok()) {
             return answer;
         }
-        if let Some(link) = &self.state.task {
+        if let Some(link) = self.state.task.get() {
             let needed = missing_capabilities(&request, self.capabilities());
             if !needed.is_empty() {
                 link.fail(ErrorObject::missing_client_capability(

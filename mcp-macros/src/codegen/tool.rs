@@ -25,8 +25,11 @@ pub(super) fn generate(handler: &Handler) -> TokenStream {
     let location = location(handler.ident().span());
     let task = match handler.attrs.task {
         None => quote!(::core::option::Option::None),
-        Some(mode) if mode.required => quote!(::core::option::Option::Some(__mcp::TaskSupport::required())),
-        Some(_) => quote!(::core::option::Option::Some(__mcp::TaskSupport::optional())),
+        Some(mode) => {
+            let base = if mode.required { quote!(required) } else { quote!(optional) };
+            let first = mode.input_first.then(|| quote!(.input_first()));
+            quote!(::core::option::Option::Some(__mcp::TaskSupport::#base() #first))
+        }
     };
     let descriptor = quote! {
         __mcp::ToolDescriptor {
