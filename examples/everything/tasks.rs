@@ -72,3 +72,15 @@ async fn multi_input(input: Input) -> String {
     );
     format!("{} / {}", name.field("name").unwrap_or_default(), confirm.field("confirm").unwrap_or_default())
 }
+
+/// Asks for the user's name within the call (`input_required` round
+/// trips), then works on as a task and greets them when done. Only as a
+/// task.
+#[tool(task(required, input_first))]
+async fn test_tool_with_task(input: Input) -> String {
+    let form = Elicitation::form("What is your name?").text("name", true);
+    let name = input.elicit("user_name", form).await.field("name").unwrap_or_else(|| "stranger".to_owned());
+    // The long part, which the task carries.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    format!("Hello, {name}! Your task is done.")
+}
