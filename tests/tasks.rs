@@ -13,6 +13,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use mcp_runtime::tasks::{MemoryTaskStore, RunnerLease, TaskRecord, TaskStore};
+use mcp_tests::legacy_schema::assert_valid_legacy;
 use serde_json::{Value, json};
 use tasks::fixture::{Probe, accept, builder, server, server_with_store};
 use tasks::wire::{BOTH, Client, Transport};
@@ -332,6 +333,38 @@ async fn input_first_gathers_input_by_round_trips_then_becomes_a_task() {
         assert_eq!(done["result"]["content"][0]["text"], "decided true, then worked");
         client.close().await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_2025_era_session_sees_no_tasks_even_when_it_names_the_extension() {
+    let mut client = Client::start(Transport::Stdio, server(&Probe::default())).await;
+    let capabilities = json!({"elicitation": {}, "extensions": {TASKS: {}}});
+    let client_info = json!({"name": "old", "version": "1.0.0"});
+    let init = json!({"protocolVersion": "2025-11-25", "capabilities": capabilities, "clientInfo": client_info});
+    let initialized = legacy(&mut client, 1, "initialize", init).await;
+    assert!(initialized["result"]["capabilities"].get("extensions").is_none(), "{initialized}");
+    let done = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert!(client.send_line(done).await.is_none());
+
+    let plain = legacy(&mut client, 2, "tools/call", json!({"name": "work", "arguments": {"ms": 0}})).await;
+    assert_eq!(plain["result"]["content"][0]["text"], "worked 0 ms", "{plain}");
+    assert!(plain["result"].get("taskId").is_none());
+    let required = legacy(&mut client, 3, "tools/call", json!({"name": "only_task", "arguments": {}})).await;
+    assert_eq!(required["result"]["isError"], true, "a tool error the model can read: {required}");
+    for (id, method) in [(4, "tasks/get"), (5, "tasks/cancel"), (6, "tasks/list"), (7, "tasks/result")] {
+        let params = json!({"taskId": "0123456789abcdef0123456789abcdef"});
+        let missing = legacy(&mut client, id, method, params).await;
+        assert_eq!(missing["error"]["code"], -32601, "{method}: {missing}");
+    }
+    client.close().await;
+}
+
+/// One request of a 2025-era session over stdio, its answer checked.
+async fn legacy(client: &mut Client, id: i64, method: &str, params: Value) -> Value {
+    let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    let reply = client.send_line(message).await.expect("an answer");
+    assert_valid_legacy(method, &reply);
+    reply
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -152,6 +152,22 @@ impl Client {
         reply
     }
 
+    /// Writes `message` as it is on the stdio connection and returns the
+    /// line answering it, for 2025-era sessions (whose messages the caller
+    /// checks); `None` for a notification.
+    pub(crate) async fn send_line(&mut self, message: Value) -> Option<Value> {
+        let Conn::Stdio { writer, lines, stash } = &mut self.conn else { panic!("a stdio client") };
+        writer.write_all(format!("{message}\n").as_bytes()).await.expect("the server reads");
+        let id = message.get("id")?.to_string();
+        loop {
+            let line = next_line(lines).await;
+            if line.get("id").map(Value::to_string) == Some(id.clone()) {
+                return Some(line);
+            }
+            stash.push_back(line);
+        }
+    }
+
     /// `tools/call`.
     pub(crate) async fn call(&mut self, tool: &str, arguments: Value) -> Reply {
         self.send("tools/call", json!({"name": tool, "arguments": arguments})).await
