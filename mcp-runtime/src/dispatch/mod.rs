@@ -44,8 +44,10 @@ use tools_call_reader::ReadCall;
 /// no headers.
 pub trait HeaderCheck: Send + Sync {
     /// `MCP-Protocol-Version`, `Mcp-Method` and (for `tools/call`,
-    /// `prompts/get`, `resources/read`) `Mcp-Name` against the body. `name`
-    /// is `params.name` or `params.uri` when the body has it as a string.
+    /// `prompts/get`, `resources/read`, and `tasks/get`, `tasks/update`,
+    /// `tasks/cancel`) `Mcp-Name` against the body. `name` is
+    /// `params.name`, `params.uri` or `params.taskId` when the body has it
+    /// as a string.
     fn check_request(&self, method: &str, protocol_version: &str, name: Option<&str>) -> Result<(), ErrorObject>;
 
     /// `Mcp-Param-*` headers for the tool's `x-mcp-header` properties.

@@ -39,7 +39,9 @@
 //!   another owner's requests find no such task (`-32602`, as for an
 //!   unknown one);
 //! - a listen stream asking for `taskIds` gets `notifications/tasks`, the
-//!   whole task, on each change.
+//!   whole task, on each change;
+//! - progress and log messages of a handler running as a task go nowhere:
+//!   the extension carries neither.
 //!
 //! The record a store keeps ([`TaskRecord`]) is serde data, for stores
 //! shared by replicas. The handler itself runs in the process that created

@@ -138,11 +138,22 @@ impl Tasks {
     }
 
     /// Changes the task with `change` (which returns whether it changed
-    /// anything), retrying when another write came first. `None` when the
-    /// task is gone.
+    /// anything), retrying when another write came first; the change is
+    /// announced to listen streams. `None` when the task is gone.
     pub(crate) async fn modify(
         &self,
         task_id: &str,
+        change: impl FnMut(&mut TaskRecord) -> bool,
+    ) -> Result<Option<TaskRecord>, ErrorObject> {
+        self.write(task_id, true, change).await
+    }
+
+    /// [`modify`](Self::modify), for a change clients do not see (`announce`
+    /// false: a lease renewed) or do.
+    async fn write(
+        &self,
+        task_id: &str,
+        announce: bool,
         mut change: impl FnMut(&mut TaskRecord) -> bool,
     ) -> Result<Option<TaskRecord>, ErrorObject> {
         for _ in 0..MAX_WRITE_ATTEMPTS {
@@ -152,9 +163,13 @@ impl Tasks {
                 return Ok(Some(stored));
             }
             record.revision = stored.revision.wrapping_add(1);
-            record.last_updated_at_ms = now_ms().max(stored.last_updated_at_ms);
+            if announce {
+                record.last_updated_at_ms = now_ms().max(stored.last_updated_at_ms);
+            }
             if self.inner.store.compare_and_set(stored.revision, record.clone()).await? {
-                self.inner.bus.publish(ServerEvent::TaskStatus { task_id: task_id.to_owned() });
+                if announce {
+                    self.inner.bus.publish(ServerEvent::TaskStatus { task_id: task_id.to_owned() });
+                }
                 return Ok(Some(record));
             }
         }
@@ -253,7 +268,7 @@ impl Tasks {
     pub(crate) async fn renew_lease(&self, task_id: &str) {
         let lease = self.lease(now_ms());
         let renewed = self
-            .modify(task_id, |record| {
+            .write(task_id, false, |record| {
                 if record.status.is_terminal() {
                     return false;
                 }
