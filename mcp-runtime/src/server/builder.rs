@@ -1,0 +1,294 @@
+//! [`ServerBuilder`]: what a server serves and how, checked and frozen by
+//! [`build`](ServerBuilder::build).
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::{DEFAULT_PAGE_SIZE, Server, ServerInner, Settings, Snapshot, check_entries};
+use crate::catalog::{Catalog, Entries};
+use crate::entry::{PromptEntry, ResourceEntry, ToolEntry};
+use crate::eras::{ERAS_ENV, Eras};
+use crate::error::BuildError;
+use crate::events::{EventBus, LocalBus, SharedBus};
+use crate::protocol::{CacheHints, Icon, Implementation, META_SERVER_INFO};
+use crate::request_state::RequestStateKey;
+use crate::shared_state::StateMap;
+use crate::tasks::TaskConfig;
+
+/// Assembles a [`Server`]; [`build`](Self::build) checks it.
+///
+/// Defaults: cache hints `ttlMs: 0, cacheScope: "private"` everywhere, pages
+/// of [`DEFAULT_PAGE_SIZE`] items, server info on every result, and the
+/// `logging` capability declared (handlers log only when a request opts in).
+pub struct ServerBuilder {
+    info: Implementation,
+    instructions: Option<String>,
+    tools: Vec<ToolEntry>,
+    prompts: Vec<PromptEntry>,
+    resources: Vec<ResourceEntry>,
+    state: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+    page_size: usize,
+    discover_cache: CacheHints,
+    list_cache: CacheHints,
+    read_cache: CacheHints,
+    server_info_in_results: bool,
+    logging: bool,
+    request_state_key: Option<RequestStateKey>,
+    list_changed: bool,
+    bus: Option<SharedBus>,
+    cancellation_grace: Duration,
+    eras: Option<Eras>,
+    /// Set through the task methods (in `tasks::config`).
+    pub(crate) tasks: TaskConfig,
+}
+
+impl ServerBuilder {
+    pub(super) fn new(info: Implementation) -> Self {
+        ServerBuilder {
+            info,
+            instructions: None,
+            tools: Vec::new(),
+            prompts: Vec::new(),
+            resources: Vec::new(),
+            state: HashMap::new(),
+            page_size: DEFAULT_PAGE_SIZE,
+            discover_cache: CacheHints::default(),
+            list_cache: CacheHints::default(),
+            read_cache: CacheHints::default(),
+            server_info_in_results: true,
+            logging: true,
+            request_state_key: None,
+            list_changed: true,
+            bus: None,
+            cancellation_grace: Duration::from_secs(1),
+            eras: None,
+            tasks: TaskConfig::default(),
+        }
+    }
+
+    /// Sets the display title of the server.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.info.title = Some(title.into());
+        self
+    }
+
+    /// Sets the human-readable description of the server.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.info.description = Some(description.into());
+        self
+    }
+
+    /// Sets the server's home page.
+    pub fn website_url(mut self, url: impl Into<String>) -> Self {
+        self.info.website_url = Some(url.into());
+        self
+    }
+
+    /// Adds an icon to the server's description.
+    pub fn icon(mut self, icon: Icon) -> Self {
+        self.info.icons.push(icon);
+        self
+    }
+
+    /// Guidance for the model, reported by `server/discover`.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Provides shared state of type `T` to handlers taking `State<T>`.
+    /// Setting the same type twice keeps the last value.
+    pub fn state<T: Clone + Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.state.insert(TypeId::of::<T>(), Arc::new(value));
+        self
+    }
+
+    /// Adds a tool.
+    pub fn tool(mut self, tool: ToolEntry) -> Self {
+        self.tools.push(tool);
+        self
+    }
+
+    /// Adds several tools.
+    pub fn tools(mut self, tools: impl IntoIterator<Item = ToolEntry>) -> Self {
+        self.tools.extend(tools);
+        self
+    }
+
+    /// Adds a prompt.
+    pub fn prompt(mut self, prompt: PromptEntry) -> Self {
+        self.prompts.push(prompt);
+        self
+    }
+
+    /// Adds several prompts.
+    pub fn prompts(mut self, prompts: impl IntoIterator<Item = PromptEntry>) -> Self {
+        self.prompts.extend(prompts);
+        self
+    }
+
+    /// Adds a resource or a resource template.
+    pub fn resource(mut self, resource: ResourceEntry) -> Self {
+        self.resources.push(resource);
+        self
+    }
+
+    /// Adds several resources or templates.
+    pub fn resources(mut self, resources: impl IntoIterator<Item = ResourceEntry>) -> Self {
+        self.resources.extend(resources);
+        self
+    }
+
+    /// Sets the cache hints of every cacheable result (discover, lists, reads).
+    pub fn cache_hints(mut self, hints: CacheHints) -> Self {
+        self.discover_cache = hints;
+        self.list_cache = hints;
+        self.read_cache = hints;
+        self
+    }
+
+    /// Sets the cache hints of `server/discover`.
+    pub fn discover_cache_hints(mut self, hints: CacheHints) -> Self {
+        self.discover_cache = hints;
+        self
+    }
+
+    /// Sets the cache hints of `tools/list`, `prompts/list`, `resources/list`
+    /// and `resources/templates/list`.
+    pub fn list_cache_hints(mut self, hints: CacheHints) -> Self {
+        self.list_cache = hints;
+        self
+    }
+
+    /// Sets the default cache hints of `resources/read` (an entry may override them).
+    pub fn read_cache_hints(mut self, hints: CacheHints) -> Self {
+        self.read_cache = hints;
+        self
+    }
+
+    /// Sets how many items one page of a list holds (at least 1).
+    pub fn page_size(mut self, page_size: usize) -> Self {
+        self.page_size = page_size.max(1);
+        self
+    }
+
+    /// Whether results carry `_meta["io.modelcontextprotocol/serverInfo"]` (default true).
+    pub fn server_info_in_results(mut self, enabled: bool) -> Self {
+        self.server_info_in_results = enabled;
+        self
+    }
+
+    /// Whether handlers may send log messages (default true; declares the
+    /// `logging` capability). When off, `RequestContext::log` sends nothing.
+    pub fn logging(mut self, enabled: bool) -> Self {
+        self.logging = enabled;
+        self
+    }
+
+    /// The key that seals `requestState` in multi round-trip requests.
+    /// By default a random key per process; replicas behind one load
+    /// balancer must share one so that each accepts the others' state.
+    pub fn request_state_key(mut self, key: RequestStateKey) -> Self {
+        self.request_state_key = Some(key);
+        self
+    }
+
+    /// Whether `listChanged` (and resource `subscribe`) are advertised, so
+    /// clients may open `subscriptions/listen` streams (default true).
+    pub fn list_changed(mut self, enabled: bool) -> Self {
+        self.list_changed = enabled;
+        self
+    }
+
+    /// The bus that carries change events to listen streams; by default an
+    /// in-process [`LocalBus`]. Use a distributed bus when several replicas
+    /// serve behind one load balancer.
+    pub fn event_bus(mut self, bus: impl EventBus) -> Self {
+        self.bus = Some(Arc::new(bus));
+        self
+    }
+
+    /// How long a handler may run on once its request is given up on (the
+    /// client cancels it or goes away, or it times out): its cancellation
+    /// token fires first, and its future is dropped only after this grace
+    /// period (default 1 s), so that a
+    /// handler `select!`ing on the token can clean up. Whatever it answers
+    /// then is discarded. `Duration::ZERO` drops it at once.
+    pub fn cancellation_grace(mut self, grace: Duration) -> Self {
+        self.cancellation_grace = grace;
+        self
+    }
+
+    /// Which clients to serve (default [`Eras::Dual`]: both). Without this
+    /// call the [`ERAS_ENV`] environment variable (`MCP_ERAS=modern`, say)
+    /// decides, so a deployment can change it without a rebuild.
+    pub fn eras(mut self, eras: Eras) -> Self {
+        self.eras = Some(eras);
+        self
+    }
+
+    /// Checks and freezes the server: duplicate names and missing state are
+    /// errors naming the definitions involved.
+    pub fn build(self) -> Result<Server, BuildError> {
+        let state = StateMap::from_map(self.state);
+        let entries = Entries { tools: self.tools, prompts: self.prompts, resources: self.resources };
+        check_entries(&entries, &state)?;
+        let catalog = Catalog::build(entries)?;
+        let eras = match self.eras {
+            Some(eras) => eras,
+            None => match std::env::var(ERAS_ENV) {
+                Ok(text) => text.parse().map_err(|reason| BuildError::Eras { reason })?,
+                Err(_) => Eras::default(),
+            },
+        };
+        let result_meta = if self.server_info_in_results {
+            let mut meta = Map::new();
+            meta.insert(META_SERVER_INFO.into(), serde_json::to_value(&self.info).unwrap_or(Value::Null));
+            serde_json::value::to_raw_value(&meta).ok()
+        } else {
+            None
+        };
+        let settings = Settings {
+            page_size: self.page_size,
+            discover_cache: self.discover_cache,
+            list_cache: self.list_cache,
+            read_cache: self.read_cache,
+            result_meta,
+            request_state_key: self.request_state_key.unwrap_or_else(RequestStateKey::random),
+            cancellation_grace: self.cancellation_grace,
+            logging: self.logging,
+            list_changed: self.list_changed,
+            instructions: self.instructions,
+            eras,
+        };
+        let bus: SharedBus = self.bus.unwrap_or_else(|| Arc::new(LocalBus::default()));
+        Ok(Server {
+            inner: Arc::new(ServerInner {
+                info: self.info,
+                snapshot: RwLock::new(Arc::new(Snapshot::new(catalog, &settings))),
+                settings,
+                tasks: self.tasks.build(Arc::clone(&bus)),
+                bus,
+                closing: CancellationToken::new(),
+                state,
+            }),
+        })
+    }
+}
+
+impl fmt::Debug for ServerBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServerBuilder")
+            .field("info", &self.info)
+            .field("tools", &self.tools.len())
+            .field("prompts", &self.prompts.len())
+            .field("resources", &self.resources.len())
+            .finish_non_exhaustive()
+    }
+}
