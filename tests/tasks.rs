@@ -313,6 +313,23 @@ async fn a_listen_stream_following_a_task_gets_it_whole_on_each_change() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn tasks_can_be_followed_without_list_changed_notifications() {
+    for transport in BOTH {
+        let server = builder(&Probe::default()).list_changed(false).build().unwrap();
+        let mut client = Client::start(transport, server).await;
+        let task_id = client.start_task("ask", json!({})).await;
+        client.wait_for(&task_id, "input_required").await;
+        client.listen(&[&task_id]).await;
+        let ack = client.next_event().await;
+        assert_eq!(ack["params"]["notifications"], json!({"taskIds": [task_id]}), "{transport:?}");
+        client.send("tasks/cancel", json!({"taskId": task_id})).await;
+        let cancelled = client.next_event().await;
+        assert_eq!(cancelled["params"]["status"], "cancelled", "{transport:?}: {cancelled}");
+        client.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn input_first_gathers_input_by_round_trips_then_becomes_a_task() {
     for transport in BOTH {
         let mut client = Client::start(transport, server(&Probe::default())).await;

@@ -24,9 +24,10 @@ use crate::protocol::{
 use crate::server::{Server, Snapshot};
 use crate::tasks::{self, TASKS_NOTIFICATION};
 
-/// Whether any notification kind can be subscribed to.
+/// Whether any notification kind can be subscribed to (tasks' included).
 pub(super) fn is_offered(caps: &ServerCapabilities) -> bool {
-    caps.tools.as_ref().is_some_and(|c| c.list_changed == Some(true))
+    super::tasks::is_offered(caps)
+        || caps.tools.as_ref().is_some_and(|c| c.list_changed == Some(true))
         || caps.prompts.as_ref().is_some_and(|c| c.list_changed == Some(true))
         || caps.resources.as_ref().is_some_and(|c| c.list_changed == Some(true) || c.subscribe == Some(true))
 }

@@ -316,7 +316,9 @@ pub(super) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
         Route::ReadResource(params) => resources_read::run(p, params, parts).await,
         Route::Complete(params) => complete::run(p, params, parts).await,
         Route::Listen(filter) => listen::run(p, filter, parts).await,
-        Route::Task(request) => tasks::run(p, request, parts).await,
+        // Boxed, like any rare path: the future of every request is as large
+        // as its largest route's.
+        Route::Task(request) => Box::pin(tasks::run(p, request, parts)).await,
     }
 }
 

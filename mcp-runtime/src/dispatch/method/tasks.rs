@@ -39,7 +39,9 @@ struct UpdateParams {
     input_responses: Map<String, Value>,
 }
 
-/// The params read, then the capability checked.
+/// The params read, then the capability checked. Kept out of line: the
+/// routing of every request is inlined where it is prepared.
+#[inline(never)]
 pub(super) fn route(
     method: Method,
     params: Option<&RawValue>,

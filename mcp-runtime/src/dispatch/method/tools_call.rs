@@ -46,7 +46,8 @@ pub(super) async fn run(p: &Prepared, params: CallToolParams, position: usize, p
     let tool = p.snapshot.catalog().tool(position);
     if let Some(support) = tool.task {
         if tasks::declared(&p.meta.client_capabilities) {
-            return super::task_call::start(p, tool, params, parts).await;
+            // Boxed: a plain call's future does not grow by this path's state.
+            return Box::pin(super::task_call::start(p, tool, params, parts)).await;
         }
         if support.is_required() {
             return failed(p, tasks::missing_extension(&format!("The tool `{}`", tool.definition.name)));
