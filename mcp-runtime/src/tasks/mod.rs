@@ -43,6 +43,35 @@
 //! - progress and log messages of a handler running as a task go nowhere:
 //!   the extension carries neither.
 //!
+//! A test drives a task as a client would, declaring the extension:
+//!
+//! ```
+//! use mcp_runtime::protocol::ClientCapabilities;
+//! use mcp_runtime::tasks::{TASKS_EXTENSION, TaskSupport};
+//! use mcp_runtime::{Server, ToolEntry, testing::TestClient};
+//! use serde_json::json;
+//!
+//! # tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap().block_on(async {
+//! let server = Server::builder("jobs", "1.0.0")
+//!     .tool(ToolEntry::new("export", || async { "exported" }).task(TaskSupport::optional()))
+//!     .build()
+//!     .unwrap();
+//! let client = TestClient::new(server)
+//!     .with_capabilities(ClientCapabilities::default().with_extension(TASKS_EXTENSION, json!({})));
+//! let created = client.call_tool("export", json!({})).await.unwrap();
+//! assert_eq!(created["resultType"], "task");
+//! let task_id = created["taskId"].clone();
+//! let task = loop {
+//!     let task = client.request("tasks/get", json!({"taskId": task_id})).await.unwrap();
+//!     if task["status"] == "completed" {
+//!         break task;
+//!     }
+//!     tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+//! };
+//! assert_eq!(task["result"]["content"][0]["text"], "exported");
+//! # });
+//! ```
+//!
 //! The record a store keeps ([`TaskRecord`]) is serde data, for stores
 //! shared by replicas. The handler itself runs in the process that created
 //! the task, which renews a lease on it ([`RunnerLease`]): a task whose
