@@ -17,6 +17,9 @@
 #   unscored-REV.txt           not-scored scenarios we run and expect to pass too; with
 #                              the scored ones they must be every server scenario the
 #                              suite lists at REV (`list --server --spec-version REV`)
+#   extensions-REV.txt         extension scenarios we run and expect to pass (the suite
+#                              lists them untimed, as [extension]): every one of the
+#                              extensions named in EXTENSION_PREFIXES, and only those
 #   expected-failures-REV.txt  known failures (env CONFORMANCE_BASELINE=FILE overrides):
 #                              a listed scenario that fails is XFAIL, one that passes is
 #                              XPASS and fails the run
@@ -50,6 +53,9 @@ done
 DATA="$REPO_ROOT/.ci/conformance"
 SCORED_FILE="$DATA/scored-$REV.txt"
 UNSCORED_FILE="$DATA/unscored-$REV.txt"
+EXTENSIONS_FILE="$DATA/extensions-$REV.txt"
+# The extensions this server implements, by the prefix of their scenarios' names.
+EXTENSION_PREFIXES="tasks-"
 BASELINE_FILE="${CONFORMANCE_BASELINE:-$DATA/expected-failures-$REV.txt}"
 [ -f "$SCORED_FILE" ] || die "unknown revision $REV: no $SCORED_FILE"
 [ -z "${CONFORMANCE_BASELINE:-}" ] || [ -f "$BASELINE_FILE" ] || die "CONFORMANCE_BASELINE=$BASELINE_FILE not found"
@@ -67,6 +73,7 @@ SUITE_VERSION="$("$NODE_BIN" -p 'require(process.argv[1]).version' "$SUITE_DIR/p
 
 SCORED="$(names "$SCORED_FILE")"
 UNSCORED="$(names "$UNSCORED_FILE")"
+EXTENSIONS="$(names "$EXTENSIONS_FILE")"
 BASELINE="$(names "$BASELINE_FILE")"
 
 # Our scored list must be the suite's frozen one for this revision (the `server:` list).
@@ -89,12 +96,27 @@ if [ "$ours" != "$(sort <<< "$listed")" ]; then
   die "fix .ci/conformance/unscored-$REV.txt"
 fi
 
+# The extension scenarios: those of the extensions we implement, all of them, and no other.
+if [ -f "$EXTENSIONS_FILE" ]; then
+  suite_ext="$("$NODE_BIN" "$SUITE_JS" list --server | awk '/^  - / && $3 == "[extension]" { print $2 }')" \
+    || die "the suite does not list its extension scenarios"
+  ours_ext="$(printf '%s\n' "$EXTENSIONS" | awk NF | sort)"
+  theirs_ext="$(printf '%s\n' "$suite_ext" | grep -E "^(${EXTENSION_PREFIXES// /|})" | sort || true)"
+  if [ "$ours_ext" != "$theirs_ext" ]; then
+    echo "extensions-$REV.txt differs from the suite's extension scenarios named ${EXTENSION_PREFIXES}* (< ours, > suite's):"
+    diff <(echo "$ours_ext") <(echo "$theirs_ext") | grep '^[<>]' || true
+    die "fix .ci/conformance/extensions-$REV.txt"
+  fi
+fi
+
 if [ ${#ONLY[@]} -gt 0 ]; then
   for s in "${ONLY[@]}"; do
-    in_list "$s" "$SCORED"$'\n'"$UNSCORED" || die "$s is in neither scored-$REV.txt nor unscored-$REV.txt"
+    in_list "$s" "$SCORED"$'\n'"$UNSCORED"$'\n'"$EXTENSIONS" \
+      || die "$s is in none of scored-$REV.txt, unscored-$REV.txt, extensions-$REV.txt"
   done
   SCORED="$(printf '%s\n' "${ONLY[@]}" | grep -xF -- "$SCORED" || true)"
   UNSCORED="$(printf '%s\n' "${ONLY[@]}" | grep -xF -- "$UNSCORED" || true)"
+  EXTENSIONS="$(printf '%s\n' "${ONLY[@]}" | grep -xF -- "$EXTENSIONS" || true)"
 fi
 
 if [ -z "$URL" ]; then
@@ -147,6 +169,8 @@ run_scenario() {
   fi
   if [ "$kind" = scored ]; then
     case "$tag" in PASS) scored_passed=$((scored_passed + 1)) ;; FAIL | XPASS) scored_failed=$((scored_failed + 1)) ;; esac
+  elif [ "$kind" = extension ]; then
+    note="$note (extension, not scored)"
   else
     note="$note (not scored)"
   fi
@@ -156,6 +180,7 @@ run_scenario() {
 
 while IFS= read -r s; do [ -z "$s" ] || run_scenario "$s" scored; done <<< "$SCORED"
 while IFS= read -r s; do [ -z "$s" ] || run_scenario "$s" unscored; done <<< "$UNSCORED"
+while IFS= read -r s; do [ -z "$s" ] || run_scenario "$s" extension; done <<< "$EXTENSIONS"
 
 {
   echo "scored: $scored_passed passed, $scored_failed failed; not scored: $((passed - scored_passed)) passed, $((failed - scored_failed)) failed$([ "$xfailed" -eq 0 ] || echo "; $xfailed expected failures")"

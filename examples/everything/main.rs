@@ -21,6 +21,7 @@ mod prompts;
 mod resources;
 mod round_trips;
 mod session_fixtures;
+mod tasks;
 
 use std::collections::BTreeMap;
 
@@ -132,7 +133,7 @@ mod tests {
         let fitted = Server::builder("everything", "0").tools(others).schema_profile(SchemaProfile::OpenAi).build();
         let fitted = fitted.expect("every other fixture fits");
         let reports = mcp_catalog::profile::check_snapshot(SchemaProfile::OpenAi, &fitted.catalog_snapshot());
-        assert_eq!(reports.len(), 27);
+        assert_eq!(reports.len(), 34);
         assert!(
             reports.iter().all(|r| r.accepted()),
             "{}",
@@ -152,7 +153,7 @@ mod tests {
             })
             .map(|t| t.definition().name.clone())
             .collect();
-        assert_eq!(changed, ["test_elicitation", "test_sampling"]);
+        assert_eq!(changed, ["confirm_delete", "greet", "slow_compute", "test_elicitation", "test_sampling"]);
     }
 
     #[test]

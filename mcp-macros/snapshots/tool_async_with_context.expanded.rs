@@ -126,6 +126,7 @@ const _: () = {
             file: ::core::file!(),
             line: ::core::line!(),
         },
+        task: ::core::option::Option::None,
     };
     impl __mcp::ToolItem for search {
         fn descriptor() -> &'static __mcp::ToolDescriptor {

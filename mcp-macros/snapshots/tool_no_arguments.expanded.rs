@@ -67,6 +67,7 @@ const _: () = {
             file: ::core::file!(),
             line: ::core::line!(),
         },
+        task: ::core::option::Option::None,
     };
     impl __mcp::ToolItem for simple_text {
         fn descriptor() -> &'static __mcp::ToolDescriptor {

@@ -29,7 +29,7 @@ impl Macro {
 
     fn keys(self) -> &'static [&'static str] {
         match self {
-            Macro::Tool => &["name", "title", "description", "annotations", "icons", "meta", "crate"],
+            Macro::Tool => &["name", "title", "description", "annotations", "task", "icons", "meta", "crate"],
             Macro::Prompt => &["name", "title", "description", "icons", "meta", "crate"],
             Macro::Resource => {
                 &["name", "title", "description", "mime_type", "annotations", "icons", "size", "meta", "crate"]
@@ -46,6 +46,16 @@ pub(crate) struct ToolHints {
     pub(crate) destructive: Option<Flag>,
     pub(crate) idempotent: Option<Flag>,
     pub(crate) open_world: Option<Flag>,
+}
+
+/// A tool's `task` or `task(required)`: whether it may, or must, run as a
+/// task.
+#[derive(Clone, Copy)]
+pub(crate) struct TaskMode {
+    pub(crate) required: bool,
+    /// `input_first`: input before the first other wait comes by round trips
+    /// on the call, and the task starts at that wait.
+    pub(crate) input_first: bool,
 }
 
 /// A boolean hint: `read_only` or `read_only = false`.
@@ -78,6 +88,7 @@ pub(crate) struct ItemAttrs {
     pub(crate) title: Option<LitStr>,
     pub(crate) description: Option<LitStr>,
     pub(crate) tool_hints: Option<ToolHints>,
+    pub(crate) task: Option<TaskMode>,
     pub(crate) content_hints: Option<ContentHints>,
     pub(crate) icons: Option<Vec<Expr>>,
     pub(crate) meta: Option<Vec<MetaEntry>>,
@@ -193,6 +204,10 @@ pub(crate) fn parse_item(kind: Macro, args: TokenStream, errors: &mut Errors) ->
                 let v = list(errors, item).map(|l| tool_hints(errors, l));
                 set(errors, &mut attrs.tool_hints, key, v);
             }
+            "task" if kind == Macro::Tool => {
+                let v = task_mode(errors, item);
+                set(errors, &mut attrs.task, key, v);
+            }
             "annotations" if kind == Macro::Resource => {
                 let v = list(errors, item).map(|l| content_hints(errors, l));
                 set(errors, &mut attrs.content_hints, key, v);
@@ -297,6 +312,49 @@ pub(crate) fn flag(errors: &mut Errors, item: &Meta) -> Option<Flag> {
             None
         }
     }
+}
+
+/// `task`, or `task(...)` with `optional` or `required`, and `input_first`.
+fn task_mode(errors: &mut Errors, item: &Meta) -> Option<TaskMode> {
+    const EXPECTED: &str = "expected `task` (may run as a task), `task(required)` (only as a task), \
+                            `task(optional)`, and `input_first` among them (`task(required, input_first)`)";
+    let mut mode = TaskMode { required: false, input_first: false };
+    let list = match item {
+        Meta::Path(_) => return Some(mode),
+        Meta::List(list) => list,
+        Meta::NameValue(nv) => {
+            errors.spanned(&nv.value, EXPECTED);
+            return None;
+        }
+    };
+    let items = errors.collect(parse_list(list.tokens.clone()))?;
+    if items.is_empty() {
+        errors.spanned(list, EXPECTED);
+        return None;
+    }
+    let (mut saw_mode, mut saw_first, mut ok) = (false, false, true);
+    for item in &items {
+        let seen = match item {
+            Meta::Path(p) if p.is_ident("required") || p.is_ident("optional") => {
+                mode.required = p.is_ident("required");
+                std::mem::replace(&mut saw_mode, true)
+            }
+            Meta::Path(p) if p.is_ident("input_first") => {
+                mode.input_first = true;
+                std::mem::replace(&mut saw_first, true)
+            }
+            other => {
+                errors.spanned(other, format!("unknown task mode `{}`; {EXPECTED}", key_name(other.path())));
+                ok = false;
+                continue;
+            }
+        };
+        if seen {
+            errors.spanned(item, format!("`{}` repeats what `task(...)` already says", key_name(item.path())));
+            ok = false;
+        }
+    }
+    ok.then_some(mode)
 }
 
 fn tool_hints(errors: &mut Errors, list: &MetaList) -> ToolHints {

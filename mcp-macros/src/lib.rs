@@ -77,6 +77,7 @@ use crate::attr::Macro;
 /// | `title = "..."` | the display name |
 /// | `description = "..."` | the description (default: the doc comment) |
 /// | `annotations(...)` | hints for clients: `title = "..."`, `read_only`, `destructive`, `idempotent`, `open_world` (each flag also `= false`; `read_only` with `destructive` is an error) |
+/// | `task` | may run as a task (the `io.modelcontextprotocol/tasks` extension): a call from a client that declares the extension is answered at once with a task handle, other calls run as usual; `task(required)`: only as a task, other clients are refused with `-32021`; with `input_first` among them (`task(required, input_first)`), input asked for before the handler first waits on anything else comes by `input_required` round trips on the call, and the task starts at that wait. The body stays the same, `Input` and `CancellationToken` included (see `mcp_runtime::tasks`) |
 /// | `icons = ["https://...", ...]` | icons, as URIs or `Icon` values |
 /// | `meta("key" = value, ...)` | the definition's `_meta` |
 /// | `crate = path` | the runtime's path, when it is not `::mcp_runtime` |

@@ -76,6 +76,11 @@ fn tool_no_arguments() {
 }
 
 #[test]
+fn tool_task() {
+    check("tool_task");
+}
+
+#[test]
 fn prompt_with_completion() {
     check("prompt_with_completion");
 }

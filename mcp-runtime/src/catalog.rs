@@ -256,6 +256,11 @@ impl Catalog {
             || self.templates.iter().any(|t| t.entry.completer.is_some())
     }
 
+    /// Whether any tool may run as a task.
+    pub(crate) fn has_task_tools(&self) -> bool {
+        self.tools.iter().any(|t| t.entry.task.is_some())
+    }
+
     pub(crate) fn has_resources(&self) -> bool {
         !self.resources.is_empty() || !self.templates.is_empty()
     }

@@ -19,6 +19,7 @@ use crate::protocol::{
 };
 use crate::schema_profile::{NullPlan, SchemaProfile};
 use crate::shared_state::StateRequirement;
+use crate::tasks::TaskSupport;
 use crate::uri_template::{TemplateError, UriTemplate};
 
 /// The adapter a macro generates for the completers of one prompt or
@@ -79,6 +80,8 @@ pub struct ToolEntry {
     /// The `null`s a fitted input schema lets through for optional
     /// arguments, removed before the handler reads the arguments.
     pub(crate) nulls: Option<Arc<NullPlan>>,
+    /// Whether it may or must run as a task; `None`: never.
+    pub(crate) task: Option<TaskSupport>,
 }
 
 impl ToolEntry {
@@ -99,6 +102,7 @@ impl ToolEntry {
             location: SourceLocation::caller(),
             fitted: None,
             nulls: None,
+            task: None,
         }
     }
 
@@ -111,7 +115,22 @@ impl ToolEntry {
             location: d.location,
             fitted: None,
             nulls: None,
+            task: d.task,
         }
+    }
+
+    /// Lets the tool run as a task (the tasks extension): with
+    /// [`TaskSupport::optional`] for clients that declare the extension,
+    /// with [`TaskSupport::required`] only for them. What `#[tool(task)]`
+    /// and `#[tool(task(required))]` declare.
+    pub fn task(mut self, support: TaskSupport) -> Self {
+        self.task = Some(support);
+        self
+    }
+
+    /// Whether the tool may or must run as a task; `None` when it never does.
+    pub fn task_support(&self) -> Option<TaskSupport> {
+        self.task
     }
 
     /// Sets the display title.
@@ -187,6 +206,8 @@ pub struct ToolDescriptor {
     pub requirements: fn() -> Vec<StateRequirement>,
     /// Where the function is.
     pub location: SourceLocation,
+    /// `task` or `task(required)`: whether it may or must run as a task.
+    pub task: Option<TaskSupport>,
 }
 
 /// A prompt: its definition, its handler and an optional argument completer.

@@ -24,8 +24,13 @@
 //! side effects belong after it. The sealed state only resumes a request
 //! with the same arguments: an answer given for one set of arguments is
 //! never handed to a call with others.
+//!
+//! Inside a task (a tool declared `#[tool(task)]`, called by a client of
+//! the tasks extension) nothing stops: the handler waits at the `await`,
+//! the task turns `input_required` with the requests, and resumes when
+//! `tasks/update` brings the answers. The same code serves both.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -34,6 +39,7 @@ use serde_json::{Map, Value, json};
 use crate::call::Call;
 use crate::extract::{FromCall, Rejection};
 use crate::protocol::{ClientCapabilities, ElicitAction, ElicitRequest, ErrorObject, InputRequest, RequestMeta};
+use crate::tasks::TaskLink;
 
 /// The answers of earlier rounds, and what this round still needs.
 #[derive(Debug)]
@@ -44,6 +50,10 @@ pub(crate) struct InputState {
     digest: Option<String>,
     app_state: Option<Value>,
     round: Mutex<Round>,
+    /// Set when the handler runs as a task (from the start, or from its
+    /// first wait for something else than input): it then waits for
+    /// answers instead of stopping.
+    task: OnceLock<Arc<TaskLink>>,
 }
 
 #[derive(Debug, Default)]
@@ -80,7 +90,22 @@ impl InputState {
             digest,
             app_state: app_state.clone(),
             round: Mutex::new(Round { app_state, ..Round::default() }),
+            task: OnceLock::new(),
         }
+    }
+
+    /// The input state of a handler running as a task, whose answers come
+    /// through `link`.
+    pub(crate) fn for_task(meta: Arc<RequestMeta>, link: Arc<TaskLink>) -> Self {
+        let state = InputState::new(Map::new(), None, meta, None);
+        state.run_as_task(link);
+        state
+    }
+
+    /// From now on the handler runs as a task: it waits for answers
+    /// through `link` instead of stopping.
+    pub(crate) fn run_as_task(&self, link: Arc<TaskLink>) {
+        let _ = self.task.set(link);
     }
 
     fn round(&self) -> std::sync::MutexGuard<'_, Round> {
@@ -209,6 +234,17 @@ impl Input {
         // asked again rather than the request failing.
         if let Some(answer) = self.state.answers.get(key).and_then(|a| T::deserialize(a).ok()) {
             return answer;
+        }
+        if let Some(link) = self.state.task.get() {
+            let needed = missing_capabilities(&request, self.capabilities());
+            if !needed.is_empty() {
+                link.fail(ErrorObject::missing_client_capability(
+                    "This task needs client capabilities its request did not declare",
+                    Value::Object(needed),
+                ))
+                .await;
+            }
+            return link.ask(key, request.to_value()).await;
         }
         {
             let needed = missing_capabilities(&request, self.capabilities());

@@ -149,13 +149,14 @@
 //! whole on change; the [`dispatch`]er answers each
 //! request from that request alone. [`protocol`] holds the wire types,
 //! [`input`] the multi round-trip API, [`events`] the change events behind
-//! `subscriptions/listen`, [`testing`] an in-process client for your tests,
+//! `subscriptions/listen`, [`tasks`] the tasks extension (tools that answer
+//! with a handle and finish in the background), [`testing`] an in-process
+//! client for your tests,
 //! and [`Call`] and [`FromCall`] what an extractor of your own implements.
 //! What the macros generate code against is not public API.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-mod builder;
 mod call;
 mod catalog;
 mod catalog_dump;
@@ -184,11 +185,11 @@ pub mod schema;
 mod schema_profile;
 mod server;
 mod shared_state;
+pub mod tasks;
 pub mod testing;
 pub mod transport;
 mod uri_template;
 
-pub use builder::ServerBuilder;
 pub use call::{Call, CompleteCall, PromptCall, ResourceCall, ToolCall};
 pub use catalog_dump::{CatalogDump, DUMP_CATALOG_FLAG};
 pub use context::{DiscardNotifications, NotificationSink, RequestContext};
@@ -209,6 +210,7 @@ pub use outcome::{
 pub use param_headers::HeaderValue;
 pub use request_state::RequestStateKey;
 pub use schema_profile::SchemaProfile;
+pub use server::ServerBuilder;
 pub use server::{DEFAULT_PAGE_SIZE, Server};
 pub use shared_state::StateRequirement;
 pub use tokio_util::sync::CancellationToken;

@@ -7,8 +7,8 @@
 //! binary sees, and what is guaranteed about it, is documented on
 //! [`server!`](crate::server).
 
-use crate::builder::ServerBuilder;
 use crate::entry::{PromptDescriptor, PromptEntry, ResourceDescriptor, ResourceEntry, ToolDescriptor, ToolEntry};
+use crate::server::ServerBuilder;
 
 /// Every `#[tool]` linked into the binary, in no particular order.
 #[linkme::distributed_slice]

@@ -39,6 +39,7 @@ pub use crate::linked::{PROMPTS, RESOURCES, TOOLS, registered};
 pub use crate::outcome::{PromptOutcome, ResourceOutcome, ToolOutcome};
 pub use crate::protocol::{Completion, ErrorObject, Icon, Prompt, Tool};
 pub use crate::shared_state::StateRequirement;
+pub use crate::tasks::TaskSupport;
 
 pub use completion::{CompleteFn, Completer, IntoCompletion, complete_with, no_completion};
 pub use context::{

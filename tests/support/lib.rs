@@ -6,5 +6,6 @@ pub mod exchange;
 pub mod http_wire;
 pub mod legacy_schema;
 pub mod redis;
+pub mod task_schema;
 pub mod validated_client;
 pub mod wire_schema;

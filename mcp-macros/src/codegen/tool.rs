@@ -23,6 +23,14 @@ pub(super) fn generate(handler: &Handler) -> TokenStream {
     let definition = definition(handler);
     let name = &handler.name;
     let location = location(handler.ident().span());
+    let task = match handler.attrs.task {
+        None => quote!(::core::option::Option::None),
+        Some(mode) => {
+            let base = if mode.required { quote!(required) } else { quote!(optional) };
+            let first = mode.input_first.then(|| quote!(.input_first()));
+            quote!(::core::option::Option::Some(__mcp::TaskSupport::#base() #first))
+        }
+    };
     let descriptor = quote! {
         __mcp::ToolDescriptor {
             name: #name,
@@ -30,6 +38,7 @@ pub(super) fn generate(handler: &Handler) -> TokenStream {
             handler: __handler,
             requirements: __requirements,
             location: #location,
+            task: #task,
         }
     };
     let register = register(handler, "TOOLS", "ToolItem", "ToolDescriptor", descriptor);

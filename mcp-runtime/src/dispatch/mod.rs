@@ -26,6 +26,8 @@ use tokio_util::sync::CancellationToken;
 pub use envelope::{ClientNotification, Message, Request, parse_message};
 pub use response::{Response, Stage};
 
+pub(crate) use panic_guard::guarded;
+
 use crate::context::{DiscardNotifications, NotificationSink};
 use crate::extension::HttpRequest;
 use crate::param_headers::HeaderParam;
@@ -42,8 +44,10 @@ use tools_call_reader::ReadCall;
 /// no headers.
 pub trait HeaderCheck: Send + Sync {
     /// `MCP-Protocol-Version`, `Mcp-Method` and (for `tools/call`,
-    /// `prompts/get`, `resources/read`) `Mcp-Name` against the body. `name`
-    /// is `params.name` or `params.uri` when the body has it as a string.
+    /// `prompts/get`, `resources/read`, and `tasks/get`, `tasks/update`,
+    /// `tasks/cancel`) `Mcp-Name` against the body. `name` is
+    /// `params.name`, `params.uri` or `params.taskId` when the body has it
+    /// as a string.
     fn check_request(&self, method: &str, protocol_version: &str, name: Option<&str>) -> Result<(), ErrorObject>;
 
     /// `Mcp-Param-*` headers for the tool's `x-mcp-header` properties.
@@ -228,7 +232,7 @@ impl Server {
         };
 
         // The method's params, then (for `tools/call`) the header params.
-        let route = method::route(&snapshot, method, body, headers).map_err(|(e, stage)| fail(&id, e, stage))?;
+        let route = method::route(&snapshot, method, body, headers, &meta).map_err(|(e, stage)| fail(&id, e, stage))?;
         if method.streams() && !id.has_exact_value() {
             // Every frame repeats the id as `subscriptionId`, inside
             // notification params that hold `serde_json::Value`s.

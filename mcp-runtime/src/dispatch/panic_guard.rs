@@ -8,7 +8,7 @@ use futures_util::FutureExt as _;
 use crate::protocol::ErrorObject;
 
 /// Runs a handler future, turning a panic into `-32603`.
-pub(super) async fn guarded<T>(
+pub(crate) async fn guarded<T>(
     fut: impl std::future::Future<Output = Result<T, ErrorObject>>,
 ) -> Result<T, ErrorObject> {
     match AssertUnwindSafe(fut).catch_unwind().await {

@@ -1,6 +1,7 @@
 //! The head of raw params, read before anything else: `_meta`, which every
 //! request must carry, and the member naming the method's target
-//! (`params.name` or `params.uri`), which the `Mcp-Name` header must repeat.
+//! (`params.name`, `params.uri` or `params.taskId`), which the `Mcp-Name`
+//! header must repeat.
 
 use std::sync::Arc;
 
@@ -79,7 +80,7 @@ pub(super) fn missing_meta(error: ErrorObject, served: &[&str]) -> ErrorObject {
 }
 
 /// Raw params' head: the validated `_meta`, and the method's target member
-/// (`params.name` or `params.uri`) for the `Mcp-Name` check.
+/// (`params.name`, `params.uri` or `params.taskId`) for the `Mcp-Name` check.
 pub(super) fn read(
     target: Option<Target>,
     params: Option<&RawValue>,

@@ -63,34 +63,45 @@ pub(super) async fn interruptible<T, F>(
 where
     F: Future<Output = Result<Outcome<T>, ErrorObject>> + Send + Unpin,
 {
-    let key = &p.server.settings().request_state_key;
-    let method = p.method.name();
     // The handler hears through its token of the request being given up on.
     let watched = context.clone();
     let run = guarded(async move {
         match Interruptible::new(start(), context).await {
-            // A result the handler built itself asks only what this client
-            // can answer, as the `Input` API checks while it asks.
-            Ok(Ok(Outcome::InputRequired(body))) => {
-                check_input_requests(p, body.input_requests.as_ref())?;
-                Ok(Outcome::InputRequired(body))
-            }
-            Ok(outcome) => outcome,
-            Err(Interrupted::MissingCapabilities(needed)) => Err(ErrorObject::missing_client_capability(
-                "This request needs client capabilities it did not declare",
-                Value::Object(needed),
-            )),
-            Err(Interrupted::NeedsInput { requests, answers, app_state, digest }) => {
-                let state = key.seal(method, target, digest.as_deref(), &SealedState { answers, app: app_state });
-                Ok(Outcome::InputRequired(InputRequiredResult {
-                    input_requests: (!requests.is_empty()).then_some(requests),
-                    request_state: Some(state),
-                    meta: None,
-                }))
-            }
+            Ok(outcome) => checked(p, outcome),
+            Err(interrupted) => interruption(p, target, interrupted),
         }
     });
     Handled::new(run, watched).await
+}
+
+/// A handler's outcome as it may be answered: a result the handler built
+/// itself asks only what this client can answer, as the `Input` API checks
+/// while it asks.
+pub(super) fn checked<T>(p: &Prepared, outcome: Result<Outcome<T>, ErrorObject>) -> Result<Outcome<T>, ErrorObject> {
+    if let Ok(Outcome::InputRequired(body)) = &outcome {
+        check_input_requests(p, body.input_requests.as_ref())?;
+    }
+    outcome
+}
+
+/// What a handler stopped for, as the request's answer: `input_required`
+/// with the requests and the sealed state, or `-32021`.
+pub(super) fn interruption<T>(p: &Prepared, target: &str, interrupted: Interrupted) -> Result<Outcome<T>, ErrorObject> {
+    match interrupted {
+        Interrupted::MissingCapabilities(needed) => Err(ErrorObject::missing_client_capability(
+            "This request needs client capabilities it did not declare",
+            Value::Object(needed),
+        )),
+        Interrupted::NeedsInput { requests, answers, app_state, digest } => {
+            let key = &p.server.settings().request_state_key;
+            let state = key.seal(p.method.name(), target, digest.as_deref(), &SealedState { answers, app: app_state });
+            Ok(Outcome::InputRequired(InputRequiredResult {
+                input_requests: (!requests.is_empty()).then_some(requests),
+                request_state: Some(state),
+                meta: None,
+            }))
+        }
+    }
 }
 
 /// Runs a handler future until it completes or is stuck waiting for input.

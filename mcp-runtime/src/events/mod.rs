@@ -37,6 +37,12 @@ pub enum ServerEvent {
         /// The resource.
         uri: String,
     },
+    /// The task `task_id` changed (status, input requests, outcome): listen
+    /// streams following it read it and send it whole.
+    TaskStatus {
+        /// The task.
+        task_id: String,
+    },
 }
 
 /// Carries [`ServerEvent`]s to every listen stream, possibly across processes.

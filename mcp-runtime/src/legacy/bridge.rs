@@ -170,8 +170,10 @@ async fn answer(
         "initialize" => Err(ErrorObject::invalid_request("The session is already initialized")),
         "logging/setLevel" => set_level(server, session, &params).await,
         "resources/subscribe" | "resources/unsubscribe" => subscription(server, session, method, &params).await,
-        // The stateless revision's own methods do not exist on a session.
+        // The stateless revision's own methods do not exist on a session,
+        // nor do those of the tasks extension, which it alone defines.
         "server/discover" | "subscriptions/listen" => Err(ErrorObject::method_not_found(method)),
+        _ if method.starts_with("tasks/") => Err(ErrorObject::method_not_found(method)),
         _ => {
             write_meta(session, &mut params);
             forward(server, session, id, method, params, via, cancel).await
@@ -225,7 +227,12 @@ fn write_meta(session: &Session, params: &mut Map<String, Value>) {
         _ => Map::new(),
     };
     meta.insert(META_PROTOCOL_VERSION.to_owned(), Value::from(PROTOCOL_VERSION));
-    let capabilities = serde_json::to_value(session.client_capabilities()).unwrap_or_else(|_| json!({}));
+    let mut capabilities = serde_json::to_value(session.client_capabilities()).unwrap_or_else(|_| json!({}));
+    if let Some(capabilities) = capabilities.as_object_mut() {
+        // Extensions are a 2026-07-28 notion: one a 2025-era client names
+        // in `initialize` (the tasks extension, say) is not declared.
+        capabilities.remove("extensions");
+    }
     meta.insert(META_CLIENT_CAPABILITIES.to_owned(), capabilities);
     if let Some(info) = session.client_info().and_then(|info| serde_json::to_value(info).ok()) {
         meta.insert(META_CLIENT_INFO.to_owned(), info);

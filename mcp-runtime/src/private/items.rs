@@ -92,6 +92,7 @@ pub mod fallback {
         handler: tool_handler,
         requirements: no_requirements,
         location: LOCATION,
+        task: None,
     };
 
     fn prompt() -> Prompt {

@@ -11,6 +11,8 @@ pub enum ResultType {
     Complete,
     /// An interim result asking the client for input (MRTR).
     InputRequired,
+    /// A task handle (`CreateTaskResult`, the tasks extension).
+    Task,
 }
 
 /// Who may reuse a cached result.

@@ -11,34 +11,45 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 use tokio::sync::broadcast::error::RecvError;
 
-use super::Route;
+use super::{ContextParts, Route};
 use crate::dispatch::decorate::finish;
-use crate::dispatch::response::Response;
+use crate::dispatch::response::{Response, Stage};
 use crate::dispatch::{Prepared, RequestOptions};
 use crate::events::ServerEvent;
 use crate::protocol::{
-    ListenParams, META_SUBSCRIPTION_ID, Notification, PROMPTS_LIST_CHANGED, RESOURCES_LIST_CHANGED, RESOURCES_UPDATED,
-    RequestId, ResultType, SUBSCRIPTIONS_ACKNOWLEDGED, ServerCapabilities, SubscriptionFilter, TOOLS_LIST_CHANGED,
+    ErrorObject, ListenParams, META_SUBSCRIPTION_ID, Notification, PROMPTS_LIST_CHANGED, RESOURCES_LIST_CHANGED,
+    RESOURCES_UPDATED, RequestId, RequestMeta, ResultType, SUBSCRIPTIONS_ACKNOWLEDGED, ServerCapabilities,
+    SubscriptionFilter, TOOLS_LIST_CHANGED,
 };
 use crate::server::{Server, Snapshot};
+use crate::tasks::{self, TASKS_NOTIFICATION};
 
-/// Whether any notification kind can be subscribed to.
+/// Whether any notification kind can be subscribed to (tasks' included).
 pub(super) fn is_offered(caps: &ServerCapabilities) -> bool {
-    caps.tools.as_ref().is_some_and(|c| c.list_changed == Some(true))
+    super::tasks::is_offered(caps)
+        || caps.tools.as_ref().is_some_and(|c| c.list_changed == Some(true))
         || caps.prompts.as_ref().is_some_and(|c| c.list_changed == Some(true))
         || caps.resources.as_ref().is_some_and(|c| c.list_changed == Some(true) || c.subscribe == Some(true))
 }
 
 /// The filter the stream follows: what the client asked for, as far as
-/// the server offers it.
-pub(super) fn route(snapshot: &Snapshot, p: ListenParams) -> Route {
-    Route::Listen(honoured(snapshot.capabilities(), p.notifications))
+/// the server offers it. Asking for tasks needs the tasks extension.
+pub(super) fn route(snapshot: &Snapshot, p: ListenParams, meta: &RequestMeta) -> Result<Route, (ErrorObject, Stage)> {
+    if p.notifications.task_ids.as_ref().is_some_and(|ids| !ids.is_empty())
+        && !tasks::declared(&meta.client_capabilities)
+    {
+        return Err((tasks::missing_extension("Following tasks (`taskIds`)"), Stage::Params));
+    }
+    Ok(Route::Listen(honoured(snapshot.capabilities(), p.notifications)))
 }
 
 /// Streams until the client or the server ends it, then closes with an
 /// empty result tagged with the subscription.
-pub(super) async fn run(p: &Prepared, filter: SubscriptionFilter, options: RequestOptions) -> Response {
-    stream(&p.server, &p.id, &filter, &options).await;
+pub(super) async fn run(p: &Prepared, filter: SubscriptionFilter, parts: ContextParts) -> Response {
+    let (cx, options) = parts.split(p);
+    let owner = filter.task_ids.as_ref().and_then(|_| p.server.tasks().owner_of(&cx));
+    let listener = Listener { server: &p.server, id: &p.id, filter: &filter, owner: owner.as_deref() };
+    listener.stream(&options).await;
     let meta = closing_meta(&p.id);
     finish(p, ResultType::Complete, &EmptyBody {}, Some(meta), None)
 }
@@ -67,6 +78,9 @@ fn honoured(caps: &ServerCapabilities, asked: SubscriptionFilter) -> Subscriptio
         resource_subscriptions: asked
             .resource_subscriptions
             .filter(|uris| !uris.is_empty() && resources.is_some_and(|c| c.subscribe == Some(true))),
+        // Every id asked for is acknowledged, known or not: the answer must
+        // not tell which tasks exist.
+        task_ids: asked.task_ids.filter(|ids| !ids.is_empty() && super::tasks::is_offered(caps)),
     }
 }
 
@@ -135,36 +149,74 @@ fn catch_up(filter: &SubscriptionFilter, id: &RequestId) -> Vec<Notification> {
     events
 }
 
-/// Acknowledges the subscription, then forwards matching events until the
-/// client cancels or the server closes its streams.
-async fn stream(server: &Server, id: &RequestId, filter: &SubscriptionFilter, options: &RequestOptions) {
-    // Subscribe before acknowledging so no change after the ack is missed.
-    let mut events = server.subscribe_events();
-    let closing = server.closing().clone();
-    let ack = json!({ "notifications": filter });
-    let Value::Object(ack) = ack else { return };
-    options.sink.send(frame(SUBSCRIPTIONS_ACKNOWLEDGED, id, ack));
-    loop {
-        tokio::select! {
-            () = cancelled(options) => return,
-            () = closing.cancelled() => return,
-            event = events.recv() => match event {
-                Ok(event) => {
-                    if let Some(n) = notification_for(&event, filter, id) {
-                        options.sink.send(n);
+/// One listen stream: who listens to what.
+struct Listener<'a> {
+    server: &'a Server,
+    id: &'a RequestId,
+    filter: &'a SubscriptionFilter,
+    /// The owner of the request, whose tasks only it follows.
+    owner: Option<&'a str>,
+}
+
+impl Listener<'_> {
+    /// Acknowledges the subscription, then forwards matching events until
+    /// the client cancels or the server closes its streams.
+    async fn stream(&self, options: &RequestOptions) {
+        let (id, filter) = (self.id, self.filter);
+        // Subscribe before acknowledging so no change after the ack is missed.
+        let mut events = self.server.subscribe_events();
+        let closing = self.server.closing().clone();
+        let ack = json!({ "notifications": filter });
+        let Value::Object(ack) = ack else { return };
+        options.sink.send(frame(SUBSCRIPTIONS_ACKNOWLEDGED, id, ack));
+        loop {
+            tokio::select! {
+                () = cancelled(options) => return,
+                () = closing.cancelled() => return,
+                event = events.recv() => match event {
+                    Ok(ServerEvent::TaskStatus { task_id }) => {
+                        if let Some(n) = self.task(&task_id).await {
+                            options.sink.send(n);
+                        }
                     }
-                }
-                // A listener that fell behind lost events it cannot name:
-                // the client is told that everything it follows may have
-                // changed, rather than missing a change for good.
-                Err(RecvError::Lagged(missed)) => {
-                    tracing::warn!(missed, "a listen stream fell behind; announcing every subscribed kind");
-                    for n in catch_up(filter, id) {
-                        options.sink.send(n);
+                    Ok(event) => {
+                        if let Some(n) = notification_for(&event, filter, id) {
+                            options.sink.send(n);
+                        }
                     }
-                }
-                Err(RecvError::Closed) => return,
-            },
+                    // A listener that fell behind lost events it cannot
+                    // name: the client is told that everything it follows
+                    // may have changed, rather than missing a change for good.
+                    Err(RecvError::Lagged(missed)) => {
+                        tracing::warn!(missed, "a listen stream fell behind; announcing every subscribed kind");
+                        for n in catch_up(filter, id) {
+                            options.sink.send(n);
+                        }
+                        for task_id in filter.task_ids.as_deref().unwrap_or_default() {
+                            if let Some(n) = self.task(task_id).await {
+                                options.sink.send(n);
+                            }
+                        }
+                    }
+                    Err(RecvError::Closed) => return,
+                },
+            }
+        }
+    }
+
+    /// `notifications/tasks` with the task as `tasks/get` shows it, if the
+    /// stream follows it and it belongs to the listener.
+    async fn task(&self, task_id: &str) -> Option<Notification> {
+        if !self.filter.task_ids.as_deref().unwrap_or_default().iter().any(|t| t == task_id) {
+            return None;
+        }
+        let record = self.server.tasks().peek(task_id).await?;
+        if record.owner.as_deref() != self.owner {
+            return None;
+        }
+        match serde_json::to_value(record.wire(true)) {
+            Ok(Value::Object(params)) => Some(frame(TASKS_NOTIFICATION, self.id, params)),
+            _ => None,
         }
     }
 }

@@ -14,18 +14,21 @@ mod listen;
 mod lists;
 mod prompts_get;
 mod resources_read;
+mod task_call;
+mod tasks;
 mod tools_call;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
+use tokio_util::sync::CancellationToken;
 
 use super::response::{Response, Stage};
 use super::{Body, HeaderCheck, Prepared, RequestOptions};
-use crate::context::{InputSlot, RequestContext};
+use crate::context::{DiscardNotifications, InputSlot, RequestContext};
 use crate::extension::HttpRequest;
 use crate::handler::PromptFn;
 use crate::protocol::{
-    CallToolParams, CompleteParams, ErrorObject, GetPromptParams, ReadResourceParams, ServerCapabilities,
+    CallToolParams, CompleteParams, ErrorObject, GetPromptParams, ReadResourceParams, RequestMeta, ServerCapabilities,
     SubscriptionFilter,
 };
 use crate::server::Snapshot;
@@ -64,6 +67,9 @@ methods! {
     ResourceTemplatesList,
     CompletionComplete,
     SubscriptionsListen,
+    TasksGet,
+    TasksUpdate,
+    TasksCancel,
 }
 
 /// The params member naming a request's target, which the `Mcp-Name`
@@ -74,6 +80,8 @@ pub(crate) enum Target {
     Name,
     /// `params.uri`: a resource.
     Uri,
+    /// `params.taskId`: a task.
+    TaskId,
 }
 
 impl Target {
@@ -82,6 +90,7 @@ impl Target {
         match self {
             Target::Name => "name",
             Target::Uri => "uri",
+            Target::TaskId => "taskId",
         }
     }
 }
@@ -97,6 +106,8 @@ enum Capability {
     Completions,
     /// Some notification kind that can be subscribed to.
     Subscriptions,
+    /// The tasks extension.
+    Tasks,
 }
 
 impl Capability {
@@ -108,6 +119,7 @@ impl Capability {
             Capability::Resources => caps.resources.is_some(),
             Capability::Completions => caps.completions.is_some(),
             Capability::Subscriptions => listen::is_offered(caps),
+            Capability::Tasks => tasks::is_offered(caps),
         }
     }
 }
@@ -131,6 +143,9 @@ impl Method {
             Method::ResourceTemplatesList => "resources/templates/list",
             Method::CompletionComplete => "completion/complete",
             Method::SubscriptionsListen => "subscriptions/listen",
+            Method::TasksGet => "tasks/get",
+            Method::TasksUpdate => "tasks/update",
+            Method::TasksCancel => "tasks/cancel",
         }
     }
 
@@ -143,6 +158,7 @@ impl Method {
             Method::ResourcesList | Method::ResourcesRead | Method::ResourceTemplatesList => Capability::Resources,
             Method::CompletionComplete => Capability::Completions,
             Method::SubscriptionsListen => Capability::Subscriptions,
+            Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => Capability::Tasks,
         }
     }
 
@@ -158,6 +174,7 @@ impl Method {
         match self {
             Method::ToolsCall | Method::PromptsGet => Some(Target::Name),
             Method::ResourcesRead => Some(Target::Uri),
+            Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => Some(Target::TaskId),
             Method::Discover
             | Method::ToolsList
             | Method::PromptsList
@@ -181,7 +198,10 @@ impl Method {
             | Method::ResourcesList
             | Method::ResourcesRead
             | Method::ResourceTemplatesList
-            | Method::CompletionComplete => false,
+            | Method::CompletionComplete
+            | Method::TasksGet
+            | Method::TasksUpdate
+            | Method::TasksCancel => false,
         }
     }
 }
@@ -196,6 +216,7 @@ pub(super) enum Route {
     ReadResource(ReadResourceParams),
     Complete(CompleteParams),
     Listen(SubscriptionFilter),
+    Task(tasks::TaskRequest),
 }
 
 /// Reads a method's params (an absent `params` reads as `{}`); what does
@@ -217,6 +238,7 @@ pub(super) fn route(
     method: Method,
     body: Body,
     headers: Option<&dyn HeaderCheck>,
+    meta: &RequestMeta,
 ) -> Result<Route, (ErrorObject, Stage)> {
     let raw = match body {
         Body::Call(p) => return tools_call::route(snapshot, p, headers),
@@ -233,7 +255,8 @@ pub(super) fn route(
         Method::PromptsGet => prompts_get::route(snapshot, params_of(method, params)?),
         Method::ResourcesRead => Ok(resources_read::route(params_of(method, params)?)),
         Method::CompletionComplete => complete::route(snapshot, params_of(method, params)?),
-        Method::SubscriptionsListen => Ok(listen::route(snapshot, params_of(method, params)?)),
+        Method::SubscriptionsListen => listen::route(snapshot, params_of(method, params)?, meta),
+        Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => tasks::route(method, params, meta),
     }
 }
 
@@ -260,6 +283,23 @@ impl ContextParts {
             self.http,
         )
     }
+
+    /// The context of a handler that runs as a task: it outlives the
+    /// request, so it has none of the transport's sink or token (progress
+    /// and log messages go nowhere: the tasks extension carries neither),
+    /// and `cancel` fires on `tasks/cancel`.
+    fn task_context(self, p: &Prepared, input: InputSlot, cancel: CancellationToken) -> RequestContext {
+        let options = RequestOptions { sink: DiscardNotifications::shared(), cancellation: Some(cancel) };
+        ContextParts { options, http: self.http }.context(p, input)
+    }
+
+    /// A context that only says who makes the request (for a route without
+    /// a handler), and the transport's options.
+    fn split(self, p: &Prepared) -> (RequestContext, RequestOptions) {
+        let options = self.options.clone();
+        let quiet = RequestOptions { sink: DiscardNotifications::shared(), cancellation: None };
+        (ContextParts { options: quiet, http: self.http }.context(p, InputSlot::Unavailable), options)
+    }
 }
 
 /// Runs a prepared request's handler and builds its response.
@@ -275,7 +315,10 @@ pub(super) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
         Route::GetPrompt(params, handler) => prompts_get::run(p, params, handler, parts).await,
         Route::ReadResource(params) => resources_read::run(p, params, parts).await,
         Route::Complete(params) => complete::run(p, params, parts).await,
-        Route::Listen(filter) => listen::run(p, filter, parts.options).await,
+        Route::Listen(filter) => listen::run(p, filter, parts).await,
+        // Boxed, like any rare path: the future of every request is as large
+        // as its largest route's.
+        Route::Task(request) => Box::pin(tasks::run(p, request, parts)).await,
     }
 }
 

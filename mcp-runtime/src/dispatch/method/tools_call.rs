@@ -13,6 +13,7 @@ use crate::outcome::Outcome;
 use crate::protocol::{CallToolParams, CallToolResult, ContentBlock, ErrorObject, TextContent};
 use crate::request_state;
 use crate::server::Snapshot;
+use crate::tasks;
 
 /// The tool's place in the snapshot, once its arguments and their headers
 /// are checked.
@@ -42,8 +43,17 @@ pub(super) fn route(
 }
 
 pub(super) async fn run(p: &Prepared, params: CallToolParams, position: usize, parts: ContextParts) -> Response {
-    let CallToolParams { name, arguments, input_responses, request_state } = params;
     let tool = p.snapshot.catalog().tool(position);
+    if let Some(support) = tool.task {
+        if tasks::declared(&p.meta.client_capabilities) {
+            // Boxed: a plain call's future does not grow by this path's state.
+            return Box::pin(super::task_call::start(p, tool, params, parts)).await;
+        }
+        if support.is_required() {
+            return failed(p, tasks::missing_extension(&format!("The tool `{}`", tool.definition.name)));
+        }
+    }
+    let CallToolParams { name, arguments, input_responses, request_state } = params;
     let target = tool.definition.name.as_str();
     let digest = || Some(request_state::tool_arguments_digest(arguments.as_deref()));
     let input = match input_slot(p, target, digest, input_responses, request_state.as_deref()) {

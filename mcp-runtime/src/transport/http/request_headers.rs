@@ -1,6 +1,7 @@
 //! The checks of an incoming HTTP request's MCP headers against its body:
-//! `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` once `_meta` is
-//! read, `Mcp-Param-*` once a `tools/call`'s params are.
+//! `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` (the tool or prompt
+//! name, the resource URI, or the task id of the tasks extension's methods)
+//! once `_meta` is read, `Mcp-Param-*` once a `tools/call`'s params are.
 //!
 //! Header names are case-insensitive (the header map lowercases them),
 //! values are compared exactly after trimming surrounding spaces and tabs
@@ -378,6 +379,12 @@ mod tests {
         assert_eq!(check(encoded, "resources/read", Some("note://été")), None);
         let raw: &[(&str, &[u8])] = &[ok[0], ("mcp-method", b"prompts/get"), ("mcp-name", "été".as_bytes())];
         assert_eq!(check(raw, "prompts/get", Some("été")), Some(-32020), "non-ASCII must be encoded");
+
+        // The task methods name their task.
+        let task: &[(&str, &[u8])] = &[ok[0], ("mcp-method", b"tasks/get"), ("mcp-name", b"9f2c")];
+        assert_eq!(check(task, "tasks/get", Some("9f2c")), None);
+        assert_eq!(check(task, "tasks/get", Some("1a2b")), Some(-32020));
+        assert_eq!(check(&task[..2], "tasks/get", Some("9f2c")), Some(-32020));
     }
 
     #[test]

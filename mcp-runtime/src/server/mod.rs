@@ -1,15 +1,14 @@
 //! [`Server`]: the immutable, shared description of everything served, and
-//! [`ServerBuilder`], where it is assembled and checked.
+//! [`ServerBuilder`] (in `builder`), where it is assembled and checked.
 
 use std::fmt;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use serde_json::Map;
 use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::builder::ServerBuilder;
 use crate::catalog::{Catalog, Entries};
 use crate::catalog_dump::CatalogDump;
 use crate::entry::{PromptEntry, ResourceEntry, SourceLocation, ToolEntry};
@@ -22,6 +21,11 @@ use crate::protocol::{
 use crate::request_state::RequestStateKey;
 use crate::schema_profile::{self, SchemaProfile};
 use crate::shared_state::{StateMap, StateRequirement};
+use crate::tasks::{TASKS_EXTENSION, Tasks};
+
+mod builder;
+
+pub use builder::ServerBuilder;
 
 /// The default number of items on one page of a list.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
@@ -62,6 +66,7 @@ struct ServerInner {
     /// Cancelled when the server closes its long-lived streams (shutdown).
     closing: CancellationToken,
     state: StateMap,
+    tasks: Tasks,
 }
 
 /// What the builder fixed that requests read: a plain record, built once
@@ -114,6 +119,11 @@ impl Snapshot {
             prompts: (!catalog.prompts().is_empty()).then_some(ListChangedCapability { list_changed }),
             resources: catalog.has_resources().then_some(ResourcesCapability { subscribe: list_changed, list_changed }),
             tools: (!catalog.tools().is_empty()).then_some(ListChangedCapability { list_changed }),
+            extensions: catalog.has_task_tools().then(|| {
+                let mut extensions = Map::new();
+                extensions.insert(TASKS_EXTENSION.into(), Value::Object(Map::new()));
+                extensions
+            }),
             ..ServerCapabilities::default()
         };
         let discover = DiscoverResult {
@@ -141,26 +151,6 @@ impl Snapshot {
 }
 
 impl Server {
-    /// A server serving `catalog`, as the builder checked and assembled it.
-    pub(crate) fn new(
-        info: Implementation,
-        catalog: Catalog,
-        settings: Settings,
-        bus: SharedBus,
-        state: StateMap,
-    ) -> Server {
-        Server {
-            inner: Arc::new(ServerInner {
-                info,
-                snapshot: RwLock::new(Arc::new(Snapshot::new(catalog, &settings))),
-                settings,
-                bus,
-                closing: CancellationToken::new(),
-                state,
-            }),
-        }
-    }
-
     /// Starts building a server that reports itself as `name` `version`.
     pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
         ServerBuilder::new(Implementation::new(name, version))
@@ -204,6 +194,11 @@ impl Server {
     /// The settings the builder fixed.
     pub(crate) fn settings(&self) -> &Settings {
         &self.inner.settings
+    }
+
+    /// The tasks of this server, and the store they are kept in.
+    pub(crate) fn tasks(&self) -> &Tasks {
+        &self.inner.tasks
     }
 
     /// The state set with [`ServerBuilder::state`], for handlers' `State<T>`.

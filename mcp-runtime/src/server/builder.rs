@@ -1,13 +1,16 @@
-//! [`ServerBuilder`]: where a [`Server`] is assembled and checked.
+//! [`ServerBuilder`]: what a server serves and how, checked and frozen by
+//! [`build`](ServerBuilder::build).
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
 
+use super::{DEFAULT_PAGE_SIZE, Server, ServerInner, Settings, Snapshot, check_entries};
 use crate::catalog::{Catalog, Entries};
 use crate::catalog_dump::CatalogDump;
 use crate::entry::{PromptEntry, ResourceEntry, ToolEntry};
@@ -17,8 +20,8 @@ use crate::events::{EventBus, LocalBus, SharedBus};
 use crate::protocol::{CacheHints, Icon, Implementation, META_SERVER_INFO};
 use crate::request_state::RequestStateKey;
 use crate::schema_profile::{self, SchemaProfile};
-use crate::server::{DEFAULT_PAGE_SIZE, Server, Settings, check_entries};
 use crate::shared_state::StateMap;
+use crate::tasks::TaskConfig;
 
 /// Assembles a [`Server`]; [`build`](Self::build) checks it.
 ///
@@ -46,10 +49,12 @@ pub struct ServerBuilder {
     catalog_dump: Option<CatalogDump>,
     catalog_flag: bool,
     schema_profile: Option<SchemaProfile>,
+    /// Set through the task methods (in `tasks::config`).
+    pub(crate) tasks: TaskConfig,
 }
 
 impl ServerBuilder {
-    pub(crate) fn new(info: Implementation) -> Self {
+    pub(super) fn new(info: Implementation) -> Self {
         ServerBuilder {
             info,
             instructions: None,
@@ -71,6 +76,7 @@ impl ServerBuilder {
             catalog_dump: None,
             catalog_flag: true,
             schema_profile: None,
+            tasks: TaskConfig::default(),
         }
     }
 
@@ -330,8 +336,18 @@ impl ServerBuilder {
             catalog_flag: self.catalog_flag,
             schema_profile: self.schema_profile,
         };
-        let bus = self.bus.unwrap_or_else(|| Arc::new(LocalBus::default()));
-        Ok(Server::new(self.info, catalog, settings, bus, state))
+        let bus: SharedBus = self.bus.unwrap_or_else(|| Arc::new(LocalBus::default()));
+        Ok(Server {
+            inner: Arc::new(ServerInner {
+                info: self.info,
+                snapshot: RwLock::new(Arc::new(Snapshot::new(catalog, &settings))),
+                settings,
+                tasks: self.tasks.build(Arc::clone(&bus)),
+                bus,
+                closing: CancellationToken::new(),
+                state,
+            }),
+        })
     }
 }
 

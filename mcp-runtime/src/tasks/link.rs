@@ -1,0 +1,169 @@
+//! What ties a running handler's [`Input`](crate::Input) to its task: the
+//! requests it waits on, each with the sender that resumes it, and the
+//! answers it was given.
+//!
+//! A handler asking for input inside a task does not stop, as it does in a
+//! plain call: it waits, the task turns `input_required` with the request
+//! under its key, and `tasks/update` hands it the answer. Each change is
+//! written to the store before the request that caused it is answered, so
+//! that the next `tasks/get` sees it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+use tokio::sync::{Notify, oneshot};
+
+use super::record::TaskStatus;
+use super::service::Tasks;
+use crate::protocol::ErrorObject;
+
+/// One request the handler waits on.
+struct Pending {
+    request: Value,
+    /// Whether a value is an answer of the kind awaited.
+    fits: fn(&Value) -> bool,
+    reply: oneshot::Sender<Value>,
+}
+
+#[derive(Default)]
+struct State {
+    /// In the order asked, which `inputRequests` keeps.
+    pending: Vec<(String, Pending)>,
+    answered: HashMap<String, Value>,
+    /// Why the task cannot go on (it needs what the client cannot give).
+    fatal: Option<ErrorObject>,
+}
+
+/// The input side of one running task.
+pub(crate) struct TaskLink {
+    task_id: String,
+    tasks: Tasks,
+    state: Mutex<State>,
+    /// Serializes this process's writes of the task, so that a stale view
+    /// of the pending requests never overwrites a newer one.
+    writing: tokio::sync::Mutex<()>,
+    failed: Notify,
+}
+
+impl std::fmt::Debug for TaskLink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskLink").field("task_id", &self.task_id).finish_non_exhaustive()
+    }
+}
+
+fn fits<T: DeserializeOwned>(value: &Value) -> bool {
+    T::deserialize(value).is_ok()
+}
+
+impl TaskLink {
+    pub(crate) fn new(task_id: String, tasks: Tasks) -> Arc<Self> {
+        Arc::new(TaskLink {
+            task_id,
+            tasks,
+            state: Mutex::new(State::default()),
+            writing: tokio::sync::Mutex::new(()),
+            failed: Notify::new(),
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Waits for the answer to `request` under `key`: at once if it was
+    /// answered before, otherwise once `tasks/update` brings it.
+    pub(crate) async fn ask<T: DeserializeOwned>(&self, key: &str, request: Value) -> T {
+        let receiver = {
+            let mut state = self.lock();
+            if let Some(answer) = state.answered.get(key).and_then(|a| T::deserialize(a).ok()) {
+                return answer;
+            }
+            let (reply, receiver) = oneshot::channel();
+            state.pending.retain(|(k, _)| k != key);
+            state.pending.push((key.to_owned(), Pending { request, fits: fits::<T>, reply }));
+            receiver
+        };
+        self.publish().await;
+        match receiver.await.ok().and_then(|answer| T::deserialize(answer).ok()) {
+            Some(answer) => answer,
+            // The task ended (cancelled, expired) while the handler waited.
+            None => std::future::pending().await,
+        }
+    }
+
+    /// Ends the task as `failed` with `error`: the handler asked for what
+    /// this client cannot give.
+    pub(crate) async fn fail(&self, error: ErrorObject) -> ! {
+        self.lock().fatal = Some(error);
+        self.failed.notify_one();
+        std::future::pending().await
+    }
+
+    /// Completes once [`fail`](Self::fail) was called, with its error.
+    pub(crate) async fn failure(&self) -> ErrorObject {
+        loop {
+            if let Some(error) = self.lock().fatal.take() {
+                return error;
+            }
+            self.failed.notified().await;
+        }
+    }
+
+    /// Hands the handler the answers to requests it waits on; answers to
+    /// anything else are ignored. An answer of the wrong kind to a pending
+    /// request is `-32602`, and nothing is handed over then.
+    pub(crate) async fn answer(&self, responses: Map<String, Value>) -> Result<(), ErrorObject> {
+        {
+            let mut state = self.lock();
+            for (key, value) in &responses {
+                if let Some((_, pending)) = state.pending.iter().find(|(k, _)| k == key)
+                    && !(pending.fits)(value)
+                {
+                    return Err(ErrorObject::invalid_params(format!(
+                        "`inputResponses.{key}` is not an answer to the request it names"
+                    )));
+                }
+            }
+            for (key, value) in responses {
+                let Some(at) = state.pending.iter().position(|(k, _)| *k == key) else { continue };
+                let (_, pending) = state.pending.remove(at);
+                state.answered.insert(key, value.clone());
+                // A handler that stopped waiting (it ended) needs no answer.
+                let _ = pending.reply.send(value);
+            }
+        }
+        self.publish().await;
+        Ok(())
+    }
+
+    /// Writes the pending requests to the task: `input_required` with them,
+    /// or `working` once none is left.
+    async fn publish(&self) {
+        let _writing = self.writing.lock().await;
+        let requests: Map<String, Value> =
+            self.lock().pending.iter().map(|(k, p)| (k.clone(), p.request.clone())).collect();
+        let status = if requests.is_empty() { TaskStatus::Working } else { TaskStatus::InputRequired };
+        let written = self
+            .tasks
+            .modify(&self.task_id, |record| {
+                if record.status.is_terminal() || (record.status == status && record.input_requests == requests) {
+                    return false;
+                }
+                record.status = status;
+                record.input_requests = requests.clone();
+                true
+            })
+            .await;
+        if let Err(e) = written {
+            tracing::warn!(task = %self.task_id, error = %e.message, "a task's input requests could not be written");
+        }
+    }
+
+    /// Runs `write` with this process's other writes of the task held off.
+    pub(crate) async fn exclusive<T>(&self, write: impl Future<Output = T>) -> T {
+        let _writing = self.writing.lock().await;
+        write.await
+    }
+}
