@@ -17,10 +17,11 @@ use mcp_runtime::{CatalogDump, Eras, RequestStateKey, ServerBuilder};
 pub(crate) const DEFAULT_ADDR: &str = "127.0.0.1:3000";
 
 /// The environment variables read; anything else is ignored.
-pub(crate) const VARIABLES: [&str; 7] = [
+pub(crate) const VARIABLES: [&str; 8] = [
     "MCP_HTTP_ADDR",
     "MCP_REDIS_URL",
     "MCP_REQUEST_STATE_KEY",
+    "MCP_REQUEST_STATE_PREVIOUS_KEY",
     "MCP_PUBLIC_URL",
     "MCP_HEALTH",
     "MCP_SHUTDOWN_DRAIN",
@@ -80,15 +81,27 @@ pub(crate) fn parse(args: Vec<String>, env: &BTreeMap<String, String>) -> anyhow
     let mut shutdown_drain =
         var("MCP_SHUTDOWN_DRAIN").map(|v| seconds(v).context("MCP_SHUTDOWN_DRAIN")).transpose()?.unwrap_or_default();
     let mut eras = var("MCP_ERAS").map(|v| era(v).context("MCP_ERAS")).transpose()?;
-    // Taken whole: spaces at its ends are part of the secret.
-    let request_state_key = match env.get("MCP_REQUEST_STATE_KEY").filter(|v| !v.is_empty()) {
+    // Taken whole: spaces at their ends are part of the secret.
+    let secret = |name: &str| match env.get(name).filter(|v| !v.is_empty()) {
         Some(secret) if secret.len() < MIN_KEY_BYTES => bail!(
-            "MCP_REQUEST_STATE_KEY: {} bytes is too short a secret, use at least {MIN_KEY_BYTES} random ones \
+            "{name}: {} bytes is too short a secret, use at least {MIN_KEY_BYTES} random ones \
              (openssl rand -base64 48)",
             secret.len()
         ),
-        Some(secret) => Some(RequestStateKey::from_secret(secret.as_bytes())),
-        None => None,
+        other => Ok(other),
+    };
+    let request_state_key = match (secret("MCP_REQUEST_STATE_KEY")?, secret("MCP_REQUEST_STATE_PREVIOUS_KEY")?) {
+        (None, Some(_)) => {
+            bail!("MCP_REQUEST_STATE_PREVIOUS_KEY is set without MCP_REQUEST_STATE_KEY, the key it precedes")
+        }
+        (Some(key), None) => Some(RequestStateKey::from_secret(key.as_bytes())),
+        // During a rotation: rounds begun under the previous key can finish
+        // for as long as their state may live.
+        (Some(key), Some(previous)) => Some(
+            RequestStateKey::from_secret(key.as_bytes())
+                .with_previous(previous.as_bytes(), RequestStateKey::DEFAULT_LIFETIME),
+        ),
+        (None, None) => None,
     };
 
     let mut rest = Vec::new();
@@ -281,6 +294,16 @@ mod tests {
     }
 
     #[test]
+    fn a_previous_key_is_accepted_during_a_rotation() {
+        let old = "an old secret of thirty-two bytes or more";
+        let new = "a new secret of thirty-two bytes or more!";
+        let rotating = &env(&[("MCP_REQUEST_STATE_KEY", new), ("MCP_REQUEST_STATE_PREVIOUS_KEY", old)]);
+        let (deployment, _) = parse(Vec::new(), rotating).expect("valid");
+        let key = deployment.request_state_key.expect("a key");
+        assert!(format!("{key:?}").contains("rotating: true"), "{key:?}");
+    }
+
+    #[test]
     fn flags_win_over_the_environment() {
         let (deployment, _) = parse(
             args(&[
@@ -324,6 +347,11 @@ mod tests {
             let message = error(&[], &[(name, value)]);
             assert!(message.starts_with(name), "{name}={value}: {message}");
         }
+        let key = ("MCP_REQUEST_STATE_KEY", "0123456789abcdef0123456789abcdef");
+        let message = error(&[], &[key, ("MCP_REQUEST_STATE_PREVIOUS_KEY", "short")]);
+        assert!(message.starts_with("MCP_REQUEST_STATE_PREVIOUS_KEY"), "{message}");
+        let message = error(&[], &[("MCP_REQUEST_STATE_PREVIOUS_KEY", "0123456789abcdef0123456789abcdef")]);
+        assert!(message.contains("without MCP_REQUEST_STATE_KEY"), "{message}");
         assert!(error(&["--http", "nowhere"], &[]).starts_with("--http"));
         assert!(error(&["--redis"], &[]).contains("--redis needs"));
     }

@@ -10,7 +10,7 @@
 //! each other's state share a configured key.
 
 use std::fmt;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -36,10 +36,17 @@ const VERSION: &str = "v1";
 ///     .with_lifetime(Duration::from_secs(300));
 /// # let _ = key;
 /// ```
+///
+/// Rotating the secret without failing the rounds in progress: every
+/// replica gets the new secret and keeps accepting the one it replaces for
+/// a while (see [`with_previous`](Self::with_previous)).
 #[derive(Clone)]
 pub struct RequestStateKey {
     secret: Vec<u8>,
     lifetime: Duration,
+    /// The secret this one replaced, accepted (never used to seal) until
+    /// the instant given.
+    previous: Option<(Vec<u8>, Instant)>,
 }
 
 impl RequestStateKey {
@@ -48,7 +55,7 @@ impl RequestStateKey {
 
     /// A key from a configured secret (use at least 32 random bytes).
     pub fn from_secret(secret: &[u8]) -> Self {
-        RequestStateKey { secret: secret.to_vec(), lifetime: Self::DEFAULT_LIFETIME }
+        RequestStateKey { secret: secret.to_vec(), lifetime: Self::DEFAULT_LIFETIME, previous: None }
     }
 
     /// A fresh random key, valid for this process only.
@@ -64,7 +71,7 @@ impl RequestStateKey {
                 chunk.copy_from_slice(&h.finish().to_le_bytes()[..chunk.len()]);
             }
         }
-        RequestStateKey { secret, lifetime: Self::DEFAULT_LIFETIME }
+        RequestStateKey { secret, lifetime: Self::DEFAULT_LIFETIME, previous: None }
     }
 
     /// Sets how long a sealed state is accepted.
@@ -73,9 +80,43 @@ impl RequestStateKey {
         self
     }
 
+    /// Also accepts, for `window` from now, states sealed with `secret`:
+    /// the secret this key replaces. New states are always sealed with this
+    /// key's own secret. A state lives at most its
+    /// [lifetime](Self::with_lifetime), so a window that long lets every
+    /// round begun before the rotation finish; afterwards the previous
+    /// secret is refused like any other, and can be dropped from the
+    /// configuration.
+    ///
+    /// ```
+    /// use mcp_runtime::RequestStateKey;
+    /// // Every replica, during the rotation: the new secret, and the old one
+    /// // for as long as a state sealed with it may live.
+    /// let key = RequestStateKey::from_secret(b"the new secret, 32 bytes or more....")
+    ///     .with_previous(b"the old secret, 32 bytes or more....", RequestStateKey::DEFAULT_LIFETIME);
+    /// # let _ = key;
+    /// ```
+    pub fn with_previous(mut self, secret: &[u8], window: Duration) -> Self {
+        let until = Instant::now().checked_add(window).unwrap_or_else(|| Instant::now() + Duration::from_secs(86_400));
+        self.previous = Some((secret.to_vec(), until));
+        self
+    }
+
     fn mac(&self) -> HmacSha256 {
-        // HMAC accepts keys of any length.
-        HmacSha256::new_from_slice(&self.secret).unwrap_or_else(|_| unreachable!("HMAC takes any key length"))
+        mac_of(&self.secret)
+    }
+
+    /// Whether `tag` authenticates `version.body`: with this key's secret,
+    /// or with the previous one while its window lasts.
+    fn authentic(&self, version: &str, body: &str, tag: &[u8]) -> bool {
+        let verify = |mut mac: HmacSha256| {
+            mac.update(version.as_bytes());
+            mac.update(b".");
+            mac.update(body.as_bytes());
+            mac.verify_slice(tag).is_ok()
+        };
+        verify(self.mac())
+            || self.previous.as_ref().is_some_and(|(old, until)| Instant::now() < *until && verify(mac_of(old)))
     }
 
     /// Seals `state` for the request `method` on `target` with arguments
@@ -118,11 +159,9 @@ impl RequestStateKey {
             return Err(invalid("unknown format"));
         }
         let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| invalid("malformed"))?;
-        let mut mac = self.mac();
-        mac.update(version.as_bytes());
-        mac.update(b".");
-        mac.update(body.as_bytes());
-        mac.verify_slice(&tag).map_err(|_| invalid("integrity check failed"))?;
+        if !self.authentic(version, body, &tag) {
+            return Err(invalid("integrity check failed"));
+        }
         let json = URL_SAFE_NO_PAD.decode(body).map_err(|_| invalid("malformed"))?;
         let payload: OwnedPayload = serde_json::from_slice(&json).map_err(|_| invalid("malformed"))?;
         if payload.m != method || payload.t != target {
@@ -138,9 +177,17 @@ impl RequestStateKey {
     }
 }
 
+fn mac_of(secret: &[u8]) -> HmacSha256 {
+    // HMAC accepts keys of any length.
+    HmacSha256::new_from_slice(secret).unwrap_or_else(|_| unreachable!("HMAC takes any key length"))
+}
+
 impl fmt::Debug for RequestStateKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("RequestStateKey").field("lifetime", &self.lifetime).finish_non_exhaustive()
+        f.debug_struct("RequestStateKey")
+            .field("lifetime", &self.lifetime)
+            .field("rotating", &self.previous.as_ref().is_some_and(|(_, until)| Instant::now() < *until))
+            .finish_non_exhaustive()
     }
 }
 
@@ -288,6 +335,25 @@ mod tests {
         assert_ne!(a, digest(r#"{"path":"/tmp/a","opts":{"x":2,"y":[true,null]}}"#));
         assert_ne!(a, digest(r#"{"path":"/tmp/a","opts":{"x":1,"y":[null,true]}}"#));
         assert_ne!(digest("{}"), digest(r#"{"extra":null}"#));
+    }
+
+    #[test]
+    fn a_rotated_key_accepts_the_previous_secret_for_its_window_only() {
+        let old = RequestStateKey::from_secret(b"old");
+        let sealed_before = old.seal("tools/call", "t", None, &state());
+        let rotated = RequestStateKey::from_secret(b"new").with_previous(b"old", Duration::from_secs(60));
+        assert_eq!(rotated.open("tools/call", "t", None, &sealed_before).unwrap(), state());
+        // New states are sealed with the new secret only.
+        let sealed_after = rotated.seal("tools/call", "t", None, &state());
+        assert!(RequestStateKey::from_secret(b"new").open("tools/call", "t", None, &sealed_after).is_ok());
+        assert!(old.open("tools/call", "t", None, &sealed_after).is_err());
+        // The previous secret is for the window only, and only that one.
+        let closed = RequestStateKey::from_secret(b"new").with_previous(b"old", Duration::ZERO);
+        assert!(closed.open("tools/call", "t", None, &sealed_before).is_err());
+        let other = RequestStateKey::from_secret(b"new").with_previous(b"another", Duration::from_secs(60));
+        assert!(other.open("tools/call", "t", None, &sealed_before).is_err());
+        // The rest of the checks still apply to a state of the previous secret.
+        assert!(rotated.open("tools/call", "other", None, &sealed_before).is_err());
     }
 
     #[test]
