@@ -1,5 +1,6 @@
 //! Hostile sizes and shapes: deep nesting anywhere in a message and very
-//! large messages get an error or a normal answer, never a crash.
+//! large messages get an error or a normal answer, never a crash; nothing
+//! nested too deep is skipped and served.
 
 use mcp_tests::exchange::{request, send, send_bytes};
 use mcp_tests::wire_schema::request_meta;
@@ -15,63 +16,93 @@ fn nested(depth: usize) -> String {
 async fn deep_nesting_is_rejected_wherever_it_is() {
     let server = fixture::full();
     let meta = request_meta();
-    for depth in [200, 10_000, 1_000_000] {
+    const TOO_DEEP: &str = "Invalid request: arrays and objects nest more than 128 deep";
+    for depth in [129, 200, 10_000, 1_000_000] {
         let deep = nested(depth);
-        // Each message, and the refusal it must get: the code and how the
-        // message begins (the positions after it vary with the depth).
+        // Each message, and the refusal it must get: the code, whether the
+        // id is echoed, and how the message begins (the positions after it
+        // vary with the depth). What the envelope reader could not read is
+        // refused for that; anything else that nests too deep, read or
+        // skipped, is refused whole.
         let cases = [
-            (deep.clone(), -32600, "Batches are not supported: send one message at a time"),
-            (
-                format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{deep}}}"#),
-                -32602,
-                "`params` must be an object",
-            ),
+            (deep.clone(), -32600, false, "Batches are not supported: send one message at a time"),
             (
                 format!(r#"{{"jsonrpc":"2.0","id":1,"method":{deep},"params":{{"_meta":{meta}}}}}"#),
                 -32600,
+                true,
                 "`method` must be a string",
             ),
             (
                 format!(r#"{{"jsonrpc":"2.0","id":{deep},"method":"tools/list"}}"#),
                 -32600,
+                false,
                 "The request id must be a string or an integer",
             ),
+            (format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{deep}}}"#), -32600, true, TOO_DEEP),
             (
                 format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"_meta":{{"x":{deep}}}}}}}"#),
-                -32602,
-                "Invalid `params._meta`: `_meta` could not be read: recursion limit exceeded",
+                -32600,
+                true,
+                TOO_DEEP,
             ),
             (
                 format!(
                     r#"{{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{{"_meta":{meta},"name":"greet","arguments":{{"name":{deep}}}}}}}"#
                 ),
-                -32602,
-                "Invalid params for `prompts/get`: recursion limit exceeded",
+                -32600,
+                true,
+                TOO_DEEP,
             ),
             (
                 format!(
                     r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"_meta":{meta},"cursor":{deep}}}}}"#
                 ),
-                -32602,
-                "Invalid params for `tools/list`: invalid type: sequence, expected a string",
+                -32600,
+                true,
+                TOO_DEEP,
+            ),
+            // Parts no reader reads: an argument the tool ignores, unknown
+            // members of `params` and of the envelope.
+            (
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"_meta":{meta},"name":"add","arguments":{{"a":1,"b":2,"x":{deep}}}}}}}"#
+                ),
+                -32600,
+                true,
+                TOO_DEEP,
+            ),
+            (
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"_meta":{meta},"name":"add","arguments":{{"a":1,"b":2}},"x":{deep}}}}}"#
+                ),
+                -32600,
+                true,
+                TOO_DEEP,
+            ),
+            (
+                format!(r#"{{"jsonrpc":"2.0","id":1,"x":{deep},"method":"tools/list","params":{{"_meta":{meta}}}}}"#),
+                -32600,
+                true,
+                TOO_DEEP,
             ),
         ];
-        for (message, code, text) in cases {
+        for (message, code, echoed, text) in cases {
             let reply = send_bytes(&server, message.as_bytes()).await;
             let error = reply.error();
             assert_eq!(error["code"], json!(code), "depth {depth}: {error}");
             let said = error["message"].as_str().unwrap_or_default();
             assert!(said.starts_with(text), "depth {depth}: {said:?} does not start with {text:?}");
+            assert_eq!(reply.response()["id"] == json!(1), echoed, "depth {depth}: {}", reply.response());
         }
-        // Deep arguments are the tool's to refuse: a tool error its caller can read.
-        let call = format!(
-            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"_meta":{meta},"name":"add","arguments":{{"a":{deep}}}}}}}"#
-        );
-        let reply = send_bytes(&server, call.as_bytes()).await;
-        assert_eq!(reply.result()["isError"], json!(true), "depth {depth}");
-        let said = reply.result()["content"][0]["text"].as_str().unwrap_or_default();
-        assert!(said.starts_with("Invalid arguments for tool `add`: invalid type: sequence"), "depth {depth}: {said}");
     }
+    // As deep as a message may be: served, the parts read reading their
+    // own depth.
+    let deep = nested(125);
+    let call = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"_meta":{meta},"name":"add","arguments":{{"a":1,"b":2,"x":{deep}}}}}}}"#
+    );
+    let reply = send_bytes(&server, call.as_bytes()).await;
+    assert_eq!(reply.result()["content"][0]["text"], json!("3"), "an ignored argument as deep as allowed");
 }
 
 #[tokio::test]

@@ -139,7 +139,8 @@ fn echo_region_call(arguments: &str) -> Post {
 async fn an_unreadable_unrelated_argument_does_not_hide_annotated_ones() {
     let server = regional().await;
     let addr = server.addr;
-    let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+    // As deep as a message may nest (128 levels, 3 of them around `x`).
+    let deep = format!("{}{}", "[".repeat(125), "]".repeat(125));
     for x in [r#""\ud800""#.to_owned(), deep] {
         let arguments = format!(r#"{{"message":"hi","region":"eu","x":{x}}}"#);
         mismatch(&echo_region_call(&arguments).send(addr).await, 6, &format!("no header, x = {x:.20}"));
@@ -147,6 +148,41 @@ async fn an_unreadable_unrelated_argument_does_not_hide_annotated_ones() {
         assert_eq!(reply.status, StatusCode::OK, "x = {x:.20}: {:?}", reply.body);
         assert_eq!(reply.json("tools/call")["result"]["content"][0]["text"], "hi (from eu)");
         mismatch(&echo_region_call(&arguments).header("mcp-param-region", "us").send(addr).await, 6, "other value");
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_message_nested_too_deep_is_refused_whole_wherever_the_depth_is() {
+    let server = regional().await;
+    let addr = server.addr;
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    // In an argument the tool would never read, in an unknown member of
+    // `params` and of the envelope: all skipped by the readers, all refused.
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+    let bodies = [
+        format!(
+            r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"echo_region","arguments":{{"message":"hi","x":{deep}}},{meta}}}}}"#
+        ),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"echo_region","arguments":{{"message":"hi"}},"x":{deep},{meta}}}}}"#
+        ),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":7,"x":{deep},"method":"tools/call","params":{{"name":"echo_region","arguments":{{"message":"hi"}},{meta}}}}}"#
+        ),
+    ];
+    for body in bodies {
+        let reply = Post::raw(body)
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "echo_region")
+            .send(addr)
+            .await;
+        assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{:?}", String::from_utf8_lossy(&reply.body));
+        let value = reply.json("tools/call");
+        assert_eq!(value["error"]["code"], -32600, "{value}");
+        assert_eq!(value["id"], 7, "{value}");
+        assert!(value["error"]["message"].as_str().is_some_and(|m| m.contains("nest more than 128")), "{value}");
     }
     server.stop().await;
 }

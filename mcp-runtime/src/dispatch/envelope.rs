@@ -6,6 +6,8 @@ use serde::Deserialize;
 use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
+use super::nesting;
+
 use super::response::{Response, Stage};
 use super::tools_call_reader::{ReadCall, read_request};
 use crate::protocol::member::{RawMember, read_members, skip};
@@ -137,7 +139,7 @@ pub fn parse_message(bytes: &[u8]) -> Result<Message, Box<Response>> {
         return Err(reject(None, ErrorObject::parse_error("Parse error: the message is not UTF-8")));
     };
     if let Some(request) = read_request(text) {
-        return Ok(Message::Request(request));
+        return within_depth(bytes, Message::Request(request));
     }
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first == Some(&b'[') {
@@ -190,8 +192,28 @@ pub fn parse_message(bytes: &[u8]) -> Result<Message, Box<Response>> {
         None => return Err(reject(id, ErrorObject::invalid_request("Missing `method`"))),
     };
     let params = env.params.map(RawValue::to_owned);
-    Ok(match id {
-        Some(id) => Message::Request(Request::new(id, method, params)),
-        None => Message::Notification(ClientNotification { method, params }),
-    })
+    within_depth(
+        bytes,
+        match id {
+            Some(id) => Message::Request(Request::new(id, method, params)),
+            None => Message::Notification(ClientNotification { method, params }),
+        },
+    )
+}
+
+/// `message`, read from `bytes`, unless `bytes` nests deeper than a message
+/// may. The parts that were read have been checked by now (serde_json stops
+/// at the same depth, with an error naming the part); what is left is depth
+/// in a part the readers skipped or kept raw, an unknown member say, which
+/// refuses the message as a whole.
+fn within_depth(bytes: &[u8], message: Message) -> Result<Message, Box<Response>> {
+    if nesting::within(bytes, nesting::MAX_DEPTH) {
+        return Ok(message);
+    }
+    let id = match message {
+        Message::Request(request) => Some(request.id().clone()),
+        Message::Notification(_) => None,
+    };
+    let why = format!("Invalid request: arrays and objects nest more than {} deep", nesting::MAX_DEPTH);
+    Err(reject(id, ErrorObject::invalid_request(why)))
 }

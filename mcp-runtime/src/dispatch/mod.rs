@@ -11,6 +11,7 @@ mod envelope;
 mod grace;
 mod meta_cache;
 mod method;
+mod nesting;
 mod pagination;
 mod panic_guard;
 mod params_head;
