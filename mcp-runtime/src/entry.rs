@@ -72,6 +72,8 @@ pub struct ToolEntry {
     pub(crate) handler: ToolFn,
     pub(crate) requirements: Vec<StateRequirement>,
     pub(crate) location: SourceLocation,
+    /// Whether request spans record its arguments and results.
+    pub(crate) trace_content: bool,
 }
 
 impl ToolEntry {
@@ -90,6 +92,7 @@ impl ToolEntry {
             handler: Arc::new(move |call| handler.call(call)),
             requirements: H::requirements(),
             location: SourceLocation::caller(),
+            trace_content: false,
         }
     }
 
@@ -100,6 +103,7 @@ impl ToolEntry {
             handler: Arc::new(d.handler),
             requirements: (d.requirements)(),
             location: d.location,
+            trace_content: false,
         }
     }
 
@@ -143,6 +147,19 @@ impl ToolEntry {
     /// Sets the definition's `_meta`.
     pub fn meta(mut self, meta: Map<String, Value>) -> Self {
         self.definition.meta = Some(meta);
+        self
+    }
+
+    /// Whether the request spans of its calls record its arguments
+    /// (`gen_ai.tool.call.arguments`) and results (`gen_ai.tool.call.result`),
+    /// as JSON (default false). They may hold what users typed or what the
+    /// tool read: only for a tool whose content may leave the process.
+    ///
+    /// A `#[tool]` function opts in through its entry, `tools![search]`,
+    /// or by replacing the one `server!()` collected
+    /// ([`Server::add_tool`](crate::Server::add_tool)).
+    pub fn trace_content(mut self, enabled: bool) -> Self {
+        self.trace_content = enabled;
         self
     }
 

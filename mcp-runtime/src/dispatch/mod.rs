@@ -11,6 +11,7 @@ mod envelope;
 mod grace;
 mod meta_cache;
 mod method;
+mod observed;
 mod pagination;
 mod panic_guard;
 mod params_head;
@@ -22,6 +23,7 @@ use std::sync::Arc;
 
 use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument as _;
 
 pub use envelope::{ClientNotification, Message, Request, parse_message};
 pub use response::{Response, Stage};
@@ -31,6 +33,7 @@ use crate::extension::HttpRequest;
 use crate::param_headers::HeaderParam;
 use crate::protocol::{CallToolParams, ErrorObject, RequestMeta, SUPPORTED_VERSIONS, Tool};
 use crate::server::{Server, Snapshot};
+use crate::telemetry::{Observation, Observed, Origin};
 use envelope::Params;
 pub(crate) use method::Method;
 use method::Route;
@@ -104,6 +107,8 @@ pub struct Prepared {
     meta: Arc<RequestMeta>,
     route: Route,
     http: HttpRequest,
+    /// Its span and measurements, from its arrival.
+    observation: Observation,
 }
 
 impl std::fmt::Debug for Prepared {
@@ -145,12 +150,18 @@ impl Prepared {
     /// own for the server's
     /// [cancellation grace](crate::ServerBuilder::cancellation_grace), so
     /// that it can react to the token, before it is dropped.
-    pub fn run(self, options: RequestOptions) -> impl Future<Output = Response> + Send + 'static {
+    ///
+    /// The handler runs in the request's span, through its grace too; the
+    /// observation of the request ends with the response, or when the
+    /// future is dropped before it.
+    pub fn run(mut self, options: RequestOptions) -> impl Future<Output = Response> + Send + 'static {
         // Boxed once (by `Graceful`): the handler's state is large, and
         // transports wrap it in a timeout and more, each of which would
         // copy it again.
         let grace = self.server.settings().cancellation_grace;
-        grace::Graceful::new(method::run(self, options), grace)
+        let observation = std::mem::take(&mut self.observation);
+        let span = observation.span();
+        Observed::new(grace::Graceful::new(method::run(self, options).instrument(span), grace), observation)
     }
 }
 
@@ -174,16 +185,18 @@ impl Server {
         headers: Option<&dyn HeaderCheck>,
         options: RequestOptions,
     ) -> Response {
-        match self.prepare(request, headers) {
-            Ok(prepared) => prepared.run(options).await,
-            Err(response) => *response,
-        }
+        self.handle_from(request, headers, options, Origin::default()).await
     }
 
     /// Everything that can reject a request before its handler runs, in
     /// the order the protocol pins: `_meta`, the HTTP headers, the protocol
     /// version, routing, the method's params, the `Mcp-Param-*` headers.
     pub fn prepare(&self, request: Request, headers: Option<&dyn HeaderCheck>) -> Result<Prepared, Box<Response>> {
+        self.prepare_from(request, headers, Origin::default())
+    }
+
+    /// The checks of [`prepare`](Self::prepare), unobserved.
+    fn validate(&self, request: Request, headers: Option<&dyn HeaderCheck>) -> Result<Prepared, Box<Response>> {
         let Request { id, method, params } = request;
         let fail = |id: &crate::protocol::RequestId, error: ErrorObject, stage: Stage| {
             Box::new(Response::error(Some(id.clone()), error, stage))
@@ -237,7 +250,16 @@ impl Server {
             );
             return Err(fail(&id, e, Stage::Params));
         }
-        Ok(Prepared { server: self.clone(), snapshot, id, method, meta, route, http: HttpRequest::default() })
+        Ok(Prepared {
+            server: self.clone(),
+            snapshot,
+            id,
+            method,
+            meta,
+            route,
+            http: HttpRequest::default(),
+            observation: Observation::default(),
+        })
     }
 }
 

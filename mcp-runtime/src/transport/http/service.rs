@@ -30,6 +30,7 @@ use crate::context::DiscardNotifications;
 use crate::dispatch::{Message, Prepared, RequestOptions, Response, Stage, parse_message};
 use crate::protocol::{ErrorObject, RequestId};
 use crate::server::Server;
+use crate::telemetry::Origin;
 
 const X_ACCEL_BUFFERING: http::HeaderName = http::HeaderName::from_static("x-accel-buffering");
 
@@ -279,7 +280,7 @@ pub(super) async fn serve_modern(
     };
     let id = request.id().clone();
     let check = RequestHeaders::new(&parts.headers);
-    let mut prepared = match shared.server.prepare(request, Some(&check)) {
+    let mut prepared = match shared.server.prepare_from(request, Some(&check), Origin::http(&parts)) {
         Ok(prepared) => prepared,
         Err(response) => return json_response(*response),
     };
