@@ -23,6 +23,8 @@ use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
+use tracing::{Instrument as _, Span};
+
 use crate::context::RequestContext;
 
 tokio::task_local! {
@@ -42,11 +44,15 @@ pub(super) struct Graceful<F: Future + Send + 'static> {
     /// nothing worth finishing.
     started: bool,
     grace: Duration,
+    /// The request's span, entered while the handler runs, through its
+    /// grace too (disabled when nothing observes the request). Kept here
+    /// rather than wrapping the future, which would move it once more.
+    span: Span,
 }
 
 impl<F: Future + Send + 'static> Graceful<F> {
-    pub(super) fn new(future: F, grace: Duration) -> Self {
-        Graceful { future: Some(Box::pin(future)), started: false, grace }
+    pub(super) fn new(future: F, grace: Duration, span: Span) -> Self {
+        Graceful { future: Some(Box::pin(future)), started: false, grace, span }
     }
 }
 
@@ -57,7 +63,7 @@ impl<F: Future + Send + 'static> Future for Graceful<F> {
         let this = self.get_mut();
         let Some(future) = this.future.as_mut() else { panic!("a request's future was polled after it finished") };
         this.started = true;
-        let output = ready!(future.as_mut().poll(cx));
+        let output = ready!(this.span.in_scope(|| future.as_mut().poll(cx)));
         this.future = None;
         Poll::Ready(output)
     }
@@ -73,11 +79,13 @@ impl<F: Future + Send + 'static> Drop for Graceful<F> {
         // finish: the handler is dropped, which still cancels its token.
         let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
         let grace = self.grace;
-        runtime.spawn(ABANDONED.scope(Cell::new(true), async move {
+        let span = std::mem::replace(&mut self.span, Span::none());
+        let finish = async move {
             if tokio::time::timeout(grace, future).await.is_err() {
                 tracing::debug!(grace_ms = grace.as_millis(), "a cancelled handler outlived its grace period");
             }
-        }));
+        };
+        runtime.spawn(ABANDONED.scope(Cell::new(true), finish.instrument(span)));
     }
 }
 

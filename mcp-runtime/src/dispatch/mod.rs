@@ -23,7 +23,6 @@ use std::sync::Arc;
 
 use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
-use tracing::Instrument as _;
 
 pub use envelope::{ClientNotification, Message, Request, parse_message};
 pub use response::{Response, Stage};
@@ -161,7 +160,7 @@ impl Prepared {
         let grace = self.server.settings().cancellation_grace;
         let observation = std::mem::take(&mut self.observation);
         let span = observation.span();
-        Observed::new(grace::Graceful::new(method::run(self, options).instrument(span), grace), observation)
+        Observed::new(grace::Graceful::new(method::run(self, options), grace, span), observation)
     }
 }
 

@@ -15,22 +15,23 @@ impl Server {
         headers: Option<&dyn HeaderCheck>,
         origin: Origin<'_>,
     ) -> Result<Prepared, Box<Response>> {
-        if origin.is_nested() {
-            return self.validate(request, headers).inspect_err(|refused| telemetry::note_refusal(refused.stage()));
-        }
-        let mut observation = Observation::start(request.method(), Some(request.id()), &origin);
-        match self.validate(request, headers) {
-            Ok(mut prepared) if observation.is_active() => {
-                observation.routed(&prepared.meta.protocol_version, target(&prepared), Some(&prepared.meta.other));
+        let mut observation = match origin.is_nested() {
+            true => Observation::default(),
+            false => Observation::start(request.method(), Some(request.id()), &origin),
+        };
+        // Changed in place and returned as is: the prepared request is large,
+        // and this is on every request's path.
+        let mut prepared = self.validate(request, headers);
+        match &mut prepared {
+            Ok(_) if !observation.is_active() => {}
+            Ok(prepared) => {
+                observation.routed(&prepared.meta.protocol_version, target(prepared), Some(&prepared.meta.other));
                 prepared.observation = observation;
-                Ok(prepared)
             }
-            Ok(prepared) => Ok(prepared),
-            Err(refused) => {
-                observation.finish(Ending::Answered(&refused));
-                Err(refused)
-            }
+            Err(refused) if origin.is_nested() => telemetry::note_refusal(refused.stage()),
+            Err(refused) => observation.finish(Ending::Answered(refused)),
         }
+        prepared
     }
 
     /// [`handle`](Self::handle) for a request that came from `origin`.

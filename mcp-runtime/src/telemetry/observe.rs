@@ -203,8 +203,17 @@ impl Observation {
     }
 
     /// Records how the request ended; only the first ending counts.
+    #[inline]
     pub(crate) fn finish(&mut self, ending: Ending<'_>) {
-        let Some(active) = self.0.as_deref_mut() else { return };
+        if let Some(active) = self.0.as_deref_mut() {
+            active.finish(ending);
+        }
+    }
+}
+
+impl Active {
+    fn finish(&mut self, ending: Ending<'_>) {
+        let active = self;
         let (failure, result) = match ending {
             Ending::Answered(response) => match response.as_error() {
                 Some(error) => (Some(Failure::rpc(error, span::stage_name(response.stage()))), None),
@@ -224,9 +233,7 @@ impl Observation {
         let result = result.filter(|_| active.trace_result && failure.is_none());
         active.end(failure, result.as_deref());
     }
-}
 
-impl Active {
     fn end(&mut self, failure: Option<Failure<'_>>, result: Option<&str>) {
         if std::mem::replace(&mut self.done, true) {
             return;
