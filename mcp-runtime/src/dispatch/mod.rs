@@ -32,7 +32,7 @@ use crate::extension::HttpRequest;
 use crate::param_headers::HeaderParam;
 use crate::protocol::{CallToolParams, ErrorObject, RequestMeta, SUPPORTED_VERSIONS, Tool};
 use crate::server::{Server, Snapshot};
-use crate::telemetry::{Observation, Observed, Origin};
+use crate::telemetry::{Observation, Origin};
 use envelope::Params;
 pub(crate) use method::Method;
 use method::Route;
@@ -159,8 +159,7 @@ impl Prepared {
         // copy it again.
         let grace = self.server.settings().cancellation_grace;
         let observation = std::mem::take(&mut self.observation);
-        let span = observation.span();
-        Observed::new(grace::Graceful::new(method::run(self, options), grace, span), observation)
+        grace::Graceful::new(method::run(self, options), grace, observation)
     }
 }
 

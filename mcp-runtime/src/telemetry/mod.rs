@@ -47,6 +47,6 @@ mod propagation;
 mod session;
 mod span;
 
-pub(crate) use observe::{Ending, Observation, Observed, Origin, Target};
+pub(crate) use observe::{Ending, Observation, Origin, Target};
 pub(crate) use session::LiveSession;
 pub(crate) use span::note_refusal;

@@ -1,9 +1,5 @@
 //! [`Observation`]: one request's span and measurements, from its arrival
-//! to its answer (or to its being given up on).
-
-use std::future::Future;
-use std::pin::Pin;
-use std::task::{Context, Poll, ready};
+//! to its answer (or to its being given up on, when it is dropped first).
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -50,8 +46,13 @@ impl<'a> Origin<'a> {
         self.nested
     }
 
+    /// `network.transport`.
+    pub(super) fn transport(&self) -> Option<&'static str> {
+        self.transport
+    }
+
     /// `network.protocol.version` of an HTTP request.
-    fn http_version(&self) -> Option<&'static str> {
+    pub(super) fn http_version(&self) -> Option<&'static str> {
         #[cfg(feature = "http")]
         if let Some(parts) = self.http {
             return Some(match parts.version {
@@ -109,26 +110,12 @@ struct Active {
 impl Observation {
     /// Starts observing a request as it arrives.
     pub(crate) fn start(method: &str, id: Option<&RequestId>, origin: &Origin<'_>) -> Self {
-        let span = span::new();
+        let span = span::new(method, id, origin);
         if span.is_disabled() && !metrics::ENABLED {
             return Observation(None);
         }
         let label = labels::method(method);
         let version = origin.http_version();
-        if !span.is_disabled() {
-            span.record("otel.name", label);
-            span.record("mcp.method.name", method);
-            if let Some(id) = id {
-                span.record("jsonrpc.request.id", labels::request_id(id.as_json()));
-            }
-            if let Some(transport) = origin.transport {
-                span.record("network.transport", transport);
-            }
-            if let Some(version) = version {
-                span.record("network.protocol.name", "http");
-                span.record("network.protocol.version", version);
-            }
-        }
         #[cfg(feature = "otel")]
         let parent = {
             #[cfg(feature = "http")]
@@ -152,6 +139,12 @@ impl Observation {
     /// Whether anything is recorded.
     pub(crate) fn is_active(&self) -> bool {
         self.0.is_some()
+    }
+
+    /// Enters the span while the value lives (nothing when not observed).
+    #[inline]
+    pub(crate) fn enter(&self) -> Option<tracing::span::Entered<'_>> {
+        self.0.as_ref().map(|active| active.span.enter())
     }
 
     /// The span to run the handler in (a disabled one when not observed).
@@ -310,33 +303,6 @@ fn is_tool_error(result: &str) -> bool {
         is_error: Option<bool>,
     }
     serde_json::from_str::<Flag>(result).is_ok_and(|flag| flag.is_error == Some(true))
-}
-
-pin_project_lite::pin_project! {
-    /// A request's future, observed: its response ends the observation,
-    /// and dropping it unanswered records it as given up on.
-    pub(crate) struct Observed<F> {
-        #[pin]
-        future: F,
-        observation: Observation,
-    }
-}
-
-impl<F> Observed<F> {
-    pub(crate) fn new(future: F, observation: Observation) -> Self {
-        Observed { future, observation }
-    }
-}
-
-impl<F: Future<Output = Response>> Future for Observed<F> {
-    type Output = Response;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Response> {
-        let this = self.project();
-        let response = ready!(this.future.poll(cx));
-        this.observation.finish(Ending::Answered(&response));
-        Poll::Ready(response)
-    }
 }
 
 #[cfg(test)]
