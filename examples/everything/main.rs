@@ -17,6 +17,8 @@
 mod deploy;
 mod fixtures;
 mod json_schema;
+#[path = "../observability.rs"]
+mod observability;
 mod prompts;
 mod resources;
 mod round_trips;
@@ -47,11 +49,7 @@ fn parse_args(args: Vec<String>, env: &BTreeMap<String, String>) -> anyhow::Resu
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    // Logs go to stderr: over stdio, stdout carries nothing but JSON-RPC.
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
-        .init();
+    let _telemetry = observability::init("everything")?;
 
     let options = parse_args(std::env::args().skip(1).collect(), &deploy::environment()?)?;
     let deployment = &options.deployment;

@@ -13,6 +13,8 @@
 mod db;
 #[path = "../deploy.rs"]
 mod deploy;
+#[path = "../observability.rs"]
+mod observability;
 mod prompts;
 mod resources;
 mod tools;
@@ -51,10 +53,7 @@ fn parse_args(args: Vec<String>, env: &BTreeMap<String, String>) -> anyhow::Resu
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
-        .init();
+    let _telemetry = observability::init("notes")?;
     let options = parse_args(std::env::args().skip(1).collect(), &deploy::environment()?)?;
     let deployment = &options.deployment;
     let db = Db::open(&options.db).with_context(|| format!("opening {}", options.db.display()))?;
