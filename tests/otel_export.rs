@@ -253,7 +253,10 @@ async fn stdio_requests_of_both_eras_are_exported_as_the_conventions_name_them()
     let initialize = json!({"jsonrpc": "2.0", "id": 10, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}});
     let legacy_meta = json!({"traceparent": traceparent(TRACE_LEGACY, SPAN_LEGACY)});
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}});
     for message in [
+        call(2, "slow", json!({}), meta.clone()),
+        cancel,
         call(1, "add", json!({"a": 2, "b": 3}), meta),
         initialize,
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
@@ -282,10 +285,15 @@ async fn stdio_requests_of_both_eras_are_exported_as_the_conventions_name_them()
     assert_eq!(attr(lookup, "mcp.session.id"), Some(session));
     let query = one(&spans, "db.query", |_| true);
     assert_eq!(query.parent_span_id, lookup.span_id, "the handler's span is a child of the request's");
+    // Given up on by the client.
+    let slow = one(&spans, "tools/call slow", |_| true);
+    assert_eq!(attr(slow, "error.type").as_deref(), Some("cancelled"));
+    assert_eq!(status_code(slow), status::StatusCode::Error as i32);
 
     let metrics = receiver.metrics();
     let pipe = ("network.transport", "pipe");
     assert_eq!(calls(&metrics, &[("gen_ai.tool.name", "add"), ("mcp.protocol.version", "2026-07-28"), pipe]), 1);
     assert_eq!(calls(&metrics, &[("gen_ai.tool.name", "lookup"), ("mcp.protocol.version", "2025-06-18"), pipe]), 1);
     assert_eq!(calls(&metrics, &[("mcp.method.name", "initialize"), pipe]), 1);
+    assert_eq!(calls(&metrics, &[("gen_ai.tool.name", "slow"), ("error.type", "cancelled"), pipe]), 1);
 }

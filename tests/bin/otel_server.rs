@@ -38,6 +38,11 @@ fn server() -> Result<Server, mcp_runtime::BuildError> {
             .await
         }))
         .tool(ToolEntry::new("fail", || async { Err::<String, _>("the tool failed") }))
+        // Answers only once given up on: for cancellation.
+        .tool(ToolEntry::new("slow", |cancel: mcp_runtime::CancellationToken| async move {
+            cancel.cancelled().await;
+            "cancelled"
+        }))
         .tool(ToolEntry::new("echo", |Args(t): Args<TextArgs>| async move { t.text }).trace_content(true))
         .tool(ToolEntry::new("login", |Args(t): Args<TextArgs>| async move { format!("{} chars", t.text.len()) }))
         .build()
