@@ -6,7 +6,7 @@
 use mcp_runtime::transport::http::HttpConfig;
 use mcp_runtime::{Args, Server, ToolEntry};
 use serde::Deserialize;
-use tokio::io::AsyncReadExt as _;
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tracing::Instrument as _;
 
 #[derive(Deserialize, schemars::JsonSchema)]
@@ -56,7 +56,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     match std::env::args().nth(1).as_deref() {
         Some("http") => {
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-            println!("{}", listener.local_addr()?);
+            // The address on the first line of stdout, for the test to connect to.
+            let mut stdout = tokio::io::stdout();
+            stdout.write_all(format!("{}\n", listener.local_addr()?).as_bytes()).await?;
+            stdout.flush().await?;
             let input_closed = async {
                 let mut sink = Vec::new();
                 let _ = tokio::io::stdin().read_to_end(&mut sink).await;
