@@ -253,9 +253,16 @@ async fn stdio_requests_of_both_eras_are_exported_as_the_conventions_name_them()
     let initialize = json!({"jsonrpc": "2.0", "id": 10, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}});
     let legacy_meta = json!({"traceparent": traceparent(TRACE_LEGACY, SPAN_LEGACY)});
+    // Cancelled once it has started (a request cancelled before it is
+    // looked at is never a span).
+    let mut slow_meta = meta.clone();
+    slow_meta["progressToken"] = json!("slow");
+    stdin.write_all(format!("{}\n", call(2, "slow", json!({}), slow_meta)).as_bytes()).await.expect("write");
+    let line = tokio::time::timeout(Duration::from_secs(10), stdout.next_line()).await.expect("progress");
+    let progress: Value = serde_json::from_str(&line.expect("read").expect("a line")).expect("JSON");
+    assert_eq!(progress["method"], "notifications/progress", "{progress}");
     let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}});
     for message in [
-        call(2, "slow", json!({}), meta.clone()),
         cancel,
         call(1, "add", json!({"a": 2, "b": 3}), meta),
         initialize,

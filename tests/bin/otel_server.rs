@@ -38,9 +38,11 @@ fn server() -> Result<Server, mcp_runtime::BuildError> {
             .await
         }))
         .tool(ToolEntry::new("fail", || async { Err::<String, _>("the tool failed") }))
-        // Answers only once given up on: for cancellation.
-        .tool(ToolEntry::new("slow", |cancel: mcp_runtime::CancellationToken| async move {
-            cancel.cancelled().await;
+        // Tells it started (with a progress token), then answers only
+        // once given up on: for cancellation.
+        .tool(ToolEntry::new("slow", |cx: mcp_runtime::RequestContext| async move {
+            cx.progress(0.0, None, Some("started".into()));
+            cx.cancellation().cancelled().await;
             "cancelled"
         }))
         .tool(ToolEntry::new("echo", |Args(t): Args<TextArgs>| async move { t.text }).trace_content(true))

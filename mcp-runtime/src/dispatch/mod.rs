@@ -158,7 +158,10 @@ impl Prepared {
         // transports wrap it in a timeout and more, each of which would
         // copy it again.
         let grace = self.server.settings().cancellation_grace;
-        let observation = std::mem::take(&mut self.observation);
+        let mut observation = std::mem::take(&mut self.observation);
+        if let Some(token) = &options.cancellation {
+            observation.cancelled_by(token);
+        }
         grace::Graceful::new(method::run(self, options), grace, observation)
     }
 }

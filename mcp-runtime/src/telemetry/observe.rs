@@ -3,6 +3,7 @@
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
 use tracing::Span;
 
 use super::{labels, metrics, span};
@@ -104,6 +105,9 @@ struct Active {
     metrics: metrics::Pending,
     #[cfg(feature = "otel")]
     parent: super::propagation::Parent,
+    /// The client's way of giving the request up, when it has one: an
+    /// answer that comes after it is not sent.
+    cancellation: Option<CancellationToken>,
     done: bool,
 }
 
@@ -132,6 +136,7 @@ impl Observation {
             trace_result: false,
             #[cfg(feature = "otel")]
             parent,
+            cancellation: None,
             done: false,
         })))
     }
@@ -150,6 +155,14 @@ impl Observation {
     /// The span to run the handler in (a disabled one when not observed).
     pub(crate) fn span(&self) -> Span {
         self.0.as_ref().map_or_else(Span::none, |active| active.span.clone())
+    }
+
+    /// Counts the request as given up on, whatever it answers, once `token`
+    /// is cancelled (stdio's `notifications/cancelled`).
+    pub(crate) fn cancelled_by(&mut self, token: &CancellationToken) {
+        if let Some(active) = self.0.as_deref_mut() {
+            active.cancellation = Some(token.clone());
+        }
     }
 
     /// Records the session a 2025-era request belongs to.
@@ -206,6 +219,9 @@ impl Observation {
 
 impl Active {
     fn finish(&mut self, ending: Ending<'_>) {
+        if self.cancellation.as_ref().is_some_and(CancellationToken::is_cancelled) {
+            return self.end(Some(Failure::CANCELLED), None);
+        }
         let active = self;
         let (failure, result) = match ending {
             Ending::Answered(response) => match response.as_error() {
@@ -264,13 +280,7 @@ impl Drop for Observation {
         if let Some(active) = self.0.as_deref_mut()
             && !active.done
         {
-            let failure = Failure {
-                kind: "cancelled".into(),
-                code: None,
-                message: Some("The request was given up on before it was answered"),
-                stage: None,
-            };
-            active.end(Some(failure), None);
+            active.end(Some(Failure::CANCELLED), None);
         }
     }
 }
@@ -288,6 +298,15 @@ impl<'a> Failure<'a> {
     /// A tool result with `isError`.
     const TOOL: Failure<'static> =
         Failure { kind: std::borrow::Cow::Borrowed("tool_error"), code: None, message: None, stage: None };
+
+    /// Given up on before it was answered: the client went away or
+    /// cancelled, or it ran out of time.
+    const CANCELLED: Failure<'static> = Failure {
+        kind: std::borrow::Cow::Borrowed("cancelled"),
+        code: None,
+        message: Some("The request was given up on before it was answered"),
+        stage: None,
+    };
 
     fn rpc(error: &'a ErrorObject, stage: Option<&'static str>) -> Self {
         Failure { kind: error.code.to_string().into(), code: Some(error.code), message: Some(&error.message), stage }
