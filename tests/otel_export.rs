@@ -163,6 +163,14 @@ async fn http_requests_of_both_eras_are_exported_as_the_conventions_name_them() 
     let secret = call(6, "login", json!({"text": "hunter2-password"}), meta.clone());
     post(addr, None, &secret, &[("authorization", "Bearer s3cret-token")]).await;
 
+    // Refused by the transport after the pipeline: a listen stream for a
+    // client that takes no stream.
+    let listen = json!({"jsonrpc": "2.0", "id": 7, "method": "subscriptions/listen",
+        "params": {"notifications": {"toolsListChanged": true}, "_meta": meta.clone()}});
+    let refused =
+        http_wire::send(addr, http::Method::POST, None, Some(&listen), &[("accept", "application/json")]).await;
+    assert_eq!(refused.status(), http::StatusCode::NOT_ACCEPTABLE);
+
     // A 2025-era session on the same endpoint.
     let initialize = json!({"jsonrpc": "2.0", "id": 10, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}});
@@ -208,6 +216,10 @@ async fn http_requests_of_both_eras_are_exported_as_the_conventions_name_them() 
     let status = refused.status.as_ref().expect("a status");
     assert_eq!(status.code, status::StatusCode::Error as i32);
     assert!(status.message.contains("Unknown tool"), "the JSON-RPC message: {status:?}");
+
+    let listen = one(&spans, "subscriptions/listen", |_| true);
+    assert_eq!(attr(listen, "error.type").as_deref(), Some("-32600"));
+    assert_eq!(attr(listen, "mcp_runtime.validation.stage").as_deref(), Some("envelope"));
 
     // Content only for the tool that opted in; never a secret.
     let echo = one(&spans, "tools/call echo", |_| true);

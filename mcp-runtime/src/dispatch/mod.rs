@@ -32,7 +32,7 @@ use crate::extension::HttpRequest;
 use crate::param_headers::HeaderParam;
 use crate::protocol::{CallToolParams, ErrorObject, RequestMeta, SUPPORTED_VERSIONS, Tool};
 use crate::server::{Server, Snapshot};
-use crate::telemetry::{Observation, Origin};
+use crate::telemetry::{self, Observation, Origin};
 use envelope::Params;
 pub(crate) use method::Method;
 use method::Route;
@@ -132,6 +132,13 @@ impl Prepared {
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn streams(&self) -> bool {
         self.method.streams()
+    }
+
+    /// Ends the request with `refusal` instead of running it (a transport
+    /// check that comes after the pipeline's), which its span records.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn refuse(mut self, refusal: &Response) {
+        self.observation.finish(telemetry::Ending::Answered(refusal));
     }
 
     /// Keeps the head of the HTTP request that carried this one, for the

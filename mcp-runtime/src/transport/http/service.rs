@@ -290,7 +290,9 @@ pub(super) async fn serve_modern(
     if listen && !accept.event_stream {
         let error =
             ErrorObject::invalid_request("subscriptions/listen needs an Accept header allowing text/event-stream");
-        let mut response = json_response(Response::error(Some(id), error, Stage::Envelope));
+        let refusal = Response::error(Some(id), error, Stage::Envelope);
+        prepared.refuse(&refusal);
+        let mut response = json_response(refusal);
         *response.status_mut() = StatusCode::NOT_ACCEPTABLE;
         return response;
     }
