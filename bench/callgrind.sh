@@ -8,7 +8,11 @@
 #
 # TOOLS=N registers N tools (ours and rmcp); LIST=1 counts `tools/list`
 # instead, with every tool in one page; LEGACY=1 2025-era `tools/call`, each
-# connection in a session (ours and rmcp).
+# connection in a session (ours and rmcp). Ours only: LOG=LEVEL installs a
+# tracing-subscriber fmt subscriber at LEVEL (its output discarded); OTLP=1
+# builds with the `otel` feature and exports every span and metric over
+# OTLP/HTTP to a sink on loopback that answers 200 (the export threads are
+# counted too).
 #
 # The kernel's share (TCP, epoll) is not counted here; see profile.sh.
 set -euo pipefail
@@ -22,10 +26,17 @@ command -v valgrind >/dev/null || { echo "valgrind is not installed" >&2; exit 1
 . ./profiling.sh
 build_for_profiling
 profiling_args
-out="target/profiling/$server${TOOLS:+-$TOOLS-tools}${LIST:+-list}${LEGACY:+-legacy}.$$.callgrind.out"
+if [[ -n "${OTLP:-}" ]]; then
+    sink_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    python3 otlp_sink.py "$sink_port" &
+    sink_pid=$!
+    trap 'kill "$sink_pid" 2>/dev/null || true' EXIT
+    export OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$sink_port" RUST_LOG=info
+fi
+out="target/profiling/$server${TOOLS:+-$TOOLS-tools}${LIST:+-list}${LEGACY:+-legacy}${LOG:+-log-$LOG}${OTLP:+-otlp}.$$.callgrind.out"
 rm -f "$out"
 valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out" \
-    "target/profiling/release/bench-$server" http "127.0.0.1:$port" "${server_args[@]}" 2>"${out%.out}.log" &
+    "$server_bin" http "127.0.0.1:$port" "${server_args[@]}" 2>"${out%.out}.log" &
 vg_pid=$!
 wait_for_port 600 0.1
 target/release/bench-driver load "127.0.0.1:$port" "$vg_pid" --concurrency 1 --calls 300 "${driver_args[@]}" >/dev/null

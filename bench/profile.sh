@@ -24,7 +24,7 @@ build_for_profiling
 profiling_args
 data="target/profiling/$server${TOOLS:+-$TOOLS-tools}${LIST:+-list}${LEGACY:+-legacy}.$$.perf.data"
 perf record -q -F 1999 -g --call-graph dwarf,32768 -o "$data" -- \
-    "target/profiling/release/bench-$server" http "127.0.0.1:$port" "${server_args[@]}" 2>/dev/null &
+    "$server_bin" http "127.0.0.1:$port" "${server_args[@]}" 2>/dev/null &
 perf_pid=$!
 wait_for_port 200 0.05
 server_pid=$(pgrep -P "$perf_pid")

@@ -6,9 +6,16 @@
 
 # Release builds with line tables, in a target folder of their own: the
 # binaries `run.sh` measures stay built without debug information.
+# OTLP=1 (ours) builds with the `otel` feature, in a folder of its own.
 build_for_profiling() {
-    CARGO_TARGET_DIR=target/profiling CARGO_PROFILE_RELEASE_DEBUG=line-tables-only \
-        cargo build --release --quiet -p "bench-$server"
+    local dir=target/profiling features=()
+    if [[ -n "${OTLP:-}" && "$server" == ours ]]; then
+        dir=target/profiling-otel
+        features=(--features otel)
+    fi
+    CARGO_TARGET_DIR=$dir CARGO_PROFILE_RELEASE_DEBUG=line-tables-only \
+        cargo build --release --quiet -p "bench-$server" "${features[@]}"
+    server_bin=$dir/release/bench-$server
     cargo build --release --quiet -p bench-driver
 }
 
@@ -24,6 +31,12 @@ profiling_args() {
     fi
     if [[ -n "${LIST:-}" ]]; then
         driver_args+=(--list)
+    fi
+    if [[ -n "${LOG:-}" && "$server" == ours ]]; then
+        server_args+=(--log "$LOG")
+    fi
+    if [[ -n "${OTLP:-}" && "$server" == ours ]]; then
+        server_args+=(--otel)
     fi
     if [[ -n "${LEGACY:-}" ]]; then
         driver_args+=(--legacy)

@@ -18,6 +18,8 @@
 //! ```
 
 mod auth;
+#[path = "../observability.rs"]
+mod observability;
 mod tools;
 
 use std::net::SocketAddr;
@@ -99,10 +101,7 @@ fn parse_args() -> anyhow::Result<SocketAddr> {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
-        .init();
+    let _telemetry = observability::init("axum_app")?;
     let addr = parse_args()?;
     let app = app(Counter::default(), Tokens::demo())?;
     let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("binding {addr}"))?;

@@ -17,6 +17,8 @@
 mod deploy;
 mod fixtures;
 mod json_schema;
+#[path = "../observability.rs"]
+mod observability;
 mod prompts;
 mod resources;
 mod round_trips;
@@ -56,11 +58,7 @@ fn server_builder() -> mcp_runtime::ServerBuilder {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    // Logs go to stderr: over stdio, stdout carries nothing but JSON-RPC.
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
-        .init();
+    let _telemetry = observability::init("everything")?;
 
     let options = parse_args(std::env::args().skip(1).collect(), &deploy::environment()?)?;
     let deployment = &options.deployment;

@@ -75,7 +75,10 @@ impl Db {
         f: impl FnOnce(&Db) -> Result<T, DbError> + Send + 'static,
     ) -> Result<T, DbError> {
         let db = self.clone();
-        tokio::task::spawn_blocking(move || f(&db)).await.map_err(|e| DbError(e.to_string()))?
+        // A blocking thread does not inherit the current span: made here, a
+        // child of the request's, and entered there.
+        let span = tracing::info_span!("db.query", db.system.name = "sqlite");
+        tokio::task::spawn_blocking(move || span.in_scope(|| f(&db))).await.map_err(|e| DbError(e.to_string()))?
     }
 
     fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {

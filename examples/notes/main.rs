@@ -13,6 +13,8 @@
 mod db;
 #[path = "../deploy.rs"]
 mod deploy;
+#[path = "../observability.rs"]
+mod observability;
 mod prompts;
 mod resources;
 mod tools;
@@ -60,10 +62,7 @@ fn server_builder(db: Db) -> mcp_runtime::ServerBuilder {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
-        .init();
+    let _telemetry = observability::init("notes")?;
     let options = parse_args(std::env::args().skip(1).collect(), &deploy::environment()?)?;
     let deployment = &options.deployment;
     // A catalog dump needs the state the tools declare, not the notes:

@@ -82,6 +82,8 @@ pub struct ToolEntry {
     pub(crate) nulls: Option<Arc<NullPlan>>,
     /// Whether it may or must run as a task; `None`: never.
     pub(crate) task: Option<TaskSupport>,
+    /// Whether request spans record its arguments and results.
+    pub(crate) trace_content: bool,
 }
 
 impl ToolEntry {
@@ -103,6 +105,7 @@ impl ToolEntry {
             fitted: None,
             nulls: None,
             task: None,
+            trace_content: false,
         }
     }
 
@@ -116,6 +119,7 @@ impl ToolEntry {
             fitted: None,
             nulls: None,
             task: d.task,
+            trace_content: false,
         }
     }
 
@@ -173,6 +177,19 @@ impl ToolEntry {
     /// Sets the definition's `_meta`.
     pub fn meta(mut self, meta: Map<String, Value>) -> Self {
         self.definition.meta = Some(meta);
+        self
+    }
+
+    /// Whether the request spans of its calls record its arguments
+    /// (`gen_ai.tool.call.arguments`) and results (`gen_ai.tool.call.result`),
+    /// as JSON (default false). They may hold what users typed or what the
+    /// tool read: only for a tool whose content may leave the process.
+    ///
+    /// A `#[tool]` function opts in through its entry, `tools![search]`,
+    /// or by replacing the one `server!()` collected
+    /// ([`Server::add_tool`](crate::Server::add_tool)).
+    pub fn trace_content(mut self, enabled: bool) -> Self {
+        self.trace_content = enabled;
         self
     }
 

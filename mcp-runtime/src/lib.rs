@@ -142,6 +142,12 @@
 //! | `stdio` | yes | newline-delimited JSON over stdin/stdout ([`Server::serve_stdio`]) |
 //! | `http` | yes | Streamable HTTP: a tower `Service` and a standalone hyper server ([`transport::http`]) |
 //! | `redis` | no | an [`EventBus`](events::EventBus) over Redis pub/sub, so `subscriptions/listen` works across replicas |
+//! | `otel` | no | OpenTelemetry: the client's trace context as each request span's parent, the conventions' metrics, and `otel::init` (logs, and OTLP export from the `OTEL_*` variables) |
+//!
+//! Every request is a `tracing` span (target `mcp_runtime::request`, INFO)
+//! named and attributed after the OpenTelemetry semantic conventions for
+//! MCP, with or without `otel`: a `tracing-subscriber` shows it, and the
+//! spans a handler opens are its children.
 //!
 //! # The rest
 //!
@@ -174,6 +180,9 @@ pub mod legacy;
 mod linked;
 mod macros;
 mod notify;
+#[cfg(feature = "otel")]
+#[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
+pub mod otel;
 mod outcome;
 mod param_headers;
 mod private;
@@ -186,6 +195,7 @@ mod schema_profile;
 mod server;
 mod shared_state;
 pub mod tasks;
+mod telemetry;
 pub mod testing;
 pub mod transport;
 mod uri_template;

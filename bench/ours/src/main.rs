@@ -8,6 +8,12 @@
 //! the liveness and readiness probes `/healthz` and `/readyz`, for a load
 //! balancer's health checks. Without it the server runs `serve_http` with
 //! every default, the code the instruction counts measure.
+//!
+//! `--log LEVEL` installs a `tracing-subscriber` fmt subscriber at LEVEL
+//! (writing to stderr), so that the request spans are recorded; `--otel`
+//! (built with the `otel` feature) sets up logs and OTLP export from the
+//! environment with `mcp_runtime::otel::init`. Without either, no
+//! subscriber is installed.
 
 use mcp_runtime::transport::http::HttpConfig;
 use mcp_runtime::{Args, ServerBuilder, ToolEntry, tool};
@@ -52,6 +58,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         builder = builder.page_size(size);
     }
     let server = builder.build()?;
+    if let Some(i) = args.iter().position(|a| a == "--log") {
+        let level: tracing_subscriber::filter::LevelFilter = args.get(i + 1).ok_or("--log needs a level")?.parse()?;
+        tracing_subscriber::fmt().with_max_level(level).with_writer(std::io::stderr).init();
+    }
+    #[cfg(feature = "otel")]
+    let _telemetry = match args.iter().any(|a| a == "--otel") {
+        true => Some(mcp_runtime::otel::init("bench-ours")?),
+        false => None,
+    };
     let health = args.iter().any(|a| a == "--health");
     match (args.first().map(String::as_str), args.get(1)) {
         (Some("http"), Some(addr)) if health => {

@@ -23,7 +23,11 @@ use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
+use tracing::Instrument as _;
+
+use super::Response;
 use crate::context::RequestContext;
+use crate::telemetry::{Ending, Observation};
 
 tokio::task_local! {
     /// Set in the task that finishes an abandoned request; taken by the
@@ -35,35 +39,43 @@ tokio::task_local! {
 /// The future of a request, which on being dropped unfinished lets its
 /// handler finish within `grace` (on the current tokio runtime) rather than
 /// dropping it.
-pub(super) struct Graceful<F: Future + Send + 'static> {
+pub(super) struct Graceful<F: Future<Output = Response> + Send + 'static> {
     /// `None` once finished.
     future: Option<Pin<Box<F>>>,
     /// Whether the handler may have started: a future never polled has done
     /// nothing worth finishing.
     started: bool,
     grace: Duration,
+    /// The request's span and measurements: its span is entered while the
+    /// handler runs, through its grace too; it ends with the response, or
+    /// as given up on when this is dropped first. Kept here rather than in
+    /// wrappers of the future, each of which would move it once more.
+    observation: Observation,
 }
 
-impl<F: Future + Send + 'static> Graceful<F> {
-    pub(super) fn new(future: F, grace: Duration) -> Self {
-        Graceful { future: Some(Box::pin(future)), started: false, grace }
+impl<F: Future<Output = Response> + Send + 'static> Graceful<F> {
+    pub(super) fn new(future: F, grace: Duration, observation: Observation) -> Self {
+        Graceful { future: Some(Box::pin(future)), started: false, grace, observation }
     }
 }
 
-impl<F: Future + Send + 'static> Future for Graceful<F> {
-    type Output = F::Output;
+impl<F: Future<Output = Response> + Send + 'static> Future for Graceful<F> {
+    type Output = Response;
 
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Response> {
         let this = self.get_mut();
         let Some(future) = this.future.as_mut() else { panic!("a request's future was polled after it finished") };
         this.started = true;
+        let entered = this.observation.enter();
         let output = ready!(future.as_mut().poll(cx));
+        drop(entered);
         this.future = None;
+        this.observation.finish(Ending::Answered(&output));
         Poll::Ready(output)
     }
 }
 
-impl<F: Future + Send + 'static> Drop for Graceful<F> {
+impl<F: Future<Output = Response> + Send + 'static> Drop for Graceful<F> {
     fn drop(&mut self) {
         let Some(future) = self.future.take() else { return };
         if !self.started || self.grace.is_zero() {
@@ -73,11 +85,13 @@ impl<F: Future + Send + 'static> Drop for Graceful<F> {
         // finish: the handler is dropped, which still cancels its token.
         let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
         let grace = self.grace;
-        runtime.spawn(ABANDONED.scope(Cell::new(true), async move {
+        let span = self.observation.span();
+        let finish = async move {
             if tokio::time::timeout(grace, future).await.is_err() {
                 tracing::debug!(grace_ms = grace.as_millis(), "a cancelled handler outlived its grace period");
             }
-        }));
+        };
+        runtime.spawn(ABANDONED.scope(Cell::new(true), finish.instrument(span)));
     }
 }
 

@@ -12,6 +12,7 @@ mod grace;
 mod meta_cache;
 mod method;
 mod nesting;
+mod observed;
 mod pagination;
 mod panic_guard;
 mod params_head;
@@ -34,6 +35,7 @@ use crate::extension::HttpRequest;
 use crate::param_headers::HeaderParam;
 use crate::protocol::{CallToolParams, ErrorObject, RequestMeta, SUPPORTED_VERSIONS, Tool};
 use crate::server::{Server, Snapshot};
+use crate::telemetry::{self, Observation, Origin};
 use envelope::Params;
 pub(crate) use method::Method;
 use method::Route;
@@ -109,6 +111,8 @@ pub struct Prepared {
     meta: Arc<RequestMeta>,
     route: Route,
     http: HttpRequest,
+    /// Its span and measurements, from its arrival.
+    observation: Observation,
 }
 
 impl std::fmt::Debug for Prepared {
@@ -135,6 +139,13 @@ impl Prepared {
         self.method.streams()
     }
 
+    /// Ends the request with `refusal` instead of running it (a transport
+    /// check that comes after the pipeline's), which its span records.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn refuse(mut self, refusal: &Response) {
+        self.observation.finish(telemetry::Ending::Answered(refusal));
+    }
+
     /// Keeps the head of the HTTP request that carried this one, for the
     /// handler to read ([`RequestContext::http_request`](crate::RequestContext::http_request)).
     #[cfg(feature = "http")]
@@ -150,12 +161,20 @@ impl Prepared {
     /// own for the server's
     /// [cancellation grace](crate::ServerBuilder::cancellation_grace), so
     /// that it can react to the token, before it is dropped.
-    pub fn run(self, options: RequestOptions) -> impl Future<Output = Response> + Send + 'static {
+    ///
+    /// The handler runs in the request's span, through its grace too; the
+    /// observation of the request ends with the response, or when the
+    /// future is dropped before it.
+    pub fn run(mut self, options: RequestOptions) -> impl Future<Output = Response> + Send + 'static {
         // Boxed once (by `Graceful`): the handler's state is large, and
         // transports wrap it in a timeout and more, each of which would
         // copy it again.
         let grace = self.server.settings().cancellation_grace;
-        grace::Graceful::new(method::run(self, options), grace)
+        let mut observation = std::mem::take(&mut self.observation);
+        if let Some(token) = &options.cancellation {
+            observation.cancelled_by(token);
+        }
+        grace::Graceful::new(method::run(self, options), grace, observation)
     }
 }
 
@@ -179,16 +198,18 @@ impl Server {
         headers: Option<&dyn HeaderCheck>,
         options: RequestOptions,
     ) -> Response {
-        match self.prepare(request, headers) {
-            Ok(prepared) => prepared.run(options).await,
-            Err(response) => *response,
-        }
+        self.handle_from(request, headers, options, Origin::default()).await
     }
 
     /// Everything that can reject a request before its handler runs, in
     /// the order the protocol pins: `_meta`, the HTTP headers, the protocol
     /// version, routing, the method's params, the `Mcp-Param-*` headers.
     pub fn prepare(&self, request: Request, headers: Option<&dyn HeaderCheck>) -> Result<Prepared, Box<Response>> {
+        self.prepare_from(request, headers, Origin::default())
+    }
+
+    /// The checks of [`prepare`](Self::prepare), unobserved.
+    fn validate(&self, request: Request, headers: Option<&dyn HeaderCheck>) -> Result<Prepared, Box<Response>> {
         let Request { id, method, params } = request;
         let fail = |id: &crate::protocol::RequestId, error: ErrorObject, stage: Stage| {
             Box::new(Response::error(Some(id.clone()), error, stage))
@@ -242,7 +263,16 @@ impl Server {
             );
             return Err(fail(&id, e, Stage::Params));
         }
-        Ok(Prepared { server: self.clone(), snapshot, id, method, meta, route, http: HttpRequest::default() })
+        Ok(Prepared {
+            server: self.clone(),
+            snapshot,
+            id,
+            method,
+            meta,
+            route,
+            http: HttpRequest::default(),
+            observation: Observation::default(),
+        })
     }
 }
 

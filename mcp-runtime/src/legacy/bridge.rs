@@ -17,6 +17,7 @@ use std::time::Duration;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument as _;
 
 use super::session::{Outlet, Session};
 use super::shape;
@@ -28,6 +29,7 @@ use crate::protocol::{
     Notification, PROTOCOL_VERSION, RequestId,
 };
 use crate::server::Server;
+use crate::telemetry::{Ending, Origin};
 
 /// How many times one request may ask the client for input before it is
 /// refused as a loop.
@@ -120,6 +122,8 @@ pub(crate) async fn serve(
     params: Option<Value>,
     via: &Via,
 ) -> Option<String> {
+    // Dropped unfinished (the client cancelled), it records that.
+    let mut observation = super::observe::request(server, session, &id, method, params.as_ref(), via);
     let limit = async {
         match via.timeout {
             Some(limit) => tokio::time::sleep(limit).await,
@@ -129,7 +133,7 @@ pub(crate) async fn serve(
     // Cancelled or out of time, the handler's future is dropped, which
     // gives it the server's cancellation grace to end.
     let answer = tokio::select! {
-        answer = answer(server, session, &id, method, params, via, &cancel) => Some(answer),
+        answer = answer(server, session, &id, method, params, via, &cancel).instrument(observation.span()) => Some(answer),
         () = cancel.cancelled() => None,
         () = limit => Some(Err(ErrorObject::internal(format!(
             "The request did not finish within {} s",
@@ -143,9 +147,13 @@ pub(crate) async fn serve(
         return None;
     }
     Some(match answer? {
-        Ok(result) => success(&id, &result),
+        Ok(result) => {
+            observation.finish(Ending::Session(Ok(&result)));
+            success(&id, &result)
+        }
         Err(mut error) => {
             shape::error(method, &mut error);
+            observation.finish(Ending::Session(Err(&error)));
             failure(Some(&id), &error)
         }
     })
@@ -259,7 +267,8 @@ async fn forward(
         let sink =
             Arc::new(StreamSink { outlet: via.outlet.clone(), close: via.close.clone(), open: AtomicBool::new(true) });
         let options = RequestOptions { sink: sink.clone(), cancellation: Some(cancel.clone()) };
-        let response = match server.prepare(Request::new(id.clone(), method, Some(raw)), None) {
+        let request = Request::new(id.clone(), method, Some(raw));
+        let response = match server.prepare_from(request, None, Origin::nested()) {
             #[cfg_attr(not(feature = "http"), allow(unused_mut))]
             Ok(mut prepared) => {
                 #[cfg(feature = "http")]

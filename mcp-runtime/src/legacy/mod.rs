@@ -24,6 +24,7 @@ pub(crate) mod bridge;
 pub(crate) mod events;
 pub(crate) mod initialize;
 pub(crate) mod message;
+pub(crate) mod observe;
 pub(crate) mod session;
 mod shape;
 pub(crate) mod stdio;

@@ -15,6 +15,7 @@ use super::store::{SessionChange, SessionRecord};
 use crate::eras::LEGACY_VERSIONS;
 use crate::handler::BoxFuture;
 use crate::protocol::{CancelledParams, ClientCapabilities, ErrorObject, Implementation, LoggingLevel, RequestId};
+use crate::telemetry::LiveSession;
 
 /// Where the messages of one stream go, serialized: stdout, or one SSE
 /// stream of an HTTP session.
@@ -73,6 +74,8 @@ pub struct Session {
     ended: CancellationToken,
     /// Set when the session is kept in a store (HTTP).
     peers: Option<Arc<dyn Peers>>,
+    /// Counts the session among those this process holds.
+    _live: LiveSession,
 }
 
 impl std::fmt::Debug for Session {
@@ -104,6 +107,7 @@ impl Session {
             initialized_now: Notify::new(),
             ended: CancellationToken::new(),
             peers: None,
+            _live: LiveSession::new(),
         }
     }
 

@@ -15,6 +15,7 @@ use super::message::{self, Incoming};
 use super::session::{Outlet, Session};
 use crate::protocol::{ErrorObject, RequestId};
 use crate::server::Server;
+use crate::telemetry::{Ending, Origin};
 
 /// What the transport does with one line.
 pub(crate) enum Step {
@@ -78,19 +79,26 @@ impl StdioSession {
     }
 
     fn initialize(&mut self, id: &RequestId, params: Option<&Value>) {
+        let mut observation = super::observe::initialize(id, params, &Origin::stdio());
         if self.session.is_some() {
             let error = ErrorObject::invalid_request("The session is already initialized");
+            observation.finish(Ending::Session(Err(&error)));
             return self.send(failure(Some(id), &error));
         }
         match initialize(&self.server, params) {
             Ok((session, result)) => {
+                observation.session(session.id());
+                observation.finish(Ending::Session(Ok(&result)));
                 let session = Arc::new(session);
                 session.set_standalone(Some(self.out.clone()));
                 super::events::watch(&self.server, &session);
                 self.session = Some(session);
                 self.send(success(id, &result));
             }
-            Err(error) => self.send(failure(Some(id), &error)),
+            Err(error) => {
+                observation.finish(Ending::Session(Err(&error)));
+                self.send(failure(Some(id), &error));
+            }
         }
     }
 

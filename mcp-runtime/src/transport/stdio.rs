@@ -25,6 +25,7 @@ use crate::dispatch::{Message, Method, RequestOptions, Response, Stage, parse_me
 use crate::legacy::stdio::{StdioSession, Step};
 use crate::protocol::{CANCELLED, CancelledParams, ErrorObject, Notification, RequestId};
 use crate::server::Server;
+use crate::telemetry::Origin;
 
 /// Limits of the stdio transport.
 #[derive(Debug, Clone)]
@@ -179,7 +180,7 @@ impl Server {
                     tasks.spawn(async move {
                         let id = request.id().clone();
                         let response = tokio::select! {
-                            response = server.handle(request, None, options) => Some(response),
+                            response = server.handle_from(request, None, options, Origin::stdio()) => Some(response),
                             () = token.cancelled() => None,
                         };
                         sink.open.store(false, Ordering::Release);

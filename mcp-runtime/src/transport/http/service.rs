@@ -30,6 +30,7 @@ use crate::context::DiscardNotifications;
 use crate::dispatch::{Message, Prepared, RequestOptions, Response, Stage, parse_message};
 use crate::protocol::{ErrorObject, RequestId};
 use crate::server::Server;
+use crate::telemetry::Origin;
 
 const X_ACCEL_BUFFERING: http::HeaderName = http::HeaderName::from_static("x-accel-buffering");
 
@@ -279,7 +280,7 @@ pub(super) async fn serve_modern(
     };
     let id = request.id().clone();
     let check = RequestHeaders::new(&parts.headers);
-    let mut prepared = match shared.server.prepare(request, Some(&check)) {
+    let mut prepared = match shared.server.prepare_from(request, Some(&check), Origin::http(&parts)) {
         Ok(prepared) => prepared,
         Err(response) => return json_response(*response),
     };
@@ -289,7 +290,9 @@ pub(super) async fn serve_modern(
     if listen && !accept.event_stream {
         let error =
             ErrorObject::invalid_request("subscriptions/listen needs an Accept header allowing text/event-stream");
-        let mut response = json_response(Response::error(Some(id), error, Stage::Envelope));
+        let refusal = Response::error(Some(id), error, Stage::Envelope);
+        prepared.refuse(&refusal);
+        let mut response = json_response(refusal);
         *response.status_mut() = StatusCode::NOT_ACCEPTABLE;
         return response;
     }

@@ -45,6 +45,7 @@ use crate::eras::LEGACY_VERSIONS;
 use crate::legacy::bridge::{failure, success};
 use crate::legacy::message::{self, Incoming};
 use crate::protocol::{ErrorObject, RequestId};
+use crate::telemetry::{Ending, Origin};
 pub(crate) use era::Era;
 use era::{PROTOCOL_VERSION, SESSION_ID};
 use sessions::{HttpSession, Unavailable};
@@ -103,7 +104,7 @@ pub(super) async fn serve_post(
             super::service::serve_modern(shared, parts, accept, bytes).await
         }
         Era::Modern => refuse_modern(bytes),
-        Era::Initialize(message) => initialize(shared, sessions, accept, message).await,
+        Era::Initialize(message) => initialize(shared, sessions, &parts, accept, message).await,
         Era::Session(id, message) => match sessions.get(&shared.server, &id).await {
             Ok(Some(session)) => match version_refusal(&parts.headers) {
                 None => post::serve(shared, session, parts, accept, message).await,
@@ -119,7 +120,12 @@ pub(super) async fn serve_post(
 /// 503 for a session that cannot be opened or served now: too many are
 /// live, or the store failed.
 fn unavailable(id: Option<&RequestId>, refused: &Unavailable) -> http::Response<McpBody> {
-    let error = match refused {
+    error_response(StatusCode::SERVICE_UNAVAILABLE, id, &unavailable_error(refused))
+}
+
+/// The JSON-RPC error of [`unavailable`].
+fn unavailable_error(refused: &Unavailable) -> ErrorObject {
+    match refused {
         Unavailable::Full => {
             ErrorObject { code: -32000, message: "Too many sessions are open; retry later".to_owned(), data: None }
         }
@@ -127,28 +133,38 @@ fn unavailable(id: Option<&RequestId>, refused: &Unavailable) -> http::Response<
             tracing::warn!(%error, "the session store failed");
             ErrorObject::internal("The session store is unavailable; retry later")
         }
-    };
-    error_response(StatusCode::SERVICE_UNAVAILABLE, id, &error)
+    }
 }
 
 /// `initialize`: a new session, its id in the response's `Mcp-Session-Id`.
 async fn initialize(
     shared: &Shared,
     sessions: &Sessions,
+    parts: &Parts,
     accept: Acceptable,
     message: Value,
 ) -> http::Response<McpBody> {
     let Incoming::Request { id, params, .. } = message::read(message) else {
         return transport_error(StatusCode::BAD_REQUEST, "`initialize` must be a JSON-RPC request");
     };
+    let mut observation = crate::legacy::observe::initialize(&id, params.as_ref(), &Origin::http(parts));
     let (session, result) = match crate::legacy::initialize::initialize(&shared.server, params.as_ref()) {
         Ok(opened) => opened,
-        Err(error) => return error_response(StatusCode::BAD_REQUEST, Some(&id), &error),
+        Err(error) => {
+            observation.finish(Ending::Session(Err(&error)));
+            return error_response(StatusCode::BAD_REQUEST, Some(&id), &error);
+        }
     };
     let session = match sessions.open(&shared.server, session).await {
         Ok(session) => session,
-        Err(refused) => return unavailable(Some(&id), &refused),
+        Err(refused) => {
+            let error = unavailable_error(&refused);
+            observation.finish(Ending::Session(Err(&error)));
+            return error_response(StatusCode::SERVICE_UNAVAILABLE, Some(&id), &error);
+        }
     };
+    observation.session(session.session.id());
+    observation.finish(Ending::Session(Ok(&result)));
     let mut response = answer(accept, success(&id, &result));
     if let Ok(value) = HeaderValue::from_str(session.session.id()) {
         response.headers_mut().insert(SESSION_ID, value);

@@ -1,0 +1,64 @@
+//! Where the dispatcher meets telemetry: a request is observed from before
+//! its first check, so that a refusal is a span too, and what it is about
+//! is read once it is routed.
+
+use super::method::Route;
+use super::{HeaderCheck, Prepared, Request, RequestOptions, Response};
+use crate::server::Server;
+use crate::telemetry::{self, Ending, Observation, Origin, Target};
+
+impl Server {
+    /// [`prepare`](Self::prepare) for a request that came from `origin`.
+    pub(crate) fn prepare_from(
+        &self,
+        request: Request,
+        headers: Option<&dyn HeaderCheck>,
+        origin: Origin<'_>,
+    ) -> Result<Prepared, Box<Response>> {
+        let mut observation = match origin.is_nested() {
+            true => Observation::default(),
+            false => Observation::start(request.method(), Some(request.id()), &origin),
+        };
+        // Changed in place and returned as is: the prepared request is large,
+        // and this is on every request's path.
+        let mut prepared = self.validate(request, headers);
+        match &mut prepared {
+            Ok(_) if !observation.is_active() => {}
+            Ok(prepared) => {
+                observation.routed(&prepared.meta.protocol_version, target(prepared), Some(&prepared.meta.other));
+                prepared.observation = observation;
+            }
+            Err(refused) if origin.is_nested() => telemetry::note_refusal(refused.stage()),
+            Err(refused) => observation.finish(Ending::Answered(refused)),
+        }
+        prepared
+    }
+
+    /// [`handle`](Self::handle) for a request that came from `origin`.
+    pub(crate) async fn handle_from(
+        &self,
+        request: Request,
+        headers: Option<&dyn HeaderCheck>,
+        options: RequestOptions,
+        origin: Origin<'_>,
+    ) -> Response {
+        match self.prepare_from(request, headers, origin) {
+            Ok(prepared) => prepared.run(options).await,
+            Err(response) => *response,
+        }
+    }
+}
+
+/// What a routed request names.
+fn target(p: &Prepared) -> Target<'_> {
+    match &p.route {
+        Route::CallTool(params, position) => Target::Tool {
+            name: &params.name,
+            trace: p.snapshot.catalog().tool(*position).trace_content,
+            arguments: params.arguments.as_deref().map(serde_json::value::RawValue::get),
+        },
+        Route::GetPrompt(params, _) => Target::Prompt(&params.name),
+        Route::ReadResource(params) => Target::Resource(&params.uri),
+        Route::Discover | Route::List(..) | Route::Complete(_) | Route::Listen(_) | Route::Task(_) => Target::None,
+    }
+}

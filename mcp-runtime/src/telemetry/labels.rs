@@ -1,0 +1,55 @@
+//! Low-cardinality names: a method as span names and metrics may carry it.
+
+/// The methods a span or a metric names as they are: those of both eras a
+/// server answers. Any other name a client sends is `_OTHER`, so that
+/// clients cannot make span names and metric series without end.
+const KNOWN: &[&str] = &[
+    "tools/call",
+    "server/discover",
+    "tools/list",
+    "prompts/list",
+    "prompts/get",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "completion/complete",
+    "subscriptions/listen",
+    "initialize",
+    "ping",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+];
+
+/// The name the conventions reserve for a value outside the known ones.
+pub(super) const OTHER: &str = "_OTHER";
+
+/// `method` as a span name or metric attribute may carry it.
+pub(super) fn method(method: &str) -> &'static str {
+    KNOWN.iter().copied().find(|known| *known == method).unwrap_or(OTHER)
+}
+
+/// `jsonrpc.request.id`: a string id without its quotes, a number as written.
+pub(super) fn request_id(json: &str) -> String {
+    if json.starts_with('"') { serde_json::from_str(json).unwrap_or_else(|_| json.to_owned()) } else { json.to_owned() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_methods_share_one_name() {
+        assert_eq!(method("tools/call"), "tools/call");
+        assert_eq!(method("logging/setLevel"), "logging/setLevel");
+        assert_eq!(method("tools/call2"), OTHER);
+        assert_eq!(method(""), OTHER);
+    }
+
+    #[test]
+    fn ids_read_as_the_conventions_write_them() {
+        assert_eq!(request_id("7"), "7");
+        assert_eq!(request_id(r#""call-7""#), "call-7");
+        assert_eq!(request_id(r#""a\"b""#), "a\"b");
+    }
+}

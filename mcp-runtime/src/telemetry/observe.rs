@@ -1,0 +1,338 @@
+//! [`Observation`]: one request's span and measurements, from its arrival
+//! to its answer (or to its being given up on, when it is dropped first).
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+use tracing::Span;
+
+use super::{labels, metrics, span};
+use crate::dispatch::Response;
+use crate::protocol::{ErrorObject, RequestId};
+
+/// Where a request came from, as far as the conventions describe it.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Origin<'a> {
+    /// `network.transport`: `tcp` or `pipe`; `None` in process.
+    transport: Option<&'static str>,
+    /// The head of the HTTP request that carried it.
+    #[cfg(feature = "http")]
+    http: Option<&'a http::request::Parts>,
+    #[cfg(not(feature = "http"))]
+    http: std::marker::PhantomData<&'a ()>,
+    /// Served inside another request's span (a 2025-era session's request
+    /// rewritten for the dispatcher): observed by that one.
+    nested: bool,
+}
+
+impl<'a> Origin<'a> {
+    /// A line of the stdio transport.
+    pub(crate) fn stdio() -> Self {
+        Origin { transport: Some("pipe"), ..Origin::default() }
+    }
+
+    /// An HTTP request, with its head.
+    #[cfg(feature = "http")]
+    pub(crate) fn http(parts: &'a http::request::Parts) -> Self {
+        Origin { transport: Some("tcp"), http: Some(parts), nested: false }
+    }
+
+    /// A request observed by the one it is served for.
+    pub(crate) fn nested() -> Self {
+        Origin { nested: true, ..Origin::default() }
+    }
+
+    /// Whether the request is observed by another.
+    pub(crate) fn is_nested(&self) -> bool {
+        self.nested
+    }
+
+    /// `network.transport`.
+    pub(super) fn transport(&self) -> Option<&'static str> {
+        self.transport
+    }
+
+    /// `network.protocol.version` of an HTTP request.
+    pub(super) fn http_version(&self) -> Option<&'static str> {
+        #[cfg(feature = "http")]
+        if let Some(parts) = self.http {
+            return Some(match parts.version {
+                http::Version::HTTP_09 => "0.9",
+                http::Version::HTTP_10 => "1.0",
+                http::Version::HTTP_2 => "2",
+                http::Version::HTTP_3 => "3",
+                _ => "1.1",
+            });
+        }
+        None
+    }
+}
+
+/// What a routed request is about.
+#[derive(Clone, Copy)]
+pub(crate) enum Target<'a> {
+    /// Nothing named (lists, discovery, ...).
+    None,
+    /// A tool; `arguments` (their JSON) only when the tool opted in to
+    /// having its content recorded, which `trace` says.
+    Tool { name: &'a str, trace: bool, arguments: Option<&'a str> },
+    /// A prompt.
+    Prompt(&'a str),
+    /// A resource, by URI.
+    Resource(&'a str),
+}
+
+/// How a request ended.
+pub(crate) enum Ending<'a> {
+    /// With the dispatcher's response.
+    Answered(&'a Response),
+    /// A 2025-era session's request: its result or its error.
+    Session(Result<&'a Value, &'a ErrorObject>),
+}
+
+/// One request being observed; nothing at all when neither a subscriber
+/// nor the metrics want it.
+#[derive(Default)]
+pub(crate) struct Observation(Option<Box<Active>>);
+
+struct Active {
+    span: Span,
+    method: &'static str,
+    /// A `tools/call`: its result may carry `isError`.
+    tool_call: bool,
+    /// The tool opted in to having its result recorded.
+    trace_result: bool,
+    metrics: metrics::Pending,
+    #[cfg(feature = "otel")]
+    parent: super::propagation::Parent,
+    /// The client's way of giving the request up, when it has one: an
+    /// answer that comes after it is not sent.
+    cancellation: Option<CancellationToken>,
+    done: bool,
+}
+
+impl Observation {
+    /// Starts observing a request as it arrives.
+    pub(crate) fn start(method: &str, id: Option<&RequestId>, origin: &Origin<'_>) -> Self {
+        let span = span::new(method, id, origin);
+        if span.is_disabled() && !metrics::ENABLED {
+            return Observation(None);
+        }
+        let label = labels::method(method);
+        let version = origin.http_version();
+        #[cfg(feature = "otel")]
+        let parent = {
+            #[cfg(feature = "http")]
+            let headers = origin.http.map(|parts| &parts.headers);
+            #[cfg(not(feature = "http"))]
+            let headers = None;
+            super::propagation::Parent::arriving(&span, headers)
+        };
+        Observation(Some(Box::new(Active {
+            metrics: metrics::Pending::start(label, origin.transport, version),
+            span,
+            method: label,
+            tool_call: label == "tools/call",
+            trace_result: false,
+            #[cfg(feature = "otel")]
+            parent,
+            cancellation: None,
+            done: false,
+        })))
+    }
+
+    /// Whether anything is recorded.
+    pub(crate) fn is_active(&self) -> bool {
+        self.0.is_some()
+    }
+
+    /// Enters the span while the value lives (nothing when not observed).
+    #[inline]
+    pub(crate) fn enter(&self) -> Option<tracing::span::Entered<'_>> {
+        self.0.as_ref().map(|active| active.span.enter())
+    }
+
+    /// The span to run the handler in (a disabled one when not observed).
+    pub(crate) fn span(&self) -> Span {
+        self.0.as_ref().map_or_else(Span::none, |active| active.span.clone())
+    }
+
+    /// Counts the request as given up on, whatever it answers, once `token`
+    /// is cancelled (stdio's `notifications/cancelled`).
+    pub(crate) fn cancelled_by(&mut self, token: &CancellationToken) {
+        if let Some(active) = self.0.as_deref_mut() {
+            active.cancellation = Some(token.clone());
+        }
+    }
+
+    /// Records the session a 2025-era request belongs to.
+    pub(crate) fn session(&mut self, id: &str) {
+        if let Some(active) = &self.0
+            && !active.span.is_disabled()
+        {
+            active.span.record("mcp.session.id", id);
+        }
+    }
+
+    /// Records what a request that passed validation is about: its
+    /// protocol version, its target, and the trace context of its `_meta`.
+    pub(crate) fn routed(&mut self, protocol_version: &str, target: Target<'_>, meta: Option<&Map<String, Value>>) {
+        let Some(active) = self.0.as_deref_mut() else { return };
+        let span = &active.span;
+        if !span.is_disabled() {
+            span.record("mcp.protocol.version", protocol_version);
+            match target {
+                Target::None => {}
+                Target::Tool { name, trace, arguments } => {
+                    span.record("otel.name", format!("{} {name}", active.method));
+                    span.record("gen_ai.tool.name", name);
+                    span.record("gen_ai.operation.name", "execute_tool");
+                    if trace {
+                        span.record("gen_ai.tool.call.arguments", arguments.unwrap_or("{}"));
+                    }
+                }
+                Target::Prompt(name) => {
+                    span.record("otel.name", format!("{} {name}", active.method));
+                    span.record("gen_ai.prompt.name", name);
+                }
+                Target::Resource(uri) => {
+                    span.record("mcp.resource.uri", uri);
+                }
+            }
+        }
+        active.trace_result = matches!(target, Target::Tool { trace: true, .. });
+        active.metrics.routed(protocol_version, target);
+        #[cfg(feature = "otel")]
+        active.parent.settle(span, meta);
+        #[cfg(not(feature = "otel"))]
+        let _ = meta;
+    }
+
+    /// Records how the request ended; only the first ending counts.
+    #[inline]
+    pub(crate) fn finish(&mut self, ending: Ending<'_>) {
+        if let Some(active) = self.0.as_deref_mut() {
+            active.finish(ending);
+        }
+    }
+}
+
+impl Active {
+    fn finish(&mut self, ending: Ending<'_>) {
+        if self.cancellation.as_ref().is_some_and(CancellationToken::is_cancelled) {
+            return self.end(Some(Failure::CANCELLED), None);
+        }
+        let active = self;
+        let (failure, result) = match ending {
+            Ending::Answered(response) => match response.as_error() {
+                Some(error) => (Some(Failure::rpc(error, span::stage_name(response.stage()))), None),
+                None => {
+                    let result = response.as_result();
+                    let failed = active.tool_call && result.is_some_and(is_tool_error);
+                    (failed.then_some(Failure::TOOL), result.map(std::borrow::Cow::Borrowed))
+                }
+            },
+            Ending::Session(Err(error)) => (Some(Failure::rpc(error, None)), None),
+            Ending::Session(Ok(result)) => {
+                let failed = active.tool_call && result.get("isError") == Some(&Value::Bool(true));
+                let text = active.trace_result.then(|| std::borrow::Cow::Owned(result.to_string()));
+                (failed.then_some(Failure::TOOL), text)
+            }
+        };
+        let result = result.filter(|_| active.trace_result && failure.is_none());
+        active.end(failure, result.as_deref());
+    }
+
+    fn end(&mut self, failure: Option<Failure<'_>>, result: Option<&str>) {
+        if std::mem::replace(&mut self.done, true) {
+            return;
+        }
+        #[cfg(feature = "otel")]
+        self.parent.settle(&self.span, None);
+        let span = &self.span;
+        if !span.is_disabled() {
+            if let Some(result) = result {
+                span.record("gen_ai.tool.call.result", result);
+            }
+            if let Some(failure) = &failure {
+                span.record("error.type", failure.kind.as_ref());
+                span.record("otel.status_code", "error");
+                if let Some(message) = failure.message {
+                    span.record("otel.status_description", message);
+                }
+                if failure.code.is_some() {
+                    span.record("rpc.response.status_code", failure.kind.as_ref());
+                }
+                if let Some(stage) = failure.stage {
+                    span.record("mcp_runtime.validation.stage", stage);
+                }
+            }
+        }
+        let failure = failure.as_ref().map(|f| (f.kind.as_ref(), f.code.is_some()));
+        self.metrics.finish(failure);
+    }
+}
+
+impl Drop for Observation {
+    fn drop(&mut self) {
+        // Given up on before it was answered: the client went away or
+        // cancelled, or it ran out of time.
+        if let Some(active) = self.0.as_deref_mut()
+            && !active.done
+        {
+            active.end(Some(Failure::CANCELLED), None);
+        }
+    }
+}
+
+/// Why a request failed, as `error.type` and the span status say it.
+struct Failure<'a> {
+    kind: std::borrow::Cow<'static, str>,
+    /// The JSON-RPC error code, for `rpc.response.status_code`.
+    code: Option<i32>,
+    message: Option<&'a str>,
+    stage: Option<&'static str>,
+}
+
+impl<'a> Failure<'a> {
+    /// A tool result with `isError`.
+    const TOOL: Failure<'static> =
+        Failure { kind: std::borrow::Cow::Borrowed("tool_error"), code: None, message: None, stage: None };
+
+    /// Given up on before it was answered: the client went away or
+    /// cancelled, or it ran out of time.
+    const CANCELLED: Failure<'static> = Failure {
+        kind: std::borrow::Cow::Borrowed("cancelled"),
+        code: None,
+        message: Some("The request was given up on before it was answered"),
+        stage: None,
+    };
+
+    fn rpc(error: &'a ErrorObject, stage: Option<&'static str>) -> Self {
+        Failure { kind: error.code.to_string().into(), code: Some(error.code), message: Some(&error.message), stage }
+    }
+}
+
+/// Whether a `CallToolResult`'s JSON says `isError: true` (at its top level:
+/// the same key in its content or structured content says nothing).
+fn is_tool_error(result: &str) -> bool {
+    #[derive(Deserialize)]
+    struct Flag {
+        #[serde(rename = "isError", default)]
+        is_error: Option<bool>,
+    }
+    serde_json::from_str::<Flag>(result).is_ok_and(|flag| flag.is_error == Some(true))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_top_level_is_error_marks_a_tool_error() {
+        assert!(is_tool_error(r#"{"content":[],"isError":true}"#));
+        assert!(!is_tool_error(r#"{"content":[],"isError":false}"#));
+        assert!(!is_tool_error(r#"{"content":[{"type":"text","text":"\"isError\":true"}]}"#));
+        assert!(!is_tool_error(r#"{"structuredContent":{"isError":true},"content":[]}"#));
+    }
+}
