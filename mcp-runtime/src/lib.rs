@@ -179,6 +179,8 @@ mod param_headers;
 mod private;
 pub mod protocol;
 #[cfg(feature = "redis")]
+mod redis_commands;
+#[cfg(feature = "redis")]
 mod redis_subscription;
 mod request_state;
 pub mod schema;

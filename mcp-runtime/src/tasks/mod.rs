@@ -84,6 +84,8 @@ mod id;
 mod link;
 mod memory;
 mod record;
+#[cfg(feature = "redis")]
+mod redis;
 mod runner;
 mod service;
 mod store;
@@ -91,6 +93,8 @@ mod support;
 
 pub use memory::{DEFAULT_MAX_TASKS, MemoryTaskStore};
 pub use record::{RunnerLease, TaskRecord, TaskStatus};
+#[cfg(feature = "redis")]
+pub use redis::RedisTaskStore;
 pub use store::{TaskStore, TaskStoreError, TaskStoreFuture};
 pub use support::TaskSupport;
 
