@@ -40,8 +40,9 @@
 //!   unknown one);
 //! - a listen stream asking for `taskIds` gets `notifications/tasks`, the
 //!   whole task, on each change;
-//! - progress and log messages of a handler running as a task go nowhere:
-//!   the extension carries neither.
+//! - progress a handler running as a task reports
+//!   ([`Progress`](crate::Progress)) becomes the task's `statusMessage`;
+//!   its log messages go nowhere: the extension carries none.
 //!
 //! A test drives a task as a client would, declaring the extension:
 //!
@@ -88,6 +89,8 @@ mod record;
 mod redis;
 mod runner;
 mod service;
+#[cfg(feature = "sqlite")]
+mod sqlite;
 mod store;
 mod support;
 
@@ -95,6 +98,8 @@ pub use memory::{DEFAULT_MAX_TASKS, MemoryTaskStore};
 pub use record::{RunnerLease, TaskRecord, TaskStatus};
 #[cfg(feature = "redis")]
 pub use redis::RedisTaskStore;
+#[cfg(feature = "sqlite")]
+pub use sqlite::SqliteTaskStore;
 pub use store::{TaskStore, TaskStoreError, TaskStoreFuture};
 pub use support::TaskSupport;
 
