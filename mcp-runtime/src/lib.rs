@@ -141,7 +141,8 @@
 //! |---|---|---|
 //! | `stdio` | yes | newline-delimited JSON over stdin/stdout ([`Server::serve_stdio`]) |
 //! | `http` | yes | Streamable HTTP: a tower `Service` and a standalone hyper server ([`transport::http`]) |
-//! | `redis` | no | an [`EventBus`](events::EventBus) over Redis pub/sub, so `subscriptions/listen` works across replicas |
+//! | `redis` | no | an [`EventBus`](events::EventBus) over Redis pub/sub, so `subscriptions/listen` works across replicas, and task and session stores in Redis, so any replica serves any task or 2025-era session |
+//! | `sqlite` | no | a task store in an SQLite file (bundled), so tasks outlive a restart |
 //!
 //! # The rest
 //!

@@ -74,9 +74,14 @@
 //! ```
 //!
 //! The record a store keeps ([`TaskRecord`]) is serde data, for stores
-//! shared by replicas. The handler itself runs in the process that created
+//! that outlive a process: `RedisTaskStore` (feature `redis`), shared by
+//! replicas, and `SqliteTaskStore` (feature `sqlite`), a file that
+//! survives a restart. The handler itself runs in the process that created
 //! the task, which renews a lease on it ([`RunnerLease`]): a task whose
-//! lease lapsed before it finished reads as `failed`. Tasks are a 2026-07-28
+//! lease lapsed before it finished reads as `failed`. A `tasks/cancel` or
+//! `tasks/update` served by another replica is written into the record,
+//! and the event bus (`RedisBus`, feature `redis`) has the
+//! running replica read it and hand it to the handler. Tasks are a 2026-07-28
 //! feature: 2025-era sessions see neither the extension nor its methods.
 
 mod clock;

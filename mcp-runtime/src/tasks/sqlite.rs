@@ -46,7 +46,7 @@ CREATE INDEX IF NOT EXISTS mcp_tasks_expiry ON mcp_tasks (expires_at_ms) WHERE e
 /// ```
 ///
 /// Meant for one server process per file; replicas share tasks through
-/// [`RedisTaskStore`](super::RedisTaskStore) (feature `redis`) instead.
+/// `RedisTaskStore` (feature `redis`) instead.
 #[derive(Clone)]
 pub struct SqliteTaskStore {
     connection: Arc<Mutex<Connection>>,
