@@ -10,6 +10,7 @@ use std::time::Duration;
 use anyhow::{Context as _, bail};
 use mcp_runtime::events::RedisBus;
 use mcp_runtime::legacy::RedisSessionStore;
+use mcp_runtime::tasks::RedisTaskStore;
 use mcp_runtime::transport::http::HttpConfig;
 use mcp_runtime::{CatalogDump, Eras, RequestStateKey, ServerBuilder};
 
@@ -37,7 +38,8 @@ const MIN_KEY_BYTES: usize = 32;
 pub(crate) struct Deployment {
     /// Where to listen for HTTP.
     pub(crate) addr: SocketAddr,
-    /// Redis shared by the replicas, for change events and 2025-era sessions.
+    /// Redis shared by the replicas, for change events, tasks and 2025-era
+    /// sessions.
     pub(crate) redis_url: Option<String>,
     /// The `requestState` key every replica shares; a random one per process
     /// otherwise.
@@ -187,6 +189,7 @@ fn era(text: &str) -> anyhow::Result<Eras> {
 pub(crate) struct Shared {
     bus: RedisBus,
     store: RedisSessionStore,
+    tasks: RedisTaskStore,
 }
 
 impl Deployment {
@@ -200,11 +203,15 @@ impl Deployment {
         let store = RedisSessionStore::connect(url, &format!("mcp:{name}"))
             .await
             .with_context(|| format!("connecting to Redis at {url} (MCP_REDIS_URL)"))?;
-        Ok(Some(Shared { bus, store }))
+        let tasks = RedisTaskStore::connect(url, &format!("mcp:{name}"))
+            .await
+            .with_context(|| format!("connecting to Redis at {url} (MCP_REDIS_URL)"))?;
+        Ok(Some(Shared { bus, store, tasks }))
     }
 
     /// The server's share of the settings: the `requestState` key, the
-    /// eras, the event bus, and a catalog dump instead of serving.
+    /// eras, the event bus and the task store, and a catalog dump instead
+    /// of serving.
     pub(crate) fn server(&self, mut builder: ServerBuilder, shared: Option<&Shared>) -> ServerBuilder {
         if let Some(dump) = &self.dump_catalog {
             builder = builder.dump_catalog(dump.clone());
@@ -216,7 +223,7 @@ impl Deployment {
             builder = builder.eras(eras);
         }
         if let Some(shared) = shared {
-            builder = builder.event_bus(shared.bus.clone());
+            builder = builder.event_bus(shared.bus.clone()).task_store(shared.tasks.clone());
         }
         builder
     }

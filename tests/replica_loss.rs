@@ -2,8 +2,9 @@
 //! deployment guide configure it (`.ci/haproxy.cfg`: round robin per
 //! request, no stickiness, readiness probes), sharing one Redis and one
 //! `requestState` key. One replica is killed with SIGKILL while clients hold
-//! listen streams, a 2025-era session with its standalone stream, and an
-//! unfinished multi-round-trip call through the balancer; then:
+//! listen streams, a 2025-era session with its standalone stream, an
+//! unfinished multi-round-trip call and a running task through the
+//! balancer; then:
 //!
 //! - new requests keep being answered, by the other replicas;
 //! - listen streams on the lost replica end, the others go on, and a client
@@ -11,7 +12,9 @@
 //! - the 2025-era session continues on the others, and its standalone
 //!   stream can be opened again;
 //! - the round trip begun before the loss completes after it, wherever the
-//!   balancer sends it: nothing the lost replica answered is lost.
+//!   balancer sends it: nothing the lost replica answered is lost;
+//! - the task the lost replica ran reads `failed`, with an error saying
+//!   why, once its lease (one second in `http_replica`) lapsed.
 //!
 //! Needs `redis-server` and `haproxy` on the PATH (`.ci/install.sh`
 //! installs both); without them the test is reported as ignored, except
@@ -27,6 +30,7 @@ use hyper::body::Incoming;
 use mcp_tests::http_wire::{Events, STUCK, answer, modern_meta, post, send};
 use mcp_tests::legacy_schema::assert_valid_legacy;
 use mcp_tests::redis::free_port;
+use mcp_tests::task_schema::assert_valid_task_message;
 use mcp_tests::wire_schema::assert_valid_message;
 use serde_json::{Value, json};
 use tokio::process::{Child, Command};
@@ -60,6 +64,21 @@ fn replica(response: &http::Response<Incoming>) -> String {
 fn modern(id: i64, method: &str, mut params: Value) -> Value {
     params["_meta"] = modern_meta(json!({"elicitation": {"form": {}}}));
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+/// A request of a client declaring the tasks extension.
+fn with_tasks(id: i64, method: &str, mut params: Value) -> Value {
+    params["_meta"] = modern_meta(json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}));
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+/// The result of a tasks-extension request through the balancer.
+async fn task_answer(balancer: SocketAddr, id: i64, method: &str, params: Value) -> (String, Value) {
+    let response = post(balancer, None, &with_tasks(id, method, params)).await;
+    let runner = replica(&response);
+    let reply = answer(response, &json!(id), |m| assert_valid_task_message(method, m)).await;
+    assert!(reply.get("error").is_none(), "{method}: {reply}");
+    (runner, reply["result"].clone())
 }
 
 fn legacy(id: i64, method: &str, params: Value) -> Value {
@@ -156,6 +175,17 @@ async fn a_replica_killed_mid_run_leaves_every_promise_to_the_others() {
     assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
     let (key, _) = asked["result"]["inputRequests"].as_object().and_then(|r| r.iter().next()).expect("a request");
     let state = asked["result"]["requestState"].clone();
+    // And a task running on the replica to be lost (round robin brings a
+    // creation there within three).
+    let mut orphan = None;
+    for id in 31..37 {
+        let (runner, created) = task_answer(balancer, id, "tools/call", json!({"name": "slow", "arguments": {}})).await;
+        if runner == asked_on {
+            orphan = created["taskId"].as_str().map(str::to_owned);
+            break;
+        }
+    }
+    let orphan = orphan.expect("a task created on the replica to be lost");
 
     // The replica that sealed that state is the one lost.
     let lost = asked_on;
@@ -216,5 +246,23 @@ async fn a_replica_killed_mid_run_leaves_every_promise_to_the_others() {
     assert_ne!(replica(&response), lost);
     let done = modern_answer(response, "tools/call", 70).await;
     assert_eq!(done["result"]["content"][0]["text"], "Hello, Ada!", "{done}");
+
+    // The task the lost replica ran reads failed, wherever it is asked,
+    // once the lost replica's lease on it lapsed: never working forever.
+    let poll = async {
+        for id in 80.. {
+            let (_, task) = task_answer(balancer, id, "tasks/get", json!({"taskId": orphan})).await;
+            if task["status"] != "working" {
+                return task;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        unreachable!()
+    };
+    let task = tokio::time::timeout(STUCK, poll).await.expect("the task failed in time");
+    assert_eq!(task["status"], "failed", "{task}");
+    assert_eq!(task["error"]["code"], -32603);
+    let message = task["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("stopped before it finished"), "{message}");
     drop(redis);
 }

@@ -401,3 +401,35 @@ async fn a_task_whose_runner_stopped_reads_failed() {
         client.close().await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn progress_inside_a_task_becomes_its_status_message() {
+    use mcp_runtime::protocol::ClientCapabilities;
+    use mcp_runtime::tasks::TaskSupport;
+    use mcp_runtime::{CancellationToken, Progress, Server, ToolEntry};
+
+    let tool = ToolEntry::new("steps", |progress: Progress, cancel: CancellationToken| async move {
+        progress.report(1.0, Some(4.0));
+        progress.report_with_message(2.0, Some(4.0), "halfway");
+        cancel.cancelled().await;
+        "stopped"
+    })
+    .task(TaskSupport::required());
+    let server = Server::builder("steps", "1.0.0").tool(tool).build().unwrap();
+    let client = mcp_runtime::testing::TestClient::new(server)
+        .with_capabilities(ClientCapabilities::default().with_extension(TASKS, json!({})));
+    let created = client.call_tool("steps", json!({})).await.unwrap();
+    let task_id = created["taskId"].clone();
+    let status = async {
+        loop {
+            let task = client.request("tasks/get", json!({"taskId": task_id})).await.unwrap();
+            if task["statusMessage"] == "halfway" {
+                break task;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    let task = tokio::time::timeout(Duration::from_secs(10), status).await.expect("the message in time");
+    assert_eq!(task["status"], "working");
+    client.request("tasks/cancel", json!({"taskId": task_id})).await.unwrap();
+}

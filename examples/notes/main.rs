@@ -1,6 +1,8 @@
 //! A small notebook as an MCP server: tools to add, search, tag and delete
 //! notes, notes as resources (with templates and completion), and prompts.
-//! Its data lives in a SQLite file created on first run.
+//! Its data lives in a SQLite file created on first run; the tasks of
+//! `export_notes` (for clients of the tasks extension) in another beside it
+//! (`notes.tasks.db`), so that an export's result outlives a restart.
 //!
 //! ```text
 //! cargo run -p examples --bin notes                        # HTTP at http://127.0.0.1:3000/mcp, ./notes.db
@@ -23,6 +25,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use anyhow::{Context as _, bail};
+use mcp_runtime::tasks::SqliteTaskStore;
 
 use crate::db::Db;
 use crate::deploy::Deployment;
@@ -72,9 +75,17 @@ async fn main() -> anyhow::Result<()> {
     } else {
         Db::open(&options.db).with_context(|| format!("opening {}", options.db.display()))?
     };
+    let mut builder = server_builder(db);
+    if deployment.dump_catalog.is_none() {
+        // Tasks (`export_notes`) outlive a restart, in a file beside the
+        // notes; replicas sharing Redis keep them there instead.
+        let tasks = options.db.with_extension("tasks.db");
+        let store = SqliteTaskStore::open(&tasks).with_context(|| format!("opening {}", tasks.display()))?;
+        builder = builder.task_store(store);
+    }
     // Over stdio there is one client and no replica to share anything with.
     let shared = if options.stdio { None } else { deployment.connect("notes").await? };
-    let server = deployment.server(server_builder(db), shared.as_ref()).build()?;
+    let server = deployment.server(builder, shared.as_ref()).build()?;
     if options.stdio {
         server.serve_stdio().await?;
     } else {
@@ -108,6 +119,32 @@ mod tests {
         let bad = BTreeMap::from([("MCP_HEALTH".to_owned(), "yes please".to_owned())]);
         let message = format!("{:#}", parse_args(Vec::new(), &bad).expect_err("a bad value"));
         assert!(message.starts_with("MCP_HEALTH"), "{message}");
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn export_notes_runs_as_a_task_whose_result_is_the_notebook_in_markdown() {
+        use mcp_runtime::protocol::ClientCapabilities;
+        use mcp_runtime::tasks::{MemoryTaskStore, TASKS_EXTENSION};
+        use serde_json::json;
+
+        let db = Db::open(std::path::Path::new(":memory:")).expect("an in-memory notebook");
+        db.add("Groceries", "Eggs, flour.", &["home".to_owned()]).expect("added");
+        let server = server_builder(db).task_store(MemoryTaskStore::new()).build().expect("builds");
+        let client = mcp_runtime::testing::TestClient::new(server)
+            .with_capabilities(ClientCapabilities::default().with_extension(TASKS_EXTENSION, json!({})));
+        let created = client.call_tool("export_notes", json!({})).await.expect("a task");
+        assert_eq!(created["resultType"], "task", "{created}");
+        let task = loop {
+            let task = client.request("tasks/get", json!({"taskId": created["taskId"]})).await.expect("the task");
+            if task["status"] != "working" {
+                break task;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        };
+        assert_eq!(task["status"], "completed", "{task}");
+        let markdown = task["result"]["content"][0]["text"].as_str().expect("text");
+        assert!(markdown.starts_with("# Notes\n\n2 notes."), "{markdown}");
+        assert!(markdown.contains("## 2. Groceries\n\nTags: home\n\nEggs, flour."), "{markdown}");
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! What the model can do with the notebook.
 
+use std::fmt::Write as _;
+
 use mcp_runtime::input::Elicitation;
-use mcp_runtime::{Input, RequestContext, State, tool};
+use mcp_runtime::{CancellationToken, Input, Progress, RequestContext, State, tool};
 
 use crate::db::{Db, DbError, Note};
 
@@ -60,4 +62,34 @@ async fn delete_note(db: State<Db>, id: i64, input: Input, cx: RequestContext) -
     db.0.run(move |db| db.delete(id)).await?;
     cx.server().notify(mcp_runtime::events::ServerEvent::ResourcesListChanged);
     Ok(format!("Note {id} was deleted."))
+}
+
+/// Exports every note as one Markdown document, oldest first. A large
+/// notebook takes a while: clients that support tasks get a task at once,
+/// whose status tells how far the export got, and can cancel it.
+#[tool(task, annotations(read_only, open_world = false))]
+async fn export_notes(db: State<Db>, progress: Progress, cancel: CancellationToken) -> Result<String, DbError> {
+    let ids = db.0.run(|db| db.ids()).await?;
+    let total = ids.len();
+    let mut markdown = format!("# Notes\n\n{total} notes.\n");
+    for (done, id) in ids.into_iter().enumerate() {
+        if cancel.is_cancelled() {
+            return Ok(format!("The export stopped after {done} of {total} notes."));
+        }
+        // One note at a time, so that writers are not held off by a long read.
+        if let Some(note) = db.0.run(move |db| db.get(id)).await? {
+            let _ = write!(markdown, "\n## {}. {}\n\n", note.id, note.title);
+            if !note.tags.is_empty() {
+                let _ = writeln!(markdown, "Tags: {}\n", note.tags.join(", "));
+            }
+            let _ = writeln!(markdown, "{}", note.body.trim_end());
+        }
+        let exported = done + 1;
+        progress.report_with_message(
+            exported as f64,
+            Some(total as f64),
+            format!("Exported {exported} of {total} notes"),
+        );
+    }
+    Ok(markdown)
 }

@@ -297,13 +297,17 @@ impl RequestContext {
         self.inner.sink.close_connection()
     }
 
-    /// Reports progress, if the client asked for it with a `progressToken`.
+    /// Reports progress, if the client asked for it with a `progressToken`;
+    /// in a handler running as a task, it becomes the task's
+    /// `statusMessage` (the message, or `progress/total`), which clients
+    /// polling the task read.
     ///
     /// Progress must strictly increase: a value not above the last one sent is
     /// dropped rather than sent out of order. Returns whether it was sent.
     pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) -> bool {
-        let Some(token) = self.inner.meta.progress_token.clone() else { return false };
-        if !progress.is_finite() {
+        let task = self.started_input().and_then(crate::input::InputState::task_link);
+        let token = self.inner.meta.progress_token.clone();
+        if (task.is_none() && token.is_none()) || !progress.is_finite() {
             return false;
         }
         {
@@ -313,6 +317,11 @@ impl RequestContext {
             }
             *last = Some(progress);
         }
+        if let Some(link) = task {
+            link.report(progress, total, message);
+            return true;
+        }
+        let Some(token) = token else { return false };
         let params = ProgressParams { progress_token: token, progress, total, message };
         self.inner.sink.send(Notification::new(PROGRESS, serde_json::to_value(params).unwrap_or_default()));
         true

@@ -108,6 +108,11 @@ impl InputState {
         let _ = self.task.set(link);
     }
 
+    /// The task the handler runs as, if it does.
+    pub(crate) fn task_link(&self) -> Option<&Arc<TaskLink>> {
+        self.task.get()
+    }
+
     fn round(&self) -> std::sync::MutexGuard<'_, Round> {
         self.round.lock().unwrap_or_else(|e| e.into_inner())
     }

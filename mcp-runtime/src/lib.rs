@@ -141,7 +141,8 @@
 //! |---|---|---|
 //! | `stdio` | yes | newline-delimited JSON over stdin/stdout ([`Server::serve_stdio`]) |
 //! | `http` | yes | Streamable HTTP: a tower `Service` and a standalone hyper server ([`transport::http`]) |
-//! | `redis` | no | an [`EventBus`](events::EventBus) over Redis pub/sub, so `subscriptions/listen` works across replicas |
+//! | `redis` | no | an [`EventBus`](events::EventBus) over Redis pub/sub, so `subscriptions/listen` works across replicas, and task and session stores in Redis, so any replica serves any task or 2025-era session |
+//! | `sqlite` | no | a task store in an SQLite file (bundled), so tasks outlive a restart |
 //! | `otel` | no | OpenTelemetry: the client's trace context as each request span's parent, the conventions' metrics, and `otel::init` (logs, and OTLP export from the `OTEL_*` variables) |
 //!
 //! Every request is a `tracing` span (target `mcp_runtime::request`, INFO)
@@ -187,6 +188,8 @@ mod outcome;
 mod param_headers;
 mod private;
 pub mod protocol;
+#[cfg(feature = "redis")]
+mod redis_commands;
 #[cfg(feature = "redis")]
 mod redis_subscription;
 mod request_state;

@@ -10,7 +10,8 @@ use crate::extract::{FromCall, Rejection};
 use crate::protocol::LoggingLevel;
 
 /// Reports progress of the request being served, when the client asked for
-/// it with a `progressToken`; otherwise reports are dropped.
+/// it with a `progressToken`; otherwise reports are dropped. In a handler
+/// running as a task, each report becomes the task's `statusMessage`.
 ///
 /// ```
 /// use mcp_runtime::{Progress, tool};

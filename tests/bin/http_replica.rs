@@ -1,17 +1,26 @@
 //! One replica of an HTTP server on loopback that shares what replicas must
-//! share through Redis (2025-era sessions, change events) and, when given
-//! one, the key sealing `requestState`; with health probes at `/healthz`
-//! and `/readyz`. Spawned by the `redis_sessions` and `replica_loss` tests.
+//! share through Redis (2025-era sessions, change events, tasks, with a
+//! one-second task lease so that a lost replica's tasks fail quickly) and,
+//! when given one, the key sealing `requestState`; with health probes at
+//! `/healthz` and `/readyz`. Spawned by the `redis_sessions`,
+//! `redis_tasks` and `replica_loss` tests.
 //!
 //! Usage: `http_replica <redis-url> <prefix> <port> [<request-state-key>]`
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use mcp_runtime::events::RedisBus;
 use mcp_runtime::input::Elicitation;
 use mcp_runtime::legacy::RedisSessionStore;
+use mcp_runtime::tasks::{RedisTaskStore, TaskSupport};
 use mcp_runtime::transport::http::HttpConfig;
-use mcp_runtime::{Input, Logger, RequestContext, RequestStateKey, ResourceEntry, Server, ToolEntry};
+use mcp_runtime::{
+    CancellationToken, Input, Logger, RequestContext, RequestStateKey, ResourceEntry, Server, ToolEntry,
+};
+
+/// How many `slow` handlers of this process saw their token fire.
+static CANCELLED: AtomicU64 = AtomicU64::new(0);
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -26,16 +35,34 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     tracing_subscriber::fmt().with_writer(std::io::stderr).with_max_level(tracing::Level::WARN).init();
     let store = RedisSessionStore::connect(&url, &prefix).await?;
     let bus = RedisBus::connect(&url, &format!("{prefix}:events")).await?;
-    let mut builder = Server::builder("replica", "1.0.0").event_bus(bus);
+    let tasks = RedisTaskStore::connect(&url, &prefix).await?;
+    let mut builder =
+        Server::builder("replica", "1.0.0").event_bus(bus).task_store(tasks).task_lease(Duration::from_secs(1));
     if let Some(key) = key {
         builder = builder.request_state_key(RequestStateKey::from_secret(key.as_bytes()));
     }
     let server = builder
-        .tool(ToolEntry::new("ask", |input: Input, log: Logger| async move {
-            log.info("asking for a name");
-            let answer = input.elicit("name", Elicitation::form("Your name?").text("name", true)).await;
-            format!("Hello, {}!", answer.field("name").unwrap_or_default())
-        }))
+        .tool(
+            ToolEntry::new("ask", |input: Input, log: Logger| async move {
+                log.info("asking for a name");
+                let answer = input.elicit("name", Elicitation::form("Your name?").text("name", true)).await;
+                format!("Hello, {}!", answer.field("name").unwrap_or_default())
+            })
+            .task(TaskSupport::optional()),
+        )
+        .tool(
+            ToolEntry::new("slow", |cancel: CancellationToken| async move {
+                tokio::select! {
+                    () = cancel.cancelled() => {
+                        CANCELLED.fetch_add(1, Ordering::SeqCst);
+                        "cancelled"
+                    }
+                    () = tokio::time::sleep(Duration::from_secs(60)) => "slept",
+                }
+            })
+            .task(TaskSupport::required()),
+        )
+        .tool(ToolEntry::new("cancelled_here", || async { CANCELLED.load(Ordering::SeqCst).to_string() }))
         .tool(ToolEntry::new("wait", |cx: RequestContext| async move {
             tokio::select! {
                 () = cx.cancellation().cancelled() => "cancelled",

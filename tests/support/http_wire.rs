@@ -28,7 +28,7 @@ pub fn modern_meta(capabilities: Value) -> Value {
 
 /// Sends one request on a connection of its own. A body whose `_meta`
 /// names a protocol version travels with the headers of a 2026-07-28
-/// client (`Mcp-Method`, and `Mcp-Name` for a named target); any other
+/// client (`Mcp-Method`, and `Mcp-Name` for a named target or a task); any other
 /// with those of a 2025-11-25 client. `extra` replaces or adds headers.
 /// The response comes back with its body unread.
 pub async fn send(
@@ -55,7 +55,7 @@ pub async fn send(
                 request = request.header("mcp-method", name);
             }
             let params = &body["params"];
-            if let Some(target) = params["name"].as_str().or(params["uri"].as_str()) {
+            if let Some(target) = params["name"].as_str().or(params["uri"].as_str()).or(params["taskId"].as_str()) {
                 request = request.header("mcp-name", target);
             }
         }

@@ -34,6 +34,8 @@ struct State {
     answered: HashMap<String, Value>,
     /// Why the task cannot go on (it needs what the client cannot give).
     fatal: Option<ErrorObject>,
+    /// The latest progress reported, not yet written as the status message.
+    progress: Option<String>,
 }
 
 /// The input side of one running task.
@@ -159,6 +161,36 @@ impl TaskLink {
         if let Err(e) = written {
             tracing::warn!(task = %self.task_id, error = %e.message, "a task's input requests could not be written");
         }
+    }
+
+    /// Makes `progress` (of `total`, with `message`) the task's status
+    /// message, written in the background: of reports made faster than
+    /// the store takes them, the latest is kept.
+    pub(crate) fn report(self: &Arc<Self>, progress: f64, total: Option<f64>, message: Option<String>) {
+        let text = match (message, total) {
+            (Some(message), _) => message,
+            (None, Some(total)) => format!("{progress}/{total}"),
+            (None, None) => progress.to_string(),
+        };
+        self.lock().progress = Some(text);
+        let link = Arc::clone(self);
+        tokio::spawn(async move {
+            let _writing = link.writing.lock().await;
+            let Some(text) = link.lock().progress.take() else { return };
+            let written = link
+                .tasks
+                .modify(&link.task_id, |record| {
+                    if record.status.is_terminal() || record.status_message.as_deref() == Some(text.as_str()) {
+                        return false;
+                    }
+                    record.status_message = Some(text.clone());
+                    true
+                })
+                .await;
+            if let Err(e) = written {
+                tracing::warn!(task = %link.task_id, error = %e.message, "a task's progress could not be written");
+            }
+        });
     }
 
     /// Runs `write` with this process's other writes of the task held off.

@@ -40,8 +40,9 @@
 //!   unknown one);
 //! - a listen stream asking for `taskIds` gets `notifications/tasks`, the
 //!   whole task, on each change;
-//! - progress and log messages of a handler running as a task go nowhere:
-//!   the extension carries neither.
+//! - progress a handler running as a task reports
+//!   ([`Progress`](crate::Progress)) becomes the task's `statusMessage`;
+//!   its log messages go nowhere: the extension carries none.
 //!
 //! A test drives a task as a client would, declaring the extension:
 //!
@@ -73,9 +74,14 @@
 //! ```
 //!
 //! The record a store keeps ([`TaskRecord`]) is serde data, for stores
-//! shared by replicas. The handler itself runs in the process that created
+//! that outlive a process: `RedisTaskStore` (feature `redis`), shared by
+//! replicas, and `SqliteTaskStore` (feature `sqlite`), a file that
+//! survives a restart. The handler itself runs in the process that created
 //! the task, which renews a lease on it ([`RunnerLease`]): a task whose
-//! lease lapsed before it finished reads as `failed`. Tasks are a 2026-07-28
+//! lease lapsed before it finished reads as `failed`. A `tasks/cancel` or
+//! `tasks/update` served by another replica is written into the record,
+//! and the event bus (`RedisBus`, feature `redis`) has the
+//! running replica read it and hand it to the handler. Tasks are a 2026-07-28
 //! feature: 2025-era sessions see neither the extension nor its methods.
 
 mod clock;
@@ -84,13 +90,21 @@ mod id;
 mod link;
 mod memory;
 mod record;
+#[cfg(feature = "redis")]
+mod redis;
 mod runner;
 mod service;
+#[cfg(feature = "sqlite")]
+mod sqlite;
 mod store;
 mod support;
 
 pub use memory::{DEFAULT_MAX_TASKS, MemoryTaskStore};
 pub use record::{RunnerLease, TaskRecord, TaskStatus};
+#[cfg(feature = "redis")]
+pub use redis::RedisTaskStore;
+#[cfg(feature = "sqlite")]
+pub use sqlite::SqliteTaskStore;
 pub use store::{TaskStore, TaskStoreError, TaskStoreFuture};
 pub use support::TaskSupport;
 

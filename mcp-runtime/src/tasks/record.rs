@@ -89,6 +89,10 @@ pub struct TaskRecord {
     /// The requests the handler waits on, by key, while `input_required`.
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub input_requests: Map<String, Value>,
+    /// Answers `tasks/update` brought to a process other than the one
+    /// running the task, waiting for that one to hand them to the handler.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub input_responses: Map<String, Value>,
     /// The handler's result, once `completed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<Value>,
@@ -122,6 +126,7 @@ impl TaskRecord {
             ttl_ms,
             poll_interval_ms,
             input_requests: Map::new(),
+            input_responses: Map::new(),
             result: None,
             error: None,
             runner: None,

@@ -3,10 +3,11 @@
 //! orphans, cancellation).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde_json::{Map, Value};
+use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
 use super::clock::now_ms;
@@ -44,10 +45,14 @@ struct Inner {
     /// A random id of this process, written into the leases it holds.
     process: String,
     bus: SharedBus,
-    /// The tasks whose handlers run in this process. Cancellation reaches a
-    /// handler through here; a store shared by replicas will have the event
-    /// bus carry a cancel to the replica whose registry holds the task.
+    /// The tasks whose handlers run in this process. A cancel or an answer
+    /// reaches a handler through here: at once when made in this process;
+    /// when made on another replica sharing the store, by the store (the
+    /// record says `cancelled`, or holds the answers) once the event bus
+    /// rings (see [`Tasks::watch`]), or at the next lease renewal.
     running: Mutex<HashMap<String, Running>>,
+    /// Whether this process follows the bus for its running tasks yet.
+    watching: AtomicBool,
     last_sweep_ms: AtomicU64,
 }
 
@@ -73,6 +78,7 @@ impl Tasks {
                 process,
                 bus,
                 running: Mutex::new(HashMap::new()),
+                watching: AtomicBool::new(false),
                 last_sweep_ms: AtomicU64::new(0),
             }),
         }
@@ -195,6 +201,7 @@ impl Tasks {
                 r.error = Some(ErrorObject::internal("The process running the task stopped before it finished"));
                 r.status_message = Some("The process running the task stopped".into());
                 r.input_requests.clear();
+                r.input_responses.clear();
                 r.runner = None;
                 true
             })
@@ -214,12 +221,24 @@ impl Tasks {
             return Ok(());
         }
         let link = self.running().get(task_id).map(|r| Arc::clone(&r.link));
-        match link {
-            Some(link) => link.answer(responses).await,
-            // Run by another replica: answers will travel there over the
-            // event bus once stores are shared; until then nothing waits here.
-            None => Ok(()),
+        if let Some(link) = link {
+            return link.answer(responses).await;
         }
+        // Run by another replica: the answers to what the task waits on go
+        // into its record, and the write rings the bus there. Their kind is
+        // checked where the handler waits, which drops a wrong one.
+        self.modify(task_id, |r| {
+            let mut changed = false;
+            for (key, value) in &responses {
+                if !r.status.is_terminal() && r.input_requests.contains_key(key) {
+                    r.input_responses.insert(key.clone(), value.clone());
+                    changed = true;
+                }
+            }
+            changed
+        })
+        .await?;
+        Ok(())
     }
 
     /// `tasks/cancel`: the task reads `cancelled` from now on, and its
@@ -234,6 +253,7 @@ impl Tasks {
             record.status = TaskStatus::Cancelled;
             record.status_message = Some("Cancelled at the client's request".into());
             record.input_requests.clear();
+            record.input_responses.clear();
             record.runner = None;
             true
         });
@@ -246,8 +266,8 @@ impl Tasks {
     }
 
     /// Fires the token of the handler running `task_id`, if it runs in this
-    /// process. This is where a cancel reaches a handler; a cancel made on
-    /// another replica is to be delivered here by the event bus.
+    /// process: a cancel made here. One made on another replica arrives
+    /// through [`reconcile`](Self::reconcile).
     pub(crate) fn deliver_cancel(&self, task_id: &str) {
         if let Some(running) = self.running().get(task_id) {
             running.cancel.cancel();
@@ -257,6 +277,78 @@ impl Tasks {
     /// Registers a handler this process runs.
     pub(crate) fn register(&self, task_id: &str, running: Running) {
         self.running().insert(task_id.to_owned(), running);
+        self.watch();
+    }
+
+    /// From the first task this process runs on, follows the bus: a change
+    /// to a task running here may be a cancel or answers given on another
+    /// replica, which the stored record then holds. The bus is the doorbell
+    /// (it already carries every task change to every replica), the store
+    /// the mailbox: a ring lost with a Redis outage is made up for by the
+    /// lease renewal, which reads the record too. Plain calls never start it.
+    fn watch(&self) {
+        if self.inner.watching.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let mut events = self.inner.bus.subscribe();
+        // Weak: the watcher must not keep the server's tasks alive.
+        let inner = Arc::downgrade(&self.inner);
+        tokio::spawn(async move {
+            loop {
+                let changed = events.recv().await;
+                let Some(inner) = inner.upgrade() else { return };
+                let tasks = Tasks { inner };
+                let ids: Vec<String> = match changed {
+                    Ok(ServerEvent::TaskStatus { task_id }) => vec![task_id],
+                    Ok(_) => continue,
+                    // Rings were lost: look at every task running here.
+                    Err(RecvError::Lagged(_)) => tasks.running().keys().cloned().collect(),
+                    Err(RecvError::Closed) => return,
+                };
+                for task_id in ids {
+                    if tasks.running().contains_key(&task_id) {
+                        let tasks = tasks.clone();
+                        tokio::spawn(async move {
+                            if let Some(record) = tasks.peek(&task_id).await {
+                                tasks.reconcile(&task_id, &record).await;
+                            }
+                        });
+                    }
+                }
+            }
+        });
+    }
+
+    /// Brings to the handler running `task_id` here what its stored
+    /// `record` says was asked elsewhere: a cancel (the task ended) fires
+    /// its token; answers are taken out of the record and handed to it.
+    async fn reconcile(&self, task_id: &str, record: &TaskRecord) {
+        let Some(running) = self.running().get(task_id).cloned() else { return };
+        if record.status.is_terminal() {
+            running.cancel.cancel();
+            return;
+        }
+        if record.input_responses.is_empty() {
+            return;
+        }
+        let mut taken = Map::new();
+        let written = self
+            .write(task_id, false, |r| {
+                taken = std::mem::take(&mut r.input_responses);
+                !taken.is_empty()
+            })
+            .await;
+        match written {
+            Ok(Some(_)) if !taken.is_empty() => {
+                if let Err(e) = running.link.answer(taken).await {
+                    tracing::warn!(task = %task_id, error = %e.message, "answers given on another replica were dropped");
+                }
+            }
+            Ok(_) => {}
+            Err(e) => {
+                tracing::warn!(task = %task_id, error = %e.message, "answers given on another replica could not be taken")
+            }
+        }
     }
 
     /// Forgets a handler that ended.
@@ -264,7 +356,8 @@ impl Tasks {
         self.running().remove(task_id);
     }
 
-    /// Extends this process's lease on a task it runs.
+    /// Extends this process's lease on a task it runs, and picks up what
+    /// other replicas asked of it meanwhile.
     pub(crate) async fn renew_lease(&self, task_id: &str) {
         let lease = self.lease(now_ms());
         let renewed = self
@@ -276,8 +369,10 @@ impl Tasks {
                 true
             })
             .await;
-        if let Err(e) = renewed {
-            tracing::warn!(task = %task_id, error = %e.message, "a task's lease could not be renewed");
+        match renewed {
+            Ok(Some(record)) => self.reconcile(task_id, &record).await,
+            Ok(None) => {}
+            Err(e) => tracing::warn!(task = %task_id, error = %e.message, "a task's lease could not be renewed"),
         }
     }
 
@@ -302,6 +397,7 @@ impl Tasks {
                 record.result = result.clone();
                 record.error = error.clone();
                 record.input_requests.clear();
+                record.input_responses.clear();
                 record.runner = None;
                 true
             })

@@ -17,14 +17,14 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::Duration;
 
-use redis::aio::MultiplexedConnection;
 use tokio::sync::broadcast;
 
 use super::{SessionChange, SessionLimits, SessionRecord, SessionStore, StoreError, StoreFuture};
 use crate::protocol::LoggingLevel;
+use crate::redis_commands::{Commands, script};
 
 /// Keeps a new session unless the live ones are as many as allowed.
 /// KEYS: the session, the index. ARGV: id, record, idle ms, cap.
@@ -91,15 +91,10 @@ return 1
 /// Not for Redis Cluster: a script touches keys of different slots.
 #[derive(Clone)]
 pub struct RedisSessionStore {
-    client: redis::Client,
-    connection: Arc<Mutex<MultiplexedConnection>>,
+    commands: Commands,
     prefix: Arc<str>,
     replica: Arc<str>,
     incoming: broadcast::Sender<String>,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl RedisSessionStore {
@@ -107,8 +102,8 @@ impl RedisSessionStore {
     /// channels that start with `prefix`. Fails when the first connection
     /// cannot be made; later outages are retried.
     pub async fn connect(url: &str, prefix: &str) -> redis::RedisResult<Self> {
-        let client = redis::Client::open(url)?;
-        let connection = client.get_multiplexed_async_connection().await?;
+        let commands = Commands::connect(redis::Client::open(url)?).await?;
+        let client = commands.client().clone();
         let mut bytes = [0u8; 8];
         let _ = getrandom::fill(&mut bytes);
         let replica: Arc<str> = bytes.iter().map(|b| format!("{b:02x}")).collect::<String>().into();
@@ -119,13 +114,7 @@ impl RedisSessionStore {
         }
         let (incoming, _) = broadcast::channel(1024);
         tokio::spawn(subscribe_loop(client.clone(), pubsub, channels, incoming.downgrade()));
-        Ok(RedisSessionStore {
-            client,
-            connection: Arc::new(Mutex::new(connection)),
-            prefix: prefix.into(),
-            replica,
-            incoming,
-        })
+        Ok(RedisSessionStore { commands, prefix: prefix.into(), replica, incoming })
     }
 
     fn key(&self, id: &str) -> String {
@@ -138,22 +127,8 @@ impl RedisSessionStore {
 
     /// Runs `command`, connecting again once if the connection was lost.
     async fn run<T: redis::FromRedisValue>(&self, command: &redis::Cmd) -> Result<T, StoreError> {
-        let mut connection = lock(&self.connection).clone();
-        match command.query_async(&mut connection).await {
-            Err(e) if e.is_connection_dropped() || e.is_unrecoverable_error() || e.is_io_error() => {
-                let mut fresh = self.client.get_multiplexed_async_connection().await.map_err(StoreError::backend)?;
-                *lock(&self.connection) = fresh.clone();
-                command.query_async(&mut fresh).await.map_err(StoreError::backend)
-            }
-            result => result.map_err(StoreError::backend),
-        }
+        self.commands.run(command).await.map_err(StoreError::backend)
     }
-}
-
-fn script(source: &str, keys: &[&str], args: &[&str]) -> redis::Cmd {
-    let mut command = redis::cmd("EVAL");
-    command.arg(source).arg(keys.len()).arg(keys).arg(args);
-    command
 }
 
 fn millis(duration: Duration) -> String {

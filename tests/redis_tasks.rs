@@ -1,0 +1,133 @@
+//! Two HTTP server processes sharing their tasks through one real Redis
+//! (`RedisTaskStore`, with the `RedisBus`), as behind a load balancer that
+//! routes every request anywhere: a task created on one replica is read,
+//! answered and cancelled on the other, and reaches its handler each time;
+//! a task whose replica was killed reads `failed` once its lease lapsed.
+//! Every message read back is checked (`mcp_tests::task_schema`).
+//!
+//! Needs `redis-server` on the PATH, as `redis_bus` does.
+
+use std::net::SocketAddr;
+use std::process::Stdio;
+use std::time::Duration;
+
+use mcp_tests::http_wire::{STUCK, answer, modern_meta, post};
+use mcp_tests::task_schema::assert_valid_task_message;
+use serde_json::{Value, json};
+use tokio::process::{Child, Command};
+
+const TASKS: &str = "io.modelcontextprotocol/tasks";
+
+struct Replica {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl Replica {
+    async fn spawn(url: &str, prefix: &str) -> Replica {
+        let port = mcp_tests::redis::free_port();
+        let child = Command::new(env!("CARGO_BIN_EXE_http_replica"))
+            .args([url, prefix, &port.to_string()])
+            .stdout(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("replica starts");
+        let addr = SocketAddr::from(([127, 0, 0, 1], port));
+        for _ in 0..200 {
+            if tokio::net::TcpStream::connect(addr).await.is_ok() {
+                return Replica { child, addr };
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("the replica did not start listening on {addr}");
+    }
+
+    /// Sends a 2026-07-28 request from a client declaring the tasks
+    /// extension and form elicitation; returns its checked answer.
+    async fn send(&self, id: i64, method: &str, mut params: Value) -> Value {
+        params["_meta"] = modern_meta(json!({"elicitation": {"form": {}}, "extensions": {TASKS: {}}}));
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let reply =
+            answer(post(self.addr, None, &request).await, &json!(id), |m| assert_valid_task_message(method, m)).await;
+        assert!(reply.get("error").is_none(), "{method}: {reply}");
+        reply["result"].clone()
+    }
+
+    async fn create(&self, id: i64, tool: &str) -> String {
+        let created = self.send(id, "tools/call", json!({"name": tool, "arguments": {}})).await;
+        assert_eq!(created["resultType"], "task", "{created}");
+        created["taskId"].as_str().expect("a task id").to_owned()
+    }
+
+    async fn get(&self, id: i64, task_id: &str) -> Value {
+        self.send(id, "tasks/get", json!({"taskId": task_id})).await
+    }
+
+    /// Polls the task here until `done` says so.
+    async fn until(&self, task_id: &str, done: impl Fn(&Value) -> bool) -> Value {
+        let poll = async {
+            for id in 1000.. {
+                let task = self.get(id, task_id).await;
+                if done(&task) {
+                    return task;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            unreachable!()
+        };
+        tokio::time::timeout(STUCK, poll).await.expect("the task got there in time")
+    }
+}
+
+#[cfg_attr(no_redis_server, ignore = "redis-server is not on PATH: apt-get install redis-server")]
+#[tokio::test]
+async fn a_task_run_by_one_replica_is_read_answered_and_cancelled_on_the_other() {
+    let redis = mcp_tests::redis::start().await;
+    let (one, two) = (Replica::spawn(&redis.url, "mcp:tasks").await, Replica::spawn(&redis.url, "mcp:tasks").await);
+
+    // Created on one, read on the other.
+    let slow = one.create(1, "slow").await;
+    let task = two.get(2, &slow).await;
+    assert_eq!(task["status"], "working", "{task}");
+
+    // Cancelled on the other: it reads cancelled at once, and the handler
+    // on the first hears its token.
+    let acknowledged = two.send(3, "tasks/cancel", json!({"taskId": slow})).await;
+    assert_eq!(acknowledged["resultType"], "complete", "{acknowledged}");
+    assert_eq!(two.get(4, &slow).await["status"], "cancelled");
+    assert_eq!(one.get(5, &slow).await["status"], "cancelled");
+    let heard = async {
+        loop {
+            let count = one.send(6, "tools/call", json!({"name": "cancelled_here", "arguments": {}})).await;
+            if count["content"][0]["text"] == "1" {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    };
+    tokio::time::timeout(STUCK, heard).await.expect("the handler on the first replica heard the cancel");
+
+    // Input asked by the handler on one, answered on the other.
+    let ask = one.create(10, "ask").await;
+    let waiting = two.until(&ask, |t| t["status"] == "input_required").await;
+    let (key, _) = waiting["inputRequests"].as_object().and_then(|r| r.iter().next()).expect("a request");
+    let answers = json!({key: {"action": "accept", "content": {"name": "Ada"}}});
+    two.send(11, "tasks/update", json!({"taskId": ask, "inputResponses": answers})).await;
+    let done = two.until(&ask, |t| t["status"] != "input_required" && t["status"] != "working").await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["result"]["content"][0]["text"], "Hello, Ada!");
+
+    // The first replica dies while it runs a task: the other reads it
+    // failed once the lease (one second) lapsed, never working forever.
+    let orphan = one.create(20, "slow").await;
+    let Replica { mut child, .. } = one;
+    child.start_kill().expect("SIGKILL");
+    child.wait().await.expect("gone");
+    assert_eq!(two.get(21, &orphan).await["status"], "working", "within its lease");
+    let failed = two.until(&orphan, |t| t["status"] != "working").await;
+    assert_eq!(failed["status"], "failed", "{failed}");
+    assert_eq!(failed["error"]["code"], -32603);
+    let message = failed["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("stopped before it finished"), "{message}");
+    drop(redis);
+}
