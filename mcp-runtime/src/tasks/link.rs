@@ -142,7 +142,7 @@ impl TaskLink {
 
     /// Writes the pending requests to the task: `input_required` with them,
     /// or `working` once none is left.
-    async fn publish(&self) {
+    pub(crate) async fn publish(&self) {
         let _writing = self.writing.lock().await;
         let requests: Map<String, Value> =
             self.lock().pending.iter().map(|(k, p)| (k.clone(), p.request.clone())).collect();

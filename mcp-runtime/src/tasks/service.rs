@@ -225,15 +225,21 @@ impl Tasks {
             return link.answer(responses).await;
         }
         // Run by another replica: the answers to what the task waits on go
-        // into its record, and the write rings the bus there. Their kind is
-        // checked where the handler waits, which drops a wrong one.
+        // into its record, and the write rings the bus there. What they
+        // answer leaves `inputRequests` at once, as it would here, so that
+        // a `tasks/get` on any replica stops asking for it. Their kind is
+        // checked where the handler waits, which drops a wrong one and asks
+        // again.
         self.modify(task_id, |r| {
             let mut changed = false;
             for (key, value) in &responses {
-                if !r.status.is_terminal() && r.input_requests.contains_key(key) {
+                if !r.status.is_terminal() && r.input_requests.remove(key).is_some() {
                     r.input_responses.insert(key.clone(), value.clone());
                     changed = true;
                 }
+            }
+            if changed && r.input_requests.is_empty() {
+                r.status = TaskStatus::Working;
             }
             changed
         })
@@ -342,6 +348,8 @@ impl Tasks {
             Ok(Some(_)) if !taken.is_empty() => {
                 if let Err(e) = running.link.answer(taken).await {
                     tracing::warn!(task = %task_id, error = %e.message, "answers given on another replica were dropped");
+                    // The requests they claimed to answer are asked again.
+                    running.link.publish().await;
                 }
             }
             Ok(_) => {}
