@@ -9,7 +9,6 @@
 //! Needs `redis-server` on the PATH, as `redis_bus` does.
 
 use std::net::SocketAddr;
-use std::process::Stdio;
 use std::time::Duration;
 
 use http::{Method, StatusCode};
@@ -27,20 +26,10 @@ struct Replica {
 impl Replica {
     async fn spawn(url: &str, prefix: &str) -> Replica {
         let port = mcp_tests::redis::free_port();
-        let child = Command::new(env!("CARGO_BIN_EXE_http_replica"))
-            .args([url, prefix, &port.to_string()])
-            .stdout(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("replica starts");
-        let addr = SocketAddr::from(([127, 0, 0, 1], port));
-        for _ in 0..200 {
-            if tokio::net::TcpStream::connect(addr).await.is_ok() {
-                return Replica { _child: child, addr };
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        panic!("the replica did not start listening on {addr}");
+        let mut command = Command::new(env!("CARGO_BIN_EXE_http_replica"));
+        command.args([url, prefix, &port.to_string()]);
+        let _child = mcp_tests::process::listening(command, port).await;
+        Replica { _child, addr: SocketAddr::from(([127, 0, 0, 1], port)) }
     }
 }
 

@@ -8,7 +8,6 @@
 //! Needs `redis-server` on the PATH, as `redis_bus` does.
 
 use std::net::SocketAddr;
-use std::process::Stdio;
 use std::time::Duration;
 
 use mcp_tests::http_wire::{STUCK, answer, modern_meta, post};
@@ -26,20 +25,10 @@ struct Replica {
 impl Replica {
     async fn spawn(url: &str, prefix: &str) -> Replica {
         let port = mcp_tests::redis::free_port();
-        let child = Command::new(env!("CARGO_BIN_EXE_http_replica"))
-            .args([url, prefix, &port.to_string()])
-            .stdout(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("replica starts");
-        let addr = SocketAddr::from(([127, 0, 0, 1], port));
-        for _ in 0..200 {
-            if tokio::net::TcpStream::connect(addr).await.is_ok() {
-                return Replica { child, addr };
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        panic!("the replica did not start listening on {addr}");
+        let mut command = Command::new(env!("CARGO_BIN_EXE_http_replica"));
+        command.args([url, prefix, &port.to_string()]);
+        let child = mcp_tests::process::listening(command, port).await;
+        Replica { child, addr: SocketAddr::from(([127, 0, 0, 1], port)) }
     }
 
     /// Sends a 2026-07-28 request from a client declaring the tasks

@@ -22,35 +22,20 @@
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
-use std::process::Stdio;
 use std::time::Duration;
 
 use http::{Method, StatusCode};
 use hyper::body::Incoming;
 use mcp_tests::http_wire::{Events, STUCK, answer, modern_meta, post, send};
 use mcp_tests::legacy_schema::assert_valid_legacy;
+use mcp_tests::process::listening;
 use mcp_tests::redis::free_port;
 use mcp_tests::task_schema::assert_valid_task_message;
 use mcp_tests::wire_schema::assert_valid_message;
 use serde_json::{Value, json};
-use tokio::process::{Child, Command};
+use tokio::process::Command;
 
 const KEY: &str = "a secret the three replicas share, 32 bytes or more";
-
-/// Starts a child, waits until it accepts connections on `port`.
-async fn listening(mut command: Command, port: u16) -> Child {
-    let mut child = command.stdout(Stdio::null()).kill_on_drop(true).spawn().expect("starts");
-    for _ in 0..200 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
-            return child;
-        }
-        if let Some(status) = child.try_wait().expect("a status") {
-            panic!("{command:?} exited ({status}) before listening on {port}");
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("{command:?} did not listen on {port}");
-}
 
 /// Which replica answered (HAProxy's `X-Mcp-Replica`); none means HAProxy
 /// answered by itself, with an error.
