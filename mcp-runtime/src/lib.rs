@@ -164,6 +164,7 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+pub mod auth;
 mod call;
 mod catalog;
 mod catalog_dump;
