@@ -1,6 +1,6 @@
 //! Commands to Redis over one multiplexed connection that is made again
-//! when it was lost: the command side of the Redis session store and the
-//! Redis task store.
+//! when it was lost: the command side of the Redis session store, the
+//! Redis task store and the Redis event bus (publishing, readiness).
 
 use std::sync::{Arc, Mutex, MutexGuard};
 

@@ -9,6 +9,9 @@ use futures_util::StreamExt as _;
 /// `deliver`, until `deliver` says its receiver is gone. A connection that
 /// ends is replaced (after 0.1 s, doubling up to 5 s) as long as `wanted`
 /// says someone still listens; `what` names the subscriber in the logs.
+/// Messages published while no connection was subscribed are lost:
+/// `resumed` is called once subscribed again, so that the subscriber can
+/// say so to its own listeners.
 pub(crate) async fn follow(
     client: redis::Client,
     first: redis::aio::PubSub,
@@ -16,6 +19,7 @@ pub(crate) async fn follow(
     what: &'static str,
     wanted: impl Fn() -> bool,
     mut deliver: impl FnMut(String) -> bool,
+    mut resumed: impl FnMut(),
 ) {
     let mut pubsub = Some(first);
     let mut delay = Duration::from_millis(100);
@@ -47,7 +51,9 @@ pub(crate) async fn follow(
                     }
                 }
                 if subscribed {
+                    tracing::info!("the Redis subscription of the {what} is back");
                     pubsub = Some(connection);
+                    resumed();
                 }
             }
             Err(e) => tracing::warn!(error = %e, "the {what} could not reconnect to Redis"),

@@ -9,9 +9,27 @@ use tokio::process::{Child, Command};
 /// A running `redis-server`.
 pub struct RedisServer {
     /// Kept so that the server is killed with this value.
-    _child: Child,
+    child: Child,
+    /// Its port.
+    pub port: u16,
     /// `redis://127.0.0.1:<port>/`.
     pub url: String,
+}
+
+impl RedisServer {
+    /// Kills the server with SIGKILL, as a crash would, and waits until it
+    /// is gone and its port free, so that it can be started again there.
+    pub async fn kill(mut self) {
+        self.child.start_kill().expect("SIGKILL");
+        self.child.wait().await.expect("redis-server gone");
+        for _ in 0..200 {
+            if std::net::TcpListener::bind(("127.0.0.1", self.port)).is_ok() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("port {} still taken after redis-server was killed", self.port);
+    }
 }
 
 /// A loopback port nothing listens on (as far as can be known without keeping it).
@@ -35,7 +53,7 @@ pub async fn start_on(port: u16) -> RedisServer {
         .unwrap_or_else(|e| panic!("cannot start redis-server ({e}): apt-get install redis-server"));
     for _ in 0..100 {
         if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return RedisServer { _child: child, url: format!("redis://127.0.0.1:{port}/") };
+            return RedisServer { child, port, url: format!("redis://127.0.0.1:{port}/") };
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }

@@ -43,6 +43,12 @@ pub enum ServerEvent {
         /// The task.
         task_id: String,
     },
+    /// Events may have been lost on their way here (a distributed bus lost
+    /// its connection to the engine for a while, say): every stream treats
+    /// everything it follows as changed, as when it falls behind, since it
+    /// cannot know which changes it missed. [`RedisBus`] delivers it to
+    /// this process's listeners once it is subscribed again.
+    EventsMissed,
 }
 
 /// Carries [`ServerEvent`]s to every listen stream, possibly across processes.

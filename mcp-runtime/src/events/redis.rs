@@ -4,19 +4,20 @@
 //! Each event is delivered to this process's listeners at once and
 //! published on a Redis channel, tagged with this bus's random origin id;
 //! events arriving from Redis with another origin are delivered locally.
-//! When Redis is unreachable, local delivery goes on, the failure is logged,
-//! and the subscriber reconnects with a growing delay (at most 5 s).
+//! When Redis is unreachable, local delivery goes on and the failure is
+//! logged; publishing connects again at the next event, and the subscriber
+//! reconnects with a growing delay (at most 5 s). What other replicas
+//! published meanwhile never arrives, so once subscribed again the bus
+//! delivers [`ServerEvent::EventsMissed`] here: every listen stream then
+//! announces everything it follows as changed.
 
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::{broadcast, mpsc};
 
-use std::sync::{Arc, Mutex, MutexGuard};
-
-use redis::aio::MultiplexedConnection;
-
 use super::{EventBus, LocalBus, ReadyFuture, ServerEvent};
+use crate::redis_commands::Commands;
 
 /// Events shared through a Redis channel.
 ///
@@ -33,13 +34,9 @@ pub struct RedisBus {
     outgoing: mpsc::UnboundedSender<String>,
     origin: String,
     channel: String,
-    client: redis::Client,
-    /// The connection readiness checks `PING` on, replaced when it broke.
-    probe: Arc<Mutex<MultiplexedConnection>>,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
+    /// The connection events are published and readiness is checked on,
+    /// made again when it broke.
+    commands: Commands,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -52,8 +49,8 @@ impl RedisBus {
     /// Connects to Redis at `url` and shares events on `channel`. Fails when
     /// the first connection cannot be made; later outages are retried.
     pub async fn connect(url: &str, channel: &str) -> redis::RedisResult<Self> {
-        let client = redis::Client::open(url)?;
-        let publisher = client.get_multiplexed_async_connection().await?;
+        let commands = Commands::connect(redis::Client::open(url)?).await?;
+        let client = commands.client().clone();
         let mut pubsub = client.get_async_pubsub().await?;
         pubsub.subscribe(channel).await?;
 
@@ -62,17 +59,9 @@ impl RedisBus {
         let origin = origin_bytes.iter().map(|b| format!("{b:02x}")).collect::<String>();
         let local = LocalBus::default();
         let (outgoing, rx) = mpsc::unbounded_channel();
-        let probe = Arc::new(Mutex::new(publisher.clone()));
-        tokio::spawn(publish_loop(publisher, channel.to_owned(), rx));
-        let subscriber = client.clone();
-        tokio::spawn(subscribe_loop(
-            subscriber,
-            pubsub,
-            channel.to_owned(),
-            origin.clone(),
-            local.sender().downgrade(),
-        ));
-        Ok(RedisBus { local, outgoing, origin, channel: channel.to_owned(), client, probe })
+        tokio::spawn(publish_loop(commands.clone(), channel.to_owned(), rx));
+        tokio::spawn(subscribe_loop(client, pubsub, channel.to_owned(), origin.clone(), local.sender().downgrade()));
+        Ok(RedisBus { local, outgoing, origin, channel: channel.to_owned(), commands })
     }
 }
 
@@ -98,31 +87,18 @@ impl EventBus for RedisBus {
     /// A `PING`, on a fresh connection when the last one broke, so that a
     /// Redis that comes back makes the replica ready again.
     fn ready(&self) -> ReadyFuture<'_> {
-        Box::pin(async move {
-            let mut connection = lock(&self.probe).clone();
-            let ping = redis::cmd("PING");
-            match ping.query_async::<String>(&mut connection).await {
-                Err(e) if e.is_connection_dropped() || e.is_unrecoverable_error() || e.is_io_error() => {
-                    let mut fresh = self.client.get_multiplexed_async_connection().await?;
-                    *lock(&self.probe) = fresh.clone();
-                    ping.query_async::<String>(&mut fresh).await?;
-                    Ok(())
-                }
-                result => result.map(drop).map_err(Into::into),
-            }
-        })
+        Box::pin(async move { self.commands.run::<String>(&redis::cmd("PING")).await.map(drop).map_err(Into::into) })
     }
 }
 
-async fn publish_loop(
-    mut connection: redis::aio::MultiplexedConnection,
-    channel: String,
-    mut outgoing: mpsc::UnboundedReceiver<String>,
-) {
+/// Publishes what `outgoing` brings, in order. An event that cannot be
+/// published is dropped (listeners elsewhere hear of the loss when their
+/// subscription comes back); the next one tries a new connection.
+async fn publish_loop(commands: Commands, channel: String, mut outgoing: mpsc::UnboundedReceiver<String>) {
     while let Some(message) = outgoing.recv().await {
-        let sent: redis::RedisResult<i64> =
-            redis::cmd("PUBLISH").arg(&channel).arg(&message).query_async(&mut connection).await;
-        if let Err(e) = sent {
+        let mut publish = redis::cmd("PUBLISH");
+        publish.arg(&channel).arg(&message);
+        if let Err(e) = commands.run::<i64>(&publish).await {
             tracing::warn!(error = %e, "could not publish a change event to Redis");
         }
     }
@@ -151,5 +127,12 @@ async fn subscribe_loop(
             true
         }
     };
-    crate::redis_subscription::follow(client, first, vec![channel], "event bus", wanted, deliver).await;
+    // Back after an outage: what the other replicas published meanwhile is
+    // lost, and every listener here is told so.
+    let resumed = || {
+        if let Some(local) = local.upgrade() {
+            let _ = local.send(ServerEvent::EventsMissed);
+        }
+    };
+    crate::redis_subscription::follow(client, first, vec![channel], "event bus", wanted, deliver, resumed).await;
 }

@@ -25,13 +25,14 @@ pub(crate) fn watch(server: &Server, session: &Arc<Session>) {
                 event = events.recv() => event,
             };
             match event {
-                Ok(event) => {
+                Ok(event) if event != ServerEvent::EventsMissed => {
                     if let Some(message) = notification(&session, &event, list_changed) {
                         session.send_standalone(message);
                     }
                 }
-                // Missed changes: say every list may have changed.
-                Err(RecvError::Lagged(_)) if list_changed => {
+                // Missed changes (this watcher fell behind, or the bus lost
+                // events on their way): say every list may have changed.
+                Ok(_) | Err(RecvError::Lagged(_)) if list_changed => {
                     for event in [
                         ServerEvent::ToolsListChanged,
                         ServerEvent::PromptsListChanged,
@@ -42,7 +43,7 @@ pub(crate) fn watch(server: &Server, session: &Arc<Session>) {
                         }
                     }
                 }
-                Err(RecvError::Lagged(_)) => {}
+                Ok(_) | Err(RecvError::Lagged(_)) => {}
                 Err(RecvError::Closed) => return,
             }
         }

@@ -306,9 +306,12 @@ impl Tasks {
                 let tasks = Tasks { inner };
                 let ids: Vec<String> = match changed {
                     Ok(ServerEvent::TaskStatus { task_id }) => vec![task_id],
+                    // Rings were lost (here, or on the bus's way here): look
+                    // at every task running here.
+                    Ok(ServerEvent::EventsMissed) | Err(RecvError::Lagged(_)) => {
+                        tasks.running().keys().cloned().collect()
+                    }
                     Ok(_) => continue,
-                    // Rings were lost: look at every task running here.
-                    Err(RecvError::Lagged(_)) => tasks.running().keys().cloned().collect(),
                     Err(RecvError::Closed) => return,
                 };
                 for task_id in ids {

@@ -179,27 +179,34 @@ impl Listener<'_> {
                             options.sink.send(n);
                         }
                     }
+                    // The bus lost events on their way here (an outage of
+                    // its engine): as for a listener that fell behind.
+                    Ok(ServerEvent::EventsMissed) => self.catch_up(options).await,
                     Ok(event) => {
                         if let Some(n) = notification_for(&event, filter, id) {
                             options.sink.send(n);
                         }
                     }
-                    // A listener that fell behind lost events it cannot
-                    // name: the client is told that everything it follows
-                    // may have changed, rather than missing a change for good.
                     Err(RecvError::Lagged(missed)) => {
                         tracing::warn!(missed, "a listen stream fell behind; announcing every subscribed kind");
-                        for n in catch_up(filter, id) {
-                            options.sink.send(n);
-                        }
-                        for task_id in filter.task_ids.as_deref().unwrap_or_default() {
-                            if let Some(n) = self.task(task_id).await {
-                                options.sink.send(n);
-                            }
-                        }
+                        self.catch_up(options).await;
                     }
                     Err(RecvError::Closed) => return,
                 },
+            }
+        }
+    }
+
+    /// After events were lost that cannot be named: the client is told that
+    /// everything it follows may have changed, rather than missing a change
+    /// for good.
+    async fn catch_up(&self, options: &RequestOptions) {
+        for n in catch_up(self.filter, self.id) {
+            options.sink.send(n);
+        }
+        for task_id in self.filter.task_ids.as_deref().unwrap_or_default() {
+            if let Some(n) = self.task(task_id).await {
+                options.sink.send(n);
             }
         }
     }

@@ -249,5 +249,8 @@ async fn subscribe_loop(
         }
         None => false,
     };
-    crate::redis_subscription::follow(client, first, channels.into(), "session store", wanted, deliver).await;
+    // Signals other replicas sent meanwhile are lost; no listener here
+    // keeps anything to announce again.
+    let resumed = || {};
+    crate::redis_subscription::follow(client, first, channels.into(), "session store", wanted, deliver, resumed).await;
 }
