@@ -9,8 +9,37 @@
 # table included, stamped with the date and the commit measured (and whether
 # the work tree had uncommitted changes). RECORD=no leaves BENCHMARKS.md
 # alone, RECORD=yes records any run; BENCHMARKS=FILE rewrites another file.
+#
+# `bench/run.sh soak` is another thing: the mixed load of bench-soak (calls,
+# lists, listen streams, MRTR rounds, 2025-era sessions) against a release
+# build of the `everything` example, for SOAK_SECONDS (default 1800) at
+# SOAK_CONCURRENCY (default 64). It writes bench/results/soak/soak.{csv,svg}
+# and fails on any error or on growth of the server's memory or open files.
 set -euo pipefail
 cd "$(dirname "$0")"
+
+if [[ "${1:-}" == soak ]]; then
+    seconds=${SOAK_SECONDS:-1800}
+    concurrency=${SOAK_CONCURRENCY:-64}
+    out=${SOAK_OUT:-results/soak}
+    cargo build --release --quiet -p bench-soak
+    (cd .. && cargo build --release --quiet -p examples --bin everything)
+    everything=${CARGO_TARGET_DIR:-../target}/release/everything
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+    mkdir -p "$out" target
+    "$everything" --http "127.0.0.1:$port" > target/soak-everything.log 2>&1 < /dev/null &
+    server=$!
+    trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true' EXIT
+    for _ in $(seq 100); do
+        (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+        sleep 0.1
+    done
+    title="bench/run.sh soak: ${seconds} s at concurrency $concurrency, everything (release), $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD)"
+    target/release/bench-soak "http://127.0.0.1:$port/mcp" "$server" \
+        --seconds "$seconds" --concurrency "$concurrency" --out "$out" --title "$title"
+    exit
+fi
+
 cargo build --release --quiet -p bench-driver
 target/release/bench-driver "$@"
 
