@@ -3,8 +3,8 @@
 //! them silently:
 //!
 //! - `no_redis_server`: no `redis-server` on the PATH (`redis_bus`,
-//!   `redis_sessions`, `replica_loss` and the Redis half of `session_store`
-//!   need one);
+//!   `redis_sessions`, `redis_tasks`, `redis_restart`, `replica_loss` and the
+//!   Redis half of `session_store` need one);
 //! - `no_haproxy`: no `haproxy` on the PATH (`replica_loss` puts one in
 //!   front of its replicas);
 //! - `off_pinned_toolchain`: the compiler is not the one `rust-toolchain.toml`

@@ -56,7 +56,10 @@ pub enum ServerEvent {
 /// `publish` hands an event to the bus; `subscribe` returns a receiver of
 /// every event published anywhere on the bus (this process included). A
 /// distributed implementation publishes to its engine and feeds what it
-/// receives into a local [`broadcast`] channel.
+/// receives into a local [`broadcast`] channel; when it may have lost
+/// events on the way (its connection to the engine broke for a while), it
+/// feeds [`ServerEvent::EventsMissed`] there too, so that no listener
+/// misses a change without being told.
 pub trait EventBus: Send + Sync + 'static {
     /// Publishes an event to every subscriber, here and on other replicas.
     fn publish(&self, event: ServerEvent);
