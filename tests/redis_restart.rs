@@ -10,6 +10,8 @@
 //!   it): it is never left silently behind;
 //! - a new listen stream after the restart hears the other replica's
 //!   changes again;
+//! - the session's standalone stream, subscribed to the resource, is told
+//!   the same way (or ends);
 //! - the session's requests are answered as the protocol allows, never
 //!   with a 500 or a hang: during the outage an error the client can retry,
 //!   after the restart 404 (the session is gone with Redis's data), and a
@@ -26,9 +28,9 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use http::StatusCode;
+use http::{Method, StatusCode};
 use http_body_util::BodyExt as _;
-use mcp_tests::http_wire::{Events, STUCK, answer, modern_meta, post};
+use mcp_tests::http_wire::{Events, STUCK, answer, modern_meta, post, send};
 use mcp_tests::legacy_schema::assert_valid_legacy;
 use mcp_tests::process::{Log, listening_logged};
 use mcp_tests::task_schema::assert_valid_task_message;
@@ -92,6 +94,20 @@ impl Replica {
         session
     }
 
+    /// `resources/subscribe` to `mem://doc` in `session`, then its
+    /// standalone stream.
+    async fn subscribe(&self, session: &str, id: i64) -> Events {
+        let request =
+            json!({"jsonrpc": "2.0", "id": id, "method": "resources/subscribe", "params": {"uri": "mem://doc"}});
+        let response = post(self.addr, Some(session), &request).await;
+        let reply = answer(response, &json!(id), |m| assert_valid_legacy("resources/subscribe", m)).await;
+        assert!(reply.get("error").is_none(), "{reply}");
+        let accept = [("accept", "text/event-stream")];
+        let response = send(self.addr, Method::GET, Some(session), None, &accept).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        Events::of(response)
+    }
+
     /// `tools/list` in `session`: the status, and the answer when the
     /// status is 200.
     async fn session_list(&self, session: &str, id: i64) -> (StatusCode, Option<Value>) {
@@ -127,6 +143,21 @@ async fn updated(events: &mut Events) {
     assert_eq!(message["params"]["uri"], "mem://doc");
 }
 
+/// Reads a session's standalone stream up to an update of `mem://doc`
+/// (true), past any `*/list_changed`, or to its end (false).
+async fn session_updated(events: &mut Events) -> bool {
+    while let Some(message) = events.next().await {
+        let method = message["method"].as_str().unwrap_or_default();
+        if method.ends_with("/list_changed") {
+            continue;
+        }
+        assert_eq!(method, "notifications/resources/updated", "{message}");
+        assert_eq!(message["params"]["uri"], "mem://doc", "{message}");
+        return true;
+    }
+    false
+}
+
 /// What the replicas log at each attempt to get their subscriptions back.
 const RETRIES: [&str; 2] = ["could not reconnect to Redis", "could not resubscribe to Redis"];
 
@@ -141,14 +172,17 @@ async fn a_redis_restart_mid_run_breaks_no_promise() {
     let port = redis.port;
     let (a, b) = (Replica::spawn(&redis.url).await, Replica::spawn(&redis.url).await);
 
-    // Before the outage: a change on b reaches a listen stream on a; a
-    // session on a; a task on b.
+    // Before the outage: a change on b reaches a listen stream on a, and
+    // the standalone stream of a session on a subscribed to the resource;
+    // a task on b.
     let mut stream = a.listen(1).await;
-    b.touch(2).await;
-    tokio::time::timeout(STUCK, updated(&mut stream)).await.expect("the update in time");
     let session = a.initialize(3).await;
     let (status, _) = a.session_list(&session, 4).await;
     assert_eq!(status, StatusCode::OK);
+    let mut standalone = a.subscribe(&session, 6).await;
+    b.touch(2).await;
+    tokio::time::timeout(STUCK, updated(&mut stream)).await.expect("the update in time");
+    assert!(session_updated(&mut standalone).await, "the session heard b's change");
     let created = b.modern(5, "tools/call", json!({"name": "ask", "arguments": {}})).await;
     assert_eq!(created["result"]["resultType"], "task", "{created}");
 
@@ -173,6 +207,7 @@ async fn a_redis_restart_mid_run_breaks_no_promise() {
     // The stream hears its own replica's changes; the other's are lost on the way.
     a.touch(12).await;
     tokio::time::timeout(STUCK, updated(&mut stream)).await.expect("a's own update in time");
+    assert!(session_updated(&mut standalone).await, "the session heard a's own change");
     b.touch(13).await;
     // The session's requests get an answer the client can act on: never a
     // 500, never a hang (`post` and `answer` time out).
@@ -201,6 +236,10 @@ async fn a_redis_restart_mid_run_breaks_no_promise() {
         assert_eq!(message["method"], "notifications/resources/updated", "{message}");
         assert_eq!(message["params"]["uri"], "mem://doc");
     }
+    // So is the session's standalone stream, unless it ends (its session
+    // went with Redis's data).
+    let told = session_updated(&mut standalone).await;
+    eprintln!("the session's stream after the restart: {}", if told { "told" } else { "ended" });
     // A new stream on a hears b's changes again, once both reconnected
     // (within the longest retry delay).
     let mut again = a.listen(20).await;

@@ -31,19 +31,21 @@ pub(crate) fn watch(server: &Server, session: &Arc<Session>) {
                     }
                 }
                 // Missed changes (this watcher fell behind, or the bus lost
-                // events on their way): say every list may have changed.
-                Ok(_) | Err(RecvError::Lagged(_)) if list_changed => {
-                    for event in [
+                // events on their way): say every list may have changed, and
+                // every resource subscribed to.
+                Ok(_) | Err(RecvError::Lagged(_)) => {
+                    let lists = [
                         ServerEvent::ToolsListChanged,
                         ServerEvent::PromptsListChanged,
                         ServerEvent::ResourcesListChanged,
-                    ] {
-                        if let Some(message) = notification(&session, &event, true) {
+                    ];
+                    let updates = session.subscribed().into_iter().map(|uri| ServerEvent::ResourceUpdated { uri });
+                    for event in lists.into_iter().chain(updates) {
+                        if let Some(message) = notification(&session, &event, list_changed) {
                             session.send_standalone(message);
                         }
                     }
                 }
-                Ok(_) | Err(RecvError::Lagged(_)) => {}
                 Err(RecvError::Closed) => return,
             }
         }
