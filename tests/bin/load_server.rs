@@ -51,7 +51,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             tokio::time::sleep(Duration::from_secs(1)).await;
             "slept"
         }))
-        .tool(ToolEntry::new("hang", || std::future::pending::<&'static str>()))
+        .tool(ToolEntry::new("hang", std::future::pending::<&'static str>))
         .tool(ToolEntry::new("flood", |Args(f): Args<Flood>| async move {
             let Some(server) = SERVER.get() else { return 0 };
             for n in 0..f.count {

@@ -29,8 +29,10 @@
 //! the method (405 with `Allow: POST`), `Content-Type` (415) and `Accept`
 //! (406), the body limit (413) and read timeout (408), then the dispatcher's
 //! pipeline, where the `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and
-//! `Mcp-Param-*` headers are compared with the body (400 with `-32020`).
-//! Notifications posted by the client are answered 202 with an empty body.
+//! `Mcp-Param-*` headers are compared with the body (400 with `-32020`),
+//! then the [in-flight limit](HttpConfig::max_in_flight) (503 with
+//! `Retry-After`). Notifications posted by the client are answered 202 with
+//! an empty body.
 //!
 //! Guarantees: nothing is sent for a request after its response; a client
 //! that disconnects cancels its request (the handler's
@@ -240,7 +242,9 @@ impl HttpConfig {
     /// waiting never reads the clock). A handler still running after that
     /// is cancelled (its token fires, and it is dropped after the server's
     /// [cancellation grace](crate::ServerBuilder::cancellation_grace)), and
-    /// the client receives a `-32603` error at once. `subscriptions/listen` streams are exempt: they last
+    /// the client receives a `-32603` error at once; the request's place
+    /// under [`max_in_flight`](Self::max_in_flight) is free from then on.
+    /// `subscriptions/listen` streams are exempt: they last
     /// until the client leaves or the server shuts down. On a 2025-era
     /// session the time a request waits for the client's answers (an
     /// elicitation waits for a person) counts too.
@@ -282,8 +286,19 @@ impl HttpConfig {
     /// How long a connection of the standalone server may wait for its
     /// next complete request head (default 10 s), counted from the accept
     /// or from the end of the previous response: it closes idle keep-alive
-    /// connections and heads that trickle in. A request in progress is never
-    /// cut by it; the body, request and write timeouts bound those.
+    /// connections and heads that trickle in (slowloris). A request in
+    /// progress is never cut by it; the body, request and write timeouts
+    /// bound those. One timer per connection, however many requests it
+    /// carries.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_runtime::transport::http::HttpConfig;
+    ///
+    /// // Idle keep-alive connections closed after 5 s.
+    /// let config = HttpConfig::default().header_read_timeout(Duration::from_secs(5));
+    /// # let _ = config;
+    /// ```
     pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
         self.header_read_timeout = timeout;
         self

@@ -64,7 +64,8 @@ const X_ACCEL_BUFFERING: http::HeaderName = http::HeaderName::from_static("x-acc
 /// The host application owns the connections, so the limits that are about
 /// connections (header size, header read timeout, connection count,
 /// graceful shutdown) are its own; the body limit, body and request
-/// timeouts and the `Origin`/`Host` checks of [`HttpConfig`] apply here.
+/// timeouts, the in-flight limit, the bound on unread stream events and
+/// the `Origin`/`Host` checks of [`HttpConfig`] apply here.
 #[derive(Clone)]
 pub struct McpService {
     shared: Arc<Shared>,

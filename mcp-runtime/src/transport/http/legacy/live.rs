@@ -24,12 +24,6 @@ pub(crate) struct Bound {
     pub(crate) events: usize,
 }
 
-impl Bound {
-    /// No bound: for tests of the streams' other rules.
-    #[cfg(test)]
-    pub(crate) const NONE: Bound = Bound { bytes: usize::MAX, events: usize::MAX };
-}
-
 #[derive(Debug)]
 struct Waiting {
     bytes: AtomicUsize,
