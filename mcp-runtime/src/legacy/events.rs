@@ -30,19 +30,23 @@ pub(crate) fn watch(server: &Server, session: &Arc<Session>) {
                         session.send_standalone(message);
                     }
                 }
-                // Missed changes: say every list may have changed.
-                Err(RecvError::Lagged(_)) if list_changed => {
-                    for event in [
+                // Missed changes: say every list, and every resource the
+                // session subscribed to, may have changed, rather than
+                // leave the client unaware of a change for good.
+                Err(RecvError::Lagged(_)) => {
+                    let lists = [
                         ServerEvent::ToolsListChanged,
                         ServerEvent::PromptsListChanged,
                         ServerEvent::ResourcesListChanged,
-                    ] {
+                    ];
+                    let lists = lists.into_iter().filter(|_| list_changed);
+                    let updates = session.subscriptions().into_iter().map(|uri| ServerEvent::ResourceUpdated { uri });
+                    for event in lists.chain(updates) {
                         if let Some(message) = notification(&session, &event, true) {
                             session.send_standalone(message);
                         }
                     }
                 }
-                Err(RecvError::Lagged(_)) => {}
                 Err(RecvError::Closed) => return,
             }
         }

@@ -247,6 +247,13 @@ impl Session {
         lock(&self.subscriptions).contains(uri)
     }
 
+    /// The resources the client subscribed to, in order.
+    pub(crate) fn subscriptions(&self) -> Vec<String> {
+        let mut uris: Vec<String> = lock(&self.subscriptions).iter().cloned().collect();
+        uris.sort_unstable();
+        uris
+    }
+
     /// Marks the session used now, for idle expiry.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn touch(&self) {
