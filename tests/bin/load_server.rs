@@ -31,6 +31,10 @@ static SERVER: OnceLock<Server> = OnceLock::new();
 #[derive(Deserialize, schemars::JsonSchema)]
 struct Flood {
     count: u32,
+    /// Announces `mem://doc/<pad bytes>` instead: a sub-resource of
+    /// `mem://doc`, as long as asked.
+    #[serde(default)]
+    pad: usize,
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
@@ -54,8 +58,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .tool(ToolEntry::new("hang", std::future::pending::<&'static str>))
         .tool(ToolEntry::new("flood", |Args(f): Args<Flood>| async move {
             let Some(server) = SERVER.get() else { return 0 };
+            let uri = if f.pad == 0 { "mem://doc".to_owned() } else { format!("mem://doc/{}", "p".repeat(f.pad)) };
             for n in 0..f.count {
-                server.notify_resource_updated("mem://doc");
+                server.notify_resource_updated(uri.clone());
                 if n % 64 == 63 {
                     tokio::task::yield_now().await;
                 }

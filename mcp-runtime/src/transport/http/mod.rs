@@ -379,10 +379,10 @@ impl HttpConfig {
     ///   client opens it again).
     ///
     /// Nothing is dropped silently from a stream that goes on. A listen
-    /// stream rarely gets there: it takes the server's changes only as
-    /// fast as its client reads them, and one that falls behind the
-    /// server's event bus is told that everything it follows may have
-    /// changed. A client that reads nothing at all loses its connection
+    /// stream takes the server's changes only as fast as its client reads
+    /// them, so it gets there only with a burst of large notifications;
+    /// one that falls behind the server's event bus is told that
+    /// everything it follows may have changed. A client that reads nothing at all loses its connection
     /// after the [write timeout](Self::write_timeout) too.
     ///
     /// ```
