@@ -289,6 +289,29 @@ async fn the_session_log_level_filters_and_progress_reaches_the_client() {
 }
 
 #[tokio::test]
+async fn a_session_that_falls_behind_the_bus_is_told_of_its_subscriptions_too() {
+    let server = builder().event_bus(mcp_runtime::events::LocalBus::new(4)).build().unwrap();
+    let mut client = Client::start(server.clone());
+    client.initialize("2025-11-25", json!({})).await;
+    assert_eq!(client.request(1, "resources/subscribe", json!({"uri": "notes://first"})).await["result"], json!({}));
+    // One change it follows, then more than the bus keeps, all before the
+    // session's watcher runs again (one thread): the first is lost in the lag.
+    server.notify_resource_updated("notes://first");
+    for _ in 0..100 {
+        server.notify_resource_updated("notes://other");
+    }
+    client.request(2, "ping", json!({})).await;
+    while !client.pushed.iter().any(|m| m["method"] == "notifications/resources/updated") {
+        let message = client.next().await.unwrap();
+        client.pushed.push(message);
+    }
+    let updated: Vec<&Value> =
+        client.pushed.iter().filter(|m| m["method"] == "notifications/resources/updated").collect();
+    assert_eq!(updated[0]["params"]["uri"], "notes://first", "{:?}", client.pushed);
+    client.close().await;
+}
+
+#[tokio::test]
 async fn changes_reach_the_session_and_updates_only_subscribers() {
     let server = builder().build().unwrap();
     let mut client = Client::start(server.clone());

@@ -29,8 +29,10 @@
 //! the method (405 with `Allow: POST`), `Content-Type` (415) and `Accept`
 //! (406), the body limit (413) and read timeout (408), then the dispatcher's
 //! pipeline, where the `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and
-//! `Mcp-Param-*` headers are compared with the body (400 with `-32020`).
-//! Notifications posted by the client are answered 202 with an empty body.
+//! `Mcp-Param-*` headers are compared with the body (400 with `-32020`),
+//! then the [in-flight limit](HttpConfig::max_in_flight) (503 with
+//! `Retry-After`). Notifications posted by the client are answered 202 with
+//! an empty body.
 //!
 //! Guarantees: nothing is sent for a request after its response; a client
 //! that disconnects cancels its request (the handler's
@@ -74,6 +76,7 @@ mod cors;
 mod deadline;
 mod health;
 mod idle;
+mod in_flight;
 mod legacy;
 mod media;
 mod origin;
@@ -109,6 +112,8 @@ use origin::OriginPolicy;
 /// | [`header_read_timeout`](Self::header_read_timeout) (standalone) | 10 s, also the keep-alive idle limit |
 /// | [`write_timeout`](Self::write_timeout) (standalone) | 30 s without write progress closes the connection |
 /// | [`max_connections`](Self::max_connections) (standalone) | 1024 |
+/// | [`max_in_flight`](Self::max_in_flight) | 512 requests handled at once (503 with `Retry-After` beyond) |
+/// | [`max_stream_buffer`](Self::max_stream_buffer) | 1 MiB unread on one event stream (the stream is ended beyond) |
 /// | [`shutdown_grace`](Self::shutdown_grace) (standalone) | 10 s |
 /// | `Origin`/`Host` checks | loopback names only; see [`allowed_hosts`](Self::allowed_hosts) |
 /// | [`cors`](Self::cors) (standalone) | off |
@@ -150,6 +155,8 @@ pub struct HttpConfig {
     pub(crate) header_read_timeout: Duration,
     pub(crate) write_timeout: Duration,
     pub(crate) max_connections: usize,
+    pub(crate) max_in_flight: usize,
+    pub(crate) max_stream_buffer: usize,
     pub(crate) shutdown_grace: Duration,
     pub(crate) origin: OriginPolicy,
     pub(crate) cors: bool,
@@ -183,6 +190,8 @@ impl Default for HttpConfig {
             header_read_timeout: Duration::from_secs(10),
             write_timeout: Duration::from_secs(30),
             max_connections: 1024,
+            max_in_flight: 512,
+            max_stream_buffer: 1024 * 1024,
             shutdown_grace: Duration::from_secs(10),
             origin: OriginPolicy::default(),
             cors: false,
@@ -233,7 +242,9 @@ impl HttpConfig {
     /// waiting never reads the clock). A handler still running after that
     /// is cancelled (its token fires, and it is dropped after the server's
     /// [cancellation grace](crate::ServerBuilder::cancellation_grace)), and
-    /// the client receives a `-32603` error at once. `subscriptions/listen` streams are exempt: they last
+    /// the client receives a `-32603` error at once; the request's place
+    /// under [`max_in_flight`](Self::max_in_flight) is free from then on.
+    /// `subscriptions/listen` streams are exempt: they last
     /// until the client leaves or the server shuts down. On a 2025-era
     /// session the time a request waits for the client's answers (an
     /// elicitation waits for a person) counts too.
@@ -275,8 +286,19 @@ impl HttpConfig {
     /// How long a connection of the standalone server may wait for its
     /// next complete request head (default 10 s), counted from the accept
     /// or from the end of the previous response: it closes idle keep-alive
-    /// connections and heads that trickle in. A request in progress is never
-    /// cut by it; the body, request and write timeouts bound those.
+    /// connections and heads that trickle in (slowloris). A request in
+    /// progress is never cut by it; the body, request and write timeouts
+    /// bound those. One timer per connection, however many requests it
+    /// carries.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_runtime::transport::http::HttpConfig;
+    ///
+    /// // Idle keep-alive connections closed after 5 s.
+    /// let config = HttpConfig::default().header_read_timeout(Duration::from_secs(5));
+    /// # let _ = config;
+    /// ```
     pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
         self.header_read_timeout = timeout;
         self
@@ -294,6 +316,83 @@ impl HttpConfig {
     /// (default 1024, at least 1); further clients wait to be accepted.
     pub fn max_connections(mut self, connections: usize) -> Self {
         self.max_connections = connections.max(1);
+        self
+    }
+
+    /// How many requests may be handled at once (default 512, at least 1).
+    /// One more is refused at once rather than queued: HTTP 503 with
+    /// `Retry-After: 1` and a JSON-RPC error (`-32000`) echoing the
+    /// request's id, so that a client matching answers by id knows which
+    /// one to send again. Under a flood the requests already admitted keep
+    /// their pace, and the others learn quickly that they must come back.
+    ///
+    /// A request holds its place while its handler runs: until its JSON
+    /// answer is ready, or, answered with an event stream, until its
+    /// handler finishes; a handler cut by the
+    /// [request timeout](Self::request_timeout) gives its place back then.
+    /// Counted: every request of the 2026-07-28 revision and of 2025-era
+    /// sessions (a 2025-03-26 batch counts once). Not counted, since they
+    /// last as long as the client wants and run no handler of the
+    /// application: `subscriptions/listen` streams and the standalone
+    /// streams of 2025-era sessions (bounded by
+    /// [`max_connections`](Self::max_connections) instead), notifications,
+    /// the client's answers, `initialize` (bounded by
+    /// [`max_sessions`](Self::max_sessions)) and the probes.
+    ///
+    /// Keep it under [`max_connections`](Self::max_connections) for the
+    /// standalone server, so that a flood is refused quickly instead of
+    /// waiting to be accepted. A request costs two atomic operations on
+    /// one counter.
+    ///
+    /// ```
+    /// use mcp_runtime::transport::http::HttpConfig;
+    ///
+    /// // At most 64 handlers at once (a tool that calls a rate-limited
+    /// // API, say); the 65th request is answered 503 at once.
+    /// let config = HttpConfig::default().max_in_flight(64);
+    /// # let _ = config;
+    /// ```
+    pub fn max_in_flight(mut self, requests: usize) -> Self {
+        self.max_in_flight = requests.max(1);
+        self
+    }
+
+    /// How many bytes of events one event stream may hold for a client
+    /// that does not read them (default 1 MiB, at least 4 KiB), beyond what
+    /// the connection itself buffers. A client that falls further behind
+    /// has its stream ended, in a way that tells it so:
+    ///
+    /// - a request answered with an event stream (progress, log messages
+    ///   before its result) is cancelled, and its stream ends with a
+    ///   `-32603` error for it, saying the client did not read its stream;
+    /// - a `subscriptions/listen` stream ends with its closing result, as
+    ///   at shutdown: the client listens again (and reads again what it
+    ///   follows);
+    /// - on a 2025-11-25 session, the connection reading a stream ends
+    ///   with `retry:`, and the stream goes on: the client comes back with
+    ///   `Last-Event-ID` and is sent what it missed (at most 128 events
+    ///   wait, half of the 256 the stream keeps for that, so the client
+    ///   has 128 more to come back before it misses any);
+    /// - on older sessions, whose streams cannot be resumed, a request's
+    ///   stream ends with a `-32603` error for the request, which is
+    ///   cancelled, and the standalone stream's connection ends (the
+    ///   client opens it again).
+    ///
+    /// Nothing is dropped silently from a stream that goes on. A listen
+    /// stream takes the server's changes only as fast as its client reads
+    /// them, so it gets there only with a burst of large notifications;
+    /// one that falls behind the server's event bus is told that
+    /// everything it follows may have changed. A client that reads nothing at all loses its connection
+    /// after the [write timeout](Self::write_timeout) too.
+    ///
+    /// ```
+    /// use mcp_runtime::transport::http::HttpConfig;
+    ///
+    /// let config = HttpConfig::default().max_stream_buffer(256 * 1024);
+    /// # let _ = config;
+    /// ```
+    pub fn max_stream_buffer(mut self, bytes: usize) -> Self {
+        self.max_stream_buffer = bytes.max(4096);
         self
     }
 

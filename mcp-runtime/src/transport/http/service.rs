@@ -15,13 +15,13 @@ use http::header::{ALLOW, CACHE_CONTROL, CONTENT_TYPE};
 use http::request::Parts;
 use http::{HeaderValue, Method, Request, StatusCode};
 use http_body::Body;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::HttpConfig;
 use super::body::{BodyError, BoxError, McpBody, read_body};
 use super::deadline::Deadline;
 use super::health;
+use super::in_flight::{InFlight, OwnedSlot, Slot, busy_http, busy_response};
 use super::legacy::{self, Sessions};
 use super::media::{self, Acceptable};
 use super::request_headers::RequestHeaders;
@@ -64,7 +64,8 @@ const X_ACCEL_BUFFERING: http::HeaderName = http::HeaderName::from_static("x-acc
 /// The host application owns the connections, so the limits that are about
 /// connections (header size, header read timeout, connection count,
 /// graceful shutdown) are its own; the body limit, body and request
-/// timeouts and the `Origin`/`Host` checks of [`HttpConfig`] apply here.
+/// timeouts, the in-flight limit, the bound on unread stream events and
+/// the `Origin`/`Host` checks of [`HttpConfig`] apply here.
 #[derive(Clone)]
 pub struct McpService {
     shared: Arc<Shared>,
@@ -77,6 +78,8 @@ pub(super) struct Shared {
     pub(super) legacy: Option<Sessions>,
     /// Set when shutdown begins: the readiness probe answers 503 from then on.
     pub(super) draining: AtomicBool,
+    /// The requests being handled, under [`HttpConfig::max_in_flight`].
+    pub(super) in_flight: InFlight,
 }
 
 impl std::fmt::Debug for McpService {
@@ -115,7 +118,9 @@ impl McpService {
     pub(crate) fn new(server: Server, mut config: HttpConfig, bound_to_loopback: Option<bool>) -> Self {
         config.origin = config.origin.resolve(bound_to_loopback);
         let legacy = server.eras().serves_legacy().then(|| Sessions::new(&config));
-        McpService { shared: Arc::new(Shared { server, config, legacy, draining: AtomicBool::new(false) }) }
+        let in_flight = InFlight::new(config.max_in_flight);
+        let shared = Shared { server, config, legacy, draining: AtomicBool::new(false), in_flight };
+        McpService { shared: Arc::new(shared) }
     }
 
     /// Whether the readiness probe would answer 200 now: not
@@ -297,8 +302,17 @@ pub(super) async fn serve_modern(
         return response;
     }
     // A listen stream lasts as long as the client wants it; it is not a
-    // request that could take too long.
-    let timeout = if listen { None } else { config.request_timeout };
+    // request that could take too long, nor one that holds a handler's place.
+    let (timeout, slot) = if listen {
+        (None, None)
+    } else {
+        let Some(slot) = shared.in_flight.enter() else {
+            let refusal = busy_response(id, shared.in_flight.limit());
+            prepared.refuse(&refusal);
+            return busy_http(refusal.into_bytes());
+        };
+        (config.request_timeout, Some(slot))
+    };
     // Without a progress token or a log level nothing can be sent before the
     // result (and a listen stream always streams), so a client that takes
     // JSON gets it without a stream being set up that would never be used.
@@ -307,29 +321,42 @@ pub(super) async fn serve_modern(
     let may_notify =
         listen || (!config.buffered_responses && (meta.progress_token.is_some() || meta.log_level.is_some()));
     let accept = Acceptable { event_stream: accept.event_stream && (may_notify || !accept.json), ..accept };
-    run(prepared, id, accept, timeout, config.sse_keep_alive).await
+    let limits = StreamLimits { keep_alive: config.sse_keep_alive, buffer: config.max_stream_buffer };
+    run(prepared, id, accept, timeout, limits, slot).await
+}
+
+/// What bounds an event stream: its keep-alive period and its unread bytes.
+#[derive(Clone, Copy)]
+struct StreamLimits {
+    keep_alive: Option<Duration>,
+    buffer: usize,
 }
 
 /// Runs the handler and picks the response format: JSON unless a
 /// notification comes before the response (and the client takes a stream).
 /// A combinator rather than an `async fn`, so that a JSON answer's future
 /// stays small (it is moved into place more than once).
-fn run(
+fn run<'a>(
     prepared: Prepared,
     id: RequestId,
     accept: Acceptable,
     timeout: Option<Duration>,
-    keep_alive: Option<Duration>,
-) -> impl Future<Output = http::Response<McpBody>> {
+    limits: StreamLimits,
+    slot: Option<Slot<'a>>,
+) -> impl Future<Output = http::Response<McpBody>> + 'a {
     if !accept.event_stream {
         // A client gone or a timeout drops this future: the handler's token
         // fires first and the handler gets the cancellation grace to end.
+        // The slot goes with it, or with the answer.
         let options = RequestOptions { sink: DiscardNotifications::shared(), cancellation: None };
-        return Either::Left(bounded(prepared.run(options), timeout, id).map(json_response));
+        return Either::Left(bounded(prepared.run(options), timeout, id).map(move |response| {
+            drop(slot);
+            json_response(response)
+        }));
     }
     // Boxed, so that the (much larger) streaming state is only paid for by
     // requests that may stream.
-    Either::Right(Box::pin(run_streaming(prepared, id, accept, timeout, keep_alive)))
+    Either::Right(Box::pin(run_streaming(prepared, id, accept, timeout, limits, slot.map(Slot::owned))))
 }
 
 async fn run_streaming(
@@ -337,16 +364,21 @@ async fn run_streaming(
     id: RequestId,
     accept: Acceptable,
     timeout: Option<Duration>,
-    keep_alive: Option<Duration>,
+    limits: StreamLimits,
+    slot: Option<OwnedSlot>,
 ) -> http::Response<McpBody> {
     let token = CancellationToken::new();
     // Dropping the guard (client gone) cancels the request, even once the
     // handler's future is done and the stream is still being written.
     let guard = token.clone().drop_guard();
-    let (tx, rx) = mpsc::unbounded_channel();
-    let options = RequestOptions { sink: Arc::new(ChannelSink::new(tx)), cancellation: Some(token) };
+    let (sink, rx) = ChannelSink::bounded(limits.buffer, token.clone());
+    let listen = prepared.streams();
+    let options = RequestOptions { sink: Arc::new(sink), cancellation: Some(token) };
+    // A listen stream told to end answers with its closing result; any
+    // other request is cut, and answered with this error.
+    let overflow = (!listen).then(|| id.clone());
     let run: RunFuture = Box::pin(bounded(prepared.run(options), timeout, id));
-    let mut stream = EventStream::new(run, rx, guard, keep_alive);
+    let mut stream = EventStream::new(run, rx, guard, limits.keep_alive).holding(slot).on_overflow(overflow);
     match stream.start().await {
         Start::Finished(response) if accept.json => json_response(response),
         Start::Finished(response) => {

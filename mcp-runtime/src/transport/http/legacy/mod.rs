@@ -19,6 +19,7 @@
 //! timeout are those of the stateless path; the request timeout applies too.
 
 mod era;
+mod live;
 mod post;
 mod relay;
 mod resume;
@@ -27,11 +28,9 @@ mod stream;
 
 use std::sync::Arc;
 
-use bytes::Bytes;
 use http::request::Parts;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use serde_json::Value;
-use tokio::sync::mpsc;
 
 pub(crate) use sessions::Sessions;
 pub(crate) use stream::LiveBody;
@@ -208,11 +207,7 @@ async fn open_stream(
 }
 
 /// A response reading one of `session`'s streams.
-fn live_response(
-    shared: &Shared,
-    session: &Arc<HttpSession>,
-    events: mpsc::UnboundedReceiver<Bytes>,
-) -> http::Response<McpBody> {
+fn live_response(shared: &Shared, session: &Arc<HttpSession>, events: live::LiveReceiver) -> http::Response<McpBody> {
     let body = LiveBody::new(events, shared.config.sse_keep_alive, session.connection());
     event_stream_response(StatusCode::OK, McpBody::live(body))
 }

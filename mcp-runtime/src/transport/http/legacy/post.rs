@@ -11,13 +11,14 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::sessions::HttpSession;
-use super::stream::Stream;
+use super::stream::{Pushed, Stream};
 use super::{error_response, live_response};
 use crate::legacy::bridge::{self, CloseConnection, Via};
 use crate::legacy::message::{self, Incoming};
 use crate::protocol::{ErrorObject, RequestId};
 use crate::server::Server;
 use crate::transport::http::body::McpBody;
+use crate::transport::http::in_flight::{OwnedSlot, busy_error, busy_http};
 use crate::transport::http::media::Acceptable;
 use crate::transport::http::service::{Shared, empty, transport_error, with_body};
 
@@ -35,9 +36,10 @@ pub(super) async fn serve(
             let error = ErrorObject::invalid_request("The session is already initialized");
             error_response(StatusCode::BAD_REQUEST, Some(&id), &error)
         }
-        Incoming::Request { id, method, params } => {
-            request(shared, session, Request { id, method, params, parts }, accept).await
-        }
+        Incoming::Request { id, method, params } => match shared.in_flight.enter() {
+            Some(slot) => request(shared, session, Request { id, method, params, parts }, accept, slot.owned()).await,
+            None => busy(shared, Some(&id)),
+        },
         Incoming::Notification { method, params } => match session.session.notified(&method, params) {
             None => empty(StatusCode::ACCEPTED),
             Some(change) => match session.session.change(change).await {
@@ -49,11 +51,19 @@ pub(super) async fn serve(
             session.session.answer(&id, outcome);
             empty(StatusCode::ACCEPTED)
         }
-        Incoming::Batch(items) => batch(shared, session, parts, items).await,
+        Incoming::Batch(items) => match shared.in_flight.enter() {
+            Some(slot) => batch(shared, session, parts, items, slot.owned()).await,
+            None => busy(shared, None),
+        },
         Incoming::Modern => {
             transport_error(StatusCode::BAD_REQUEST, "The body must be a JSON-RPC request, notification or response")
         }
     }
+}
+
+/// 503 with `Retry-After`: every slot under the in-flight limit is taken.
+fn busy(shared: &Shared, id: Option<&RequestId>) -> http::Response<McpBody> {
+    busy_http(bridge::failure(id, &busy_error(shared.in_flight.limit())))
 }
 
 /// A session's request, with the HTTP request that carried it.
@@ -78,6 +88,7 @@ async fn request(
     session: Arc<HttpSession>,
     request: Request,
     accept: Acceptable,
+    slot: OwnedSlot,
 ) -> http::Response<McpBody> {
     let server = shared.server.clone();
     let timeout = shared.config.request_timeout;
@@ -86,7 +97,7 @@ async fn request(
     if accept.event_stream && !(accept.json && json_suffices) {
         let stream = session.streams.open();
         let events = stream.connect();
-        tokio::spawn(run_on_stream(server, Arc::clone(&session), (request, cancel), stream, timeout));
+        tokio::spawn(run_on_stream(server, Arc::clone(&session), (request, cancel), stream, (timeout, slot)));
         return live_response(shared, &session, events);
     }
     let Request { id, method, params, parts } = request;
@@ -94,6 +105,7 @@ async fn request(
     let (tx, rx) = oneshot::channel();
     tokio::spawn(async move {
         let _ = tx.send(bridge::serve(&server, &session.session, (id, cancel), &method, params, &via).await);
+        drop(slot);
     });
     match rx.await {
         Ok(Some(answer)) => with_body(StatusCode::OK, "application/json", McpBody::full(answer)),
@@ -109,9 +121,18 @@ async fn run_on_stream(
     session: Arc<HttpSession>,
     (request, cancel): (Request, CancellationToken),
     stream: Arc<Stream>,
-    timeout: Option<std::time::Duration>,
+    (timeout, _slot): (Option<std::time::Duration>, OwnedSlot),
 ) {
     let Request { id, method, params, parts } = request;
+    // A stream that cannot be resumed and whose client falls too far behind
+    // ends with this; the request is cancelled, as its answer cannot reach
+    // the client any more.
+    let abandoned = (!stream.resumable()).then(|| cancel.clone());
+    if abandoned.is_some() {
+        let message = "The client did not read this request's event stream: too much waited unread, so the \
+                       request was cancelled";
+        stream.set_last_words(&bridge::failure(Some(&id), &ErrorObject::internal(message)));
+    }
     let (outlet, mut messages) = mpsc::unbounded_channel::<String>();
     let close = stream.resumable().then(|| {
         let stream = Arc::clone(&stream);
@@ -122,7 +143,11 @@ async fn run_on_stream(
     let answer = loop {
         tokio::select! {
             biased;
-            Some(message) = messages.recv() => stream.push(&message),
+            Some(message) = messages.recv() => {
+                if stream.push(&message) == Pushed::Cut && let Some(cancel) = &abandoned {
+                    cancel.cancel();
+                }
+            }
             answer = &mut serve => break answer,
         }
     };
@@ -136,7 +161,13 @@ async fn run_on_stream(
 }
 
 /// A 2025-03-26 batch: every request answered, the answers in one array.
-async fn batch(shared: &Shared, session: Arc<HttpSession>, parts: Parts, items: Vec<Value>) -> http::Response<McpBody> {
+async fn batch(
+    shared: &Shared,
+    session: Arc<HttpSession>,
+    parts: Parts,
+    items: Vec<Value>,
+    slot: OwnedSlot,
+) -> http::Response<McpBody> {
     if session.session.protocol_version() != "2025-03-26" {
         let error = ErrorObject::invalid_request("Batches are not supported after protocol version 2025-03-26");
         return error_response(StatusCode::BAD_REQUEST, None, &error);
@@ -151,6 +182,7 @@ async fn batch(shared: &Shared, session: Arc<HttpSession>, parts: Parts, items: 
     let (tx, rx) = oneshot::channel();
     tokio::spawn(async move {
         let _ = tx.send(crate::legacy::batch::serve(&server, &session.session, items, &via).await);
+        drop(slot);
     });
     match rx.await {
         Ok(answers) if !answers.is_empty() => {

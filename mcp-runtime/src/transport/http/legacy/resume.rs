@@ -32,6 +32,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::live::{self, Bound, LiveReceiver, LiveSender};
 use super::relay::Relay;
 use super::sessions::HttpSession;
 
@@ -88,10 +89,10 @@ impl Resumptions {
     pub(crate) async fn resume(
         self: &Arc<Self>,
         relay: &Relay,
-        holder: &str,
+        (holder, bound): (&str, Bound),
         session: &str,
         event_id: &str,
-    ) -> Option<mpsc::UnboundedReceiver<Bytes>> {
+    ) -> Option<LiveReceiver> {
         let number = self.next.fetch_add(1, Ordering::Relaxed);
         let (parts_tx, mut parts) = mpsc::unbounded_channel();
         lock(&self.waiting).insert(number, parts_tx);
@@ -101,7 +102,7 @@ impl Resumptions {
             lock(&self.waiting).remove(&number);
             return None;
         }
-        let (events_tx, events) = mpsc::unbounded_channel();
+        let (events_tx, events) = live::channel(bound);
         tokio::spawn(Arc::clone(self).pump(number, parts, events_tx));
         Some(events)
     }
@@ -110,14 +111,11 @@ impl Resumptions {
     /// ends, the holder falls silent, or the client goes away; then forgets
     /// the forwarding, so that the holder's next word is answered with
     /// `Detach`.
-    async fn pump(
-        self: Arc<Self>,
-        number: u64,
-        mut parts: mpsc::UnboundedReceiver<Part>,
-        events: mpsc::UnboundedSender<Bytes>,
-    ) {
+    async fn pump(self: Arc<Self>, number: u64, mut parts: mpsc::UnboundedReceiver<Part>, events: LiveSender) {
         loop {
             match tokio::time::timeout(SILENT_AT_MOST, parts.recv()).await {
+                // A client too far behind loses this connection, as it
+                // would on the holder; it resumes again from what it read.
                 Ok(Some(Part::Event { text })) => {
                     if events.send(Bytes::from(text)).is_err() {
                         break;

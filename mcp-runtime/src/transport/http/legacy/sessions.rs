@@ -30,6 +30,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
+use super::live::{Bound, LiveReceiver};
 use super::relay::{self, Relay};
 use super::resume::{self, Resumptions};
 use super::stream::Streams;
@@ -68,7 +69,8 @@ pub(crate) struct HttpSession {
 impl HttpSession {
     fn new(session: Session, table: &Table) -> Arc<Self> {
         let session = Arc::new(session.with_peers(table.relay.clone()));
-        let streams = Streams::new(session.protocol_version() == "2025-11-25", table.store.replica_id());
+        let resumable = session.protocol_version() == "2025-11-25";
+        let streams = Streams::new(resumable, table.store.replica_id(), table.stream_buffer);
         let (standalone, pending) = mpsc::unbounded_channel();
         session.set_standalone(Some(standalone.clone()));
         Arc::new(HttpSession {
@@ -103,7 +105,12 @@ impl HttpSession {
                     // connection does not hold the shutdown up.
                     () = closing.cancelled() => return stream.finish(),
                     message = messages.recv() => match message {
-                        Some(message) => stream.push(&message),
+                        // A connection cut for falling behind has ended; the
+                        // client opens the stream again (resuming it, when
+                        // it can), so the forwarding goes on.
+                        Some(message) => {
+                            stream.push(&message);
+                        }
                         None => return,
                     },
                     _ = beat.tick() => {
@@ -186,6 +193,8 @@ impl From<StoreError> for Unavailable {
 pub(crate) struct Table {
     pub(crate) store: Arc<dyn SessionStore>,
     limits: SessionLimits,
+    /// [`HttpConfig::max_stream_buffer`].
+    stream_buffer: usize,
     pub(crate) relay: Arc<Relay>,
     /// Streams resumed here from other replicas, and forwarded from here.
     pub(crate) resumptions: Arc<Resumptions>,
@@ -256,6 +265,7 @@ impl Sessions {
             resumptions: Arc::default(),
             store,
             limits: SessionLimits::new(config.max_sessions, config.session_idle_timeout),
+            stream_buffer: config.max_stream_buffer,
             copies: Mutex::default(),
             swept: Mutex::new(Instant::now()),
             listening: AtomicBool::new(false),
@@ -310,14 +320,11 @@ impl Sessions {
     /// from after `event_id`, forwarded by that replica; `None` when the id
     /// names no other replica, or the one it names keeps no such stream or
     /// does not answer.
-    pub(crate) async fn resume_elsewhere(
-        &self,
-        session: &HttpSession,
-        event_id: &str,
-    ) -> Option<mpsc::UnboundedReceiver<bytes::Bytes>> {
+    pub(crate) async fn resume_elsewhere(&self, session: &HttpSession, event_id: &str) -> Option<LiveReceiver> {
         let here = self.table.store.replica_id()?;
         let holder = resume::holder(event_id, here)?;
-        self.table.resumptions.resume(&self.table.relay, holder, session.session.id(), event_id).await
+        let bound = Bound { bytes: self.table.stream_buffer, events: usize::MAX };
+        self.table.resumptions.resume(&self.table.relay, (holder, bound), session.session.id(), event_id).await
     }
 
     /// Ends a session everywhere: its record is removed, this copy ended,

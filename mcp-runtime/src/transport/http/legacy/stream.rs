@@ -29,9 +29,9 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use bytes::{BufMut, Bytes, BytesMut};
-use tokio::sync::mpsc;
 use tokio::time::Sleep;
 
+use super::live::{self, Bound, LiveReceiver, LiveSender, Refused};
 use super::sessions::OpenConnection;
 use crate::transport::http::sse::{KEEP_ALIVE, event};
 
@@ -58,6 +58,8 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 /// Every stream of one session.
 pub(crate) struct Streams {
     resumable: bool,
+    /// What may wait unread on one of their connections.
+    bound: Bound,
     /// The replica's id, when other replicas hold copies of the session.
     replica: Option<Arc<str>>,
     next: AtomicU64,
@@ -69,13 +71,19 @@ pub(crate) struct Streams {
 
 impl Streams {
     /// The streams of a session; `resumable` for a 2025-11-25 one. Their
-    /// event ids name `replica` when there is one.
-    pub(crate) fn new(resumable: bool, replica: Option<&str>) -> Self {
+    /// event ids name `replica` when there is one. At most `buffer` bytes
+    /// wait unread on a connection (and, on a resumable stream, no more
+    /// than half the events it keeps).
+    pub(crate) fn new(resumable: bool, replica: Option<&str>, buffer: usize) -> Self {
         let replica: Option<Arc<str>> = replica.map(Arc::from);
+        // Half of what is kept: a client cut off for falling behind has
+        // as many events again to come back before any it missed is lost.
+        let bound = Bound { bytes: buffer, events: if resumable { KEPT_EVENTS / 2 } else { usize::MAX } };
         Streams {
             resumable,
+            bound,
             next: AtomicU64::new(STANDALONE + 1),
-            standalone: Arc::new(Stream::new(STANDALONE, resumable, replica.as_deref())),
+            standalone: Arc::new(Stream::new(STANDALONE, resumable, replica.as_deref(), bound)),
             requests: Mutex::default(),
             replica,
         }
@@ -93,7 +101,7 @@ impl Streams {
     /// A new stream for one request's messages.
     pub(crate) fn open(&self) -> Arc<Stream> {
         let number = self.next.fetch_add(1, Ordering::Relaxed);
-        let stream = Arc::new(Stream::new(number, self.resumable, self.replica.as_deref()));
+        let stream = Arc::new(Stream::new(number, self.resumable, self.replica.as_deref(), self.bound));
         if self.resumable {
             let mut requests = lock(&self.requests);
             prune(&mut requests);
@@ -143,6 +151,7 @@ pub(crate) struct Stream {
     /// What its event ids start with: its number, after the replica's id if any.
     label: String,
     resumable: bool,
+    bound: Bound,
     state: Mutex<State>,
 }
 
@@ -151,17 +160,36 @@ struct State {
     /// The number of the stream's next event.
     next: u64,
     kept: VecDeque<(u64, Bytes)>,
-    live: Option<mpsc::UnboundedSender<Bytes>>,
+    live: Option<LiveSender>,
     finished: Option<Instant>,
+    /// What a connection cut for falling behind is sent last, on a stream
+    /// that cannot be resumed (a request's error).
+    last_words: Option<Bytes>,
+}
+
+/// What became of a pushed message.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Pushed {
+    /// Sent, kept, or both; or dropped because the stream has finished.
+    Done,
+    /// The connection reading the stream was too far behind and was ended.
+    /// A resumable stream kept the message; another lost it.
+    Cut,
 }
 
 impl Stream {
-    fn new(number: u64, resumable: bool, replica: Option<&str>) -> Self {
+    fn new(number: u64, resumable: bool, replica: Option<&str>, bound: Bound) -> Self {
         let label = match replica {
             Some(replica) => format!("{replica}.{number}"),
             None => number.to_string(),
         };
-        Stream { label, resumable, state: Mutex::default() }
+        Stream { label, resumable, bound, state: Mutex::default() }
+    }
+
+    /// What to send last to a connection cut for falling behind, on a
+    /// stream that cannot be resumed.
+    pub(crate) fn set_last_words(&self, message: &str) {
+        lock(&self.state).last_words = Some(event(message));
     }
 
     pub(crate) fn resumable(&self) -> bool {
@@ -170,13 +198,13 @@ impl Stream {
 
     /// A connection reading the stream from now on, in place of any other
     /// (which ends). On a resumable stream it opens with a priming event.
-    pub(crate) fn connect(&self) -> mpsc::UnboundedReceiver<Bytes> {
+    pub(crate) fn connect(&self) -> LiveReceiver {
         let mut state = lock(&self.state);
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (tx, rx) = live::channel(self.bound);
         if self.resumable {
             let seq = state.next;
             state.next += 1;
-            let _ = tx.send(priming(&self.label, seq));
+            let _ = tx.send_anyway(priming(&self.label, seq));
         }
         if state.finished.is_none() {
             state.live = Some(tx);
@@ -187,11 +215,13 @@ impl Stream {
     /// A connection resuming the stream after its event `after`: the kept
     /// events that came after it, then the new ones, in place of any other
     /// connection.
-    pub(crate) fn resume(&self, after: u64) -> mpsc::UnboundedReceiver<Bytes> {
+    pub(crate) fn resume(&self, after: u64) -> LiveReceiver {
         let mut state = lock(&self.state);
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (tx, rx) = live::channel(self.bound);
+        // What is kept is bounded already; a client that does not read it
+        // is cut at its next event.
         for (_, kept) in state.kept.iter().filter(|(seq, _)| *seq > after) {
-            let _ = tx.send(kept.clone());
+            let _ = tx.send_anyway(kept.clone());
         }
         if state.finished.is_none() {
             state.live = Some(tx);
@@ -201,10 +231,16 @@ impl Stream {
 
     /// Sends one message on the stream (kept for resumption when it can be
     /// resumed). Nothing is sent once the stream has finished.
-    pub(crate) fn push(&self, message: &str) {
+    ///
+    /// A connection that has too much unread is ended instead: with
+    /// `retry:` on a resumable stream, whose client comes back with
+    /// `Last-Event-ID` for what it missed (all of it is kept, as at most
+    /// half as many events wait as are kept); with the stream's last
+    /// words, if any, on another.
+    pub(crate) fn push(&self, message: &str) -> Pushed {
         let mut state = lock(&self.state);
         if state.finished.is_some() {
-            return;
+            return Pushed::Done;
         }
         let framed = if self.resumable {
             let seq = state.next;
@@ -218,10 +254,22 @@ impl Stream {
         } else {
             event(message)
         };
-        if let Some(live) = &state.live
-            && live.send(framed).is_err()
-        {
-            state.live = None;
+        let Some(live) = &state.live else { return Pushed::Done };
+        match live.send(framed) {
+            Ok(()) => Pushed::Done,
+            Err(Refused::Closed) => {
+                state.live = None;
+                Pushed::Done
+            }
+            Err(Refused::Full) => {
+                tracing::warn!(stream = %self.label, "a client does not read its event stream; ending its connection");
+                let last = if self.resumable { Some(retry()) } else { state.last_words.clone() };
+                if let Some(last) = last {
+                    let _ = live.send_anyway(last);
+                }
+                state.live = None;
+                Pushed::Cut
+            }
         }
     }
 
@@ -233,7 +281,7 @@ impl Stream {
             return false;
         }
         match lock(&self.state).live.take() {
-            Some(live) => live.send(Bytes::from(format!("retry: {RETRY_MS}\n\n"))).is_ok(),
+            Some(live) => live.send_anyway(retry()).is_ok(),
             None => false,
         }
     }
@@ -248,6 +296,11 @@ impl Stream {
     fn finished_at(&self) -> Option<Instant> {
         lock(&self.state).finished
     }
+}
+
+/// Tells the client when to come back, before its connection ends.
+fn retry() -> Bytes {
+    Bytes::from(format!("retry: {RETRY_MS}\n\n"))
 }
 
 fn priming(stream: &str, seq: u64) -> Bytes {
@@ -267,17 +320,13 @@ fn with_id(stream: &str, seq: u64, message: &str) -> Bytes {
 /// or its connection is ended; dropping it (the client went away) leaves
 /// the stream and its request running.
 pub(crate) struct LiveBody {
-    events: mpsc::UnboundedReceiver<Bytes>,
+    events: LiveReceiver,
     keep_alive: Option<(Duration, Pin<Box<Sleep>>)>,
     _open: OpenConnection,
 }
 
 impl LiveBody {
-    pub(crate) fn new(
-        events: mpsc::UnboundedReceiver<Bytes>,
-        keep_alive: Option<Duration>,
-        open: OpenConnection,
-    ) -> Self {
+    pub(crate) fn new(events: LiveReceiver, keep_alive: Option<Duration>, open: OpenConnection) -> Self {
         let keep_alive = keep_alive.map(|period| (period, Box::pin(tokio::time::sleep(period))));
         LiveBody { events, keep_alive, _open: open }
     }
@@ -305,9 +354,9 @@ impl LiveBody {
 mod tests {
     use super::*;
 
-    fn drain(rx: &mut mpsc::UnboundedReceiver<Bytes>) -> Vec<String> {
+    fn drain(rx: &mut LiveReceiver) -> Vec<String> {
         let mut out = Vec::new();
-        while let Ok(event) = rx.try_recv() {
+        while let Some(event) = rx.try_recv() {
             out.push(String::from_utf8_lossy(&event).into_owned());
         }
         out
@@ -315,7 +364,7 @@ mod tests {
 
     #[test]
     fn a_resumed_stream_replays_what_came_after_the_id_then_goes_on() {
-        let streams = Streams::new(true, None);
+        let streams = Streams::new(true, None, usize::MAX);
         let stream = streams.open();
         let mut first = stream.connect();
         stream.push(r#"{"n":1}"#);
@@ -331,12 +380,12 @@ mod tests {
         stream.push(r#"{"n":3}"#);
         stream.finish();
         assert_eq!(drain(&mut again), ["id: 1-2\ndata: {\"n\":2}\n\n", "id: 1-3\ndata: {\"n\":3}\n\n"]);
-        assert!(again.try_recv().is_err(), "the finished stream's connection ended");
+        assert!(again.try_recv().is_none(), "the finished stream's connection ended");
     }
 
     #[test]
     fn older_sessions_get_no_ids_no_priming_and_no_closed_connections() {
-        let streams = Streams::new(false, None);
+        let streams = Streams::new(false, None, usize::MAX);
         let stream = streams.open();
         let mut rx = stream.connect();
         stream.push("{}");
@@ -347,7 +396,7 @@ mod tests {
 
     #[test]
     fn with_a_shared_store_event_ids_name_the_replica_and_only_its_own_are_found() {
-        let streams = Streams::new(true, Some("a1"));
+        let streams = Streams::new(true, Some("a1"), usize::MAX);
         let stream = streams.open();
         let mut rx = stream.connect();
         stream.push("{}");
@@ -360,8 +409,51 @@ mod tests {
     }
 
     #[test]
+    fn a_resumable_stream_cuts_a_reader_too_far_behind_and_replays_it_all() {
+        let streams = Streams::new(true, None, 1 << 20);
+        let stream = streams.open();
+        let mut stalled = stream.connect();
+        let mut cut_at = None;
+        for n in 0..1000 {
+            if stream.push(&format!(r#"{{"n":{n}}}"#)) == Pushed::Cut {
+                cut_at = Some(n);
+                break;
+            }
+        }
+        let cut_at = cut_at.expect("cut once as many events wait as are kept");
+        assert_eq!(cut_at, KEPT_EVENTS / 2 - 1, "the priming event waits too");
+        for n in cut_at + 1..cut_at + 10 {
+            assert_eq!(stream.push(&format!(r#"{{"n":{n}}}"#)), Pushed::Done, "kept for the client's return");
+        }
+        let seen = drain(&mut stalled);
+        assert_eq!(seen.last().map(String::as_str), Some(format!("retry: {RETRY_MS}\n\n").as_str()));
+        // The client read the priming event and nothing else, then comes back.
+        let (found, after) = streams.find("1-0").expect("the stream is kept");
+        let replayed = drain(&mut found.resume(after));
+        assert_eq!(replayed.len(), cut_at + 10, "every message since, none lost");
+        assert!(
+            replayed[0].contains(r#"{"n":0}"#) && replayed[cut_at + 9].contains(&format!(r#"{{"n":{}}}"#, cut_at + 9))
+        );
+    }
+
+    #[test]
+    fn a_stream_that_cannot_be_resumed_ends_a_reader_too_far_behind_with_its_last_words() {
+        let streams = Streams::new(false, None, 4096);
+        let stream = streams.open();
+        stream.set_last_words(r#"{"error":"gone"}"#);
+        let mut stalled = stream.connect();
+        let pushed: Vec<Pushed> = (0..1000).map(|n| stream.push(&format!(r#"{{"n":{n}}}"#))).collect();
+        let cut = pushed.iter().position(|p| *p == Pushed::Cut).expect("cut");
+        assert!(pushed[cut + 1..].iter().all(|p| *p == Pushed::Done), "once: the connection is gone");
+        let seen = drain(&mut stalled);
+        assert_eq!(seen.len(), cut + 1, "what fit, then the last words");
+        assert!(seen.iter().map(String::len).sum::<usize>() <= 4096 + 64);
+        assert_eq!(seen.last().map(String::as_str), Some("data: {\"error\":\"gone\"}\n\n"));
+    }
+
+    #[test]
     fn only_so_many_finished_streams_are_kept() {
-        let streams = Streams::new(true, None);
+        let streams = Streams::new(true, None, usize::MAX);
         let all: Vec<_> = (0..KEPT_FINISHED + 5).map(|_| streams.open()).collect();
         for stream in &all {
             stream.finish();
