@@ -293,6 +293,19 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    #[test]
+    fn numbers_in_a_state_come_back_exactly() {
+        // Read from a client's arguments, written into the state, read back: the same f64.
+        let key = RequestStateKey::from_secret(b"k");
+        for text in ["70000000000000000000000062", "7e25", "0.30000000000000004", "1.7976931348623157e308", "5e-324"] {
+            let app: Value = serde_json::from_str(text).expect("a number");
+            let sealed =
+                key.seal("tools/call", "t", None, &SealedState { answers: Map::new(), app: Some(app.clone()) });
+            let opened = key.open("tools/call", "t", None, &sealed).expect("opens");
+            assert_eq!(opened.app, Some(app), "{text}");
+        }
+    }
+
     fn state() -> SealedState {
         let mut answers = Map::new();
         answers.insert("step1".into(), json!({"action": "accept"}));
