@@ -26,6 +26,13 @@ type HmacSha256 = Hmac<Sha256>;
 
 const VERSION: &str = "v1";
 
+/// The longest `requestState` opened: a request's body may hold 4 MiB
+/// (the HTTP transport's default), and a state that large is refused
+/// before its MAC is computed. A handler keeping more than this between
+/// rounds gets `-32603` when the state is sealed, not a state that would
+/// be refused on the way back.
+pub(crate) const MAX_STATE_LEN: usize = 1024 * 1024;
+
 /// The secret that seals `requestState`, and how long a state stays valid.
 ///
 /// ```
@@ -150,6 +157,9 @@ impl RequestStateKey {
         sealed: &str,
     ) -> Result<SealedState, ErrorObject> {
         let invalid = |why: &str| ErrorObject::invalid_params(format!("Invalid requestState: {why}"));
+        if sealed.len() > MAX_STATE_LEN {
+            return Err(invalid(&format!("longer than {MAX_STATE_LEN} bytes, so not one this server sent")));
+        }
         let mut parts = sealed.split('.');
         let (Some(version), Some(body), Some(tag), None) = (parts.next(), parts.next(), parts.next(), parts.next())
         else {
@@ -304,6 +314,17 @@ mod tests {
             let opened = key.open("tools/call", "t", None, &sealed).expect("opens");
             assert_eq!(opened.app, Some(app), "{text}");
         }
+    }
+
+    #[test]
+    fn a_state_is_bounded_before_it_is_checked() {
+        let key = RequestStateKey::from_secret(b"k");
+        let big = SealedState { answers: Map::new(), app: Some(Value::String("x".repeat(MAX_STATE_LEN))) };
+        let sealed = key.seal("tools/call", "t", None, &big);
+        assert!(sealed.len() > MAX_STATE_LEN);
+        let error = key.open("tools/call", "t", None, &sealed).expect_err("too long");
+        assert_eq!(error.code, -32602);
+        assert!(error.message.contains("longer than"), "{}", error.message);
     }
 
     fn state() -> SealedState {
