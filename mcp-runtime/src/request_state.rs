@@ -230,8 +230,15 @@ struct OwnedPayload {
     exp: u64,
     #[serde(default)]
     a: Map<String, Value>,
-    #[serde(default)]
+    /// Present is `Some`, even `null`: a handler that saved `null` gets it back.
+    #[serde(default, deserialize_with = "present")]
     s: Option<Value>,
+}
+
+/// A member that is there, whatever its value (`Option`'s own reading
+/// takes `null` for absent).
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
 }
 
 /// A digest of a request's arguments: SHA-256 of their canonical JSON (keys
@@ -313,6 +320,15 @@ mod tests {
                 key.seal("tools/call", "t", None, &SealedState { answers: Map::new(), app: Some(app.clone()) });
             let opened = key.open("tools/call", "t", None, &sealed).expect("opens");
             assert_eq!(opened.app, Some(app), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_saved_null_comes_back_as_saved() {
+        let key = RequestStateKey::from_secret(b"k");
+        for app in [None, Some(Value::Null), Some(json!(0))] {
+            let sealed = key.seal("tools/call", "t", None, &SealedState { answers: Map::new(), app: app.clone() });
+            assert_eq!(key.open("tools/call", "t", None, &sealed).expect("opens").app, app);
         }
     }
 
