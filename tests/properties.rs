@@ -273,10 +273,12 @@ proptest! {
         let mut new = BTreeSet::new();
         let listed = runtime().block_on(walk(&server, |page| {
             // One change before each page: an addition, then a removal, in turn.
-            if let Some(name) = added.get(page - 1) {
-                if !names.contains(name) && !new.contains(name) && server.add_tool(tool(name)).is_ok() {
-                    new.insert(name.clone());
-                }
+            if let Some(name) = added.get(page - 1)
+                && !names.contains(name)
+                && !new.contains(name)
+                && server.add_tool(tool(name)).is_ok()
+            {
+                new.insert(name.clone());
             }
             if let Some(index) = removed.get(page - 1) {
                 let name = index.get(&initial);
