@@ -112,7 +112,8 @@ fn method_of(bytes: &[u8]) -> Option<String> {
 fuzz_target!(|bytes: &[u8]| {
     let handled = server().handle_bytes(bytes, RequestOptions::default());
     let method = method_of(bytes).unwrap_or_default();
-    let Ok(response) = runtime().block_on(tokio::time::timeout(Duration::from_secs(3600), handled)) else {
+    let Ok(response) = runtime().block_on(async { tokio::time::timeout(Duration::from_secs(3600), handled).await })
+    else {
         // Only a stream lasts as long as its client wants.
         assert_eq!(method, "subscriptions/listen", "no answer within an hour to {:?}", String::from_utf8_lossy(bytes));
         return;
