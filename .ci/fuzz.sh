@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the fuzz targets under fuzz/ (cargo-fuzz, libFuzzer) and runs each one for a bounded
-# time from its committed seeds (fuzz/corpus/<target>/); a crash, a time-out or a leak of
+# time from its committed seeds (fuzz/corpus/<target>/); a panic, a time-out or running out of
 # memory fails the step, and libFuzzer leaves the input that did it under
 # $RESULTS_DIR/fuzz/<target>/ (see CONTRIBUTING.md: each one becomes a regression test).
 #
@@ -8,11 +8,12 @@
 #                             5 minutes on 2 cores from a cold cache)
 #
 # Built with CI's one stable toolchain: `--sanitizer none`. cargo-fuzz's default,
-# AddressSanitizer, needs `-Zsanitizer`, a nightly flag; without a sanitizer cargo-fuzz passes
-# only stable flags (`-Cpasses=sancov-module` and the `-Cllvm-args` of the coverage
-# instrumentation, `--cfg fuzzing`), so neither a nightly nor RUSTC_BOOTSTRAP is needed. What
-# AddressSanitizer would add is little here: the runtime forbids `unsafe`, so memory errors
-# cannot come from it; libFuzzer still catches panics, aborts, time-outs and memory blow-ups.
+# AddressSanitizer, needs `-Zsanitizer`, a nightly flag; without a sanitizer cargo-fuzz asks for
+# no unstable flag (the coverage instrumentation is `-C` flags, plus `--cfg fuzzing`), so it
+# builds on the pinned stable toolchain as it is, with neither a nightly nor RUSTC_BOOTSTRAP.
+# What AddressSanitizer would add is little here: the runtime forbids `unsafe`, so memory
+# errors cannot come from it; libFuzzer still catches panics, aborts, time-outs and memory
+# blow-ups (leaks go unnoticed without it).
 #
 # The build goes to $FUZZ_TARGET_DIR, default $CI_CACHE/fuzz (kept between runs, like the other
 # caches), with release optimisations, debug assertions and overflow checks (cargo-fuzz's
