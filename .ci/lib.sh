@@ -5,7 +5,7 @@
 #   TARGET_DIR   cargo's target directory ($CARGO_TARGET_DIR, else target/)
 #   CI_CACHE     installed tools and results: $CI_CACHE_DIR, else target/ci
 #   TOOLS_DIR    $CI_CACHE/tools: Node 22 + the conformance suite, the interop clients' SDKs,
-#                cargo-semver-checks (once a release tag exists)
+#                cargo-fuzz, cargo-semver-checks (once a release tag exists)
 #   RESULTS_DIR  $CI_CACHE/results: server logs, client outputs, conformance results
 #
 # Every version CI installs is pinned in a file under .ci/ (package.json + package-lock.json,
@@ -77,6 +77,22 @@ ensure_py_client() {
   "$PY_VENV/bin/pip" install --quiet -r "$src/requirements.txt" -c "$src/constraints.txt" \
     || die "pip install of .ci/interop/requirements.txt failed"
   echo "$digest" > "$PY_VENV/.pins"
+}
+
+# cargo-fuzz, pinned, installed under $TOOLS_DIR/cargo-fuzz with the pinned toolchain (the fuzz
+# step, .ci/fuzz.sh, builds with `--sanitizer none`, which needs no nightly).
+CARGO_FUZZ_VERSION=0.13.2
+ensure_cargo_fuzz() {
+  local root="$TOOLS_DIR/cargo-fuzz"
+  if [ -x "$root/bin/cargo-fuzz" ] && [ "$(cat "$root/.pins" 2>/dev/null)" = "$CARGO_FUZZ_VERSION" ]; then
+    echo "cargo-fuzz $CARGO_FUZZ_VERSION: cached in $root"
+    return
+  fi
+  echo "cargo-fuzz $CARGO_FUZZ_VERSION: cargo install into $root"
+  rm -rf "$root"
+  cargo install --locked --quiet cargo-fuzz --version "=$CARGO_FUZZ_VERSION" --root "$root" \
+    || die "cargo install cargo-fuzz failed"
+  echo "$CARGO_FUZZ_VERSION" > "$root/.pins"
 }
 
 ensure_node_client() { ensure_npm_tree node-client interop; }

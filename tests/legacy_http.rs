@@ -321,6 +321,24 @@ async fn last_event_id_replays_the_stream_it_names_and_no_other() {
 }
 
 #[tokio::test]
+async fn a_last_event_id_or_session_id_longer_than_any_sent_is_refused_unread() {
+    let service = service(HttpConfig::default());
+    let id = open(&service, "2025-11-25").await;
+    let mut resume = with(bare(http::Method::GET, &id), "mcp-protocol-version", "2025-11-25");
+    let long = format!("0-{}", "1".repeat(1100));
+    resume.headers_mut().insert("last-event-id", long.parse().expect("a header value"));
+    let reply = send(&service, resume).await;
+    assert_eq!(reply.status(), 400);
+    let message = json_of(reply).await["error"]["message"].as_str().map(str::to_owned).unwrap_or_default();
+    assert!(message.contains("longer than"), "{message}");
+
+    let long_id = "a".repeat(257);
+    let get = with(bare(http::Method::GET, &long_id), "mcp-protocol-version", "2025-11-25");
+    assert_eq!(send(&service, get).await.status(), 404);
+    assert_eq!(send(&service, post(Some(&long_id), &call(1, "echo"))).await.status(), 404);
+}
+
+#[tokio::test]
 async fn older_sessions_get_no_event_ids_and_keep_their_connection() {
     let service = service(HttpConfig::default());
     let id = open(&service, "2025-06-18").await;

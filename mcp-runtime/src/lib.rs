@@ -176,6 +176,9 @@ mod error;
 pub mod events;
 mod extension;
 mod extract;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 mod handler;
 pub mod input;
 pub mod legacy;

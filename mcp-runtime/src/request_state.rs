@@ -26,6 +26,13 @@ type HmacSha256 = Hmac<Sha256>;
 
 const VERSION: &str = "v1";
 
+/// The longest `requestState` opened: a request's body may hold 4 MiB
+/// (the HTTP transport's default), and a state that large is refused
+/// before its MAC is computed. A handler keeping more than this between
+/// rounds gets `-32603` when the state is sealed, not a state that would
+/// be refused on the way back.
+pub(crate) const MAX_STATE_LEN: usize = 1024 * 1024;
+
 /// The secret that seals `requestState`, and how long a state stays valid.
 ///
 /// ```
@@ -150,6 +157,9 @@ impl RequestStateKey {
         sealed: &str,
     ) -> Result<SealedState, ErrorObject> {
         let invalid = |why: &str| ErrorObject::invalid_params(format!("Invalid requestState: {why}"));
+        if sealed.len() > MAX_STATE_LEN {
+            return Err(invalid(&format!("longer than {MAX_STATE_LEN} bytes, so not one this server sent")));
+        }
         let mut parts = sealed.split('.');
         let (Some(version), Some(body), Some(tag), None) = (parts.next(), parts.next(), parts.next(), parts.next())
         else {
@@ -220,8 +230,15 @@ struct OwnedPayload {
     exp: u64,
     #[serde(default)]
     a: Map<String, Value>,
-    #[serde(default)]
+    /// Present is `Some`, even `null`: a handler that saved `null` gets it back.
+    #[serde(default, deserialize_with = "present")]
     s: Option<Value>,
+}
+
+/// A member that is there, whatever its value (`Option`'s own reading
+/// takes `null` for absent).
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
 }
 
 /// A digest of a request's arguments: SHA-256 of their canonical JSON (keys
@@ -292,6 +309,39 @@ fn now_ms() -> u64 {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn numbers_in_a_state_come_back_exactly() {
+        // Read from a client's arguments, written into the state, read back: the same f64.
+        let key = RequestStateKey::from_secret(b"k");
+        for text in ["70000000000000000000000062", "7e25", "0.30000000000000004", "1.7976931348623157e308", "5e-324"] {
+            let app: Value = serde_json::from_str(text).expect("a number");
+            let sealed =
+                key.seal("tools/call", "t", None, &SealedState { answers: Map::new(), app: Some(app.clone()) });
+            let opened = key.open("tools/call", "t", None, &sealed).expect("opens");
+            assert_eq!(opened.app, Some(app), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_saved_null_comes_back_as_saved() {
+        let key = RequestStateKey::from_secret(b"k");
+        for app in [None, Some(Value::Null), Some(json!(0))] {
+            let sealed = key.seal("tools/call", "t", None, &SealedState { answers: Map::new(), app: app.clone() });
+            assert_eq!(key.open("tools/call", "t", None, &sealed).expect("opens").app, app);
+        }
+    }
+
+    #[test]
+    fn a_state_is_bounded_before_it_is_checked() {
+        let key = RequestStateKey::from_secret(b"k");
+        let big = SealedState { answers: Map::new(), app: Some(Value::String("x".repeat(MAX_STATE_LEN))) };
+        let sealed = key.seal("tools/call", "t", None, &big);
+        assert!(sealed.len() > MAX_STATE_LEN);
+        let error = key.open("tools/call", "t", None, &sealed).expect_err("too long");
+        assert_eq!(error.code, -32602);
+        assert!(error.message.contains("longer than"), "{}", error.message);
+    }
 
     fn state() -> SealedState {
         let mut answers = Map::new();

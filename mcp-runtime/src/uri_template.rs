@@ -109,46 +109,118 @@ impl UriTemplate {
 
     /// Matches a URI, returning each variable's (percent-decoded) value.
     ///
-    /// URIs longer than [`MAX_URI_LEN`](Self::MAX_URI_LEN) never match, which
-    /// bounds the cost of backtracking on hostile input.
+    /// Each variable takes the shortest value that lets the rest of the
+    /// template match, the first variable first: `{+a}/{+b}` reads
+    /// `x/y/z` as `a = x`, `b = y/z`. A value never ends inside a `%XX`
+    /// escape; one whose escapes do not decode to UTF-8 fails the match.
+    ///
+    /// The work is linear in the URI's length (times the template's parts):
+    /// no template makes a match backtrack. URIs longer than
+    /// [`MAX_URI_LEN`](Self::MAX_URI_LEN) never match.
     pub fn matches(&self, uri: &str) -> Option<Map<String, Value>> {
         if uri.len() > Self::MAX_URI_LEN {
             return None;
         }
-        let mut vars = Map::new();
-        if match_parts(&self.parts, uri, &mut vars) { Some(vars) } else { None }
+        match_linear(&self.parts, uri)
     }
 }
 
-fn match_parts(parts: &[Part], input: &str, vars: &mut Map<String, Value>) -> bool {
-    match parts.split_first() {
-        None => input.is_empty(),
-        Some((Part::Literal(lit), rest)) => {
-            input.strip_prefix(lit.as_str()).is_some_and(|tail| match_parts(rest, tail, vars))
-        }
-        Some((Part::Var { name, reserved }, rest)) => {
-            // Candidate ends for the variable: every position up to the first
-            // forbidden character (for simple expansion), tried longest last
-            // so the next literal decides where the value stops.
-            let limit = if *reserved { input.len() } else { input.find(['/', '?', '#']).unwrap_or(input.len()) };
-            let next_literal = match rest.first() {
-                Some(Part::Literal(l)) => Some(l.as_str()),
-                _ => None,
+/// Whether `byte` ends a simple (`{var}`) expansion's value.
+fn ends_segment(byte: u8) -> bool {
+    matches!(byte, b'/' | b'?' | b'#')
+}
+
+/// Whether the `%` at `at` is followed by two hex digits.
+fn escape_at(input: &[u8], at: usize) -> bool {
+    input.get(at + 1..at + 3).is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit))
+}
+
+/// Whether a value starting at `start` may end at `end` (exclusive): on a
+/// character boundary, not inside a `%XX` escape of the value.
+fn may_end(input: &str, start: usize, end: usize) -> bool {
+    let bytes = input.as_bytes();
+    input.is_char_boundary(end) && bytes[end - 1] != b'%' && (end < start + 2 || bytes[end - 2] != b'%')
+}
+
+/// The matcher: `rest[i][p]` says whether `parts[i..]` match `input[p..]`,
+/// filled from the last part back in one pass over the input each; the
+/// values are then read front to back, each variable taking the first end
+/// from which the rest matches, without trying again.
+fn match_linear(parts: &[Part], input: &str) -> Option<Map<String, Value>> {
+    let bytes = input.as_bytes();
+    let len = bytes.len();
+    #[cfg(test)]
+    tests::count_steps((parts.len() + 1) * (len + 1));
+    // `stop[p]`: where a value starting at `p` must end at the latest: the
+    // next malformed `%` (an escape cannot be decoded), or for a simple
+    // expansion the next `/`, `?` or `#`.
+    let stops = |reserved: bool| {
+        let mut stop = vec![len; len + 1];
+        for p in (0..len).rev() {
+            let byte = bytes[p];
+            stop[p] = if (byte == b'%' && !escape_at(bytes, p)) || (!reserved && ends_segment(byte)) {
+                p
+            } else {
+                stop[p + 1]
             };
-            for end in (1..=limit).filter(|&i| input.is_char_boundary(i)) {
-                if next_literal.is_some_and(|l| !input[end..].starts_with(l)) {
-                    continue;
-                }
-                if let Some(value) = percent_decode(&input[..end])
-                    && match_parts(rest, &input[end..], vars)
-                {
-                    vars.insert(name.clone(), Value::String(value));
-                    return true;
-                }
+        }
+        stop
+    };
+    let (mut simple, mut reserved) = (None, None);
+    let mut rest: Vec<Vec<bool>> = vec![Vec::new(); parts.len() + 1];
+    rest[parts.len()] = (0..=len).map(|p| p == len).collect();
+    for (i, part) in parts.iter().enumerate().rev() {
+        let next = &rest[i + 1];
+        let here = match part {
+            Part::Literal(literal) => {
+                (0..=len).map(|p| bytes[p..].starts_with(literal.as_bytes()) && next[p + literal.len()]).collect()
             }
-            false
+            Part::Var { reserved: is_reserved, .. } => {
+                let stop = if *is_reserved { &mut reserved } else { &mut simple };
+                let stop = stop.get_or_insert_with(|| stops(*is_reserved));
+                // `good[e]`: a value may end at `e` with the rest matching from there (the
+                // escape rule for `e - 2` holds for every value but a one-byte one).
+                let mut first_good = vec![usize::MAX; len + 2];
+                for e in (1..=len).rev() {
+                    let good = next[e] && may_end(input, 0, e);
+                    first_good[e] = if good { e } else { first_good[e + 1] };
+                }
+                (0..=len).map(|p| p < len && first_end(input, next, &first_good, stop[p], p).is_some()).collect()
+            }
+        };
+        rest[i] = here;
+    }
+    if !rest[0][0] {
+        return None;
+    }
+    let mut vars = Map::new();
+    let mut at = 0;
+    for (i, part) in parts.iter().enumerate() {
+        match part {
+            Part::Literal(literal) => at += literal.len(),
+            Part::Var { name, .. } => {
+                // The first end from which the rest matches; `rest[i][at]` says there is one.
+                let end = (at + 1..=len).find(|&e| rest[i + 1][e] && may_end(input, at, e))?;
+                #[cfg(test)]
+                tests::count_steps(end - at);
+                vars.insert(name.clone(), Value::String(percent_decode(&input[at..end])?));
+                at = end;
+            }
         }
     }
+    Some(vars)
+}
+
+/// The first end of a value starting at `start` (and ending by `stop`)
+/// from which the rest matches (`next`), `first_good` the first such end
+/// at or after each position for values of two bytes or more.
+fn first_end(input: &str, next: &[bool], first_good: &[usize], stop: usize, start: usize) -> Option<usize> {
+    let one = start + 1;
+    if one <= stop && next[one] && may_end(input, start, one) {
+        return Some(one);
+    }
+    let end = *first_good.get(start + 2)?;
+    (end <= stop).then_some(end)
 }
 
 /// Builds `T` from matched variables. Each value is text, read as whatever
@@ -252,7 +324,61 @@ fn percent_decode(s: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use std::cell::Cell;
+
+    use serde_json::json;
+
     use super::*;
+
+    thread_local! {
+        /// Positions the matcher visited on this thread: its work, counted
+        /// rather than timed.
+        static STEPS: Cell<usize> = const { Cell::new(0) };
+    }
+
+    pub(super) fn count_steps(steps: usize) {
+        STEPS.with(|count| count.set(count.get() + steps));
+    }
+
+    fn steps_of(run: impl FnOnce()) -> usize {
+        STEPS.with(|count| count.set(0));
+        run();
+        STEPS.with(Cell::get)
+    }
+
+    #[test]
+    fn matching_is_linear_in_the_uri() {
+        // A backtracking matcher tries every split of the `x`s between the
+        // variables before failing on the last byte: about n^4 steps here.
+        let t = UriTemplate::parse("x://{+a}x{+b}x{+c}x{+d}/{e}").expect("a valid template");
+        let parts = 10;
+        for n in [100, 1000, UriTemplate::MAX_URI_LEN - 10] {
+            let uri = format!("x://{}/", "x".repeat(n));
+            let steps = steps_of(|| assert!(t.matches(&uri).is_none()));
+            assert!(steps <= (parts + 1) * (uri.len() + 1), "{steps} steps for {n} bytes");
+            let uri = format!("x://{}/e", "x".repeat(n));
+            let steps = steps_of(|| assert!(t.matches(&uri).is_some()));
+            assert!(steps <= (parts + 2) * (uri.len() + 1), "{steps} steps for {n} bytes");
+        }
+    }
+
+    #[test]
+    fn values_take_the_shortest_split_and_keep_escapes_whole() {
+        let t = UriTemplate::parse("x://{+a}/{+b}").expect("a valid template");
+        let v = t.matches("x://p/q/r").expect("a match");
+        assert_eq!((&v["a"], &v["b"]), (&json!("p"), &json!("q/r")));
+        // `%41` is one character of the value: `a` cannot end after `%4`.
+        let t = UriTemplate::parse("x://{a}1{b}").expect("a valid template");
+        let v = t.matches("x://%41%411z").expect("a match");
+        assert_eq!((&v["a"], &v["b"]), (&json!("AA"), &json!("z")));
+        // A malformed escape or one that is not UTF-8 never matches.
+        let t = UriTemplate::parse("x://{a}").expect("a valid template");
+        assert!(t.matches("x://%4").is_none());
+        assert!(t.matches("x://%zz").is_none());
+        assert!(t.matches("x://%C3").is_none());
+        assert_eq!(t.matches("x://%C3%A9").expect("a match")["a"], "é");
+        assert!(t.matches("x://").is_none(), "a value is never empty");
+    }
 
     #[test]
     fn matches_simple_and_reserved() {

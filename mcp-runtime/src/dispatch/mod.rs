@@ -283,3 +283,33 @@ pub(crate) enum Body {
     /// A `tools/call`'s params, read already.
     Call(CallToolParams),
 }
+
+/// The readers of this module, for [`crate::fuzzing`].
+#[cfg(feature = "fuzzing")]
+pub(crate) mod fuzzing {
+    use std::sync::Arc;
+
+    use serde_json::value::RawValue;
+
+    use super::{Method, meta_cache, pagination, params_head};
+    use crate::protocol::{ErrorObject, RequestMeta};
+
+    pub(crate) fn read_meta(text: &str) -> Result<Arc<RequestMeta>, String> {
+        meta_cache::read(text)
+    }
+
+    pub(crate) fn read_params_head(
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> Result<(Arc<RequestMeta>, Option<String>), ErrorObject> {
+        params_head::read(Method::parse(method).and_then(Method::target), params)
+    }
+
+    pub(crate) fn decode_cursor(cursor: &str, list: &str) -> Result<Option<(String, String)>, ErrorObject> {
+        pagination::decode(Some(cursor), list)
+    }
+
+    pub(crate) fn encode_cursor(list: &str, last: (&str, &str)) -> String {
+        pagination::encode(list, last)
+    }
+}

@@ -13,6 +13,14 @@ use crate::protocol::ErrorObject;
 /// The format's tag; a cursor of another format is refused.
 const VERSION: &str = "mcp2";
 
+/// The longest cursor read: one naming an item by a name and a URI of the
+/// longest a template matches (8 KiB) is about 11 KiB of Base64. A longer
+/// one is refused before it is decoded.
+pub(crate) const MAX_CURSOR_LEN: usize = 16 * 1024;
+
+/// How much of a refused cursor its error repeats.
+const SHOWN_LEN: usize = 64;
+
 /// Where a list's items sort: by name, then (for resources and templates,
 /// whose names may repeat) by URI.
 pub(crate) type SortKey<'a> = (&'a str, &'a str);
@@ -25,7 +33,17 @@ pub(crate) fn encode(list: &str, last: SortKey<'_>) -> String {
 /// The sort key a cursor of `list` follows; `None` without a cursor.
 pub(crate) fn decode(cursor: Option<&str>, list: &str) -> Result<Option<(String, String)>, ErrorObject> {
     let Some(cursor) = cursor else { return Ok(None) };
-    let invalid = || ErrorObject::invalid_params(format!("Invalid cursor: `{cursor}`"));
+    if cursor.len() > MAX_CURSOR_LEN {
+        let why = format!("Invalid cursor: longer than {MAX_CURSOR_LEN} bytes, so not one this server sent");
+        return Err(ErrorObject::invalid_params(why));
+    }
+    let invalid = || {
+        let shown = match cursor.char_indices().nth(SHOWN_LEN) {
+            Some((cut, _)) => format!("{}…", &cursor[..cut]),
+            None => cursor.to_owned(),
+        };
+        ErrorObject::invalid_params(format!("Invalid cursor: `{shown}`"))
+    };
     let bytes = URL_SAFE_NO_PAD.decode(cursor).map_err(|_| invalid())?;
     let text = String::from_utf8(bytes).map_err(|_| invalid())?;
     let mut parts = text.split('\0');
@@ -92,6 +110,20 @@ mod tests {
         assert!(decode(Some("not a cursor"), "tools").is_err());
         assert!(decode(Some(""), "tools").is_err());
         assert!(decode(Some(&URL_SAFE_NO_PAD.encode("mcp1:2")), "tools").is_err(), "an old position cursor");
+    }
+
+    #[test]
+    fn a_cursor_is_bounded_before_it_is_decoded_and_its_error_is_short() {
+        let long_uri = format!("files://{}", "a".repeat(8 * 1024 - 8));
+        let longest = encode("templates", ("a template name of some length", &long_uri));
+        assert!(longest.len() <= MAX_CURSOR_LEN, "a cursor this server sends is read");
+        assert!(decode(Some(&longest), "templates").is_ok());
+        let huge = "A".repeat(MAX_CURSOR_LEN + 1);
+        let error = decode(Some(&huge), "tools").expect_err("too long");
+        assert_eq!(error.code, -32602);
+        assert!(error.message.len() < 100, "{}", error.message);
+        let error = decode(Some(&"é".repeat(1000)), "tools").expect_err("not Base64");
+        assert!(error.message.chars().count() < 100, "{}", error.message);
     }
 
     #[test]

@@ -95,6 +95,13 @@ pub(super) fn interruption<T>(p: &Prepared, target: &str, interrupted: Interrupt
         Interrupted::NeedsInput { requests, answers, app_state, digest } => {
             let key = &p.server.settings().request_state_key;
             let state = key.seal(p.method.name(), target, digest.as_deref(), &SealedState { answers, app: app_state });
+            if state.len() > crate::request_state::MAX_STATE_LEN {
+                return Err(ErrorObject::internal(format!(
+                    "The request's state between rounds takes {} bytes sealed, more than the {} a requestState may",
+                    state.len(),
+                    crate::request_state::MAX_STATE_LEN
+                )));
+            }
             Ok(Outcome::InputRequired(InputRequiredResult {
                 input_requests: (!requests.is_empty()).then_some(requests),
                 request_state: Some(state),

@@ -592,3 +592,39 @@ impl Server {
         McpService::new(self.clone(), config, None)
     }
 }
+
+/// The readers of this transport, for [`crate::fuzzing`].
+#[cfg(feature = "fuzzing")]
+pub(crate) mod fuzzing {
+    use std::borrow::Cow;
+
+    use serde_json::value::RawValue;
+    use serde_json::{Map, Value};
+
+    use super::request_headers::{RequestHeaders, check_params, decode};
+    use crate::dispatch::HeaderCheck;
+    use crate::protocol::ErrorObject;
+
+    pub(crate) use super::legacy::read_last_event_id;
+
+    pub(crate) fn decode_header_value(value: &str) -> Result<Cow<'_, str>, &'static str> {
+        decode(value)
+    }
+
+    pub(crate) fn check_headers(
+        headers: &http::HeaderMap,
+        method: &str,
+        protocol_version: &str,
+        name: Option<&str>,
+        input_schema: &Map<String, Value>,
+        arguments: Option<&RawValue>,
+    ) -> Option<Result<(), ErrorObject>> {
+        let params = crate::param_headers::find(input_schema).ok()?;
+        let checks = RequestHeaders::new(headers);
+        Some(
+            checks
+                .check_request(method, protocol_version, name)
+                .and_then(|()| check_params(headers, &params, arguments)),
+        )
+    }
+}

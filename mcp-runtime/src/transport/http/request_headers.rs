@@ -23,6 +23,13 @@ use crate::param_headers::HeaderParam;
 use crate::protocol::ErrorObject;
 use crate::protocol::member::{RawMember, read_members, skip};
 
+/// The longest header value read: room for the Base64 form of a resource
+/// URI of the longest a template matches (8 KiB). A longer one is refused
+/// before it is decoded, whatever serves the request (the standalone
+/// server's own limit on all headers is 32 KiB; a mounted service's is its
+/// host's).
+pub(crate) const MAX_VALUE_LEN: usize = 16 * 1024;
+
 /// The header checks of one HTTP request.
 pub(crate) struct RequestHeaders<'a> {
     headers: &'a HeaderMap,
@@ -109,7 +116,11 @@ impl HeaderCheck for RequestHeaders<'_> {
 /// Each `x-mcp-header` argument present in the body needs its
 /// `Mcp-Param-*` header with an equal value; an absent or `null` argument
 /// must come without one.
-fn check_params(headers: &HeaderMap, params: &[HeaderParam], arguments: Option<&RawValue>) -> Result<(), ErrorObject> {
+pub(super) fn check_params(
+    headers: &HeaderMap,
+    params: &[HeaderParam],
+    arguments: Option<&RawValue>,
+) -> Result<(), ErrorObject> {
     if params.is_empty() {
         return Ok(());
     }
@@ -303,6 +314,9 @@ fn read_text<'a>(found: Found<'a>, shown: &str, hint: &str) -> Result<Option<&'a
     if found.repeated {
         return Err(ErrorObject::header_mismatch(format!("The {shown} header appears more than once")));
     }
+    if first.len() > MAX_VALUE_LEN {
+        return Err(ErrorObject::header_mismatch(format!("The {shown} header is longer than {MAX_VALUE_LEN} bytes")));
+    }
     let text = first.to_str().map_err(|_| {
         ErrorObject::header_mismatch(format!("The {shown} header holds characters that are not visible ASCII{hint}"))
     })?;
@@ -351,6 +365,32 @@ mod tests {
         assert!(decode("=?base64?SGVsbG8?=").is_err(), "missing padding");
         assert!(decode("=?base64?SGVs!!!bG8=?=").is_err(), "not in the alphabet");
         assert!(decode("=?base64?/w==?=").is_err(), "not UTF-8");
+    }
+
+    #[test]
+    fn a_long_header_is_refused_before_it_is_decoded() {
+        let name = "n".repeat(MAX_VALUE_LEN - 20);
+        let encoded = format!("=?base64?{}?=", STANDARD.encode(&name));
+        assert!(encoded.len() > MAX_VALUE_LEN);
+        let headers: &[(&str, &[u8])] = &[
+            ("mcp-protocol-version", b"2026-07-28"),
+            ("mcp-method", b"resources/read"),
+            ("mcp-name", encoded.as_bytes()),
+        ];
+        let headers = map(headers);
+        let error = RequestHeaders::new(&headers).check_request("resources/read", "2026-07-28", Some(&name));
+        let error = error.expect_err("too long");
+        assert_eq!(error.code, -32020);
+        assert!(error.message.contains("longer than"), "{}", error.message);
+        let headers = map(&[
+            ("mcp-protocol-version", b"2026-07-28"),
+            ("mcp-method", b"resources/read"),
+            ("mcp-name", name.as_bytes()),
+        ]);
+        assert_eq!(
+            code(RequestHeaders::new(&headers).check_request("resources/read", "2026-07-28", Some(&name))),
+            None
+        );
     }
 
     #[test]

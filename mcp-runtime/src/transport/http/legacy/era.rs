@@ -22,6 +22,10 @@ use crate::transport::http::service::transport_error;
 
 /// `Mcp-Session-Id`.
 pub(super) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+/// The longest `Mcp-Session-Id` looked up: the ids minted here are 32 hex
+/// digits, so a longer one names no session and never reaches the store.
+pub(super) const MAX_SESSION_ID_LEN: usize = 256;
+
 /// `MCP-Protocol-Version`.
 pub(super) const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
 
@@ -63,8 +67,8 @@ pub(super) fn choose(headers: &HeaderMap, body: &[u8]) -> Era {
     let initialize = message.get("method").and_then(Value::as_str) == Some("initialize");
     match session_id {
         Some(id) => match id.to_str() {
-            Ok(id) => Era::Session(id.to_owned(), message),
-            Err(_) => Era::Refused(not_found()),
+            Ok(id) if id.len() <= MAX_SESSION_ID_LEN => Era::Session(id.to_owned(), message),
+            _ => Era::Refused(not_found()),
         },
         None if initialize => Era::Initialize(message),
         None if legacy_header => Era::Refused(transport_error(
@@ -118,5 +122,18 @@ mod tests {
         assert!(matches!(choose(&headers, body), Era::Modern));
         headers.insert("mcp-method", http::HeaderValue::from_static("initialize"));
         assert!(matches!(choose(&headers, body), Era::Initialize(_)));
+    }
+
+    #[test]
+    fn a_session_id_longer_than_any_minted_names_no_session() {
+        let body = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#;
+        let mut headers = HeaderMap::new();
+        let id = "a".repeat(MAX_SESSION_ID_LEN);
+        headers.insert(SESSION_ID, http::HeaderValue::from_str(&id).expect("visible ASCII"));
+        assert!(matches!(choose(&headers, body), Era::Session(..)));
+        let id = "a".repeat(MAX_SESSION_ID_LEN + 1);
+        headers.insert(SESSION_ID, http::HeaderValue::from_str(&id).expect("visible ASCII"));
+        let Era::Refused(response) = choose(&headers, body) else { panic!("a long id is refused") };
+        assert_eq!(response.status(), StatusCode::NOT_FOUND);
     }
 }

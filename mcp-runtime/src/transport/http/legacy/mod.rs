@@ -52,6 +52,11 @@ use sessions::{HttpSession, Unavailable};
 /// `Last-Event-ID`.
 const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
 
+/// The longest `Last-Event-ID` read: the ids sent here are two 64-bit
+/// numbers after the replica's id. A longer one names no stream, and is
+/// neither parsed nor sent on to another replica.
+const MAX_EVENT_ID_LEN: usize = 1024;
+
 /// A GET or DELETE on an endpoint that serves 2025-era clients: with a
 /// session id, the session's standalone stream or its end; without one,
 /// the stateless endpoint's 405.
@@ -61,8 +66,8 @@ pub(super) async fn respond_other(shared: &Shared, sessions: &Sessions, parts: &
         return not_allowed(&parts.method);
     };
     let session = match id.to_str() {
-        Ok(id) => sessions.get(&shared.server, id).await,
-        Err(_) => Ok(None),
+        Ok(id) if id.len() <= era::MAX_SESSION_ID_LEN => sessions.get(&shared.server, id).await,
+        _ => Ok(None),
     };
     let session = match session {
         Ok(Some(session)) => session,
@@ -187,6 +192,12 @@ async fn open_stream(
     let resume = parts.headers.get(LAST_EVENT_ID).filter(|_| session.streams.resumable());
     let events = match resume {
         None => session.streams.standalone().connect(),
+        Some(last) if last.len() > MAX_EVENT_ID_LEN => {
+            return transport_error(
+                StatusCode::BAD_REQUEST,
+                format!("Last-Event-ID is longer than {MAX_EVENT_ID_LEN} bytes: it names no stream this session keeps"),
+            );
+        }
         Some(last) => {
             let last = last.to_str().unwrap_or_default();
             match session.streams.find(last) {
@@ -257,4 +268,16 @@ fn answer(accept: Acceptable, message: String) -> http::Response<McpBody> {
 /// An HTTP-level refusal with a JSON-RPC error body.
 fn error_response(status: StatusCode, id: Option<&RequestId>, error: &ErrorObject) -> http::Response<McpBody> {
     with_body(status, "application/json", McpBody::full(failure(id, error)))
+}
+
+/// `Last-Event-ID` as a session reads it, for [`crate::fuzzing`].
+#[cfg(feature = "fuzzing")]
+pub(crate) fn read_last_event_id(event_id: &str, replica: Option<&str>, open: usize) -> (Option<u64>, Option<String>) {
+    let streams = stream::Streams::new(true, replica);
+    for _ in 0..open {
+        streams.open();
+    }
+    let found = streams.find(event_id).map(|(_, after)| after);
+    let holder = replica.and_then(|here| resume::holder(event_id, here)).map(str::to_owned);
+    (found, holder)
 }
