@@ -69,6 +69,8 @@
 // Without the feature the name leads to what the store implements.
 #![cfg_attr(not(feature = "redis"), doc = "\n\n[`RedisSessionStore`]: crate::legacy::SessionStore")]
 
+#[cfg(feature = "auth")]
+mod auth;
 mod body;
 mod cors;
 mod deadline;
