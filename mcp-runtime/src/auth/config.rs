@@ -56,7 +56,10 @@ use crate::server::ServerBuilder;
 /// - a handler reads the caller as a [`Principal`](super::Principal).
 ///
 /// stdio is never authenticated. Health probes and CORS preflights stay open.
-#[derive(Debug, Clone)]
+/// A [mounted](crate::Server::http_service) service serves the metadata
+/// document on the requests its application routes to it: route the two
+/// well-known paths to it as well as the endpoint.
+#[derive(Clone)]
 pub struct Authorization {
     pub(crate) issuer: String,
     pub(crate) resource: String,
@@ -66,6 +69,22 @@ pub struct Authorization {
     pub(crate) jwks_refresh_interval: Duration,
     pub(crate) introspection_cache_ttl: Duration,
     pub(crate) request_timeout: Duration,
+}
+
+impl std::fmt::Debug for Authorization {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The introspection secret stays out of logs.
+        f.debug_struct("Authorization")
+            .field("issuer", &self.issuer)
+            .field("resource", &self.resource)
+            .field("scopes_supported", &self.scopes_supported)
+            .field("introspection_client", &self.introspection.as_ref().map(|(id, _)| id))
+            .field("leeway", &self.leeway)
+            .field("jwks_refresh_interval", &self.jwks_refresh_interval)
+            .field("introspection_cache_ttl", &self.introspection_cache_ttl)
+            .field("request_timeout", &self.request_timeout)
+            .finish()
+    }
 }
 
 impl Authorization {
