@@ -8,7 +8,7 @@
 //! environment.
 
 //!
-//! With the `auth` feature, [`Authorization`] makes a server an OAuth 2.1
+//! With the `auth` feature, `Authorization` makes a server an OAuth 2.1
 //! resource server: see there for what is checked and how.
 
 #[cfg(feature = "auth")]
