@@ -4,7 +4,14 @@
 
 use std::time::Duration;
 
-use reqwest::redirect::Policy;
+use bytes::Bytes;
+use http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE};
+use http::{Method, Request};
+use http_body_util::{BodyExt as _, Full, Limited};
+use hyper_rustls::HttpsConnector;
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
 use serde_json::{Map, Value};
 
 /// The most a document from the authorization server may weigh: metadata
@@ -26,9 +33,12 @@ pub(crate) enum FetchError {
 }
 
 /// One client for every request to the issuer, with its connection pool.
+/// Redirects are not followed: an issuer's endpoints are where its
+/// metadata says.
 #[derive(Debug, Clone)]
 pub(crate) struct AsClient {
-    http: Option<reqwest::Client>,
+    http: Option<Client<HttpsConnector<HttpConnector>, Full<Bytes>>>,
+    timeout: Duration,
 }
 
 impl AsClient {
@@ -39,33 +49,21 @@ impl AsClient {
                 use rustls_platform_verifier::BuilderVerifierExt as _;
                 builder.with_platform_verifier()
             })
-            .map(|builder| builder.with_no_client_auth());
-        let http = tls
-            .map_err(|e| e.to_string())
-            .and_then(|tls| {
-                reqwest::Client::builder()
-                    .tls_backend_preconfigured(tls)
-                    .timeout(timeout)
-                    .connect_timeout(timeout)
-                    // An issuer's endpoints are where its metadata says:
-                    // a redirect elsewhere is not followed.
-                    .redirect(Policy::none())
-                    .build()
-                    .map_err(|e| e.to_string())
-            })
-            .inspect_err(|error| tracing::error!(%error, "no HTTP client for the authorization server"))
+            .map(|builder| builder.with_no_client_auth())
+            .inspect_err(|error| tracing::error!(%error, "no TLS client for the authorization server"))
             .ok();
-        AsClient { http }
-    }
-
-    fn http(&self) -> Result<&reqwest::Client, FetchError> {
-        self.http.as_ref().ok_or_else(|| FetchError::Unreachable("no HTTP client could be built".into()))
+        let http = tls.map(|tls| {
+            let connector =
+                hyper_rustls::HttpsConnectorBuilder::new().with_tls_config(tls).https_or_http().enable_http1().build();
+            Client::builder(TokioExecutor::new()).build(connector)
+        });
+        AsClient { http, timeout }
     }
 
     /// GETs a JSON object.
     pub(crate) async fn get_json(&self, url: &str) -> Result<Map<String, Value>, FetchError> {
-        let request = self.http()?.get(url).header(reqwest::header::ACCEPT, "application/json");
-        read_json(request.send().await).await
+        let request = Request::builder().method(Method::GET).uri(url).header(ACCEPT, "application/json");
+        self.send(request, Bytes::new()).await
     }
 
     /// POSTs a form with HTTP Basic credentials; a JSON object back.
@@ -75,52 +73,57 @@ impl AsClient {
         (user, password): (&str, &str),
         form: &[(&str, &str)],
     ) -> Result<Map<String, Value>, FetchError> {
+        use base64::Engine as _;
         // RFC 6749 §2.3.1: the id and secret are form-encoded before Basic.
-        let encode = |s: &str| form_urlencoded_component(s);
-        let request = self
-            .http()?
-            .post(url)
-            .basic_auth(encode(user), Some(encode(password)))
-            .header(reqwest::header::ACCEPT, "application/json")
-            .form(form);
-        read_json(request.send().await).await
+        let credentials = format!("{}:{}", form_urlencoded_component(user), form_urlencoded_component(password));
+        let basic = format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(credentials));
+        let body: Vec<String> = form
+            .iter()
+            .map(|(k, v)| format!("{}={}", form_urlencoded_component(k), form_urlencoded_component(v)))
+            .collect();
+        let request = Request::builder()
+            .method(Method::POST)
+            .uri(url)
+            .header(ACCEPT, "application/json")
+            .header(AUTHORIZATION, basic)
+            .header(CONTENT_TYPE, "application/x-www-form-urlencoded");
+        self.send(request, Bytes::from(body.join("&"))).await
     }
-}
 
-async fn read_json(sent: reqwest::Result<reqwest::Response>) -> Result<Map<String, Value>, FetchError> {
-    let mut response = sent.map_err(|e| FetchError::Unreachable(without_url(e)))?;
-    let status = response.status();
-    if status.is_server_error() {
-        return Err(FetchError::Unreachable(format!("HTTP status {}", status.as_u16())));
-    }
-    if !status.is_success() {
-        return Err(FetchError::Status(status.as_u16()));
-    }
-    let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(|e| FetchError::Unreachable(without_url(e)))? {
-        if body.len() + chunk.len() > MAX_DOCUMENT_BYTES {
-            return Err(FetchError::Invalid(format!("an answer larger than {MAX_DOCUMENT_BYTES} bytes")));
+    async fn send(&self, request: http::request::Builder, body: Bytes) -> Result<Map<String, Value>, FetchError> {
+        let Some(http) = &self.http else {
+            return Err(FetchError::Unreachable("no HTTP client could be built".into()));
+        };
+        let request = request.body(Full::new(body)).map_err(|e| FetchError::Invalid(format!("a bad URL: {e}")))?;
+        let exchange = async {
+            let response = http.request(request).await.map_err(|e| FetchError::Unreachable(chain(&e)))?;
+            let status = response.status();
+            if status.is_server_error() {
+                return Err(FetchError::Unreachable(format!("HTTP status {}", status.as_u16())));
+            }
+            if !status.is_success() {
+                return Err(FetchError::Status(status.as_u16()));
+            }
+            let body = Limited::new(response.into_body(), MAX_DOCUMENT_BYTES).collect().await.map_err(|e| {
+                FetchError::Invalid(format!("an answer that could not be read (over {MAX_DOCUMENT_BYTES} bytes?): {e}"))
+            })?;
+            Ok(body.to_bytes())
+        };
+        let body = tokio::time::timeout(self.timeout, exchange)
+            .await
+            .map_err(|_| FetchError::Unreachable(format!("no answer within {} s", self.timeout.as_secs_f64())))??;
+        match serde_json::from_slice(&body) {
+            Ok(Value::Object(map)) => Ok(map),
+            Ok(_) => Err(FetchError::Invalid("an answer that is not a JSON object".into())),
+            Err(e) => Err(FetchError::Invalid(format!("an answer that is not JSON: {e}"))),
         }
-        body.extend_from_slice(&chunk);
-    }
-    match serde_json::from_slice(&body) {
-        Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Err(FetchError::Invalid("an answer that is not a JSON object".into())),
-        Err(e) => Err(FetchError::Invalid(format!("an answer that is not JSON: {e}"))),
     }
 }
 
-/// The error's text; the URL is logged by the caller, with its context.
-fn without_url(error: reqwest::Error) -> String {
-    let kind = if error.is_timeout() {
-        "timed out"
-    } else if error.is_connect() {
-        "could not connect"
-    } else {
-        "request failed"
-    };
-    let mut text = kind.to_owned();
-    let mut source = std::error::Error::source(&error);
+/// An error and its causes, on one line.
+fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
     while let Some(cause) = source {
         text.push_str(": ");
         text.push_str(&cause.to_string());
