@@ -5,7 +5,8 @@
 #   TARGET_DIR   cargo's target directory ($CARGO_TARGET_DIR, else target/)
 #   CI_CACHE     installed tools and results: $CI_CACHE_DIR, else target/ci
 #   TOOLS_DIR    $CI_CACHE/tools: Node 22 + the conformance suite, the interop clients' SDKs,
-#                cargo-fuzz, cargo-semver-checks (once a release tag exists)
+#                oidc-provider (the authorization tests' authorization server), cargo-fuzz,
+#                cargo-semver-checks (once a release tag exists)
 #   RESULTS_DIR  $CI_CACHE/results: server logs, client outputs, conformance results
 #
 # Every version CI installs is pinned in a file under .ci/ (package.json + package-lock.json,
@@ -96,6 +97,12 @@ ensure_cargo_fuzz() {
 }
 
 ensure_node_client() { ensure_npm_tree node-client interop; }
+
+# The authorization server of the authorization tests (tests/oauth.rs): oidc-provider from
+# .ci/oidc/package-lock.json in $TOOLS_DIR/oidc-provider, where the tests look for it
+# (MCP_OIDC_PROVIDER_DIR overrides; see tests/support/oidc.rs). The tests run .ci/oidc/provider.mjs
+# from the checkout with that node_modules.
+ensure_oidc_provider() { ensure_npm_tree oidc-provider oidc; }
 ensure_conformance_suite() { ensure_npm_tree conformance conformance; }
 
 # The Node the conformance suite runs on (it needs >= 22 for fs.globSync): the pinned

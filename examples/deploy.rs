@@ -8,6 +8,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
+use mcp_runtime::auth::Authorization;
 use mcp_runtime::events::RedisBus;
 use mcp_runtime::legacy::RedisSessionStore;
 use mcp_runtime::tasks::RedisTaskStore;
@@ -18,7 +19,7 @@ use mcp_runtime::{CatalogDump, Eras, RequestStateKey, ServerBuilder};
 pub(crate) const DEFAULT_ADDR: &str = "127.0.0.1:3000";
 
 /// The environment variables read; anything else is ignored.
-pub(crate) const VARIABLES: [&str; 8] = [
+pub(crate) const VARIABLES: [&str; 12] = [
     "MCP_HTTP_ADDR",
     "MCP_REDIS_URL",
     "MCP_REQUEST_STATE_KEY",
@@ -27,6 +28,10 @@ pub(crate) const VARIABLES: [&str; 8] = [
     "MCP_HEALTH",
     "MCP_SHUTDOWN_DRAIN",
     "MCP_ERAS",
+    "MCP_OAUTH_ISSUER",
+    "MCP_OAUTH_RESOURCE",
+    "MCP_OAUTH_CLIENT_ID",
+    "MCP_OAUTH_CLIENT_SECRET",
 ];
 
 /// The shortest `MCP_REQUEST_STATE_KEY` accepted: a shorter secret is
@@ -57,6 +62,9 @@ pub(crate) struct Deployment {
     /// `--dump-catalog[=PATH]`: write the catalog and exit instead of
     /// serving (no Redis, no port, no database file).
     pub(crate) dump_catalog: Option<CatalogDump>,
+    /// `--issuer`: HTTP requests need a bearer token from this
+    /// authorization server.
+    pub(crate) oauth: Option<Authorization>,
 }
 
 /// The `MCP_*` variables of this process. A value that is not UTF-8 is an
@@ -83,6 +91,9 @@ pub(crate) fn parse(args: Vec<String>, env: &BTreeMap<String, String>) -> anyhow
     let mut shutdown_drain =
         var("MCP_SHUTDOWN_DRAIN").map(|v| seconds(v).context("MCP_SHUTDOWN_DRAIN")).transpose()?.unwrap_or_default();
     let mut eras = var("MCP_ERAS").map(|v| era(v).context("MCP_ERAS")).transpose()?;
+    let mut issuer = var("MCP_OAUTH_ISSUER").map(str::to_owned);
+    let mut resource = var("MCP_OAUTH_RESOURCE").map(str::to_owned);
+    let mut public_url = var("MCP_PUBLIC_URL").map(|v| v.trim_end_matches('/').to_owned());
     // Taken whole: spaces at their ends are part of the secret.
     let secret = |name: &str| match env.get(name).filter(|v| !v.is_empty()) {
         Some(secret) if secret.len() < MIN_KEY_BYTES => bail!(
@@ -119,9 +130,13 @@ pub(crate) fn parse(args: Vec<String>, env: &BTreeMap<String, String>) -> anyhow
             "--http" => addr = Some(address(&value("an address such as 127.0.0.1:3000")?).context("--http")?),
             "--redis" => redis_url = Some(redis(&value("a URL such as redis://127.0.0.1:6379/")?).context("--redis")?),
             "--public-url" => {
-                public_host = Some(public(&value("a URL such as https://mcp.example.com")?).context("--public-url")?);
+                let url = value("a URL such as https://mcp.example.com")?;
+                public_host = Some(public(&url).context("--public-url")?);
+                public_url = Some(url.trim_end_matches('/').to_owned());
             }
             "--eras" => eras = Some(era(&value("modern, legacy or dual")?).context("--eras")?),
+            "--issuer" => issuer = Some(value("the URL of an authorization server")?),
+            "--resource" => resource = Some(value("this server's URI, such as https://mcp.example.com/mcp")?),
             "--health" => health = true,
             "--no-health" => health = false,
             "--shutdown-drain" => {
@@ -134,8 +149,37 @@ pub(crate) fn parse(args: Vec<String>, env: &BTreeMap<String, String>) -> anyhow
         Some(addr) => addr,
         None => DEFAULT_ADDR.parse()?,
     };
-    let deployment =
-        Deployment { addr, redis_url, request_state_key, public_host, health, shutdown_drain, eras, dump_catalog };
+    let oauth = match issuer {
+        // The resource is where clients reach the endpoint: the public URL's
+        // when there is one, else the listen address's.
+        Some(issuer) => {
+            let resource = resource.unwrap_or_else(|| match &public_url {
+                // A base URL names the server; one with a path, the endpoint.
+                Some(url) if url.split_once("://").is_some_and(|(_, rest)| rest.contains('/')) => url.clone(),
+                Some(url) => format!("{url}/mcp"),
+                None => format!("http://{addr}/mcp"),
+            });
+            let mut auth = Authorization::new(issuer, resource);
+            // Secrets come from the environment only: flags show in `ps`.
+            if let (Some(id), Some(secret)) = (var("MCP_OAUTH_CLIENT_ID"), env.get("MCP_OAUTH_CLIENT_SECRET")) {
+                auth = auth.introspection_credentials(id, secret.as_str());
+            }
+            Some(auth)
+        }
+        None if resource.is_some() => bail!("--resource (MCP_OAUTH_RESOURCE) needs --issuer (MCP_OAUTH_ISSUER)"),
+        None => None,
+    };
+    let deployment = Deployment {
+        addr,
+        redis_url,
+        request_state_key,
+        public_host,
+        health,
+        shutdown_drain,
+        eras,
+        dump_catalog,
+        oauth,
+    };
     Ok((deployment, rest))
 }
 
@@ -210,8 +254,8 @@ impl Deployment {
     }
 
     /// The server's share of the settings: the `requestState` key, the
-    /// eras, the event bus and the task store, and a catalog dump instead
-    /// of serving.
+    /// eras, the authorization server, the event bus and the task store,
+    /// and a catalog dump instead of serving.
     pub(crate) fn server(&self, mut builder: ServerBuilder, shared: Option<&Shared>) -> ServerBuilder {
         if let Some(dump) = &self.dump_catalog {
             builder = builder.dump_catalog(dump.clone());
@@ -221,6 +265,9 @@ impl Deployment {
         }
         if let Some(eras) = self.eras {
             builder = builder.eras(eras);
+        }
+        if let Some(auth) = &self.oauth {
+            builder = builder.authorization(auth.clone());
         }
         if let Some(shared) = shared {
             builder = builder.event_bus(shared.bus.clone()).task_store(shared.tasks.clone());
@@ -260,6 +307,23 @@ mod tests {
 
     fn error(list: &[&str], pairs: &[(&str, &str)]) -> String {
         format!("{:#}", parse(args(list), &env(pairs)).expect_err("an error"))
+    }
+
+    #[test]
+    fn an_issuer_protects_the_endpoint_named_by_the_address_or_the_public_url() {
+        let (local, _) =
+            parse(args(&["--issuer", "http://127.0.0.1:9000", "--http", "127.0.0.1:4000"]), &env(&[])).expect("valid");
+        let auth = format!("{:?}", local.oauth.expect("protected"));
+        assert!(auth.contains("\"http://127.0.0.1:4000/mcp\""), "{auth}");
+        let public = env(&[("MCP_OAUTH_ISSUER", "https://auth.test"), ("MCP_PUBLIC_URL", "https://mcp.test/")]);
+        let (public, _) = parse(Vec::new(), &public).expect("valid");
+        let auth = format!("{:?}", public.oauth.expect("protected"));
+        assert!(auth.contains("\"https://mcp.test/mcp\""), "{auth}");
+        let (given, _) = parse(args(&["--issuer", "https://auth.test", "--resource", "https://x.test/a"]), &env(&[]))
+            .expect("valid");
+        assert!(format!("{:?}", given.oauth).contains("\"https://x.test/a\""));
+        assert!(error(&["--resource", "https://x.test/a"], &[]).contains("needs --issuer"));
+        assert!(parse(Vec::new(), &env(&[])).expect("valid").0.oauth.is_none());
     }
 
     #[test]

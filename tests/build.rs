@@ -7,6 +7,9 @@
 //!   Redis half of `session_store` need one);
 //! - `no_haproxy`: no `haproxy` on the PATH (`replica_loss` puts one in
 //!   front of its replicas);
+//! - `no_oidc_provider`: no `node`, or no oidc-provider installed where
+//!   `.ci/install.sh` puts it (`oauth` runs against it; see
+//!   `support/oidc.rs` for where it is looked for);
 //! - `off_pinned_toolchain`: the compiler is not the one `rust-toolchain.toml`
 //!   pins, whose diagnostics the UI snapshots hold (`ui`).
 //!
@@ -21,6 +24,9 @@ fn main() {
     println!("cargo::rustc-check-cfg=cfg(no_redis_server)");
     println!("cargo::rustc-check-cfg=cfg(no_haproxy)");
     println!("cargo::rustc-check-cfg=cfg(off_pinned_toolchain)");
+    println!("cargo::rustc-check-cfg=cfg(no_oidc_provider)");
+    println!("cargo::rerun-if-env-changed=MCP_OIDC_PROVIDER_DIR");
+    println!("cargo::rerun-if-env-changed=CI_CACHE_DIR");
     println!("cargo::rerun-if-env-changed=CI");
     println!("cargo::rerun-if-env-changed=PATH");
 
@@ -28,11 +34,33 @@ fn main() {
 
     prerequisite("redis-server", "no_redis_server", ci);
     prerequisite("haproxy", "no_haproxy", ci);
+    prerequisite("node", "no_oidc_provider", ci);
+    oidc_provider(ci);
 
     let toolchain_file = Path::new(&env::var("CARGO_MANIFEST_DIR").unwrap_or_default()).join("../rust-toolchain.toml");
     println!("cargo::rerun-if-changed={}", toolchain_file.display());
     if !ci && !on_pinned_toolchain(&toolchain_file) {
         println!("cargo::rustc-cfg=off_pinned_toolchain");
+    }
+}
+
+/// Sets `no_oidc_provider` when oidc-provider is not installed (never
+/// under CI). Where it is looked for is `support/oidc.rs`'s
+/// `provider_dir`, repeated here since a build script cannot use the crate.
+fn oidc_provider(ci: bool) {
+    let dir = match (env::var_os("MCP_OIDC_PROVIDER_DIR"), env::var_os("CI_CACHE_DIR")) {
+        (Some(dir), _) => PathBuf::from(dir),
+        (None, Some(cache)) => PathBuf::from(cache).join("tools/oidc-provider"),
+        (None, None) => {
+            Path::new(&env::var("CARGO_MANIFEST_DIR").unwrap_or_default()).join("../target/ci/tools/oidc-provider")
+        }
+    };
+    let installed = dir.join("node_modules/oidc-provider/package.json");
+    // The nearest folder that exists changes when the install creates the rest.
+    let watched = installed.ancestors().find(|p| p.exists()).unwrap_or(&dir);
+    println!("cargo::rerun-if-changed={}", watched.display());
+    if !ci && !installed.is_file() {
+        println!("cargo::rustc-cfg=no_oidc_provider");
     }
 }
 

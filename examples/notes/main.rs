@@ -7,6 +7,7 @@
 //! ```text
 //! cargo run -p examples --bin notes                        # HTTP at http://127.0.0.1:3000/mcp, ./notes.db
 //! cargo run -p examples --bin notes -- --stdio --db /tmp/n.db
+//! cargo run -p examples --bin notes -- --issuer https://auth.example.com   # HTTP needs a bearer token
 //! ```
 //!
 //! Deployment settings (Redis, the shared `requestState` key, probes...)
@@ -47,7 +48,8 @@ fn parse_args(args: Vec<String>, env: &BTreeMap<String, String>) -> anyhow::Resu
             "--db" => options.db = args.next().context("--db needs a file path")?.into(),
             other => bail!(
                 "unknown argument `{other}`; usage: notes [--stdio | --http ADDR] [--db PATH] [--redis URL] \
-                 [--public-url URL] [--health | --no-health] [--eras modern|legacy|dual] [--dump-catalog[=PATH]]"
+                 [--public-url URL] [--issuer URL [--resource URI]] [--health | --no-health] [--eras modern|legacy|dual] \
+                 [--dump-catalog[=PATH]]"
             ),
         }
     }

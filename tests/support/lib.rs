@@ -5,6 +5,7 @@
 pub mod exchange;
 pub mod http_wire;
 pub mod legacy_schema;
+pub mod oidc;
 pub mod process;
 pub mod redis;
 pub mod task_schema;

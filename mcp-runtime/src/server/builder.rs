@@ -51,6 +51,11 @@ pub struct ServerBuilder {
     schema_profile: Option<SchemaProfile>,
     /// Set through the task methods (in `tasks::config`).
     pub(crate) tasks: TaskConfig,
+    /// Set by [`authorization`](Self::authorization) (in `auth::config`).
+    #[cfg(feature = "auth")]
+    pub(crate) authorization: Option<crate::auth::Authorization>,
+    /// Whether requests reach the dispatcher with a verified Principal
+    pub(crate) authenticated: bool,
 }
 
 impl ServerBuilder {
@@ -77,6 +82,9 @@ impl ServerBuilder {
             catalog_flag: true,
             schema_profile: None,
             tasks: TaskConfig::default(),
+            #[cfg(feature = "auth")]
+            authorization: None,
+            authenticated: false,
         }
     }
 
@@ -335,6 +343,10 @@ impl ServerBuilder {
             catalog_dump: self.catalog_dump,
             catalog_flag: self.catalog_flag,
             schema_profile: self.schema_profile,
+            // The scopes the entries declare join the configured ones once
+            // entries declare scopes.
+            #[cfg(feature = "auth")]
+            verifier: self.authorization.map(|a| a.into_verifier(&std::collections::BTreeSet::new())),
         };
         let bus: SharedBus = self.bus.unwrap_or_else(|| Arc::new(LocalBus::default()));
         Ok(Server {
@@ -358,6 +370,7 @@ impl fmt::Debug for ServerBuilder {
             .field("tools", &self.tools.len())
             .field("prompts", &self.prompts.len())
             .field("resources", &self.resources.len())
+            .field("authenticated", &self.authenticated)
             .finish_non_exhaustive()
     }
 }

@@ -101,6 +101,9 @@ pub(crate) struct Settings {
     pub(crate) catalog_flag: bool,
     /// The provider profile every tool's input schema is fitted to.
     pub(crate) schema_profile: Option<SchemaProfile>,
+    /// Verifies the bearer tokens of HTTP requests, when the server is protected.
+    #[cfg(feature = "auth")]
+    pub(crate) verifier: Option<Arc<crate::auth::Verifier>>,
 }
 
 /// The catalog with the capabilities and discover result derived from it.

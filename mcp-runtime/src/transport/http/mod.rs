@@ -25,8 +25,10 @@
 //!
 //! What a request goes through, in order (after the
 //! [probes](HttpConfig::health_endpoints), when on, which are answered
-//! first): the `Origin`/`Host` check (403),
-//! the method (405 with `Allow: POST`), `Content-Type` (415) and `Accept`
+//! first): the `Origin`/`Host` check (403), on a server protected with
+//! `ServerBuilder::authorization` (`auth` feature) its Protected Resource Metadata and then the bearer
+//! token (401, 400 for a token in the query string, 503 while the issuer is
+//! out of reach), the method (405 with `Allow: POST`), `Content-Type` (415) and `Accept`
 //! (406), the body limit (413) and read timeout (408), then the dispatcher's
 //! pipeline, where the `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and
 //! `Mcp-Param-*` headers are compared with the body (400 with `-32020`),
@@ -71,6 +73,8 @@
 // Without the feature the name leads to what the store implements.
 #![cfg_attr(not(feature = "redis"), doc = "\n\n[`RedisSessionStore`]: crate::legacy::SessionStore")]
 
+#[cfg(feature = "auth")]
+mod auth;
 mod body;
 mod cors;
 mod deadline;

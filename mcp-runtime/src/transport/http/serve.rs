@@ -49,7 +49,7 @@ impl hyper::service::Service<Request<Incoming>> for Endpoint {
         }
         let mut grant =
             self.cors.as_ref().and_then(|cors| Some(Box::new((Arc::clone(cors), cors.allowed_origin(&request)?))));
-        let response = if request.uri().path() == &*self.path {
+        let response = if request.uri().path() == &*self.path || self.service.is_metadata_path(request.uri().path()) {
             match grant.as_deref().and_then(|(cors, origin)| cors.preflight(&request, origin)) {
                 Some(preflight) => {
                     grant = None;

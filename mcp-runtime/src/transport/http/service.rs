@@ -80,6 +80,9 @@ pub(super) struct Shared {
     pub(super) draining: AtomicBool,
     /// The requests being handled, under [`HttpConfig::max_in_flight`].
     pub(super) in_flight: InFlight,
+    /// The bearer-token verifier of a protected server.
+    #[cfg(feature = "auth")]
+    pub(super) auth: Option<Arc<crate::auth::Verifier>>,
 }
 
 impl std::fmt::Debug for McpService {
@@ -119,8 +122,19 @@ impl McpService {
         config.origin = config.origin.resolve(bound_to_loopback);
         let legacy = server.eras().serves_legacy().then(|| Sessions::new(&config));
         let in_flight = InFlight::new(config.max_in_flight);
-        let shared = Shared { server, config, legacy, draining: AtomicBool::new(false), in_flight };
-        McpService { shared: Arc::new(shared) }
+        #[cfg(feature = "auth")]
+        let auth = server.settings().verifier.clone();
+        McpService {
+            shared: Arc::new(Shared {
+                server,
+                config,
+                legacy,
+                draining: AtomicBool::new(false),
+                in_flight,
+                #[cfg(feature = "auth")]
+                auth,
+            }),
+        }
     }
 
     /// Whether the readiness probe would answer 200 now: not
@@ -142,6 +156,17 @@ impl McpService {
     /// Whether `path` is one of the probe paths, when probes are on.
     pub(crate) fn is_health_path(&self, path: &str) -> bool {
         self.shared.config.health.as_ref().is_some_and(|h| h.probe(path).is_some())
+    }
+
+    /// Whether `path` is where a protected server's Protected Resource
+    /// Metadata is served.
+    pub(crate) fn is_metadata_path(&self, path: &str) -> bool {
+        #[cfg(feature = "auth")]
+        if let Some(verifier) = &self.shared.auth {
+            return verifier.metadata.serves(path);
+        }
+        let _ = path;
+        false
     }
 
     /// Serves one request; the same as `Service::call`, through a shared
@@ -183,7 +208,8 @@ where
     B: Body,
     B::Error: Into<BoxError>,
 {
-    let (parts, body) = request.into_parts();
+    #[cfg_attr(not(feature = "auth"), expect(unused_mut, reason = "only the bearer-token gate changes the head"))]
+    let (mut parts, body) = request.into_parts();
     // Before the `Origin`/`Host` check, which a balancer's probe by address
     // would fail; a probe learns nothing but ok or not.
     if let Some(probe) = shared.config.health.as_ref().and_then(|h| h.probe(parts.uri.path())) {
@@ -193,6 +219,17 @@ where
     if let Err(refusal) = shared.config.origin.check(&parts.headers, &parts.uri) {
         tracing::debug!(%refusal, "request refused");
         return transport_error(refusal.status(), refusal.to_string());
+    }
+    // Every request past here, of either era, needs a valid bearer token.
+    #[cfg(feature = "auth")]
+    if let Some(verifier) = &shared.auth {
+        if let Some(document) = super::auth::metadata(verifier, &parts) {
+            return document;
+        }
+        // Boxed, so that an unprotected server's futures do not carry its state.
+        if let Err(refusal) = Box::pin(super::auth::authenticate(verifier, &mut parts)).await {
+            return refusal;
+        }
     }
     if parts.method != Method::POST {
         // A GET or DELETE may name a 2025-era session; the stateless

@@ -1,0 +1,197 @@
+//! From a bearer token to the [`Principal`] it stands for: a JWT checked
+//! against the issuer's keys, anything else introspected.
+
+use std::collections::BTreeSet;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value};
+
+use super::Principal;
+use super::client::AsClient;
+use super::config::Authorization;
+use super::discovery::{self, AsMetadata, DiscoveryError};
+use super::introspection::{Introspect, IntrospectionCache, introspect};
+use super::jwks::Jwks;
+use super::jwt;
+use super::metadata::ResourceMetadata;
+
+/// How long a client is told to wait when the issuer is out of reach, and
+/// how long the server waits before asking an unreachable issuer for its
+/// metadata again.
+pub(crate) const RETRY_AFTER: Duration = Duration::from_secs(5);
+
+/// Why a token is not accepted.
+#[derive(Debug, Clone)]
+pub(crate) enum Rejection {
+    /// The token is not good here (401); the reason goes to the client.
+    InvalidToken(&'static str),
+    /// The issuer could not be asked (503); the reason is logged only.
+    Unavailable(String),
+}
+
+/// What discovery found: the endpoints, and the key cache when there are keys.
+#[derive(Debug)]
+struct Discovered {
+    metadata: AsMetadata,
+    jwks: Option<Jwks>,
+}
+
+/// The verifier of one protected server.
+#[derive(Debug)]
+pub(crate) struct Verifier {
+    config: Authorization,
+    client: AsClient,
+    pub(crate) metadata: ResourceMetadata,
+    /// Every scope supported, space-separated, for challenges.
+    pub(crate) scope_hint: Option<String>,
+    discovered: tokio::sync::OnceCell<Discovered>,
+    /// When discovery last failed: no new attempt for [`RETRY_AFTER`].
+    discovery_failed: Mutex<Option<Instant>>,
+    introspection: IntrospectionCache,
+}
+
+impl Verifier {
+    pub(crate) fn new(config: Authorization, declared: &BTreeSet<String>) -> Self {
+        let scopes: BTreeSet<String> = config.scopes_supported.union(declared).cloned().collect();
+        let metadata = ResourceMetadata::new(&config.resource, &config.issuer, &scopes);
+        let scope_hint = (!scopes.is_empty()).then(|| scopes.iter().map(String::as_str).collect::<Vec<_>>().join(" "));
+        Verifier {
+            client: AsClient::new(config.request_timeout),
+            introspection: IntrospectionCache::new(config.introspection_cache_ttl),
+            config,
+            metadata,
+            scope_hint,
+            discovered: tokio::sync::OnceCell::new(),
+            discovery_failed: Mutex::new(None),
+        }
+    }
+
+    /// The caller `token` stands for.
+    pub(crate) async fn verify(&self, token: &str) -> Result<Principal, Rejection> {
+        let is_jwt = jwt::looks_like_jwt(token);
+        // The header is checked before anything is fetched: a token of a
+        // refused algorithm costs the issuer nothing.
+        let header = if is_jwt { Some(jwt::header(token)?) } else { None };
+        if !is_jwt && self.config.introspection.is_none() {
+            return Err(Rejection::InvalidToken("the token is not a JWT, and opaque tokens are not accepted"));
+        }
+        let discovered = self.discovered().await?;
+        let claims = match header {
+            Some(header) => self.verify_jwt(discovered, token, header).await?,
+            None => self.introspect(discovered, token).await?,
+        };
+        Ok(principal(claims))
+    }
+
+    async fn discovered(&self) -> Result<&Discovered, Rejection> {
+        if let Some(discovered) = self.discovered.get() {
+            return Ok(discovered);
+        }
+        let failed = *self.discovery_failed.lock().unwrap_or_else(|e| e.into_inner());
+        if failed.is_some_and(|at| at.elapsed() < RETRY_AFTER) {
+            return Err(Rejection::Unavailable("the authorization server's metadata could not be fetched".into()));
+        }
+        // Concurrent first requests wait for one discovery.
+        let found = self
+            .discovered
+            .get_or_try_init(|| async {
+                let metadata = discovery::discover(&self.client, &self.config.issuer).await?;
+                tracing::info!(issuer = %self.config.issuer, ?metadata, "discovered the authorization server");
+                let jwks =
+                    metadata.jwks_uri.as_ref().map(|uri| Jwks::new(uri.clone(), self.config.jwks_refresh_interval));
+                Ok::<_, DiscoveryError>(Discovered { metadata, jwks })
+            })
+            .await;
+        found.map_err(|error| {
+            match &error {
+                DiscoveryError::Unreachable(_) => tracing::warn!(issuer = %self.config.issuer, %error),
+                DiscoveryError::Unusable(_) => tracing::error!(issuer = %self.config.issuer, %error),
+            }
+            *self.discovery_failed.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
+            Rejection::Unavailable(error.to_string())
+        })
+    }
+
+    async fn verify_jwt(
+        &self,
+        discovered: &Discovered,
+        token: &str,
+        header: jwt::Header,
+    ) -> Result<Map<String, Value>, Rejection> {
+        let Some(jwks) = &discovered.jwks else {
+            return Err(Rejection::InvalidToken("the issuer publishes no keys: JWT access tokens are not accepted"));
+        };
+        let Some(keys) = jwks.lookup(&self.client, header.kid.as_deref(), header.alg).await? else {
+            return Err(Rejection::InvalidToken("the token is signed with a key the issuer does not publish"));
+        };
+        let validation = jwt::validation(header.alg, &self.config.issuer, &self.config.resource, self.config.leeway);
+        let mut outcome = Err(Rejection::InvalidToken("the token is signed with a key the issuer does not publish"));
+        for key in keys.candidates(header.kid.as_deref(), header.alg) {
+            outcome = jwt::decode(token, &key.key, &validation);
+            if !matches!(outcome, Err(Rejection::InvalidToken("the token's signature does not verify"))) {
+                break;
+            }
+        }
+        outcome
+    }
+
+    async fn introspect(&self, discovered: &Discovered, token: &str) -> Result<Map<String, Value>, Rejection> {
+        let (Some((id, secret)), Some(endpoint)) =
+            (&self.config.introspection, &discovered.metadata.introspection_endpoint)
+        else {
+            return Err(Rejection::InvalidToken("the token is not a JWT, and the issuer offers no introspection"));
+        };
+        let with = Introspect {
+            client: &self.client,
+            endpoint,
+            credentials: (id, secret),
+            issuer: &self.config.issuer,
+            resource: &self.config.resource,
+            leeway: self.config.leeway,
+        };
+        introspect(&self.introspection, with, token).await
+    }
+}
+
+/// The principal of verified claims: `sub`, `client_id`, and the scopes of
+/// `scope` (space-separated, RFC 9068 §2.2.3) or of an `scp` array.
+fn principal(claims: Map<String, Value>) -> Principal {
+    let text = |name: &str| claims.get(name).and_then(Value::as_str).map(str::to_owned);
+    let mut principal = match text("sub") {
+        Some(sub) => Principal::new(sub),
+        None => Principal::anonymous(),
+    };
+    if let Some(client_id) = text("client_id") {
+        principal = principal.with_client_id(client_id);
+    }
+    let scopes: Vec<String> = match (claims.get("scope"), claims.get("scp")) {
+        (Some(Value::String(scope)), _) => scope.split_ascii_whitespace().map(str::to_owned).collect(),
+        (_, Some(Value::Array(scp))) => scp.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
+        _ => Vec::new(),
+    };
+    principal.with_scopes(scopes).with_claims(claims)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn claims_make_the_principal() {
+        let Value::Object(claims) = json!({"sub": "alice", "client_id": "app", "scope": "a  b"}) else {
+            unreachable!()
+        };
+        let alice = principal(claims);
+        assert_eq!(alice.subject(), Some("alice"));
+        assert_eq!(alice.client_id(), Some("app"));
+        assert!(alice.has_scopes(["a", "b"]));
+        assert_eq!(alice.claim("scope"), Some(&json!("a  b")));
+        let Value::Object(claims) = json!({"scp": ["x"]}) else { unreachable!() };
+        let machine = principal(claims);
+        assert_eq!(machine.subject(), None);
+        assert!(machine.has_scope("x"));
+    }
+}

@@ -1,0 +1,157 @@
+//! The bearer-token gate of a protected server ([`Authorization`]): the
+//! Protected Resource Metadata document, open to all, and the check of
+//! every other request to the endpoint, which puts the caller's
+//! [`Principal`] into the request's extensions.
+//!
+//! [`Authorization`]: crate::auth::Authorization
+//! [`Principal`]: crate::auth::Principal
+
+use http::header::{AUTHORIZATION, CACHE_CONTROL, RETRY_AFTER, WWW_AUTHENTICATE};
+use http::request::Parts;
+use http::{HeaderValue, Method, StatusCode};
+
+use super::body::McpBody;
+use super::service::{not_allowed, transport_error, with_body};
+use crate::auth::{ChallengeError, Rejection, Verifier, challenge};
+
+/// The metadata document, when `parts` asks for it.
+pub(super) fn metadata(verifier: &Verifier, parts: &Parts) -> Option<http::Response<McpBody>> {
+    if !verifier.metadata.serves(parts.uri.path()) {
+        return None;
+    }
+    if parts.method != Method::GET && parts.method != Method::HEAD {
+        let mut response = not_allowed(&parts.method);
+        response.headers_mut().insert(http::header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+        return Some(response);
+    }
+    let body =
+        if parts.method == Method::HEAD { McpBody::empty() } else { McpBody::full(verifier.metadata.json.clone()) };
+    let mut response = with_body(StatusCode::OK, "application/json", body);
+    response.headers_mut().insert(CACHE_CONTROL, HeaderValue::from_static("max-age=3600"));
+    Some(response)
+}
+
+/// Lets the request through with its [`Principal`](crate::auth::Principal)
+/// in its extensions, or answers it: 400, 401 or 503.
+pub(super) async fn authenticate(verifier: &Verifier, parts: &mut Parts) -> Result<(), http::Response<McpBody>> {
+    // A preflight carries no credentials; CORS answers it or it gets 405.
+    if parts.method == Method::OPTIONS {
+        return Ok(());
+    }
+    let token = bearer_token(parts).map_err(|refusal| refuse(verifier, refusal))?;
+    match verifier.verify(token).await {
+        Ok(principal) => {
+            parts.extensions.insert(principal);
+            Ok(())
+        }
+        Err(Rejection::InvalidToken(reason)) => {
+            tracing::debug!(reason, "bearer token refused");
+            Err(refuse(verifier, Refusal::Invalid(ChallengeError::InvalidToken, reason)))
+        }
+        Err(Rejection::Unavailable(reason)) => {
+            tracing::warn!(%reason, "no token could be verified: the authorization server is out of reach");
+            let mut response = transport_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "The authorization server cannot be reached to verify the token; try again later",
+            );
+            let seconds = crate::auth::RETRY_AFTER.as_secs().to_string();
+            response.headers_mut().insert(RETRY_AFTER, HeaderValue::try_from(seconds).expect("digits"));
+            Err(response)
+        }
+    }
+}
+
+/// Why a request has no token to verify, or a token that is not one.
+enum Refusal {
+    /// No `Authorization: Bearer` at all (another scheme counts as none,
+    /// RFC 6750 §3.1): a challenge without an error.
+    Missing,
+    /// An error code for the challenge, and its description.
+    Invalid(ChallengeError, &'static str),
+}
+
+fn refuse(verifier: &Verifier, refusal: Refusal) -> http::Response<McpBody> {
+    let (status, error, message) = match refusal {
+        Refusal::Missing => (StatusCode::UNAUTHORIZED, None, "Authorization: Bearer <token> is required"),
+        Refusal::Invalid(ChallengeError::InvalidRequest, reason) => {
+            (StatusCode::BAD_REQUEST, Some((ChallengeError::InvalidRequest, reason)), reason)
+        }
+        Refusal::Invalid(error, reason) => (StatusCode::UNAUTHORIZED, Some((error, reason)), reason),
+    };
+    let mut response = transport_error(status, message);
+    let value = challenge(error, &verifier.metadata.url, verifier.scope_hint.as_deref());
+    response.headers_mut().insert(WWW_AUTHENTICATE, value);
+    response
+}
+
+/// The one bearer token of the request's `Authorization` header.
+///
+/// A token in the query string (`access_token=`, RFC 6750 §2.3) is refused
+/// with 400 `invalid_request` and never looked at: MCP forbids the method,
+/// RFC 6750 §3.1 makes an unsupported method (or a second one) that error
+/// code and status, and a token that travelled in a URL is in logs and
+/// histories already, so it must not work.
+fn bearer_token(parts: &Parts) -> Result<&str, Refusal> {
+    if parts.uri.query().is_some_and(|query| query.split('&').any(|pair| pair.starts_with("access_token="))) {
+        return Err(Refusal::Invalid(
+            ChallengeError::InvalidRequest,
+            "access tokens are not accepted in the query string; send Authorization: Bearer",
+        ));
+    }
+    let mut headers = parts.headers.get_all(AUTHORIZATION).iter();
+    let (Some(value), None) = (headers.next(), headers.next()) else {
+        return match parts.headers.contains_key(AUTHORIZATION) {
+            true => Err(Refusal::Invalid(ChallengeError::InvalidRequest, "more than one Authorization header")),
+            false => Err(Refusal::Missing),
+        };
+    };
+    let value = value.to_str().map_err(|_| Refusal::Invalid(ChallengeError::InvalidToken, "malformed token"))?;
+    let Some((scheme, token)) = value.split_once(' ') else {
+        return Err(Refusal::Missing);
+    };
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return Err(Refusal::Missing);
+    }
+    let token = token.trim_start_matches(' ');
+    // RFC 6750 §2.1: b64token.
+    let body = token.trim_end_matches('=');
+    let well_formed = !body.is_empty()
+        && body.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'+' | b'/'));
+    if !well_formed {
+        return Err(Refusal::Invalid(ChallengeError::InvalidToken, "malformed token"));
+    }
+    Ok(token)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parts(uri: &str, authorization: &[&str]) -> Parts {
+        let mut request = http::Request::post(uri);
+        for value in authorization {
+            request = request.header(AUTHORIZATION, *value);
+        }
+        request.body(()).unwrap().into_parts().0
+    }
+
+    #[test]
+    fn the_token_comes_from_one_bearer_header_only() {
+        assert_eq!(bearer_token(&parts("/mcp", &["Bearer abc.def-_~+/=="])).ok(), Some("abc.def-_~+/=="));
+        assert_eq!(bearer_token(&parts("/mcp", &["bearer  abc"])).ok(), Some("abc"));
+        assert!(matches!(bearer_token(&parts("/mcp", &[])), Err(Refusal::Missing)));
+        assert!(matches!(bearer_token(&parts("/mcp", &["Basic YTpi"])), Err(Refusal::Missing)));
+        assert!(matches!(
+            bearer_token(&parts("/mcp", &["Bearer a b"])),
+            Err(Refusal::Invalid(ChallengeError::InvalidToken, _))
+        ));
+        assert!(matches!(
+            bearer_token(&parts("/mcp", &["Bearer a", "Bearer b"])),
+            Err(Refusal::Invalid(ChallengeError::InvalidRequest, _))
+        ));
+        assert!(matches!(
+            bearer_token(&parts("/mcp?x=1&access_token=abc", &["Bearer abc"])),
+            Err(Refusal::Invalid(ChallengeError::InvalidRequest, _))
+        ));
+    }
+}

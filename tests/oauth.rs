@@ -1,0 +1,401 @@
+//! A protected server (`auth` feature) against a real authorization server,
+//! oidc-provider (`.ci/oidc/provider.mjs`): the tokens here are the ones it
+//! issues, or such a token altered the way an attacker would.
+
+#![cfg_attr(no_oidc_provider, allow(dead_code, unused_imports))]
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use base64::Engine as _;
+use bytes::Bytes;
+use http::{HeaderMap, Method, StatusCode};
+use mcp_runtime::auth::{Authorization, Principal};
+use mcp_runtime::transport::http::HttpConfig;
+use mcp_runtime::{Extension, Server, ToolEntry};
+use mcp_tests::oidc;
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+
+/// A protected server on a free loopback port, stopped when dropped.
+struct Protected {
+    addr: SocketAddr,
+    resource: String,
+    _stop: oneshot::Sender<()>,
+}
+
+async fn serve(issuer: &str, configure: impl FnOnce(Authorization) -> Authorization) -> Protected {
+    serve_with(issuer, configure, HttpConfig::default()).await
+}
+
+async fn serve_with(
+    issuer: &str,
+    configure: impl FnOnce(Authorization) -> Authorization,
+    config: HttpConfig,
+) -> Protected {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let resource = format!("http://{addr}/mcp");
+    let auth = configure(Authorization::new(issuer, &resource).scopes_supported(["notes:read", "notes:write"]));
+    let whoami = |Extension(caller): Extension<Principal>| async move {
+        let scopes: Vec<&str> = caller.scopes().iter().map(String::as_str).collect();
+        format!("{} {}", caller.client_id().unwrap_or("-"), scopes.join(","))
+    };
+    let server = Server::builder("protected", "1.0.0")
+        .tool(ToolEntry::new("whoami", whoami))
+        .authorization(auth)
+        .build()
+        .expect("a valid server");
+    let (stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(server.serve_http_with_shutdown(listener, config, async {
+        let _ = stopped.await;
+    }));
+    Protected { addr, resource, _stop: stop }
+}
+
+struct Answer {
+    status: StatusCode,
+    headers: HeaderMap,
+    body: Bytes,
+}
+
+impl Answer {
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).expect("a JSON body")
+    }
+
+    fn challenge(&self) -> &str {
+        self.headers.get("www-authenticate").expect("a challenge").to_str().expect("ASCII")
+    }
+}
+
+/// A 2026-07-28 `tools/call` of `whoami` at `path`, with `authorization`.
+async fn call_at(server: &Protected, path: &str, authorization: Option<String>) -> Answer {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "whoami", "arguments": {},
+        "_meta": mcp_tests::http_wire::modern_meta(json!({})),
+    }});
+    let mut headers = vec![
+        ("content-type", "application/json".to_owned()),
+        ("accept", "application/json, text/event-stream".to_owned()),
+        ("mcp-protocol-version", "2026-07-28".to_owned()),
+        ("mcp-method", "tools/call".to_owned()),
+        ("mcp-name", "whoami".to_owned()),
+    ];
+    headers.extend(authorization.map(|value| ("authorization", value)));
+    let (status, headers, body) =
+        oidc::request(server.addr, Method::POST, path, &headers, Some(body.to_string().into())).await;
+    Answer { status, headers, body }
+}
+
+async fn call(server: &Protected, token: &str) -> Answer {
+    call_at(server, "/mcp", Some(format!("Bearer {token}"))).await
+}
+
+/// The tool's answer, after checking the call went through.
+fn accepted(answer: &Answer) -> String {
+    assert_eq!(answer.status, StatusCode::OK, "{}", String::from_utf8_lossy(&answer.body));
+    answer.json()["result"]["content"][0]["text"].as_str().expect("a text").to_owned()
+}
+
+/// Refused with 401 and `error="invalid_token"`.
+fn refused(answer: &Answer) {
+    assert_eq!(answer.status, StatusCode::UNAUTHORIZED, "{}", String::from_utf8_lossy(&answer.body));
+    assert!(answer.challenge().contains("error=\"invalid_token\""), "{}", answer.challenge());
+}
+
+fn b64(bytes: &[u8]) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+fn unb64(part: &str) -> Value {
+    serde_json::from_slice(&base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(part).expect("base64url"))
+        .expect("JSON")
+}
+
+#[cfg_attr(no_oidc_provider, ignore = "oidc-provider is not installed: run .ci/install.sh (needs node and npm)")]
+#[tokio::test]
+async fn tokens_signed_with_each_allowed_algorithm_reach_the_tool_with_their_principal() {
+    let provider = oidc::start().await;
+    let server = serve(&provider.issuer, |a| a).await;
+    for (client, alg) in [("rs256-client", "RS256"), ("es256-client", "ES256"), ("eddsa-client", "EdDSA")] {
+        let token = provider.token(client, &server.resource).await;
+        assert_eq!(unb64(token.split('.').next().unwrap())["alg"], alg);
+        assert_eq!(accepted(&call(&server, &token).await), format!("{client} notes:read"));
+    }
+}
+
+#[cfg_attr(no_oidc_provider, ignore = "oidc-provider is not installed: run .ci/install.sh (needs node and npm)")]
+#[tokio::test]
+async fn a_request_without_a_token_is_challenged_toward_the_metadata() {
+    let provider = oidc::start().await;
+    let server = serve(&provider.issuer, |a| a).await;
+    let metadata = format!("http://{}/.well-known/oauth-protected-resource/mcp", server.addr);
+
+    let missing = call_at(&server, "/mcp", None).await;
+    assert_eq!(missing.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        missing.challenge(),
+        format!("Bearer resource_metadata=\"{metadata}\", scope=\"notes:read notes:write\"")
+    );
+    // Another scheme is no bearer token: the same challenge, without an error.
+    let basic = call_at(&server, "/mcp", Some("Basic cnMyNTYtY2xpZW50OnNlY3JldA==".into())).await;
+    assert_eq!(basic.status, StatusCode::UNAUTHORIZED);
+    assert!(!basic.challenge().contains("error="), "{}", basic.challenge());
+
+    let malformed = call_at(&server, "/mcp", Some("Bearer not a token".into())).await;
+    refused(&malformed);
+    let challenge = malformed.challenge();
+    assert!(challenge.starts_with("Bearer error=\"invalid_token\", error_description=\""), "{challenge}");
+    assert!(challenge.contains(&format!("resource_metadata=\"{metadata}\"")), "{challenge}");
+    assert!(challenge.contains("scope=\"notes:read notes:write\""), "{challenge}");
+    let garbage = call(&server, "eyJhbGciOiJSUzI1NiJ9.bm90IGpzb24.c2ln").await;
+    refused(&garbage);
+}
+
+#[cfg_attr(no_oidc_provider, ignore = "oidc-provider is not installed: run .ci/install.sh (needs node and npm)")]
+#[tokio::test]
+async fn an_expired_token_is_refused() {
+    let provider = oidc::start().await;
+    let server = serve(&provider.issuer, |a| a.leeway(Duration::ZERO)).await;
+    // short-client's tokens last two seconds.
+    let token = provider.token("short-client", &server.resource).await;
+    accepted(&call(&server, &token).await);
+    tokio::time::sleep(Duration::from_millis(3100)).await;
+    refused(&call(&server, &token).await);
+}
+
+#[cfg_attr(no_oidc_provider, ignore = "oidc-provider is not installed: run .ci/install.sh (needs node and npm)")]
+#[tokio::test]
+async fn a_token_for_another_resource_is_refused() {
+    let provider = oidc::start().await;
+    let server = serve(&provider.issuer, |a| a).await;
+    let other = provider.token("es256-client", &format!("http://{}/other", server.addr)).await;
+    refused(&call(&server, &other).await);
+    // Opaque tokens are held to the same rule, through introspection.
+    let server = serve(&provider.issuer, |a| a.introspection_credentials("mcp-server", "secret")).await;
+    let other = provider.token("opaque-client", "http://127.0.0.1:1/other").await;
+    refused(&call(&server, &other).await);
+}
+
+#[cfg_attr(no_oidc_provider, ignore = "oidc-provider is not installed: run .ci/install.sh (needs node and npm)")]
+#[tokio::test]
+async fn a_token_from_another_issuer_is_refused_even_signed_with_a_trusted_key() {
+    let provider = oidc::start().await;
+    let server = serve(&provider.issuer, |a| a).await;
+    // The impostor signs with the very keys the real issuer publishes.
+    let token = oidc::token_from(provider.impostor, "es256-client", &server.resource).await;
+    assert_eq!(unb64(token.split('.').nth(1).unwrap())["iss"], format!("http://{}", provider.impostor));
+    refused(&call(&server, &token).await);
+}
+
+#[cfg_attr(no_oidc_provider, ignore = "oidc-provider is not installed: run .ci/install.sh (needs node and npm)")]
+#[tokio::test]
+async fn a_token_with_a_bad_signature_or_none_is_refused() {
+    let provider = oidc::start().await;
+    let server = serve(&provider.issuer, |a| a).await;
+    let token = provider.token("rs256-client", &server.resource).await;
+    accepted(&call(&server, &token).await);
+    let parts: Vec<&str> = token.split('.').collect();
+
+    // Claims changed after signing (a wider scope).
+    let mut claims = unb64(parts[1]);
+    claims["scope"] = json!("notes:read notes:write");
+    let widened = format!("{}.{}.{}", parts[0], b64(claims.to_string().as_bytes()), parts[2]);
+    refused(&call(&server, &widened).await);
+    // A signature of another token.
+    let other = provider.token("rs256-client", &server.resource).await;
+    let swapped = format!("{}.{}.{}", parts[0], parts[1], other.split('.').nth(2).unwrap());
+    if swapped != token {
+        refused(&call(&server, &swapped).await);
+    }
+    // Unsigned, under the same key id.
+    let mut header = unb64(parts[0]);
+    header["alg"] = json!("none");
+    let unsigned = format!("{}.{}.", b64(header.to_string().as_bytes()), parts[1]);
+    refused(&call(&server, &unsigned).await);
+    // HMAC, whose key would be public.
+    header["alg"] = json!("HS256");
+    let hmac = format!("{}.{}.{}", b64(header.to_string().as_bytes()), parts[1], parts[2]);
+    refused(&call(&server, &hmac).await);
+}
+
+#[cfg_attr(no_oidc_provider, ignore = "oidc-provider is not installed: run .ci/install.sh (needs node and npm)")]
+#[tokio::test]
+async fn a_key_rotated_at_the_issuer_is_fetched_when_a_token_names_it() {
+    let provider = oidc::start().await;
+    let server = serve(&provider.issuer, |a| a.jwks_refresh_interval(Duration::from_millis(200))).await;
+    let before = provider.token("eddsa-client", &server.resource).await;
+    accepted(&call(&server, &before).await);
+    provider.rotate_keys().await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let after = provider.token("eddsa-client", &server.resource).await;
+    let kid = |token: &str| unb64(token.split('.').next().unwrap())["kid"].clone();
+    assert_ne!(kid(&before), kid(&after), "the provider signs with a new key");
+    accepted(&call(&server, &after).await);
+    // The old key is still published, and still accepted.
+    accepted(&call(&server, &before).await);
+}
+
+#[cfg_attr(no_oidc_provider, ignore = "oidc-provider is not installed: run .ci/install.sh (needs node and npm)")]
+#[tokio::test]
+async fn tokens_naming_unknown_keys_cannot_make_the_server_hammer_the_issuer() {
+    let provider = oidc::start().await;
+    let server = serve(&provider.issuer, |a| a).await;
+    let token = provider.token("es256-client", &server.resource).await;
+    accepted(&call(&server, &token).await);
+    let parts: Vec<&str> = token.split('.').collect();
+    let mut header = unb64(parts[0]);
+    let forged: Vec<String> = (0..20)
+        .map(|n| {
+            header["kid"] = json!(format!("made-up-{n}"));
+            format!("{}.{}.{}", b64(header.to_string().as_bytes()), parts[1], parts[2])
+        })
+        .collect();
+    let answers = futures_util::future::join_all(forged.iter().map(|t| call(&server, t))).await;
+    answers.iter().for_each(refused);
+    // The first fetch, and at most one more for the whole flood.
+    let fetches = provider.jwks_fetches().await;
+    assert!(fetches <= 2, "{fetches} fetches of the key set");
+}
+
+#[cfg_attr(no_oidc_provider, ignore = "oidc-provider is not installed: run .ci/install.sh (needs node and npm)")]
+#[tokio::test]
+async fn opaque_tokens_are_introspected() {
+    let provider = oidc::start().await;
+    let server = serve(&provider.issuer, |a| a.introspection_credentials("mcp-server", "secret")).await;
+    let active = provider.token("opaque-client", &server.resource).await;
+    assert_eq!(active.split('.').count(), 1, "an opaque token");
+    assert_eq!(accepted(&call(&server, &active).await), "opaque-client notes:read");
+    let revoked = provider.token("opaque-client", &server.resource).await;
+    provider.revoke("opaque-client", &revoked).await;
+    refused(&call(&server, &revoked).await);
+    // Without credentials the server cannot ask, and does not accept.
+    let unasked = serve(&provider.issuer, |a| a).await;
+    let token = provider.token("opaque-client", &unasked.resource).await;
+    refused(&call(&unasked, &token).await);
+}
+
+#[cfg_attr(no_oidc_provider, ignore = "oidc-provider is not installed: run .ci/install.sh (needs node and npm)")]
+#[tokio::test]
+async fn a_token_in_the_query_string_is_refused_as_a_malformed_request() {
+    let provider = oidc::start().await;
+    let server = serve(&provider.issuer, |a| a).await;
+    let token = provider.token("es256-client", &server.resource).await;
+    for authorization in [None, Some(format!("Bearer {token}"))] {
+        let answer = call_at(&server, &format!("/mcp?access_token={token}"), authorization).await;
+        assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+        assert!(answer.challenge().contains("error=\"invalid_request\""), "{}", answer.challenge());
+    }
+}
+
+#[cfg_attr(no_oidc_provider, ignore = "oidc-provider is not installed: run .ci/install.sh (needs node and npm)")]
+#[tokio::test]
+async fn an_unreachable_issuer_means_503_never_an_accepted_token() {
+    let provider = oidc::start().await;
+    let issuer = provider.issuer.clone();
+    let server = serve(&issuer, |a| a.introspection_credentials("mcp-server", "secret")).await;
+    let jwt = provider.token("es256-client", &server.resource).await;
+    let opaque = provider.token("opaque-client", &server.resource).await;
+    drop(provider);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    for token in [&jwt, &opaque] {
+        let answer = call(&server, token).await;
+        assert_eq!(answer.status, StatusCode::SERVICE_UNAVAILABLE, "{}", String::from_utf8_lossy(&answer.body));
+        assert_eq!(answer.headers["retry-after"], "5");
+    }
+}
+
+#[cfg_attr(no_oidc_provider, ignore = "oidc-provider is not installed: run .ci/install.sh (needs node and npm)")]
+#[tokio::test]
+async fn the_protected_resource_metadata_is_served_at_both_urls_without_a_token() {
+    let provider = oidc::start().await;
+    let server = serve(&provider.issuer, |a| a).await;
+    for path in ["/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"] {
+        let (status, headers, body) = oidc::request(server.addr, Method::GET, path, &[], None).await;
+        assert_eq!(status, StatusCode::OK, "{path}");
+        assert_eq!(headers["content-type"], "application/json");
+        let document: Value = serde_json::from_slice(&body).expect("JSON");
+        assert_eq!(
+            document,
+            json!({
+                "resource": server.resource,
+                "authorization_servers": [provider.issuer],
+                "scopes_supported": ["notes:read", "notes:write"],
+                "bearer_methods_supported": ["header"],
+            })
+        );
+    }
+}
+
+#[cfg_attr(no_oidc_provider, ignore = "oidc-provider is not installed: run .ci/install.sh (needs node and npm)")]
+#[tokio::test]
+async fn a_2025_session_needs_the_token_on_every_request() {
+    let provider = oidc::start().await;
+    let server = serve(&provider.issuer, |a| a).await;
+    let token = provider.token("rs256-client", &server.resource).await;
+    let legacy = |session: Option<&str>, authorization: Option<&str>| {
+        let mut headers = vec![
+            ("content-type", "application/json".to_owned()),
+            ("accept", "application/json, text/event-stream".to_owned()),
+        ];
+        if let Some(session) = session {
+            headers.push(("mcp-session-id", session.to_owned()));
+            headers.push(("mcp-protocol-version", "2025-11-25".to_owned()));
+        }
+        headers.extend(authorization.map(|token| ("authorization", format!("Bearer {token}"))));
+        headers
+    };
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1.0.0"},
+    }});
+    let post = |headers: Vec<(&'static str, String)>, body: &Value| {
+        let body = Some(body.to_string().into());
+        async move { oidc::request(server.addr, Method::POST, "/mcp", &headers, body).await }
+    };
+
+    let (status, _, _) = post(legacy(None, None), &initialize).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "initialize without a token");
+    let (status, headers, _) = post(legacy(None, Some(&token)), &initialize).await;
+    assert_eq!(status, StatusCode::OK);
+    let session = headers["mcp-session-id"].to_str().expect("an id").to_owned();
+
+    let whoami =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}});
+    let (status, _, _) = post(legacy(Some(&session), None), &whoami).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "a session's call without a token");
+    let (status, _, body) = post(legacy(Some(&session), Some(&token)), &whoami).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(String::from_utf8_lossy(&body).contains("rs256-client notes:read"));
+
+    for method in [Method::GET, Method::DELETE] {
+        let (status, _, _) =
+            oidc::request(server.addr, method.clone(), "/mcp", &legacy(Some(&session), None), None).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "{method} without a token");
+    }
+    let (status, _, _) =
+        oidc::request(server.addr, Method::DELETE, "/mcp", &legacy(Some(&session), Some(&token)), None).await;
+    assert_ne!(status, StatusCode::UNAUTHORIZED);
+}
+
+#[cfg_attr(no_oidc_provider, ignore = "oidc-provider is not installed: run .ci/install.sh (needs node and npm)")]
+#[tokio::test]
+async fn probes_and_preflights_stay_open_and_pages_may_read_the_challenge() {
+    let provider = oidc::start().await;
+    let config = HttpConfig::default().health_endpoints("/healthz", "/readyz").cors(true);
+    let server = serve_with(&provider.issuer, |a| a, config).await;
+    let (status, _, _) = oidc::request(server.addr, Method::GET, "/healthz", &[], None).await;
+    assert_eq!(status, StatusCode::OK);
+    let origin = ("origin", "http://localhost:5173".to_owned());
+    let preflight = [
+        origin.clone(),
+        ("access-control-request-method", "POST".to_owned()),
+        ("access-control-request-headers", "authorization, content-type".to_owned()),
+    ];
+    let (status, headers, _) = oidc::request(server.addr, Method::OPTIONS, "/mcp", &preflight, None).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    assert!(headers["access-control-allow-headers"].to_str().unwrap().contains("authorization"));
+    let (status, headers, _) = oidc::request(server.addr, Method::POST, "/mcp", &[origin], None).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert!(headers["access-control-expose-headers"].to_str().unwrap().contains("www-authenticate"));
+}

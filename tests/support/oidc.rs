@@ -1,0 +1,144 @@
+//! A real OAuth 2.1 authorization server for the authorization tests:
+//! oidc-provider (`.ci/oidc/provider.mjs`, installed by `.ci/install.sh`),
+//! started on loopback per test, and the few requests a test makes of it.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use bytes::Bytes;
+use http::{HeaderMap, Method, Request, StatusCode};
+use http_body_util::{BodyExt, Full};
+use hyper_util::rt::TokioIo;
+use serde_json::Value;
+use tokio::process::{Child, Command};
+
+use crate::http_wire::STUCK;
+
+/// Where oidc-provider's `npm ci` is: `MCP_OIDC_PROVIDER_DIR`, else
+/// `$CI_CACHE_DIR/tools/oidc-provider`, else the repository's
+/// `target/ci/tools/oidc-provider` (what `.ci/install.sh` fills).
+pub fn provider_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("MCP_OIDC_PROVIDER_DIR") {
+        return dir.into();
+    }
+    if let Some(cache) = std::env::var_os("CI_CACHE_DIR") {
+        return PathBuf::from(cache).join("tools/oidc-provider");
+    }
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/ci/tools/oidc-provider")
+}
+
+/// A running provider, killed when dropped.
+pub struct Provider {
+    _child: Child,
+    /// `http://127.0.0.1:<port>`, the issuer identifier.
+    pub issuer: String,
+    /// Where it listens.
+    pub addr: SocketAddr,
+    /// Another issuer with the same clients and the same keys.
+    pub impostor: SocketAddr,
+}
+
+/// Starts the provider on free ports and waits until both issuers listen.
+pub async fn start() -> Provider {
+    let port = crate::redis::free_port();
+    let impostor = crate::redis::free_port();
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.ci/oidc/provider.mjs");
+    let modules = provider_dir().join("node_modules");
+    assert!(
+        modules.join("oidc-provider").is_dir(),
+        "oidc-provider is not installed in {modules:?}: run .ci/install.sh"
+    );
+    let mut command = Command::new("node");
+    command.arg(script).arg("--modules").arg(modules);
+    command.args(["--port", &port.to_string(), "--impostor-port", &impostor.to_string()]);
+    // The provider's warnings (development adapter, Node version) are noise here.
+    command.stderr(std::process::Stdio::null());
+    let child = crate::process::listening(command, port).await;
+    let impostor = SocketAddr::from(([127, 0, 0, 1], impostor));
+    for _ in 0..100 {
+        if tokio::net::TcpStream::connect(impostor).await.is_ok() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    Provider {
+        _child: child,
+        issuer: format!("http://127.0.0.1:{port}"),
+        addr: SocketAddr::from(([127, 0, 0, 1], port)),
+        impostor,
+    }
+}
+
+impl Provider {
+    /// An access token for `resource` from `client` (see provider.mjs for
+    /// what each client gets), by the client credentials grant.
+    pub async fn token(&self, client: &str, resource: &str) -> String {
+        token_from(self.addr, client, resource).await
+    }
+
+    /// New signing keys take over; the old ones stay published.
+    pub async fn rotate_keys(&self) {
+        let (status, _, _) = request(self.addr, Method::POST, "/admin/rotate", &[], None).await;
+        assert_eq!(status, StatusCode::OK);
+    }
+
+    /// How many times the key set has been fetched.
+    pub async fn jwks_fetches(&self) -> u64 {
+        let (_, _, body) = request(self.addr, Method::GET, "/admin/stats", &[], None).await;
+        let stats: Value = serde_json::from_slice(&body).expect("JSON");
+        stats["jwks"].as_u64().expect("a count")
+    }
+
+    /// Revokes `token`, as `client` (which it was issued to).
+    pub async fn revoke(&self, client: &str, token: &str) {
+        let body = format!("token={token}&token_type_hint=access_token");
+        let (status, _, _) =
+            request(self.addr, Method::POST, "/token/revocation", &basic(client), Some(body.into())).await;
+        assert_eq!(status, StatusCode::OK);
+    }
+}
+
+/// A token from the provider listening on `addr` (the impostor, say).
+pub async fn token_from(addr: SocketAddr, client: &str, resource: &str) -> String {
+    let body = format!(
+        "grant_type=client_credentials&scope=notes%3Aread&resource={}",
+        resource.replace(':', "%3A").replace('/', "%2F")
+    );
+    let (status, _, body) = request(addr, Method::POST, "/token", &basic(client), Some(body.into())).await;
+    let answer: Value = serde_json::from_slice(&body).expect("JSON");
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    answer["access_token"].as_str().expect("a token").to_owned()
+}
+
+fn basic(client: &str) -> Vec<(&'static str, String)> {
+    use base64::Engine as _;
+    let credentials = base64::engine::general_purpose::STANDARD.encode(format!("{client}:secret"));
+    vec![
+        ("authorization", format!("Basic {credentials}")),
+        ("content-type", "application/x-www-form-urlencoded".to_owned()),
+    ]
+}
+
+/// One request on a connection of its own; the status, headers and body.
+pub async fn request(
+    addr: SocketAddr,
+    method: Method,
+    path: &str,
+    headers: &[(&str, String)],
+    body: Option<Bytes>,
+) -> (StatusCode, HeaderMap, Bytes) {
+    let stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.expect("handshake");
+    tokio::spawn(connection);
+    let mut request = Request::builder().method(method).uri(path).header("host", addr.to_string());
+    for (name, value) in headers {
+        request = request.header(*name, value);
+    }
+    let request = request.body(Full::new(body.unwrap_or_default())).expect("a request");
+    let response =
+        tokio::time::timeout(STUCK, sender.send_request(request)).await.expect("an answer in time").expect("sent");
+    let (parts, body) = response.into_parts();
+    let body = tokio::time::timeout(STUCK, body.collect()).await.expect("a body in time").expect("a body");
+    (parts.status, parts.headers, body.to_bytes())
+}
