@@ -51,6 +51,8 @@ pub struct ServerBuilder {
     schema_profile: Option<SchemaProfile>,
     /// Set through the task methods (in `tasks::config`).
     pub(crate) tasks: TaskConfig,
+    /// Whether requests reach the dispatcher with a verified Principal.
+    pub(crate) authenticated: bool,
 }
 
 impl ServerBuilder {
@@ -77,6 +79,7 @@ impl ServerBuilder {
             catalog_flag: true,
             schema_profile: None,
             tasks: TaskConfig::default(),
+            authenticated: false,
         }
     }
 
@@ -296,12 +299,64 @@ impl ServerBuilder {
         self
     }
 
+    /// Declares that a layer in front of the server's HTTP service (a tower
+    /// or axum middleware of the application) verifies every request's
+    /// bearer token, and puts the caller it stands for into the request's
+    /// extensions as a [`Principal`](crate::auth::Principal) (or refuses
+    /// the request with 401 itself).
+    ///
+    /// The server then trusts that `Principal`: handlers may take it as a
+    /// parameter, and the scopes entries declare are enforced (see
+    /// [`crate::auth`]). Without this call a `Principal` found in the
+    /// extensions is ignored, since nothing says it was verified. A request
+    /// that reaches an authenticated server without one is granted no scope.
+    ///
+    /// ```
+    /// use mcp_runtime::auth::Principal;
+    /// use mcp_runtime::transport::http::HttpConfig;
+    /// use mcp_runtime::{Server, tool};
+    /// use tower_service::Service as _;
+    ///
+    /// /// Says who is calling.
+    /// #[tool(scopes = ["profile"])]
+    /// async fn whoami(caller: Principal) -> String {
+    ///     caller.subject().unwrap_or("nobody").to_owned()
+    /// }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let server = Server::builder("demo", "1.0.0").tool(whoami::entry()).authenticated_by_layer().build()?;
+    /// let mut mcp = server.http_service(HttpConfig::default());
+    ///
+    /// // What the application's layer does once it has verified the token:
+    /// let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami",
+    ///     "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",
+    ///              "io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    /// let mut request = http::Request::post("/mcp")
+    ///     .header("host", "localhost")
+    ///     .header("content-type", "application/json")
+    ///     .header("accept", "application/json, text/event-stream")
+    ///     .header("mcp-protocol-version", "2026-07-28")
+    ///     .header("mcp-method", "tools/call")
+    ///     .header("mcp-name", "whoami")
+    ///     .body(body.to_owned())
+    ///     .unwrap();
+    /// request.extensions_mut().insert(Principal::new("ada").with_scopes(["profile"]));
+    /// let response = mcp.call(request).await.unwrap();
+    /// assert_eq!(response.status(), 200);
+    /// # Ok::<(), mcp_runtime::BuildError>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn authenticated_by_layer(mut self) -> Self {
+        self.authenticated = true;
+        self
+    }
+
     /// Checks and freezes the server: duplicate names and missing state are
     /// errors naming the definitions involved.
     pub fn build(self) -> Result<Server, BuildError> {
         let state = StateMap::from_map(self.state);
         let mut entries = Entries { tools: self.tools, prompts: self.prompts, resources: self.resources };
-        check_entries(&entries, &state)?;
+        check_entries(&entries, &state, self.authenticated)?;
         if let Some(profile) = self.schema_profile {
             schema_profile::apply(profile, &mut entries.tools)?;
         }
@@ -335,6 +390,7 @@ impl ServerBuilder {
             catalog_dump: self.catalog_dump,
             catalog_flag: self.catalog_flag,
             schema_profile: self.schema_profile,
+            authenticated: self.authenticated,
         };
         let bus: SharedBus = self.bus.unwrap_or_else(|| Arc::new(LocalBus::default()));
         Ok(Server {
