@@ -23,8 +23,19 @@
 //!   `resources/templates/list` show only the entries the caller may use,
 //!   page after page (a cursor names the last item shown, so nothing is
 //!   skipped or repeated), and `server/discover` advertises only the
-//!   capabilities of what the caller can see; all of them carry
-//!   `cacheScope: "private"`, since they vary with the caller.
+//!   capabilities of what the caller can see (a list whose capability it
+//!   is not shown answers `-32601`, as for any unadvertised capability);
+//!   all of them carry `cacheScope: "private"`, since they vary with the
+//!   caller;
+//! - `completion/complete` of a prompt or template the caller may not see
+//!   answers as for an unknown reference.
+//!
+//! `subscriptions/listen` streams are not filtered: they tell that a list
+//! changed, never what is in it. A task's scopes are checked when the
+//! `tools/call` that starts it is; to keep its result from other callers,
+//! bind it to its owner with
+//! [`ServerBuilder::task_owner`](crate::ServerBuilder::task_owner) (the
+//! caller's subject, say).
 //!
 //! A request reaching an authenticated server over HTTP without a
 //! [`Principal`] is granted no scope: it sees and uses only what declares
