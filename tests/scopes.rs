@@ -95,7 +95,7 @@ async fn send(service: &McpService, request: http::Request<String>) -> Reply {
     let bytes = response.into_body().collect().await.expect("a body").to_bytes();
     let text = String::from_utf8(bytes.to_vec()).expect("UTF-8");
     // A JSON body, or the last event of a stream.
-    let json = match text.lines().filter_map(|l| l.strip_prefix("data: ")).filter(|d| !d.is_empty()).last() {
+    let json = match text.lines().filter_map(|l| l.strip_prefix("data: ")).rfind(|d| !d.is_empty()) {
         Some(data) => data.to_owned(),
         None => text,
     };

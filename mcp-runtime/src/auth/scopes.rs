@@ -27,8 +27,13 @@ pub(crate) enum Access {
     /// The scopes the caller's token grants (none when an authenticated
     /// server's request carries no [`Principal`]: whatever let it through
     /// vouched for no one, so it reaches only what declares no scope).
-    Granted(Box<BTreeSet<String>>),
+    /// Boxed, so that every request, checked or not, carries one pointer.
+    Granted(Box<Grants>),
 }
+
+/// The scopes a caller's token grants.
+#[derive(Debug, Default)]
+pub(crate) struct Grants(BTreeSet<String>);
 
 impl Access {
     /// The access of a request to a server that is `authenticated`, whose
@@ -38,7 +43,7 @@ impl Access {
         if !authenticated {
             return Access::Unchecked;
         }
-        Access::Granted(Box::new(principal.map(|p| p.scopes().clone()).unwrap_or_default()))
+        Access::Granted(Box::new(Grants(principal.map(|p| p.scopes().clone()).unwrap_or_default())))
     }
 
     /// Whether anything is checked.
@@ -51,7 +56,7 @@ impl Access {
     pub(crate) fn allows(&self, scopes: &[String]) -> bool {
         match self {
             Access::Unchecked => true,
-            Access::Granted(granted) => scopes.iter().all(|s| granted.contains(s)),
+            Access::Granted(granted) => scopes.iter().all(|s| granted.0.contains(s)),
         }
     }
 }
