@@ -314,7 +314,7 @@ impl ServerBuilder {
     /// ```
     /// use mcp_runtime::auth::Principal;
     /// use mcp_runtime::transport::http::HttpConfig;
-    /// use mcp_runtime::{Server, tool};
+    /// use mcp_runtime::{Server, tool, tools};
     /// use tower_service::Service as _;
     ///
     /// /// Says who is calling.
@@ -324,7 +324,7 @@ impl ServerBuilder {
     /// }
     ///
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-    /// let server = Server::builder("demo", "1.0.0").tool(whoami::entry()).authenticated_by_layer().build()?;
+    /// let server = Server::builder("demo", "1.0.0").tools(tools![whoami]).authenticated_by_layer().build()?;
     /// let mut mcp = server.http_service(HttpConfig::default());
     ///
     /// // What the application's layer does once it has verified the token:
