@@ -10,6 +10,13 @@
 //! cargo run -p examples --bin notes -- --issuer https://auth.example.com   # HTTP needs a bearer token
 //! ```
 //!
+//! The tools that change the notebook declare the OAuth scope `notes:write`,
+//! those that read it and the notes as resources `notes:read`; `whoami`
+//! shows the caller. The scopes are enforced only when the server is
+//! authenticated (a layer in front verifies tokens and the builder says so
+//! with `authenticated_by_layer`): as it runs here every tool is usable,
+//! and serving it over HTTP logs a warning saying so.
+//!
 //! Deployment settings (Redis, the shared `requestState` key, probes...)
 //! come from flags or `MCP_*` variables: see `deploy.rs` and the README.
 

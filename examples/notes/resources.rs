@@ -5,7 +5,7 @@ use mcp_runtime::{CompleteCall, NotFound, State, resource};
 use crate::db::{Db, DbError};
 
 /// Every note, as a Markdown list of links.
-#[resource("notes://index", name = "index", mime_type = "text/markdown")]
+#[resource("notes://index", name = "index", mime_type = "text/markdown", scopes = ["notes:read"])]
 async fn index(db: State<Db>) -> Result<String, DbError> {
     let notes = db.0.run(|db| db.search("", None, 1000)).await?;
     let mut text = String::from("# Notes\n\n");
@@ -30,14 +30,14 @@ pub(crate) async fn complete_tag(call: CompleteCall) -> Vec<String> {
 }
 
 /// One note, in Markdown.
-#[resource("notes://{id}", name = "note", mime_type = "text/markdown")]
+#[resource("notes://{id}", name = "note", mime_type = "text/markdown", scopes = ["notes:read"])]
 async fn note(db: State<Db>, #[arg(complete = complete_id)] id: i64) -> Result<Result<String, NotFound>, DbError> {
     let note = db.0.run(move |db| db.get(id)).await?;
     Ok(note.map(|n| format!("# {}\n\n{}\n\nTags: {}\n", n.title, n.body, n.tags.join(", "))).ok_or(NotFound))
 }
 
 /// The notes filed under a tag, as a Markdown list.
-#[resource("notes://tags/{tag}", name = "tag", mime_type = "text/markdown")]
+#[resource("notes://tags/{tag}", name = "tag", mime_type = "text/markdown", scopes = ["notes:read"])]
 async fn tag(db: State<Db>, #[arg(complete = complete_tag)] tag: String) -> Result<String, DbError> {
     let shown = tag.clone();
     let notes = db.0.run(move |db| db.search("", Some(&tag), 1000)).await?;

@@ -2,13 +2,14 @@
 
 use std::fmt::Write as _;
 
+use mcp_runtime::auth::Principal;
 use mcp_runtime::input::Elicitation;
 use mcp_runtime::{CancellationToken, Input, Progress, RequestContext, State, tool};
 
 use crate::db::{Db, DbError, Note};
 
 /// Adds a note and returns it with its number.
-#[tool(annotations(destructive = false))]
+#[tool(scopes = ["notes:write"], annotations(destructive = false))]
 async fn add_note(
     db: State<Db>,
     /// A short title.
@@ -26,7 +27,7 @@ async fn add_note(
 }
 
 /// Finds notes whose title or text contains the query, newest first.
-#[tool(annotations(read_only, open_world = false))]
+#[tool(scopes = ["notes:read"], annotations(read_only, open_world = false))]
 async fn search_notes(
     db: State<Db>,
     /// Words to look for (empty matches every note).
@@ -39,7 +40,7 @@ async fn search_notes(
 }
 
 /// Files a note under one more tag.
-#[tool(annotations(destructive = false, idempotent))]
+#[tool(scopes = ["notes:write"], annotations(destructive = false, idempotent))]
 async fn tag_note(db: State<Db>, id: i64, tag: String) -> Result<String, DbError> {
     let shown = tag.clone();
     let found = db.0.run(move |db| db.tag(id, &tag)).await?;
@@ -47,7 +48,7 @@ async fn tag_note(db: State<Db>, id: i64, tag: String) -> Result<String, DbError
 }
 
 /// Deletes a note, after the user confirms.
-#[tool(annotations(destructive, idempotent))]
+#[tool(scopes = ["notes:write"], annotations(destructive, idempotent))]
 async fn delete_note(db: State<Db>, id: i64, input: Input, cx: RequestContext) -> Result<String, DbError> {
     let Some(note) = db.0.run(move |db| db.get(id)).await? else {
         return Ok(format!("There is no note {id}."));
@@ -67,7 +68,7 @@ async fn delete_note(db: State<Db>, id: i64, input: Input, cx: RequestContext) -
 /// Exports every note as one Markdown document, oldest first. A large
 /// notebook takes a while: clients that support tasks get a task at once,
 /// whose status tells how far the export got, and can cancel it.
-#[tool(task, annotations(read_only, open_world = false))]
+#[tool(task, scopes = ["notes:read"], annotations(read_only, open_world = false))]
 async fn export_notes(db: State<Db>, progress: Progress, cancel: CancellationToken) -> Result<String, DbError> {
     let ids = db.0.run(|db| db.ids()).await?;
     let total = ids.len();
@@ -92,4 +93,22 @@ async fn export_notes(db: State<Db>, progress: Progress, cancel: CancellationTok
         );
     }
     Ok(markdown)
+}
+
+/// Says who is calling: the caller an authenticated deployment verified,
+/// or that the notebook is open to anyone (over stdio, or served without
+/// authentication, where the scopes of the other tools are not enforced).
+#[tool(annotations(read_only, open_world = false))]
+async fn whoami(caller: Option<Principal>) -> String {
+    match caller {
+        Some(caller) => {
+            let who = caller.subject().or(caller.client_id()).unwrap_or("an anonymous client");
+            let scopes: Vec<&str> = caller.scopes().iter().map(String::as_str).collect();
+            format!(
+                "You are {who}, granted: {}.",
+                if scopes.is_empty() { "no scope".to_owned() } else { scopes.join(" ") }
+            )
+        }
+        None => "You are not authenticated: this notebook is open to anyone who can reach it.".to_owned(),
+    }
 }

@@ -95,6 +95,7 @@ const _: () = {
             file: ::core::file!(),
             line: ::core::line!(),
         },
+        scopes: &[],
     };
     impl __mcp::PromptItem for with_arguments {
         fn descriptor() -> &'static __mcp::PromptDescriptor {

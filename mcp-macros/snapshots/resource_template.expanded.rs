@@ -80,6 +80,7 @@ const _: () = {
             file: ::core::file!(),
             line: ::core::line!(),
         },
+        scopes: &[],
     };
     impl __mcp::ResourceItem for template_data {
         fn descriptor() -> &'static __mcp::ResourceDescriptor {

@@ -127,6 +127,7 @@ const _: () = {
             line: ::core::line!(),
         },
         task: ::core::option::Option::None,
+        scopes: &[],
     };
     impl __mcp::ToolItem for search {
         fn descriptor() -> &'static __mcp::ToolDescriptor {

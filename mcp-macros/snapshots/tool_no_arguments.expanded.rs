@@ -68,6 +68,7 @@ const _: () = {
             line: ::core::line!(),
         },
         task: ::core::option::Option::None,
+        scopes: &[],
     };
     impl __mcp::ToolItem for simple_text {
         fn descriptor() -> &'static __mcp::ToolDescriptor {

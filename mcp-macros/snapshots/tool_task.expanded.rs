@@ -77,6 +77,7 @@ const _: () = {
             line: ::core::line!(),
         },
         task: ::core::option::Option::Some(__mcp::TaskSupport::required().input_first()),
+        scopes: &[],
     };
     impl __mcp::ToolItem for render {
         fn descriptor() -> &'static __mcp::ToolDescriptor {

@@ -29,11 +29,20 @@ impl Macro {
 
     fn keys(self) -> &'static [&'static str] {
         match self {
-            Macro::Tool => &["name", "title", "description", "annotations", "task", "icons", "meta", "crate"],
-            Macro::Prompt => &["name", "title", "description", "icons", "meta", "crate"],
-            Macro::Resource => {
-                &["name", "title", "description", "mime_type", "annotations", "icons", "size", "meta", "crate"]
-            }
+            Macro::Tool => &["name", "title", "description", "annotations", "task", "icons", "meta", "scopes", "crate"],
+            Macro::Prompt => &["name", "title", "description", "icons", "meta", "scopes", "crate"],
+            Macro::Resource => &[
+                "name",
+                "title",
+                "description",
+                "mime_type",
+                "annotations",
+                "icons",
+                "size",
+                "meta",
+                "scopes",
+                "crate",
+            ],
         }
     }
 }
@@ -79,6 +88,13 @@ pub(crate) struct MetaEntry {
     pub(crate) value: Expr,
 }
 
+/// `scopes = ["...", ...]`: the list's span (for an empty one) and its
+/// string literals.
+pub(crate) struct Scopes {
+    pub(crate) span: Span,
+    pub(crate) scopes: Vec<LitStr>,
+}
+
 /// The keys given to the item's attribute.
 #[derive(Default)]
 pub(crate) struct ItemAttrs {
@@ -95,6 +111,7 @@ pub(crate) struct ItemAttrs {
     pub(crate) krate: Option<Path>,
     pub(crate) mime_type: Option<LitStr>,
     pub(crate) size: Option<LitInt>,
+    pub(crate) scopes: Option<Scopes>,
 }
 
 /// Stores `value` in `slot`, or reports a duplicate at the second key.
@@ -224,6 +241,10 @@ pub(crate) fn parse_item(kind: Macro, args: TokenStream, errors: &mut Errors) ->
                 let v = crate_path(errors, item);
                 set(errors, &mut attrs.krate, key, v);
             }
+            "scopes" => {
+                let v = scopes(errors, item);
+                set(errors, &mut attrs.scopes, key, v);
+            }
             _ => unknown_key(errors, &format!("`#[{}]`", kind.name()), key, kind.keys()),
         }
     }
@@ -273,6 +294,23 @@ fn array(errors: &mut Errors, item: &Meta) -> Option<Vec<Expr>> {
             None
         }
     }
+}
+
+/// `scopes = ["...", ...]`: string literals only, checked later.
+fn scopes(errors: &mut Errors, item: &Meta) -> Option<Scopes> {
+    let Expr::Array(array) = value(errors, item, "[\"...\", ...]")? else {
+        let expr = value(errors, item, "")?;
+        errors.spanned(expr, "expected a list of scopes: `scopes = [\"notes:read\", ...]`");
+        return None;
+    };
+    let mut scopes = Vec::new();
+    for elem in &array.elems {
+        match elem {
+            Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => scopes.push(s.clone()),
+            other => errors.spanned(other, "expected a scope as a string literal, e.g. `\"notes:read\"`"),
+        }
+    }
+    Some(Scopes { span: array.span(), scopes })
 }
 
 fn list<'a>(errors: &mut Errors, item: &'a Meta) -> Option<&'a MetaList> {

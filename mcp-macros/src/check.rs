@@ -17,6 +17,7 @@ pub(crate) fn check(handler: &Handler, errors: &mut Errors) {
         errors.at(handler.name_span, "a prompt name cannot be empty");
     }
     literals(handler, errors);
+    scopes(handler, errors);
     unique_arguments(handler, errors);
     if handler.kind == Macro::Resource {
         resource(handler, errors);
@@ -27,6 +28,28 @@ pub(crate) fn check(handler: &Handler, errors: &mut Errors) {
 fn tool_name(handler: &Handler, errors: &mut Errors) {
     if let Err(e) = mcp_runtime_rules::tool_name::check(&handler.name) {
         errors.at(handler.name_span, e.to_string());
+    }
+}
+
+/// `scopes = [...]`, by the rule the runtime's builder applies too (RFC
+/// 6749 scope tokens, none twice, at least one), each fault at its literal.
+fn scopes(handler: &Handler, errors: &mut Errors) {
+    use mcp_runtime_rules::scope::{self, ScopeError};
+    let Some(declared) = &handler.attrs.scopes else { return };
+    if declared.scopes.is_empty() {
+        let message = format!("{}: remove `scopes = []`, or name a scope", ScopeError::EmptyList);
+        errors.at(declared.span, message);
+        return;
+    }
+    let mut seen: Vec<String> = Vec::new();
+    for literal in &declared.scopes {
+        let value = literal.value();
+        if let Err(e) = scope::check(&value) {
+            errors.spanned(literal, format!("`{}` is not a valid OAuth scope: {e}", value.escape_default()));
+        } else if seen.contains(&value) {
+            errors.spanned(literal, ScopeError::Duplicate(value.clone()).to_string());
+        }
+        seen.push(value);
     }
 }
 

@@ -80,6 +80,7 @@ use crate::attr::Macro;
 /// | `task` | may run as a task (the `io.modelcontextprotocol/tasks` extension): a call from a client that declares the extension is answered at once with a task handle, other calls run as usual; `task(required)`: only as a task, other clients are refused with `-32021`; with `input_first` among them (`task(required, input_first)`), input asked for before the handler first waits on anything else comes by `input_required` round trips on the call, and the task starts at that wait. The body stays the same, `Input` and `CancellationToken` included (see `mcp_runtime::tasks`) |
 /// | `icons = ["https://...", ...]` | icons, as URIs or `Icon` values |
 /// | `meta("key" = value, ...)` | the definition's `_meta` |
+/// | `scopes = ["...", ...]` | OAuth scopes a caller must be granted, every one, to see it in `tools/list` and call it, on an authenticated server (see `mcp_runtime::auth`); RFC 6749 scope tokens, none twice, at least one |
 /// | `crate = path` | the runtime's path, when it is not `::mcp_runtime` |
 ///
 /// # Arguments
@@ -139,6 +140,7 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// | `description = "..."` | the description (default: the doc comment) |
 /// | `icons = ["https://...", ...]` | icons, as URIs or `Icon` values |
 /// | `meta("key" = value, ...)` | the definition's `_meta` |
+/// | `scopes = ["...", ...]` | OAuth scopes a caller must be granted, every one, to see it in `prompts/list` and get it, on an authenticated server (see `mcp_runtime::auth`); RFC 6749 scope tokens, none twice, at least one |
 /// | `crate = path` | the runtime's path, when it is not `::mcp_runtime` |
 ///
 /// # Arguments and results
@@ -192,6 +194,7 @@ pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
 /// | `icons = ["https://...", ...]` | icons, as URIs or `Icon` values |
 /// | `size = n` | the size in bytes (fixed resources only) |
 /// | `meta("key" = value, ...)` | the definition's `_meta` |
+/// | `scopes = ["...", ...]` | OAuth scopes a caller must be granted, every one, to see it in `resources/list` (or `resources/templates/list`) and read it, on an authenticated server (see `mcp_runtime::auth`); RFC 6749 scope tokens, none twice, at least one |
 /// | `crate = path` | the runtime's path, when it is not `::mcp_runtime` |
 ///
 /// # Template variables and results

@@ -197,7 +197,7 @@ mod tests {
             .map(|line| {
                 let cell = line.split('|').nth(1).expect("a first cell").trim().trim_matches('`');
                 match cell.strip_prefix("Option<") {
-                    Some(inner) => format!("Option<{}>", inner.split('<').next().unwrap_or(inner)),
+                    Some(inner) => format!("Option<{}>", inner.split(['<', '>']).next().unwrap_or(inner)),
                     None => cell.split('<').next().unwrap_or(cell).to_owned(),
                 }
             })

@@ -7,14 +7,25 @@
 //! the same names, and tests hold them to these lists.
 
 /// The runtime's context types, recognised by the last segment of their path.
-pub const CONTEXT_TYPES: &[&str] =
-    &["State", "RequestContext", "RequestMeta", "CancellationToken", "Progress", "Logger", "Input", "Extension"];
+pub const CONTEXT_TYPES: &[&str] = &[
+    "State",
+    "RequestContext",
+    "RequestMeta",
+    "CancellationToken",
+    "Progress",
+    "Logger",
+    "Input",
+    "Extension",
+    "Principal",
+];
 
 /// The context types the runtime also extracts as an `Option` (absent when
 /// the request has none), as axum's handlers take `Option<Extension<T>>`.
-/// Only these: `Option<State<T>>` stays an argument the compiler refuses,
-/// rather than becoming a context parameter that does not exist.
-pub const OPTIONAL_CONTEXT_TYPES: &[&str] = &["Extension"];
+/// `Option<Principal>` is the caller of a request that may come
+/// unauthenticated (over stdio, say). Only these: `Option<State<T>>` stays
+/// an argument the compiler refuses, rather than becoming a context
+/// parameter that does not exist.
+pub const OPTIONAL_CONTEXT_TYPES: &[&str] = &["Extension", "Principal"];
 
 /// Whether a type whose path ends in `name` is a context type.
 ///

@@ -20,4 +20,5 @@
 pub mod context;
 pub mod header;
 pub mod output;
+pub mod scope;
 pub mod tool_name;

@@ -1,12 +1,13 @@
 //! The immutable, sorted catalog a server serves from: every entry with its
 //! definition serialized once, so `*/list` never re-serializes schemas.
 
-use std::collections::HashMap;
 use std::collections::hash_map::Entry;
+use std::collections::{BTreeSet, HashMap};
 
 use serde::Serialize;
 use serde_json::value::RawValue;
 
+use crate::auth::scopes;
 use crate::entry::{PromptEntry, ResourceEntry, ResourceKind, SourceLocation, ToolEntry};
 use crate::error::BuildError;
 use crate::param_headers::{self, HeaderParam};
@@ -65,6 +66,17 @@ pub(crate) struct Catalog {
     matchers: Vec<Template>,
 }
 
+/// Refuses scopes that break RFC 6749's rule, the one `scopes = [...]` is
+/// checked against at compile time.
+fn check_scopes(
+    kind: &'static str,
+    name: &str,
+    scopes: Option<&[String]>,
+    location: SourceLocation,
+) -> Result<(), BuildError> {
+    scopes::check_declared(scopes).map_err(|reason| BuildError::Scope { kind, name: name.to_owned(), reason, location })
+}
+
 fn listed<E, D: Serialize>(entry: E, definition: &D, key: String) -> Result<Listed<E>, BuildError> {
     let json = serde_json::value::to_raw_value(definition)
         .map_err(|e| BuildError::Definition { name: key.clone(), reason: e.to_string() })?;
@@ -112,6 +124,7 @@ impl Catalog {
                     reason,
                     location: t.location,
                 })?;
+                check_scopes("tool", &t.definition.name, t.scopes.as_deref(), t.location)?;
                 let key = t.definition.name.clone();
                 let def = t.definition.clone();
                 listed(t, &def, key)
@@ -132,6 +145,7 @@ impl Catalog {
         let mut listed_prompts = prompts
             .into_iter()
             .map(|p| {
+                check_scopes("prompt", &p.definition.name, p.scopes.as_deref(), p.location)?;
                 let key = p.definition.name.clone();
                 let def = p.definition.clone();
                 listed(p, &def, key)
@@ -142,6 +156,8 @@ impl Catalog {
         let mut fixed = Vec::new();
         let mut templates = Vec::new();
         for r in resources {
+            let kind = if matches!(r.kind, ResourceKind::Fixed(_)) { "resource" } else { "resource template" };
+            check_scopes(kind, r.uri(), r.scopes.as_deref(), r.location)?;
             match &r.kind {
                 ResourceKind::Fixed(def) => {
                     let (def, key) = (def.clone(), def.uri.clone());
@@ -259,6 +275,14 @@ impl Catalog {
     /// Whether any tool may run as a task.
     pub(crate) fn has_task_tools(&self) -> bool {
         self.tools.iter().any(|t| t.entry.task.is_some())
+    }
+
+    /// Every scope an entry declares.
+    pub(crate) fn declared_scopes(&self) -> BTreeSet<String> {
+        let tools = self.tools.iter().map(|t| &t.entry.scopes);
+        let prompts = self.prompts.iter().map(|p| &p.entry.scopes);
+        let resources = self.resources.iter().chain(&self.templates).map(|r| &r.entry.scopes);
+        tools.chain(prompts).chain(resources).flatten().flatten().cloned().collect()
     }
 
     pub(crate) fn has_resources(&self) -> bool {

@@ -82,26 +82,45 @@ impl Server {
     /// The catalog snapshot as JSON: `discover` (the `server/discover`
     /// result), then `tools`, `prompts`, `resources` and
     /// `resourceTemplates` as their lists show them, each sorted as the
-    /// lists are.
+    /// lists are. An entry that declares scopes also has them, as
+    /// `scopes`: no list shows them, but a scope added to a tool takes it
+    /// away from callers lacking it, which `mcp-catalog diff` reports.
     ///
     /// ```
     /// use mcp_runtime::{Server, ToolEntry};
-    /// let server = Server::builder("demo", "1.0.0").tool(ToolEntry::new("ping", || async { "pong" })).build()?;
+    /// let server = Server::builder("demo", "1.0.0")
+    ///     .tool(ToolEntry::new("ping", || async { "pong" }))
+    ///     .tool(ToolEntry::new("reset", || async { "done" }).scopes(["admin"]))
+    ///     .build()?;
     /// let catalog = server.catalog_snapshot();
     /// assert_eq!(catalog["tools"][0]["name"], "ping");
+    /// assert!(catalog["tools"][0].get("scopes").is_none());
+    /// assert_eq!(catalog["tools"][1]["scopes"], serde_json::json!(["admin"]));
     /// assert!(catalog["discover"]["capabilities"]["tools"].is_object());
     /// # Ok::<(), mcp_runtime::BuildError>(())
     /// ```
     pub fn catalog_snapshot(&self) -> Value {
         let snapshot = self.snapshot();
         let catalog = snapshot.catalog();
-        let parse = |raw: &serde_json::value::RawValue| serde_json::from_str(raw.get()).unwrap_or(Value::Null);
+        // The definition as listed, and the scopes it declares, which no
+        // list shows but which decide who sees it.
+        let parse = |raw: &serde_json::value::RawValue, scopes: &[String]| {
+            let mut item = serde_json::from_str(raw.get()).unwrap_or(Value::Null);
+            if let (Value::Object(item), false) = (&mut item, scopes.is_empty()) {
+                item.insert("scopes".into(), scopes.into());
+            }
+            item
+        };
         let mut out = Map::new();
         out.insert("discover".into(), serde_json::to_value(snapshot.discover()).unwrap_or(Value::Null));
-        out.insert("tools".into(), catalog.tools().iter().map(|t| parse(t.json())).collect());
-        out.insert("prompts".into(), catalog.prompts().iter().map(|p| parse(p.json())).collect());
-        out.insert("resources".into(), catalog.resources().iter().map(|r| parse(r.json())).collect());
-        out.insert("resourceTemplates".into(), catalog.templates().iter().map(|t| parse(t.json())).collect());
+        let tools = catalog.tools().iter().map(|t| parse(t.json(), t.entry().declared_scopes()));
+        out.insert("tools".into(), tools.collect());
+        let prompts = catalog.prompts().iter().map(|p| parse(p.json(), p.entry().declared_scopes()));
+        out.insert("prompts".into(), prompts.collect());
+        let resources = catalog.resources().iter().map(|r| parse(r.json(), r.entry().declared_scopes()));
+        out.insert("resources".into(), resources.collect());
+        let templates = catalog.templates().iter().map(|t| parse(t.json(), t.entry().declared_scopes()));
+        out.insert("resourceTemplates".into(), templates.collect());
         Value::Object(out)
     }
 

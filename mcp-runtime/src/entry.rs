@@ -22,6 +22,8 @@ use crate::shared_state::StateRequirement;
 use crate::tasks::TaskSupport;
 use crate::uri_template::{TemplateError, UriTemplate};
 
+mod scopes;
+
 /// The adapter a macro generates for the completers of one prompt or
 /// resource template.
 pub type CompleterFn = fn(CompleteCall) -> BoxFuture<Result<Completion, ErrorObject>>;
@@ -84,6 +86,8 @@ pub struct ToolEntry {
     pub(crate) task: Option<TaskSupport>,
     /// Whether request spans record its arguments and results.
     pub(crate) trace_content: bool,
+    /// The scopes a caller must be granted, checked on authenticated servers.
+    pub(crate) scopes: Option<Vec<String>>,
 }
 
 impl ToolEntry {
@@ -106,6 +110,7 @@ impl ToolEntry {
             nulls: None,
             task: None,
             trace_content: false,
+            scopes: None,
         }
     }
 
@@ -120,6 +125,7 @@ impl ToolEntry {
             nulls: None,
             task: d.task,
             trace_content: false,
+            scopes: scopes::of_descriptor(d.scopes),
         }
     }
 
@@ -225,6 +231,8 @@ pub struct ToolDescriptor {
     pub location: SourceLocation,
     /// `task` or `task(required)`: whether it may or must run as a task.
     pub task: Option<TaskSupport>,
+    /// `scopes = [...]`: what a caller must be granted; empty for none.
+    pub scopes: &'static [&'static str],
 }
 
 /// A prompt: its definition, its handler and an optional argument completer.
@@ -247,6 +255,7 @@ pub struct PromptEntry {
     pub(crate) completer: Option<CompleteFn>,
     pub(crate) requirements: Vec<StateRequirement>,
     pub(crate) location: SourceLocation,
+    pub(crate) scopes: Option<Vec<String>>,
 }
 
 impl PromptEntry {
@@ -259,6 +268,7 @@ impl PromptEntry {
             completer: None,
             requirements: H::requirements(),
             location: SourceLocation::caller(),
+            scopes: None,
         }
     }
 
@@ -270,6 +280,7 @@ impl PromptEntry {
             completer: d.completer.map(|c| Arc::new(c) as CompleteFn),
             requirements: (d.requirements)(),
             location: d.location,
+            scopes: scopes::of_descriptor(d.scopes),
         }
     }
 
@@ -337,6 +348,8 @@ pub struct PromptDescriptor {
     pub requirements: fn() -> Vec<StateRequirement>,
     /// Where the function is.
     pub location: SourceLocation,
+    /// `scopes = [...]`: what a caller must be granted; empty for none.
+    pub scopes: &'static [&'static str],
 }
 
 /// What a resource entry answers for: one URI, or a URI template.
@@ -369,6 +382,7 @@ pub struct ResourceEntry {
     pub(crate) cache: Option<CacheHints>,
     pub(crate) requirements: Vec<StateRequirement>,
     pub(crate) location: SourceLocation,
+    pub(crate) scopes: Option<Vec<String>>,
 }
 
 impl ResourceEntry {
@@ -402,6 +416,7 @@ impl ResourceEntry {
             cache: None,
             requirements: H::requirements(),
             location: SourceLocation::caller(),
+            scopes: None,
         }
     }
 
@@ -421,6 +436,7 @@ impl ResourceEntry {
             cache: None,
             requirements: (d.requirements)(),
             location: d.location,
+            scopes: scopes::of_descriptor(d.scopes),
         }
     }
 
@@ -534,6 +550,8 @@ pub struct ResourceDescriptor {
     pub requirements: fn() -> Vec<StateRequirement>,
     /// Where the function is.
     pub location: SourceLocation,
+    /// `scopes = [...]`: what a caller must be granted; empty for none.
+    pub scopes: &'static [&'static str],
 }
 
 fn empty_object_schema() -> Map<String, Value> {
@@ -544,40 +562,4 @@ fn empty_object_schema() -> Map<String, Value> {
 }
 
 #[cfg(test)]
-mod tests {
-    use crate::{BuildError, Server, ToolEntry};
-
-    fn tool(name: &str) -> ToolEntry {
-        ToolEntry::new(name, || async { "ok" })
-    }
-
-    #[test]
-    fn a_server_refuses_a_hand_built_tool_with_a_bad_name() {
-        for (name, reason) in [("get weather", "not ` `"), ("", "1 to 128 characters"), ("é", "not `\\u{e9}`")] {
-            let Err(error) = Server::builder("t", "1").tool(tool("fine")).tool(tool(name)).build() else {
-                panic!("{name:?} was accepted");
-            };
-            assert!(matches!(&error, BuildError::ToolName { name: n, .. } if n == name), "{error:?}");
-            let message = error.to_string();
-            assert!(message.starts_with(&format!("tool {name:?} (at {}:", file!())), "{message}");
-            assert!(message.contains(reason), "{message}");
-        }
-        let long = "x".repeat(129);
-        assert!(matches!(Server::builder("t", "1").tool(tool(&long)).build(), Err(BuildError::ToolName { .. })));
-    }
-
-    #[test]
-    fn a_running_server_refuses_a_tool_with_a_bad_name() {
-        let server = Server::builder("t", "1").tool(tool("fine")).build().expect("a valid server");
-        let error = server.add_tool(tool("a/b")).expect_err("a bad name");
-        assert!(error.to_string().contains("has an invalid name"), "{error}");
-        assert_eq!(server.tools().count(), 1);
-    }
-
-    #[test]
-    fn a_server_accepts_every_allowed_character() {
-        let name = "Az09_-.".repeat(19);
-        let server = Server::builder("t", "1").tool(tool(&name[..128])).build().expect("a valid name");
-        assert_eq!(server.tools().count(), 1);
-    }
-}
+mod tests;

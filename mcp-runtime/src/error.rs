@@ -64,6 +64,35 @@ pub enum BuildError {
         /// Where the tool is.
         location: SourceLocation,
     },
+    /// A tool, prompt, resource or template declares scopes that break
+    /// RFC 6749's rule (visible ASCII but `"` and `\`), one twice, or an
+    /// empty list: the rule `scopes = [...]` is checked against at compile
+    /// time.
+    #[error("{kind} `{name}` (at {location}) declares invalid scopes: {reason}")]
+    Scope {
+        /// `tool`, `prompt`, `resource` or `resource template`.
+        kind: &'static str,
+        /// The entry's name, or its URI.
+        name: String,
+        /// What is wrong.
+        reason: mcp_runtime_rules::scope::ScopeError,
+        /// Where the entry is.
+        location: SourceLocation,
+    },
+    /// A handler takes [`Principal`](crate::auth::Principal), the
+    /// authenticated caller, but the server is built without
+    /// authentication: no request could ever carry one.
+    #[error(
+        "{kind} `{name}` (at {location}) takes the authenticated caller (`Principal`), but the server has no authentication: configure it on the builder (`.authenticated_by_layer()` when a layer in front verifies tokens), or take `Option<Principal>`"
+    )]
+    Unauthenticated {
+        /// `tool`, `prompt`, `resource` or `resource template`.
+        kind: &'static str,
+        /// The handler's name, or its URI.
+        name: String,
+        /// Where the handler is.
+        location: SourceLocation,
+    },
     /// The `MCP_ERAS` environment variable names no era choice.
     #[error("the MCP_ERAS environment variable is invalid: {reason}")]
     Eras {

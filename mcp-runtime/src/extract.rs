@@ -30,7 +30,7 @@ pub enum Rejection {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a handler parameter",
     label = "not an extractor",
-    note = "handler parameters are extractors: `Args<T>` (the JSON arguments), `State<T>`, `RequestContext`, `RequestMeta`, `CancellationToken`, `Progress`, `Logger`, `Input`, `Extension<T>` or `Option<Extension<T>>`"
+    note = "handler parameters are extractors: `Args<T>` (the JSON arguments), `State<T>`, `RequestContext`, `RequestMeta`, `CancellationToken`, `Progress`, `Logger`, `Input`, `Principal`, `Option<Principal>`, `Extension<T>` or `Option<Extension<T>>`"
 )]
 pub trait FromCall<C: Call>: Sized {
     /// Extracts the value from the call.

@@ -100,10 +100,14 @@ impl Provider {
 
 /// A token from the provider listening on `addr` (the impostor, say).
 pub async fn token_from(addr: SocketAddr, client: &str, resource: &str) -> String {
-    let body = format!(
-        "grant_type=client_credentials&scope=notes%3Aread&resource={}",
-        resource.replace(':', "%3A").replace('/', "%2F")
-    );
+    token_with_scope(addr, client, resource, "notes:read").await
+}
+
+/// A token granting `scope` (space-separated scopes) from the provider
+/// listening on `addr`.
+pub async fn token_with_scope(addr: SocketAddr, client: &str, resource: &str, scope: &str) -> String {
+    let encode = |text: &str| text.replace(':', "%3A").replace('/', "%2F").replace(' ', "%20");
+    let body = format!("grant_type=client_credentials&scope={}&resource={}", encode(scope), encode(resource));
     let (status, _, body) = request(addr, Method::POST, "/token", &basic(client), Some(body.into())).await;
     let answer: Value = serde_json::from_slice(&body).expect("JSON");
     assert_eq!(status, StatusCode::OK, "{answer}");

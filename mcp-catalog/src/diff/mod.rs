@@ -207,7 +207,8 @@ fn tool(old: &Map<String, Value>, new: &Map<String, Value>, changes: &mut Change
         (None, None) => {}
     }
     annotations(old.get("annotations"), new.get("annotations"), changes);
-    other_fields(old, new, &["name", "inputSchema", "outputSchema", "annotations"], changes);
+    scopes(old, new, changes);
+    other_fields(old, new, &["name", "inputSchema", "outputSchema", "annotations", "scopes"], changes);
 }
 
 /// A hint and the value the protocol gives it when absent, with the value
@@ -267,11 +268,30 @@ fn prompt(old: &Map<String, Value>, new: &Map<String, Value>, changes: &mut Chan
             Some(_) => {}
         }
     }
-    other_fields(old, new, &["name", "arguments"], changes);
+    scopes(old, new, changes);
+    other_fields(old, new, &["name", "arguments", "scopes"], changes);
 }
 
 fn resource(old: &Map<String, Value>, new: &Map<String, Value>, key: &str, changes: &mut Changes<'_>) {
-    other_fields(old, new, &[key], changes);
+    scopes(old, new, changes);
+    other_fields(old, new, &[key, "scopes"], changes);
+}
+
+/// The scopes an entry requires (the snapshot's `scopes`): one added takes
+/// the entry away from callers whose tokens lack it; one removed opens it
+/// to more callers.
+fn scopes(old: &Map<String, Value>, new: &Map<String, Value>, changes: &mut Changes<'_>) {
+    let list = |item: &Map<String, Value>| -> Vec<String> {
+        let scopes = item.get("scopes").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        scopes.iter().filter_map(|s| s.as_str().map(str::to_owned)).collect()
+    };
+    let (before, after) = (list(old), list(new));
+    for scope in after.iter().filter(|s| !before.contains(s)) {
+        changes.push(Class::Breaking, format!("scope `{scope}` now required (callers without it lose access)"));
+    }
+    for scope in before.iter().filter(|s| !after.contains(s)) {
+        changes.push(Class::Compatible, format!("scope `{scope}` no longer required"));
+    }
 }
 
 fn server(old: Option<&Value>, new: Option<&Value>, changes: &mut Changes<'_>) {

@@ -169,3 +169,28 @@ fn prompt_arguments_and_server_capabilities() {
         ]
     );
 }
+
+#[test]
+fn a_scope_added_is_breaking_and_one_removed_compatible() {
+    let entry = |key: &str, scopes: Value| {
+        let mut item = json!({key: "x", "inputSchema": {"type": "object"}});
+        if !scopes.is_null() {
+            item["scopes"] = scopes;
+        }
+        item
+    };
+    for (list, key, subject) in
+        [("tools", "name", "tool `x`"), ("prompts", "name", "prompt `x`"), ("resources", "uri", "resource `x`")]
+    {
+        let snapshot = |scopes: Value| json!({list: [entry(key, scopes)]});
+        let added = diff(&snapshot(Value::Null), &snapshot(json!(["notes:write"])));
+        assert!(added.is_breaking(), "{list}");
+        assert_eq!(added.changes.len(), 1, "{:#?}", added.changes);
+        assert_eq!(added.changes[0].subject, subject);
+        assert_eq!(added.changes[0].what, "scope `notes:write` now required (callers without it lose access)");
+        let removed = diff(&snapshot(json!(["a", "b"])), &snapshot(json!(["b"])));
+        assert!(!removed.is_breaking(), "{:#?}", removed.changes);
+        assert_eq!(removed.changes[0].what, "scope `a` no longer required");
+        assert!(diff(&snapshot(json!(["a"])), &snapshot(json!(["a"]))).changes.is_empty());
+    }
+}

@@ -98,6 +98,12 @@ fn location(span: Span) -> TokenStream {
     }
 }
 
+/// `&["...", ...]`: the scopes `scopes = [...]` declares (empty for none).
+fn scopes(handler: &Handler) -> TokenStream {
+    let scopes = handler.attrs.scopes.iter().flat_map(|s| &s.scopes);
+    quote!(&[#(#scopes),*])
+}
+
 /// An `Option<String>` description expression.
 fn description(explicit: Option<&syn::LitStr>, docs: &[Expr]) -> TokenStream {
     match explicit {

@@ -7,7 +7,7 @@ use syn::spanned::Spanned;
 
 use super::{
     argument_description, bind_arguments, common_definition, completer, completer_ref, context_slots, default_fn,
-    default_ref, extract_contexts, location, register, requirements, ret_slot, run_boxed,
+    default_ref, extract_contexts, location, register, requirements, ret_slot, run_boxed, scopes,
 };
 use crate::model::Handler;
 
@@ -23,6 +23,7 @@ pub(super) fn generate(handler: &Handler) -> TokenStream {
     let completer_ref = completer_ref(complete.as_ref());
     let name = &handler.name;
     let location = location(handler.ident().span());
+    let scopes = scopes(handler);
     let descriptor = quote! {
         __mcp::PromptDescriptor {
             name: #name,
@@ -31,6 +32,7 @@ pub(super) fn generate(handler: &Handler) -> TokenStream {
             completer: #completer_ref,
             requirements: __requirements,
             location: #location,
+            scopes: #scopes,
         }
     };
     let register = register(handler, "PROMPTS", "PromptItem", "PromptDescriptor", descriptor);

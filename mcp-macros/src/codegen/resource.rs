@@ -7,7 +7,7 @@ use syn::spanned::Spanned;
 
 use super::{
     bind_arguments, common_definition, completer, completer_ref, context_slots, extract_contexts, location, register,
-    requirements, ret_slot, run_boxed,
+    requirements, ret_slot, run_boxed, scopes,
 };
 use crate::attr::ContentHints;
 use crate::model::Handler;
@@ -33,6 +33,7 @@ pub(super) fn generate(handler: &Handler) -> TokenStream {
     let completer_ref = completer_ref(complete.as_ref());
     let uri = handler.attrs.uri.as_ref().map(|u| u.value()).unwrap_or_default();
     let location = location(handler.ident().span());
+    let scopes = scopes(handler);
     let descriptor = quote! {
         __mcp::ResourceDescriptor {
             uri: #uri,
@@ -41,6 +42,7 @@ pub(super) fn generate(handler: &Handler) -> TokenStream {
             completer: #completer_ref,
             requirements: __requirements,
             location: #location,
+            scopes: #scopes,
         }
     };
     let register = register(handler, "RESOURCES", "ResourceItem", "ResourceDescriptor", descriptor);

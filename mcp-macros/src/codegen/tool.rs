@@ -7,7 +7,7 @@ use syn::spanned::Spanned;
 
 use super::{
     argument_description, bind_arguments, common_definition, context_slots, default_fn, default_ref, extract_contexts,
-    location, register, requirements, run_boxed,
+    location, register, requirements, run_boxed, scopes,
 };
 use crate::attr::ToolHints;
 use crate::model::{Description, Handler};
@@ -23,6 +23,7 @@ pub(super) fn generate(handler: &Handler) -> TokenStream {
     let definition = definition(handler);
     let name = &handler.name;
     let location = location(handler.ident().span());
+    let scopes = scopes(handler);
     let task = match handler.attrs.task {
         None => quote!(::core::option::Option::None),
         Some(mode) => {
@@ -39,6 +40,7 @@ pub(super) fn generate(handler: &Handler) -> TokenStream {
             requirements: __requirements,
             location: #location,
             task: #task,
+            scopes: #scopes,
         }
     };
     let register = register(handler, "TOOLS", "ToolItem", "ToolDescriptor", descriptor);

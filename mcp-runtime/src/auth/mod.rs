@@ -6,10 +6,54 @@
 //! each tool, resource and prompt declares. stdio is never authenticated:
 //! a process started by its client takes its credentials from the
 //! environment.
-
+//!
+//! # Scopes
+//!
+//! An entry declares the scopes a caller must be granted, all of them, with
+//! `scopes = [...]` on `#[tool]`, `#[resource]` and `#[prompt]`, or
+//! [`ToolEntry::scopes`](crate::ToolEntry::scopes) and its kin. On an
+//! authenticated server, for a request that came over HTTP:
+//!
+//! - `tools/call`, `prompts/get` and `resources/read` of an entry whose
+//!   scopes the caller lacks are refused before the handler runs, with
+//!   HTTP 403, `WWW-Authenticate: Bearer error="insufficient_scope",
+//!   scope="<every scope the entry needs>"` (RFC 6750 §3.1), and a JSON-RPC
+//!   error whose `data.requiredScopes` names the same scopes;
+//! - `tools/list`, `prompts/list`, `resources/list` and
+//!   `resources/templates/list` show only the entries the caller may use,
+//!   page after page (a cursor names the last item shown, so nothing is
+//!   skipped or repeated), and `server/discover` advertises only the
+//!   capabilities of what the caller can see (a list whose capability it
+//!   is not shown answers `-32601`, as for any unadvertised capability);
+//!   all of them carry `cacheScope: "private"`, since they vary with the
+//!   caller;
+//! - `completion/complete` of a prompt or template the caller may not see
+//!   answers as for an unknown reference.
+//!
+//! `subscriptions/listen` streams are not filtered: they tell that a list
+//! changed, never what is in it. A task's scopes are checked when the
+//! `tools/call` that starts it is; to keep its result from other callers,
+//! bind it to its owner with
+//! [`ServerBuilder::task_owner`](crate::ServerBuilder::task_owner) (the
+//! caller's subject, say).
+//!
+//! A request reaching an authenticated server over HTTP without a
+//! [`Principal`] is granted no scope: it sees and uses only what declares
+//! none. Over stdio, in process, and on a server without authentication,
+//! scopes are not checked: everything is listed and callable, so one
+//! definition serves a local stdio process and a protected deployment.
+//! Serving such a server over HTTP logs a warning that its scopes are not
+//! enforced.
+//!
+//! [`Server::declared_scopes`](crate::Server::declared_scopes) is every
+//! scope declared, for the `scopes_supported` of the Protected Resource
+//! Metadata.
 //!
 //! With the `auth` feature, `Authorization` makes a server an OAuth 2.1
 //! resource server: see there for what is checked and how.
+
+mod extract;
+pub(crate) mod scopes;
 
 #[cfg(feature = "auth")]
 mod challenge;

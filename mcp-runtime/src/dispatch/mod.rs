@@ -19,6 +19,7 @@ mod params_head;
 mod response;
 mod round_trip;
 mod tools_call_reader;
+mod visible;
 
 use std::sync::Arc;
 
@@ -30,6 +31,9 @@ pub use response::{Response, Stage};
 
 pub(crate) use panic_guard::guarded;
 
+#[cfg(feature = "http")]
+use crate::auth::Principal;
+use crate::auth::scopes::{self, Access, ScopeRefusal};
 use crate::context::{DiscardNotifications, NotificationSink};
 use crate::extension::HttpRequest;
 use crate::param_headers::HeaderParam;
@@ -111,6 +115,9 @@ pub struct Prepared {
     meta: Arc<RequestMeta>,
     route: Route,
     http: HttpRequest,
+    /// What its caller may see and use: checked only on an authenticated
+    /// server, for a request that came over HTTP.
+    access: Access,
     /// Its span and measurements, from its arrival.
     observation: Observation,
 }
@@ -150,7 +157,21 @@ impl Prepared {
     /// handler to read ([`RequestContext::http_request`](crate::RequestContext::http_request)).
     #[cfg(feature = "http")]
     pub(crate) fn attach_http_request(&mut self, parts: http::request::Parts) {
+        let authenticated = self.server.settings().authenticated;
+        if authenticated {
+            self.access = Access::of(authenticated, parts.extensions.get::<Principal>());
+        }
         self.http = HttpRequest::new(parts);
+    }
+
+    /// The refusal of a request for an entry whose scopes its caller
+    /// lacks; `None` when it may go on (or nothing is checked).
+    pub(crate) fn scope_refusal(&self) -> Option<ScopeRefusal> {
+        if !self.access.is_checked() {
+            return None;
+        }
+        let target = method::target_of(&self.route)?;
+        scopes::check(self.snapshot.catalog(), &self.access, self.method.name(), target)
     }
 
     /// Runs the handler (if the method has one) and builds the response.
@@ -271,6 +292,7 @@ impl Server {
             meta,
             route,
             http: HttpRequest::default(),
+            access: Access::Unchecked,
             observation: Observation::default(),
         })
     }

@@ -14,7 +14,7 @@ use crate::shared_state::StateRequirement;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a context parameter",
     label = "not a context parameter",
-    note = "context parameters are `RequestContext`, `RequestMeta`, `Progress`, `Logger`, `CancellationToken`, `Input`, `State<T>` and `Extension<T>` (with `T: Clone + Send + Sync + 'static`), `Option<Extension<T>>`, or other types implementing `FromCall`",
+    note = "context parameters are `RequestContext`, `RequestMeta`, `Progress`, `Logger`, `CancellationToken`, `Input`, `Principal`, `Option<Principal>`, `State<T>` and `Extension<T>` (with `T: Clone + Send + Sync + 'static`), `Option<Extension<T>>`, or other types implementing `FromCall`",
     note = "a parameter is context when it is marked `#[ctx]` or its type is named like one of these; every other parameter is an argument"
 )]
 pub trait ContextParam<C: Call>: FromCall<C> {}
@@ -28,7 +28,7 @@ impl<C: Call, T: FromCall<C>> ContextParam<C> for T {}
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is taken as a context parameter because of its name, but it is not one",
     label = "named like a context type",
-    note = "an unmarked parameter whose type is named `RequestContext`, `RequestMeta`, `Progress`, `Logger`, `CancellationToken`, `Input`, `State` or `Extension`, or is `Option<Extension<..>>`, is a context parameter",
+    note = "an unmarked parameter whose type is named `RequestContext`, `RequestMeta`, `Progress`, `Logger`, `CancellationToken`, `Input`, `Principal`, `State` or `Extension`, or is `Option<Extension<..>>` or `Option<Principal>`, is a context parameter",
     note = "if it is an argument, mark it `#[arg]`"
 )]
 pub trait NamedContextParam<C: Call>: FromCall<C> {}
@@ -157,7 +157,7 @@ mod tests {
             .step_by(2)
             .filter(|quoted| quoted.starts_with(|c: char| c.is_ascii_uppercase()) && !quoted.contains(' '))
             .map(|quoted| match quoted.strip_prefix("Option<") {
-                Some(inner) => format!("Option<{}>", inner.split('<').next().unwrap_or(inner)),
+                Some(inner) => format!("Option<{}>", inner.split(['<', '>']).next().unwrap_or(inner)),
                 None => quoted.split('<').next().unwrap_or(quoted).to_owned(),
             })
             .collect();

@@ -93,6 +93,7 @@ pub mod fallback {
         requirements: no_requirements,
         location: LOCATION,
         task: None,
+        scopes: &[],
     };
 
     fn prompt() -> Prompt {
@@ -111,6 +112,7 @@ pub mod fallback {
         completer: None,
         requirements: no_requirements,
         location: LOCATION,
+        scopes: &[],
     };
 
     fn resource() -> ResourceDefinition {
@@ -129,5 +131,6 @@ pub mod fallback {
         completer: None,
         requirements: no_requirements,
         location: LOCATION,
+        scopes: &[],
     };
 }

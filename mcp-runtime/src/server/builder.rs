@@ -54,7 +54,7 @@ pub struct ServerBuilder {
     /// Set by [`authorization`](Self::authorization) (in `auth::config`).
     #[cfg(feature = "auth")]
     pub(crate) authorization: Option<crate::auth::Authorization>,
-    /// Whether requests reach the dispatcher with a verified Principal
+    /// Whether requests reach the dispatcher with a verified Principal.
     pub(crate) authenticated: bool,
 }
 
@@ -304,12 +304,64 @@ impl ServerBuilder {
         self
     }
 
+    /// Declares that a layer in front of the server's HTTP service (a tower
+    /// or axum middleware of the application) verifies every request's
+    /// bearer token, and puts the caller it stands for into the request's
+    /// extensions as a [`Principal`](crate::auth::Principal) (or refuses
+    /// the request with 401 itself).
+    ///
+    /// The server then trusts that `Principal`: handlers may take it as a
+    /// parameter, and the scopes entries declare are enforced (see
+    /// [`crate::auth`]). Without this call a `Principal` found in the
+    /// extensions is ignored, since nothing says it was verified. A request
+    /// that reaches an authenticated server without one is granted no scope.
+    ///
+    /// ```
+    /// use mcp_runtime::auth::Principal;
+    /// use mcp_runtime::transport::http::HttpConfig;
+    /// use mcp_runtime::{Server, tool, tools};
+    /// use tower_service::Service as _;
+    ///
+    /// /// Says who is calling.
+    /// #[tool(scopes = ["profile"])]
+    /// async fn whoami(caller: Principal) -> String {
+    ///     caller.subject().unwrap_or("nobody").to_owned()
+    /// }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let server = Server::builder("demo", "1.0.0").tools(tools![whoami]).authenticated_by_layer().build()?;
+    /// let mut mcp = server.http_service(HttpConfig::default());
+    ///
+    /// // What the application's layer does once it has verified the token:
+    /// let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami",
+    ///     "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",
+    ///              "io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    /// let mut request = http::Request::post("/mcp")
+    ///     .header("host", "localhost")
+    ///     .header("content-type", "application/json")
+    ///     .header("accept", "application/json, text/event-stream")
+    ///     .header("mcp-protocol-version", "2026-07-28")
+    ///     .header("mcp-method", "tools/call")
+    ///     .header("mcp-name", "whoami")
+    ///     .body(body.to_owned())
+    ///     .unwrap();
+    /// request.extensions_mut().insert(Principal::new("ada").with_scopes(["profile"]));
+    /// let response = mcp.call(request).await.unwrap();
+    /// assert_eq!(response.status(), 200);
+    /// # Ok::<(), mcp_runtime::BuildError>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn authenticated_by_layer(mut self) -> Self {
+        self.authenticated = true;
+        self
+    }
+
     /// Checks and freezes the server: duplicate names and missing state are
     /// errors naming the definitions involved.
     pub fn build(self) -> Result<Server, BuildError> {
         let state = StateMap::from_map(self.state);
         let mut entries = Entries { tools: self.tools, prompts: self.prompts, resources: self.resources };
-        check_entries(&entries, &state)?;
+        check_entries(&entries, &state, self.authenticated)?;
         if let Some(profile) = self.schema_profile {
             schema_profile::apply(profile, &mut entries.tools)?;
         }
@@ -343,10 +395,11 @@ impl ServerBuilder {
             catalog_dump: self.catalog_dump,
             catalog_flag: self.catalog_flag,
             schema_profile: self.schema_profile,
-            // The scopes the entries declare join the configured ones once
-            // entries declare scopes.
+            // The Protected Resource Metadata offers the configured scopes and
+            // every scope the entries declare.
             #[cfg(feature = "auth")]
-            verifier: self.authorization.map(|a| a.into_verifier(&std::collections::BTreeSet::new())),
+            verifier: self.authorization.map(|a| a.into_verifier(&catalog.declared_scopes())),
+            authenticated: self.authenticated,
         };
         let bus: SharedBus = self.bus.unwrap_or_else(|| Arc::new(LocalBus::default()));
         Ok(Server {

@@ -1,6 +1,7 @@
 //! [`Server`]: the immutable, shared description of everything served, and
 //! [`ServerBuilder`] (in `builder`), where it is assembled and checked.
 
+use std::collections::BTreeSet;
 use std::fmt;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
@@ -9,6 +10,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+use crate::auth::scopes;
 use crate::catalog::{Catalog, Entries};
 use crate::catalog_dump::CatalogDump;
 use crate::entry::{PromptEntry, ResourceEntry, SourceLocation, ToolEntry};
@@ -104,6 +106,9 @@ pub(crate) struct Settings {
     /// Verifies the bearer tokens of HTTP requests, when the server is protected.
     #[cfg(feature = "auth")]
     pub(crate) verifier: Option<Arc<crate::auth::Verifier>>,
+    /// Whether requests reach the dispatcher with a verified `Principal`:
+    /// whether scopes are enforced and `Principal` can be extracted.
+    pub(crate) authenticated: bool,
 }
 
 /// The catalog with the capabilities and discover result derived from it.
@@ -179,6 +184,32 @@ impl Server {
         self.snapshot().catalog.tools().iter().map(|t| t.entry().clone()).collect::<Vec<_>>().into_iter()
     }
 
+    /// Every scope the tools, prompts, resources and templates served right
+    /// now declare, sorted: what a protected server lists as
+    /// `scopes_supported` in its Protected Resource Metadata (RFC 9728).
+    ///
+    /// ```
+    /// use mcp_runtime::{PromptEntry, Server, ToolEntry};
+    ///
+    /// let server = Server::builder("notes", "1.0.0")
+    ///     .tool(ToolEntry::new("edit", || async { "ok" }).scopes(["notes:write", "notes:read"]))
+    ///     .prompt(PromptEntry::new("summary", || async { "Summarize." }).scopes(["notes:read"]))
+    ///     .build()?;
+    /// assert_eq!(server.declared_scopes().into_iter().collect::<Vec<_>>(), ["notes:read", "notes:write"]);
+    /// # Ok::<(), mcp_runtime::BuildError>(())
+    /// ```
+    pub fn declared_scopes(&self) -> BTreeSet<String> {
+        self.snapshot().catalog.declared_scopes()
+    }
+
+    /// Whether requests reach the dispatcher with a verified
+    /// [`Principal`](crate::auth::Principal) (see
+    /// [`ServerBuilder::authenticated_by_layer`]): whether scopes are
+    /// enforced on HTTP.
+    pub fn is_authenticated(&self) -> bool {
+        self.inner.settings.authenticated
+    }
+
     /// Which protocol eras the server answers.
     pub fn eras(&self) -> Eras {
         self.inner.settings.eras
@@ -225,7 +256,7 @@ impl Server {
             if !change(&mut entries) {
                 return Ok(false);
             }
-            check_entries(&entries, &self.inner.state)?;
+            check_entries(&entries, &self.inner.state, self.inner.settings.authenticated)?;
             if let Some(profile) = self.inner.settings.schema_profile {
                 schema_profile::apply(profile, &mut entries.tools)?;
             }
@@ -323,10 +354,11 @@ fn replace<E>(list: &mut Vec<E>, entry: E, key: impl Fn(&E) -> &str) -> bool {
     true
 }
 
-pub(crate) fn check_entries(entries: &Entries, state: &StateMap) -> Result<(), BuildError> {
-    check_state("tool", &entries.tools, |t| (&t.definition.name, &t.requirements, t.location), state)?;
-    check_state("prompt", &entries.prompts, |p| (&p.definition.name, &p.requirements, p.location), state)?;
-    check_state("resource", &entries.resources, |r| (r.uri(), &r.requirements, r.location), state)
+pub(crate) fn check_entries(entries: &Entries, state: &StateMap, authenticated: bool) -> Result<(), BuildError> {
+    let check = Requirements { state, authenticated };
+    check.all("tool", &entries.tools, |t| (&t.definition.name, &t.requirements, t.location))?;
+    check.all("prompt", &entries.prompts, |p| (&p.definition.name, &p.requirements, p.location))?;
+    check.all("resource", &entries.resources, |r| (r.uri(), &r.requirements, r.location))
 }
 
 impl fmt::Debug for Server {
@@ -342,22 +374,33 @@ impl fmt::Debug for Server {
     }
 }
 
-fn check_state<'a, E>(
-    kind: &'static str,
-    entries: &'a [E],
-    parts: impl Fn(&'a E) -> (&'a str, &'a Vec<StateRequirement>, SourceLocation),
-    state: &StateMap,
-) -> Result<(), BuildError> {
-    for entry in entries {
-        let (name, requirements, location) = parts(entry);
-        if let Some(missing) = requirements.iter().find(|r| !state.contains(r.type_id)) {
-            return Err(BuildError::MissingState {
-                kind,
-                name: name.to_owned(),
-                type_name: missing.type_name,
-                location,
-            });
+/// What handlers' requirements are checked against: the state given to
+/// the builder, and whether the server is authenticated (for `Principal`).
+struct Requirements<'s> {
+    state: &'s StateMap,
+    authenticated: bool,
+}
+
+impl Requirements<'_> {
+    fn all<'a, E>(
+        &self,
+        kind: &'static str,
+        entries: &'a [E],
+        parts: impl Fn(&'a E) -> (&'a str, &'a Vec<StateRequirement>, SourceLocation),
+    ) -> Result<(), BuildError> {
+        for entry in entries {
+            let (name, requirements, location) = parts(entry);
+            for requirement in requirements {
+                if scopes::is_authenticated_requirement(requirement) {
+                    if !self.authenticated {
+                        return Err(BuildError::Unauthenticated { kind, name: name.to_owned(), location });
+                    }
+                } else if !self.state.contains(requirement.type_id) {
+                    let type_name = requirement.type_name;
+                    return Err(BuildError::MissingState { kind, name: name.to_owned(), type_name, location });
+                }
+            }
         }
+        Ok(())
     }
-    Ok(())
 }

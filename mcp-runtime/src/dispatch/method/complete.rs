@@ -30,12 +30,19 @@ pub(super) fn route(snapshot: &Snapshot, p: CompleteParams) -> Result<Route, (Er
 
 pub(super) async fn run(p: &Prepared, params: CompleteParams, parts: ContextParts) -> Response {
     let catalog = p.snapshot.catalog();
-    let completer = match &params.reference {
-        CompletionReference::Prompt { name, .. } => catalog.prompt(name).and_then(|e| e.completer.clone()),
-        CompletionReference::Resource { uri } => {
-            catalog.template(uri).or_else(|| catalog.resource(uri)).and_then(|e| e.completer.clone())
+    let (completer, scopes) = match &params.reference {
+        CompletionReference::Prompt { name, .. } => {
+            catalog.prompt(name).map_or((None, &[][..]), |e| (e.completer.clone(), e.declared_scopes()))
         }
+        CompletionReference::Resource { uri } => catalog
+            .template(uri)
+            .or_else(|| catalog.resource(uri))
+            .map_or((None, &[][..]), |e| (e.completer.clone(), e.declared_scopes())),
     };
+    if !p.access.allows(scopes) {
+        // What the lists hide from the caller, completion does not reveal.
+        return failed(p, ErrorObject::invalid_params("Unknown completion reference"));
+    }
     let completion = match completer {
         None => Ok(Completion::default()),
         Some(complete) => {

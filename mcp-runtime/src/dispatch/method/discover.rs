@@ -4,8 +4,18 @@
 use crate::dispatch::Prepared;
 use crate::dispatch::decorate::finish;
 use crate::dispatch::response::Response;
-use crate::protocol::ResultType;
+use crate::dispatch::visible;
+use crate::protocol::{CacheHints, CacheScope, ResultType};
 
 pub(super) fn run(p: &Prepared) -> Response {
-    finish(p, ResultType::Complete, p.snapshot.discover(), None, Some(p.server.settings().discover_cache))
+    let hints = p.server.settings().discover_cache;
+    if p.access.is_checked() {
+        // What the caller is shown depends on its scopes: only the
+        // capabilities of what it can see, and a result no one else may reuse.
+        let mut discover = p.snapshot.discover().clone();
+        discover.capabilities = visible::capabilities(p.snapshot.catalog(), &p.access, &discover.capabilities);
+        let hints = CacheHints { cache_scope: CacheScope::Private, ..hints };
+        return finish(p, ResultType::Complete, &discover, None, Some(hints));
+    }
+    finish(p, ResultType::Complete, p.snapshot.discover(), None, Some(hints))
 }

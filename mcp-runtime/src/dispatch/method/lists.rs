@@ -11,7 +11,8 @@ use crate::dispatch::Prepared;
 use crate::dispatch::decorate::finish_sized;
 use crate::dispatch::pagination;
 use crate::dispatch::response::{Page, Response, Stage};
-use crate::protocol::{ErrorObject, ResultType};
+use crate::dispatch::visible::{self, Visible};
+use crate::protocol::{CacheHints, CacheScope, ErrorObject, ResultType};
 use crate::server::Snapshot;
 
 #[derive(Clone, Copy)]
@@ -39,6 +40,36 @@ impl ListKind {
             ListKind::Prompts => c.prompts().len(),
             ListKind::Resources => c.resources().len(),
             ListKind::Templates => c.templates().len(),
+        }
+    }
+
+    /// The definition of item `i`, as the list shows it.
+    fn json(self, c: &Catalog, i: usize) -> &RawValue {
+        match self {
+            ListKind::Tools => c.tools()[i].json(),
+            ListKind::Prompts => c.prompts()[i].json(),
+            ListKind::Resources => c.resources()[i].json(),
+            ListKind::Templates => c.templates()[i].json(),
+        }
+    }
+
+    /// The scopes item `i` declares.
+    fn scopes(self, c: &Catalog, i: usize) -> &[String] {
+        let scopes = match self {
+            ListKind::Tools => &c.tools()[i].entry().scopes,
+            ListKind::Prompts => &c.prompts()[i].entry().scopes,
+            ListKind::Resources => &c.resources()[i].entry().scopes,
+            ListKind::Templates => &c.templates()[i].entry().scopes,
+        };
+        scopes.as_deref().unwrap_or_default()
+    }
+
+    /// The capability that offers the list.
+    fn capability(self) -> Visible {
+        match self {
+            ListKind::Tools => Visible::Tools,
+            ListKind::Prompts => Visible::Prompts,
+            ListKind::Resources | ListKind::Templates => Visible::Resources,
         }
     }
 
@@ -76,6 +107,11 @@ pub(super) fn route(
 }
 
 pub(super) fn run(p: &Prepared, kind: ListKind, start: usize) -> Response {
+    if p.access.is_checked() {
+        // Apart: the common list, of a server that checks nothing,
+        // keeps its path.
+        return filtered(p, kind, start);
+    }
     let settings = p.server.settings();
     let c = p.snapshot.catalog();
     let key = kind.key();
@@ -90,4 +126,30 @@ pub(super) fn run(p: &Prepared, kind: ListKind, start: usize) -> Response {
     let size = items.iter().map(|item| item.get().len() + 1).sum();
     let page = Page { key, items, next_cursor };
     finish_sized(p, ResultType::Complete, &page, None, Some(settings.list_cache), size)
+}
+
+/// One page of the items the caller may see, on a server that checks
+/// scopes. The page starts after the cursor's item, visible or not, and
+/// the next cursor names the last item shown: a page never skips or
+/// repeats one, however the hidden ones fall. `cacheScope` is `private`
+/// on every page, since the list depends on the caller.
+fn filtered(p: &Prepared, kind: ListKind, start: usize) -> Response {
+    let settings = p.server.settings();
+    let c = p.snapshot.catalog();
+    if !visible::offers(c, &p.access, kind.capability()) {
+        // A capability the caller is not shown does not exist for it.
+        let method = p.method.name();
+        return Response::error(Some(p.id.clone()), ErrorObject::method_not_found(method), Stage::Routing);
+    }
+    let key = kind.key();
+    let mut shown = (start..kind.len(c)).filter(|&i| p.access.allows(kind.scopes(c, i)));
+    let page: Vec<usize> = shown.by_ref().take(settings.page_size).collect();
+    let next_cursor = match (page.last(), shown.next()) {
+        (Some(&last), Some(_)) => Some(pagination::encode(key, kind.sort_key(c, last))),
+        _ => None,
+    };
+    let items: Vec<&RawValue> = page.iter().map(|&i| kind.json(c, i)).collect();
+    let size = items.iter().map(|item| item.get().len() + 1).sum();
+    let cache = CacheHints { cache_scope: CacheScope::Private, ..settings.list_cache };
+    finish_sized(p, ResultType::Complete, &Page { key, items, next_cursor }, None, Some(cache), size)
 }

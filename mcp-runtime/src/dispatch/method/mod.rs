@@ -260,6 +260,16 @@ pub(super) fn route(
     }
 }
 
+/// The name or URI a route's request names, for the scope check.
+pub(super) fn target_of(route: &Route) -> Option<&str> {
+    match route {
+        Route::CallTool(params, _) => Some(&params.name),
+        Route::GetPrompt(params, _) => Some(&params.name),
+        Route::ReadResource(params) => Some(&params.uri),
+        Route::Discover | Route::List(..) | Route::Complete(_) | Route::Listen(_) | Route::Task(_) => None,
+    }
+}
+
 /// What a route's handler context is made of besides the request itself.
 struct ContextParts {
     options: RequestOptions,
@@ -304,6 +314,11 @@ impl ContextParts {
 
 /// Runs a prepared request's handler and builds its response.
 pub(super) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
+    // The HTTP transports refuse with 403 before they run a request; this
+    // covers the requests they run without that check (a 2025-03-26 batch).
+    if let Some(refusal) = p.scope_refusal() {
+        return Response::error(Some(p.id.clone()), refusal.error(), Stage::Params);
+    }
     // Taken out so that its params move into the call rather than being copied.
     let route = std::mem::replace(&mut p.route, Route::Discover);
     let parts = ContextParts { options, http: std::mem::take(&mut p.http) };

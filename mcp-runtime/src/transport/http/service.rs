@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use futures_util::FutureExt as _;
 use futures_util::future::Either;
-use http::header::{ALLOW, CACHE_CONTROL, CONTENT_TYPE};
+use http::header::{ALLOW, CACHE_CONTROL, CONTENT_TYPE, WWW_AUTHENTICATE};
 use http::request::Parts;
 use http::{HeaderValue, Method, Request, StatusCode};
 use http_body::Body;
@@ -26,6 +26,7 @@ use super::legacy::{self, Sessions};
 use super::media::{self, Acceptable};
 use super::request_headers::RequestHeaders;
 use super::sse::{ChannelSink, EventStream, RunFuture, Start};
+use crate::auth::scopes::ScopeRefusal;
 use crate::context::DiscardNotifications;
 use crate::dispatch::{Message, Prepared, RequestOptions, Response, Stage, parse_message};
 use crate::protocol::{ErrorObject, RequestId};
@@ -85,6 +86,18 @@ pub(super) struct Shared {
     pub(super) auth: Option<Arc<crate::auth::Verifier>>,
 }
 
+impl Shared {
+    /// The URL of the Protected Resource Metadata this server publishes,
+    /// when it verifies tokens itself.
+    pub(super) fn resource_metadata_url(&self) -> Option<&str> {
+        #[cfg(feature = "auth")]
+        if let Some(verifier) = &self.auth {
+            return Some(&verifier.metadata.url);
+        }
+        None
+    }
+}
+
 impl std::fmt::Debug for McpService {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpService").field("server", &self.shared.server.info().name).finish_non_exhaustive()
@@ -120,6 +133,7 @@ impl McpService {
     /// `bound_to_loopback`: what the standalone server knows of its address.
     pub(crate) fn new(server: Server, mut config: HttpConfig, bound_to_loopback: Option<bool>) -> Self {
         config.origin = config.origin.resolve(bound_to_loopback);
+        warn_if_unenforced(&server);
         let legacy = server.eras().serves_legacy().then(|| Sessions::new(&config));
         let in_flight = InFlight::new(config.max_in_flight);
         #[cfg(feature = "auth")]
@@ -178,6 +192,24 @@ impl McpService {
         B::Error: Into<BoxError>,
     {
         ResponseFuture { inner: Box::pin(respond(Arc::clone(&self.shared), request)) }
+    }
+}
+
+/// Says, once per service, that the scopes the server's entries declare are
+/// not enforced: without authentication nothing tells who calls, so every
+/// entry is listed and callable over HTTP. Not an error: the same server
+/// may be served over stdio (never authenticated), and a deployment may
+/// keep it on a private network on purpose; but no one should learn it
+/// from an audit.
+fn warn_if_unenforced(server: &Server) {
+    let scopes = server.declared_scopes();
+    if !server.is_authenticated() && !scopes.is_empty() {
+        let scopes = scopes.into_iter().collect::<Vec<_>>().join(" ");
+        tracing::warn!(
+            server = %server.info().name,
+            %scopes,
+            "served over HTTP without authentication: the scopes its tools, prompts and resources declare are not enforced, and every caller can use them all"
+        );
     }
 }
 
@@ -328,6 +360,11 @@ pub(super) async fn serve_modern(
     };
     // Moved rather than cloned: handlers that never read it cost a box.
     prepared.attach_http_request(parts);
+    if let Some(refusal) = prepared.scope_refusal() {
+        let response = Response::error(Some(id), refusal.error(), Stage::Params);
+        prepared.refuse(&response);
+        return insufficient_scope(json_response(response), &refusal, shared);
+    }
     let listen = prepared.streams();
     if listen && !accept.event_stream {
         let error =
@@ -465,6 +502,23 @@ pub(super) fn event_stream_response(status: StatusCode, body: McpBody) -> http::
     // Reverse proxies (nginx and those that follow it) would otherwise hold
     // events back until a buffer fills: a listen stream could wait forever.
     headers.insert(X_ACCEL_BUFFERING, HeaderValue::from_static("no"));
+    response
+}
+
+/// `response` (the refusal's JSON-RPC error) as the 403 of RFC 6750 §3.1,
+/// whose challenge names the scopes a token must grant: what an OAuth
+/// client acts on to ask for them (step-up authorization).
+pub(super) fn insufficient_scope(
+    mut response: http::Response<McpBody>,
+    refusal: &ScopeRefusal,
+    shared: &Shared,
+) -> http::Response<McpBody> {
+    *response.status_mut() = StatusCode::FORBIDDEN;
+    // Scope tokens are visible ASCII without `"` or `\` (checked when the
+    // server was built): the challenge is always a valid header value.
+    if let Ok(challenge) = HeaderValue::from_str(&refusal.challenge(shared.resource_metadata_url())) {
+        response.headers_mut().insert(WWW_AUTHENTICATE, challenge);
+    }
     response
 }
 

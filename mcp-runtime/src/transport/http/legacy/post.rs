@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::sessions::HttpSession;
 use super::stream::{Pushed, Stream};
 use super::{error_response, live_response};
+use crate::auth::scopes;
 use crate::legacy::bridge::{self, CloseConnection, Via};
 use crate::legacy::message::{self, Incoming};
 use crate::protocol::{ErrorObject, RequestId};
@@ -20,7 +21,7 @@ use crate::server::Server;
 use crate::transport::http::body::McpBody;
 use crate::transport::http::in_flight::{OwnedSlot, busy_error, busy_http};
 use crate::transport::http::media::Acceptable;
-use crate::transport::http::service::{Shared, empty, transport_error, with_body};
+use crate::transport::http::service::{Shared, empty, insufficient_scope, transport_error, with_body};
 
 /// Serves one message of `session`.
 pub(super) async fn serve(
@@ -91,6 +92,13 @@ async fn request(
     slot: OwnedSlot,
 ) -> http::Response<McpBody> {
     let server = shared.server.clone();
+    let target =
+        request.params.as_ref().and_then(|p| p.get(if request.method == "resources/read" { "uri" } else { "name" }));
+    if let Some(refusal) = scopes::refusal_for(&server, &request.method, target.and_then(Value::as_str), &request.parts)
+    {
+        let response = error_response(StatusCode::FORBIDDEN, Some(&request.id), &refusal.error());
+        return insufficient_scope(response, &refusal, shared);
+    }
     let timeout = shared.config.request_timeout;
     let cancel = session.session.begin(request.id.clone());
     let json_suffices = shared.config.buffered_responses || answers_at_once(&request.method);

@@ -1,0 +1,212 @@
+//! Scopes: what each tool, resource and prompt declares a caller must be
+//! granted, and what one request's caller was granted.
+//!
+//! Only a server that is authenticated (its requests reach the dispatcher
+//! with a verified [`Principal`]) checks them, and only for requests that
+//! came over HTTP: stdio is never authenticated (a process started by its
+//! client takes its credentials from the environment), so over stdio, and
+//! on a server without authentication, every entry is listed and callable
+//! whatever it declares.
+
+use std::collections::BTreeSet;
+
+use serde_json::json;
+
+use super::Principal;
+use crate::catalog::Catalog;
+use crate::protocol::ErrorObject;
+use crate::shared_state::StateRequirement;
+
+/// What one request's caller may see and use.
+#[derive(Debug, Default)]
+pub(crate) enum Access {
+    /// Nothing is checked: the server is not authenticated, or the request
+    /// did not come over HTTP.
+    #[default]
+    Unchecked,
+    /// The scopes the caller's token grants (none when an authenticated
+    /// server's request carries no [`Principal`]: whatever let it through
+    /// vouched for no one, so it reaches only what declares no scope).
+    /// Boxed, so that every request, checked or not, carries one pointer.
+    Granted(Box<Grants>),
+}
+
+/// The scopes a caller's token grants.
+#[derive(Debug, Default)]
+pub(crate) struct Grants(BTreeSet<String>);
+
+impl Access {
+    /// The access of a request to a server that is `authenticated`, whose
+    /// HTTP request carries `principal`. A [`Principal`] on a server
+    /// without authentication is ignored: nothing verified it.
+    pub(crate) fn of(authenticated: bool, principal: Option<&Principal>) -> Self {
+        if !authenticated {
+            return Access::Unchecked;
+        }
+        Access::Granted(Box::new(Grants(principal.map(|p| p.scopes().clone()).unwrap_or_default())))
+    }
+
+    /// Whether anything is checked.
+    pub(crate) fn is_checked(&self) -> bool {
+        matches!(self, Access::Granted(_))
+    }
+
+    /// Whether the caller may see and use an entry declaring `scopes`
+    /// (every one of them must be granted).
+    pub(crate) fn allows(&self, scopes: &[String]) -> bool {
+        match self {
+            Access::Unchecked => true,
+            Access::Granted(granted) => scopes.iter().all(|s| granted.0.contains(s)),
+        }
+    }
+}
+
+/// A request refused because its caller lacks scopes the entry it names
+/// declares.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ScopeRefusal {
+    /// What was asked for: `tool`, `prompt` or `resource`, and its name or URI.
+    what: (&'static str, String),
+    /// Every scope the entry declares, not only the missing ones: what a
+    /// token must grant (RFC 6750 §3's `scope` attribute).
+    needed: Vec<String>,
+}
+
+impl ScopeRefusal {
+    /// The scopes a token must grant, as the challenge's `scope` lists them.
+    pub(crate) fn scope_attribute(&self) -> String {
+        self.needed.join(" ")
+    }
+
+    /// The `WWW-Authenticate` challenge of the 403 (RFC 6750 §3.1), with the
+    /// Protected Resource Metadata's URL when the server publishes one
+    /// (RFC 9728 §5.1: a client may look there for where to ask). Scope
+    /// tokens hold neither `"` nor `\` (RFC 6749 §3.3, checked when the
+    /// server was built), and the URL was a valid header value already, so
+    /// the quoted strings need no escaping.
+    pub(crate) fn challenge(&self, resource_metadata: Option<&str>) -> String {
+        let mut challenge = format!(r#"Bearer error="insufficient_scope", scope="{}""#, self.scope_attribute());
+        if let Some(url) = resource_metadata {
+            challenge.push_str(&format!(r#", resource_metadata="{url}""#));
+        }
+        challenge
+    }
+
+    /// The JSON-RPC error of the refusal.
+    ///
+    /// `-32600` (Invalid Request): the refusal is the HTTP layer's (a 403
+    /// the client's OAuth handling acts on), and this transport answers its
+    /// other HTTP-level refusals (a bad `Origin`, a body it cannot take)
+    /// with `-32600` too. The protocol defines no code for it: codes in
+    /// `-32020…-32099` may only carry the meanings it gives them, those in
+    /// `-32000…-32019` are deprecated, and a code of our own outside the
+    /// reserved range would be one no client knows. `data.requiredScopes`
+    /// names every scope the entry needs, as the challenge does.
+    pub(crate) fn error(&self) -> ErrorObject {
+        let (kind, name) = &self.what;
+        let message = format!("Insufficient scope: the {kind} `{name}` needs the scopes {}", self.scope_attribute());
+        ErrorObject::invalid_request(message).with_data(json!({ "requiredScopes": self.needed }))
+    }
+}
+
+/// What `method` (`tools/call`, `prompts/get`, `resources/read`) names as
+/// `target` needs, when the catalog serves it and it declares scopes.
+pub(crate) fn required<'a>(catalog: &'a Catalog, method: &str, target: &str) -> Option<(&'static str, &'a [String])> {
+    let (kind, scopes) = match method {
+        "tools/call" => ("tool", &catalog.tool(catalog.tool_position(target)?).scopes),
+        "prompts/get" => ("prompt", &catalog.prompt(target)?.scopes),
+        "resources/read" => {
+            let entry = catalog.resource(target).or_else(|| catalog.match_template(target).map(|(entry, _)| entry))?;
+            ("resource", &entry.scopes)
+        }
+        _ => return None,
+    };
+    scopes.as_deref().map(|scopes| (kind, scopes))
+}
+
+/// The refusal of a request for `target` by `method` from a caller with
+/// `access`, if it lacks a scope the entry declares.
+pub(crate) fn check(catalog: &Catalog, access: &Access, method: &str, target: &str) -> Option<ScopeRefusal> {
+    if !access.is_checked() {
+        return None;
+    }
+    let (kind, scopes) = required(catalog, method, target)?;
+    (!access.allows(scopes)).then(|| ScopeRefusal { what: (kind, target.to_owned()), needed: scopes.to_vec() })
+}
+
+/// The refusal of a request carried by the HTTP request `parts`, for
+/// `target` by `method`, if the server checks scopes and its caller lacks
+/// one: for a transport that must answer 403 before it hands the request
+/// to the dispatcher (a 2025-era session's request, whose answer may go on
+/// a stream opened before the dispatcher sees it).
+#[cfg(feature = "http")]
+pub(crate) fn refusal_for(
+    server: &crate::Server,
+    method: &str,
+    target: Option<&str>,
+    parts: &http::request::Parts,
+) -> Option<ScopeRefusal> {
+    let authenticated = server.is_authenticated();
+    if !authenticated {
+        return None;
+    }
+    let access = Access::of(authenticated, parts.extensions.get::<Principal>());
+    check(server.snapshot().catalog(), &access, method, target?)
+}
+
+/// Checks the scopes an entry declares, for its build error.
+pub(crate) fn check_declared(scopes: Option<&[String]>) -> Result<(), mcp_runtime_rules::scope::ScopeError> {
+    match scopes {
+        None => Ok(()),
+        Some(scopes) => mcp_runtime_rules::scope::check_list(scopes).map_err(|(_, e)| e),
+    }
+}
+
+/// What a handler taking [`Principal`] needs: a server built with
+/// authentication. Checked with the state requirements, when the server is
+/// built, so a server that could never give the handler a caller does not
+/// start.
+struct Authenticated;
+
+/// The requirement of a handler that takes [`Principal`].
+pub(crate) fn authenticated_requirement() -> StateRequirement {
+    StateRequirement::of::<Authenticated>()
+}
+
+/// Whether `requirement` is the one of a handler that takes [`Principal`].
+pub(crate) fn is_authenticated_requirement(requirement: &StateRequirement) -> bool {
+    requirement.type_id == std::any::TypeId::of::<Authenticated>()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_principal_counts_only_on_an_authenticated_server() {
+        let reader = Principal::new("ada").with_scopes(["notes:read"]);
+        let unchecked = Access::of(false, Some(&reader));
+        assert!(!unchecked.is_checked());
+        assert!(unchecked.allows(&["admin".to_owned()]));
+        let granted = Access::of(true, Some(&reader));
+        assert!(granted.allows(&["notes:read".to_owned()]));
+        assert!(!granted.allows(&["notes:read".to_owned(), "notes:write".to_owned()]));
+        let nobody = Access::of(true, None);
+        assert!(nobody.allows(&[]));
+        assert!(!nobody.allows(&["notes:read".to_owned()]));
+    }
+
+    #[test]
+    fn a_refusal_names_every_scope_needed() {
+        let refusal = ScopeRefusal { what: ("tool", "edit".into()), needed: vec!["a:b".into(), "c".into()] };
+        assert_eq!(refusal.challenge(None), r#"Bearer error="insufficient_scope", scope="a:b c""#);
+        assert_eq!(
+            refusal.challenge(Some("https://mcp.example/.well-known/oauth-protected-resource/mcp")),
+            r#"Bearer error="insufficient_scope", scope="a:b c", resource_metadata="https://mcp.example/.well-known/oauth-protected-resource/mcp""#
+        );
+        let error = refusal.error();
+        assert_eq!(error.code, -32600);
+        assert_eq!(error.data, Some(json!({"requiredScopes": ["a:b", "c"]})));
+        assert!(error.message.contains("tool `edit`"), "{}", error.message);
+    }
+}
