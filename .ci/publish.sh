@@ -31,7 +31,15 @@ done
 
 packages=()
 for crate in "${CRATES[@]}"; do packages+=(-p "$crate"); done
-echo "cargo publish --dry-run ${packages[*]}"
-cargo publish --dry-run "${packages[@]}" "${ALLOW_DIRTY[@]}" \
+# The dry run builds each packaged crate as if it came from a registry, and cargo never
+# rebuilds a registry crate it built before at the same version: a cached target would check
+# the last run's sources. So the dry run gets a target directory of its own (its dependencies
+# stay cached there), from which our crates' earlier builds are removed first.
+publish_target="${TARGET_DIR:-target}/publish-dry-run"
+for profile_dir in "$publish_target"/*/; do
+  rm -rf "$profile_dir".fingerprint/mcp-runtime* "$profile_dir"deps/*mcp_runtime*
+done
+echo "cargo publish --dry-run ${packages[*]} (target: $publish_target)"
+CARGO_TARGET_DIR="$publish_target" cargo publish --dry-run "${packages[@]}" "${ALLOW_DIRTY[@]}" \
   || die "cargo publish --dry-run failed (see above)"
 echo "publish dry run: ok (${CRATES[*]})"
