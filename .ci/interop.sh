@@ -17,11 +17,24 @@
 # printed.
 #
 #   .ci/interop.sh [--http-only LABEL] [URL]
+#   .ci/interop.sh --protected
 #
 # Without URL it starts $CARGO_TARGET_DIR/debug/everything --http on a free loopback port
 # (build it first: cargo build -p examples --bin everything); the stdio runs always start
 # that binary. --http-only skips the stdio runs and names the HTTP ones after LABEL (e.g.
-# `balanced`, for the run through a load balancer) instead of `http`. Installs the SDKs into $CI_CACHE/tools when missing.
+# `balanced`, for the run through a load balancer) instead of `http`.
+#
+# --protected is interop with OAuth, over HTTP only: it starts oidc-provider
+# (.ci/oidc/provider.mjs) and `everything --http ADDR --issuer ISSUER` (resource URI: its
+# own http://ADDR/mcp), first checks that node --mode modern WITHOUT a token is refused
+# with 401 (so the server is really protected; this SDK's error names the status, python
+# mcp's does not), then gets a token for the server's resource by
+# the client credentials grant (es256-client, scopes notes:read notes:write) and runs py
+# and node in modern, legacy and auto mode and node-v1, each sending it as
+# MCP_BEARER_TOKEN (the clients put it in `Authorization: Bearer` on every request). Runs
+# are named *-oauth.
+#
+# Installs the SDKs (and, for --protected, oidc-provider) into $CI_CACHE/tools when missing.
 # Outputs: $CI_CACHE/results/interop-LABEL.{json,stderr}
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
@@ -30,7 +43,12 @@ set -euo pipefail
 URL=""
 HTTP_LABEL=http
 WITH_STDIO=1
-if [ "${1:-}" = --http-only ]; then
+PROTECTED=""
+if [ "${1:-}" = --protected ]; then
+  [ $# -eq 1 ] || die "usage: .ci/interop.sh --protected"
+  PROTECTED=1 WITH_STDIO=""
+  shift
+elif [ "${1:-}" = --http-only ]; then
   [ $# -ge 2 ] || die "--http-only needs a label"
   HTTP_LABEL=$2 WITH_STDIO=""
   shift 2
@@ -38,14 +56,21 @@ fi
 case "${1:-}" in
   "") ;;
   http://* | https://*) URL=$1 ;;
-  *) die "usage: .ci/interop.sh [--http-only LABEL] [URL]" ;;
+  *) die "usage: .ci/interop.sh [--http-only LABEL] [URL] | --protected" ;;
 esac
 
 ensure_py_client >/dev/null
 ensure_node_client >/dev/null
+[ -z "$PROTECTED" ] || ensure_oidc_provider >/dev/null
 [ -x "$EVERYTHING_BIN" ] || die "$EVERYTHING_BIN not built (cargo build -p examples --bin everything)"
 
-if [ -z "$URL" ]; then
+if [ -n "$PROTECTED" ]; then
+  trap 'stop_http_server; stop_oidc_provider' EXIT
+  trap 'exit 130' INT TERM
+  start_oidc_provider
+  SERVER_LOG_LABEL=protected start_http_server --issuer "$OIDC_ISSUER"
+  URL="$SERVER_URL"
+elif [ -z "$URL" ]; then
   trap stop_http_server EXIT
   trap 'exit 130' INT TERM
   start_http_server
@@ -108,12 +133,51 @@ runs_over() {
   run_client "node-v1-elicit-$t" "legacy:$ELICIT_ECHO" "${NODE_V1[@]}" "${ELICIT[@]}" "$@"
 }
 
+# run_refused LABEL CMD...: one client run that must fail because the server answered 401:
+# the client exits 1 and its reported error names the status.
+run_refused() {
+  local label=$1 out="$RESULTS_DIR/interop-$1.json" err="$RESULTS_DIR/interop-$1.stderr" rc=0
+  shift
+  timeout 120 "$@" > "$out" 2> "$err" < /dev/null || rc=$?
+  if [ "$rc" -eq 1 ] && grep -q '"error": .*401' "$out"; then
+    printf 'PASS  %-20s refused: %s\n' "$label" "$(grep -o '"error": .*' "$out" | cut -c 10-130)"
+    passed=$((passed + 1))
+  else
+    printf 'FAIL  %-20s exit %s, not refused with 401\n' "$label" "$rc"
+    echo "---- $out"; cat "$out"
+    if [ -s "$err" ]; then echo "---- $err"; tail -n 40 "$err"; fi
+    failed=$((failed + 1))
+    failures+=("$label")
+  fi
+}
+
+# protected_runs: the --protected runs against $URL (see the header).
+protected_runs() {
+  local token
+  run_refused node-no-token-oauth env -u MCP_BEARER_TOKEN "${NODE[@]}" --mode modern --url "$URL"
+  token="$(oidc_token es256-client "$URL" "notes:read notes:write")" || die "no token from $OIDC_ISSUER"
+  export MCP_BEARER_TOKEN="$token"
+  run_client py-modern-oauth modern "${PY[@]}" --mode modern --url "$URL"
+  run_client py-legacy-oauth legacy "${PY[@]}" --mode legacy --url "$URL"
+  run_client py-auto-oauth modern "${PY[@]}" --mode auto --url "$URL"
+  run_client node-modern-oauth modern "${NODE[@]}" --mode modern --url "$URL"
+  run_client node-legacy-oauth legacy "${NODE[@]}" --mode legacy --url "$URL"
+  run_client node-auto-oauth modern "${NODE[@]}" --mode auto --url "$URL"
+  run_client node-v1-oauth legacy "${NODE_V1[@]}" --mode legacy --url "$URL"
+  unset MCP_BEARER_TOKEN
+}
+
 version_of() { node -p 'require(process.argv[1]).version' "$NODE_MODULES/$1/package.json"; }
 echo "python mcp $("$PY_VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("mcp"))')," \
   "node @modelcontextprotocol/client $(version_of @modelcontextprotocol/client)," \
   "node @modelcontextprotocol/sdk $(version_of @modelcontextprotocol/sdk) (v1)"
-section "interop over Streamable HTTP: $URL"
-runs_over "$HTTP_LABEL" --url "$URL"
+if [ -n "$PROTECTED" ]; then
+  section "interop with OAuth over Streamable HTTP: $URL (issuer $OIDC_ISSUER)"
+  protected_runs
+else
+  section "interop over Streamable HTTP: $URL"
+  runs_over "$HTTP_LABEL" --url "$URL"
+fi
 if [ -n "$WITH_STDIO" ]; then
   section "interop over stdio: $EVERYTHING_BIN --stdio"
   runs_over stdio --stdio -- "$EVERYTHING_BIN" --stdio

@@ -148,17 +148,20 @@ wait_for_port() {
   return 1
 }
 
-# start_http_server: run the `everything` example over HTTP on a free loopback port.
-# Sets SERVER_PID, SERVER_URL and SERVER_LOG; callers must `trap stop_http_server EXIT`.
+# start_http_server [ARGS...]: run the `everything` example over HTTP on a free loopback
+# port, with ARGS after `--http ADDR` (e.g. `--issuer URL`). Sets SERVER_PID, SERVER_URL and
+# SERVER_LOG ($RESULTS_DIR/everything-$SERVER_LOG_LABEL.log, label `http` unless set);
+# callers must `trap stop_http_server EXIT`.
 SERVER_PID=""
+# shellcheck disable=SC2120 # ARGS are optional: most callers pass none
 start_http_server() {
   [ -x "$EVERYTHING_BIN" ] || die "$EVERYTHING_BIN not built (cargo build -p examples --bin everything)"
   mkdir -p "$RESULTS_DIR"
   local port
   port="$(free_port)"
-  SERVER_LOG="$RESULTS_DIR/everything-http.log"
-  echo "starting: $EVERYTHING_BIN --http 127.0.0.1:$port (log: $SERVER_LOG)"
-  "$EVERYTHING_BIN" --http "127.0.0.1:$port" > "$SERVER_LOG" 2>&1 < /dev/null &
+  SERVER_LOG="$RESULTS_DIR/everything-${SERVER_LOG_LABEL:-http}.log"
+  echo "starting: $EVERYTHING_BIN --http 127.0.0.1:$port $* (log: $SERVER_LOG)"
+  "$EVERYTHING_BIN" --http "127.0.0.1:$port" "$@" > "$SERVER_LOG" 2>&1 < /dev/null &
   SERVER_PID=$!
   SERVER_URL="http://127.0.0.1:$port/mcp"
   if ! wait_for_port 127.0.0.1 "$port" 30 "$SERVER_PID"; then
@@ -182,6 +185,54 @@ stop_http_server() {
   fi
   wait "$SERVER_PID" 2>/dev/null || true
   SERVER_PID=""
+}
+
+# ---------------------------------------------------------------- oauth ----
+
+# start_oidc_provider: .ci/oidc/provider.mjs (clients, secret and scopes described there) on
+# a free loopback port, on the machine's node with the oidc-provider of
+# ensure_oidc_provider. Sets OIDC_PID and OIDC_ISSUER (http://127.0.0.1:PORT, also where
+# it listens); callers must `trap stop_oidc_provider EXIT`.
+OIDC_PID=""
+start_oidc_provider() {
+  local modules="$TOOLS_DIR/oidc-provider/node_modules" log="$RESULTS_DIR/oidc-provider.log" port
+  [ -d "$modules/oidc-provider" ] || die "oidc-provider not installed in $modules (.ci/install.sh)"
+  command -v node >/dev/null 2>&1 || die "node not found on PATH"
+  mkdir -p "$RESULTS_DIR"
+  port="$(free_port)"
+  node "$REPO_ROOT/.ci/oidc/provider.mjs" --modules "$modules" --port "$port" > "$log" 2>&1 < /dev/null &
+  OIDC_PID=$!
+  OIDC_ISSUER="http://127.0.0.1:$port"
+  wait_for_port 127.0.0.1 "$port" 30 "$OIDC_PID" || {
+    tail -n 30 "$log" >&2
+    die "oidc-provider did not come up"
+  }
+  echo "oidc-provider up: $OIDC_ISSUER (pid $OIDC_PID, log: $log)"
+}
+
+stop_oidc_provider() {
+  [ -n "$OIDC_PID" ] || return 0
+  kill "$OIDC_PID" 2>/dev/null || true
+  wait "$OIDC_PID" 2>/dev/null || true
+  OIDC_PID=""
+}
+
+# oidc_token CLIENT RESOURCE SCOPE: print an access token for RESOURCE granting SCOPE
+# (space-separated), from $OIDC_ISSUER by the client credentials grant as CLIENT (secret
+# `secret`, as provider.mjs registers every client).
+oidc_token() {
+  python3 - "$OIDC_ISSUER/token" "$@" <<'PY'
+import base64, json, sys, urllib.parse, urllib.request
+url, client, resource, scope = sys.argv[1:]
+body = urllib.parse.urlencode({"grant_type": "client_credentials", "scope": scope, "resource": resource})
+basic = base64.b64encode(f"{client}:secret".encode()).decode()
+request = urllib.request.Request(url, data=body.encode(), headers={"Authorization": f"Basic {basic}"})
+try:
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        print(json.load(answer)["access_token"])
+except urllib.error.HTTPError as err:
+    sys.exit(f"token request refused: {err.code} {err.read().decode(errors='replace')}")
+PY
 }
 
 # ------------------------------------------------------------- balancer ----

@@ -17,6 +17,10 @@
 // Then tools/list and one tools/call (default test_simple_text with the --args object,
 // default {}), which must succeed with non-empty, non-error content.
 //
+// Over HTTP, a non-empty MCP_BEARER_TOKEN in the environment is the transport's bearer
+// token: a minimal authProvider (token() only) the SDK asks before every request, so every
+// POST, GET and DELETE carries `Authorization: Bearer <token>`. stdio ignores it.
+//
 // --elicit JSON declares the elicitation capability and answers every elicitation with
 // accept and JSON as content: on a legacy connection the server's elicitation/create
 // request, on a modern one an input_required round, which callTool() answers through the
@@ -50,8 +54,13 @@ function loadSdk() {
 async function run(opts, out) {
   const { core, stdio } = loadSdk();
   const timeout = Math.round(opts.timeoutS * 1000);
+  const token = process.env.MCP_BEARER_TOKEN;
+  if (opts.url && token) out.bearerToken = true;
   const transport = opts.url
-    ? new core.StreamableHTTPClientTransport(new URL(opts.url))
+    ? new core.StreamableHTTPClientTransport(
+        new URL(opts.url),
+        token ? { authProvider: { token: async () => token } } : undefined
+      )
     : new stdio.StdioClientTransport({ command: opts.command[0], args: opts.command.slice(1), stderr: 'inherit' });
   const client = new core.Client(
     { name: 'mcp-runtime-ci-node', version: '0.1.0' },

@@ -15,6 +15,11 @@
 // when listed, else the first resource). Over HTTP the session then ends with DELETE,
 // which must succeed.
 //
+// Over HTTP, a non-empty MCP_BEARER_TOKEN in the environment is sent as
+// `Authorization: Bearer <token>` on every request: v1's transport takes no bare token, so
+// it goes in requestInit's headers, which the transport merges into each request it makes.
+// stdio ignores it.
+//
 // --elicit JSON declares the elicitation capability and answers every elicitation/create
 // with accept and JSON as content. Without it no capability is declared.
 //
@@ -71,8 +76,13 @@ async function followUp(client, capabilities, timeout, out) {
 async function run(opts, out) {
   const sdk = loadSdk();
   const timeout = Math.round(opts.timeoutS * 1000);
+  const token = process.env.MCP_BEARER_TOKEN;
+  if (opts.url && token) out.bearerToken = true;
   const transport = opts.url
-    ? new sdk.HttpTransport(new URL(opts.url))
+    ? new sdk.HttpTransport(
+        new URL(opts.url),
+        token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : undefined
+      )
     : new sdk.StdioTransport({ command: opts.command[0], args: opts.command.slice(1), stderr: 'inherit' });
   // connect() hands the version the server chose to the transport and keeps no copy of
   // its own; catch it on the way.

@@ -16,6 +16,10 @@
 Then tools/list and one tools/call (default test_simple_text with the --args
 object, default {}), which must succeed with non-empty, non-error content.
 
+Over HTTP, a non-empty MCP_BEARER_TOKEN in the environment is sent as
+`Authorization: Bearer <token>` on every request (a default header of the httpx
+client the SDK's transport is given); stdio ignores it.
+
 --elicit JSON declares the elicitation capability and accepts every elicitation
 with JSON as its content. A legacy server asks with elicitation/create while the
 call is open; a modern one returns input_required, which the SDK answers through
@@ -32,7 +36,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
+from contextlib import AsyncExitStack
 from typing import Any
 
 PROTOCOL_VERSION = "2026-07-28"
@@ -68,9 +74,23 @@ def json_object(p: argparse.ArgumentParser, text: str, flag: str) -> dict[str, A
 
 
 async def run(opts: argparse.Namespace, out: dict[str, Any]) -> None:
+    async with AsyncExitStack() as stack:
+        await run_on(opts, out, stack)
+
+
+async def run_on(opts: argparse.Namespace, out: dict[str, Any], stack: AsyncExitStack) -> None:
     from mcp import Client, StdioServerParameters, types
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
 
     target: Any = opts.url or StdioServerParameters(command=opts.command[0], args=opts.command[1:])
+    token = os.environ.get("MCP_BEARER_TOKEN")
+    if opts.url and token:
+        # The SDK's documented way to add headers: its transport on an httpx client of
+        # our own, which the caller opens and closes.
+        http = await stack.enter_async_context(create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}))
+        target = streamable_http_client(opts.url, http_client=http)
+        out["bearerToken"] = True
     callback = None
     if opts.elicit is not None:
         out["elicitations"] = []
