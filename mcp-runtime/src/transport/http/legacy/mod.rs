@@ -273,7 +273,7 @@ fn error_response(status: StatusCode, id: Option<&RequestId>, error: &ErrorObjec
 /// `Last-Event-ID` as a session reads it, for [`crate::fuzzing`].
 #[cfg(feature = "fuzzing")]
 pub(crate) fn read_last_event_id(event_id: &str, replica: Option<&str>, open: usize) -> (Option<u64>, Option<String>) {
-    let streams = stream::Streams::new(true, replica);
+    let streams = stream::Streams::new(true, replica, usize::MAX);
     for _ in 0..open {
         streams.open();
     }
