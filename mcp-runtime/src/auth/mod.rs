@@ -73,6 +73,8 @@ mod jwt;
 mod metadata;
 mod principal;
 #[cfg(feature = "auth")]
+mod verified;
+#[cfg(feature = "auth")]
 mod verifier;
 
 #[cfg(feature = "auth")]

@@ -15,6 +15,7 @@ use super::introspection::{Introspect, IntrospectionCache, introspect};
 use super::jwks::Jwks;
 use super::jwt;
 use super::metadata::ResourceMetadata;
+use super::verified::VerifiedTokens;
 
 /// How long a client is told to wait when the issuer is out of reach, and
 /// how long the server waits before asking an unreachable issuer for its
@@ -49,6 +50,8 @@ pub(crate) struct Verifier {
     /// When discovery last failed: no new attempt for [`RETRY_AFTER`].
     discovery_failed: Mutex<Option<Instant>>,
     introspection: IntrospectionCache,
+    /// JWTs verified before, with their callers.
+    verified: VerifiedTokens,
 }
 
 impl Verifier {
@@ -64,11 +67,15 @@ impl Verifier {
             scope_hint,
             discovered: tokio::sync::OnceCell::new(),
             discovery_failed: Mutex::new(None),
+            verified: VerifiedTokens::default(),
         }
     }
 
     /// The caller `token` stands for.
     pub(crate) async fn verify(&self, token: &str) -> Result<Principal, Rejection> {
+        if let Some(caller) = self.verified.get(token) {
+            return Ok(caller);
+        }
         let is_jwt = jwt::looks_like_jwt(token);
         // The header is checked before anything is fetched: a token of a
         // refused algorithm costs the issuer nothing.
@@ -77,11 +84,14 @@ impl Verifier {
             return Err(Rejection::InvalidToken("the token is not a JWT, and opaque tokens are not accepted"));
         }
         let discovered = self.discovered().await?;
-        let claims = match header {
-            Some(header) => self.verify_jwt(discovered, token, header).await?,
-            None => self.introspect(discovered, token).await?,
+        let Some(header) = header else {
+            return Ok(principal(self.introspect(discovered, token).await?));
         };
-        Ok(principal(claims))
+        let claims = self.verify_jwt(discovered, token, header).await?;
+        let exp = claims.get("exp").and_then(Value::as_u64);
+        let caller = principal(claims);
+        self.verified.put(token, &caller, exp, self.config.leeway);
+        Ok(caller)
     }
 
     async fn discovered(&self) -> Result<&Discovered, Rejection> {
