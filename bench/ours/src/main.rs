@@ -66,7 +66,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(i) = args.iter().position(|a| a == "--issuer") {
         let issuer = args.get(i + 1).ok_or("--issuer needs a URL")?;
         let addr = args.get(1).ok_or("--issuer needs http ADDR")?;
-        builder = builder.authorization(mcp_runtime::auth::Authorization::new(issuer.as_str(), format!("http://{addr}/mcp")));
+        builder =
+            builder.authorization(mcp_runtime::auth::Authorization::new(issuer.as_str(), format!("http://{addr}/mcp")));
     }
     #[cfg(not(feature = "auth"))]
     if args.iter().any(|a| a == "--issuer") {
