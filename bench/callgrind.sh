@@ -31,7 +31,11 @@ command -v valgrind >/dev/null || { echo "valgrind is not installed" >&2; exit 1
 build_for_profiling
 profiling_args
 helpers=()
-trap 'for pid in "${helpers[@]}"; do kill "$pid" 2>/dev/null || true; done' EXIT
+stop_helpers() {
+    local pid
+    for pid in "${helpers[@]}"; do kill "$pid" 2>/dev/null || true; done
+}
+trap stop_helpers EXIT
 if [[ -n "${OTLP:-}" ]]; then
     sink_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
     python3 otlp_sink.py "$sink_port" &

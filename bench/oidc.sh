@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034  # sets variables for the script that sources it
 # Shared by callgrind.sh and auth.sh (sourced, not run): the test suite's
 # authorization server (.ci/oidc/provider.mjs, oidc-provider as
 # .ci/install.sh installs it) on loopback, and its access tokens.
