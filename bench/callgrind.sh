@@ -12,7 +12,11 @@
 # tracing-subscriber fmt subscriber at LEVEL (its output discarded); OTLP=1
 # builds with the `otel` feature and exports every span and metric over
 # OTLP/HTTP to a sink on loopback that answers 200 (the export threads are
-# counted too).
+# counted too); AUTH=ALG (ES256, RS256 or EdDSA) builds with the `auth`
+# feature, starts the test suite's authorization server (oidc-provider, see
+# oidc.sh) on loopback and protects the server with it, every call carrying
+# an access token signed with ALG (the keys are fetched during the
+# uninstrumented warm-up, so the counted calls verify with cached keys).
 #
 # The kernel's share (TCP, epoll) is not counted here; see profile.sh.
 set -euo pipefail
@@ -26,14 +30,29 @@ command -v valgrind >/dev/null || { echo "valgrind is not installed" >&2; exit 1
 . ./profiling.sh
 build_for_profiling
 profiling_args
+helpers=()
+stop_helpers() {
+    local pid
+    for pid in "${helpers[@]}"; do kill "$pid" 2>/dev/null || true; done
+}
+trap stop_helpers EXIT
 if [[ -n "${OTLP:-}" ]]; then
     sink_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
     python3 otlp_sink.py "$sink_port" &
-    sink_pid=$!
-    trap 'kill "$sink_pid" 2>/dev/null || true' EXIT
+    helpers+=($!)
     export OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$sink_port" RUST_LOG=info
 fi
-out="target/profiling/$server${TOOLS:+-$TOOLS-tools}${LIST:+-list}${LEGACY:+-legacy}${LOG:+-log-$LOG}${OTLP:+-otlp}.$$.callgrind.out"
+if [[ -n "${AUTH:-}" && "$server" == ours ]]; then
+    # shellcheck source=oidc.sh
+    . ./oidc.sh
+    start_provider
+    helpers+=("$provider_pid")
+    BEARER=$(token_for "$AUTH" "http://127.0.0.1:$port/mcp")
+    export BEARER
+    server_args+=(--issuer "$issuer")
+fi
+out="target/profiling/$server${TOOLS:+-$TOOLS-tools}${LIST:+-list}${LEGACY:+-legacy}${LOG:+-log-$LOG}${OTLP:+-otlp}${AUTH:+-auth-$AUTH}.$$.callgrind.out"
+mkdir -p target/profiling
 rm -f "$out"
 valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out" \
     "$server_bin" http "127.0.0.1:$port" "${server_args[@]}" 2>"${out%.out}.log" &

@@ -6,12 +6,17 @@
 
 # Release builds with line tables, in a target folder of their own: the
 # binaries `run.sh` measures stay built without debug information.
-# OTLP=1 (ours) builds with the `otel` feature, in a folder of its own.
+# OTLP=1 (ours) builds with the `otel` feature, AUTH=ALG (ours) with the
+# `auth` feature, each in a folder of its own.
 build_for_profiling() {
     local dir=target/profiling features=()
     if [[ -n "${OTLP:-}" && "$server" == ours ]]; then
         dir=target/profiling-otel
         features=(--features otel)
+    fi
+    if [[ -n "${AUTH:-}" && "$server" == ours ]]; then
+        dir=target/profiling-auth
+        features=(--features auth)
     fi
     CARGO_TARGET_DIR=$dir CARGO_PROFILE_RELEASE_DEBUG=line-tables-only \
         cargo build --release --quiet -p "bench-$server" "${features[@]}"

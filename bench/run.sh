@@ -15,8 +15,16 @@
 # build of the `everything` example, for SOAK_SECONDS (default 1800) at
 # SOAK_CONCURRENCY (default 64). It writes bench/results/soak/soak.{csv,svg}
 # and fails on any error or on growth of the server's memory or open files.
+#
+# `bench/run.sh auth [CALLS]` runs auth.sh: the instructions per call and the
+# req/s of bench-ours unprotected and protected by a JWT with cached keys.
 set -euo pipefail
 cd "$(dirname "$0")"
+
+if [[ "${1:-}" == auth ]]; then
+    shift
+    exec ./auth.sh "$@"
+fi
 
 if [[ "${1:-}" == soak ]]; then
     seconds=${SOAK_SECONDS:-1800}

@@ -48,6 +48,10 @@ struct Connection {
     host: String,
     /// The 2025-era session its calls belong to, once opened.
     session: Option<HeaderValue>,
+    /// `Authorization: Bearer <BEARER>` for a protected server, when the
+    /// environment has `BEARER`: every request carries it, as a client of
+    /// such a server sends it.
+    bearer: Option<HeaderValue>,
 }
 
 async fn connect(addr: SocketAddr) -> Result<Connection> {
@@ -57,18 +61,26 @@ async fn connect(addr: SocketAddr) -> Result<Connection> {
     tokio::spawn(async move {
         let _ = connection.await;
     });
-    Ok(Connection { sender, host: addr.to_string(), session: None })
+    let bearer = match std::env::var("BEARER") {
+        Ok(token) => Some(HeaderValue::try_from(format!("Bearer {token}")).context("BEARER is not a header value")?),
+        Err(_) => None,
+    };
+    Ok(Connection { sender, host: addr.to_string(), session: None, bearer })
 }
 
 impl Connection {
     /// A request to the endpoint with the headers every request carries.
     fn request(&self, method: Method) -> hyper::http::request::Builder {
-        Request::builder()
+        let request = Request::builder()
             .method(method)
             .uri("/mcp")
             .header(header::HOST, &self.host)
             .header(header::CONTENT_TYPE, "application/json")
-            .header(header::ACCEPT, "application/json, text/event-stream")
+            .header(header::ACCEPT, "application/json, text/event-stream");
+        match &self.bearer {
+            Some(bearer) => request.header(header::AUTHORIZATION, bearer),
+            None => request,
+        }
     }
 
     /// A request of this connection's 2025-era session.

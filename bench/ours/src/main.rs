@@ -14,6 +14,11 @@
 //! (built with the `otel` feature) sets up logs and OTLP export from the
 //! environment with `mcp_runtime::otel::init`. Without either, no
 //! subscriber is installed.
+//!
+//! `--issuer URL` (built with the `auth` feature) protects the server:
+//! every request needs `Authorization: Bearer <token>`, an access token
+//! from that authorization server for the resource `http://ADDR/mcp`,
+//! verified on every request against the issuer's cached keys.
 
 use mcp_runtime::transport::http::HttpConfig;
 use mcp_runtime::{Args, ServerBuilder, ToolEntry, tool};
@@ -56,6 +61,17 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut builder = with_fillers(mcp_runtime::server!(), option("--tools")?.unwrap_or(1));
     if let Some(size) = option("--page-size")? {
         builder = builder.page_size(size);
+    }
+    #[cfg(feature = "auth")]
+    if let Some(i) = args.iter().position(|a| a == "--issuer") {
+        let issuer = args.get(i + 1).ok_or("--issuer needs a URL")?;
+        let addr = args.get(1).ok_or("--issuer needs http ADDR")?;
+        builder =
+            builder.authorization(mcp_runtime::auth::Authorization::new(issuer.as_str(), format!("http://{addr}/mcp")));
+    }
+    #[cfg(not(feature = "auth"))]
+    if args.iter().any(|a| a == "--issuer") {
+        return Err("--issuer needs bench-ours built with the `auth` feature".into());
     }
     let server = builder.build()?;
     if let Some(i) = args.iter().position(|a| a == "--log") {
