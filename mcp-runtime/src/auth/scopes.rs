@@ -28,6 +28,9 @@ pub(crate) enum Access {
     /// server's request carries no [`Principal`]: whatever let it through
     /// vouched for no one, so it reaches only what declares no scope).
     /// Boxed, so that every request, checked or not, carries one pointer.
+    /// Only HTTP requests are ever checked, so without the `http` feature
+    /// nothing makes this.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     Granted(Box<Grants>),
 }
 
@@ -39,6 +42,7 @@ impl Access {
     /// The access of a request to a server that is `authenticated`, whose
     /// HTTP request carries `principal`. A [`Principal`] on a server
     /// without authentication is ignored: nothing verified it.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn of(authenticated: bool, principal: Option<&Principal>) -> Self {
         if !authenticated {
             return Access::Unchecked;
@@ -84,6 +88,7 @@ impl ScopeRefusal {
     /// tokens hold neither `"` nor `\` (RFC 6749 §3.3, checked when the
     /// server was built), and the URL was a valid header value already, so
     /// the quoted strings need no escaping.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn challenge(&self, resource_metadata: Option<&str>) -> String {
         let mut challenge = format!(r#"Bearer error="insufficient_scope", scope="{}""#, self.scope_attribute());
         if let Some(url) = resource_metadata {
