@@ -7,11 +7,12 @@
 //! answers, and each final result.
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use mcp_runtime::input::{Elicitation, Root, Sampling};
 use mcp_runtime::protocol::{ClientCapabilities, CreateMessageResult, ElicitRequest, ElicitResult, ErrorObject};
 use mcp_runtime::testing::{ClientError, TestClient};
-use mcp_runtime::{Args, Input, PromptEntry, Server, ToolEntry};
+use mcp_runtime::{Args, Input, PromptEntry, RequestStateKey, Server, ToolEntry};
 use mcp_tests::validated_client::{checked, validate, validate_replies};
 use serde_json::{Map, Value, json};
 
@@ -338,6 +339,54 @@ async fn handler_state_survives_rounds_sealed() {
     let retry = json!({"name": "stateful", "inputResponses": answers, "requestState": r1["requestState"]});
     let done = send(&client, "tools/call", retry).await.unwrap();
     assert_eq!(done["content"][0]["text"], "round 1, ok=true");
+}
+
+/// One replica of a deployment whose replicas share `key`.
+fn replica(key: RequestStateKey) -> TestClient {
+    let server = Server::builder("mrtr-replica", "1.0.0")
+        .request_state_key(key)
+        .tool(ToolEntry::new("greet", |input: Input| async move {
+            let answer = input.elicit("user_name", Elicitation::form("Your name?").text("name", true)).await;
+            format!("Hello, {}!", answer.field("name").unwrap_or_default())
+        }))
+        .build()
+        .expect("valid server");
+    validate(TestClient::new(server).with_capabilities(with_elicitation_and_sampling()))
+}
+
+#[tokio::test]
+async fn a_round_begun_before_a_key_rotation_finishes_on_a_rotated_replica_within_the_window() {
+    const OLD: &[u8] = b"the secret every replica used until the rotation";
+    const NEW: &[u8] = b"the secret every replica uses after the rotation";
+    let not_rotated_yet = replica(RequestStateKey::from_secret(OLD));
+    let rotated = replica(RequestStateKey::from_secret(NEW).with_previous(OLD, Duration::from_secs(600)));
+    let window_over = replica(RequestStateKey::from_secret(NEW).with_previous(OLD, Duration::ZERO));
+    let old_key_dropped = replica(RequestStateKey::from_secret(NEW));
+
+    let begun = call(&not_rotated_yet, "greet", json!({})).await.unwrap();
+    let retry = json!({
+        "name": "greet",
+        "inputResponses": {"user_name": accept("name", "Ada")},
+        "requestState": begun["requestState"],
+    });
+    let done = send(&rotated, "tools/call", retry.clone()).await.unwrap();
+    assert_eq!(done["content"][0]["text"], "Hello, Ada!");
+    for late in [&window_over, &old_key_dropped] {
+        let err = send(late, "tools/call", retry.clone()).await.unwrap_err();
+        assert_eq!(err.code, -32602, "{err:?}");
+    }
+
+    // A round begun on a rotated replica is sealed with the new secret, so
+    // any replica that has the new secret resumes it, whatever its window.
+    let begun = call(&rotated, "greet", json!({})).await.unwrap();
+    let retry = json!({
+        "name": "greet",
+        "inputResponses": {"user_name": accept("name", "Bo")},
+        "requestState": begun["requestState"],
+    });
+    let done = send(&old_key_dropped, "tools/call", retry.clone()).await.unwrap();
+    assert_eq!(done["content"][0]["text"], "Hello, Bo!");
+    assert_eq!(send(&not_rotated_yet, "tools/call", retry).await.unwrap_err().code, -32602);
 }
 
 #[tokio::test]
