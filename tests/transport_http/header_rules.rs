@@ -158,7 +158,8 @@ async fn a_message_nested_too_deep_is_refused_whole_wherever_the_depth_is() {
     let addr = server.addr;
     let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
     // In an argument the tool would never read, in an unknown member of
-    // `params` and of the envelope: all skipped by the readers, all refused.
+    // `params`, of the envelope and of `_meta`: all skipped by the readers,
+    // all refused.
     let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
     let bodies = [
         format!(
@@ -169,6 +170,9 @@ async fn a_message_nested_too_deep_is_refused_whole_wherever_the_depth_is() {
         ),
         format!(
             r#"{{"jsonrpc":"2.0","id":7,"x":{deep},"method":"tools/call","params":{{"name":"echo_region","arguments":{{"message":"hi"}},{meta}}}}}"#
+        ),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"echo_region","arguments":{{"message":"hi"}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"example.com/x":{deep}}}}}}}"#
         ),
     ];
     for body in bodies {
