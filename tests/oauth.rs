@@ -167,6 +167,21 @@ async fn an_expired_token_is_refused() {
 
 #[cfg_attr(no_oidc_provider, ignore = "oidc-provider is not installed: run .ci/install.sh (needs node and npm)")]
 #[tokio::test]
+async fn a_token_not_yet_valid_is_refused() {
+    let provider = oidc::start().await;
+    let server = serve(&provider.issuer, |a| a).await;
+    // future-client's tokens carry an `nbf` an hour after their `iat`:
+    // signed by the issuer for this resource, but not usable yet.
+    let token = provider.token("future-client", &server.resource).await;
+    let claims = unb64(token.split('.').nth(1).expect("a JWT"));
+    assert!(claims["nbf"].as_u64() > claims["iat"].as_u64(), "{claims}");
+    refused(&call(&server, &token).await);
+    // The same provider's tokens without `nbf` are fine.
+    accepted(&call(&server, &provider.token("es256-client", &server.resource).await).await);
+}
+
+#[cfg_attr(no_oidc_provider, ignore = "oidc-provider is not installed: run .ci/install.sh (needs node and npm)")]
+#[tokio::test]
 async fn a_token_for_another_resource_is_refused() {
     let provider = oidc::start().await;
     let server = serve(&provider.issuer, |a| a).await;

@@ -9,6 +9,7 @@
 //
 //   rs256-client, es256-client, eddsa-client   JWT access tokens (RFC 9068) signed with that alg
 //   short-client                               the same (ES256), expiring after 2 seconds
+//   future-client                              the same (ES256), not valid before an hour from now (nbf)
 //   opaque-client                              opaque tokens, for introspection
 //   mcp-server                                 the resource server's own credentials, to introspect
 //
@@ -39,7 +40,13 @@ const impostorPort = Number(arg('impostor-port', '0'));
 const { default: Provider } = await import(pathToFileURL(join(modules, 'oidc-provider', 'lib', 'index.js')).href);
 
 const SCOPES = 'notes:read notes:write';
-const ALGS = { 'rs256-client': 'RS256', 'es256-client': 'ES256', 'eddsa-client': 'EdDSA', 'short-client': 'ES256' };
+const ALGS = {
+  'rs256-client': 'RS256',
+  'es256-client': 'ES256',
+  'eddsa-client': 'EdDSA',
+  'short-client': 'ES256',
+  'future-client': 'ES256',
+};
 
 // One key per algorithm, newest first: oidc-provider signs with the first key of an alg.
 function keySet() {
@@ -87,6 +94,14 @@ function provider(issuer, keys) {
       },
     },
     enabledJWA: { requestObjectSigningAlgValues: ['RS256', 'ES256', 'EdDSA'] },
+    formats: {
+      customizers: {
+        // A token whose validity starts later than it was issued, for the `nbf` check.
+        jwt: (ctx, token, jwt) => {
+          if (token.clientId === 'future-client') jwt.payload.nbf = jwt.payload.iat + 3600;
+        },
+      },
+    },
   });
   oidc.on('server_error', (ctx, error) => console.error('server_error', error));
   return oidc;
