@@ -1,6 +1,8 @@
 //! The authenticated caller of one request.
 
 use std::collections::BTreeSet;
+use std::fmt;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
@@ -21,8 +23,15 @@ use serde_json::{Map, Value};
 /// assert!(!alice.has_scope("admin"));
 /// assert_eq!(alice.subject(), Some("alice"));
 /// ```
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Principal {
+///
+/// Cloning one is cheap (the caller is shared): a protected request hands
+/// the same caller to the request's extensions, its scope checks and the
+/// cache of verified tokens.
+#[derive(Clone, Default, PartialEq)]
+pub struct Principal(Arc<Caller>);
+
+#[derive(Clone, Default, PartialEq)]
+struct Caller {
     subject: Option<String>,
     client_id: Option<String>,
     scopes: BTreeSet<String>,
@@ -32,7 +41,7 @@ pub struct Principal {
 impl Principal {
     /// A caller known by its subject (`sub`), with no scopes yet.
     pub fn new(subject: impl Into<String>) -> Self {
-        Principal { subject: Some(subject.into()), ..Principal::default() }
+        Principal(Arc::new(Caller { subject: Some(subject.into()), ..Caller::default() }))
     }
 
     /// A caller with no subject: a token issued to a client acting for
@@ -44,14 +53,14 @@ impl Principal {
     /// Sets the client the token was issued to (`client_id`).
     #[must_use]
     pub fn with_client_id(mut self, client_id: impl Into<String>) -> Self {
-        self.client_id = Some(client_id.into());
+        Arc::make_mut(&mut self.0).client_id = Some(client_id.into());
         self
     }
 
     /// Adds scopes the token grants.
     #[must_use]
     pub fn with_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
-        self.scopes.extend(scopes.into_iter().map(Into::into));
+        Arc::make_mut(&mut self.0).scopes.extend(scopes.into_iter().map(Into::into));
         self
     }
 
@@ -59,28 +68,28 @@ impl Principal {
     /// introspection response for an opaque token).
     #[must_use]
     pub fn with_claims(mut self, claims: Map<String, Value>) -> Self {
-        self.claims = claims;
+        Arc::make_mut(&mut self.0).claims = claims;
         self
     }
 
     /// The subject (`sub`), if the token names one.
     pub fn subject(&self) -> Option<&str> {
-        self.subject.as_deref()
+        self.0.subject.as_deref()
     }
 
     /// The client the token was issued to, if it says.
     pub fn client_id(&self) -> Option<&str> {
-        self.client_id.as_deref()
+        self.0.client_id.as_deref()
     }
 
     /// The scopes the token grants, in order.
     pub fn scopes(&self) -> &BTreeSet<String> {
-        &self.scopes
+        &self.0.scopes
     }
 
     /// Whether the token grants `scope`.
     pub fn has_scope(&self, scope: &str) -> bool {
-        self.scopes.contains(scope)
+        self.0.scopes.contains(scope)
     }
 
     /// Whether the token grants every one of `scopes` (true for none).
@@ -90,11 +99,23 @@ impl Principal {
 
     /// One claim of the token, e.g. `"email"`.
     pub fn claim(&self, name: &str) -> Option<&Value> {
-        self.claims.get(name)
+        self.0.claims.get(name)
     }
 
     /// Every claim of the token.
     pub fn claims(&self) -> &Map<String, Value> {
-        &self.claims
+        &self.0.claims
+    }
+}
+
+impl fmt::Debug for Principal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Caller { subject, client_id, scopes, claims } = &*self.0;
+        f.debug_struct("Principal")
+            .field("subject", subject)
+            .field("client_id", client_id)
+            .field("scopes", scopes)
+            .field("claims", claims)
+            .finish()
     }
 }

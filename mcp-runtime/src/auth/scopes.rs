@@ -8,8 +8,6 @@
 //! on a server without authentication, every entry is listed and callable
 //! whatever it declares.
 
-use std::collections::BTreeSet;
-
 use serde_json::json;
 
 use super::Principal;
@@ -24,19 +22,16 @@ pub(crate) enum Access {
     /// did not come over HTTP.
     #[default]
     Unchecked,
-    /// The scopes the caller's token grants (none when an authenticated
-    /// server's request carries no [`Principal`]: whatever let it through
-    /// vouched for no one, so it reaches only what declares no scope).
-    /// Boxed, so that every request, checked or not, carries one pointer.
+    /// The caller, whose token's scopes are what it is granted (an
+    /// anonymous caller with none when an authenticated server's request
+    /// carries no [`Principal`]: whatever let it through vouched for no
+    /// one, so it reaches only what declares no scope). One shared pointer,
+    /// so that every request, checked or not, stays small.
     /// Only HTTP requests are ever checked, so without the `http` feature
     /// nothing makes this.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    Granted(Box<Grants>),
+    Granted(Principal),
 }
-
-/// The scopes a caller's token grants.
-#[derive(Debug, Default)]
-pub(crate) struct Grants(BTreeSet<String>);
 
 impl Access {
     /// The access of a request to a server that is `authenticated`, whose
@@ -47,7 +42,7 @@ impl Access {
         if !authenticated {
             return Access::Unchecked;
         }
-        Access::Granted(Box::new(Grants(principal.map(|p| p.scopes().clone()).unwrap_or_default())))
+        Access::Granted(principal.cloned().unwrap_or_default())
     }
 
     /// Whether anything is checked.
@@ -60,7 +55,7 @@ impl Access {
     pub(crate) fn allows(&self, scopes: &[String]) -> bool {
         match self {
             Access::Unchecked => true,
-            Access::Granted(granted) => scopes.iter().all(|s| granted.0.contains(s)),
+            Access::Granted(caller) => scopes.iter().all(|s| caller.has_scope(s)),
         }
     }
 }
