@@ -38,9 +38,8 @@ fuzz_target!(|bytes: &[u8]| {
     match fuzzing::parse_message(bytes) {
         Ok(_) => assert!(depth(bytes) <= MAX_DEPTH, "a message nested deeper than {MAX_DEPTH} was accepted"),
         Err(response) => {
-            let text = response.to_json();
-            let value: serde_json::Value = serde_json::from_str(&text).expect("an error response is JSON");
-            let report = mcp_runtime_fuzz::wire_schema::check_error(&value);
+            // Judged by its text: an id beyond 64 bits is an integer on the wire.
+            let report = mcp_runtime_fuzz::wire_schema::check_error_text(&response.to_json());
             assert!(report.is_ok(), "{report:?}");
         }
     }

@@ -55,6 +55,35 @@ async fn a_null_or_non_scalar_id_is_an_invalid_request_without_id() {
     }
 }
 
+/// An integer id past the range of a JSON number (about 1.8e308) would make
+/// the response unreadable to most clients (serde_json refuses the whole
+/// message), so it is no id; the largest that still fits is echoed.
+#[tokio::test]
+async fn an_integer_id_past_the_range_of_a_json_number_is_an_invalid_request_without_id() {
+    let server = fixture::full();
+    let meta = mcp_tests::wire_schema::request_meta();
+    for (id, readable) in [
+        ("9".repeat(308), true),
+        (format!("-{}", "9".repeat(308)), true),
+        // f64::MAX is 1.7976931348623157e308: 309 digits, and still finite.
+        (format!("17976931348623157{}", "0".repeat(292)), true),
+        ("9".repeat(309), false),
+        (format!("-{}", "9".repeat(309)), false),
+        ("9".repeat(4000), false),
+    ] {
+        let text = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{"_meta":{meta}}}}}"#);
+        let reply = send_bytes(&server, text.as_bytes()).await;
+        let wire = reply.text.as_deref().expect("a response");
+        assert!(serde_json::from_str::<Value>(wire).is_ok(), "unreadable: {wire}");
+        if readable {
+            assert!(wire.contains(&format!(r#""id":{id},"#)), "id not echoed: {wire}");
+        } else {
+            assert_eq!(reply.code(), -32600, "for a {}-character id", id.len());
+            assert!(reply.response().get("id").is_none(), "{wire}");
+        }
+    }
+}
+
 #[tokio::test]
 async fn a_wrong_jsonrpc_version_or_method_is_an_invalid_request_echoing_the_id() {
     let server = fixture::full();
@@ -171,16 +200,17 @@ async fn ids_are_echoed_exactly() {
         r#""😀""#,
     ];
     for id in ids {
-        // Success, early error and late error all echo the id.
-        for (method, params) in [
-            ("tools/list", "{\"_meta\":META}"),
-            ("ping", "{\"_meta\":META}"),
-            ("tools/call", "{\"_meta\":META,\"name\":\"missing\"}"),
-            ("tools/list", "{}"),
+        // Success, an error of the envelope, early and late errors all echo the id.
+        for (version, method, params) in [
+            ("2.0", "tools/list", "{\"_meta\":META}"),
+            ("1.0", "tools/list", "{\"_meta\":META}"),
+            ("2.0", "ping", "{\"_meta\":META}"),
+            ("2.0", "tools/call", "{\"_meta\":META,\"name\":\"missing\"}"),
+            ("2.0", "tools/list", "{}"),
         ] {
             let meta = mcp_tests::wire_schema::request_meta().to_string();
             let text = format!(
-                r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{}}}"#,
+                r#"{{"jsonrpc":"{version}","id":{id},"method":"{method}","params":{}}}"#,
                 params.replace("META", &meta)
             );
             let reply = send_bytes(&server, text.as_bytes()).await;

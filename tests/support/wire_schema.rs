@@ -300,6 +300,14 @@ pub fn check_text(method: &str, text: &str) -> Result<Value, String> {
     Ok(message)
 }
 
+/// Parses one emitted error response and checks it (see [`check_error`]),
+/// judging an id beyond 64 bits by its wire text as [`check_text`] does.
+pub fn check_error_text(text: &str) -> Result<Value, String> {
+    let response: Value = serde_json::from_str(text).map_err(|e| format!("not JSON ({e}): {text:?}"))?;
+    check_error(&schema_view(text, &response)?)?;
+    Ok(response)
+}
+
 /// Parses one line of the stdio transport and checks it: a single JSON value
 /// with no embedded newline, valid for a request of `method`.
 #[track_caller]
@@ -427,6 +435,15 @@ mod tests {
         assert!(check_error(&null_id).is_err());
         let no_id = json!({"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}});
         assert!(check_error(&no_id).is_ok());
+
+        // An integer id beyond 64 bits is an integer on the wire; a fraction is not.
+        let big = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{},\"error\":{{\"code\":-32600,\"message\":\"Invalid\"}}}}",
+            "7".repeat(115)
+        );
+        assert!(check_error_text(&big).is_ok(), "{:?}", check_error_text(&big));
+        let fraction = r#"{"jsonrpc":"2.0","id":7.5e114,"error":{"code":-32600,"message":"Invalid"}}"#;
+        assert!(check_error_text(fraction).is_err());
 
         let bad_version = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32022, "message": "Unsupported"}});
         assert!(check_error(&bad_version).is_err(), "-32022 needs data.supported and data.requested");

@@ -169,7 +169,9 @@ pub fn parse_message(bytes: &[u8]) -> Result<Message, Box<Response>> {
             None => {
                 return Err(reject(
                     None,
-                    ErrorObject::invalid_request("The request id must be a string or an integer"),
+                    ErrorObject::invalid_request(
+                        "The request id must be a string or an integer within the range of a JSON number",
+                    ),
                 ));
             }
         },

@@ -69,7 +69,15 @@ impl Text {
 
 impl RequestId {
     /// Parses the JSON text of an id. Returns `None` unless it is a JSON
-    /// string or an integer (no fraction, no exponent).
+    /// string or an integer (no fraction, no exponent) within the range of
+    /// a JSON number as readers hold it (an `f64`: about ±1.8e308).
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::RequestId;
+    /// assert!(RequestId::from_json("123456789012345678901234567890").is_some());
+    /// assert!(RequestId::from_json("1.5").is_none());
+    /// assert!(RequestId::from_json(&"9".repeat(400)).is_none());
+    /// ```
     pub fn from_json(text: &str) -> Option<Self> {
         let text = text.trim();
         (is_json_integer(text) || is_json_string(text)).then(|| RequestId(Text::new(text)))
@@ -152,8 +160,9 @@ impl Serialize for RequestId {
 impl<'de> Deserialize<'de> for RequestId {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let raw = Box::<RawValue>::deserialize(deserializer)?;
-        RequestId::from_json(raw.get())
-            .ok_or_else(|| serde::de::Error::custom("a request id must be a string or an integer"))
+        RequestId::from_json(raw.get()).ok_or_else(|| {
+            serde::de::Error::custom("a request id must be a string or an integer within the range of a JSON number")
+        })
     }
 }
 
@@ -175,9 +184,20 @@ fn is_json_string(text: &str) -> bool {
     text.len() >= 2 && text.starts_with('"') && serde_json::from_str::<&RawValue>(text).is_ok()
 }
 
+/// Digits any integer with at most this many has a finite `f64` nearby
+/// (`f64::MAX` is about 1.8e308).
+const MAX_FINITE_DIGITS: usize = 308;
+
+/// An integer in JSON syntax that a JSON reader can hold as a number: past
+/// the range of an `f64` most readers refuse the whole message (serde_json:
+/// "number out of range"), so echoing such an id would make the response
+/// unreadable to the client that sent it.
 fn is_json_integer(text: &str) -> bool {
     let digits = text.strip_prefix('-').unwrap_or(text);
-    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) && (digits == "0" || !digits.starts_with('0'))
+    !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && (digits == "0" || !digits.starts_with('0'))
+        && (digits.len() <= MAX_FINITE_DIGITS || text.parse::<f64>().is_ok_and(f64::is_finite))
 }
 
 /// A JSON-RPC error object: `{code, message, data?}`.
