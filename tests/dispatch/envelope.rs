@@ -55,6 +55,36 @@ async fn a_null_or_non_scalar_id_is_an_invalid_request_without_id() {
     }
 }
 
+/// A string id with a lone surrogate escape is grammatical JSON but no
+/// Unicode text: most readers refuse it, so echoing it would make the whole
+/// response unreadable. It is no id; a surrogate pair is one character.
+#[tokio::test]
+async fn a_string_id_with_a_lone_surrogate_is_an_invalid_request_without_id() {
+    let server = fixture::full();
+    let meta = mcp_tests::wire_schema::request_meta();
+    for (id, readable) in [
+        (r#""\ud83d\ude00""#, true),
+        (r#""\u00e9\n""#, true),
+        (r#""\ud800""#, false),
+        (r#""+\ud800x""#, false),
+        (r#""\udc00\ud800""#, false),
+    ] {
+        for version in ["2.0", "3.0"] {
+            let text =
+                format!(r#"{{"jsonrpc":"{version}","id":{id},"method":"tools/list","params":{{"_meta":{meta}}}}}"#);
+            let reply = send_bytes(&server, text.as_bytes()).await;
+            let wire = reply.text.as_deref().expect("a response");
+            assert!(serde_json::from_str::<Value>(wire).is_ok(), "unreadable: {wire}");
+            if readable {
+                assert!(wire.contains(&format!(r#""id":{id},"#)), "id not echoed: {wire}");
+            } else {
+                assert_eq!(reply.code(), -32600, "for id {id}");
+                assert!(reply.response().get("id").is_none(), "{wire}");
+            }
+        }
+    }
+}
+
 /// An integer id past the range of a JSON number (about 1.8e308) would make
 /// the response unreadable to most clients (serde_json refuses the whole
 /// message), so it is no id; the largest that still fits is echoed.

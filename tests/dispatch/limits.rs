@@ -36,7 +36,7 @@ async fn deep_nesting_is_rejected_wherever_it_is() {
                 format!(r#"{{"jsonrpc":"2.0","id":{deep},"method":"tools/list"}}"#),
                 -32600,
                 false,
-                "The request id must be a string or an integer within the range of a JSON number",
+                "The request id must be a string of Unicode text or an integer within the range of a JSON number",
             ),
             (format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{deep}}}"#), -32600, true, TOO_DEEP),
             (

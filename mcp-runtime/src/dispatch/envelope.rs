@@ -170,7 +170,7 @@ pub fn parse_message(bytes: &[u8]) -> Result<Message, Box<Response>> {
                 return Err(reject(
                     None,
                     ErrorObject::invalid_request(
-                        "The request id must be a string or an integer within the range of a JSON number",
+                        "The request id must be a string of Unicode text or an integer within the range of a JSON number",
                     ),
                 ));
             }

@@ -69,14 +69,17 @@ impl Text {
 
 impl RequestId {
     /// Parses the JSON text of an id. Returns `None` unless it is a JSON
-    /// string or an integer (no fraction, no exponent) within the range of
-    /// a JSON number as readers hold it (an `f64`: about ±1.8e308).
+    /// string of Unicode text (no lone surrogate escape) or an integer (no
+    /// fraction, no exponent) within the range of a JSON number as readers
+    /// hold it (an `f64`: about ±1.8e308).
     ///
     /// ```
     /// use mcp_runtime::protocol::RequestId;
     /// assert!(RequestId::from_json("123456789012345678901234567890").is_some());
     /// assert!(RequestId::from_json("1.5").is_none());
     /// assert!(RequestId::from_json(&"9".repeat(400)).is_none());
+    /// assert!(RequestId::from_json(r#""caf\u00e9""#).is_some());
+    /// assert!(RequestId::from_json(r#""\ud800""#).is_none());
     /// ```
     pub fn from_json(text: &str) -> Option<Self> {
         let text = text.trim();
@@ -161,7 +164,9 @@ impl<'de> Deserialize<'de> for RequestId {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let raw = Box::<RawValue>::deserialize(deserializer)?;
         RequestId::from_json(raw.get()).ok_or_else(|| {
-            serde::de::Error::custom("a request id must be a string or an integer within the range of a JSON number")
+            serde::de::Error::custom(
+                "a request id must be a string of Unicode text or an integer within the range of a JSON number",
+            )
         })
     }
 }
@@ -180,8 +185,15 @@ impl std::hash::Hash for RequestId {
     }
 }
 
+/// A JSON string that decodes to Unicode text. The JSON grammar admits a
+/// lone surrogate escape (`"\ud800"`) that most readers refuse (serde_json:
+/// "unexpected end of hex escape"), so an id holding one would make the
+/// response that echoes it unreadable; escapes are decoded to find out.
 fn is_json_string(text: &str) -> bool {
-    text.len() >= 2 && text.starts_with('"') && serde_json::from_str::<&RawValue>(text).is_ok()
+    text.len() >= 2
+        && text.starts_with('"')
+        && (serde_json::from_str::<&str>(text).is_ok()
+            || (text.contains('\\') && serde_json::from_str::<String>(text).is_ok()))
 }
 
 /// Digits any integer with at most this many has a finite `f64` nearby
