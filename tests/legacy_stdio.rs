@@ -288,6 +288,20 @@ async fn the_session_log_level_filters_and_progress_reaches_the_client() {
     client.close().await;
 }
 
+/// A subscribed URI is repeated in `notifications/resources/updated`
+/// (`format: uri`): a subscription to what is not a URI is refused.
+#[tokio::test]
+async fn a_subscription_to_what_is_not_a_uri_is_invalid_params() {
+    let server = builder().build().unwrap();
+    let mut client = Client::start(server);
+    client.initialize("2025-11-25", json!({})).await;
+    let refused = client.request(1, "resources/subscribe", json!({"uri": "notes://first[0]"})).await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    let accepted = client.request(2, "resources/subscribe", json!({"uri": "notes://first"})).await;
+    assert_eq!(accepted["result"], json!({}));
+    client.close().await;
+}
+
 #[tokio::test]
 async fn a_session_that_falls_behind_the_bus_is_told_of_its_subscriptions_too() {
     let server = builder().event_bus(mcp_runtime::events::LocalBus::new(4)).build().unwrap();

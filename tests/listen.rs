@@ -174,6 +174,22 @@ async fn the_subscription_id_is_the_request_id_exactly_or_the_request_is_refused
     }
 }
 
+/// A subscribed URI is repeated in every `notifications/resources/updated`,
+/// which the schema types `format: uri`: one that is not a URI is refused
+/// before the stream opens, and nothing is acknowledged.
+#[tokio::test]
+async fn a_subscription_to_what_is_not_a_uri_is_invalid_params() {
+    let server = server();
+    for bad in ["mem://doc[1]", "no scheme", ""] {
+        let mut l = listen(&server, RequestId::from(1), json!({"resourceSubscriptions": ["mem://doc", bad]}));
+        let response = tokio::time::timeout(Duration::from_secs(5), &mut l.task).await.expect("answered").unwrap();
+        let error = response.as_error().expect("an error");
+        assert_eq!(error.code, -32602, "for {bad:?}");
+        assert!(error.message.contains("`resourceSubscriptions` must be an absolute URI"), "{}", error.message);
+        assert!(l.notifications.try_recv().is_err(), "nothing acknowledged for {bad:?}");
+    }
+}
+
 #[tokio::test]
 async fn listen_without_notifications_is_invalid_params_and_without_capabilities_not_found() {
     let server = server();

@@ -339,7 +339,7 @@ async fn a_missing_resource_is_invalid_params_with_its_uri() {
     let server = fixture::full();
     // Unknown URI, a handler saying `NotFound`, a template variable that does
     // not parse, and a handler returning no contents at all.
-    for uri in ["docs://nothing", "notes://0", "notes://abc", "docs://gone", "", "notes://"] {
+    for uri in ["docs://nothing", "notes://0", "notes://abc", "docs://gone", "notes://"] {
         let reply = call(&server, "resources/read", json!({"uri": uri})).await;
         assert_eq!(reply.code(), -32602, "for {uri:?}");
         if uri != "notes://abc" {
@@ -347,6 +347,24 @@ async fn a_missing_resource_is_invalid_params_with_its_uri() {
         }
         assert_eq!(reply.http_status, Some(200));
     }
+}
+
+/// The schema types a read's `uri` `format: uri`, and so the `uri` of the
+/// contents a handler gives back: what is not an absolute URI is refused
+/// before any template can match it (and a handler echo it).
+#[tokio::test]
+async fn a_read_of_what_is_not_a_uri_is_invalid_params() {
+    let server = fixture::full();
+    for uri in ["", "notes", "notes://1 2", "notes://1[", "notes://%zz", "notes://caf\u{e9}"] {
+        let reply = call(&server, "resources/read", json!({"uri": uri})).await;
+        assert_eq!(reply.code(), -32602, "for {uri:?}");
+        let message = reply.error()["message"].as_str().unwrap_or_default().to_owned();
+        assert!(message.starts_with("`uri` must be an absolute URI (RFC 3986)"), "for {uri:?}: {message}");
+        assert!(reply.error().get("data").is_none(), "for {uri:?}");
+    }
+    // Percent-encoded, the same characters make a URI.
+    let reply = call(&server, "resources/read", json!({"uri": "docs://caf%C3%A9"})).await;
+    assert_eq!(reply.error()["data"], json!({"uri": "docs://caf%C3%A9"}), "looked up, and not found");
 }
 
 #[tokio::test]

@@ -216,6 +216,8 @@ async fn subscription(
     let Some(uri) = params.get("uri").and_then(Value::as_str) else {
         return Err(ErrorObject::invalid_params("`uri` must be a string"));
     };
+    // A subscribed URI is repeated in `notifications/resources/updated`.
+    crate::protocol::uri::check("uri", uri)?;
     let uri = uri.to_owned();
     let change = if method == "resources/subscribe" {
         SessionChange::Subscribe { uri }

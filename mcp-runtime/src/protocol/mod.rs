@@ -19,6 +19,7 @@ pub mod resources;
 pub mod result;
 pub mod subscriptions;
 pub mod tools;
+pub(crate) mod uri;
 
 pub use completion::*;
 pub use content::*;

@@ -19,7 +19,7 @@ use crate::events::ServerEvent;
 use crate::protocol::{
     ErrorObject, ListenParams, META_SUBSCRIPTION_ID, Notification, PROMPTS_LIST_CHANGED, RESOURCES_LIST_CHANGED,
     RESOURCES_UPDATED, RequestId, RequestMeta, ResultType, SUBSCRIPTIONS_ACKNOWLEDGED, ServerCapabilities,
-    SubscriptionFilter, TOOLS_LIST_CHANGED,
+    SubscriptionFilter, TOOLS_LIST_CHANGED, uri,
 };
 use crate::server::{Server, Snapshot};
 use crate::tasks::{self, TASKS_NOTIFICATION};
@@ -39,6 +39,10 @@ pub(super) fn route(snapshot: &Snapshot, p: ListenParams, meta: &RequestMeta) ->
         && !tasks::declared(&meta.client_capabilities)
     {
         return Err((tasks::missing_extension("Following tasks (`taskIds`)"), Stage::Params));
+    }
+    // Each one is repeated in `notifications/resources/updated`.
+    for subscribed in p.notifications.resource_subscriptions.as_deref().unwrap_or_default() {
+        uri::check("resourceSubscriptions", subscribed).map_err(|e| (e, Stage::Params))?;
     }
     Ok(Route::Listen(honoured(snapshot.capabilities(), p.notifications)))
 }

@@ -253,7 +253,7 @@ pub(super) fn route(
         Method::ResourceTemplatesList => lists::route(snapshot, method, ListKind::Templates, params),
         Method::ToolsCall => tools_call::route(snapshot, params_of(method, params)?, headers),
         Method::PromptsGet => prompts_get::route(snapshot, params_of(method, params)?),
-        Method::ResourcesRead => Ok(resources_read::route(params_of(method, params)?)),
+        Method::ResourcesRead => resources_read::route(params_of(method, params)?),
         Method::CompletionComplete => complete::route(snapshot, params_of(method, params)?),
         Method::SubscriptionsListen => listen::route(snapshot, params_of(method, params)?, meta),
         Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => tasks::route(method, params, meta),

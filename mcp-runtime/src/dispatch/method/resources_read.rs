@@ -11,15 +11,17 @@ use crate::call::ResourceCall;
 use crate::dispatch::Prepared;
 use crate::dispatch::decorate::failed;
 use crate::dispatch::response::Response;
+use crate::dispatch::response::Stage;
 use crate::dispatch::round_trip::{input_slot, interruptible, outcome_response};
 use crate::outcome::Outcome;
-use crate::protocol::{ErrorObject, ReadResourceParams};
+use crate::protocol::{ErrorObject, ReadResourceParams, uri};
 
-/// Nothing to check before the read: the URI is looked up when it runs,
-/// and one that no resource or template serves is "resource not found"
-/// (`-32602` with `data.uri`) from there.
-pub(super) fn route(p: ReadResourceParams) -> Route {
-    Route::ReadResource(p)
+/// Only the URI's syntax is checked before the read: it is looked up when
+/// it runs, and one that no resource or template serves is "resource not
+/// found" (`-32602` with `data.uri`) from there.
+pub(super) fn route(p: ReadResourceParams) -> Result<Route, (ErrorObject, Stage)> {
+    uri::check("uri", &p.uri).map_err(|e| (e, Stage::Params))?;
+    Ok(Route::ReadResource(p))
 }
 
 pub(super) async fn run(p: &Prepared, params: ReadResourceParams, parts: ContextParts) -> Response {
