@@ -160,6 +160,11 @@ impl Catalog {
             check_scopes(kind, r.uri(), r.scopes.as_deref(), r.location)?;
             match &r.kind {
                 ResourceKind::Fixed(def) => {
+                    // A read of it would be refused as no URI, and `resources/list` would fail the schema.
+                    if let Err(e) = fluent_uri::Uri::parse(def.uri.as_str()) {
+                        let (uri, reason) = (def.uri.clone(), e.to_string());
+                        return Err(BuildError::ResourceUri { uri, reason, location: r.location });
+                    }
                     let (def, key) = (def.clone(), def.uri.clone());
                     fixed.push(listed(r, &def, key)?);
                 }

@@ -42,6 +42,17 @@ pub enum BuildError {
         /// Where the resource is.
         location: SourceLocation,
     },
+    /// A resource's URI is not an absolute URI (RFC 3986): no client could
+    /// read it, and `resources/list` would break the schema's `format: uri`.
+    #[error("resource {uri:?} (at {location}) is not an absolute URI (RFC 3986): {reason}")]
+    ResourceUri {
+        /// The URI as registered.
+        uri: String,
+        /// What is wrong, and where in the URI.
+        reason: String,
+        /// Where the resource is.
+        location: SourceLocation,
+    },
     /// A tool's `x-mcp-header` annotations break the protocol's rules
     /// (clients would silently drop the tool).
     #[error("tool `{tool}` (at {location}) has an invalid `x-mcp-header`: {reason}")]

@@ -86,3 +86,15 @@ fn an_unsupported_uri_template_is_a_startup_error() {
         .expect_err("query expansion is not supported");
     assert!(matches!(error, BuildError::Template { .. }), "{error}");
 }
+
+#[test]
+fn a_resource_whose_uri_is_not_a_uri_is_a_startup_error() {
+    let error = Server::builder("s", "1")
+        .resource(ResourceEntry::fixed("notes://a b", "n", || async { "a" }))
+        .build()
+        .expect_err("a space is no URI character");
+    assert!(matches!(error, BuildError::ResourceUri { .. }), "{error}");
+    let message = error.to_string();
+    assert!(message.starts_with(r#"resource "notes://a b" (at "#), "{message}");
+    assert!(message.contains("is not an absolute URI (RFC 3986)"), "{message}");
+}
