@@ -200,6 +200,15 @@ fn resource(handler: &Handler, errors: &mut Errors) {
         }
     };
     if variables.is_empty() {
+        // The rule `ServerBuilder::build` applies to a fixed resource, found here first.
+        if let Err(e) = fluent_uri::Uri::parse(uri.value().as_str()) {
+            errors.spanned(
+                uri,
+                format!(
+                    "a resource URI is an absolute URI (RFC 3986): {e}; percent-encode other characters, such as `%20` for a space"
+                ),
+            );
+        }
         for (_, arg) in handler.arguments() {
             errors.spanned(
                 uri,

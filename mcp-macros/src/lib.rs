@@ -182,7 +182,10 @@ pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// # Keys
 ///
-/// The URI (or URI template, RFC 6570 level 1 to 3) comes first, then:
+/// The URI (or URI template, RFC 6570 level 1 to 3) comes first: an
+/// absolute URI of RFC 3986, with a scheme and any other character
+/// percent-encoded (`docs://read%20me`, not `docs://read me`), or it is a
+/// compile error on the literal. Then:
 ///
 /// | key | meaning |
 /// |---|---|
