@@ -61,7 +61,6 @@ async fn a_null_or_non_scalar_id_is_an_invalid_request_without_id() {
 #[tokio::test]
 async fn a_string_id_with_a_lone_surrogate_is_an_invalid_request_without_id() {
     let server = fixture::full();
-    let meta = mcp_tests::wire_schema::request_meta();
     for (id, readable) in [
         (r#""\ud83d\ude00""#, true),
         (r#""\u00e9\n""#, true),
@@ -70,18 +69,25 @@ async fn a_string_id_with_a_lone_surrogate_is_an_invalid_request_without_id() {
         (r#""\udc00\ud800""#, false),
     ] {
         for version in ["2.0", "3.0"] {
-            let text =
-                format!(r#"{{"jsonrpc":"{version}","id":{id},"method":"tools/list","params":{{"_meta":{meta}}}}}"#);
-            let reply = send_bytes(&server, text.as_bytes()).await;
-            let wire = reply.text.as_deref().expect("a response");
-            assert!(serde_json::from_str::<Value>(wire).is_ok(), "unreadable: {wire}");
-            if readable {
-                assert!(wire.contains(&format!(r#""id":{id},"#)), "id not echoed: {wire}");
-            } else {
-                assert_eq!(reply.code(), -32600, "for id {id}");
-                assert!(reply.response().get("id").is_none(), "{wire}");
-            }
+            echoed_if_readable(&server, version, id, readable).await;
         }
+    }
+}
+
+/// Sends `tools/list` with `id` (JSON text) and checks the response can be
+/// read back: with the id echoed byte for byte when it is `readable`, else
+/// as an invalid request without an id.
+async fn echoed_if_readable(server: &mcp_runtime::Server, version: &str, id: &str, readable: bool) {
+    let meta = mcp_tests::wire_schema::request_meta();
+    let text = format!(r#"{{"jsonrpc":"{version}","id":{id},"method":"tools/list","params":{{"_meta":{meta}}}}}"#);
+    let reply = send_bytes(server, text.as_bytes()).await;
+    let wire = reply.text.as_deref().expect("a response");
+    assert!(serde_json::from_str::<Value>(wire).is_ok(), "unreadable: {wire}");
+    if readable {
+        assert!(wire.contains(&format!(r#""id":{id},"#)), "id not echoed: {wire}");
+    } else {
+        assert_eq!(reply.code(), -32600, "for a {}-character id", id.len());
+        assert!(reply.response().get("id").is_none(), "{wire}");
     }
 }
 
@@ -91,7 +97,6 @@ async fn a_string_id_with_a_lone_surrogate_is_an_invalid_request_without_id() {
 #[tokio::test]
 async fn an_integer_id_past_the_range_of_a_json_number_is_an_invalid_request_without_id() {
     let server = fixture::full();
-    let meta = mcp_tests::wire_schema::request_meta();
     for (id, readable) in [
         ("9".repeat(308), true),
         (format!("-{}", "9".repeat(308)), true),
@@ -101,16 +106,7 @@ async fn an_integer_id_past_the_range_of_a_json_number_is_an_invalid_request_wit
         (format!("-{}", "9".repeat(309)), false),
         ("9".repeat(4000), false),
     ] {
-        let text = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{"_meta":{meta}}}}}"#);
-        let reply = send_bytes(&server, text.as_bytes()).await;
-        let wire = reply.text.as_deref().expect("a response");
-        assert!(serde_json::from_str::<Value>(wire).is_ok(), "unreadable: {wire}");
-        if readable {
-            assert!(wire.contains(&format!(r#""id":{id},"#)), "id not echoed: {wire}");
-        } else {
-            assert_eq!(reply.code(), -32600, "for a {}-character id", id.len());
-            assert!(reply.response().get("id").is_none(), "{wire}");
-        }
+        echoed_if_readable(&server, "2.0", &id, readable).await;
     }
 }
 
