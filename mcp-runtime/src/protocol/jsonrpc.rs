@@ -196,8 +196,8 @@ fn is_json_string(text: &str) -> bool {
             || (text.contains('\\') && serde_json::from_str::<String>(text).is_ok()))
 }
 
-/// Digits any integer with at most this many has a finite `f64` nearby
-/// (`f64::MAX` is about 1.8e308).
+/// An integer of at most this many digits is below 1e308, within the range
+/// of an `f64` (`f64::MAX` is about 1.8e308); a longer one is parsed to tell.
 const MAX_FINITE_DIGITS: usize = 308;
 
 /// An integer in JSON syntax that a JSON reader can hold as a number: past
