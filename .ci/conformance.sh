@@ -23,9 +23,12 @@
 #   expected-failures-REV.txt  known failures (env CONFORMANCE_BASELINE=FILE overrides):
 #                              a listed scenario that fails is XFAIL, one that passes is
 #                              XPASS and fails the run
-# Each scenario runs alone, and passes when none of the checks in its checks.json is
-# FAILURE (with --strict: and none is WARNING either, such as a stream that could not be
-# resumed). Prints a line per scenario, then `N passed, N failed`.
+# Each scenario runs alone, and .ci/conformance/judge.py judges it: it passes when the
+# harness exited 0 (a time-out fails, and says so), none of the checks in its checks.json
+# is FAILURE (with --strict: and none is WARNING either, such as a stream that could not
+# be resumed), and at least one is SUCCESS (a scored scenario that only skipped checks,
+# or wrote none, tested nothing; a not-scored one passes but its line says so). Prints a
+# line per scenario, then `N passed, N failed`.
 # Results: $CI_CACHE/results/conformance-REV[-NAME]/ (per-scenario logs and checks.json,
 # summary.txt). Env CONFORMANCE_SCENARIO_TIMEOUT: seconds per scenario (default 120).
 set -euo pipefail
@@ -146,16 +149,13 @@ run_scenario() {
   timeout "$((TIMEOUT_S + 30))" "$NODE_BIN" "$SUITE_JS" server --url "$URL" --scenario "$scenario" \
     --spec-version "$REV" ${FORCE[@]+"${FORCE[@]}"} --timeout "$((TIMEOUT_S * 1000))" -o "$dir" \
     > "$log" 2>&1 < /dev/null || rc=$?
-  local judged found ok bad warn skip ids
-  judged="$(python3 "$DATA/judge.py" "$dir")"
-  IFS=$'\t' read -r found ok bad warn skip ids <<< "$(head -n 1 <<< "$judged")"
-  if [ "$found" != 1 ]; then
-    verdict=FAIL reason="no results (harness exit $rc$([ "$rc" -ne 124 ] || echo ', timed out'); see $log)"
-  elif [ "$bad" -gt 0 ] || { [ -n "$STRICT" ] && [ "$warn" -gt 0 ]; }; then
-    verdict=FAIL reason="$ok ok, $bad failed, $warn warn, $skip skipped; failed or warned: $ids"
-  else
-    verdict=PASS reason="$ok ok, $bad failed, $warn warn, $skip skipped"
-  fi
+  local judged judge_rc=0 judge_args=(--exit-status "$rc")
+  [ -z "$STRICT" ] || judge_args+=(--strict)
+  [ "$kind" = scored ] || judge_args+=(--unscored)
+  judged="$(python3 "$DATA/judge.py" "${judge_args[@]}" "$dir")" || judge_rc=$?
+  [ "$judge_rc" -le 1 ] || die "judge.py could not judge $dir (exit $judge_rc)"
+  IFS=$'\t' read -r verdict reason <<< "$(head -n 1 <<< "$judged")"
+  [ "$verdict" = PASS ] || reason="$reason; see $log"
   if in_list "$scenario" "$BASELINE"; then
     if [ "$verdict" = FAIL ]; then
       tag=XFAIL note=" [expected failure]"; xfailed=$((xfailed + 1))
