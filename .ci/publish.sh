@@ -6,7 +6,7 @@
 # needs to be on crates.io yet).
 #   .ci/publish.sh
 set -euo pipefail
-# shellcheck source=lib.sh
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$REPO_ROOT"
 
