@@ -73,6 +73,49 @@ impl<C: Call> FromCall<C> for crate::Server {
 
 /// Shared application state set with [`ServerBuilder::state`](crate::ServerBuilder::state).
 ///
+/// Each call gets a clone of the value given to the builder, so state that
+/// handlers change together lives behind an `Arc` (an `Arc<Mutex<_>>`, a
+/// connection pool). Take the value out with a pattern, `State(book):
+/// State<Cookbook>`, or use the `State` itself: it dereferences to the
+/// value, so `book.get(id)` calls `Cookbook::get`.
+///
+/// ```standalone_crate
+/// use std::collections::HashMap;
+/// use std::sync::Arc;
+///
+/// use mcp_runtime::{State, tool};
+///
+/// #[derive(Clone, Default)]
+/// struct Cookbook(Arc<HashMap<u32, String>>);
+///
+/// impl Cookbook {
+///     fn get(&self, id: u32) -> Option<&String> {
+///         self.0.get(&id)
+///     }
+/// }
+///
+/// /// A recipe by its number.
+/// #[tool]
+/// fn recipe(book: State<Cookbook>, id: u32) -> String {
+///     // `State<Cookbook>` dereferences to the `Cookbook`.
+///     book.get(id).cloned().unwrap_or_default()
+/// }
+///
+/// /// How many recipes there are.
+/// #[tool]
+/// fn count(State(book): State<Cookbook>) -> usize {
+///     // The pattern binds the `Cookbook` itself.
+///     book.0.len()
+/// }
+///
+/// let recipes = HashMap::from([(1, "Pancakes".to_owned())]);
+/// let server = mcp_runtime::server!().state(Cookbook(Arc::new(recipes))).build()?;
+/// # assert_eq!(server.tools().count(), 2);
+/// # Ok::<(), mcp_runtime::BuildError>(())
+/// ```
+///
+/// Without the macros, the same pattern fits a closure's parameter:
+///
 /// ```
 /// use mcp_runtime::{Server, State, ToolEntry};
 /// #[derive(Clone)]
@@ -87,6 +130,23 @@ impl<C: Call> FromCall<C> for crate::Server {
 /// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct State<T>(pub T);
+
+impl<T> std::ops::Deref for State<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+/// Changes reach this call's clone only, as with a `mut` binding of the
+/// pattern (`State(mut book)`); the server's value and other calls are
+/// untouched.
+impl<T> std::ops::DerefMut for State<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.0
+    }
+}
 
 impl<C: Call, T: Clone + Send + Sync + 'static> FromCall<C> for State<T> {
     fn from_call(call: &C) -> Result<Self, Rejection> {
