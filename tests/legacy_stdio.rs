@@ -11,12 +11,14 @@ use std::time::Duration;
 use mcp_runtime::input::Elicitation;
 use mcp_runtime::transport::stdio::StdioConfig;
 use mcp_runtime::{
-    Eras, Input, Logger, Progress, Server, ServerBuilder, prompt, prompts, resource, resources, tool, tools,
+    CancellationToken, Eras, Input, Logger, Progress, Server, ServerBuilder, prompt, prompts, resource, resources,
+    tool, tools,
 };
 use mcp_tests::legacy_schema::assert_valid_legacy;
 use mcp_tests::wire_schema::{assert_valid_line, request_meta};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf};
+use tokio::sync::Notify;
 
 /// How long to wait for a line before calling the server stuck: a guard
 /// against hanging, not a measure of speed.
@@ -45,11 +47,18 @@ async fn work(progress: Progress, log: Logger) -> &'static str {
     "done"
 }
 
-/// Waits until cancelled.
+/// Raised by `wait` once its handler runs, then once its token fires. Only
+/// `a_cancelled_request_gets_no_answer` calls it, so statics are its own.
+static WAITING: Notify = Notify::const_new();
+static HEARD_CANCEL: Notify = Notify::const_new();
+
+/// Waits until cancelled, then answers: an answer the server must not send.
 #[tool]
-async fn wait() -> &'static str {
-    tokio::time::sleep(Duration::from_secs(3600)).await;
-    "woke up"
+async fn wait(cancel: CancellationToken) -> &'static str {
+    WAITING.notify_one();
+    cancel.cancelled().await;
+    HEARD_CANCEL.notify_one();
+    "heard the cancellation"
 }
 
 /// A note.
@@ -352,14 +361,21 @@ async fn a_cancelled_request_gets_no_answer() {
     let mut client = Client::start(builder().build().unwrap());
     client.initialize("2025-11-25", json!({})).await;
     client.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "wait"}})).await;
+    // Cancelled once its handler runs, so that the handler can hear it.
+    tokio::time::timeout(STUCK, WAITING.notified()).await.expect("the handler of request 1 runs");
     client.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}})).await;
+    tokio::time::timeout(STUCK, HEARD_CANCEL.notified())
+        .await
+        .expect("the cancelled handler's token fires while the session is open");
+    // The handler answered at once; the session goes on without sending it.
     let next = client.request(2, "ping", json!({})).await;
     assert_eq!(next["result"], json!({}));
-    assert!(client.pushed.is_empty(), "{:?}", client.pushed);
+    assert!(client.pushed.is_empty(), "the cancelled request was answered: {:?}", client.pushed);
     client.end_input().await;
     while let Some(message) = client.next().await {
         assert_ne!(message["id"], 1, "the cancelled request was answered: {message}");
     }
+    client.server.await.expect("the server task ends").expect("the server ends cleanly");
 }
 
 #[tokio::test]
