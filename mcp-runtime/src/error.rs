@@ -5,7 +5,23 @@ use crate::entry::SourceLocation;
 use crate::uri_template::TemplateError;
 
 /// Why a [`Server`](crate::Server) could not be built.
-#[derive(Debug, Clone, thiserror::Error)]
+///
+/// Its `Debug` form is its `Display` sentence, the same for every variant:
+/// `main` returning `Result<(), Box<dyn Error>>` reports an error with
+/// `Debug`, and a build error is read by the person who has to fix it.
+/// Match on the variants for their fields.
+///
+/// ```
+/// use mcp_runtime::{Server, State, ToolEntry};
+///
+/// let error = Server::builder("demo", "1.0.0")
+///     .tool(ToolEntry::new("count", |State(n): State<u32>| async move { n }))
+///     .build()
+///     .unwrap_err();
+/// assert_eq!(format!("{error:?}"), error.to_string());
+/// assert!(error.to_string().starts_with("tool `count`"));
+/// ```
+#[derive(Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum BuildError {
     /// Two tools, prompts, resources or templates share a name (or URI).
@@ -129,6 +145,12 @@ pub enum BuildError {
     },
 }
 
+impl std::fmt::Debug for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
+}
+
 /// A tool whose input schema cannot fit a schema profile, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RefusedTool {
@@ -143,5 +165,53 @@ pub struct RefusedTool {
 impl std::fmt::Display for RefusedTool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "tool `{}` (at {}): {}", self.tool, self.location, self.reasons.join("; "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn location() -> SourceLocation {
+        SourceLocation { module_path: "demo::tools", file: "src/tools.rs", line: 12 }
+    }
+
+    /// One of each variant (they all go through the one `Debug`).
+    fn every_variant() -> Vec<BuildError> {
+        use mcp_runtime_rules::{scope::ScopeError, tool_name::ToolNameError};
+        vec![
+            BuildError::Duplicate { kind: "tool", name: "add".into(), first: location(), second: location() },
+            BuildError::MissingState { kind: "tool", name: "add".into(), type_name: "demo::Db", location: location() },
+            BuildError::Template {
+                error: TemplateError { template: "x://{a".into(), reason: "an expression has no closing `}`".into() },
+                location: location(),
+            },
+            BuildError::ResourceUri { uri: "read me".into(), reason: "no scheme".into(), location: location() },
+            BuildError::HeaderParam { tool: "add".into(), reason: "bad".into(), location: location() },
+            BuildError::ToolName { name: "a b".into(), reason: ToolNameError::Char(' '), location: location() },
+            BuildError::Scope { kind: "tool", name: "add".into(), reason: ScopeError::EmptyList, location: location() },
+            BuildError::Unauthenticated { kind: "tool", name: "whoami".into(), location: location() },
+            BuildError::Eras { reason: "`both` is none of modern, legacy, dual".into() },
+            BuildError::SchemaProfile {
+                profile: "openai",
+                refused: vec![RefusedTool { tool: "add".into(), location: location(), reasons: vec!["a map".into()] }],
+            },
+            BuildError::Definition { name: "add".into(), reason: "not JSON".into() },
+        ]
+    }
+
+    #[test]
+    fn debug_is_the_display_sentence() {
+        for error in every_variant() {
+            let sentence = error.to_string();
+            assert_eq!(format!("{error:?}"), sentence);
+            assert_eq!(format!("{error:#?}"), sentence);
+        }
+        let missing = &every_variant()[1];
+        assert_eq!(
+            format!("{missing:?}"),
+            "tool `add` (at src/tools.rs:12 (in `demo::tools`)) needs state of type `demo::Db`, but the server has none: \
+             add `.state(...)` with a `demo::Db` to the builder"
+        );
     }
 }
