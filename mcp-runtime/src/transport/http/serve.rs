@@ -73,7 +73,9 @@ impl Server {
     ///
     /// Bound to a loopback address, the server only answers requests whose
     /// `Host` (and `Origin`, when sent) is `localhost`, `127.0.0.1` or
-    /// `[::1]`. Errors only when the address cannot be bound.
+    /// `[::1]`. Errors only when the address cannot be bound. Once bound it
+    /// logs `serving MCP over HTTP` (INFO, through `tracing`) with the
+    /// `address` it holds: given port 0, the port the system chose.
     ///
     /// With `--dump-catalog` among the process's arguments (or
     /// [`ServerBuilder::dump_catalog`](crate::ServerBuilder::dump_catalog)),
@@ -90,7 +92,6 @@ impl Server {
             return Ok(());
         }
         let listener = TcpListener::bind(addr).await?;
-        tracing::info!(address = %listener.local_addr()?, endpoint = %config.endpoint, "serving MCP over HTTP");
         self.serve_http_with_shutdown(listener, config, shutdown_signal()).await
     }
 
@@ -125,7 +126,11 @@ impl Server {
         config: HttpConfig,
         shutdown: impl Future<Output = ()>,
     ) -> io::Result<()> {
-        let loopback = listener.local_addr()?.ip().is_loopback();
+        let bound = listener.local_addr()?;
+        // The address actually bound (port 0 becomes the system's choice):
+        // what an operator, a script or a test reads to reach the server.
+        tracing::info!(address = %bound, endpoint = %config.endpoint, "serving MCP over HTTP");
+        let loopback = bound.ip().is_loopback();
         let server = self.clone();
         let path: Arc<str> = Arc::from(config.endpoint.as_str());
         let sessions = self.eras().serves_legacy();
