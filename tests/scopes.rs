@@ -350,8 +350,10 @@ async fn stdio_is_not_authenticated_and_enforces_nothing() {
             assert_eq!(names(&answer["result"], "tools", "name"), ["ping", "read_notes", "write_note"]);
         }
     }
-    drop(client_write);
-    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), serving).await;
+    // A half of a split duplex ends the stream only when shut down.
+    client_write.shutdown().await.expect("the input closes");
+    let ended = tokio::time::timeout(std::time::Duration::from_secs(30), serving).await;
+    ended.expect("the server ends with its input").expect("the server task ends").expect("the server ends cleanly");
 }
 
 #[tokio::test]
