@@ -255,14 +255,26 @@ async fn json_rpc_errors_on_a_session_travel_with_200() {
     let service = service(HttpConfig::default());
     let id = open(&service, "2025-11-25").await;
     let json_only = |body: &Value| with(post(Some(&id), body), "accept", "application/json");
+    // Each error is the one the 2025-11-25 error table gives, naming what
+    // was not found; the HTTP status says only that the session answered.
     let unknown_method = send(&service, json_only(&json!({"jsonrpc": "2.0", "id": 1, "method": "nope"}))).await;
     assert_eq!(unknown_method.status(), 200);
-    assert_eq!(json_of(unknown_method).await["error"]["code"], -32601);
+    let error = json_of(unknown_method).await["error"].clone();
+    assert_eq!(error["code"], -32601, "method not found: {error}");
+    assert!(error["message"].as_str().is_some_and(|m| m.contains("nope")), "{error}");
     let unknown_tool = send(&service, json_only(&call(2, "missing"))).await;
     assert_eq!(unknown_tool.status(), 200);
-    assert!(json_of(unknown_tool).await["error"]["code"].is_i64());
+    let error = json_of(unknown_tool).await["error"].clone();
+    assert_eq!(error["code"], -32602, "an unknown tool is invalid params (server/tools.mdx): {error}");
+    assert!(error["message"].as_str().is_some_and(|m| m.contains("Unknown tool") && m.contains("missing")), "{error}");
+    // A method of the stateless revision only, asked on a session: not one
+    // of its methods.
     let discover = json!({"jsonrpc": "2.0", "id": 3, "method": "server/discover"});
-    assert_eq!(send(&service, json_only(&discover)).await.status(), 200);
+    let discovered = send(&service, json_only(&discover)).await;
+    assert_eq!(discovered.status(), 200);
+    let error = json_of(discovered).await["error"].clone();
+    assert_eq!(error["code"], -32601, "server/discover on a session: {error}");
+    assert!(error["message"].as_str().is_some_and(|m| m.contains("server/discover")), "{error}");
 }
 
 #[tokio::test]
