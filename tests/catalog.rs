@@ -1,6 +1,8 @@
 //! The catalog snapshot (what `--dump-catalog` writes), the snapshot test
 //! helper, and the server-wide schema profile with its call-time undoing.
 
+use std::sync::{Arc, Mutex};
+
 use mcp_runtime::testing::{TestClient, assert_catalog_snapshot};
 use mcp_runtime::{Args, BuildError, CatalogDump, SchemaProfile, Server, ToolEntry};
 use serde_json::json;
@@ -87,6 +89,47 @@ fn the_snapshot_helper_accepts_the_same_catalog_and_shows_changes() {
     assert!(message.contains("UPDATE_SNAPSHOTS=1"), "{message}");
     assert!(message.contains("- tool `extra`: added"), "{message}");
     assert!(message.contains("+      \"name\": \"extra\""), "{message}");
+}
+
+/// Where `f` panicked, as the panic hook is told (the place a failing
+/// test's output points at), and the message.
+fn panic_site(f: impl FnOnce()) -> (String, u32, String) {
+    type Hook = Box<dyn Fn(&std::panic::PanicHookInfo<'_>) + Send + Sync>;
+    let here = std::thread::current().id();
+    let seen = Arc::new(Mutex::new(None));
+    let previous: Arc<Hook> = Arc::new(std::panic::take_hook());
+    let (record, others) = (seen.clone(), previous.clone());
+    // Other tests run on other threads meanwhile: their panics go on to the
+    // hook that was there.
+    std::panic::set_hook(Box::new(move |info| match info.location() {
+        Some(at) if std::thread::current().id() == here => {
+            *record.lock().unwrap() = Some((at.file().to_owned(), at.line()));
+        }
+        _ => others(info),
+    }));
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    std::panic::set_hook(Box::new(move |info| previous(info)));
+    let payload = outcome.expect_err("a panic");
+    let message = payload.downcast_ref::<String>().cloned().unwrap_or_default();
+    let (file, line) = seen.lock().unwrap().take().expect("the hook saw the panic");
+    (file, line, message)
+}
+
+#[test]
+fn the_snapshot_helper_fails_at_the_line_of_the_test() {
+    let dir = std::env::temp_dir().join(format!("mcp-catalog-site-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let path = dir.join("catalog.json");
+    let server = builder().build().expect("valid");
+
+    let (file, line, message) = panic_site(|| assert_catalog_snapshot(&server, &path));
+    assert_eq!((file.as_str(), line), (file!(), line!() - 1), "a missing snapshot: {message}");
+    assert!(message.contains("run with UPDATE_SNAPSHOTS=1 to create it"), "{message}");
+
+    std::fs::write(&path, "{}\n").expect("write");
+    let (file, line, message) = panic_site(|| assert_catalog_snapshot(&server, &path));
+    assert_eq!((file.as_str(), line), (file!(), line!() - 1), "a different snapshot: {message}");
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]

@@ -23,6 +23,9 @@ use crate::server::Server;
 ///     mcp_runtime::testing::assert_catalog_snapshot(&build_server(), "catalog.json");
 /// }
 /// ```
+// Every panic is in this body, none in a closure: a closure is a function
+// of its own without `#[track_caller]`, and its panic would name this file
+// instead of the test that called.
 #[track_caller]
 pub fn assert_catalog_snapshot(server: &Server, path: impl AsRef<Path>) {
     let path = path.as_ref();
@@ -32,14 +35,20 @@ pub fn assert_catalog_snapshot(server: &Server, path: impl AsRef<Path>) {
             std::env::var("CI").as_deref() != Ok("true"),
             "UPDATE_SNAPSHOTS is not honoured under CI=true: CI checks the committed snapshots, it never rewrites them"
         );
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+            && let Err(e) = std::fs::create_dir_all(dir)
+        {
+            panic!("cannot create {}: {e}", dir.display());
         }
-        std::fs::write(path, &actual).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+        if let Err(e) = std::fs::write(path, &actual) {
+            panic!("cannot write {}: {e}", path.display());
+        }
         return;
     }
-    let expected = std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("cannot read {} ({e}); run with UPDATE_SNAPSHOTS=1 to create it", path.display()));
+    let expected = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) => panic!("cannot read {} ({e}); run with UPDATE_SNAPSHOTS=1 to create it", path.display()),
+    };
     if expected == actual {
         return;
     }
