@@ -7,6 +7,9 @@
 #   .ci/fuzz.sh [SECONDS]     seconds per target (default 15; 7 targets: with the build, about
 #                             5 minutes on 2 cores from a cold cache)
 #
+# The targets are those `cargo fuzz list` reports (every [[bin]] of fuzz/Cargo.toml); each
+# must have a non-empty fuzz/corpus/<target>/, and an empty list fails the step.
+#
 # Built with CI's one stable toolchain: `--sanitizer none`. cargo-fuzz's default,
 # AddressSanitizer, needs `-Zsanitizer`, a nightly flag; without a sanitizer cargo-fuzz asks for
 # no unstable flag (the coverage instrumentation is `-C` flags, plus `--cfg fuzzing`), so it
@@ -33,7 +36,16 @@ fi
 # The same options for the build and each run, or the run would build again.
 FUZZ_OPTIONS=(--sanitizer none --target-dir "${FUZZ_TARGET_DIR:-$CI_CACHE/fuzz}")
 
-TARGETS=(envelope params_head header_value uri_template cursor_state last_event_id dispatcher)
+# Every target fuzz/Cargo.toml declares: a new one is fuzzed without being listed here, and
+# one without seeds fails before anything is built.
+listed="$(cargo fuzz list)" || die "cargo fuzz list failed"
+mapfile -t TARGETS < <(awk NF <<< "$listed")
+[ "${#TARGETS[@]}" -gt 0 ] || die "cargo fuzz list reports no target"
+for target in "${TARGETS[@]}"; do
+  seeds="$REPO_ROOT/fuzz/corpus/$target"
+  [ -n "$(find "$seeds" -type f -print -quit 2>/dev/null)" ] || die "$target has no seed corpus (no file under $seeds)"
+done
+echo "targets (cargo fuzz list): ${TARGETS[*]}"
 
 echo "cargo fuzz build --sanitizer none ($(cargo fuzz --version))"
 cargo fuzz build "${FUZZ_OPTIONS[@]}" || die "the fuzz targets do not build"
@@ -41,7 +53,6 @@ cargo fuzz build "${FUZZ_OPTIONS[@]}" || die "the fuzz targets do not build"
 failed=()
 for target in "${TARGETS[@]}"; do
   seeds="$REPO_ROOT/fuzz/corpus/$target"
-  [ -d "$seeds" ] || die "no seed corpus $seeds"
   # New inputs go to a scratch corpus, never into the committed seeds.
   scratch="$CI_CACHE/fuzz-corpus/$target"
   artifacts="$RESULTS_DIR/fuzz/$target"
