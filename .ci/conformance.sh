@@ -4,7 +4,7 @@
 #
 #   .ci/conformance.sh [--spec-version REV] [--label NAME] [--strict] [URL] [SCENARIO...]
 #
-# Without URL it starts $CARGO_TARGET_DIR/debug/everything --http on a free loopback port
+# Without URL it starts $CARGO_TARGET_DIR/debug/everything --http 127.0.0.1:0 (the system picks the port)
 # (build it first: cargo build -p examples --bin everything). REV defaults to 2026-07-28
 # (the stateless wire); 2025-11-25 runs the scenarios of that revision on its own wire
 # (initialize, then Mcp-Session-Id), against the same URL since the server serves both. A

@@ -15,7 +15,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$REPO_ROOT"
 
-for tool in cargo git python3 node npm timeout sha256sum; do
+for tool in cargo git python3 node npm timeout sha256sum curl; do
   command -v "$tool" >/dev/null 2>&1 || die "$tool not found on PATH"
 done
 # rust-toolchain.toml decides the toolchain; it must be installed already, with both components.

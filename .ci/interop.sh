@@ -19,7 +19,7 @@
 #   .ci/interop.sh [--http-only LABEL] [URL]
 #   .ci/interop.sh --protected
 #
-# Without URL it starts $CARGO_TARGET_DIR/debug/everything --http on a free loopback port
+# Without URL it starts $CARGO_TARGET_DIR/debug/everything --http 127.0.0.1:0 (the system picks the port)
 # (build it first: cargo build -p examples --bin everything); the stdio runs always start
 # that binary. --http-only skips the stdio runs and names the HTTP ones after LABEL (e.g.
 # `balanced`, for the run through a load balancer) instead of `http`.

@@ -124,52 +124,140 @@ conformance_node() {
 }
 
 # --------------------------------------------------------------- server ----
+#
+# Readiness is the event itself, never a pause: a server is up once it has answered a
+# request, and it is ours that answered. Our own binary binds port 0 and reports the port
+# the system gave it; a server that cannot do that gets a port picked just before it starts
+# and another one when the bind fails (another process took the port in between).
 
-free_port() {
+# How long a server CI starts may take to be ready: generous, since a first run on a busy
+# two-core machine starts cold (MCP_CI_READY_TIMEOUT overrides).
+READY_TIMEOUT_S="${MCP_CI_READY_TIMEOUT:-60}"
+# How many ports to try for a server that cannot bind port 0 before giving up.
+BIND_ATTEMPTS=5
+
+# pick_port: a loopback port that was free a moment ago (see above: callers retry).
+pick_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
 }
 
-# wait_for_port HOST PORT [TIMEOUT_S] [PID]: succeed once HOST:PORT accepts a TCP
-# connection; fail on timeout or as soon as PID (if given) has exited.
-wait_for_port() {
-  local host=$1 port=$2 timeout=${3:-30} pid=${4:-}
-  local deadline=$((SECONDS + timeout))
-  while [ "$SECONDS" -lt "$deadline" ]; do
-    if (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null; then
-      return 0
-    fi
-    if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
-      echo "ci: process $pid exited before $host:$port accepted connections" >&2
-      return 1
-    fi
-    sleep 0.2
-  done
-  echo "ci: $host:$port did not accept connections within ${timeout}s" >&2
-  return 1
+# show_log FILE: its tail on stderr, to say why a server did not come up.
+show_log() {
+  echo "---- $1 (tail) ----" >&2
+  tail -n 40 "$1" >&2 || true
 }
 
-# start_http_server [ARGS...]: run the `everything` example over HTTP on a free loopback
-# port, with ARGS after `--http ADDR` (e.g. `--issuer URL`). Sets SERVER_PID, SERVER_URL and
-# SERVER_LOG ($RESULTS_DIR/everything-$SERVER_LOG_LABEL.log, label `http` unless set);
-# callers must `trap stop_http_server EXIT`.
+# exited_on_taken_port PID LOG: PID has exited, and its log says its address was in use.
+exited_on_taken_port() {
+  ! kill -0 "$1" 2>/dev/null && grep -qi 'address already in use' "$2"
+}
+
+# await_bound_address PID LOG: print the HOST:PORT the `everything` process PID reports in
+# LOG once it listens (the runtime's INFO line `serving MCP over HTTP address=...`; colour
+# codes stripped, should the log have them). Status 2 when PID exited because its address was
+# in use, 1 when it exited otherwise or reported nothing within READY_TIMEOUT_S.
+await_bound_address() {
+  local pid=$1 log=$2 deadline=$((SECONDS + READY_TIMEOUT_S)) address
+  while :; do
+    address="$(sed 's/\x1b\[[0-9;]*m//g' "$log" 2>/dev/null \
+      | sed -n 's/.*serving MCP over HTTP.* address=\([^ ]*\).*/\1/p' | head -n 1)"
+    if [ -n "$address" ]; then
+      echo "$address"
+      return 0
+    fi
+    if ! kill -0 "$pid" 2>/dev/null; then
+      exited_on_taken_port "$pid" "$log" && return 2
+      echo "ci: process $pid exited before it listened" >&2
+      return 1
+    fi
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      echo "ci: process $pid reported no address within ${READY_TIMEOUT_S}s" >&2
+      return 1
+    fi
+    sleep 0.1
+  done
+}
+
+# await_http PID STATUS URL [CURL_ARGS...]: wait until URL answers with an HTTP status
+# matching the extended regex STATUS (a request read and answered, not merely a connection
+# accepted); print that status. Fails as soon as PID has exited, or after READY_TIMEOUT_S.
+await_http() {
+  local pid=$1 expect=$2 url=$3 deadline=$((SECONDS + READY_TIMEOUT_S)) status
+  shift 3
+  while :; do
+    status="$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$@" "$url" 2>/dev/null)" || true
+    if [[ "$status" =~ ^($expect)$ ]]; then
+      echo "$status"
+      return 0
+    fi
+    if ! kill -0 "$pid" 2>/dev/null; then
+      echo "ci: process $pid exited before $url answered" >&2
+      return 1
+    fi
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      echo "ci: $url did not answer with status $expect within ${READY_TIMEOUT_S}s (last: ${status:-none})" >&2
+      return 1
+    fi
+    sleep 0.1
+  done
+}
+
+# The first request of a 2026-07-28 client: every `everything` answers it, with 200, or with
+# 401 when it needs a token.
+DISCOVER_BODY='{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
+DISCOVER_ARGS=(-X POST -H 'content-type: application/json' -H 'accept: application/json, text/event-stream'
+  -H 'mcp-protocol-version: 2026-07-28' -H 'mcp-method: server/discover' --data "$DISCOVER_BODY")
+
+# run_everything LOG PORT [ARGS...]: `everything` on 127.0.0.1:PORT (0: the system picks)
+# in the background, logs to LOG, without colours, and with the INFO line that reports its
+# address whatever RUST_LOG says; sets STARTED_PID.
+run_everything() {
+  local log=$1 port=$2
+  shift 2
+  NO_COLOR=1 RUST_LOG="${RUST_LOG:-info},mcp_runtime::transport::http::serve=info" \
+    "$EVERYTHING_BIN" --http "127.0.0.1:$port" "$@" > "$log" 2>&1 < /dev/null &
+  STARTED_PID=$!
+}
+
+# start_http_server [ARGS...]: run the `everything` example over HTTP on a loopback port,
+# with ARGS after `--http ADDR` (e.g. `--issuer URL`), and wait until it has answered a
+# `server/discover`. Sets SERVER_PID, SERVER_URL and SERVER_LOG
+# ($RESULTS_DIR/everything-$SERVER_LOG_LABEL.log, label `http` unless set); callers must
+# `trap stop_http_server EXIT`.
 SERVER_PID=""
 # shellcheck disable=SC2120 # ARGS are optional: most callers pass none
 start_http_server() {
   [ -x "$EVERYTHING_BIN" ] || die "$EVERYTHING_BIN not built (cargo build -p examples --bin everything)"
   mkdir -p "$RESULTS_DIR"
-  local port
-  port="$(free_port)"
   SERVER_LOG="$RESULTS_DIR/everything-${SERVER_LOG_LABEL:-http}.log"
-  echo "starting: $EVERYTHING_BIN --http 127.0.0.1:$port $* (log: $SERVER_LOG)"
-  "$EVERYTHING_BIN" --http "127.0.0.1:$port" "$@" > "$SERVER_LOG" 2>&1 < /dev/null &
-  SERVER_PID=$!
-  SERVER_URL="http://127.0.0.1:$port/mcp"
-  if ! wait_for_port 127.0.0.1 "$port" 30 "$SERVER_PID"; then
-    echo "---- server log (tail) ----" >&2
-    tail -n 50 "$SERVER_LOG" >&2 || true
+  local port=0 attempt=1 address rc status
+  # With --issuer the server names its resource after its listen address
+  # (http://ADDR/mcp), and clients get tokens for the URL they reach: the address must
+  # hold the real port from the start, so port 0 will not do.
+  case " $* " in *" --issuer "*) port="$(pick_port)" ;; esac
+  while :; do
+    echo "starting: $EVERYTHING_BIN --http 127.0.0.1:$port${*:+ $*} (log: $SERVER_LOG)"
+    run_everything "$SERVER_LOG" "$port" "$@"
+    SERVER_PID=$STARTED_PID
+    rc=0
+    address="$(await_bound_address "$SERVER_PID" "$SERVER_LOG")" || rc=$?
+    [ "$rc" -eq 0 ] && break
+    wait "$SERVER_PID" 2>/dev/null || true
+    if [ "$rc" -eq 2 ] && [ "$port" != 0 ] && [ "$attempt" -lt "$BIND_ATTEMPTS" ]; then
+      echo "port $port was taken meanwhile: another one"
+      port="$(pick_port)" attempt=$((attempt + 1))
+      continue
+    fi
+    show_log "$SERVER_LOG"
+    SERVER_PID=""
     die "server did not come up"
-  fi
-  echo "server up: $SERVER_URL (pid $SERVER_PID)"
+  done
+  SERVER_URL="http://$address/mcp"
+  status="$(await_http "$SERVER_PID" '[1-5][0-9][0-9]' "$SERVER_URL" "${DISCOVER_ARGS[@]}")" || {
+    show_log "$SERVER_LOG"
+    die "server did not answer"
+  }
+  echo "server up: $SERVER_URL (pid $SERVER_PID; server/discover answered $status)"
 }
 
 stop_http_server() {
@@ -190,23 +278,33 @@ stop_http_server() {
 # ---------------------------------------------------------------- oauth ----
 
 # start_oidc_provider: .ci/oidc/provider.mjs (clients, secret and scopes described there) on
-# a free loopback port, on the machine's node with the oidc-provider of
-# ensure_oidc_provider. Sets OIDC_PID and OIDC_ISSUER (http://127.0.0.1:PORT, also where
-# it listens); callers must `trap stop_oidc_provider EXIT`.
+# a loopback port it binds itself (port 0), on the machine's node with the oidc-provider of
+# ensure_oidc_provider. It is ready when it writes its one line to stdout, once it listens and
+# answers its own discovery document: {"issuer":"http://127.0.0.1:PORT"}. Sets OIDC_PID and
+# OIDC_ISSUER (also where it listens); callers must `trap stop_oidc_provider EXIT`.
 OIDC_PID=""
 start_oidc_provider() {
-  local modules="$TOOLS_DIR/oidc-provider/node_modules" log="$RESULTS_DIR/oidc-provider.log" port
+  local modules="$TOOLS_DIR/oidc-provider/node_modules" log="$RESULTS_DIR/oidc-provider.log"
+  local ready="$RESULTS_DIR/oidc-provider.ready" deadline=$((SECONDS + READY_TIMEOUT_S))
   [ -d "$modules/oidc-provider" ] || die "oidc-provider not installed in $modules (.ci/install.sh)"
   command -v node >/dev/null 2>&1 || die "node not found on PATH"
   mkdir -p "$RESULTS_DIR"
-  port="$(free_port)"
-  node "$REPO_ROOT/.ci/oidc/provider.mjs" --modules "$modules" --port "$port" > "$log" 2>&1 < /dev/null &
+  node "$REPO_ROOT/.ci/oidc/provider.mjs" --modules "$modules" > "$ready" 2> "$log" < /dev/null &
   OIDC_PID=$!
-  OIDC_ISSUER="http://127.0.0.1:$port"
-  wait_for_port 127.0.0.1 "$port" 30 "$OIDC_PID" || {
-    tail -n 30 "$log" >&2
-    die "oidc-provider did not come up"
-  }
+  # A whole line: the provider writes it, newline included, in one go.
+  until [ "$(wc -l < "$ready")" -ge 1 ]; do
+    if ! kill -0 "$OIDC_PID" 2>/dev/null; then
+      show_log "$log"
+      die "oidc-provider exited before it was ready"
+    fi
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      show_log "$log"
+      die "oidc-provider was not ready within ${READY_TIMEOUT_S}s"
+    fi
+    sleep 0.1
+  done
+  OIDC_ISSUER="$(head -n 1 "$ready" | python3 -c 'import json, sys; print(json.loads(sys.stdin.readline())["issuer"])')" \
+    || die "oidc-provider's ready line is not {\"issuer\": URL}: $(head -n 1 "$ready")"
   echo "oidc-provider up: $OIDC_ISSUER (pid $OIDC_PID, log: $log)"
 }
 
@@ -249,6 +347,82 @@ ensure_haproxy() {
   echo "haproxy: $(haproxy -v | head -n 1)"
 }
 
+# start_redis LOG: a redis-server on loopback, without persistence, logging to LOG. It cannot
+# bind port 0 (it reads 0 as "no TCP"): a picked port, another one when the bind fails. Ready
+# when it answers PING on that port and the process answering is the one started here. Sets
+# REDIS_PORT and adds its pid to CLUSTER_PIDS.
+start_redis() {
+  local log=$1 attempt pid deadline
+  for ((attempt = 1; attempt <= BIND_ATTEMPTS; attempt++)); do
+    REDIS_PORT="$(pick_port)"
+    redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no > "$log" 2>&1 < /dev/null &
+    pid=$!
+    deadline=$((SECONDS + READY_TIMEOUT_S))
+    while kill -0 "$pid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do
+      if [ "$(timeout 5 redis-cli -p "$REDIS_PORT" ping 2>/dev/null)" = PONG ] \
+        && timeout 5 redis-cli -p "$REDIS_PORT" info server 2>/dev/null | tr -d '\r' | grep -qx "process_id:$pid"; then
+        CLUSTER_PIDS+=("$pid")
+        return 0
+      fi
+      sleep 0.1
+    done
+    if exited_on_taken_port "$pid" "$log"; then
+      wait "$pid" 2>/dev/null || true
+      echo "redis-server: port $REDIS_PORT was taken meanwhile: another one"
+      continue
+    fi
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    show_log "$log"
+    die "redis-server did not answer PING within ${READY_TIMEOUT_S}s"
+  done
+  show_log "$log"
+  die "redis-server: $BIND_ATTEMPTS ports taken in a row"
+}
+
+# start_haproxy LOG REPLICA_ADDR...: HAProxy with .ci/haproxy.cfg in front of the replicas,
+# logging to LOG. It cannot report a port-0 bind: a picked port, another one when the bind
+# fails. Ready once requests through it have been answered by every replica (the
+# X-Mcp-Replica header .ci/haproxy.cfg sets names which one did): each is in the rotation.
+# Sets BALANCER_PORT and adds its pid to CLUSTER_PIDS.
+start_haproxy() {
+  local log=$1 attempt pid deadline headers name
+  local -A seen
+  shift
+  for ((attempt = 1; attempt <= BIND_ATTEMPTS; attempt++)); do
+    BALANCER_PORT="$(pick_port)"
+    MCP_BALANCER_ADDR="127.0.0.1:$BALANCER_PORT" MCP_REPLICA_1="$1" MCP_REPLICA_2="$2" MCP_REPLICA_3="$3" \
+      haproxy -db -f "$REPO_ROOT/.ci/haproxy.cfg" > "$log" 2>&1 < /dev/null &
+    pid=$!
+    deadline=$((SECONDS + READY_TIMEOUT_S))
+    seen=()
+    while kill -0 "$pid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do
+      headers="$(curl -s -D - -o /dev/null --max-time 5 "http://127.0.0.1:$BALANCER_PORT/readyz" 2>/dev/null | tr -d '\r')" || true
+      name="$(sed -n 's/^[Xx]-[Mm]cp-[Rr]eplica: *//p' <<< "$headers")"
+      if [ -n "$name" ] && grep -q '^HTTP/[0-9.]* 200' <<< "$headers"; then
+        seen[$name]=1
+        if [ "${#seen[@]}" -eq "$#" ]; then
+          CLUSTER_PIDS+=("$pid")
+          return 0
+        fi
+      else
+        sleep 0.1
+      fi
+    done
+    if ! kill -0 "$pid" 2>/dev/null && grep -qi 'cannot bind socket' "$log"; then
+      wait "$pid" 2>/dev/null || true
+      echo "haproxy: port $BALANCER_PORT was taken meanwhile: another one"
+      continue
+    fi
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    show_log "$log"
+    die "haproxy: not every replica answered through it within ${READY_TIMEOUT_S}s (answered: ${!seen[*]})"
+  done
+  show_log "$log"
+  die "haproxy: $BIND_ATTEMPTS ports taken in a row"
+}
+
 # start_balanced_replicas: a redis-server, three `everything` replicas sharing it and one
 # requestState key (health probes on), and HAProxy in front with .ci/haproxy.cfg. Sets
 # BALANCER_URL, REPLICA_PIDS (replica1..3 in order), REPLICA_PORTS; callers must
@@ -259,42 +433,28 @@ REPLICA_PORTS=()
 start_balanced_replicas() {
   [ -x "$EVERYTHING_BIN" ] || die "$EVERYTHING_BIN not built (cargo build -p examples --bin everything)"
   command -v redis-server >/dev/null 2>&1 || die "redis-server not found (.ci/install.sh installs it)"
+  command -v redis-cli >/dev/null 2>&1 || die "redis-cli not found (it comes with redis-server's package)"
   command -v haproxy >/dev/null 2>&1 || die "haproxy not found (.ci/install.sh installs it)"
   mkdir -p "$RESULTS_DIR"
-  local redis_port front_port key i port pid
-  redis_port="$(free_port)"
-  redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no \
-    > "$RESULTS_DIR/balanced-redis.log" 2>&1 < /dev/null &
-  CLUSTER_PIDS+=("$!")
-  wait_for_port 127.0.0.1 "$redis_port" 30 "$!" || die "redis-server did not come up"
+  local key i pid log address
+  start_redis "$RESULTS_DIR/balanced-redis.log"
   key="$(head -c 48 /dev/urandom | base64 | tr -d '\n')"
   for i in 1 2 3; do
-    port="$(free_port)"
-    MCP_HTTP_ADDR="127.0.0.1:$port" MCP_REDIS_URL="redis://127.0.0.1:$redis_port/" \
-      MCP_REQUEST_STATE_KEY="$key" MCP_HEALTH=1 \
-      "$EVERYTHING_BIN" > "$RESULTS_DIR/balanced-replica$i.log" 2>&1 < /dev/null &
-    pid=$!
+    log="$RESULTS_DIR/balanced-replica$i.log"
+    MCP_REDIS_URL="redis://127.0.0.1:$REDIS_PORT/" MCP_REQUEST_STATE_KEY="$key" MCP_HEALTH=1 \
+      run_everything "$log" 0
+    pid=$STARTED_PID
     CLUSTER_PIDS+=("$pid")
     REPLICA_PIDS+=("$pid")
-    REPLICA_PORTS+=("$port")
-    wait_for_port 127.0.0.1 "$port" 30 "$pid" || {
-      tail -n 30 "$RESULTS_DIR/balanced-replica$i.log" >&2
-      die "replica $i did not come up"
-    }
+    address="$(await_bound_address "$pid" "$log")" || { show_log "$log"; die "replica $i did not come up"; }
+    REPLICA_PORTS+=("${address##*:}")
+    # Ready: its Redis answers (/readyz is 200 only then).
+    await_http "$pid" 200 "http://$address/readyz" > /dev/null || { show_log "$log"; die "replica $i is not ready"; }
   done
-  front_port="$(free_port)"
-  MCP_BALANCER_ADDR="127.0.0.1:$front_port" MCP_REPLICA_1="127.0.0.1:${REPLICA_PORTS[0]}" \
-    MCP_REPLICA_2="127.0.0.1:${REPLICA_PORTS[1]}" MCP_REPLICA_3="127.0.0.1:${REPLICA_PORTS[2]}" \
-    haproxy -db -f "$REPO_ROOT/.ci/haproxy.cfg" > "$RESULTS_DIR/balanced-haproxy.log" 2>&1 < /dev/null &
-  CLUSTER_PIDS+=("$!")
-  wait_for_port 127.0.0.1 "$front_port" 30 "$!" || {
-    cat "$RESULTS_DIR/balanced-haproxy.log" >&2
-    die "haproxy did not come up"
-  }
-  BALANCER_URL="http://127.0.0.1:$front_port/mcp"
-  # The first health checks must pass before a replica takes requests.
-  sleep 1.5
-  echo "3 replicas (ports ${REPLICA_PORTS[*]}, redis $redis_port) behind HAProxy: $BALANCER_URL"
+  start_haproxy "$RESULTS_DIR/balanced-haproxy.log" \
+    "127.0.0.1:${REPLICA_PORTS[0]}" "127.0.0.1:${REPLICA_PORTS[1]}" "127.0.0.1:${REPLICA_PORTS[2]}"
+  BALANCER_URL="http://127.0.0.1:$BALANCER_PORT/mcp"
+  echo "3 replicas (ports ${REPLICA_PORTS[*]}, redis $REDIS_PORT) behind HAProxy, each answering through it: $BALANCER_URL"
 }
 
 stop_balanced_replicas() {
