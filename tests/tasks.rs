@@ -9,14 +9,14 @@ mod tasks {
     pub(crate) mod wire;
 }
 
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use mcp_runtime::tasks::{MemoryTaskStore, RunnerLease, TaskRecord, TaskStore};
 use mcp_tests::legacy_schema::assert_valid_legacy;
 use serde_json::{Value, json};
 use tasks::fixture::{Probe, accept, builder, server, server_with_store};
-use tasks::wire::{BOTH, Client, Transport};
+use tasks::wire::{BOTH, Client, STUCK, Transport};
+use tokio::time::Instant;
 
 const TASKS: &str = "io.modelcontextprotocol/tasks";
 
@@ -70,21 +70,24 @@ async fn the_extension_is_advertised_and_each_request_opts_in() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_task_works_then_completes_with_its_result_inlined() {
     for transport in BOTH {
-        let mut client = Client::start(transport, server(&Probe::default())).await;
-        let created = client.call("work", json!({"ms": 300})).await;
+        let probe = Probe::default();
+        let mut client = Client::start(transport, server(&probe)).await;
+        let created = client.call("held", json!({})).await;
         let task = created.result();
         assert_eq!(task["ttlMs"], 3_600_000, "the default time to live");
         assert_eq!(task["pollIntervalMs"], 50);
         let task_id = task["taskId"].as_str().unwrap().to_owned();
 
-        // Found at once, still working.
+        // Found at once, still working: its handler waits for the test.
         let working = client.get(&task_id).await;
         assert_eq!(working["status"], "working", "{transport:?}");
         assert_eq!(working["resultType"], "complete");
+        assert!(working.get("result").is_none(), "{working}");
 
+        probe.release.notify_one();
         let done = client.wait_for(&task_id, "completed").await;
         assert_eq!(done["status"], "completed", "{transport:?}: {done}");
-        assert_eq!(done["result"]["content"][0]["text"], "worked 300 ms");
+        assert_eq!(done["result"]["content"][0]["text"], "released");
         assert!(done["lastUpdatedAt"].as_str() >= done["createdAt"].as_str());
 
         // Cancelling a finished task is acknowledged and changes nothing.
@@ -187,15 +190,23 @@ async fn cancelling_fires_the_handlers_token_while_working_or_waiting_for_input(
 
         let asking = client.start_task("ask", json!({})).await;
         client.wait_for(&asking, "input_required").await;
+        let cancelled_at = Instant::now();
         client.send("tasks/cancel", json!({"taskId": asking})).await;
         let cancelled = client.get(&asking).await;
         assert_eq!(cancelled["status"], "cancelled", "{transport:?}");
         assert!(cancelled.get("inputRequests").is_none());
         Probe::raised(&probe.asking_cancelled).await;
         // What the handler answered after its token fired is not kept.
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        assert_eq!(client.get(&asking).await["status"], "cancelled");
-        assert!(probe.working_cancelled.load(Ordering::SeqCst));
+        // Once the handler's future is dropped, the runner has its answer
+        // and one step left: a read of the store, and a write were the
+        // answer kept. Nothing signals a write that does not happen, so
+        // that step is given ten times as long as hearing the cancel and
+        // letting go of the handler took.
+        Probe::raised(&probe.asking_dropped).await;
+        tokio::time::sleep(cancelled_at.elapsed() * 10).await;
+        let after = client.get(&asking).await;
+        assert_eq!(after["status"], "cancelled", "{transport:?}: {after}");
+        assert!(after.get("result").is_none(), "{transport:?}: {after}");
         client.close().await;
     }
 }
@@ -203,21 +214,59 @@ async fn cancelling_fires_the_handlers_token_while_working_or_waiting_for_input(
 #[tokio::test(flavor = "multi_thread")]
 async fn expired_tasks_are_gone() {
     for transport in BOTH {
-        let server = builder(&Probe::default()).task_ttl(Some(Duration::from_millis(300))).build().unwrap();
+        let probe = Probe::default();
+        let server = builder(&probe).task_ttl(Some(TTL)).build().unwrap();
         let mut client = Client::start(transport, server).await;
-        let task_id = client.start_task("work", json!({"ms": 0})).await;
-        assert_eq!(client.wait_for(&task_id, "completed").await["ttlMs"], 300);
-        tokio::time::sleep(Duration::from_millis(400)).await;
-        let gone = client.send("tasks/get", json!({"taskId": task_id})).await;
-        assert_eq!(gone.code(), Some(-32602), "{transport:?}");
+        // Found until its time runs out, then gone. Whether it is seen
+        // completed first depends on how fast the client is, not the server.
+        let started = Instant::now();
+        let created = client.call("work", json!({"ms": 0})).await;
+        assert_eq!(created.result()["ttlMs"], 300, "{transport:?}");
+        let task_id = created.result()["taskId"].as_str().expect("a task id").to_owned();
+        let gone = wait_until_gone(&mut client, &task_id).await;
+        assert_expired(started, gone, &format!("{transport:?}: the task"));
 
-        // A task still running when its time runs out is stopped.
+        // A task still running when its time runs out is stopped: its
+        // handler's token fires, and the task is gone.
+        let started = Instant::now();
         let long = client.start_task("work", json!({"ms": 60_000})).await;
-        tokio::time::sleep(Duration::from_millis(400)).await;
+        Probe::raised(&probe.working_cancelled).await;
+        assert_expired(started, Instant::now(), &format!("{transport:?}: the running task's handler"));
+        wait_until_gone(&mut client, &long).await;
         let gone = client.send("tasks/cancel", json!({"taskId": long})).await;
         assert_eq!(gone.code(), Some(-32602), "{transport:?}");
         client.close().await;
     }
+}
+
+/// The time to live of `expired_tasks_are_gone`.
+const TTL: Duration = Duration::from_millis(300);
+
+/// Polls `tasks/get` until the task is unknown; when it was found so.
+/// Until then it is found.
+async fn wait_until_gone(client: &mut Client, task_id: &str) -> Instant {
+    let deadline = Instant::now() + STUCK;
+    loop {
+        let reply = client.send("tasks/get", json!({"taskId": task_id})).await;
+        if reply.code() == Some(-32602) {
+            return Instant::now();
+        }
+        assert!(reply.body.get("result").is_some(), "{}", reply.body);
+        assert!(Instant::now() < deadline, "task {task_id} outlived its time to live: {}", reply.body);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Whether the time to live of a task created after `started` could have
+/// run out by `seen`. The server counts in whole milliseconds, and may
+/// round its start down by one.
+#[track_caller]
+fn assert_expired(started: Instant, seen: Instant, what: &str) {
+    let lived = seen - started;
+    assert!(
+        lived + Duration::from_millis(1) >= TTL,
+        "{what} ended after {lived:?}, before its time to live of {TTL:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -227,29 +276,32 @@ async fn another_owners_tasks_are_unknown_to_it() {
         let task_id = client.start_task("ask", json!({})).await;
         client.wait_for(&task_id, "input_required").await;
         client.name = "mallory".to_owned();
-        for (method, params) in [
-            ("tasks/get", json!({"taskId": task_id})),
-            (
-                "tasks/update",
-                json!({"taskId": task_id, "inputResponses": {"confirm": accept(json!({"confirm": true}))}}),
-            ),
-            ("tasks/cancel", json!({"taskId": task_id})),
-        ] {
-            let refused = client.send(method, params).await;
+        let params = |id: &str, method: &str| match method {
+            "tasks/update" => json!({"taskId": id, "inputResponses": {"confirm": accept(json!({"confirm": true}))}}),
+            _ => json!({"taskId": id}),
+        };
+        for method in ["tasks/get", "tasks/update", "tasks/cancel"] {
+            let refused = client.send(method, params(&task_id, method)).await;
             assert_eq!(refused.code(), Some(-32602), "{transport:?} {method}");
             assert_eq!(refused.body["error"]["message"], format!("Unknown task: `{task_id}`"));
+            // Nothing tells a foreign task from one that does not exist:
+            // the whole error is the same, byte for byte, but for the id.
+            let unknown = client.send(method, params(NOBODYS, method)).await;
+            assert_eq!(unknown.status, refused.status, "{transport:?} {method}");
+            assert_eq!(
+                unknown.body["error"].to_string(),
+                refused.body["error"].to_string().replace(&task_id, NOBODYS),
+                "{transport:?} {method}: unknown and foreign read alike"
+            );
         }
-        let unknown = client.send("tasks/get", json!({"taskId": "0123456789abcdef0123456789abcdef"})).await;
-        assert_eq!(unknown.body["error"], refused_like(&unknown.body["error"]), "unknown and foreign read alike");
         client.name = "alice".to_owned();
         assert_eq!(client.get(&task_id).await["status"], "input_required", "untouched by the other owner");
         client.close().await;
     }
 }
 
-fn refused_like(error: &Value) -> Value {
-    json!({"code": -32602, "message": error["message"]})
-}
+/// A task id no one was given.
+const NOBODYS: &str = "0123456789abcdef0123456789abcdef";
 
 #[tokio::test(flavor = "multi_thread")]
 async fn mcp_name_carries_the_task_id_over_http() {

@@ -1,6 +1,7 @@
 //! The server the task tests talk to: tools that run as tasks in every way
-//! a task can end, ask for input, or watch their cancellation token, and
-//! owners told apart by the client's name.
+//! a task can end, ask for input, watch their cancellation token, or wait
+//! for the test to let them finish, and owners told apart by the client's
+//! name.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -10,14 +11,30 @@ use mcp_runtime::input::Elicitation;
 use mcp_runtime::tasks::{TaskStore, TaskSupport};
 use mcp_runtime::{Args, CancellationToken, Input, Server, ServerBuilder, ToolEntry};
 use serde_json::Value;
+use tokio::sync::Notify;
 
 use super::wire::STUCK;
 
-/// Flags the handlers raise when their token fires.
+/// Flags the handlers raise when their token fires, and the gate `held`
+/// waits at.
 #[derive(Clone, Default)]
 pub(crate) struct Probe {
     pub(crate) working_cancelled: Arc<AtomicBool>,
     pub(crate) asking_cancelled: Arc<AtomicBool>,
+    /// Raised when the future of `ask`'s handler is dropped: whatever it
+    /// answered has been handed over.
+    pub(crate) asking_dropped: Arc<AtomicBool>,
+    /// Lets `held` finish.
+    pub(crate) release: Arc<Notify>,
+}
+
+/// Raises its flag when dropped.
+struct RaiseOnDrop(Arc<AtomicBool>);
+
+impl Drop for RaiseOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
 }
 
 impl Probe {
@@ -44,6 +61,7 @@ fn confirm() -> Elicitation {
 /// The builder of the server, for tests that change a setting.
 pub(crate) fn builder(probe: &Probe) -> ServerBuilder {
     let (working, asking) = (Arc::clone(&probe.working_cancelled), Arc::clone(&probe.asking_cancelled));
+    let (asking_dropped, release) = (Arc::clone(&probe.asking_dropped), Arc::clone(&probe.release));
     Server::builder("tasks", "1.0.0")
         .task_owner(|cx| cx.client_info().map(|info| info.name.clone()))
         .task_poll_interval(Duration::from_millis(50))
@@ -60,6 +78,16 @@ pub(crate) fn builder(probe: &Probe) -> ServerBuilder {
                         }
                         () = tokio::time::sleep(Duration::from_millis(w.ms)) => format!("worked {} ms", w.ms),
                     }
+                }
+            })
+            .task(TaskSupport::optional()),
+        )
+        .tool(
+            ToolEntry::new("held", move || {
+                let release = Arc::clone(&release);
+                async move {
+                    release.notified().await;
+                    "released"
                 }
             })
             .task(TaskSupport::optional()),
@@ -81,7 +109,9 @@ pub(crate) fn builder(probe: &Probe) -> ServerBuilder {
         .tool(
             ToolEntry::new("ask", move |input: Input, cancel: CancellationToken| {
                 let asking = Arc::clone(&asking);
+                let dropped = RaiseOnDrop(Arc::clone(&asking_dropped));
                 async move {
+                    let _dropped = dropped;
                     tokio::select! {
                         () = cancel.cancelled() => {
                             asking.store(true, Ordering::SeqCst);
