@@ -3,7 +3,7 @@
 //! test's own; and, for the Redis one, the delivery of messages between
 //! replicas.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use mcp_runtime::legacy::{
     MemorySessionStore, RedisSessionStore, SessionChange, SessionLimits, SessionRecord, SessionStore, StoreError,
@@ -11,7 +11,9 @@ use mcp_runtime::legacy::{
 use mcp_runtime::protocol::LoggingLevel;
 use serde_json::json;
 
-const IDLE: Duration = Duration::from_millis(400);
+/// The idle timeout of the stores under test: the idle part of the
+/// contract takes as long.
+const IDLE: Duration = Duration::from_secs(1);
 
 fn record(id: &str) -> SessionRecord {
     let mut record = SessionRecord::new(id, "2025-11-25");
@@ -41,6 +43,7 @@ async fn contract(store: &dyn SessionStore) {
     // The cap: no live session is evicted for a new one.
     store.create(record("b"), limits).await.expect("a second");
     assert!(matches!(store.create(record("c"), limits).await, Err(StoreError::Full)), "beyond the cap");
+    let mut a_used = Instant::now();
     assert!(store.load("a", limits).await.expect("loaded").is_some());
 
     // Removal ends the session, for good, and makes room.
@@ -50,11 +53,26 @@ async fn contract(store: &dyn SessionStore) {
     assert!(!store.update("b", SessionChange::Subscribe { uri: "mem://x".into() }).await.expect("answered"));
     assert_eq!(store.load("b", limits).await.expect("answered"), None, "an update does not bring it back");
     store.create(record("c"), limits).await.expect("room made by the removal");
+    let c_idle_since = Instant::now();
 
-    // Loading counts as use: `a`, loaded again and again, outlives `c`.
-    for _ in 0..4 {
-        tokio::time::sleep(IDLE * 3 / 8).await;
-        assert!(store.load("a", limits).await.expect("loaded").is_some(), "a session in use lives on");
+    // Loading counts as use: `a`, loaded again and again, outlives `c`,
+    // which nothing loads. Expiry goes by the clock, so the test waits for
+    // the clock: until `c` has been idle for the whole timeout (and 2 ms
+    // more: Redis counts whole milliseconds, and ends a key only after its
+    // last one), `a` is loaded several times a timeout, as by a client in
+    // session.
+    let c_expired = c_idle_since + IDLE + Duration::from_millis(2);
+    let mut use_a = tokio::time::interval(IDLE / 8);
+    while Instant::now() < c_expired {
+        use_a.tick().await;
+        let loading = Instant::now();
+        let loaded = store.load("a", limits).await.expect("loaded");
+        // The longest the store can have seen `a` idle: from the start of
+        // the load before to the end of this one.
+        let idle = a_used.elapsed();
+        assert!(loaded.is_some() || idle >= IDLE, "a session in use lives on, yet expired idle for at most {idle:?}");
+        assert!(loaded.is_some(), "the test was held up for {idle:?}, past the idle timeout: nothing can be concluded");
+        a_used = loading;
     }
     assert_eq!(store.load("c", limits).await.expect("answered"), None, "an idle session expired");
     assert!(!store.update("c", SessionChange::Subscribe { uri: "mem://x".into() }).await.expect("answered"));
