@@ -8,12 +8,15 @@
 use std::process::Stdio;
 use std::time::Duration;
 
+use mcp_tests::http_wire::STUCK;
+use mcp_tests::process::{Log, log_stderr};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 struct Replica {
     child: Child,
+    log: Log,
     stdin: ChildStdin,
     lines: Lines<BufReader<ChildStdout>>,
 }
@@ -24,12 +27,14 @@ impl Replica {
             .args([url, channel])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
             .kill_on_drop(true)
             .spawn()
             .expect("replica starts");
+        let log = log_stderr(&mut child);
         let stdin = child.stdin.take().expect("stdin");
         let lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
-        Replica { child, stdin, lines }
+        Replica { child, log, stdin, lines }
     }
 
     async fn send(&mut self, message: Value) {
@@ -95,10 +100,12 @@ async fn a_change_on_one_replica_reaches_listeners_on_the_other() {
     b.send(json!({"jsonrpc": "2.0", "id": 5, "method": "server/discover", "params": {"_meta": meta()}})).await;
     assert_eq!(b.next("server/discover").await["id"], 5);
 
-    drop(a.stdin);
-    drop(b.stdin);
-    assert!(a.child.wait().await.expect("exit").success());
-    assert!(b.child.wait().await.expect("exit").success());
+    // The end of input ends each replica, cleanly.
+    for Replica { mut child, log, stdin, .. } in [a, b] {
+        drop(stdin);
+        let status = tokio::time::timeout(STUCK, child.wait()).await.expect("ends in time").expect("a status");
+        assert!(status.success(), "a replica ended with {status}:\n{}", log.lines().join("\n"));
+    }
     drop(redis);
 }
 

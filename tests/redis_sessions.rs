@@ -25,11 +25,10 @@ struct Replica {
 
 impl Replica {
     async fn spawn(url: &str, prefix: &str) -> Replica {
-        let port = mcp_tests::redis::free_port();
         let mut command = Command::new(env!("CARGO_BIN_EXE_http_replica"));
-        command.args([url, prefix, &port.to_string()]);
-        let _child = mcp_tests::process::listening(command, port).await;
-        Replica { _child, addr: SocketAddr::from(([127, 0, 0, 1], port)) }
+        command.args([url, prefix, "0"]);
+        let served = mcp_tests::process::serve(command).await;
+        Replica { _child: served.child, addr: served.addr }
     }
 }
 
@@ -133,7 +132,9 @@ async fn a_session_opened_on_one_replica_is_served_by_the_other() {
 
     // A call running on one is cancelled from two: no answer, and its stream ends.
     let mut waiting = Events::of(post(one, session, &call(4, "wait")).await);
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    let running = waiting.next().await.expect("the handler's word that it runs");
+    assert_valid_legacy("tools/call", &running);
+    assert_eq!(running["method"], "notifications/message", "{running}");
     let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 4}});
     assert_eq!(post(two, session, &cancel).await.status(), StatusCode::ACCEPTED);
     while let Some(message) = waiting.next().await {

@@ -28,8 +28,7 @@ use http::{Method, StatusCode};
 use hyper::body::Incoming;
 use mcp_tests::http_wire::{Events, STUCK, answer, modern_meta, post, send};
 use mcp_tests::legacy_schema::assert_valid_legacy;
-use mcp_tests::process::listening;
-use mcp_tests::redis::free_port;
+use mcp_tests::process::serve;
 use mcp_tests::task_schema::assert_valid_task_message;
 use mcp_tests::wire_schema::assert_valid_message;
 use serde_json::{Value, json};
@@ -102,23 +101,14 @@ async fn updated(events: &mut Events) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_replica_killed_mid_run_leaves_every_promise_to_the_others() {
     let redis = mcp_tests::redis::start().await;
-    let ports = [free_port(), free_port(), free_port()];
     let mut replicas = Vec::new();
-    for port in ports {
+    for _ in 0..3 {
         let mut command = Command::new(env!("CARGO_BIN_EXE_http_replica"));
-        command.args([&redis.url, "mcp:loss", &port.to_string(), KEY]);
-        replicas.push(listening(command, port).await);
+        command.args([&redis.url, "mcp:loss", "0", KEY]);
+        replicas.push(serve(command).await);
     }
-    let front = free_port();
-    let mut haproxy = Command::new("haproxy");
-    haproxy
-        .args(["-db", "-f", concat!(env!("CARGO_MANIFEST_DIR"), "/../.ci/haproxy.cfg")])
-        .env("MCP_BALANCER_ADDR", format!("127.0.0.1:{front}"))
-        .env("MCP_REPLICA_1", format!("127.0.0.1:{}", ports[0]))
-        .env("MCP_REPLICA_2", format!("127.0.0.1:{}", ports[1]))
-        .env("MCP_REPLICA_3", format!("127.0.0.1:{}", ports[2]));
-    let _haproxy = listening(haproxy, front).await;
-    let balancer = SocketAddr::from(([127, 0, 0, 1], front));
+    let haproxy = mcp_tests::haproxy::start([replicas[0].addr, replicas[1].addr, replicas[2].addr]).await;
+    let balancer = haproxy.addr;
 
     // Round robin without stickiness: consecutive requests reach all three.
     let mut seen = BTreeSet::new();
@@ -175,8 +165,8 @@ async fn a_replica_killed_mid_run_leaves_every_promise_to_the_others() {
     // The replica that sealed that state is the one lost.
     let lost = asked_on;
     let index = ["replica1", "replica2", "replica3"].iter().position(|name| *name == lost).expect("a known replica");
-    replicas[index].start_kill().expect("SIGKILL");
-    replicas[index].wait().await.expect("gone");
+    replicas[index].child.start_kill().expect("SIGKILL");
+    replicas[index].child.wait().await.expect("gone");
 
     // New requests are answered, never by the lost replica.
     for id in 40..49 {

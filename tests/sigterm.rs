@@ -11,13 +11,12 @@
 //! - the process exits with status 0 without waiting out its shutdown
 //!   grace (it never logs that busy connections were closed).
 
-use std::net::SocketAddr;
 use std::time::Duration;
 
 use http::{Method, StatusCode};
 use mcp_tests::http_wire::{Events, STUCK, answer, modern_meta, post, send};
 use mcp_tests::legacy_schema::assert_valid_legacy;
-use mcp_tests::process::listening_logged;
+use mcp_tests::process::{Served, serve};
 use mcp_tests::wire_schema::assert_valid_message;
 use serde_json::{Value, json};
 use tokio::process::Command;
@@ -40,11 +39,9 @@ async fn sigterm_under_load_answers_every_call_begun_and_exits_cleanly() {
     std::fs::create_dir_all(&dir).expect("a temporary directory");
     let release = dir.join("release");
     let _ = std::fs::remove_file(&release);
-    let port = mcp_tests::redis::free_port();
-    let addr = SocketAddr::from(([127, 0, 0, 1], port));
     let mut command = Command::new(env!("CARGO_BIN_EXE_graceful_server"));
-    command.args([&port.to_string(), release.to_str().expect("a UTF-8 path")]);
-    let (mut child, log) = listening_logged(command, port).await;
+    command.args(["0", release.to_str().expect("a UTF-8 path")]);
+    let Served { mut child, addr, log } = serve(command).await;
 
     // A 2025-era session with its standalone stream, and a listen stream.
     let init = legacy(

@@ -14,22 +14,10 @@ use serde_json::{Value, json};
 use tokio::process::{Child, Command};
 
 async fn start(database: &Path) -> (Child, SocketAddr) {
-    let port = mcp_tests::redis::free_port();
-    let child = Command::new(env!("CARGO_BIN_EXE_sqlite_tasks"))
-        .arg(database)
-        .arg(port.to_string())
-        .stdout(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the server starts");
-    let addr = SocketAddr::from(([127, 0, 0, 1], port));
-    for _ in 0..200 {
-        if tokio::net::TcpStream::connect(addr).await.is_ok() {
-            return (child, addr);
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("the server did not start listening on {addr}");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_sqlite_tasks"));
+    command.arg(database).arg("0").stdout(Stdio::null());
+    let served = mcp_tests::process::serve(command).await;
+    (served.child, served.addr)
 }
 
 async fn send(addr: SocketAddr, id: i64, method: &str, mut params: Value) -> Value {

@@ -1,10 +1,16 @@
 // The OAuth 2.1 authorization server the authorization tests (tests/tests/oauth*.rs) run
 // against: oidc-provider, on loopback only.
 //
-//   node provider.mjs --modules DIR --port PORT [--impostor-port PORT]
+//   node provider.mjs --modules DIR [--port PORT] [--impostor]
 //
 // DIR is the node_modules of `npm ci` of this folder (.ci/install.sh puts it under
-// target/ci/tools/oidc-provider). The issuer is http://127.0.0.1:PORT. Clients (secret
+// target/ci/tools/oidc-provider). PORT defaults to 0: the system picks a free one, so that
+// no other process can take it between choosing and binding. Once every issuer listens and
+// answers, the provider writes one line to standard output and nothing else there:
+//
+//   {"issuer":"http://127.0.0.1:PORT","impostor":"http://127.0.0.1:PORT2"}
+//
+// ("impostor" only with --impostor); that line is its readiness signal. Clients (secret
 // "secret" each) get tokens with the client_credentials grant, for any resource they name:
 //
 //   rs256-client, es256-client, eddsa-client   JWT access tokens (RFC 9068) signed with that alg
@@ -13,8 +19,8 @@
 //   opaque-client                              opaque tokens, for introspection
 //   mcp-server                                 the resource server's own credentials, to introspect
 //
-// Scopes granted on every resource: notes:read, notes:write. With --impostor-port a second
-// issuer, http://127.0.0.1:IMPOSTOR, serves the same clients with the same keys: a token it
+// Scopes granted on every resource: notes:read, notes:write. With --impostor a second
+// issuer, on a port of its own, serves the same clients with the same keys: a token it
 // issues is signed by a key the real issuer publishes, but names another issuer.
 //
 // Administration, on the main port:
@@ -35,8 +41,8 @@ function arg(name, fallback) {
 }
 
 const modules = arg('modules');
-const port = Number(arg('port'));
-const impostorPort = Number(arg('impostor-port', '0'));
+const wantedPort = Number(arg('port', '0'));
+const withImpostor = process.argv.includes('--impostor');
 const { default: Provider } = await import(pathToFileURL(join(modules, 'oidc-provider', 'lib', 'index.js')).href);
 
 const SCOPES = 'notes:read notes:write';
@@ -107,16 +113,26 @@ function provider(issuer, keys) {
   return oidc;
 }
 
+// listen: resolves with the port `server` was given once it listens on loopback.
+function listen(server, port) {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve(server.address().port));
+  });
+}
+
 let keys = keySet();
-let current = provider(`http://127.0.0.1:${port}`, keys);
+let current;
 let jwksFetches = 0;
 
+// The issuer names its own port, which is known only once the server listens: the
+// provider behind it is made then, before anything is announced.
 const server = createServer((req, res) => {
   if (req.url === '/admin/rotate' && req.method === 'POST') {
     keys = [...keySet(), ...keys];
     // A new instance over the same (module-wide) in-memory storage: issued opaque tokens
     // stay known, new tokens are signed with the new keys.
-    current = provider(`http://127.0.0.1:${port}`, keys);
+    current = provider(issuer, keys);
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ kids: keys.slice(0, 3).map((k) => k.kid) }));
     return;
@@ -129,9 +145,22 @@ const server = createServer((req, res) => {
   if (req.url.startsWith('/jwks')) jwksFetches += 1;
   current.callback()(req, res);
 });
-server.listen(port, '127.0.0.1', () => console.error(`oidc-provider: issuer http://127.0.0.1:${port}`));
+const issuer = `http://127.0.0.1:${await listen(server, wantedPort)}`;
+current = provider(issuer, keys);
+const ready = { issuer };
 
-if (impostorPort) {
-  const impostor = provider(`http://127.0.0.1:${impostorPort}`, keys);
-  createServer(impostor.callback()).listen(impostorPort, '127.0.0.1');
+if (withImpostor) {
+  let impostor;
+  const impostorServer = createServer((req, res) => impostor.callback()(req, res));
+  ready.impostor = `http://127.0.0.1:${await listen(impostorServer, 0)}`;
+  impostor = provider(ready.impostor, keys);
 }
+
+// Ready only when each issuer answers its own discovery document.
+for (const url of [ready.issuer, ready.impostor].filter(Boolean)) {
+  const answer = await fetch(`${url}/.well-known/openid-configuration`);
+  if (!answer.ok) throw new Error(`${url} does not answer its metadata: ${answer.status}`);
+  await answer.arrayBuffer();
+}
+console.error(`oidc-provider: issuer ${issuer}`);
+process.stdout.write(`${JSON.stringify(ready)}\n`);

@@ -73,26 +73,18 @@ impl Notes {
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
         let dir = std::env::temp_dir().join(format!("notes-readme-{}-{nanos}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("a temporary directory");
-        // A port the system just handed out and took back: free unless
-        // another process grabs it in between, which would fail the start.
-        let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port();
-        let child = Command::new(env!("CARGO_BIN_EXE_notes"))
-            .args(["--http", &format!("127.0.0.1:{port}"), "--db"])
+        // Port 0: the system picks a free one, which the server logs (the
+        // runtime's INFO line) and the helper reads back.
+        let mut command = Command::new(env!("CARGO_BIN_EXE_notes"));
+        command
+            .args(["--http", "127.0.0.1:0", "--db"])
             .arg(dir.join("notes.db"))
-            .env("RUST_LOG", "warn")
+            .env("RUST_LOG", "warn,mcp_runtime=info")
+            .env("NO_COLOR", "1")
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("the notes binary starts");
-        let notes = Notes { child, port, dir };
-        let ready = tokio::time::timeout(STUCK, async {
-            while TcpStream::connect(("127.0.0.1", port)).await.is_err() {
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-        });
-        ready.await.expect("the notes server listens");
-        notes
+            .stdout(Stdio::null());
+        let served = mcp_tests::process::serve(command).await;
+        Notes { child: served.child, port: served.addr.port(), dir }
     }
 
     /// POSTs `body` to `path` with `headers` and returns the status and the

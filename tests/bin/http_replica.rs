@@ -31,8 +31,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let key = args.next();
     let port: u16 = port.parse()?;
     // Warnings (a message between replicas that could not be read, a store
-    // out of reach) show in the test's output.
-    tracing_subscriber::fmt().with_writer(std::io::stderr).with_max_level(tracing::Level::WARN).init();
+    // out of reach) show in the test's output, beside the runtime's line
+    // with the address it bound (`port` 0: the system's choice), which the
+    // tests read.
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_env_filter(tracing_subscriber::EnvFilter::new("warn,mcp_runtime=info"))
+        .init();
     let store = RedisSessionStore::connect(&url, &prefix).await?;
     let bus = RedisBus::connect(&url, &format!("{prefix}:events")).await?;
     let tasks = RedisTaskStore::connect(&url, &prefix).await?;
@@ -63,7 +69,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .task(TaskSupport::required()),
         )
         .tool(ToolEntry::new("cancelled_here", || async { CANCELLED.load(Ordering::SeqCst).to_string() }))
-        .tool(ToolEntry::new("wait", |cx: RequestContext| async move {
+        .tool(ToolEntry::new("wait", |cx: RequestContext, log: Logger| async move {
+            // Tells the caller that the handler runs, so that a test cancels
+            // it then and not before.
+            log.info("waiting");
             tokio::select! {
                 () = cx.cancellation().cancelled() => "cancelled",
                 () = tokio::time::sleep(Duration::from_secs(60)) => "waited",

@@ -47,7 +47,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let port: u16 = args.next().ok_or("usage: load_server <port> [<write-timeout-seconds>]")?.parse()?;
     let write_timeout = Duration::from_secs(args.next().map_or(Ok(5), |s| s.parse())?);
-    tracing_subscriber::fmt().with_writer(std::io::stderr).with_max_level(tracing::Level::WARN).init();
+    // Warnings, and the runtime's line with the address it bound (`port` 0:
+    // the system's choice), which the tests read.
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_env_filter(tracing_subscriber::EnvFilter::new("warn,mcp_runtime=info"))
+        .init();
     let server = Server::builder("load", "1.0.0")
         .eras(Eras::Dual)
         .tool(ToolEntry::new("echo", |Args(t): Args<Text>| async move { t.text }))

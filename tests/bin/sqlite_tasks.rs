@@ -17,6 +17,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err("usage: sqlite_tasks <database> <port>".into());
     };
     let port: u16 = port.parse()?;
+    // Warnings, and the runtime's line with the address it bound (`port` 0:
+    // the system's choice), which the tests read.
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_env_filter(tracing_subscriber::EnvFilter::new("warn,mcp_runtime=info"))
+        .init();
     let server = Server::builder("durable", "1.0.0")
         .task_store(SqliteTaskStore::open(database)?)
         .task_lease(Duration::from_millis(500))

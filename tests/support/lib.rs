@@ -3,6 +3,7 @@
 //! a server with raw JSON-RPC.
 
 pub mod exchange;
+pub mod haproxy;
 pub mod http_wire;
 pub mod legacy_schema;
 pub mod oidc;

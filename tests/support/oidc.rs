@@ -38,10 +38,9 @@ pub struct Provider {
     pub impostor: SocketAddr,
 }
 
-/// Starts the provider on free ports and waits until both issuers listen.
+/// Starts the provider, on ports the system picks, and waits until it
+/// announces that both issuers answer their discovery documents.
 pub async fn start() -> Provider {
-    let port = crate::redis::free_port();
-    let impostor = crate::redis::free_port();
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.ci/oidc/provider.mjs");
     let modules = provider_dir().join("node_modules");
     assert!(
@@ -49,24 +48,17 @@ pub async fn start() -> Provider {
         "oidc-provider is not installed in {modules:?}: run .ci/install.sh"
     );
     let mut command = Command::new("node");
-    command.arg(script).arg("--modules").arg(modules);
-    command.args(["--port", &port.to_string(), "--impostor-port", &impostor.to_string()]);
+    command.arg(script).arg("--modules").arg(modules).args(["--port", "0", "--impostor"]);
     // The provider's warnings (development adapter, Node version) are noise here.
     command.stderr(std::process::Stdio::null());
-    let child = crate::process::listening(command, port).await;
-    let impostor = SocketAddr::from(([127, 0, 0, 1], impostor));
-    for _ in 0..100 {
-        if tokio::net::TcpStream::connect(impostor).await.is_ok() {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    Provider {
-        _child: child,
-        issuer: format!("http://127.0.0.1:{port}"),
-        addr: SocketAddr::from(([127, 0, 0, 1], port)),
-        impostor,
-    }
+    let (child, line) = crate::process::announced(command).await;
+    let ready: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not the provider's line {line:?}: {e}"));
+    let address = |name: &str| -> SocketAddr {
+        let url = ready[name].as_str().unwrap_or_else(|| panic!("no {name} in {line}"));
+        url.strip_prefix("http://").and_then(|a| a.parse().ok()).unwrap_or_else(|| panic!("{name}: {url}"))
+    };
+    let (addr, impostor) = (address("issuer"), address("impostor"));
+    Provider { _child: child, issuer: format!("http://{addr}"), addr, impostor }
 }
 
 impl Provider {
