@@ -37,11 +37,10 @@ struct LoadServer {
 
 impl LoadServer {
     async fn start(write_timeout_seconds: u64) -> LoadServer {
-        let port = mcp_tests::redis::free_port();
         let mut command = Command::new(env!("CARGO_BIN_EXE_load_server"));
-        command.args([port.to_string(), write_timeout_seconds.to_string()]);
-        let child = mcp_tests::process::listening(command, port).await;
-        LoadServer { child, addr: SocketAddr::from(([127, 0, 0, 1], port)) }
+        command.args(["0".to_owned(), write_timeout_seconds.to_string()]);
+        let served = mcp_tests::process::serve(command).await;
+        LoadServer { child: served.child, addr: served.addr }
     }
 
     fn pid(&self) -> u32 {
@@ -243,24 +242,38 @@ async fn a_session_stream_nobody_reads_is_cut_with_retry_and_resumed_by_last_eve
 #[tokio::test]
 async fn requests_past_the_in_flight_limit_are_refused_at_once_and_the_admitted_answered() {
     let server = LoadServer::start(5).await;
-    let (mut answered, mut refused) = (0, 0);
-    for (id, (status, headers, answer)) in at_once(server.addr, 0..40, "slow").await.into_iter().enumerate() {
+    // `hang` holds each admitted request until the request timeout (2 s),
+    // far longer than sending 40 requests takes: exactly the limit is
+    // admitted, and every other request is refused while they are held.
+    let mut calls = tokio::task::JoinSet::new();
+    for id in 0..40 {
+        calls.spawn(async move { (id, call_at(server.addr, id, "hang", json!({})).await) });
+    }
+    let mut order = Vec::new();
+    while let Some(done) = calls.join_next().await {
+        let (id, (status, headers, answer)) = done.expect("the call ends");
         assert_eq!(answer["id"], id, "every answer echoes its request's id: {answer}");
         match status {
             StatusCode::OK => {
-                assert_eq!(answer["result"]["content"][0]["text"], "slept", "{answer}");
-                answered += 1;
+                assert_eq!(answer["error"]["code"], -32603, "{answer}");
+                assert!(answer["error"]["message"].as_str().is_some_and(|m| m.contains("did not finish")), "{answer}");
             }
             StatusCode::SERVICE_UNAVAILABLE => {
                 assert_eq!(headers["retry-after"], "1");
                 assert_eq!(answer["error"]["code"], -32000, "{answer}");
-                refused += 1;
             }
             other => panic!("{other}: {answer}"),
         }
+        order.push(status);
     }
-    assert_eq!(answered + refused, 40, "nothing hangs");
-    assert!(answered >= 1 && refused >= 1, "{answered} answered, {refused} refused");
+    let admitted = order.iter().filter(|s| **s == StatusCode::OK).count();
+    assert_eq!(admitted, IN_FLIGHT, "exactly the limit is admitted: {order:?}");
+    // Refused at once: every refusal came back before any admitted request
+    // ended, while they were all still held.
+    assert!(
+        order[..40 - IN_FLIGHT].iter().all(|s| *s == StatusCode::SERVICE_UNAVAILABLE),
+        "a refusal waited for an admitted request: {order:?}"
+    );
     // The slots are all free again.
     let again = at_once(server.addr, 100..100 + IN_FLIGHT as i64, "slow").await;
     assert!(again.iter().all(|(status, _, _)| *status == StatusCode::OK));
