@@ -239,11 +239,17 @@ fn resource(handler: &Handler, errors: &mut Errors) {
                 explained.push(&arg.name);
                 format!("the parameter `{}` looks meant for it: add `#[arg(rename = {:?})]` to it", arg.name, var.name)
             }
-            None if is_keyword(&var.name) => format!("add a parameter `r#{}`", var.name),
+            None if is_keyword(&var.name) => format!(
+                "add a parameter `r#{}`, or bind a parameter of another name with `#[arg(rename = {:?})]`",
+                var.name, var.name
+            ),
             None if !is_identifier(&var.name) => {
                 format!("add a parameter marked `#[arg(rename = {:?})]`", var.name)
             }
-            None => format!("add a parameter `{}` to the function", var.name),
+            None => format!(
+                "add a parameter `{}` to the function, or bind a parameter of another name with `#[arg(rename = {:?})]`",
+                var.name, var.name
+            ),
         };
         errors.spanned(uri, format!("the URI variable `{}` has no parameter: {fix}", var.name));
     }
@@ -255,7 +261,7 @@ fn resource(handler: &Handler, errors: &mut Errors) {
             errors.spanned(
                 uri,
                 format!(
-                    "the parameter `{}` has no variable in this URI template: add `{{{}}}` to the URI, or make it a context parameter",
+                    "the parameter `{}` has no variable in this URI template: add `{{{}}}` to the URI, bind it to a variable of another name with `#[arg(rename = \"...\")]`, or make it a context parameter",
                     arg.name, arg.name
                 ),
             );
