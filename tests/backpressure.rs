@@ -14,6 +14,7 @@ use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use mcp_tests::exchange::request;
 use mcp_tests::http_wire::{self, modern_meta, post, send};
+use mcp_tests::process::STARTUP;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -117,14 +118,19 @@ async fn a_request_stream_its_client_does_not_read_is_cut_with_an_error_and_free
     assert_eq!(response.status(), StatusCode::OK);
     // The handler sends 1 KiB notifications as fast as it can; nothing is read.
     let mut stalled = response.into_body();
-    for round in 0..8 {
-        tokio::time::sleep(Duration::from_millis(250)).await;
-        server.answers(round).await;
-    }
-    // Its slot was given back: as many slow calls as the limit are admitted.
-    for (status, _, answer) in at_once(server.addr, 100..100 + IN_FLIGHT as i64, "slow").await {
-        assert_eq!(status, StatusCode::OK, "{answer}");
-    }
+    // The server answers throughout, and the slot is given back once the
+    // stream is cut: then as many slow calls as the limit are admitted.
+    let freed = async {
+        for round in 0.. {
+            server.answers(round).await;
+            let first = 100 + 10 * round;
+            let calls = at_once(server.addr, first..first + IN_FLIGHT as i64, "slow").await;
+            if calls.iter().all(|(status, _, _)| *status == StatusCode::OK) {
+                return;
+            }
+        }
+    };
+    tokio::time::timeout(STARTUP, freed).await.expect("the stalled request's slot is given back");
 
     let text = rest_of(&mut stalled).await;
     let (messages, _) = messages(&text);
@@ -145,6 +151,7 @@ async fn a_listen_stream_nobody_reads_keeps_memory_bounded_and_ends() {
         "subscriptions/listen",
         json!({"_meta": modern_meta(json!({})), "notifications": {"resourceSubscriptions": ["mem://doc"]}}),
     );
+    let files_without_the_stream = server.open_files();
     let response = post(server.addr, None, &listen).await;
     let mut events = http_wire::Events::of(response);
     let ack = events.next().await.expect("the acknowledgement");
@@ -163,8 +170,16 @@ async fn a_listen_stream_nobody_reads_keeps_memory_bounded_and_ends() {
 
     // The stream ended: with its closing result once too much waited
     // unread, or, stalled past the write timeout, with its connection.
-    // What came before is whole, and tells of the changes.
-    tokio::time::sleep(Duration::from_secs(4)).await;
+    // Either way the server closes the connection (past the write timeout,
+    // or idle after the closing result), which is waited for before reading
+    // since reading would unstall it. What came before is whole, and tells
+    // of the changes.
+    let closed_by_the_server = async {
+        while server.open_files() > files_without_the_stream {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(STARTUP, closed_by_the_server).await.expect("the server closes the stalled stream");
     let (mut told, mut closed) = (0, false);
     while let Some(message) = events.next().await {
         assert!(!closed, "nothing after the closing result: {message}");
