@@ -160,8 +160,14 @@ async fn an_expired_token_is_refused() {
     let server = serve(&provider.issuer, |a| a.leeway(Duration::ZERO)).await;
     // short-client's tokens last two seconds.
     let token = provider.token("short-client", &server.resource).await;
+    let claims = unb64(token.split('.').nth(1).expect("a JWT"));
+    let (iat, exp) = (claims["iat"].as_u64().expect("iat"), claims["exp"].as_u64().expect("exp"));
+    assert!(exp > iat && exp - iat <= 5, "a short-lived token: {claims}");
     accepted(&call(&server, &token).await);
-    tokio::time::sleep(Duration::from_millis(3100)).await;
+    // Refused once the server's clock, in whole seconds, is past `exp`:
+    // the test waits for that second, not for a margin.
+    let expired = std::time::UNIX_EPOCH + Duration::from_secs(exp + 1);
+    tokio::time::sleep(expired.duration_since(std::time::SystemTime::now()).unwrap_or_default()).await;
     refused(&call(&server, &token).await);
 }
 
@@ -239,15 +245,21 @@ async fn a_token_with_a_bad_signature_or_none_is_refused() {
 #[tokio::test]
 async fn a_key_rotated_at_the_issuer_is_fetched_when_a_token_names_it() {
     let provider = oidc::start().await;
-    let server = serve(&provider.issuer, |a| a.jwks_refresh_interval(Duration::from_millis(200))).await;
+    let refresh = Duration::from_millis(200);
+    let server = serve(&provider.issuer, |a| a.jwks_refresh_interval(refresh)).await;
     let before = provider.token("eddsa-client", &server.resource).await;
     accepted(&call(&server, &before).await);
+    // The server fetched the keys for that call, before answering it, and
+    // fetches them again no sooner than `refresh` after.
+    let may_fetch_again = tokio::time::Instant::now() + refresh;
+    let fetches = provider.jwks_fetches().await;
     provider.rotate_keys().await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
     let after = provider.token("eddsa-client", &server.resource).await;
     let kid = |token: &str| unb64(token.split('.').next().unwrap())["kid"].clone();
     assert_ne!(kid(&before), kid(&after), "the provider signs with a new key");
+    tokio::time::sleep_until(may_fetch_again).await;
     accepted(&call(&server, &after).await);
+    assert_eq!(provider.jwks_fetches().await, fetches + 1, "the keys fetched again for the new key");
     // The old key is still published, and still accepted.
     accepted(&call(&server, &before).await);
 }
@@ -313,7 +325,14 @@ async fn an_unreachable_issuer_means_503_never_an_accepted_token() {
     let jwt = provider.token("es256-client", &server.resource).await;
     let opaque = provider.token("opaque-client", &server.resource).await;
     drop(provider);
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Killed when dropped; gone once its port refuses connections.
+    let issuer_addr: std::net::SocketAddr =
+        issuer.strip_prefix("http://").and_then(|a| a.parse().ok()).expect("the issuer's address");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while tokio::net::TcpStream::connect(issuer_addr).await.is_ok() {
+        assert!(tokio::time::Instant::now() < deadline, "the issuer at {issuer_addr} still answers");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     for token in [&jwt, &opaque] {
         let answer = call(&server, token).await;
         assert_eq!(answer.status, StatusCode::SERVICE_UNAVAILABLE, "{}", String::from_utf8_lossy(&answer.body));
@@ -390,7 +409,9 @@ async fn a_2025_session_needs_the_token_on_every_request() {
     }
     let (status, _, _) =
         oidc::request(server.addr, Method::DELETE, "/mcp", &legacy(Some(&session), Some(&token)), None).await;
-    assert_ne!(status, StatusCode::UNAUTHORIZED);
+    assert_eq!(status, StatusCode::NO_CONTENT, "DELETE with a token ends the session");
+    let (status, _, _) = post(legacy(Some(&session), Some(&token)), &whoami).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "the session is gone");
 }
 
 #[cfg_attr(no_oidc_provider, ignore = "oidc-provider is not installed: run .ci/install.sh (needs node and npm)")]
