@@ -71,11 +71,46 @@ pub(crate) fn missing_capability(method: &str, error: ErrorObject) -> Result<Val
     if error.code != -32021 {
         return Err(error);
     }
-    let text = format!("{} (the client did not declare it when the session began)", error.message);
+    // The session has no `data` to read them from: the text names them.
+    let required = error.data.as_ref().and_then(|d| d.get("requiredCapabilities")).and_then(Value::as_object);
+    let names = required.map(capability_names).unwrap_or_default();
+    let text = match names.as_slice() {
+        [] => format!("{} (the client did not declare it when the session began)", error.message),
+        [one] => format!(
+            "This request needs the client capability {one}, which the client did not declare when the session began"
+        ),
+        [first @ .., last] => format!(
+            "This request needs the client capabilities {} and {last}, which the client did not declare when the session began",
+            first.join(", ")
+        ),
+    };
     if method == "tools/call" {
         return Ok(serde_json::json!({ "content": [{ "type": "text", "text": text }], "isError": true }));
     }
     Err(ErrorObject::internal(text))
+}
+
+/// The capabilities of a `requiredCapabilities` object, each as the dotted
+/// path a client declares (`sampling.tools`), in backticks, sorted. Form
+/// elicitation is plain `elicitation`: an empty `elicitation` object
+/// declares it in every revision that has elicitation, and revisions before
+/// 2025-11-25 have no `form` member.
+fn capability_names(required: &Map<String, Value>) -> Vec<String> {
+    fn walk(object: &Map<String, Value>, path: &str, names: &mut Vec<String>) {
+        for (key, value) in object {
+            let path = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
+            match value.as_object().filter(|inner| !inner.is_empty()) {
+                Some(inner) => walk(inner, &path, names),
+                None if path == "elicitation.form" => names.push("`elicitation`".to_owned()),
+                None => names.push(format!("`{path}`")),
+            }
+        }
+    }
+    let mut names = Vec::new();
+    walk(required, "", &mut names);
+    // In one order whatever the map's.
+    names.sort();
+    names
 }
 
 /// Rewrites a 2026-07-28 error for a 2025-era session.
@@ -207,6 +242,29 @@ mod tests {
         assert_eq!(missing_capability("prompts/get", missing()).unwrap_err().code, -32603);
         let other = ErrorObject::invalid_params("x");
         assert_eq!(missing_capability("tools/call", other.clone()).unwrap_err(), other);
+    }
+
+    #[test]
+    fn a_missing_capability_is_named_as_a_client_declares_it() {
+        let text = |required: Value| {
+            let error = ErrorObject::missing_client_capability("This request needs client capabilities", required);
+            let call = missing_capability("tools/call", error).unwrap();
+            call["content"][0]["text"].as_str().unwrap().to_owned()
+        };
+        assert_eq!(
+            text(json!({"elicitation": {"form": {}}})),
+            "This request needs the client capability `elicitation`, which the client did not declare when the session began"
+        );
+        assert!(text(json!({"elicitation": {"url": {}}})).contains(" capability `elicitation.url`, "));
+        assert!(text(json!({"sampling": {}})).contains(" capability `sampling`, "));
+        assert!(
+            text(json!({"sampling": {"tools": {}, "context": {}}}))
+                .contains(" capabilities `sampling.context` and `sampling.tools`, ")
+        );
+        assert!(
+            text(json!({"elicitation": {"form": {}}, "roots": {}, "sampling": {}}))
+                .contains(" capabilities `elicitation`, `roots` and `sampling`, ")
+        );
     }
 
     #[test]
