@@ -393,6 +393,11 @@ async fn a_2025_session_needs_the_token_on_every_request() {
     let (status, headers, _) = post(legacy(None, Some(&token)), &initialize).await;
     assert_eq!(status, StatusCode::OK);
     let session = headers["mcp-session-id"].to_str().expect("an id").to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let (status, _, _) = post(legacy(Some(&session), None), &initialized).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "a session's notification without a token");
+    let (status, _, _) = post(legacy(Some(&session), Some(&token)), &initialized).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
 
     let whoami =
         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}});
