@@ -1,7 +1,8 @@
 //! Attribute macros for [`mcp-runtime`](https://docs.rs/mcp-runtime):
 //! `#[tool]`, `#[prompt]` and `#[resource]` turn plain Rust functions into a
-//! Model Context Protocol server's tools, prompts and resources; `#[main]`
-//! and `#[derives(...)]` let a server depend on the runtime alone.
+//! Model Context Protocol server's tools, prompts and resources; `#[main]`,
+//! `#[test]` and `#[derives(...)]` let a server and its tests depend on the
+//! runtime alone.
 //!
 //! Use them through `mcp_runtime`, which re-exports them with this
 //! documentation (each macro's keys, context parameters, completion); the
@@ -40,6 +41,7 @@ mod snapshot_tests;
 use proc_macro::TokenStream;
 
 use crate::attr::Macro;
+use crate::main_attr::Entry;
 
 /// Makes a function a tool: the doc comment is the description the model
 /// reads, the arguments are the input schema, the return type decides the
@@ -238,7 +240,42 @@ pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
 /// re-exported.
 #[proc_macro_attribute]
 pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
-    main_attr::expand(args.into(), item.into()).into()
+    main_attr::expand(Entry::Main, args.into(), item.into()).into()
+}
+
+/// Runs an `async fn` test on a tokio runtime: tokio's `#[tokio::test]`,
+/// reached through `mcp_runtime::tokio`, so a crate whose one dependency is
+/// `mcp-runtime` tests its server without adding tokio (`#[tokio::test]`
+/// fails there with "cannot find crate `tokio`").
+///
+/// ```
+/// use mcp_runtime::{testing::TestClient, tool};
+///
+/// /// Adds two numbers.
+/// #[tool]
+/// fn add(a: i64, b: i64) -> i64 {
+///     a + b
+/// }
+///
+/// #[mcp_runtime::test]
+/// async fn adds() -> Result<(), Box<dyn std::error::Error>> {
+///     let server = mcp_runtime::Server::builder("calc", "1.0.0").tools(mcp_runtime::tools![add]).build()?;
+///     let client = TestClient::new(server);
+///     let result = client.call_tool("add", mcp_runtime::serde_json::json!({"a": 2, "b": 3})).await?;
+///     assert_eq!(result["content"][0]["text"], "5");
+///     Ok(())
+/// }
+/// # fn main() {}
+/// ```
+///
+/// Arguments are tokio's (`flavor = "multi_thread"`, `worker_threads = 2`,
+/// ...; the default is one thread, as with tokio), except `crate = path`,
+/// the path of the runtime when it is renamed or re-exported. On a function
+/// that is not `async`, it is a compile error: a test that awaits nothing
+/// takes the plain `#[test]`.
+#[proc_macro_attribute]
+pub fn test(args: TokenStream, item: TokenStream) -> TokenStream {
+    main_attr::expand(Entry::Test, args.into(), item.into()).into()
 }
 
 /// `#[derive(...)]` for the types of tool arguments and results, with

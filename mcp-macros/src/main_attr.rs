@@ -1,20 +1,48 @@
-//! `#[main]`: tokio's `#[tokio::main]`, reached through the runtime's
-//! re-export of tokio, so a server's `main` needs no tokio dependency of
-//! its own.
+//! `#[main]` and `#[test]`: tokio's `#[tokio::main]` and `#[tokio::test]`,
+//! reached through the runtime's re-export of tokio, so a server and its
+//! tests need no tokio dependency of their own.
 
-use proc_macro2::TokenStream;
-use quote::quote;
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, quote};
 use syn::ItemFn;
 
 use crate::attr::{crate_path, key_name, parse_list};
 use crate::errors::Errors;
 
-/// Expands `#[main(args)]` on `item`: every argument but `crate = path` is
-/// tokio's (`flavor`, `worker_threads`, ...) and passed on unchanged.
-pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+/// Which of tokio's attributes to put on the function.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Entry {
+    /// `#[tokio::main]`.
+    Main,
+    /// `#[tokio::test]`.
+    Test,
+}
+
+impl Entry {
+    /// tokio's attribute, as named under its crate root.
+    fn tokio_attribute(self) -> TokenStream {
+        match self {
+            Entry::Main => quote!(main),
+            Entry::Test => quote!(test),
+        }
+    }
+}
+
+/// Expands `#[main(args)]` or `#[test(args)]` on `item`: every argument but
+/// `crate = path` is tokio's (`flavor`, `worker_threads`, ...) and passed on
+/// unchanged.
+pub(crate) fn expand(entry: Entry, args: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::new();
-    if syn::parse2::<ItemFn>(item.clone()).is_err() {
-        errors.at(proc_macro2::Span::call_site(), "`#[mcp_runtime::main]` goes on `async fn main()`");
+    match (entry, syn::parse2::<ItemFn>(item.clone())) {
+        (Entry::Main, Err(_)) => errors.at(Span::call_site(), "`#[mcp_runtime::main]` goes on `async fn main()`"),
+        (Entry::Test, Err(_)) => errors.at(Span::call_site(), "`#[mcp_runtime::test]` goes on an `async fn`"),
+        // tokio would say "the `async` keyword is missing from the function
+        // declaration"; this says which attribute fits instead.
+        (Entry::Test, Ok(f)) if f.sig.asyncness.is_none() => errors.spanned(
+            f.sig.fn_token,
+            "`#[mcp_runtime::test]` runs an `async fn` on a tokio runtime: write `async fn`, or use `#[test]` for a test that awaits nothing",
+        ),
+        (_, Ok(_)) => {}
     }
     let mut krate = None;
     let mut tokio_args = Vec::new();
@@ -36,9 +64,10 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     }
     let root = crate::codegen::runtime(krate.as_ref());
     // tokio's `crate` key takes the path as a string.
-    let tokio_path = format!("{}::tokio", root).replace(' ', "");
+    let tokio_path = format!("{}::tokio", root.to_token_stream()).replace(' ', "");
+    let attribute = entry.tokio_attribute();
     quote! {
-        #[#root::tokio::main(crate = #tokio_path #(, #tokio_args)*)]
+        #[#root::tokio::#attribute(crate = #tokio_path #(, #tokio_args)*)]
         #item
     }
 }

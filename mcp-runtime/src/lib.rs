@@ -53,6 +53,7 @@
 //! | [`server!`] | a [`ServerBuilder`] named after your crate (or as you name it), holding every annotated function linked into the binary |
 //! | [`tools!`], [`prompts!`], [`resources!`] | explicit lists of annotated functions, to serve a subset or where [link-time registration](#link-time-registration) is not wanted |
 //! | [`#[main]`](macro@main) | `main` on a tokio runtime, through the runtime's re-export of tokio |
+//! | [`#[test]`](macro@test) | an `async fn` test on a tokio runtime, the same way, for [`testing::TestClient`] |
 //! | [`#[derives(...)]`](macro@derives) | `Serialize`, `Deserialize`, `JsonSchema` for your types, through the runtime's re-exports |
 //!
 //! Each macro's page lists its keys, and the rules below in full.
@@ -218,7 +219,7 @@ pub use extension::Extension;
 pub use extract::{Args, FromCall, Rejection, State};
 pub use handler::{BoxFuture, PromptHandler, ResourceHandler, ToolHandler};
 pub use input::Input;
-pub use mcp_runtime_macros::{derives, main, prompt, resource, tool};
+pub use mcp_runtime_macros::{derives, main, prompt, resource, test, tool};
 pub use notify::{Logger, Progress};
 pub use outcome::{
     IntoPromptResult, IntoResourceContents, IntoToolResult, Json, NotFound, Outcome, PromptOutcome, ResourceOutcome,

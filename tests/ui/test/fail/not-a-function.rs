@@ -1,0 +1,4 @@
+#[mcp_runtime::test]
+struct Fixture;
+
+fn main() {}
