@@ -6,13 +6,14 @@
 //! result, its embedded input requests and sealed state, each retry and its
 //! answers, and each final result.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_runtime::input::{Elicitation, Root, Sampling};
 use mcp_runtime::protocol::{ClientCapabilities, CreateMessageResult, ElicitRequest, ElicitResult, ErrorObject};
 use mcp_runtime::testing::{ClientError, TestClient};
-use mcp_runtime::{Args, Input, PromptEntry, RequestStateKey, Server, ToolEntry};
+use mcp_runtime::{Args, Input, PromptEntry, RequestStateKey, Server, State, ToolEntry};
 use mcp_tests::validated_client::{checked, validate, validate_replies};
 use serde_json::{Map, Value, json};
 
@@ -530,4 +531,68 @@ async fn a_server_that_keeps_asking_is_given_up_on() {
     assert!(last["inputRequests"]["q3"].is_object(), "{last}");
     assert_eq!(asked.lock().unwrap().len(), 3);
     assert!(err.to_string().contains("after 3 rounds"), "{err}");
+}
+
+/// What each handler of `effects_server` did, by where it did it.
+#[derive(Default)]
+struct Effects {
+    before_asking: AtomicUsize,
+    between_questions: AtomicUsize,
+    after_asking: AtomicUsize,
+    marked: AtomicUsize,
+}
+
+/// Two questions, then an answer; an effect at each place a handler may
+/// put one, counted.
+fn effects_server(effects: Arc<Effects>) -> Server {
+    let first = || Elicitation::form("First?").boolean("ok", true);
+    let second = || Elicitation::form("Second?").boolean("ok", true);
+    Server::builder("effects", "1.0.0")
+        .state(effects)
+        .tool(ToolEntry::new("naive", move |input: Input, State(effects): State<Arc<Effects>>| async move {
+            effects.before_asking.fetch_add(1, Ordering::SeqCst);
+            input.elicit("first", first()).await;
+            effects.between_questions.fetch_add(1, Ordering::SeqCst);
+            input.elicit("second", second()).await;
+            "done"
+        }))
+        // The pattern the documentation shows: every question, then the effect.
+        .tool(ToolEntry::new("ask_first", move |input: Input, State(effects): State<Arc<Effects>>| async move {
+            input.elicit("first", first()).await;
+            input.elicit("second", second()).await;
+            effects.after_asking.fetch_add(1, Ordering::SeqCst);
+            "done"
+        }))
+        // The other one: an effect that must come first, keyed by a marker
+        // the next round gets back sealed.
+        .tool(ToolEntry::new("marked", move |input: Input, State(effects): State<Arc<Effects>>| async move {
+            if input.state().is_none() {
+                effects.marked.fetch_add(1, Ordering::SeqCst);
+                input.set_state(json!({"done": true}));
+            }
+            input.elicit("first", first()).await;
+            input.elicit("second", second()).await;
+            "done"
+        }))
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn the_handler_runs_again_from_the_top_so_effects_go_after_the_questions() {
+    let effects = Arc::new(Effects::default());
+    let client = checked(effects_server(effects.clone()))
+        .on_elicitation(|_| async { ElicitResult::accept(json!({"ok": true})) });
+    let count = |n: &AtomicUsize| n.load(Ordering::SeqCst);
+
+    // Three rounds: stopped at the first question, then at the second, then done.
+    assert_eq!(client.call_tool("naive", json!({})).await.unwrap()["content"][0]["text"], "done");
+    assert_eq!(count(&effects.before_asking), 3, "before the first question: once per round");
+    assert_eq!(count(&effects.between_questions), 2, "between the questions: from the second round on");
+
+    assert_eq!(client.call_tool("ask_first", json!({})).await.unwrap()["content"][0]["text"], "done");
+    assert_eq!(count(&effects.after_asking), 1, "after the last question: once");
+
+    assert_eq!(client.call_tool("marked", json!({})).await.unwrap()["content"][0]["text"], "done");
+    assert_eq!(count(&effects.marked), 1, "keyed by the sealed state: once");
 }

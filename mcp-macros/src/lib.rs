@@ -104,6 +104,36 @@ use crate::main_attr::Entry;
 /// for `T` and turns `Err(e)` into `isError: true` with `e`'s `Display` text
 /// (or a JSON-RPC error for `Err(RpcError(..))`).
 ///
+/// # Asking for input: the function runs again
+///
+/// A tool that takes `Input` and awaits an elicitation, a sampling or the
+/// roots is answered in rounds: when an answer is missing the call ends with
+/// `input_required`, and the client's retry, with the answer, runs the
+/// function again **from the top** (on a 2025-era session too; only inside
+/// a task does it wait at the question instead). Everything before the
+/// question it stopped at runs again, so ask first, then act:
+///
+/// ```
+/// use mcp_runtime::{Input, input::Elicitation, tool};
+/// # fn delete(_id: u32) {}
+///
+/// /// Deletes a note, after asking.
+/// #[tool(annotations(destructive))]
+/// async fn delete_note(id: u32, input: Input) -> String {
+///     // Not here: a line before the question runs once per round.
+///     let answer = input.elicit("confirm", Elicitation::form(format!("Delete note {id}?")).boolean("ok", true)).await;
+///     if answer.field("ok").as_deref() != Some("true") {
+///         return "kept".to_owned();
+///     }
+///     delete(id); // after the last question: once
+///     format!("deleted note {id}")
+/// }
+/// ```
+///
+/// An effect that must come before a question is made idempotent, keyed by
+/// what every round sees the same: an argument, or a marker saved with
+/// `Input::set_state` (see `mcp_runtime::input`).
+///
 #[doc = include_str!("../doc/parameters.md")]
 ///
 #[doc = include_str!("../doc/sync.md")]

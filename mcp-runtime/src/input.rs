@@ -20,10 +20,51 @@
 //! retries the same request with the answers. The handler then runs again
 //! from the start and, this time, the awaits complete at once. Awaiting
 //! several answers concurrently (`tokio::join!`) asks for all of them in one
-//! round. Work done before the first await is repeated on every round, so
-//! side effects belong after it. The sealed state only resumes a request
-//! with the same arguments: an answer given for one set of arguments is
-//! never handed to a call with others.
+//! round. The sealed state only resumes a request with the same arguments:
+//! an answer given for one set of arguments is never handed to a call with
+//! others.
+//!
+//! # Side effects: ask first, then act
+//!
+//! Because each round runs the handler from the start, whatever comes
+//! before a question whose answer is still missing runs again on the next
+//! round: an effect before the first question of two runs three times, one
+//! between them twice. Put effects after the last question:
+//!
+//! ```
+//! use mcp_runtime::{Input, input::Elicitation};
+//! # fn delete(_id: u32) {}
+//! async fn delete_note(id: u32, input: Input) -> String {
+//!     // Not here: this line runs once per round.
+//!     let answer = input.elicit("confirm", Elicitation::form(format!("Delete note {id}?")).boolean("ok", true)).await;
+//!     if answer.field("ok").as_deref() != Some("true") {
+//!         return "kept".to_owned();
+//!     }
+//!     delete(id); // after the last question: once
+//!     format!("deleted note {id}")
+//! }
+//! ```
+//!
+//! An effect that has to come before a question is made idempotent instead:
+//! keyed by what every round sees the same, such as an argument (an order
+//! id the client chose) or a marker saved with [`Input::set_state`], which
+//! the next round gets back sealed:
+//!
+//! ```
+//! use mcp_runtime::{Input, input::Elicitation};
+//! # fn reserve_seat() {}
+//! async fn book(input: Input) -> String {
+//!     if input.state().is_none() {
+//!         reserve_seat(); // first round only
+//!         input.set_state(mcp_runtime::serde_json::json!({"reserved": true}));
+//!     }
+//!     let answer = input.elicit("pay", Elicitation::form("Pay now?").boolean("ok", true)).await;
+//!     if answer.accepted() { "booked".into() } else { "held".into() }
+//! }
+//! ```
+//!
+//! This holds on both transports and for 2025-era sessions too (their
+//! client is asked in between, and the request runs again with its answer).
 //!
 //! Inside a task (a tool declared `#[tool(task)]`, called by a client of
 //! the tasks extension) nothing stops: the handler waits at the `await`,
@@ -140,6 +181,11 @@ impl InputState {
 
 /// A handler parameter for asking the client for input: elicitation,
 /// sampling and roots. See the [module documentation](self).
+///
+/// Outside a task, a handler that asks runs again from the start once the
+/// answer comes, and on every round after: whatever it does before its last
+/// question happens more than once. Ask first, then act, or make the effect
+/// idempotent ([side effects](self#side-effects-ask-first-then-act)).
 #[derive(Debug, Clone)]
 pub struct Input {
     state: Arc<InputState>,
