@@ -129,6 +129,11 @@ conformance_node() {
 # request, and it is ours that answered. Our own binary binds port 0 and reports the port
 # the system gave it; a server that cannot do that gets a port picked just before it starts
 # and another one when the bind fails (another process took the port in between).
+#
+# Each process writes a file of its own (see spawn), and what a start reads back from it (the
+# port a server bound, oidc-provider's ready line) it reads through /proc/PID/fd/1: another
+# script started from the same checkout at the same time shares $RESULTS_DIR and its file
+# names, never the file a process writes.
 
 # How long a server CI starts may take to be ready: generous, since a first run on a busy
 # two-core machine starts cold (MCP_CI_READY_TIMEOUT overrides).
@@ -139,6 +144,32 @@ BIND_ATTEMPTS=5
 # pick_port: a loopback port that was free a moment ago (see above: callers retry).
 pick_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+# spawn OUT ERR CMD...: CMD in the background, its stdout to a new file named OUT and its
+# stderr to one named ERR (`-`: with stdout), stdin from /dev/null; sets STARTED_PID. Each file
+# is created under a unique name and opened here before it takes its name, so the process
+# writes a file that no other start can truncate or share, even one that takes the same name
+# an instant later.
+spawn() {
+  local out=$1 err=$2 tmp_out tmp_err="" out_fd err_fd
+  shift 2
+  tmp_out="$(mktemp "$out.XXXXXX")" || die "cannot create a file beside $out"
+  exec {out_fd}> "$tmp_out"
+  if [ "$err" = - ]; then
+    "$@" >&"$out_fd" 2>&1 {out_fd}>&- < /dev/null &
+  else
+    tmp_err="$(mktemp "$err.XXXXXX")" || die "cannot create a file beside $err"
+    exec {err_fd}> "$tmp_err"
+    "$@" >&"$out_fd" 2>&"$err_fd" {out_fd}>&- {err_fd}>&- < /dev/null &
+  fi
+  STARTED_PID=$!
+  exec {out_fd}>&-
+  mv -f "$tmp_out" "$out"
+  if [ -n "$tmp_err" ]; then
+    exec {err_fd}>&-
+    mv -f "$tmp_err" "$err"
+  fi
 }
 
 # show_log FILE: its tail on stderr, to say why a server did not come up.
@@ -153,13 +184,14 @@ exited_on_taken_port() {
 }
 
 # await_bound_address PID LOG: print the HOST:PORT the `everything` process PID reports in
-# LOG once it listens (the runtime's INFO line `serving MCP over HTTP address=...`; colour
-# codes stripped, should the log have them). Status 2 when PID exited because its address was
-# in use, 1 when it exited otherwise or reported nothing within READY_TIMEOUT_S.
+# its output (LOG) once it listens (the runtime's INFO line `serving MCP over HTTP
+# address=...`; colour codes stripped, should the log have them). Status 2 when PID exited
+# because its address was in use, 1 when it exited otherwise or reported nothing within
+# READY_TIMEOUT_S.
 await_bound_address() {
   local pid=$1 log=$2 deadline=$((SECONDS + READY_TIMEOUT_S)) address
   while :; do
-    address="$(sed 's/\x1b\[[0-9;]*m//g' "$log" 2>/dev/null \
+    address="$(sed 's/\x1b\[[0-9;]*m//g' "/proc/$pid/fd/1" 2>/dev/null \
       | sed -n 's/.*serving MCP over HTTP.* address=\([^ ]*\).*/\1/p' | head -n 1)"
     if [ -n "$address" ]; then
       echo "$address"
@@ -214,9 +246,8 @@ DISCOVER_ARGS=(-X POST -H 'content-type: application/json' -H 'accept: applicati
 run_everything() {
   local log=$1 port=$2
   shift 2
-  NO_COLOR=1 RUST_LOG="${RUST_LOG:-info},mcp_runtime::transport::http::serve=info" \
-    "$EVERYTHING_BIN" --http "127.0.0.1:$port" "$@" > "$log" 2>&1 < /dev/null &
-  STARTED_PID=$!
+  spawn "$log" - env NO_COLOR=1 RUST_LOG="${RUST_LOG:-info},mcp_runtime::transport::http::serve=info" \
+    "$EVERYTHING_BIN" --http "127.0.0.1:$port" "$@"
 }
 
 # start_http_server [ARGS...]: run the `everything` example over HTTP on a loopback port,
@@ -285,14 +316,14 @@ stop_http_server() {
 OIDC_PID=""
 start_oidc_provider() {
   local modules="$TOOLS_DIR/oidc-provider/node_modules" log="$RESULTS_DIR/oidc-provider.log"
-  local ready="$RESULTS_DIR/oidc-provider.ready" deadline=$((SECONDS + READY_TIMEOUT_S))
+  local ready="$RESULTS_DIR/oidc-provider.ready" deadline=$((SECONDS + READY_TIMEOUT_S)) line
   [ -d "$modules/oidc-provider" ] || die "oidc-provider not installed in $modules (.ci/install.sh)"
   command -v node >/dev/null 2>&1 || die "node not found on PATH"
   mkdir -p "$RESULTS_DIR"
-  node "$REPO_ROOT/.ci/oidc/provider.mjs" --modules "$modules" > "$ready" 2> "$log" < /dev/null &
-  OIDC_PID=$!
+  spawn "$ready" "$log" node "$REPO_ROOT/.ci/oidc/provider.mjs" --modules "$modules"
+  OIDC_PID=$STARTED_PID
   # A whole line: the provider writes it, newline included, in one go.
-  until [ "$(wc -l < "$ready")" -ge 1 ]; do
+  until [ "$(wc -l 2>/dev/null < "/proc/$OIDC_PID/fd/1" || echo 0)" -ge 1 ]; do
     if ! kill -0 "$OIDC_PID" 2>/dev/null; then
       show_log "$log"
       die "oidc-provider exited before it was ready"
@@ -303,8 +334,9 @@ start_oidc_provider() {
     fi
     sleep 0.1
   done
-  OIDC_ISSUER="$(head -n 1 "$ready" | python3 -c 'import json, sys; print(json.loads(sys.stdin.readline())["issuer"])')" \
-    || die "oidc-provider's ready line is not {\"issuer\": URL}: $(head -n 1 "$ready")"
+  line="$(head -n 1 "/proc/$OIDC_PID/fd/1")" || die "oidc-provider exited once ready"
+  OIDC_ISSUER="$(python3 -c 'import json, sys; print(json.loads(sys.argv[1])["issuer"])' "$line")" \
+    || die "oidc-provider's ready line is not {\"issuer\": URL}: $line"
   echo "oidc-provider up: $OIDC_ISSUER (pid $OIDC_PID, log: $log)"
 }
 
@@ -355,8 +387,8 @@ start_redis() {
   local log=$1 attempt pid deadline
   for ((attempt = 1; attempt <= BIND_ATTEMPTS; attempt++)); do
     REDIS_PORT="$(pick_port)"
-    redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no > "$log" 2>&1 < /dev/null &
-    pid=$!
+    spawn "$log" - redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no
+    pid=$STARTED_PID
     deadline=$((SECONDS + READY_TIMEOUT_S))
     while kill -0 "$pid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do
       if [ "$(timeout 5 redis-cli -p "$REDIS_PORT" ping 2>/dev/null)" = PONG ] \
@@ -391,9 +423,9 @@ start_haproxy() {
   shift
   for ((attempt = 1; attempt <= BIND_ATTEMPTS; attempt++)); do
     BALANCER_PORT="$(pick_port)"
-    MCP_BALANCER_ADDR="127.0.0.1:$BALANCER_PORT" MCP_REPLICA_1="$1" MCP_REPLICA_2="$2" MCP_REPLICA_3="$3" \
-      haproxy -db -f "$REPO_ROOT/.ci/haproxy.cfg" > "$log" 2>&1 < /dev/null &
-    pid=$!
+    spawn "$log" - env MCP_BALANCER_ADDR="127.0.0.1:$BALANCER_PORT" MCP_REPLICA_1="$1" MCP_REPLICA_2="$2" \
+      MCP_REPLICA_3="$3" haproxy -db -f "$REPO_ROOT/.ci/haproxy.cfg"
+    pid=$STARTED_PID
     deadline=$((SECONDS + READY_TIMEOUT_S))
     seen=()
     while kill -0 "$pid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do
