@@ -1,13 +1,14 @@
 //! A server's `main` run as a process, as the person starting it sees it:
-//! what a failed build prints. Each case starts this binary again with
-//! `MCP_TESTS_SERVER_MAIN` naming the `main` to play, so the child is a
-//! program with a server's command line, not a test harness (this target
-//! has `harness = false`).
+//! what a failed build prints, and what `--dump-catalog` writes. Each case
+//! starts this binary again with `MCP_TESTS_SERVER_MAIN` naming the `main`
+//! to play, so the child is a program with a server's command line, not a
+//! test harness (this target has `harness = false`).
 
 use std::error::Error;
+use std::io::Write as _;
 use std::process::{Command, Output, Stdio};
 
-use mcp_runtime::{BuildError, Server, State, ToolEntry};
+use mcp_runtime::{BuildError, Server, ServerBuilder, State, ToolEntry};
 
 /// Names the `main` a child plays.
 const CASE: &str = "MCP_TESTS_SERVER_MAIN";
@@ -20,6 +21,25 @@ fn missing_state() -> Result<Server, BuildError> {
 /// The read-me's `main`, with a build that fails.
 fn build_error_main() -> Result<(), Box<dyn Error>> {
     missing_state()?;
+    Ok(())
+}
+
+/// A server with a tool, for its catalog.
+fn catalog_server() -> ServerBuilder {
+    Server::builder("dump", "1.0.0").tool(ToolEntry::new("ping", || async { "pong" }).description("Answers pong."))
+}
+
+/// What a server's `main` prints once built, before it serves.
+const STARTED: &str = "serving MCP on stdin and stdout\n";
+
+/// The read-me's `main` over stdio, with start-up output of its own after
+/// `build()`; `catalog_flag` as the builder's.
+fn serve_main(catalog_flag: bool) -> Result<(), Box<dyn Error>> {
+    let server = catalog_server().catalog_flag(catalog_flag).build()?;
+    std::io::stdout().write_all(STARTED.as_bytes())?;
+    let runtime = mcp_runtime::tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    // stdin is empty: serving ends at once.
+    runtime.block_on(server.serve_stdio())?;
     Ok(())
 }
 
@@ -50,14 +70,57 @@ fn a_build_error_from_main_prints_its_sentence() {
     assert_eq!(text(&output.stdout), "");
 }
 
+/// `--dump-catalog` is answered by `build()`: the catalog is the whole of
+/// standard output, with nothing `main` prints after `build()`.
+fn the_dump_ends_the_process_at_build() {
+    let catalog = catalog_server().build().expect("valid").catalog_json();
+    let output = run("serve", &["--dump-catalog"]);
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(text(&output.stdout), catalog, "standard output is the catalog, and only it");
+
+    let path = std::env::temp_dir().join(format!("mcp-server-main-{}.json", std::process::id()));
+    let output = run("serve", &[&format!("--dump-catalog={}", path.display())]);
+    let written = std::fs::read_to_string(&path);
+    std::fs::remove_file(&path).ok();
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(written.expect("the dump is written"), catalog);
+    assert_eq!(text(&output.stdout), "", "nothing after build() ran");
+}
+
+/// Without the flag, or with it turned off, `main` goes on as written.
+fn without_the_dump_main_goes_on() {
+    let output = run("serve", &[]);
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(text(&output.stdout), STARTED);
+    let output = run("serve_without_flag", &["--dump-catalog"]);
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(text(&output.stdout), STARTED);
+}
+
+/// A dump that cannot be written is a build error, reported by `main`.
+fn an_unwritable_dump_is_a_build_error() {
+    let output = run("serve", &["--dump-catalog=/nonexistent-directory/catalog.json"]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stderr = text(&output.stderr);
+    let expected = "Error: the catalog could not be written to /nonexistent-directory/catalog.json (--dump-catalog): ";
+    assert!(stderr.starts_with(expected), "{stderr}");
+    assert_eq!(text(&output.stdout), "");
+}
+
 fn main() -> Result<(), Box<dyn Error>> {
     match std::env::var(CASE).as_deref() {
         Ok("build_error") => return build_error_main(),
+        Ok("serve") => return serve_main(true),
+        Ok("serve_without_flag") => return serve_main(false),
         Ok(other) => panic!("no main named `{other}`"),
         Err(_) => {}
     }
-    let cases: &[(&str, fn())] =
-        &[("a_build_error_from_main_prints_its_sentence", a_build_error_from_main_prints_its_sentence)];
+    let cases: &[(&str, fn())] = &[
+        ("a_build_error_from_main_prints_its_sentence", a_build_error_from_main_prints_its_sentence),
+        ("the_dump_ends_the_process_at_build", the_dump_ends_the_process_at_build),
+        ("without_the_dump_main_goes_on", without_the_dump_main_goes_on),
+        ("an_unwritable_dump_is_a_build_error", an_unwritable_dump_is_a_build_error),
+    ];
     for (name, case) in cases {
         case();
         eprintln!("test {name} ... ok");

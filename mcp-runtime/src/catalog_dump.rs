@@ -1,7 +1,9 @@
 //! The catalog snapshot: everything a server shows clients before any call
 //! (the `server/discover` result and every tool, prompt, resource and
 //! template definition) as one JSON document, sorted and formatted the
-//! same way every time, written instead of serving when asked.
+//! same way every time, written by `build()` when the command line asks
+//! (`--dump-catalog`), before `main` goes on, or by the serve helpers
+//! instead of serving when the builder does.
 //!
 //! It is built from the definitions `tools/list`, `prompts/list`,
 //! `resources/list` and `resources/templates/list` send (serialized once,
@@ -16,10 +18,12 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
+use crate::error::BuildError;
 use crate::server::Server;
 
-/// The command-line flag the serve helpers understand: `--dump-catalog`
-/// writes the catalog to standard output, `--dump-catalog=PATH` to a file.
+/// The command-line flag [`ServerBuilder::build`](crate::ServerBuilder::build)
+/// answers: `--dump-catalog` writes the catalog to standard output,
+/// `--dump-catalog=PATH` to a file, and ends the process.
 pub const DUMP_CATALOG_FLAG: &str = "--dump-catalog";
 
 /// Where a catalog snapshot goes instead of serving.
@@ -133,22 +137,37 @@ impl Server {
         mcp_catalog::snapshot::to_text(&self.catalog_snapshot())
     }
 
-    /// The dump the serve helpers make instead of serving, if any: the one
-    /// set with [`ServerBuilder::dump_catalog`](crate::ServerBuilder::dump_catalog),
-    /// else the one the process's command line asks for (unless
-    /// [`ServerBuilder::catalog_flag`](crate::ServerBuilder::catalog_flag)
-    /// turned that off).
-    pub(crate) fn catalog_dump(&self) -> Option<CatalogDump> {
-        let settings = self.settings();
-        settings.catalog_dump.clone().or_else(|| settings.catalog_flag.then(CatalogDump::from_process_args).flatten())
-    }
-
-    /// Writes the catalog when a dump is asked for; returns whether it did,
-    /// in which case the serve helper returns without serving.
+    /// Writes the catalog when [`ServerBuilder::dump_catalog`](crate::ServerBuilder::dump_catalog)
+    /// asked for it; returns whether it did, in which case the serve helper
+    /// returns without serving. (`--dump-catalog` never gets this far:
+    /// `build()` answers it.)
     pub(crate) fn dumped_catalog(&self) -> std::io::Result<bool> {
-        match self.catalog_dump() {
+        match &self.settings().catalog_dump {
             Some(dump) => dump.write(self).map(|()| true),
             None => Ok(false),
+        }
+    }
+
+    /// Answers `--dump-catalog` for `build()`: writes the catalog where the
+    /// flag says (or where [`ServerBuilder::dump_catalog`](crate::ServerBuilder::dump_catalog)
+    /// does, which wins) and ends the process with status 0. Returns only
+    /// if the catalog could not be written, with the error `build()` gives.
+    pub(crate) fn dump_catalog_and_exit(&self, flag: CatalogDump) -> BuildError {
+        let to = self.settings().catalog_dump.clone().unwrap_or(flag);
+        match to.write(self) {
+            // Destructors are skipped, but the dump is flushed and nothing
+            // else was started for it.
+            Ok(()) => std::process::exit(0),
+            Err(e) => BuildError::CatalogDump { to: to.to_string(), reason: e.to_string() },
+        }
+    }
+}
+
+impl std::fmt::Display for CatalogDump {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CatalogDump::Stdout => f.write_str("standard output"),
+            CatalogDump::File(path) => write!(f, "{}", path.display()),
         }
     }
 }

@@ -135,6 +135,14 @@ pub enum BuildError {
         /// Every tool refused, in name order, with the reasons.
         refused: Vec<RefusedTool>,
     },
+    /// `--dump-catalog` asked for the catalog, and it could not be written.
+    #[error("the catalog could not be written to {to} (--dump-catalog): {reason}")]
+    CatalogDump {
+        /// `standard output`, or the file named.
+        to: String,
+        /// The I/O error's message.
+        reason: String,
+    },
     /// A definition could not be serialized.
     #[error("the definition of `{name}` could not be serialized: {reason}")]
     Definition {
@@ -196,6 +204,7 @@ mod tests {
                 profile: "openai",
                 refused: vec![RefusedTool { tool: "add".into(), location: location(), reasons: vec!["a map".into()] }],
             },
+            BuildError::CatalogDump { to: "/nowhere/catalog.json".into(), reason: "No such file or directory".into() },
             BuildError::Definition { name: "add".into(), reason: "not JSON".into() },
         ]
     }

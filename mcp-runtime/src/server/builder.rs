@@ -253,17 +253,36 @@ impl ServerBuilder {
     /// [`Server::serve_http_with`], [`Server::serve_stdio`]) write the
     /// catalog snapshot to `to` and return instead of serving, whatever the
     /// command line says. [`Server::catalog_json`] is the text written.
+    /// With `--dump-catalog` on the command line too, [`build`](Self::build)
+    /// writes it to `to` and exits (see [`catalog_flag`](Self::catalog_flag)).
     pub fn dump_catalog(mut self, to: CatalogDump) -> Self {
         self.catalog_dump = Some(to);
         self
     }
 
-    /// Whether the serve helpers honour `--dump-catalog` (or
+    /// Whether [`build`](Self::build) honours `--dump-catalog` (or
     /// `--dump-catalog=PATH`) among the process's arguments (default
-    /// true): with it they write the catalog snapshot and return without
-    /// binding a port or reading stdin. They only look for that one
-    /// argument and never consume or reject any other, so a program with
-    /// its own argument parser must let it through (or turn this off).
+    /// true): with it, once the server is built, it writes the catalog
+    /// snapshot and ends the process with status 0, so nothing `main` does
+    /// after `build()` happens: no start-up line printed into the dump, no
+    /// port bound, no stdin read. A dump that cannot be written is
+    /// [`BuildError::CatalogDump`]. It only looks for that one argument and
+    /// never consumes or rejects any other, so a program with its own
+    /// argument parser must let it through (or turn this off, and call
+    /// [`CatalogDump::from_process_args`] and [`CatalogDump::write`] itself,
+    /// say to dump tools added after `build()`).
+    ///
+    /// Write what must not reach the dump after `build()`:
+    ///
+    /// ```no_run
+    /// #[mcp_runtime::main]
+    /// async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    ///     let server = mcp_runtime::server!().build()?; // `--dump-catalog` ends here
+    ///     println!("serving MCP at http://127.0.0.1:3000/mcp");
+    ///     server.serve_http("127.0.0.1:3000").await?;
+    ///     Ok(())
+    /// }
+    /// ```
     pub fn catalog_flag(mut self, enabled: bool) -> Self {
         self.catalog_flag = enabled;
         self
@@ -358,6 +377,10 @@ impl ServerBuilder {
 
     /// Checks and freezes the server: duplicate names and missing state are
     /// errors naming the definitions involved.
+    ///
+    /// With `--dump-catalog` among the process's arguments, it writes the
+    /// catalog snapshot and ends the process instead of returning (unless
+    /// [`catalog_flag(false)`](Self::catalog_flag)).
     pub fn build(self) -> Result<Server, BuildError> {
         let state = StateMap::from_map(self.state);
         let mut entries = Entries { tools: self.tools, prompts: self.prompts, resources: self.resources };
@@ -393,7 +416,6 @@ impl ServerBuilder {
             instructions: self.instructions,
             eras,
             catalog_dump: self.catalog_dump,
-            catalog_flag: self.catalog_flag,
             schema_profile: self.schema_profile,
             // The Protected Resource Metadata offers the configured scopes and
             // every scope the entries declare.
@@ -402,7 +424,7 @@ impl ServerBuilder {
             authenticated: self.authenticated,
         };
         let bus: SharedBus = self.bus.unwrap_or_else(|| Arc::new(LocalBus::default()));
-        Ok(Server {
+        let server = Server {
             inner: Arc::new(ServerInner {
                 info: self.info,
                 snapshot: RwLock::new(Arc::new(Snapshot::new(catalog, &settings))),
@@ -412,7 +434,15 @@ impl ServerBuilder {
                 closing: CancellationToken::new(),
                 state,
             }),
-        })
+        };
+        // Answered here rather than when serving: `main` prints and sets up
+        // between `build()` and serving, and none of it belongs in a dump.
+        if self.catalog_flag
+            && let Some(flag) = CatalogDump::from_process_args()
+        {
+            return Err(server.dump_catalog_and_exit(flag));
+        }
+        Ok(server)
     }
 }
 

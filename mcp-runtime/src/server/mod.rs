@@ -99,8 +99,6 @@ pub(crate) struct Settings {
     pub(crate) eras: Eras,
     /// Where the serve helpers write the catalog instead of serving.
     pub(crate) catalog_dump: Option<CatalogDump>,
-    /// Whether the serve helpers look for `--dump-catalog` on the command line.
-    pub(crate) catalog_flag: bool,
     /// The provider profile every tool's input schema is fitted to.
     pub(crate) schema_profile: Option<SchemaProfile>,
     /// Verifies the bearer tokens of HTTP requests, when the server is protected.

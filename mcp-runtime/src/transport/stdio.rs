@@ -76,11 +76,12 @@ type InFlight = Arc<Mutex<HashMap<RequestId, (CancellationToken, bool)>>>;
 impl Server {
     /// Serves over the process's stdin and stdout until end of input.
     ///
-    /// With `--dump-catalog` among the process's arguments (or
-    /// [`ServerBuilder::dump_catalog`](crate::ServerBuilder::dump_catalog)),
+    /// With [`ServerBuilder::dump_catalog`](crate::ServerBuilder::dump_catalog)
     /// it writes the catalog snapshot and returns at once instead, reading
-    /// nothing: see [`ServerBuilder::catalog_flag`](crate::ServerBuilder::catalog_flag).
-    /// [`serve_io`](Self::serve_io) never looks at the command line.
+    /// nothing ([`serve_io`](Self::serve_io) never does). `--dump-catalog`
+    /// on the command line never gets this far:
+    /// [`build`](crate::ServerBuilder::build) answers it and ends the
+    /// process (see [`ServerBuilder::catalog_flag`](crate::ServerBuilder::catalog_flag)).
     pub async fn serve_stdio(self) -> std::io::Result<()> {
         if self.dumped_catalog()? {
             return Ok(());

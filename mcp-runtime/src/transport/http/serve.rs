@@ -77,16 +77,17 @@ impl Server {
     /// logs `serving MCP over HTTP` (INFO, through `tracing`) with the
     /// `address` it holds: given port 0, the port the system chose.
     ///
-    /// With `--dump-catalog` among the process's arguments (or
-    /// [`ServerBuilder::dump_catalog`](crate::ServerBuilder::dump_catalog)),
+    /// With [`ServerBuilder::dump_catalog`](crate::ServerBuilder::dump_catalog)
     /// it writes the catalog snapshot and returns at once instead, binding
-    /// nothing: see [`ServerBuilder::catalog_flag`](crate::ServerBuilder::catalog_flag).
+    /// nothing. `--dump-catalog` on the command line never gets this far:
+    /// [`build`](crate::ServerBuilder::build) answers it and ends the
+    /// process (see [`ServerBuilder::catalog_flag`](crate::ServerBuilder::catalog_flag)).
     pub async fn serve_http(self, addr: impl ToSocketAddrs) -> io::Result<()> {
         self.serve_http_with(addr, HttpConfig::default()).await
     }
 
     /// [`serve_http`](Self::serve_http) with settings (and the same
-    /// `--dump-catalog`).
+    /// [`ServerBuilder::dump_catalog`](crate::ServerBuilder::dump_catalog)).
     pub async fn serve_http_with(self, addr: impl ToSocketAddrs, config: HttpConfig) -> io::Result<()> {
         if self.dumped_catalog()? {
             return Ok(());
@@ -98,8 +99,9 @@ impl Server {
     /// Serves on a bound listener until `shutdown` completes, then stops
     /// accepting, lets requests in flight finish (for at most
     /// [`HttpConfig::shutdown_grace`]) and returns. Unlike
-    /// [`serve_http`](Self::serve_http) it never reads the command line
-    /// (no `--dump-catalog`): it is for embedding and tests. Bind to port 0 to let
+    /// [`serve_http`](Self::serve_http) it never writes a catalog
+    /// ([`ServerBuilder::dump_catalog`](crate::ServerBuilder::dump_catalog)
+    /// is ignored): it is for embedding and tests. Bind to port 0 to let
     /// the system pick a free port and read it from the listener first:
     ///
     /// ```
