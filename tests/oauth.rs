@@ -5,15 +5,22 @@
 #![cfg_attr(no_oidc_provider, allow(dead_code, unused_imports))]
 
 use std::net::SocketAddr;
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use bytes::Bytes;
 use http::{HeaderMap, Method, StatusCode};
+use http_body_util::BodyExt as _;
+use hyper::body::Incoming;
 use mcp_runtime::auth::{Authorization, Principal};
+use mcp_runtime::legacy::{
+    MemorySessionStore, RedisSessionStore, SessionChange, SessionLimits, SessionOwner, SessionRecord, SessionStore,
+    StoreFuture,
+};
 use mcp_runtime::transport::http::HttpConfig;
 use mcp_runtime::{Extension, Server, ToolEntry};
-use mcp_tests::oidc;
+use mcp_tests::{http_wire, oidc};
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
@@ -34,8 +41,20 @@ async fn serve_with(
     config: HttpConfig,
 ) -> Protected {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let resource = format!("http://{}/mcp", listener.local_addr().expect("addr"));
+    serve_on(listener, resource, issuer, configure, config)
+}
+
+/// A protected server on `listener` for `resource`, which may name
+/// another address: that of a balancer in front of replicas, say.
+fn serve_on(
+    listener: tokio::net::TcpListener,
+    resource: String,
+    issuer: &str,
+    configure: impl FnOnce(Authorization) -> Authorization,
+    config: HttpConfig,
+) -> Protected {
     let addr = listener.local_addr().expect("addr");
-    let resource = format!("http://{addr}/mcp");
     let auth = configure(Authorization::new(issuer, &resource).scopes_supported(["notes:read", "notes:write"]));
     let whoami = |Extension(caller): Extension<Principal>| async move {
         let scopes: Vec<&str> = caller.scopes().iter().map(String::as_str).collect();
@@ -417,6 +436,234 @@ async fn a_2025_session_needs_the_token_on_every_request() {
     assert_eq!(status, StatusCode::NO_CONTENT, "DELETE with a token ends the session");
     let (status, _, _) = post(legacy(Some(&session), Some(&token)), &whoami).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "the session is gone");
+}
+
+/// A request on 2025-era session `session` with `token`, its body unread
+/// (`extra` adds or replaces headers).
+async fn on_session(
+    server: &Protected,
+    method: Method,
+    session: &str,
+    body: Option<&Value>,
+    token: &str,
+    extra: &[(&str, &str)],
+) -> http::Response<Incoming> {
+    let bearer = format!("Bearer {token}");
+    let mut headers = vec![("authorization", bearer.as_str())];
+    headers.extend_from_slice(extra);
+    http_wire::send(server.addr, method, Some(session), body, &headers).await
+}
+
+/// `response`, its body read.
+async fn answer_of(response: http::Response<Incoming>) -> Answer {
+    let (parts, body) = response.into_parts();
+    let body = tokio::time::timeout(http_wire::STUCK, body.collect()).await.expect("a body in time").expect("a body");
+    Answer { status: parts.status, headers: parts.headers, body: body.to_bytes() }
+}
+
+/// The status, media type and body of a refusal, to compare whole.
+async fn refusal(response: http::Response<Incoming>) -> (StatusCode, Option<http::HeaderValue>, Bytes) {
+    let answer = answer_of(response).await;
+    (answer.status, answer.headers.get("content-type").cloned(), answer.body)
+}
+
+/// A 2025-11-25 session begun with `token`, past `initialize` only.
+async fn begin(server: &Protected, token: &str) -> String {
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1.0.0"},
+    }});
+    let bearer = format!("Bearer {token}");
+    let response =
+        http_wire::send(server.addr, Method::POST, None, Some(&initialize), &[("authorization", &bearer)]).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    response.headers()["mcp-session-id"].to_str().expect("an id").to_owned()
+}
+
+/// The text `whoami` answered request `id` with, as JSON or on a stream.
+async fn text_of(response: http::Response<Incoming>, id: u64) -> String {
+    let answer = http_wire::answer(response, &json!(id), |_| {}).await;
+    answer["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("a text: {answer}")).to_owned()
+}
+
+fn whoami(id: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}})
+}
+
+/// A request a stranger tries on a session: what it is, its method, its
+/// body and the headers it adds.
+type Attempt<'a> = (&'a str, Method, Option<&'a Value>, &'a [(&'a str, &'a str)]);
+
+/// A session id minted by no server.
+const UNKNOWN: &str = "0123456789abcdef0123456789abcdef";
+
+#[cfg_attr(no_oidc_provider, ignore = "oidc-provider is not installed: run .ci/install.sh (needs node and npm)")]
+#[tokio::test]
+async fn a_2025_session_answers_only_the_identity_that_began_it() {
+    let provider = oidc::start().await;
+    let server = serve(&provider.issuer, |a| a).await;
+    let owner = provider.token("rs256-client", &server.resource).await;
+    let stranger = provider.token("es256-client", &server.resource).await;
+    let session = begin(&server, &owner).await;
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let response = on_session(&server, Method::POST, &session, Some(&initialized), &owner, &[]).await;
+    assert_eq!(response.status(), StatusCode::ACCEPTED);
+    // On a stream, for an event id of the session to resume from.
+    let stream_only = [("accept", "text/event-stream")];
+    let response = on_session(&server, Method::POST, &session, Some(&whoami(1)), &owner, &stream_only).await;
+    let mut events = http_wire::Events::of(response);
+    let answer = events.next().await.expect("the answer");
+    assert_eq!(answer["result"]["content"][0]["text"], "rs256-client notes:read");
+    let event_id = events.last_id.clone().expect("a 2025-11-25 stream names its events");
+
+    // Every way into the session, each answered exactly as for a session
+    // that does not exist: nothing tells the stranger the id is live.
+    let cancelled = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}});
+    let answer = json!({"jsonrpc": "2.0", "id": 0, "result": {"action": "accept", "content": {}}});
+    let resume = [("last-event-id", event_id.as_str())];
+    let attempts: [Attempt<'_>; 6] = [
+        ("a call", Method::POST, Some(&whoami(2)), &[]),
+        ("a notification", Method::POST, Some(&cancelled), &[]),
+        ("an answer", Method::POST, Some(&answer), &[]),
+        ("the standalone stream", Method::GET, None, &[]),
+        ("a stream resumed", Method::GET, None, &resume),
+        ("the end of the session", Method::DELETE, None, &[]),
+    ];
+    for (what, method, body, extra) in attempts {
+        let unknown = refusal(on_session(&server, method.clone(), UNKNOWN, body, &stranger, extra).await).await;
+        assert_eq!(unknown.0, StatusCode::NOT_FOUND, "{what} on no session");
+        let refused = refusal(on_session(&server, method, &session, body, &stranger, extra).await).await;
+        assert_eq!(refused, unknown, "{what} by another client: as if the session did not exist");
+    }
+
+    let response = on_session(&server, Method::POST, &session, Some(&whoami(3)), &owner, &[]).await;
+    assert_eq!(text_of(response, 3).await, "rs256-client notes:read", "the owner's session lives on");
+    let stream = on_session(&server, Method::GET, &session, None, &owner, &[]).await;
+    assert_eq!(stream.status(), StatusCode::OK, "the owner's standalone stream");
+    drop(stream);
+    let resumed = on_session(&server, Method::GET, &session, None, &owner, &resume).await;
+    assert_eq!(resumed.status(), StatusCode::OK, "the owner resumes the stream");
+    drop(resumed);
+
+    // The identity owns the session, not the token: a refreshed one works.
+    let refreshed = provider.token("rs256-client", &server.resource).await;
+    assert_ne!(refreshed, owner, "a second token");
+    let response = on_session(&server, Method::POST, &session, Some(&whoami(4)), &refreshed, &[]).await;
+    assert_eq!(text_of(response, 4).await, "rs256-client notes:read");
+    let ended = on_session(&server, Method::DELETE, &session, None, &refreshed, &[]).await;
+    assert_eq!(ended.status(), StatusCode::NO_CONTENT);
+    let gone = on_session(&server, Method::POST, &session, Some(&whoami(5)), &owner, &[]).await;
+    assert_eq!(gone.status(), StatusCode::NOT_FOUND);
+}
+
+/// One store behind two replicas, as Redis would be, without the messages
+/// between them: each replica asks it on every request.
+#[derive(Clone, Default)]
+struct SharedStore(Arc<MemorySessionStore>);
+
+impl SessionStore for SharedStore {
+    fn create(&self, record: SessionRecord, limits: SessionLimits) -> StoreFuture<'_, ()> {
+        self.0.create(record, limits)
+    }
+
+    fn load<'a>(&'a self, id: &'a str, limits: SessionLimits) -> StoreFuture<'a, Option<SessionRecord>> {
+        self.0.load(id, limits)
+    }
+
+    fn load_for<'a>(
+        &'a self,
+        id: &'a str,
+        owner: Option<&'a SessionOwner>,
+        limits: SessionLimits,
+    ) -> StoreFuture<'a, Option<SessionRecord>> {
+        self.0.load_for(id, owner, limits)
+    }
+
+    fn update<'a>(&'a self, id: &'a str, change: SessionChange) -> StoreFuture<'a, bool> {
+        self.0.update(id, change)
+    }
+
+    fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, bool> {
+        self.0.remove(id)
+    }
+}
+
+/// Two replicas behind one `resource`, each keeping sessions in its
+/// `stores` entry: a session begun on one is refused to a stranger on the
+/// other, which never saw it and knows its owner from the record only.
+async fn the_owner_crosses_replicas(provider: &oidc::Provider, stores: [HttpConfig; 2]) {
+    let (first, second) = (
+        tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind"),
+        tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind"),
+    );
+    let resource = format!("http://{}/mcp", first.local_addr().expect("addr"));
+    let [config_a, config_b] = stores;
+    let a = serve_on(first, resource.clone(), &provider.issuer, |a| a, config_a);
+    let b = serve_on(second, resource.clone(), &provider.issuer, |a| a, config_b);
+    let owner = provider.token("rs256-client", &resource).await;
+    let stranger = provider.token("es256-client", &resource).await;
+    let session = begin(&a, &owner).await;
+
+    // `b` holds no copy yet: what it knows of the session is the record.
+    let unknown = refusal(on_session(&b, Method::POST, UNKNOWN, Some(&whoami(1)), &stranger, &[]).await).await;
+    let refused = refusal(on_session(&b, Method::POST, &session, Some(&whoami(1)), &stranger, &[]).await).await;
+    assert_eq!(refused, unknown, "a stranger on a replica without a copy");
+    let response = on_session(&b, Method::POST, &session, Some(&whoami(2)), &owner, &[]).await;
+    assert_eq!(text_of(response, 2).await, "rs256-client notes:read");
+    // Now it holds one, built from the record, owner included.
+    for replica in [&a, &b] {
+        let refused = refusal(on_session(replica, Method::DELETE, &session, None, &stranger, &[]).await).await;
+        assert_eq!(refused, unknown, "a stranger's DELETE");
+    }
+    let refreshed = provider.token("rs256-client", &resource).await;
+    let response = on_session(&b, Method::POST, &session, Some(&whoami(3)), &refreshed, &[]).await;
+    assert_eq!(text_of(response, 3).await, "rs256-client notes:read", "the owner, with a new token");
+}
+
+#[cfg_attr(no_oidc_provider, ignore = "oidc-provider is not installed: run .ci/install.sh (needs node and npm)")]
+#[tokio::test]
+async fn a_replica_that_never_saw_a_session_knows_its_owner_from_the_record() {
+    let provider = oidc::start().await;
+    let store = SharedStore::default();
+    let stores = [HttpConfig::default().session_store(store.clone()), HttpConfig::default().session_store(store)];
+    the_owner_crosses_replicas(&provider, stores).await;
+}
+
+#[cfg_attr(
+    any(no_oidc_provider, no_redis_server),
+    ignore = "needs oidc-provider (.ci/install.sh) and redis-server on the PATH"
+)]
+#[tokio::test]
+async fn replicas_sharing_redis_know_a_sessions_owner_from_the_record() {
+    let (provider, redis) = (oidc::start().await, mcp_tests::redis::start().await);
+    let store = || async {
+        let store = RedisSessionStore::connect(&redis.url, "mcp:oauth").await.expect("connected");
+        HttpConfig::default().session_store(store)
+    };
+    the_owner_crosses_replicas(&provider, [store().await, store().await]).await;
+}
+
+#[cfg_attr(no_oidc_provider, ignore = "oidc-provider is not installed: run .ci/install.sh (needs node and npm)")]
+#[tokio::test]
+async fn a_strangers_requests_keep_no_session_alive() {
+    const IDLE: Duration = Duration::from_secs(1);
+    let provider = oidc::start().await;
+    let server = serve_with(&provider.issuer, |a| a, HttpConfig::default().session_idle_timeout(IDLE)).await;
+    let owner = provider.token("rs256-client", &server.resource).await;
+    let stranger = provider.token("es256-client", &server.resource).await;
+    let session = begin(&server, &owner).await;
+    let last_used = Instant::now();
+    // Until the session has been idle for the whole timeout, so that the
+    // last of these comes just before the owner's request: had any counted
+    // as a use, the session would still be live.
+    while last_used.elapsed() <= IDLE {
+        for method in [Method::POST, Method::GET, Method::DELETE] {
+            let body = (method == Method::POST).then(|| whoami(1));
+            let response = on_session(&server, method.clone(), &session, body.as_ref(), &stranger, &[]).await;
+            assert_eq!(response.status(), StatusCode::NOT_FOUND, "{method} by another client");
+        }
+    }
+    let response = on_session(&server, Method::POST, &session, Some(&whoami(2)), &owner, &[]).await;
+    assert_eq!(response.status(), StatusCode::NOT_FOUND, "the session expired, the stranger's requests unseen");
 }
 
 #[cfg_attr(no_oidc_provider, ignore = "oidc-provider is not installed: run .ci/install.sh (needs node and npm)")]

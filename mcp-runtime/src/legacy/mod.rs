@@ -12,6 +12,11 @@
 //! default, in Redis ([`RedisSessionStore`], `redis` feature) for replicas
 //! behind a load balancer that does not route by session.
 //!
+//! On an authenticated server a session belongs to the identity that
+//! began it ([`SessionOwner`], kept in the record so that every replica
+//! knows it): a request of that session from anyone else, with however
+//! valid a token, is answered as for a session that does not exist.
+//!
 //! Which requests are a session's is decided per message: one carrying the 2026-07-28 `_meta` is
 //! stateless whatever else it carries, so both eras share one endpoint
 //! and one stdio process ([`Eras::Dual`](crate::Eras::Dual)).
@@ -25,11 +30,13 @@ pub(crate) mod events;
 pub(crate) mod initialize;
 pub(crate) mod message;
 pub(crate) mod observe;
+mod owner;
 pub(crate) mod session;
 mod shape;
 pub(crate) mod stdio;
 mod store;
 
+pub use owner::SessionOwner;
 pub use session::Session;
 #[cfg(feature = "redis")]
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]

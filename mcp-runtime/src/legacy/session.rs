@@ -11,7 +11,9 @@ use serde_json::{Value, json};
 use tokio::sync::{Notify, mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use super::owner::{self, SessionOwner};
 use super::store::{SessionChange, SessionRecord};
+use crate::auth::Principal;
 use crate::eras::LEGACY_VERSIONS;
 use crate::handler::BoxFuture;
 use crate::protocol::{CancelledParams, ClientCapabilities, ErrorObject, Implementation, LoggingLevel, RequestId};
@@ -52,6 +54,8 @@ pub struct Session {
     version: &'static str,
     capabilities: ClientCapabilities,
     client_info: Option<Implementation>,
+    /// Who began it, on an authenticated server; fixed for its life.
+    owner: Option<SessionOwner>,
     log_level: Mutex<Option<LoggingLevel>>,
     subscriptions: Mutex<HashSet<String>>,
     /// Our requests waiting for the client's answer, by the JSON text of our id.
@@ -96,6 +100,7 @@ impl Session {
             version,
             capabilities,
             client_info,
+            owner: None,
             log_level: Mutex::new(None),
             subscriptions: Mutex::default(),
             waiting: Mutex::default(),
@@ -117,7 +122,8 @@ impl Session {
     pub(crate) fn from_record(record: &SessionRecord) -> Option<Self> {
         let version = LEGACY_VERSIONS.iter().copied().find(|v| *v == record.protocol_version)?;
         let session =
-            Session::new(record.id.clone(), version, record.client_capabilities.clone(), record.client_info.clone());
+            Session::new(record.id.clone(), version, record.client_capabilities.clone(), record.client_info.clone())
+                .with_owner(record.owner.clone());
         session.refresh(record);
         Some(session)
     }
@@ -131,7 +137,22 @@ impl Session {
         record.log_level = self.log_level();
         record.subscriptions = lock(&self.subscriptions).iter().cloned().collect();
         record.initialized = self.initialized.load(Ordering::Acquire);
+        record.owner = self.owner.clone();
         record
+    }
+
+    /// Binds the session to the caller that began it.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn with_owner(mut self, owner: Option<SessionOwner>) -> Self {
+        self.owner = owner;
+        self
+    }
+
+    /// Whether `caller` (the verified caller of a request, `None` for none)
+    /// may use the session: see [`SessionOwner`].
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn may_be_used_by(&self, caller: Option<&Principal>) -> bool {
+        owner::may_use(self.owner.as_ref(), caller)
     }
 
     /// Keeps the session through `peers`: changes are written through,

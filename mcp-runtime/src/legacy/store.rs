@@ -5,8 +5,8 @@
 //! session.
 //!
 //! A session is split in two. What can be shared is a [`SessionRecord`]:
-//! the id, what `initialize` negotiated, the log level and the
-//! subscriptions. What cannot (the server→client requests waiting for their
+//! the id, who began it, what `initialize` negotiated, the log level and
+//! the subscriptions. What cannot (the server→client requests waiting for their
 //! answers, the client's requests in flight, the event streams and their
 //! connections) stays in the process serving it. A replica asked about a
 //! session it does not hold loads the record and builds its own copy of the
@@ -38,6 +38,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
+use super::owner::SessionOwner;
 use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel};
 
 /// The future a [`SessionStore`] method returns.
@@ -78,6 +79,12 @@ pub struct SessionRecord {
     /// Whether the client sent `notifications/initialized`.
     #[serde(default)]
     pub initialized: bool,
+    /// Who began the session, on an authenticated server: only that
+    /// identity may use it. A record written before sessions had owners
+    /// reads as having none, and is then refused to every authenticated
+    /// caller (its client begins a new session, as after any 404).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<SessionOwner>,
     /// When the session was opened, in milliseconds since the Unix epoch.
     /// Informative: expiry is counted from the last use, which the store
     /// tracks its own way.
@@ -97,6 +104,7 @@ impl SessionRecord {
             log_level: None,
             subscriptions: BTreeSet::new(),
             initialized: false,
+            owner: None,
             created_ms,
         }
     }
@@ -193,6 +201,7 @@ impl StoreError {
 /// - [`load`](Self::load) returns the live record and counts the session as
 ///   used now; a session not loaded for
 ///   [`idle_timeout`](SessionLimits::idle_timeout) is gone, as if removed;
+///   [`load_for`](Self::load_for) does so only for the session's owner;
 /// - [`update`](Self::update) applies a change to a live record, and never
 ///   brings a removed or expired one back (`false` then);
 /// - [`remove`](Self::remove) ends the session for every process sharing the store.
@@ -211,6 +220,24 @@ pub trait SessionStore: Send + Sync + 'static {
     /// The live record of session `id`, which counts as used now; `None`
     /// once it was removed or expired.
     fn load<'a>(&'a self, id: &'a str, limits: SessionLimits) -> StoreFuture<'a, Option<SessionRecord>>;
+
+    /// As [`load`](Self::load), for a request by `owner` (`None`: by no
+    /// authenticated caller): `None` as well when the record has another
+    /// [`owner`](SessionRecord::owner), and then the session does not
+    /// count as used, so that a stranger knowing its id keeps nothing
+    /// alive. The runtime asks this way when it holds no copy of the
+    /// session yet.
+    ///
+    /// The default loads the record and compares, which counts a stranger's
+    /// request as a use; a store that can compare first should.
+    fn load_for<'a>(
+        &'a self,
+        id: &'a str,
+        owner: Option<&'a SessionOwner>,
+        limits: SessionLimits,
+    ) -> StoreFuture<'a, Option<SessionRecord>> {
+        Box::pin(async move { Ok(self.load(id, limits).await?.filter(|record| record.owner.as_ref() == owner)) })
+    }
 
     /// Applies `change` to the live record of session `id`; `false` when
     /// there is none.
@@ -284,6 +311,27 @@ impl Memory {
         self.swept = Some(Instant::now());
         self.records.retain(|_, (_, used)| used.elapsed() < idle);
     }
+
+    /// The live record of session `id` if `wanted`, which counts it as used
+    /// now; one not wanted is left as it was.
+    fn load(
+        &mut self,
+        id: &str,
+        limits: SessionLimits,
+        wanted: impl Fn(&SessionRecord) -> bool,
+    ) -> Option<SessionRecord> {
+        match self.records.get_mut(id) {
+            Some((_, used)) if used.elapsed() >= limits.idle_timeout => {
+                self.records.remove(id);
+                None
+            }
+            Some((record, used)) if wanted(record) => {
+                *used = Instant::now();
+                Some(record.clone())
+            }
+            _ => None,
+        }
+    }
 }
 
 impl SessionStore for MemorySessionStore {
@@ -305,18 +353,17 @@ impl SessionStore for MemorySessionStore {
     }
 
     fn load<'a>(&'a self, id: &'a str, limits: SessionLimits) -> StoreFuture<'a, Option<SessionRecord>> {
-        let mut memory = lock(&self.inner);
-        let found = match memory.records.get_mut(id) {
-            Some((_, used)) if used.elapsed() >= limits.idle_timeout => {
-                memory.records.remove(id);
-                None
-            }
-            Some((record, used)) => {
-                *used = Instant::now();
-                Some(record.clone())
-            }
-            None => None,
-        };
+        let found = lock(&self.inner).load(id, limits, |_| true);
+        Box::pin(std::future::ready(Ok(found)))
+    }
+
+    fn load_for<'a>(
+        &'a self,
+        id: &'a str,
+        owner: Option<&'a SessionOwner>,
+        limits: SessionLimits,
+    ) -> StoreFuture<'a, Option<SessionRecord>> {
+        let found = lock(&self.inner).load(id, limits, |record| record.owner.as_ref() == owner);
         Box::pin(std::future::ready(Ok(found)))
     }
 
@@ -334,5 +381,47 @@ impl SessionStore for MemorySessionStore {
     fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, bool> {
         let removed = lock(&self.inner).records.remove(id).is_some();
         Box::pin(std::future::ready(Ok(removed)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::auth::Principal;
+
+    fn now<T>(f: StoreFuture<'_, T>) -> T {
+        futures_util::FutureExt::now_or_never(f).expect("the memory store never waits").expect("no failure")
+    }
+
+    #[test]
+    fn a_stranger_loads_nothing_and_leaves_the_idle_clock_alone() {
+        let store = MemorySessionStore::new();
+        let limits = SessionLimits::new(8, Duration::from_secs(60));
+        let alice = SessionOwner::of(&Principal::new("alice"));
+        let mut record = SessionRecord::new("s", "2025-11-25");
+        record.owner = Some(alice.clone());
+        now(store.create(record.clone(), limits));
+        let used = || lock(&store.inner).records["s"].1;
+        // Long enough ago that a use now shows, however coarse the clock.
+        let created = Instant::now() - Duration::from_secs(5);
+        lock(&store.inner).records.get_mut("s").expect("kept").1 = created;
+
+        let bob = SessionOwner::of(&Principal::new("bob"));
+        for stranger in [Some(&bob), None] {
+            assert_eq!(now(store.load_for("s", stranger, limits)), None);
+            assert_eq!(used(), created, "a stranger's request is no use of the session");
+        }
+        let loaded = now(store.load_for("s", Some(&alice), limits));
+        assert_eq!(loaded, Some(record));
+        assert!(used() > created, "the owner's is");
+    }
+
+    #[test]
+    fn a_record_from_before_owners_reads_as_having_none() {
+        let stored = r#"{"id":"s","protocolVersion":"2025-11-25","initialized":true,"createdMs":1}"#;
+        let record: SessionRecord = serde_json::from_str(stored).unwrap();
+        assert_eq!(record.owner, None);
+        let json = serde_json::to_value(&record).unwrap();
+        assert!(json.get("owner").is_none(), "no owner, no field: {json}");
     }
 }

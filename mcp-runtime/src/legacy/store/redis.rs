@@ -3,7 +3,9 @@
 //! Each session is one hash, `<prefix>:session:<id>`: its record as JSON
 //! under `record`, the log level under `level`, one `sub:<uri>` field per
 //! subscription, so that a change is one field written and two replicas
-//! changing different things do not overwrite each other. The key expires
+//! changing different things do not overwrite each other; the owner, also
+//! in the record, is repeated under `owner` for the load script to compare
+//! before it counts a use (a record without it has no owner). The key expires
 //! after the idle timeout, and loading the record pushes that back: expiry
 //! is Redis's job. The sorted set `<prefix>:sessions` scores each live
 //! session by its last use; `create` drops the entries older than the idle
@@ -22,18 +24,20 @@ use std::time::Duration;
 
 use tokio::sync::broadcast;
 
-use super::{SessionChange, SessionLimits, SessionRecord, SessionStore, StoreError, StoreFuture};
+use super::{SessionChange, SessionLimits, SessionOwner, SessionRecord, SessionStore, StoreError, StoreFuture};
 use crate::protocol::LoggingLevel;
 use crate::redis_commands::{Commands, script};
 
 /// Keeps a new session unless the live ones are as many as allowed.
-/// KEYS: the session, the index. ARGV: id, record, idle ms, cap.
+/// KEYS: the session, the index. ARGV: id, record, idle ms, cap, owner
+/// (empty for none).
 const CREATE: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - tonumber(ARGV[3]))
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return 0 end
 redis.call('HSET', KEYS[1], 'record', ARGV[2])
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'owner', ARGV[5]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('ZADD', KEYS[2], now, ARGV[1])
 return 1
@@ -42,6 +46,19 @@ return 1
 /// A live session's fields, its expiry pushed back.
 /// KEYS: the session, the index. ARGV: id, idle ms.
 const LOAD: &str = r"
+local fields = redis.call('HGETALL', KEYS[1])
+if #fields == 0 then return false end
+local t = redis.call('TIME')
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('ZADD', KEYS[2], tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000), ARGV[1])
+return fields
+";
+
+/// As [`LOAD`], for a request by the owner ARGV[3] (empty for none); for
+/// another, nothing, as for no session, and no use counted.
+/// KEYS: the session, the index. ARGV: id, idle ms, owner.
+const LOAD_FOR: &str = r"
+if (redis.call('HGET', KEYS[1], 'owner') or '') ~= ARGV[3] then return false end
 local fields = redis.call('HGETALL', KEYS[1])
 if #fields == 0 then return false end
 local t = redis.call('TIME')
@@ -135,6 +152,13 @@ fn millis(duration: Duration) -> String {
     duration.as_millis().max(1).to_string()
 }
 
+/// The `owner` field of a session's hash: the owner as JSON, which is
+/// written the same way each time, so that the scripts compare texts;
+/// empty for none.
+fn owner_field(owner: Option<&SessionOwner>) -> Result<String, StoreError> {
+    owner.map_or(Ok(String::new()), |owner| serde_json::to_string(owner).map_err(StoreError::backend))
+}
+
 /// The record a session's hash holds.
 fn record_of(fields: HashMap<String, String>) -> Result<SessionRecord, StoreError> {
     let mut record = None;
@@ -146,6 +170,8 @@ fn record_of(fields: HashMap<String, String>) -> Result<SessionRecord, StoreErro
             "record" => record = Some(serde_json::from_str::<SessionRecord>(&value).map_err(StoreError::backend)?),
             "level" => level = serde_json::from_value::<LoggingLevel>(value.into()).ok(),
             "initialized" => initialized = value == "1",
+            // A copy of the record's, for the scripts.
+            "owner" => {}
             _ => {
                 if let Some(uri) = field.strip_prefix("sub:") {
                     subscriptions.insert(uri.to_owned());
@@ -170,9 +196,10 @@ impl SessionStore for RedisSessionStore {
     fn create(&self, record: SessionRecord, limits: SessionLimits) -> StoreFuture<'_, ()> {
         Box::pin(async move {
             let json = serde_json::to_string(&record).map_err(StoreError::backend)?;
+            let owner = owner_field(record.owner.as_ref())?;
             let (key, index) = (self.key(&record.id), self.index());
             let (idle, cap) = (millis(limits.idle_timeout), limits.max_sessions.to_string());
-            let command = script(CREATE, &[&key, &index], &[&record.id, &json, &idle, &cap]);
+            let command = script(CREATE, &[&key, &index], &[&record.id, &json, &idle, &cap, &owner]);
             match self.run::<i64>(&command).await? {
                 1 => Ok(()),
                 _ => Err(StoreError::Full),
@@ -185,6 +212,21 @@ impl SessionStore for RedisSessionStore {
             let (key, index, idle) = (self.key(id), self.index(), millis(limits.idle_timeout));
             let fields: Option<HashMap<String, String>> =
                 self.run(&script(LOAD, &[&key, &index], &[id, &idle])).await?;
+            fields.map(record_of).transpose()
+        })
+    }
+
+    fn load_for<'a>(
+        &'a self,
+        id: &'a str,
+        owner: Option<&'a SessionOwner>,
+        limits: SessionLimits,
+    ) -> StoreFuture<'a, Option<SessionRecord>> {
+        Box::pin(async move {
+            let owner = owner_field(owner)?;
+            let (key, index, idle) = (self.key(id), self.index(), millis(limits.idle_timeout));
+            let fields: Option<HashMap<String, String>> =
+                self.run(&script(LOAD_FOR, &[&key, &index], &[id, &idle, &owner])).await?;
             fields.map(record_of).transpose()
         })
     }

@@ -15,6 +15,12 @@
 //! `notifications/cancelled`. JSON-RPC errors of a session's requests
 //! travel with HTTP 200: a 404 would tell the client its session is gone.
 //!
+//! On an authenticated server a session answers only the identity whose
+//! token began it (any token of it: a refreshed one too). Any other
+//! caller's POST, GET or DELETE gets the 404 of an unknown session, before
+//! the session is looked at or counted as used, so that an id cannot be
+//! probed and a leaked one opens nothing.
+//!
 //! The `Origin`/`Host` check, the media types, the body limit and the body
 //! timeout are those of the stateless path; the request timeout applies too.
 
@@ -39,8 +45,10 @@ use super::body::McpBody;
 use super::media::{self, Acceptable};
 use super::service::{Shared, empty, event_stream_response, json_response, not_allowed, transport_error, with_body};
 use super::sse::event;
+use crate::auth::Principal;
 use crate::dispatch::{Message, Response, Stage, parse_message};
 use crate::eras::LEGACY_VERSIONS;
+use crate::legacy::SessionOwner;
 use crate::legacy::bridge::{failure, success};
 use crate::legacy::message::{self, Incoming};
 use crate::protocol::{ErrorObject, RequestId};
@@ -66,7 +74,7 @@ pub(super) async fn respond_other(shared: &Shared, sessions: &Sessions, parts: &
         return not_allowed(&parts.method);
     };
     let session = match id.to_str() {
-        Ok(id) if id.len() <= era::MAX_SESSION_ID_LEN => sessions.get(&shared.server, id).await,
+        Ok(id) if id.len() <= era::MAX_SESSION_ID_LEN => sessions.get(&shared.server, id, caller(shared, parts)).await,
         _ => Ok(None),
     };
     let session = match session {
@@ -109,7 +117,7 @@ pub(super) async fn serve_post(
         }
         Era::Modern => refuse_modern(bytes),
         Era::Initialize(message) => initialize(shared, sessions, &parts, accept, message).await,
-        Era::Session(id, message) => match sessions.get(&shared.server, &id).await {
+        Era::Session(id, message) => match sessions.get(&shared.server, &id, caller(shared, &parts)).await {
             Ok(Some(session)) => match version_refusal(&parts.headers) {
                 None => post::serve(shared, session, parts, accept, message).await,
                 Some(refusal) => refusal,
@@ -119,6 +127,16 @@ pub(super) async fn serve_post(
         },
         Era::Refused(refusal) => refusal,
     }
+}
+
+/// The verified caller of a request, whose identity owns the sessions it
+/// begins: `None` on a server without authentication, where whatever a
+/// layer put into the extensions was never verified (as for handlers).
+fn caller<'a>(shared: &Shared, parts: &'a Parts) -> Option<&'a Principal> {
+    if !shared.server.is_authenticated() {
+        return None;
+    }
+    parts.extensions.get::<Principal>()
 }
 
 /// 503 for a session that cannot be opened or served now: too many are
@@ -159,6 +177,7 @@ async fn initialize(
             return error_response(StatusCode::BAD_REQUEST, Some(&id), &error);
         }
     };
+    let session = session.with_owner(caller(shared, parts).map(SessionOwner::of));
     let session = match sessions.open(&shared.server, session).await {
         Ok(session) => session,
         Err(refused) => {

@@ -5,11 +5,14 @@
 //! The store decides whether a session lives: every request of a session
 //! loads its record (404 when there is none), which counts the session as
 //! used; a copy here is built from the record when missing and brought up
-//! to date from it otherwise. While one of its streams is being read, a
-//! copy loads its record every third of the idle timeout (at most every
-//! minute), so that a session in use does not expire, and so that one
-//! ended on another replica ends here too, even if the word from that
-//! replica was lost.
+//! to date from it otherwise. A request by anyone but the session's owner
+//! is answered as for no session before it can count as a use: the copy
+//! held here tells the owner without asking the store, and a store asked
+//! for a session not held here compares before it counts. While one of its
+//! streams is being read, a copy loads its record every third of the idle
+//! timeout (at most every minute), so that a session in use does not
+//! expire, and so that one ended on another replica ends here too, even if
+//! the word from that replica was lost.
 //!
 //! This process holds at most [`max_sessions`] copies. One unused for
 //! [`session_idle_timeout`] (no request, no stream read, nothing in flight)
@@ -34,9 +37,10 @@ use super::live::{Bound, LiveReceiver};
 use super::relay::{self, Relay};
 use super::resume::{self, Resumptions};
 use super::stream::Streams;
+use crate::auth::Principal;
 use crate::legacy::events;
 use crate::legacy::session::Outlet;
-use crate::legacy::{MemorySessionStore, Session, SessionLimits, SessionStore, StoreError};
+use crate::legacy::{MemorySessionStore, Session, SessionLimits, SessionOwner, SessionStore, StoreError};
 use crate::server::Server;
 use crate::transport::http::HttpConfig;
 
@@ -295,20 +299,43 @@ impl Sessions {
         Ok(copy)
     }
 
-    /// The session with this id, as the store has it now; `None` once it
-    /// ended or expired, or for a version this runtime does not speak.
-    pub(crate) async fn get(&self, server: &Server, id: &str) -> Result<Option<Arc<HttpSession>>, Unavailable> {
+    /// The session with this id, as the store has it now, for `caller`
+    /// (the request's verified caller, on an authenticated server); `None`
+    /// once it ended or expired, for a version this runtime does not speak,
+    /// and for a caller that is not its owner, which then neither keeps it
+    /// alive nor changes anything of it.
+    pub(crate) async fn get(
+        &self,
+        server: &Server,
+        id: &str,
+        caller: Option<&Principal>,
+    ) -> Result<Option<Arc<HttpSession>>, Unavailable> {
         self.listen();
-        let Some(record) = self.table.store.load(id, self.table.limits).await? else {
-            self.table.drop_copy(id);
-            return Ok(None);
-        };
         if let Some(held) = self.table.held(id).filter(|held| !held.session.has_ended()) {
+            // Before the store is asked: loading the record is a use.
+            if !held.session.may_be_used_by(caller) {
+                return Ok(None);
+            }
+            let Some(record) = self.table.store.load(id, self.table.limits).await? else {
+                self.table.drop_copy(id);
+                return Ok(None);
+            };
             held.session.refresh(&record);
             held.session.touch();
             return Ok(Some(held));
         }
+        // No copy here to tell the owner: the store compares before it
+        // counts the use. Its `None` is not taken as the session's end, which
+        // a stranger's request must not cause here.
+        let owner = caller.map(SessionOwner::of);
+        let Some(record) = self.table.store.load_for(id, owner.as_ref(), self.table.limits).await? else {
+            return Ok(None);
+        };
         let Some(session) = Session::from_record(&record) else { return Ok(None) };
+        // A store that ignores the owner is not trusted with it.
+        if !session.may_be_used_by(caller) {
+            return Ok(None);
+        }
         let (copy, new) = self.table.hold(HttpSession::new(session, &self.table))?;
         if new {
             copy.start(server);
