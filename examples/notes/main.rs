@@ -98,9 +98,9 @@ async fn main() -> anyhow::Result<()> {
     if options.stdio {
         server.serve_stdio().await?;
     } else {
-        if deployment.dump_catalog.is_none() {
-            tracing::info!(db = %options.db.display(), "serving MCP at http://{}/mcp", deployment.addr);
-        }
+        // The runtime logs the address it bound (with port 0, the one the
+        // system chose).
+        tracing::info!(db = %options.db.display(), "notes are kept in this database");
         server.serve_http_with(deployment.addr, deployment.http_config(shared)).await?;
     }
     Ok(())
