@@ -322,8 +322,12 @@ async fn a_2025_session_is_held_to_the_same_scopes() {
     assert_valid_legacy_envelope(&listed.body);
     assert_eq!(names(&listed.body["result"], "tools", "name"), ["ping", "read_notes"]);
     let read = json!({"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": {"uri": "notes://3"}});
+    let ungranted = send(&service, legacy_request(session, &read, caller(&[]))).await;
+    assert_eq!(ungranted.status, StatusCode::FORBIDDEN);
+    // A request without a caller is not the session's owner: to it the
+    // session does not exist.
     let anonymous = send(&service, legacy_request(session, &read, None)).await;
-    assert_eq!(anonymous.status, StatusCode::FORBIDDEN);
+    assert_eq!(anonymous.status, StatusCode::NOT_FOUND);
 }
 
 #[tokio::test]
