@@ -2,10 +2,8 @@
 //! on its authorization server.
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
 use std::time::Duration;
 
-use super::verifier::Verifier;
 use crate::server::ServerBuilder;
 
 /// Makes an HTTP server an OAuth 2.1 resource server: every request to the
@@ -149,12 +147,6 @@ impl Authorization {
     pub fn request_timeout(mut self, timeout: Duration) -> Self {
         self.request_timeout = timeout;
         self
-    }
-
-    /// The verifier of a built server: `declared` are the scopes its tools,
-    /// resources and prompts declare, published beside the configured ones.
-    pub(crate) fn into_verifier(self, declared: &BTreeSet<String>) -> Arc<Verifier> {
-        Arc::new(Verifier::new(self, declared))
     }
 }
 

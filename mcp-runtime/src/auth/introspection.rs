@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use super::client::{AsClient, FetchError};
-use super::verifier::Rejection;
+use super::rejection::Rejection;
 
 /// The most answers kept; past it, expired ones go, then all.
 const MAX_ENTRIES: usize = 10_000;

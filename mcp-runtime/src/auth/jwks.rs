@@ -10,7 +10,7 @@ use jsonwebtoken::{Algorithm, DecodingKey};
 use serde_json::Value;
 
 use super::client::AsClient;
-use super::verifier::Rejection;
+use super::rejection::Rejection;
 
 /// How long a key set is trusted without being fetched again, so a key
 /// the issuer withdrew stops being accepted.

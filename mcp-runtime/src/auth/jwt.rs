@@ -7,7 +7,7 @@ use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, Validation};
 use serde_json::{Map, Value};
 
-use super::verifier::Rejection;
+use super::rejection::Rejection;
 
 /// The only signature algorithms accepted: never `none`, never a shared
 /// secret (HMAC), whose "key" would be public in the JWKS.

@@ -73,6 +73,8 @@ mod jwt;
 mod metadata;
 mod principal;
 #[cfg(feature = "auth")]
+mod rejection;
+#[cfg(feature = "auth")]
 mod verified;
 #[cfg(feature = "auth")]
 mod verifier;
@@ -84,4 +86,6 @@ pub(crate) use challenge::{ChallengeError, challenge};
 pub use config::Authorization;
 pub use principal::Principal;
 #[cfg(feature = "auth")]
-pub(crate) use verifier::{RETRY_AFTER, Rejection, Verifier};
+pub(crate) use rejection::Rejection;
+#[cfg(feature = "auth")]
+pub(crate) use verifier::{RETRY_AFTER, Verifier};

@@ -2,7 +2,7 @@
 //! against the issuer's keys, anything else introspected.
 
 use std::collections::BTreeSet;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
@@ -15,21 +15,13 @@ use super::introspection::{Introspect, IntrospectionCache, introspect};
 use super::jwks::Jwks;
 use super::jwt;
 use super::metadata::ResourceMetadata;
+use super::rejection::Rejection;
 use super::verified::VerifiedTokens;
 
 /// How long a client is told to wait when the issuer is out of reach, and
 /// how long the server waits before asking an unreachable issuer for its
 /// metadata again.
 pub(crate) const RETRY_AFTER: Duration = Duration::from_secs(5);
-
-/// Why a token is not accepted.
-#[derive(Debug, Clone)]
-pub(crate) enum Rejection {
-    /// The token is not good here (401); the reason goes to the client.
-    InvalidToken(&'static str),
-    /// The issuer could not be asked (503); the reason is logged only.
-    Unavailable(String),
-}
 
 /// What discovery found: the endpoints, and the key cache when there are keys.
 #[derive(Debug)]
@@ -161,6 +153,16 @@ impl Verifier {
             leeway: self.config.leeway,
         };
         introspect(&self.introspection, with, token).await
+    }
+}
+
+// Built here rather than beside the settings, so `Authorization` stays a
+// plain description the verifier reads and never depends on it.
+impl Authorization {
+    /// The verifier of a built server: `declared` are the scopes its tools,
+    /// resources and prompts declare, published beside the configured ones.
+    pub(crate) fn into_verifier(self, declared: &BTreeSet<String>) -> Arc<Verifier> {
+        Arc::new(Verifier::new(self, declared))
     }
 }
 
