@@ -15,9 +15,22 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use tokio::sync::{Notify, oneshot};
 
-use super::record::TaskStatus;
-use super::service::Tasks;
+use super::record::{TaskRecord, TaskStatus};
 use crate::protocol::ErrorObject;
+
+/// Where a link writes its task: the server's tasks. A trait rather than
+/// the service's type, because the service holds the link of every task it
+/// runs; the one implementation is known at compile time, so nothing is
+/// looked up at run time.
+pub(crate) trait TaskWriter: Send + Sync + 'static {
+    /// Changes the task with `change` (which returns whether it changed
+    /// anything), announced to listen streams; `None` when the task is gone.
+    fn modify(
+        &self,
+        task_id: &str,
+        change: impl FnMut(&mut TaskRecord) -> bool + Send,
+    ) -> impl Future<Output = Result<Option<TaskRecord>, ErrorObject>> + Send;
+}
 
 /// One request the handler waits on.
 struct Pending {
@@ -38,10 +51,11 @@ struct State {
     progress: Option<String>,
 }
 
-/// The input side of one running task.
-pub(crate) struct TaskLink {
+/// The input side of one running task, written through `W` (the server's
+/// tasks).
+pub(crate) struct TaskLink<W> {
     task_id: String,
-    tasks: Tasks,
+    tasks: W,
     state: Mutex<State>,
     /// Serializes this process's writes of the task, so that a stale view
     /// of the pending requests never overwrites a newer one.
@@ -49,7 +63,7 @@ pub(crate) struct TaskLink {
     failed: Notify,
 }
 
-impl std::fmt::Debug for TaskLink {
+impl<W> std::fmt::Debug for TaskLink<W> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TaskLink").field("task_id", &self.task_id).finish_non_exhaustive()
     }
@@ -59,8 +73,8 @@ fn fits<T: DeserializeOwned>(value: &Value) -> bool {
     T::deserialize(value).is_ok()
 }
 
-impl TaskLink {
-    pub(crate) fn new(task_id: String, tasks: Tasks) -> Arc<Self> {
+impl<W: TaskWriter> TaskLink<W> {
+    pub(crate) fn new(task_id: String, tasks: W) -> Arc<Self> {
         Arc::new(TaskLink {
             task_id,
             tasks,

@@ -94,6 +94,7 @@ mod record;
 mod redis;
 mod runner;
 mod service;
+mod settings;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 mod store;
@@ -110,9 +111,11 @@ pub use support::TaskSupport;
 
 pub(crate) use config::TaskConfig;
 pub(crate) use id::new_task_id;
-pub(crate) use link::TaskLink;
 pub(crate) use runner::{Work, spawn};
 pub(crate) use service::Tasks;
+
+/// The input side of one running task of a server.
+pub(crate) type TaskLink = link::TaskLink<Tasks>;
 
 /// The extension's id, under `extensions` in capabilities.
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";

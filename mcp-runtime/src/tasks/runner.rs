@@ -29,7 +29,7 @@ pub(crate) struct Work {
     pub(crate) task_id: String,
     pub(crate) future: BoxFuture<ToolOutcome>,
     pub(crate) cancel: CancellationToken,
-    pub(crate) link: Arc<TaskLink>,
+    pub(crate) link: Arc<TaskLink<Tasks>>,
     /// How long the handler may run on once cancelled.
     pub(crate) grace: Duration,
     pub(crate) expires_at_ms: Option<u64>,
@@ -59,7 +59,7 @@ async fn run(
     task_id: &str,
     future: BoxFuture<ToolOutcome>,
     cancel: &CancellationToken,
-    link: &TaskLink,
+    link: &TaskLink<Tasks>,
     grace: Duration,
     expires_at_ms: Option<u64>,
 ) -> Ended {

@@ -11,9 +11,9 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
 use super::clock::now_ms;
-use super::config::{OwnerFn, TaskSettings};
-use super::link::TaskLink;
+use super::link::{TaskLink, TaskWriter};
 use super::record::{RunnerLease, TaskRecord, TaskStatus};
+use super::settings::{OwnerFn, TaskSettings};
 use super::store::TaskStore;
 use crate::context::RequestContext;
 use crate::events::{ServerEvent, SharedBus};
@@ -29,7 +29,7 @@ const SWEEP_EVERY_MS: u64 = 1_000;
 #[derive(Clone)]
 pub(crate) struct Running {
     pub(crate) cancel: CancellationToken,
-    pub(crate) link: Arc<TaskLink>,
+    pub(crate) link: Arc<TaskLink<Tasks>>,
 }
 
 /// The tasks of one server. Cheap to clone.
@@ -421,5 +421,15 @@ impl Tasks {
     /// The stored task, for a listen stream that follows it.
     pub(crate) async fn peek(&self, task_id: &str) -> Option<TaskRecord> {
         self.inner.store.get(task_id).await.ok().flatten()
+    }
+}
+
+impl TaskWriter for Tasks {
+    fn modify(
+        &self,
+        task_id: &str,
+        change: impl FnMut(&mut TaskRecord) -> bool + Send,
+    ) -> impl Future<Output = Result<Option<TaskRecord>, ErrorObject>> + Send {
+        Tasks::modify(self, task_id, change)
     }
 }
