@@ -1,57 +1,18 @@
 //! The envelope: bytes → one JSON-RPC request or notification.
 
-use std::borrow::Cow;
-
 use serde::Deserialize;
 use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 use super::nesting;
 
+// Re-exported so that the dispatcher's paths through the envelope hold.
+pub(super) use super::request::Params;
+pub use super::request::Request;
 use super::response::{Response, Stage};
-use super::tools_call_reader::{ReadCall, read_request};
+use super::tools_call_reader::read_request;
 use crate::protocol::member::{RawMember, read_members, skip};
 use crate::protocol::{ErrorObject, JSONRPC_VERSION, RequestId};
-
-/// A JSON-RPC request: its id, its method and its params, read as far as
-/// the method could be known.
-#[derive(Debug)]
-pub struct Request {
-    pub(super) id: RequestId,
-    pub(super) method: Cow<'static, str>,
-    pub(super) params: Params,
-}
-
-/// A request's params as far as they were read with the envelope.
-#[derive(Debug)]
-pub(super) enum Params {
-    /// Kept as sent, to be read once the method is routed.
-    Raw(Option<Box<RawValue>>),
-    /// A `tools/call`'s params, read in the same pass as the envelope.
-    Call(ReadCall),
-}
-
-impl Request {
-    /// A request built in code (tests, the in-process client), its params
-    /// as raw JSON.
-    pub fn new(id: RequestId, method: impl Into<String>, params: Option<Box<RawValue>>) -> Self {
-        Request { id, method: Cow::Owned(method.into()), params: Params::Raw(params) }
-    }
-
-    pub(super) fn read(id: RequestId, method: &'static str, params: Params) -> Self {
-        Request { id, method: Cow::Borrowed(method), params }
-    }
-
-    /// The id, exactly as sent.
-    pub fn id(&self) -> &RequestId {
-        &self.id
-    }
-
-    /// The method.
-    pub fn method(&self) -> &str {
-        &self.method
-    }
-}
 
 /// A JSON-RPC notification from the client.
 #[derive(Debug)]

@@ -16,6 +16,7 @@ mod observed;
 mod pagination;
 mod panic_guard;
 mod params_head;
+mod request;
 mod response;
 mod round_trip;
 mod tools_call_reader;

@@ -19,20 +19,13 @@ use serde::Deserialize;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
-use super::envelope::{Params, Request};
 use super::meta_cache;
 use super::method::Method;
+// Re-exported so that the dispatcher's path through the reader holds.
+pub(super) use super::request::ReadCall;
+use super::request::{Params, Request};
 use crate::protocol::member::MemberName;
 use crate::protocol::{CallToolParams, RequestId, RequestMeta};
-
-/// `params` of a `tools/call` read in the same pass as the envelope.
-#[derive(Debug)]
-pub(crate) struct ReadCall {
-    /// `_meta`, valid.
-    pub(crate) meta: Arc<RequestMeta>,
-    /// Every other member.
-    pub(crate) params: CallToolParams,
-}
 
 /// The request in `text` if it is a well-formed `tools/call` request with
 /// `method` before `params`; `None` sends the caller to the general reading.
