@@ -12,7 +12,6 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
@@ -22,6 +21,8 @@ use tracing::Instrument as _;
 use super::session::{Outlet, Session};
 use super::shape;
 use super::store::SessionChange;
+// Re-exported so that the transports' paths through the bridge hold.
+pub(crate) use super::via::{CloseConnection, Via};
 use crate::context::NotificationSink;
 use crate::dispatch::{Request, RequestOptions};
 use crate::protocol::{
@@ -34,40 +35,6 @@ use crate::telemetry::{Ending, Origin};
 /// How many times one request may ask the client for input before it is
 /// refused as a loop.
 const MAX_ROUNDS: usize = 16;
-
-/// Ends the connection a request's stream is read on, leaving the stream
-/// to be resumed; `false` when there was none to end.
-pub(crate) type CloseConnection = Arc<dyn Fn() -> bool + Send + Sync>;
-
-/// How one request's messages reach the client, and what its transport
-/// adds to it.
-pub(crate) struct Via {
-    /// Where its notifications and its requests to the client go.
-    pub(crate) outlet: Outlet,
-    /// Set when the stream its messages go to can be resumed (a 2025-11-25
-    /// session over HTTP): what a handler's
-    /// [`close_sse_stream`](crate::RequestContext::close_sse_stream) does.
-    pub(crate) close: Option<CloseConnection>,
-    /// How long it may run before it is answered with `-32603`.
-    pub(crate) timeout: Option<Duration>,
-    /// The head of the HTTP request that carried it, for the handler.
-    #[cfg(feature = "http")]
-    pub(crate) http: Option<http::request::Parts>,
-}
-
-impl Via {
-    /// Messages to `outlet`, and nothing else: no resumable stream, no
-    /// time limit, no HTTP request.
-    pub(crate) fn outlet(outlet: Outlet) -> Self {
-        Via {
-            outlet,
-            close: None,
-            timeout: None,
-            #[cfg(feature = "http")]
-            http: None,
-        }
-    }
-}
 
 /// Forwards the notifications of one request (progress, log messages) to
 /// its stream, until it is answered.

@@ -35,6 +35,7 @@ pub(crate) mod session;
 mod shape;
 pub(crate) mod stdio;
 mod store;
+mod via;
 
 pub use owner::SessionOwner;
 pub use session::Session;

@@ -4,8 +4,8 @@
 
 use serde_json::{Map, Value};
 
-use super::bridge::Via;
 use super::session::Session;
+use super::via::Via;
 use crate::protocol::RequestId;
 use crate::server::Server;
 use crate::telemetry::{Observation, Origin, Target};

@@ -1,0 +1,41 @@
+//! [`Via`]: how one request of a session reaches its client, which the
+//! bridge serves it through and its observation reads its origin from.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::session::Outlet;
+
+/// Ends the connection a request's stream is read on, leaving the stream
+/// to be resumed; `false` when there was none to end.
+pub(crate) type CloseConnection = Arc<dyn Fn() -> bool + Send + Sync>;
+
+/// How one request's messages reach the client, and what its transport
+/// adds to it.
+pub(crate) struct Via {
+    /// Where its notifications and its requests to the client go.
+    pub(crate) outlet: Outlet,
+    /// Set when the stream its messages go to can be resumed (a 2025-11-25
+    /// session over HTTP): what a handler's
+    /// [`close_sse_stream`](crate::RequestContext::close_sse_stream) does.
+    pub(crate) close: Option<CloseConnection>,
+    /// How long it may run before it is answered with `-32603`.
+    pub(crate) timeout: Option<Duration>,
+    /// The head of the HTTP request that carried it, for the handler.
+    #[cfg(feature = "http")]
+    pub(crate) http: Option<http::request::Parts>,
+}
+
+impl Via {
+    /// Messages to `outlet`, and nothing else: no resumable stream, no
+    /// time limit, no HTTP request.
+    pub(crate) fn outlet(outlet: Outlet) -> Self {
+        Via {
+            outlet,
+            close: None,
+            timeout: None,
+            #[cfg(feature = "http")]
+            http: None,
+        }
+    }
+}
