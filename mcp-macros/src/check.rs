@@ -201,7 +201,7 @@ fn resource(handler: &Handler, errors: &mut Errors) {
     };
     if variables.is_empty() {
         // The rule `ServerBuilder::build` applies to a fixed resource, found here first.
-        if let Err(e) = fluent_uri::Uri::parse(uri.value().as_str()) {
+        if let Err(e) = mcp_runtime_rules::uri::check_absolute(&uri.value()) {
             errors.spanned(
                 uri,
                 format!(
@@ -227,37 +227,35 @@ fn resource(handler: &Handler, errors: &mut Errors) {
     // one error, with the rename that fixes both sides.
     let mut explained: Vec<&str> = Vec::new();
     for var in &variables {
-        if handler.arguments().any(|(_, a)| a.name == var.name) {
+        if handler.arguments().any(|(_, a)| &a.name == var) {
             continue;
         }
-        let near = handler
-            .arguments()
-            .map(|(_, a)| a)
-            .find(|a| !variables.iter().any(|v| v.name == a.name) && loose(&a.name) == loose(&var.name));
+        let near =
+            handler.arguments().map(|(_, a)| a).find(|a| !variables.contains(&a.name) && loose(&a.name) == loose(var));
         let fix = match near {
             Some(arg) => {
                 explained.push(&arg.name);
-                format!("the parameter `{}` looks meant for it: add `#[arg(rename = {:?})]` to it", arg.name, var.name)
+                format!("the parameter `{}` looks meant for it: add `#[arg(rename = {:?})]` to it", arg.name, var)
             }
-            None if is_keyword(&var.name) => format!(
+            None if is_keyword(var) => format!(
                 "add a parameter `r#{}`, or bind a parameter of another name with `#[arg(rename = {:?})]`",
-                var.name, var.name
+                var, var
             ),
-            None if !is_identifier(&var.name) => {
-                format!("add a parameter marked `#[arg(rename = {:?})]`", var.name)
+            None if !is_identifier(var) => {
+                format!("add a parameter marked `#[arg(rename = {:?})]`", var)
             }
             None => format!(
                 "add a parameter `{}` to the function, or bind a parameter of another name with `#[arg(rename = {:?})]`",
-                var.name, var.name
+                var, var
             ),
         };
-        errors.spanned(uri, format!("the URI variable `{}` has no parameter: {fix}", var.name));
+        errors.spanned(uri, format!("the URI variable `{}` has no parameter: {fix}", var));
     }
     for (_, arg) in handler.arguments() {
         if explained.contains(&arg.name.as_str()) {
             continue;
         }
-        if !variables.iter().any(|v| v.name == arg.name) {
+        if !variables.contains(&arg.name) {
             errors.spanned(
                 uri,
                 format!(

@@ -1,53 +1,25 @@
-//! URI templates checked at compile time, with the same grammar the runtime
-//! matches (`{var}` and `{+var}`), so a template that compiles always
-//! registers.
+//! URI templates checked at compile time, by the grammar the runtime parses
+//! them with (`mcp_runtime_rules::uri_template`), so a template that
+//! compiles always registers.
 
-/// One variable of a template.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) struct Variable {
-    pub(crate) name: String,
-    pub(crate) reserved: bool,
-}
+use mcp_runtime_rules::uri_template::Template;
 
-/// The variables of `template`, or why it is not a supported template.
-pub(crate) fn variables(template: &str) -> Result<Vec<Variable>, String> {
-    let mut vars = Vec::new();
-    let mut rest = template;
-    let mut last_was_var = false;
-    while let Some(open) = rest.find('{') {
-        if open > 0 {
-            if rest[..open].contains('}') {
-                return Err("a `}` has no opening `{`".into());
-            }
-            last_was_var = false;
-        }
-        let after = &rest[open + 1..];
-        let close = after.find('}').ok_or("an expression has no closing `}`")?;
-        let expr = &after[..close];
-        let (reserved, name) = match expr.strip_prefix('+') {
-            Some(n) => (true, n),
-            None => (false, expr),
-        };
-        if name.is_empty() {
-            return Err("an expression has no variable name".into());
-        }
-        if let Some(c) = name.chars().find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '.')) {
-            return Err(format!("`{{{expr}}}` uses `{c}`; only `{{var}}` and `{{+var}}` expressions are supported"));
-        }
-        if last_was_var {
-            return Err("two expressions must be separated by literal text".into());
-        }
-        if vars.iter().any(|v: &Variable| v.name == name) {
+/// The variable names of `template`, in order, or why it is not a supported
+/// template.
+///
+/// Beyond the grammar, each variable appears once: it binds one parameter.
+/// The runtime matches `{a}/{a}` with the last value winning, which a
+/// handler could not tell from the first.
+pub(crate) fn variables(template: &str) -> Result<Vec<String>, String> {
+    let template = Template::parse(template).map_err(|e| e.to_string())?;
+    let mut names: Vec<String> = Vec::new();
+    for name in template.variables() {
+        if names.iter().any(|n| n == name) {
             return Err(format!("the variable `{name}` appears twice"));
         }
-        vars.push(Variable { name: name.to_owned(), reserved });
-        last_was_var = true;
-        rest = &after[close + 1..];
+        names.push(name.to_owned());
     }
-    if rest.contains('}') {
-        return Err("a `}` has no opening `{`".into());
-    }
-    Ok(vars)
+    Ok(names)
 }
 
 #[cfg(test)]
@@ -55,20 +27,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parses_the_supported_operators() {
-        let vars = variables("repo://{owner}/{+path}").unwrap_or_default();
-        assert_eq!(vars.len(), 2);
-        assert_eq!(vars[1], Variable { name: "path".into(), reserved: true });
+    fn names_the_variables_in_order() {
+        assert_eq!(variables("repo://{owner}/{+path}"), Ok(vec!["owner".to_owned(), "path".to_owned()]));
         assert_eq!(variables("test://static"), Ok(Vec::new()));
     }
 
     #[test]
-    fn rejects_what_the_runtime_cannot_match() {
-        assert!(variables("x://{?q}").is_err());
-        assert!(variables("x://{a}{b}").is_err());
-        assert!(variables("x://{a").is_err());
-        assert!(variables("x://a}").is_err());
-        assert!(variables("x://{}").is_err());
-        assert!(variables("x://{a}/{a}").is_err());
+    fn a_variable_appears_once() {
+        assert_eq!(variables("x://{a}/{+a}"), Err("the variable `a` appears twice".to_owned()));
+    }
+
+    #[test]
+    fn grammar_errors_are_the_shared_sentences() {
+        assert_eq!(variables("x://{a}{b}"), Err("two expressions must be separated by literal text".to_owned()));
+        assert_eq!(
+            variables("x://{?q}"),
+            Err("`{?q}` uses `?`; only `{var}` and `{+var}` expressions are supported".to_owned())
+        );
     }
 }
