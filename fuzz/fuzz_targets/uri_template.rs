@@ -10,8 +10,11 @@ use mcp_runtime::UriTemplate;
 
 fuzz_target!(|bytes: &[u8]| {
     let Ok(text) = std::str::from_utf8(bytes) else { return };
-    let [template, uri] = mcp_runtime_fuzz::fields::<2>(text);
-    let Ok(template) = UriTemplate::parse(template) else { return };
+    let [source, uri] = mcp_runtime_fuzz::fields::<2>(text);
+    let Ok(template) = UriTemplate::parse(source) else { return };
+    // Literals hold no braces: each `{` opens, and each `}` closes, one variable.
+    let variables = template.variables().count();
+    assert!(variables == source.matches('{').count() && variables == source.matches('}').count(), "{source:?}");
     let Some(vars) = template.matches(uri) else { return };
     for name in template.variables() {
         assert!(vars.get(name).is_some_and(|v| v.is_string()), "`{name}` is not bound");

@@ -161,7 +161,7 @@ impl Catalog {
             match &r.kind {
                 ResourceKind::Fixed(def) => {
                     // A read of it would be refused as no URI, and `resources/list` would fail the schema.
-                    if let Err(e) = fluent_uri::Uri::parse(def.uri.as_str()) {
+                    if let Err(e) = mcp_runtime_rules::uri::check_absolute(&def.uri) {
                         let (uri, reason) = (def.uri.clone(), e.to_string());
                         return Err(BuildError::ResourceUri { uri, reason, location: r.location });
                     }

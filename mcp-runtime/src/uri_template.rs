@@ -1,12 +1,14 @@
 //! Matching URIs against RFC 6570 templates, for resource templates.
 //!
-//! The operators real servers use are supported: simple expansion `{var}`
-//! (one path segment: no `/`, `?` or `#`) and reserved expansion `{+var}`
-//! (anything, `/` included). Other operators are rejected when the template
-//! is registered, so a template never silently fails to match.
+//! The grammar is `mcp_runtime_rules::uri_template`'s, the one `#[resource]`
+//! checks at compile time: simple expansion `{var}` (matched as one path
+//! segment: no `/`, `?` or `#`) and reserved expansion `{+var}` (anything,
+//! `/` included). Other operators are rejected when the template is
+//! registered, so a template never silently fails to match.
 
 use std::fmt;
 
+use mcp_runtime_rules::uri_template::{Operator, Part, Template};
 use serde::de::value::MapDeserializer;
 use serde::de::{self, DeserializeOwned, Deserializer, IntoDeserializer, Unexpected, Visitor};
 use serde_json::{Map, Value};
@@ -25,13 +27,7 @@ use serde_json::{Map, Value};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UriTemplate {
     source: String,
-    parts: Vec<Part>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Part {
-    Literal(String),
-    Var { name: String, reserved: bool },
+    template: Template,
 }
 
 /// Why a template could not be parsed.
@@ -54,41 +50,10 @@ impl std::error::Error for TemplateError {}
 impl UriTemplate {
     /// Parses a template with `{var}` and `{+var}` expressions.
     pub fn parse(template: &str) -> Result<Self, TemplateError> {
-        let err = |reason: String| TemplateError { template: template.to_owned(), reason };
-        let mut parts = Vec::new();
-        let mut rest = template;
-        while let Some(open) = rest.find('{') {
-            if open > 0 {
-                parts.push(Part::Literal(rest[..open].to_owned()));
-            }
-            let after = &rest[open + 1..];
-            let close = after.find('}').ok_or_else(|| err("an expression has no closing `}`".into()))?;
-            let expr = &after[..close];
-            let (reserved, name) = match expr.strip_prefix('+') {
-                Some(n) => (true, n),
-                None => (false, expr),
-            };
-            if name.is_empty() {
-                return Err(err("an expression has no variable name".into()));
-            }
-            if let Some(c) = name.chars().find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '.')) {
-                return Err(err(format!(
-                    "`{{{expr}}}` uses `{c}`; only `{{var}}` and `{{+var}}` expressions are supported"
-                )));
-            }
-            if matches!(parts.last(), Some(Part::Var { .. })) {
-                return Err(err("two expressions must be separated by literal text".into()));
-            }
-            parts.push(Part::Var { name: name.to_owned(), reserved });
-            rest = &after[close + 1..];
+        match Template::parse(template) {
+            Ok(parsed) => Ok(UriTemplate { source: template.to_owned(), template: parsed }),
+            Err(e) => Err(TemplateError { template: template.to_owned(), reason: e.to_string() }),
         }
-        if rest.contains('}') {
-            return Err(err("a `}` has no opening `{`".into()));
-        }
-        if !rest.is_empty() {
-            parts.push(Part::Literal(rest.to_owned()));
-        }
-        Ok(UriTemplate { source: template.to_owned(), parts })
     }
 
     /// The longest URI a template will try to match.
@@ -101,10 +66,7 @@ impl UriTemplate {
 
     /// The variable names, in order.
     pub fn variables(&self) -> impl Iterator<Item = &str> {
-        self.parts.iter().filter_map(|p| match p {
-            Part::Var { name, .. } => Some(name.as_str()),
-            Part::Literal(_) => None,
-        })
+        self.template.variables()
     }
 
     /// Matches a URI, returning each variable's (percent-decoded) value.
@@ -121,7 +83,7 @@ impl UriTemplate {
         if uri.len() > Self::MAX_URI_LEN {
             return None;
         }
-        match_linear(&self.parts, uri)
+        match_linear(self.template.parts(), uri)
     }
 }
 
@@ -175,9 +137,13 @@ fn match_linear(parts: &[Part], input: &str) -> Option<Map<String, Value>> {
             Part::Literal(literal) => {
                 (0..=len).map(|p| bytes[p..].starts_with(literal.as_bytes()) && next[p + literal.len()]).collect()
             }
-            Part::Var { reserved: is_reserved, .. } => {
-                let stop = if *is_reserved { &mut reserved } else { &mut simple };
-                let stop = stop.get_or_insert_with(|| stops(*is_reserved));
+            Part::Expression(expression) => {
+                let is_reserved = match expression.operator() {
+                    Operator::Simple => false,
+                    Operator::Reserved => true,
+                };
+                let stop = if is_reserved { &mut reserved } else { &mut simple };
+                let stop = stop.get_or_insert_with(|| stops(is_reserved));
                 // `good[e]`: a value may end at `e` with the rest matching from there (the
                 // escape rule for `e - 2` holds for every value but a one-byte one).
                 let mut first_good = vec![usize::MAX; len + 2];
@@ -198,12 +164,12 @@ fn match_linear(parts: &[Part], input: &str) -> Option<Map<String, Value>> {
     for (i, part) in parts.iter().enumerate() {
         match part {
             Part::Literal(literal) => at += literal.len(),
-            Part::Var { name, .. } => {
+            Part::Expression(expression) => {
                 // The first end from which the rest matches; `rest[i][at]` says there is one.
                 let end = (at + 1..=len).find(|&e| rest[i + 1][e] && may_end(input, at, e))?;
                 #[cfg(test)]
                 tests::count_steps(end - at);
-                vars.insert(name.clone(), Value::String(percent_decode(&input[at..end])?));
+                vars.insert(expression.variable().to_owned(), Value::String(percent_decode(&input[at..end])?));
                 at = end;
             }
         }
@@ -406,6 +372,22 @@ mod tests {
         assert_eq!(parsed, Vars { id: 42, name: "007".into(), flag: Some(true) });
         let vars = t.matches("x://forty/a/true").expect("a match");
         assert!(deserialize_variables::<Vars>(&vars).expect_err("not a number").contains("forty"));
+    }
+
+    #[test]
+    fn errors_name_the_template_and_the_fault() {
+        let message = |template: &str| UriTemplate::parse(template).expect_err(template).to_string();
+        assert_eq!(message("x://{a"), "invalid URI template `x://{a`: an expression has no closing `}`");
+        assert_eq!(message("x://a}"), "invalid URI template `x://a}`: a `}` has no opening `{`");
+        assert_eq!(message("x://{+}"), "invalid URI template `x://{+}`: an expression has no variable name");
+        assert_eq!(
+            message("x://{a}{b}"),
+            "invalid URI template `x://{a}{b}`: two expressions must be separated by literal text"
+        );
+        assert_eq!(
+            message("x://{+a,b}"),
+            "invalid URI template `x://{+a,b}`: `{+a,b}` uses `,`; only `{var}` and `{+var}` expressions are supported"
+        );
     }
 
     #[test]
