@@ -1,6 +1,7 @@
 //! What a handler knows about the request it serves ([`RequestContext`]):
 //! `_meta`, shared state, and the channel for request-scoped notifications.
 
+use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 use std::sync::{Mutex, OnceLock};
@@ -14,7 +15,7 @@ use crate::protocol::{
     ClientCapabilities, Implementation, LogMessageParams, LoggingLevel, MESSAGE, Notification, PROGRESS,
     ProgressParams, RequestId, RequestMeta,
 };
-use crate::server::Server;
+use crate::shared_state::StateMap;
 
 /// Where a request's notifications (progress, log messages) go.
 ///
@@ -51,6 +52,23 @@ impl DiscardNotifications {
     }
 }
 
+/// What a request's context reaches of the server serving it: no more than
+/// the handler core needs, so that this layer knows nothing of the server's
+/// catalog, transports or settings. The server implements it; a handler
+/// gets the whole server back through `RequestContext::server`, which the
+/// server's own module provides.
+pub(crate) trait ServerAccess: Send + Sync {
+    /// The state set on the builder, for `State<T>`.
+    fn state(&self) -> &StateMap;
+
+    /// Whether requests arrive with a verified caller (see
+    /// `ServerBuilder::authenticated_by_layer`).
+    fn is_authenticated(&self) -> bool;
+
+    /// The implementing value itself, for the layer that knows its type.
+    fn into_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync>;
+}
+
 /// Everything a handler may know about the request it serves.
 ///
 /// Cheap to clone. Handlers receive it as a parameter:
@@ -77,7 +95,7 @@ struct ContextInner {
     cancellation: OnceLock<CancellationToken>,
     last_progress: Mutex<Option<f64>>,
     input: InputSlot,
-    server: Server,
+    server: Arc<dyn ServerAccess>,
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     http: HttpRequest,
 }
@@ -100,7 +118,7 @@ impl RequestContext {
         sink: Arc<dyn NotificationSink>,
         cancellation: Option<CancellationToken>,
         input: InputSlot,
-        server: Server,
+        server: Arc<dyn ServerAccess>,
         http: HttpRequest,
     ) -> Self {
         let cancellation = cancellation.map_or_else(OnceLock::new, OnceLock::from);
@@ -119,10 +137,14 @@ impl RequestContext {
         }
     }
 
-    /// The server serving the request, e.g. to add a tool or announce a
-    /// change from inside a handler.
-    pub fn server(&self) -> &Server {
+    /// The server serving the request, as the core sees it.
+    pub(crate) fn server_access(&self) -> &Arc<dyn ServerAccess> {
         &self.inner.server
+    }
+
+    /// Whether the server serving the request verifies its callers.
+    pub(crate) fn is_authenticated(&self) -> bool {
+        self.inner.server.is_authenticated()
     }
 
     /// The request's input state, made now (bound to the arguments of
@@ -194,7 +216,7 @@ impl RequestContext {
 
     /// Shared state of type `T` set with [`ServerBuilder::state`](crate::ServerBuilder::state).
     pub fn state<T: Clone + Send + Sync + 'static>(&self) -> Option<T> {
-        self.inner.server.shared_state().get::<T>()
+        self.inner.server.state().get::<T>()
     }
 
     /// Fires when the request is given up on: the client cancels it

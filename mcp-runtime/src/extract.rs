@@ -65,12 +65,6 @@ impl<C: Call> FromCall<C> for RequestMeta {
     }
 }
 
-impl<C: Call> FromCall<C> for crate::Server {
-    fn from_call(call: &C) -> Result<Self, Rejection> {
-        Ok(call.context().server().clone())
-    }
-}
-
 /// Shared application state set with [`ServerBuilder::state`](crate::ServerBuilder::state).
 ///
 /// Each call gets a clone of the value given to the builder, so state that

@@ -12,7 +12,7 @@ use crate::shared_state::StateRequirement;
 /// another, whatever a layer put there was never verified, and is ignored).
 fn principal_of<C: Call>(call: &C) -> Option<Principal> {
     let cx = call.context();
-    if !cx.server().settings().authenticated {
+    if !cx.is_authenticated() {
         return None;
     }
     #[cfg(feature = "http")]

@@ -1,6 +1,7 @@
 //! [`Server`]: the immutable, shared description of everything served, and
 //! [`ServerBuilder`] (in `builder`), where it is assembled and checked.
 
+use std::any::Any;
 use std::collections::BTreeSet;
 use std::fmt;
 use std::sync::{Arc, RwLock};
@@ -12,11 +13,14 @@ use tokio_util::sync::CancellationToken;
 
 use crate::auth::scopes;
 use crate::catalog::{Catalog, Entries};
+use crate::call::Call;
 use crate::catalog_dump::CatalogDump;
+use crate::context::{RequestContext, ServerAccess};
 use crate::entry::{PromptEntry, ResourceEntry, SourceLocation, ToolEntry};
 use crate::eras::Eras;
 use crate::error::BuildError;
 use crate::events::{ServerEvent, SharedBus};
+use crate::extract::{FromCall, Rejection};
 use crate::protocol::{
     CacheHints, DiscoverResult, Implementation, ListChangedCapability, ResourcesCapability, ServerCapabilities,
 };
@@ -69,6 +73,47 @@ struct ServerInner {
     closing: CancellationToken,
     state: StateMap,
     tasks: Tasks,
+}
+
+impl ServerAccess for ServerInner {
+    fn state(&self) -> &StateMap {
+        &self.state
+    }
+
+    fn is_authenticated(&self) -> bool {
+        self.settings.authenticated
+    }
+
+    fn into_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync> {
+        self
+    }
+}
+
+impl RequestContext {
+    /// The server serving the request, e.g. to add a tool or announce a
+    /// change from inside a handler. Cheap: a shared handle.
+    ///
+    /// ```
+    /// use mcp_runtime::RequestContext;
+    /// use mcp_runtime::events::ServerEvent;
+    ///
+    /// async fn refresh(cx: RequestContext) -> &'static str {
+    ///     cx.server().notify(ServerEvent::ToolsListChanged);
+    ///     "refreshed"
+    /// }
+    /// ```
+    pub fn server(&self) -> Server {
+        // Every context is made by the dispatcher from a `Server`, whose
+        // inner value is the only implementation of `ServerAccess`.
+        let inner = Arc::clone(self.server_access()).into_any().downcast::<ServerInner>();
+        Server { inner: inner.unwrap_or_else(|_| unreachable!("a context's server is a Server")) }
+    }
+}
+
+impl<C: Call> FromCall<C> for Server {
+    fn from_call(call: &C) -> Result<Self, Rejection> {
+        Ok(call.context().server())
+    }
 }
 
 /// What the builder fixed that requests read: a plain record, built once
@@ -233,9 +278,9 @@ impl Server {
         &self.inner.tasks
     }
 
-    /// The state set with [`ServerBuilder::state`], for handlers' `State<T>`.
-    pub(crate) fn shared_state(&self) -> &StateMap {
-        &self.inner.state
+    /// The server as a request's context reaches it.
+    pub(crate) fn access(&self) -> Arc<dyn ServerAccess> {
+        Arc::clone(&self.inner) as Arc<dyn ServerAccess>
     }
 
     /// Cancelled when the server closes its long-lived streams

@@ -289,7 +289,7 @@ impl ContextParts {
             sink,
             cancellation,
             input,
-            p.server.clone(),
+            p.server.access(),
             self.http,
         )
     }
