@@ -4,7 +4,6 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use crate::server::ServerBuilder;
 
 /// Makes an HTTP server an OAuth 2.1 resource server: every request to the
 /// MCP endpoint must carry `Authorization: Bearer <token>`, a token issued
@@ -146,17 +145,6 @@ impl Authorization {
     /// it counts as unreachable.
     pub fn request_timeout(mut self, timeout: Duration) -> Self {
         self.request_timeout = timeout;
-        self
-    }
-}
-
-impl ServerBuilder {
-    /// Protects the server's HTTP endpoint with OAuth 2.1 bearer tokens;
-    /// see [`Authorization`]. stdio stays unauthenticated.
-    #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
-    pub fn authorization(mut self, authorization: Authorization) -> Self {
-        self.authorization = Some(authorization);
-        self.authenticated = true;
         self
     }
 }

@@ -23,6 +23,10 @@ use crate::schema_profile::{self, SchemaProfile};
 use crate::shared_state::StateMap;
 use crate::tasks::TaskConfig;
 
+#[cfg(feature = "auth")]
+mod authorization;
+mod tasks;
+
 /// Assembles a [`Server`]; [`build`](Self::build) checks it.
 ///
 /// Defaults: cache hints `ttlMs: 0, cacheScope: "private"` everywhere, pages
