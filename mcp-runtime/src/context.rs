@@ -340,7 +340,7 @@ impl RequestContext {
             *last = Some(progress);
         }
         if let Some(link) = task {
-            link.report(progress, total, message);
+            Arc::clone(link).report(progress, total, message);
             return true;
         }
         let Some(token) = token else { return false };

@@ -80,7 +80,34 @@ use serde_json::{Map, Value, json};
 use crate::call::Call;
 use crate::extract::{FromCall, Rejection};
 use crate::protocol::{ClientCapabilities, ElicitAction, ElicitRequest, ErrorObject, InputRequest, RequestMeta};
-use crate::tasks::TaskLink;
+
+/// Where a handler running as a task sends its questions: they wait for the
+/// client's `tasks/update` instead of ending the request. The tasks service
+/// implements it; the handler core knows no more of tasks than this.
+pub(crate) trait TaskChannel: Send + Sync + std::fmt::Debug {
+    /// The answer to `request` under `key` that `fits`: at once if it was
+    /// given before, otherwise once it comes; `None` if the task ended
+    /// while the handler waited.
+    fn ask<'a>(
+        &'a self,
+        key: &'a str,
+        request: Value,
+        fits: fn(&Value) -> bool,
+    ) -> std::pin::Pin<Box<dyn Future<Output = Option<Value>> + Send + 'a>>;
+
+    /// Ends the task as `failed` with `error`: the handler asked for what
+    /// the client cannot give.
+    fn fail(&self, error: ErrorObject);
+
+    /// Makes `progress` (of `total`, with `message`) the task's status
+    /// message.
+    fn report(self: Arc<Self>, progress: f64, total: Option<f64>, message: Option<String>);
+}
+
+/// Whether `value` reads as a `T`: the answer a question of that kind awaits.
+fn fits<T: DeserializeOwned>(value: &Value) -> bool {
+    T::deserialize(value).is_ok()
+}
 
 /// The answers of earlier rounds, and what this round still needs.
 #[derive(Debug)]
@@ -94,7 +121,7 @@ pub(crate) struct InputState {
     /// Set when the handler runs as a task (from the start, or from its
     /// first wait for something else than input): it then waits for
     /// answers instead of stopping.
-    task: OnceLock<Arc<TaskLink>>,
+    task: OnceLock<Arc<dyn TaskChannel>>,
 }
 
 #[derive(Debug, Default)]
@@ -137,7 +164,7 @@ impl InputState {
 
     /// The input state of a handler running as a task, whose answers come
     /// through `link`.
-    pub(crate) fn for_task(meta: Arc<RequestMeta>, link: Arc<TaskLink>) -> Self {
+    pub(crate) fn for_task(meta: Arc<RequestMeta>, link: Arc<dyn TaskChannel>) -> Self {
         let state = InputState::new(Map::new(), None, meta, None);
         state.run_as_task(link);
         state
@@ -145,12 +172,12 @@ impl InputState {
 
     /// From now on the handler runs as a task: it waits for answers
     /// through `link` instead of stopping.
-    pub(crate) fn run_as_task(&self, link: Arc<TaskLink>) {
+    pub(crate) fn run_as_task(&self, link: Arc<dyn TaskChannel>) {
         let _ = self.task.set(link);
     }
 
     /// The task the handler runs as, if it does.
-    pub(crate) fn task_link(&self) -> Option<&Arc<TaskLink>> {
+    pub(crate) fn task_link(&self) -> Option<&Arc<dyn TaskChannel>> {
         self.task.get()
     }
 
@@ -292,10 +319,16 @@ impl Input {
                 link.fail(ErrorObject::missing_client_capability(
                     "This task needs client capabilities its request did not declare",
                     Value::Object(needed),
-                ))
-                .await;
+                ));
+                return std::future::pending().await;
             }
-            return link.ask(key, request.to_value()).await;
+            // The task ended while the handler waited: it waits on until
+            // its future is dropped.
+            let answer = link.ask(key, request.to_value(), fits::<T>).await;
+            return match answer.and_then(|answer| T::deserialize(answer).ok()) {
+                Some(answer) => answer,
+                None => std::future::pending().await,
+            };
         }
         {
             let needed = missing_capabilities(&request, self.capabilities());

@@ -11,11 +11,11 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use tokio::sync::{Notify, oneshot};
 
 use super::record::{TaskRecord, TaskStatus};
+use crate::input::TaskChannel;
 use crate::protocol::ErrorObject;
 
 /// Where a link writes its task: the server's tasks. A trait rather than
@@ -69,10 +69,6 @@ impl<W> std::fmt::Debug for TaskLink<W> {
     }
 }
 
-fn fits<T: DeserializeOwned>(value: &Value) -> bool {
-    T::deserialize(value).is_ok()
-}
-
 impl<W: TaskWriter> TaskLink<W> {
     pub(crate) fn new(task_id: String, tasks: W) -> Arc<Self> {
         Arc::new(TaskLink {
@@ -88,36 +84,25 @@ impl<W: TaskWriter> TaskLink<W> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Waits for the answer to `request` under `key`: at once if it was
-    /// answered before, otherwise once `tasks/update` brings it.
-    pub(crate) async fn ask<T: DeserializeOwned>(&self, key: &str, request: Value) -> T {
+    /// Waits for the answer to `request` under `key` that `fits`: at once
+    /// if it was answered before, otherwise once `tasks/update` brings it;
+    /// `None` if the task ended (cancelled, expired) while it waited.
+    async fn wait(&self, key: &str, request: Value, fits: fn(&Value) -> bool) -> Option<Value> {
         let receiver = {
             let mut state = self.lock();
-            if let Some(answer) = state.answered.get(key).and_then(|a| T::deserialize(a).ok()) {
-                return answer;
+            if let Some(answer) = state.answered.get(key).filter(|a| fits(a)) {
+                return Some(answer.clone());
             }
             let (reply, receiver) = oneshot::channel();
             state.pending.retain(|(k, _)| k != key);
-            state.pending.push((key.to_owned(), Pending { request, fits: fits::<T>, reply }));
+            state.pending.push((key.to_owned(), Pending { request, fits, reply }));
             receiver
         };
         self.publish().await;
-        match receiver.await.ok().and_then(|answer| T::deserialize(answer).ok()) {
-            Some(answer) => answer,
-            // The task ended (cancelled, expired) while the handler waited.
-            None => std::future::pending().await,
-        }
+        receiver.await.ok()
     }
 
-    /// Ends the task as `failed` with `error`: the handler asked for what
-    /// this client cannot give.
-    pub(crate) async fn fail(&self, error: ErrorObject) -> ! {
-        self.lock().fatal = Some(error);
-        self.failed.notify_one();
-        std::future::pending().await
-    }
-
-    /// Completes once [`fail`](Self::fail) was called, with its error.
+    /// Completes once [`TaskChannel::fail`] was called, with its error.
     pub(crate) async fn failure(&self) -> ErrorObject {
         loop {
             if let Some(error) = self.lock().fatal.take() {
@@ -177,17 +162,39 @@ impl<W: TaskWriter> TaskLink<W> {
         }
     }
 
+    /// Runs `write` with this process's other writes of the task held off.
+    pub(crate) async fn exclusive<T>(&self, write: impl Future<Output = T>) -> T {
+        let _writing = self.writing.lock().await;
+        write.await
+    }
+}
+
+impl<W: TaskWriter> TaskChannel for TaskLink<W> {
+    fn ask<'a>(
+        &'a self,
+        key: &'a str,
+        request: Value,
+        fits: fn(&Value) -> bool,
+    ) -> std::pin::Pin<Box<dyn Future<Output = Option<Value>> + Send + 'a>> {
+        Box::pin(self.wait(key, request, fits))
+    }
+
+    fn fail(&self, error: ErrorObject) {
+        self.lock().fatal = Some(error);
+        self.failed.notify_one();
+    }
+
     /// Makes `progress` (of `total`, with `message`) the task's status
     /// message, written in the background: of reports made faster than
     /// the store takes them, the latest is kept.
-    pub(crate) fn report(self: &Arc<Self>, progress: f64, total: Option<f64>, message: Option<String>) {
+    fn report(self: Arc<Self>, progress: f64, total: Option<f64>, message: Option<String>) {
         let text = match (message, total) {
             (Some(message), _) => message,
             (None, Some(total)) => format!("{progress}/{total}"),
             (None, None) => progress.to_string(),
         };
         self.lock().progress = Some(text);
-        let link = Arc::clone(self);
+        let link = self;
         tokio::spawn(async move {
             let _writing = link.writing.lock().await;
             let Some(text) = link.lock().progress.take() else { return };
@@ -205,11 +212,5 @@ impl<W: TaskWriter> TaskLink<W> {
                 tracing::warn!(task = %link.task_id, error = %e.message, "a task's progress could not be written");
             }
         });
-    }
-
-    /// Runs `write` with this process's other writes of the task held off.
-    pub(crate) async fn exclusive<T>(&self, write: impl Future<Output = T>) -> T {
-        let _writing = self.writing.lock().await;
-        write.await
     }
 }

@@ -25,7 +25,7 @@ use crate::dispatch::response::Response;
 use crate::dispatch::round_trip::{checked, input_slot, interruption, outcome_response};
 use crate::entry::ToolEntry;
 use crate::handler::BoxFuture;
-use crate::input::{InputState, Interrupted};
+use crate::input::{InputState, Interrupted, TaskChannel};
 use crate::outcome::ToolOutcome;
 use crate::protocol::{CallToolParams, ErrorObject, ResultType};
 use crate::request_state;
@@ -44,7 +44,7 @@ pub(super) async fn start(p: &Prepared, tool: &ToolEntry, params: CallToolParams
         Err(e) => return failed(p, e),
     };
     let link = TaskLink::new(task_id.clone(), p.server.tasks().clone());
-    let input = InputState::for_task(Arc::clone(&p.meta), Arc::clone(&link));
+    let input = InputState::for_task(Arc::clone(&p.meta), Arc::clone(&link) as Arc<dyn TaskChannel>);
     let cancel = CancellationToken::new();
     let cx = parts.task_context(p, InputSlot::Available(OnceLock::from(Arc::new(input))), cancel.clone());
     let future = (tool.handler)(ToolCall::new(name, arguments, cx.clone()));
@@ -100,7 +100,7 @@ async fn start_after_input(p: &Prepared, tool: &ToolEntry, params: CallToolParam
             };
             let link = TaskLink::new(task_id.clone(), p.server.tasks().clone());
             if let Some(state) = cx.started_input() {
-                state.run_as_task(Arc::clone(&link));
+                state.run_as_task(Arc::clone(&link) as Arc<dyn TaskChannel>);
             }
             return hand_over(p, &cx, task_id, future, cancel, link).await;
         }
