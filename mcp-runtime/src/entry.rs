@@ -8,17 +8,17 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::call::{CompleteCall, PromptCall, ResourceCall, ToolCall};
-use crate::handler::{
+use crate::handler::call::{CompleteCall, PromptCall, ResourceCall, ToolCall};
+use crate::handler::functions::{
     BoxFuture, CompleteFn, PromptFn, PromptHandler, ResourceFn, ResourceHandler, ToolFn, ToolHandler,
 };
-use crate::outcome::{PromptOutcome, ResourceOutcome, ToolOutcome};
+use crate::handler::outcome::{PromptOutcome, ResourceOutcome, ToolOutcome};
+use crate::handler::state::StateRequirement;
 use crate::protocol::{
     Annotations, CacheHints, Completion, ErrorObject, Icon, Prompt, PromptArgument, Resource, ResourceTemplate, Tool,
     ToolAnnotations,
 };
 use crate::schema_profile::{NullPlan, SchemaProfile};
-use crate::shared_state::StateRequirement;
 use crate::tasks::TaskSupport;
 use crate::uri_template::{TemplateError, UriTemplate};
 

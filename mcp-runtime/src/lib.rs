@@ -166,30 +166,23 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod auth;
-mod call;
 mod catalog;
 mod catalog_dump;
-mod context;
 pub mod dispatch;
 mod entry;
 mod eras;
 mod error;
 pub mod events;
-mod extension;
-mod extract;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
 mod handler;
-pub mod input;
 pub mod legacy;
 mod linked;
 mod macros;
-mod notify;
 #[cfg(feature = "otel")]
 #[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
 pub mod otel;
-mod outcome;
 mod param_headers;
 mod private;
 pub mod protocol;
@@ -201,36 +194,35 @@ mod request_state;
 pub mod schema;
 mod schema_profile;
 mod server;
-mod shared_state;
 pub mod tasks;
 mod telemetry;
 pub mod testing;
 pub mod transport;
 mod uri_template;
 
-pub use call::{Call, CompleteCall, PromptCall, ResourceCall, ToolCall};
 pub use catalog_dump::{CatalogDump, DUMP_CATALOG_FLAG};
-pub use context::{DiscardNotifications, NotificationSink, RequestContext};
 pub use entry::{PromptEntry, ResourceEntry, SourceLocation, ToolEntry};
 pub use eras::{ERAS_ENV, Eras, LEGACY_VERSIONS};
 pub use error::{BuildError, RefusedTool};
+pub use handler::call::{Call, CompleteCall, PromptCall, ResourceCall, ToolCall};
+pub use handler::context::{DiscardNotifications, NotificationSink, RequestContext};
+pub use handler::extract::{Args, FromCall, Rejection, State};
+pub use handler::functions::{BoxFuture, PromptHandler, ResourceHandler, ToolHandler};
 #[cfg(feature = "http")]
-pub use extension::Extension;
-pub use extract::{Args, FromCall, Rejection, State};
-pub use handler::{BoxFuture, PromptHandler, ResourceHandler, ToolHandler};
-pub use input::Input;
-pub use mcp_runtime_macros::{derives, main, prompt, resource, test, tool};
-pub use notify::{Logger, Progress};
-pub use outcome::{
+pub use handler::http_request::Extension;
+pub use handler::input::{self, Input};
+pub use handler::notify::{Logger, Progress};
+pub use handler::outcome::{
     IntoPromptResult, IntoResourceContents, IntoToolResult, Json, NotFound, Outcome, PromptOutcome, ResourceOutcome,
     RpcError, ToolOutcome,
 };
+pub use handler::state::StateRequirement;
+pub use mcp_runtime_macros::{derives, main, prompt, resource, test, tool};
 pub use param_headers::HeaderValue;
 pub use request_state::RequestStateKey;
 pub use schema_profile::SchemaProfile;
 pub use server::ServerBuilder;
 pub use server::{DEFAULT_PAGE_SIZE, Server};
-pub use shared_state::StateRequirement;
 pub use tokio_util::sync::CancellationToken;
 pub use uri_template::{TemplateError, UriTemplate};
 

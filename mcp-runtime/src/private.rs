@@ -30,15 +30,15 @@ pub use ::schemars;
 pub use ::serde;
 pub use ::serde_json;
 
-pub use crate::call::{CompleteCall, PromptCall, ResourceCall, ToolCall};
 pub use crate::entry::{
     CompleterFn, PromptDescriptor, ResourceDefinition, ResourceDescriptor, SourceLocation, ToolDescriptor,
 };
-pub use crate::handler::BoxFuture;
+pub use crate::handler::call::{CompleteCall, PromptCall, ResourceCall, ToolCall};
+pub use crate::handler::functions::BoxFuture;
+pub use crate::handler::outcome::{PromptOutcome, ResourceOutcome, ToolOutcome};
+pub use crate::handler::state::StateRequirement;
 pub use crate::linked::{PROMPTS, RESOURCES, TOOLS, registered};
-pub use crate::outcome::{PromptOutcome, ResourceOutcome, ToolOutcome};
 pub use crate::protocol::{Completion, ErrorObject, Icon, Prompt, Tool};
-pub use crate::shared_state::StateRequirement;
 pub use crate::tasks::TaskSupport;
 
 pub use completion::{CompleteFn, Completer, IntoCompletion, complete_with, no_completion};

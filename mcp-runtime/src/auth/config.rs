@@ -4,7 +4,6 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-
 /// Makes an HTTP server an OAuth 2.1 resource server: every request to the
 /// MCP endpoint must carry `Authorization: Bearer <token>`, a token issued
 /// by [`issuer`](Self::new) for this server's [`resource`](Self::new) URI

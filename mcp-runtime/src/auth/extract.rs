@@ -2,10 +2,10 @@
 
 use super::Principal;
 use super::scopes::authenticated_requirement;
-use crate::call::Call;
-use crate::extract::{FromCall, Rejection};
+use crate::handler::call::Call;
+use crate::handler::extract::{FromCall, Rejection};
+use crate::handler::state::StateRequirement;
 use crate::protocol::ErrorObject;
-use crate::shared_state::StateRequirement;
 
 /// The verified caller of `call`: the [`Principal`] in the extensions of
 /// the HTTP request that carried it, on an authenticated server only (on

@@ -12,8 +12,8 @@ use serde_json::json;
 
 use super::Principal;
 use crate::catalog::Catalog;
+use crate::handler::state::StateRequirement;
 use crate::protocol::ErrorObject;
-use crate::shared_state::StateRequirement;
 
 /// What one request's caller may see and use.
 #[derive(Debug, Default)]

@@ -26,7 +26,7 @@ use std::time::Duration;
 use tracing::Instrument as _;
 
 use super::Response;
-use crate::context::RequestContext;
+use crate::handler::context::RequestContext;
 use crate::telemetry::{Ending, Observation};
 
 tokio::task_local! {

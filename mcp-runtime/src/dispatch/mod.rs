@@ -14,7 +14,6 @@ mod method;
 mod nesting;
 mod observed;
 mod pagination;
-mod panic_guard;
 mod params_head;
 mod request;
 mod response;
@@ -30,13 +29,11 @@ use tokio_util::sync::CancellationToken;
 pub use envelope::{ClientNotification, Message, Request, parse_message};
 pub use response::{Response, Stage};
 
-pub(crate) use panic_guard::guarded;
-
 #[cfg(feature = "http")]
 use crate::auth::Principal;
 use crate::auth::scopes::{self, Access, ScopeRefusal};
-use crate::context::{DiscardNotifications, NotificationSink};
-use crate::extension::HttpRequest;
+use crate::handler::context::{DiscardNotifications, NotificationSink};
+use crate::handler::http_request::HttpRequest;
 use crate::param_headers::HeaderParam;
 use crate::protocol::{CallToolParams, ErrorObject, RequestMeta, SUPPORTED_VERSIONS, Tool};
 use crate::server::{Server, Snapshot};

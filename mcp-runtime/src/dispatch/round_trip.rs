@@ -15,11 +15,11 @@ use serde_json::{Map, Value};
 use super::Prepared;
 use super::decorate::{failed, finish};
 use super::grace::Handled;
-use super::panic_guard::guarded;
 use super::response::Response;
-use crate::context::{InputSlot, RequestContext};
-use crate::input::{self, InputState, Interrupted};
-use crate::outcome::Outcome;
+use crate::handler::context::{InputSlot, RequestContext};
+use crate::handler::input::{self, InputState, Interrupted};
+use crate::handler::outcome::Outcome;
+use crate::handler::panic_guard::guarded;
 use crate::protocol::{CacheHints, ErrorObject, InputRequest, InputRequiredResult, ResultType};
 use crate::request_state::SealedState;
 

@@ -23,8 +23,8 @@ use super::shape;
 use super::store::SessionChange;
 // Re-exported so that the transports' paths through the bridge hold.
 pub(crate) use super::via::{CloseConnection, Via};
-use crate::context::NotificationSink;
 use crate::dispatch::{Request, RequestOptions};
+use crate::handler::context::NotificationSink;
 use crate::protocol::{
     ErrorObject, LoggingLevel, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION,
     Notification, PROTOCOL_VERSION, RequestId,

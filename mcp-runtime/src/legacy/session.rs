@@ -15,7 +15,7 @@ use super::owner::{self, SessionOwner};
 use super::store::{SessionChange, SessionRecord};
 use crate::auth::Principal;
 use crate::eras::LEGACY_VERSIONS;
-use crate::handler::BoxFuture;
+use crate::handler::functions::BoxFuture;
 use crate::protocol::{CancelledParams, ClientCapabilities, ErrorObject, Implementation, LoggingLevel, RequestId};
 use crate::telemetry::LiveSession;
 

@@ -3,8 +3,8 @@
 use std::fmt::Display;
 use std::future::Future;
 
-use crate::call::CompleteCall;
-use crate::handler::BoxFuture;
+use crate::handler::call::CompleteCall;
+use crate::handler::functions::BoxFuture;
 use crate::protocol::{Completion, ErrorObject};
 
 /// The erased completer of a prompt or a resource template.

@@ -3,11 +3,11 @@
 
 use std::marker::PhantomData;
 
-use crate::call::{Call, ToolCall};
-use crate::extract::{FromCall, Rejection, State};
-use crate::outcome::{Outcome, ToolOutcome};
+use crate::handler::call::{Call, ToolCall};
+use crate::handler::extract::{FromCall, Rejection, State};
+use crate::handler::outcome::{Outcome, ToolOutcome};
+use crate::handler::state::StateRequirement;
 use crate::protocol::{CallToolResult, ErrorObject};
-use crate::shared_state::StateRequirement;
 
 /// What a context parameter must implement; the macro checks each one
 /// against this trait, spanned on its type.
@@ -178,7 +178,7 @@ mod tests {
         let context = include_str!("context.rs");
         assert_eq!(quoted_types(context, "context parameters are"), rule(&["FromCall"]));
         assert_eq!(quoted_types(context, "an unmarked parameter whose type is named `Request"), rule(&[]));
-        let extract = include_str!("../extract.rs");
+        let extract = include_str!("../handler/extract.rs");
         assert_eq!(quoted_types(extract, "handler parameters are extractors"), rule(&["Args"]));
     }
 }

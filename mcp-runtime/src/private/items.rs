@@ -60,12 +60,12 @@ pub fn resource_entry(descriptor: &'static ResourceDescriptor) -> ResourceEntry 
 /// `tools![f]` elsewhere does not add a second error. The build fails on the
 /// first one, so these never serve a request.
 pub mod fallback {
-    use crate::call::{PromptCall, ResourceCall, ToolCall};
     use crate::entry::{PromptDescriptor, ResourceDefinition, ResourceDescriptor, SourceLocation, ToolDescriptor};
-    use crate::handler::BoxFuture;
-    use crate::outcome::{PromptOutcome, ResourceOutcome, ToolOutcome};
+    use crate::handler::call::{PromptCall, ResourceCall, ToolCall};
+    use crate::handler::functions::BoxFuture;
+    use crate::handler::outcome::{PromptOutcome, ResourceOutcome, ToolOutcome};
+    use crate::handler::state::StateRequirement;
     use crate::protocol::{ErrorObject, Prompt, Resource, Tool};
-    use crate::shared_state::StateRequirement;
 
     const LOCATION: SourceLocation = SourceLocation { module_path: module_path!(), file: file!(), line: line!() };
 

@@ -5,7 +5,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::text::TextArg;
-use crate::call::PromptCall;
+use crate::handler::call::PromptCall;
 use crate::protocol::{ErrorObject, Icon, Prompt, PromptArgument};
 
 /// What an argument of a prompt must implement; the macro checks each one

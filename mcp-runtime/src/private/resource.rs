@@ -5,8 +5,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use super::text::TextArg;
-use crate::call::ResourceCall;
 use crate::entry::ResourceDefinition;
+use crate::handler::call::ResourceCall;
 use crate::protocol::{Annotations, ErrorObject, Icon, Resource, ResourceTemplate};
 
 /// What a URI template variable's parameter must implement; the macro checks

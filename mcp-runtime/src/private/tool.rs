@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::call::ToolCall;
-use crate::outcome::{Outcome, ToolOutcome};
+use crate::handler::call::ToolCall;
+use crate::handler::outcome::{Outcome, ToolOutcome};
 use crate::param_headers::HeaderValue;
 use crate::protocol::member::MemberName;
 use crate::protocol::{CallToolResult, Icon, Tool, ToolAnnotations};

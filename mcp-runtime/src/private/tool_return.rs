@@ -23,7 +23,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::outcome::{
+use crate::handler::outcome::{
     IntoPromptResult, IntoResourceContents, IntoToolResult, Outcome, PromptOutcome, ResourceOutcome, RpcError,
     ToolOutcome,
 };

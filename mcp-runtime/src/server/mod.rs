@@ -13,20 +13,20 @@ use tokio_util::sync::CancellationToken;
 
 use crate::auth::scopes;
 use crate::catalog::{Catalog, Entries};
-use crate::call::Call;
 use crate::catalog_dump::CatalogDump;
-use crate::context::{RequestContext, ServerAccess};
 use crate::entry::{PromptEntry, ResourceEntry, SourceLocation, ToolEntry};
 use crate::eras::Eras;
 use crate::error::BuildError;
 use crate::events::{ServerEvent, SharedBus};
-use crate::extract::{FromCall, Rejection};
+use crate::handler::call::Call;
+use crate::handler::context::{RequestContext, ServerAccess};
+use crate::handler::extract::{FromCall, Rejection};
+use crate::handler::state::{StateMap, StateRequirement};
 use crate::protocol::{
     CacheHints, DiscoverResult, Implementation, ListChangedCapability, ResourcesCapability, ServerCapabilities,
 };
 use crate::request_state::RequestStateKey;
 use crate::schema_profile::{self, SchemaProfile};
-use crate::shared_state::{StateMap, StateRequirement};
 use crate::tasks::{TASKS_EXTENSION, Tasks};
 
 mod builder;

@@ -12,9 +12,9 @@ use tokio_util::sync::CancellationToken;
 use super::clock::now_ms;
 use super::link::TaskLink;
 use super::service::{Running, Tasks};
-use crate::dispatch::guarded;
-use crate::handler::BoxFuture;
-use crate::outcome::{Outcome, ToolOutcome};
+use crate::handler::functions::BoxFuture;
+use crate::handler::outcome::{Outcome, ToolOutcome};
+use crate::handler::panic_guard::guarded;
 use crate::protocol::{CallToolResult, ErrorObject};
 
 /// How a handler's run ended.

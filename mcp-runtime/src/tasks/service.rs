@@ -15,8 +15,8 @@ use super::link::{TaskLink, TaskWriter};
 use super::record::{RunnerLease, TaskRecord, TaskStatus};
 use super::settings::{OwnerFn, TaskSettings};
 use super::store::TaskStore;
-use crate::context::RequestContext;
 use crate::events::{ServerEvent, SharedBus};
+use crate::handler::context::RequestContext;
 use crate::protocol::ErrorObject;
 
 /// How many times a write retries after losing a race on the revision.

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::context::RequestContext;
+use crate::handler::context::RequestContext;
 
 /// Names the owner of the tasks a request creates.
 pub(crate) type OwnerFn = Arc<dyn Fn(&RequestContext) -> Option<String> + Send + Sync>;

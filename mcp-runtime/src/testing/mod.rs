@@ -66,9 +66,9 @@ pub use self::answer::ClientError;
 pub use self::catalog::assert_catalog_snapshot;
 use self::observe::Observers;
 pub use self::observe::{MessageKind, Observed};
-use crate::context::NotificationSink;
 use crate::dispatch::{RequestOptions, Response, Stage};
-use crate::input::Root;
+use crate::handler::context::NotificationSink;
+use crate::handler::input::Root;
 use crate::protocol::{
     ClientCapabilities, CreateMessageResult, ElicitRequest, ElicitResult, ErrorObject, Implementation, LoggingLevel,
     Notification, PROTOCOL_VERSION, ProgressToken, RequestId, RequestMeta,

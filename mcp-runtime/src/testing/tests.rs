@@ -4,7 +4,7 @@ use serde_json::{Value, json};
 
 use super::{MessageKind, TestClient};
 use crate::dispatch::Stage;
-use crate::input::Elicitation;
+use crate::handler::input::Elicitation;
 use crate::protocol::ElicitResult;
 use crate::{Input, Logger, Server, ToolEntry};
 

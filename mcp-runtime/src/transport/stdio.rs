@@ -20,8 +20,8 @@ use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use crate::context::NotificationSink;
 use crate::dispatch::{Message, Method, RequestOptions, Response, Stage, parse_message};
+use crate::handler::context::NotificationSink;
 use crate::legacy::stdio::{StdioSession, Step};
 use crate::protocol::{CANCELLED, CancelledParams, ErrorObject, Notification, RequestId};
 use crate::server::Server;

@@ -3,13 +3,13 @@
 //! completion, not an error), capped at the protocol's limit.
 
 use super::{ContextParts, Route};
-use crate::call::CompleteCall;
-use crate::context::InputSlot;
 use crate::dispatch::Prepared;
 use crate::dispatch::decorate::{failed, finish};
 use crate::dispatch::grace::Handled;
-use crate::dispatch::panic_guard::guarded;
 use crate::dispatch::response::{Response, Stage};
+use crate::handler::call::CompleteCall;
+use crate::handler::context::InputSlot;
+use crate::handler::panic_guard::guarded;
 use crate::protocol::{CompleteParams, CompleteResult, Completion, CompletionReference, ErrorObject, ResultType};
 use crate::server::Snapshot;
 

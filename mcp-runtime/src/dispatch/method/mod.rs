@@ -24,9 +24,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::response::{Response, Stage};
 use super::{Body, HeaderCheck, Prepared, RequestOptions};
-use crate::context::{DiscardNotifications, InputSlot, RequestContext};
-use crate::extension::HttpRequest;
-use crate::handler::PromptFn;
+use crate::handler::context::{DiscardNotifications, InputSlot, RequestContext};
+use crate::handler::functions::PromptFn;
+use crate::handler::http_request::HttpRequest;
 use crate::protocol::{
     CallToolParams, CompleteParams, ErrorObject, GetPromptParams, ReadResourceParams, RequestMeta, ServerCapabilities,
     SubscriptionFilter,

@@ -4,12 +4,12 @@
 use std::sync::Arc;
 
 use super::{ContextParts, Route};
-use crate::call::PromptCall;
 use crate::dispatch::Prepared;
 use crate::dispatch::decorate::failed;
 use crate::dispatch::response::{Response, Stage};
 use crate::dispatch::round_trip::{input_slot, interruptible, outcome_response};
-use crate::handler::PromptFn;
+use crate::handler::call::PromptCall;
+use crate::handler::functions::PromptFn;
 use crate::protocol::{ErrorObject, GetPromptParams};
 use crate::request_state;
 use crate::server::Snapshot;

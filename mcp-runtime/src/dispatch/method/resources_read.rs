@@ -7,13 +7,13 @@ use std::sync::Arc;
 use serde_json::Map;
 
 use super::{ContextParts, Route};
-use crate::call::ResourceCall;
 use crate::dispatch::Prepared;
 use crate::dispatch::decorate::failed;
 use crate::dispatch::response::Response;
 use crate::dispatch::response::Stage;
 use crate::dispatch::round_trip::{input_slot, interruptible, outcome_response};
-use crate::outcome::Outcome;
+use crate::handler::call::ResourceCall;
+use crate::handler::outcome::Outcome;
 use crate::protocol::{ErrorObject, ReadResourceParams, uri};
 
 /// Only the URI's syntax is checked before the read: it is looked up when

@@ -3,13 +3,13 @@
 //! handler, which may ask for input.
 
 use super::{ContextParts, Route};
-use crate::call::ToolCall;
 use crate::dispatch::decorate::failed;
 use crate::dispatch::response::Response;
 use crate::dispatch::response::Stage;
 use crate::dispatch::round_trip::{input_slot, interruptible, outcome_response};
 use crate::dispatch::{CalledTool, HeaderCheck, Prepared};
-use crate::outcome::Outcome;
+use crate::handler::call::ToolCall;
+use crate::handler::outcome::Outcome;
 use crate::protocol::{CallToolParams, CallToolResult, ContentBlock, ErrorObject, TextContent};
 use crate::request_state;
 use crate::server::Snapshot;

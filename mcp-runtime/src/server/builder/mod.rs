@@ -17,10 +17,10 @@ use crate::entry::{PromptEntry, ResourceEntry, ToolEntry};
 use crate::eras::{ERAS_ENV, Eras};
 use crate::error::BuildError;
 use crate::events::{EventBus, LocalBus, SharedBus};
+use crate::handler::state::StateMap;
 use crate::protocol::{CacheHints, Icon, Implementation, META_SERVER_INFO};
 use crate::request_state::RequestStateKey;
 use crate::schema_profile::{self, SchemaProfile};
-use crate::shared_state::StateMap;
 use crate::tasks::TaskConfig;
 
 #[cfg(feature = "auth")]

@@ -5,14 +5,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::ServerBuilder;
-use crate::context::RequestContext;
+use crate::handler::context::RequestContext;
 use crate::tasks::TaskStore;
 
 /// The settings of tasks (the `io.modelcontextprotocol/tasks` extension),
 /// for tools declared with `#[tool(task)]` or
 /// [`ToolEntry::task`](crate::ToolEntry::task).
 impl ServerBuilder {
-    /// Where tasks are kept (default: a [`MemoryTaskStore`]).
+    /// Where tasks are kept (default: a [`MemoryTaskStore`](crate::tasks::MemoryTaskStore)).
     pub fn task_store(mut self, store: impl TaskStore) -> Self {
         self.tasks.store = Some(Arc::new(store));
         self

@@ -20,8 +20,8 @@ use tokio::time::{Instant, Sleep};
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::in_flight::OwnedSlot;
-use crate::context::NotificationSink;
 use crate::dispatch::{Response, Stage};
+use crate::handler::context::NotificationSink;
 use crate::protocol::{ErrorObject, Notification, RequestId};
 
 /// A request's handler, bounded by its timeout, as the stream polls it.

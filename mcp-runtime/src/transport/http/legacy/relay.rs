@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use super::resume::Part;
 use super::sessions::Table;
-use crate::handler::BoxFuture;
+use crate::handler::functions::BoxFuture;
 use crate::legacy::SessionStore;
 use crate::legacy::session::Peers;
 use crate::legacy::{SessionChange, StoreError};

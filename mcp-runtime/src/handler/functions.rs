@@ -12,13 +12,13 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::call::{CompleteCall, PromptCall, ResourceCall, ToolCall};
-use crate::extract::{FromCall, Rejection};
-use crate::outcome::{
+use crate::handler::call::{CompleteCall, PromptCall, ResourceCall, ToolCall};
+use crate::handler::extract::{FromCall, Rejection};
+use crate::handler::outcome::{
     IntoPromptResult, IntoResourceContents, IntoToolResult, PromptOutcome, ResourceOutcome, ToolOutcome,
 };
+use crate::handler::state::StateRequirement;
 use crate::protocol::{CallToolResult, Completion, ErrorObject};
-use crate::shared_state::StateRequirement;
 
 /// A boxed, sendable future, as every erased handler returns.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
@@ -74,7 +74,9 @@ pub trait ResourceHandler<M>: Clone + Send + Sync + 'static {
 
 fn tool_rejection(rejection: Rejection) -> ToolOutcome {
     match rejection {
-        Rejection::InvalidArguments(message) => Ok(crate::outcome::Outcome::Complete(CallToolResult::error(message))),
+        Rejection::InvalidArguments(message) => {
+            Ok(crate::handler::outcome::Outcome::Complete(CallToolResult::error(message)))
+        }
         Rejection::Rpc(e) => Err(e),
     }
 }

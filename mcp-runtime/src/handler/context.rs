@@ -9,13 +9,13 @@ use std::sync::{Mutex, OnceLock};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::extension::HttpRequest;
-use crate::input::InputState;
+use crate::handler::http_request::HttpRequest;
+use crate::handler::input::InputState;
+use crate::handler::state::StateMap;
 use crate::protocol::{
     ClientCapabilities, Implementation, LogMessageParams, LoggingLevel, MESSAGE, Notification, PROGRESS,
     ProgressParams, RequestId, RequestMeta,
 };
-use crate::shared_state::StateMap;
 
 /// Where a request's notifications (progress, log messages) go.
 ///
@@ -327,7 +327,7 @@ impl RequestContext {
     /// Progress must strictly increase: a value not above the last one sent is
     /// dropped rather than sent out of order. Returns whether it was sent.
     pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) -> bool {
-        let task = self.started_input().and_then(crate::input::InputState::task_link);
+        let task = self.started_input().and_then(crate::handler::input::InputState::task_link);
         let token = self.inner.meta.progress_token.clone();
         if (task.is_none() && token.is_none()) || !progress.is_finite() {
             return false;

@@ -11,10 +11,10 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::call::{Call, PromptCall, ResourceCall, ToolCall};
-use crate::context::RequestContext;
+use crate::handler::call::{Call, PromptCall, ResourceCall, ToolCall};
+use crate::handler::context::RequestContext;
+use crate::handler::state::StateRequirement;
 use crate::protocol::{ErrorObject, RequestMeta};
-use crate::shared_state::StateRequirement;
 
 /// Why an extractor could not produce its value.
 #[derive(Debug, Clone, PartialEq)]

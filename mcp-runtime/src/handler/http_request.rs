@@ -40,8 +40,8 @@ impl HttpRequest {
 mod with_http {
     use std::any::type_name;
 
-    use crate::call::{Call, CompleteCall, PromptCall, ResourceCall, ToolCall};
-    use crate::extract::{FromCall, Rejection};
+    use crate::handler::call::{Call, CompleteCall, PromptCall, ResourceCall, ToolCall};
+    use crate::handler::extract::{FromCall, Rejection};
     use crate::protocol::ErrorObject;
 
     /// A value the host application put in the HTTP request's extensions,

@@ -4,7 +4,7 @@
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::context::RequestContext;
+use crate::handler::context::RequestContext;
 
 /// Something a handler is invoked with; extractors read from it.
 pub trait Call: Send + Sync {

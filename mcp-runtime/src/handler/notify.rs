@@ -4,9 +4,9 @@
 
 use serde_json::Value;
 
-use crate::call::Call;
-use crate::context::RequestContext;
-use crate::extract::{FromCall, Rejection};
+use crate::handler::call::Call;
+use crate::handler::context::RequestContext;
+use crate::handler::extract::{FromCall, Rejection};
 use crate::protocol::LoggingLevel;
 
 /// Reports progress of the request being served, when the client asked for

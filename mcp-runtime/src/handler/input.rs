@@ -77,8 +77,8 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use crate::call::Call;
-use crate::extract::{FromCall, Rejection};
+use crate::handler::call::Call;
+use crate::handler::extract::{FromCall, Rejection};
 use crate::protocol::{ClientCapabilities, ElicitAction, ElicitRequest, ErrorObject, InputRequest, RequestMeta};
 
 /// Where a handler running as a task sends its questions: they wait for the
