@@ -206,10 +206,10 @@ pub use eras::{ERAS_ENV, Eras, LEGACY_VERSIONS};
 pub use error::{BuildError, RefusedTool};
 pub use handler::call::{Call, CompleteCall, PromptCall, ResourceCall, ToolCall};
 pub use handler::context::{DiscardNotifications, NotificationSink, RequestContext};
+#[cfg(feature = "http")]
+pub use handler::extension::Extension;
 pub use handler::extract::{Args, FromCall, Rejection, State};
 pub use handler::functions::{BoxFuture, PromptHandler, ResourceHandler, ToolHandler};
-#[cfg(feature = "http")]
-pub use handler::http_request::Extension;
 pub use handler::input::{self, Input};
 pub use handler::notify::{Logger, Progress};
 pub use handler::outcome::{

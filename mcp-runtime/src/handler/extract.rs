@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::handler::call::{Call, PromptCall, ResourceCall, ToolCall};
 use crate::handler::context::RequestContext;
+use crate::handler::input::Input;
 use crate::handler::state::StateRequirement;
 use crate::protocol::{ErrorObject, RequestMeta};
 
@@ -195,5 +196,16 @@ impl<T: DeserializeOwned> FromCall<ResourceCall> for Args<T> {
             let error = ErrorObject::invalid_params(format!("Invalid URI `{}`: {e}", call.uri()));
             Rejection::Rpc(error.with_data(serde_json::json!({ "uri": call.uri() })))
         })
+    }
+}
+
+impl<C: Call> FromCall<C> for Input {
+    fn from_call(call: &C) -> Result<Self, Rejection> {
+        match call.context().input_state(|| call.arguments_digest()) {
+            Some(state) => Ok(Input::new(state)),
+            None => Err(Rejection::Rpc(ErrorObject::internal(
+                "input can only be requested by tools, prompts and resources",
+            ))),
+        }
     }
 }

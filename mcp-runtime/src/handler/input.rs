@@ -77,8 +77,6 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use crate::handler::call::Call;
-use crate::handler::extract::{FromCall, Rejection};
 use crate::protocol::{ClientCapabilities, ElicitAction, ElicitRequest, ErrorObject, InputRequest, RequestMeta};
 
 /// Where a handler running as a task sends its questions: they wait for the
@@ -218,18 +216,12 @@ pub struct Input {
     state: Arc<InputState>,
 }
 
-impl<C: Call> FromCall<C> for Input {
-    fn from_call(call: &C) -> Result<Self, Rejection> {
-        match call.context().input_state(|| call.arguments_digest()) {
-            Some(state) => Ok(Input { state }),
-            None => Err(Rejection::Rpc(ErrorObject::internal(
-                "input can only be requested by tools, prompts and resources",
-            ))),
-        }
-    }
-}
-
 impl Input {
+    /// The input of the request whose input state is `state`.
+    pub(crate) fn new(state: Arc<InputState>) -> Self {
+        Input { state }
+    }
+
     fn capabilities(&self) -> &ClientCapabilities {
         &self.state.meta.client_capabilities
     }

@@ -9,6 +9,8 @@
 
 pub(crate) mod call;
 pub(crate) mod context;
+#[cfg(feature = "http")]
+pub(crate) mod extension;
 pub(crate) mod extract;
 pub(crate) mod functions;
 pub(crate) mod http_request;
