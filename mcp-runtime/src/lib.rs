@@ -166,33 +166,27 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod auth;
-mod catalog;
-mod catalog_dump;
 pub mod dispatch;
-mod entry;
 mod eras;
-mod error;
 pub mod events;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
 mod handler;
 pub mod legacy;
-mod linked;
 mod macros;
 #[cfg(feature = "otel")]
 #[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
 pub mod otel;
-mod param_headers;
 mod private;
 pub mod protocol;
 #[cfg(feature = "redis")]
 mod redis_commands;
 #[cfg(feature = "redis")]
 mod redis_subscription;
+mod registry;
 mod request_state;
 pub mod schema;
-mod schema_profile;
 mod server;
 pub mod tasks;
 mod telemetry;
@@ -200,10 +194,7 @@ pub mod testing;
 pub mod transport;
 mod uri_template;
 
-pub use catalog_dump::{CatalogDump, DUMP_CATALOG_FLAG};
-pub use entry::{PromptEntry, ResourceEntry, SourceLocation, ToolEntry};
 pub use eras::{ERAS_ENV, Eras, LEGACY_VERSIONS};
-pub use error::{BuildError, RefusedTool};
 pub use handler::call::{Call, CompleteCall, PromptCall, ResourceCall, ToolCall};
 pub use handler::context::{DiscardNotifications, NotificationSink, RequestContext};
 #[cfg(feature = "http")]
@@ -218,9 +209,13 @@ pub use handler::outcome::{
 };
 pub use handler::state::StateRequirement;
 pub use mcp_runtime_macros::{derives, main, prompt, resource, test, tool};
-pub use param_headers::HeaderValue;
+pub use registry::catalog_dump::{CatalogDump, DUMP_CATALOG_FLAG};
+pub use registry::entry::{PromptEntry, ResourceEntry, ToolEntry};
+pub use registry::error::{BuildError, RefusedTool};
+pub use registry::location::SourceLocation;
+pub use registry::param_headers::HeaderValue;
+pub use registry::schema_profile::SchemaProfile;
 pub use request_state::RequestStateKey;
-pub use schema_profile::SchemaProfile;
 pub use server::ServerBuilder;
 pub use server::{DEFAULT_PAGE_SIZE, Server};
 pub use tokio_util::sync::CancellationToken;

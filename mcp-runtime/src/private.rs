@@ -30,15 +30,17 @@ pub use ::schemars;
 pub use ::serde;
 pub use ::serde_json;
 
-pub use crate::entry::{
-    CompleterFn, PromptDescriptor, ResourceDefinition, ResourceDescriptor, SourceLocation, ToolDescriptor,
-};
 pub use crate::handler::call::{CompleteCall, PromptCall, ResourceCall, ToolCall};
 pub use crate::handler::functions::BoxFuture;
 pub use crate::handler::outcome::{PromptOutcome, ResourceOutcome, ToolOutcome};
 pub use crate::handler::state::StateRequirement;
-pub use crate::linked::{PROMPTS, RESOURCES, TOOLS, registered};
 pub use crate::protocol::{Completion, ErrorObject, Icon, Prompt, Tool};
+pub use crate::registry::entry::{
+    CompleterFn, PromptDescriptor, ResourceDefinition, ResourceDescriptor, ToolDescriptor,
+};
+pub use crate::registry::link_time::{PROMPTS, RESOURCES, TOOLS};
+pub use crate::registry::location::SourceLocation;
+pub use crate::server::registered;
 pub use crate::tasks::TaskSupport;
 
 pub use completion::{CompleteFn, Completer, IntoCompletion, complete_with, no_completion};

@@ -52,9 +52,6 @@
 //! With the `auth` feature, `Authorization` makes a server an OAuth 2.1
 //! resource server: see there for what is checked and how.
 
-mod extract;
-pub(crate) mod scopes;
-
 #[cfg(feature = "auth")]
 mod challenge;
 #[cfg(feature = "auth")]
@@ -71,7 +68,6 @@ mod jwks;
 mod jwt;
 #[cfg(feature = "auth")]
 mod metadata;
-mod principal;
 #[cfg(feature = "auth")]
 mod rejection;
 #[cfg(feature = "auth")]
@@ -79,12 +75,12 @@ mod verified;
 #[cfg(feature = "auth")]
 mod verifier;
 
+pub use crate::handler::principal::Principal;
 #[cfg(feature = "auth")]
 pub(crate) use challenge::{ChallengeError, challenge};
 #[cfg(feature = "auth")]
 #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
 pub use config::Authorization;
-pub use principal::Principal;
 #[cfg(feature = "auth")]
 pub(crate) use rejection::Rejection;
 #[cfg(feature = "auth")]

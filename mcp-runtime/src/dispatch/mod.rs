@@ -29,13 +29,13 @@ use tokio_util::sync::CancellationToken;
 pub use envelope::{ClientNotification, Message, Request, parse_message};
 pub use response::{Response, Stage};
 
-#[cfg(feature = "http")]
-use crate::auth::Principal;
-use crate::auth::scopes::{self, Access, ScopeRefusal};
 use crate::handler::context::{DiscardNotifications, NotificationSink};
 use crate::handler::http_request::HttpRequest;
-use crate::param_headers::HeaderParam;
+#[cfg(feature = "http")]
+use crate::handler::principal::Principal;
 use crate::protocol::{CallToolParams, ErrorObject, RequestMeta, SUPPORTED_VERSIONS, Tool};
+use crate::registry::param_headers::HeaderParam;
+use crate::registry::scopes::{self, Access, ScopeRefusal};
 use crate::server::{Server, Snapshot};
 use crate::telemetry::{self, Observation, Origin};
 use envelope::Params;

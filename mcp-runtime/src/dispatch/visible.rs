@@ -1,9 +1,9 @@
 //! What a caller is shown of a server that checks scopes: the capabilities
 //! of the entries it may use, and nothing of the others.
 
-use crate::auth::scopes::Access;
-use crate::catalog::{Catalog, Listed};
 use crate::protocol::ServerCapabilities;
+use crate::registry::catalog::{Catalog, Listed};
+use crate::registry::scopes::Access;
 use crate::tasks::TASKS_EXTENSION;
 
 /// A capability that offers entries.

@@ -18,4 +18,5 @@ pub mod input;
 pub(crate) mod notify;
 pub(crate) mod outcome;
 pub(crate) mod panic_guard;
+pub(crate) mod principal;
 pub(crate) mod state;

@@ -10,7 +10,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::auth::Principal;
+use crate::handler::principal::Principal;
 
 /// The identity of the caller that began a session: the issuer of its
 /// token (`iss`, when the token names one) and its subject (`sub`), or,

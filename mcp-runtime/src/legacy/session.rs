@@ -13,9 +13,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::owner::{self, SessionOwner};
 use super::store::{SessionChange, SessionRecord};
-use crate::auth::Principal;
 use crate::eras::LEGACY_VERSIONS;
 use crate::handler::functions::BoxFuture;
+use crate::handler::principal::Principal;
 use crate::protocol::{CancelledParams, ClientCapabilities, ErrorObject, Implementation, LoggingLevel, RequestId};
 use crate::telemetry::LiveSession;
 

@@ -387,7 +387,7 @@ impl SessionStore for MemorySessionStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::auth::Principal;
+    use crate::handler::principal::Principal;
 
     fn now<T>(f: StoreFuture<'_, T>) -> T {
         futures_util::FutureExt::now_or_never(f).expect("the memory store never waits").expect("no failure")

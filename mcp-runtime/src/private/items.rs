@@ -6,7 +6,9 @@
 //! it never clashes with the function and can be named by any path that
 //! names the function.
 
-use crate::entry::{PromptDescriptor, PromptEntry, ResourceDescriptor, ResourceEntry, ToolDescriptor, ToolEntry};
+use crate::registry::entry::{
+    PromptDescriptor, PromptEntry, ResourceDescriptor, ResourceEntry, ToolDescriptor, ToolEntry,
+};
 
 /// A function annotated with `#[tool]`.
 #[diagnostic::on_unimplemented(
@@ -60,12 +62,13 @@ pub fn resource_entry(descriptor: &'static ResourceDescriptor) -> ResourceEntry 
 /// `tools![f]` elsewhere does not add a second error. The build fails on the
 /// first one, so these never serve a request.
 pub mod fallback {
-    use crate::entry::{PromptDescriptor, ResourceDefinition, ResourceDescriptor, SourceLocation, ToolDescriptor};
     use crate::handler::call::{PromptCall, ResourceCall, ToolCall};
     use crate::handler::functions::BoxFuture;
     use crate::handler::outcome::{PromptOutcome, ResourceOutcome, ToolOutcome};
     use crate::handler::state::StateRequirement;
     use crate::protocol::{ErrorObject, Prompt, Resource, Tool};
+    use crate::registry::entry::{PromptDescriptor, ResourceDefinition, ResourceDescriptor, ToolDescriptor};
+    use crate::registry::location::SourceLocation;
 
     const LOCATION: SourceLocation = SourceLocation { module_path: module_path!(), file: file!(), line: line!() };
 

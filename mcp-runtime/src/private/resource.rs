@@ -5,9 +5,9 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use super::text::TextArg;
-use crate::entry::ResourceDefinition;
 use crate::handler::call::ResourceCall;
 use crate::protocol::{Annotations, ErrorObject, Icon, Resource, ResourceTemplate};
+use crate::registry::entry::ResourceDefinition;
 
 /// What a URI template variable's parameter must implement; the macro checks
 /// each one against this trait, spanned on its type.

@@ -13,9 +13,9 @@ use serde_json::{Map, Value};
 
 use crate::handler::call::ToolCall;
 use crate::handler::outcome::{Outcome, ToolOutcome};
-use crate::param_headers::HeaderValue;
 use crate::protocol::member::MemberName;
 use crate::protocol::{CallToolResult, Icon, Tool, ToolAnnotations};
+use crate::registry::param_headers::HeaderValue;
 
 /// What a JSON argument of a tool must implement; the macro checks each one
 /// against this trait, spanned on its type.
@@ -267,7 +267,7 @@ impl<P: ToolParams> JsonSchema for InputSchema<P> {
                 object.insert("default".into(), v);
             }
             if let Some(h) = p.header {
-                object.insert(crate::param_headers::KEYWORD.into(), Value::String(h.into()));
+                object.insert(crate::registry::param_headers::KEYWORD.into(), Value::String(h.into()));
             }
             if !p.optional {
                 required.push(Value::String(p.name.into()));

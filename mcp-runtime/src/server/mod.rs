@@ -11,27 +11,29 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::auth::scopes;
-use crate::catalog::{Catalog, Entries};
-use crate::catalog_dump::CatalogDump;
-use crate::entry::{PromptEntry, ResourceEntry, SourceLocation, ToolEntry};
 use crate::eras::Eras;
-use crate::error::BuildError;
 use crate::events::{ServerEvent, SharedBus};
 use crate::handler::call::Call;
 use crate::handler::context::{RequestContext, ServerAccess};
 use crate::handler::extract::{FromCall, Rejection};
+use crate::handler::principal::is_authenticated_requirement;
 use crate::handler::state::{StateMap, StateRequirement};
 use crate::protocol::{
     CacheHints, DiscoverResult, Implementation, ListChangedCapability, ResourcesCapability, ServerCapabilities,
 };
+use crate::registry::catalog::{Catalog, Entries};
+use crate::registry::catalog_dump::CatalogDump;
+use crate::registry::entry::{PromptEntry, ResourceEntry, ToolEntry};
+use crate::registry::error::BuildError;
+use crate::registry::location::SourceLocation;
+use crate::registry::schema_profile::{self, SchemaProfile};
 use crate::request_state::RequestStateKey;
-use crate::schema_profile::{self, SchemaProfile};
 use crate::tasks::{TASKS_EXTENSION, Tasks};
 
 mod builder;
+mod catalog_dump;
 
-pub use builder::ServerBuilder;
+pub use builder::{ServerBuilder, registered};
 
 /// The default number of items on one page of a list.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
@@ -246,7 +248,7 @@ impl Server {
     }
 
     /// Whether requests reach the dispatcher with a verified
-    /// [`Principal`](crate::auth::Principal) (see
+    /// [`Principal`](crate::handler::principal::Principal) (see
     /// [`ServerBuilder::authenticated_by_layer`]): whether scopes are
     /// enforced on HTTP.
     pub fn is_authenticated(&self) -> bool {
@@ -434,7 +436,7 @@ impl Requirements<'_> {
         for entry in entries {
             let (name, requirements, location) = parts(entry);
             for requirement in requirements {
-                if scopes::is_authenticated_requirement(requirement) {
+                if is_authenticated_requirement(requirement) {
                     if !self.authenticated {
                         return Err(BuildError::Unauthenticated { kind, name: name.to_owned(), location });
                     }

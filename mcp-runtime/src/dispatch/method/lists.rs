@@ -6,13 +6,13 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::{Method, Route, params_of};
-use crate::catalog::Catalog;
 use crate::dispatch::Prepared;
 use crate::dispatch::decorate::finish_sized;
 use crate::dispatch::pagination;
 use crate::dispatch::response::{Page, Response, Stage};
 use crate::dispatch::visible::{self, Visible};
 use crate::protocol::{CacheHints, CacheScope, ErrorObject, ResultType};
+use crate::registry::catalog::Catalog;
 use crate::server::Snapshot;
 
 #[derive(Clone, Copy)]

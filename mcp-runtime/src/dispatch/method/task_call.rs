@@ -21,13 +21,13 @@ use crate::dispatch::Prepared;
 use crate::dispatch::decorate::{failed, finish};
 use crate::dispatch::response::Response;
 use crate::dispatch::round_trip::{checked, input_slot, interruption, outcome_response};
-use crate::entry::ToolEntry;
 use crate::handler::call::ToolCall;
 use crate::handler::context::{InputSlot, RequestContext};
 use crate::handler::functions::BoxFuture;
 use crate::handler::input::{InputState, Interrupted, TaskChannel};
 use crate::handler::outcome::ToolOutcome;
 use crate::protocol::{CallToolParams, ErrorObject, ResultType};
+use crate::registry::entry::ToolEntry;
 use crate::request_state;
 use crate::tasks::{self, TaskLink, Work};
 

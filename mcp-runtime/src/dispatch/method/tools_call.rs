@@ -62,7 +62,7 @@ pub(super) async fn run(p: &Prepared, params: CallToolParams, position: usize, p
     };
     let cx = parts.context(p, input);
     let arguments = match &tool.nulls {
-        Some(plan) => crate::schema_profile::strip_nulls(plan, arguments),
+        Some(plan) => crate::registry::schema_profile::strip_nulls(plan, arguments),
         None => arguments,
     };
     let call = ToolCall::new(name, arguments, cx.clone());

@@ -11,16 +11,17 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::{DEFAULT_PAGE_SIZE, Server, ServerInner, Settings, Snapshot, check_entries};
-use crate::catalog::{Catalog, Entries};
-use crate::catalog_dump::CatalogDump;
-use crate::entry::{PromptEntry, ResourceEntry, ToolEntry};
 use crate::eras::{ERAS_ENV, Eras};
-use crate::error::BuildError;
 use crate::events::{EventBus, LocalBus, SharedBus};
 use crate::handler::state::StateMap;
 use crate::protocol::{CacheHints, Icon, Implementation, META_SERVER_INFO};
+use crate::registry::catalog::{Catalog, Entries};
+use crate::registry::catalog_dump::CatalogDump;
+use crate::registry::entry::{PromptEntry, ResourceEntry, ToolEntry};
+use crate::registry::error::BuildError;
+use crate::registry::link_time;
+use crate::registry::schema_profile::{self, SchemaProfile};
 use crate::request_state::RequestStateKey;
-use crate::schema_profile::{self, SchemaProfile};
 use crate::tasks::TaskConfig;
 
 #[cfg(feature = "auth")]
@@ -330,7 +331,7 @@ impl ServerBuilder {
     /// Declares that a layer in front of the server's HTTP service (a tower
     /// or axum middleware of the application) verifies every request's
     /// bearer token, and puts the caller it stands for into the request's
-    /// extensions as a [`Principal`](crate::auth::Principal) (or refuses
+    /// extensions as a [`Principal`](crate::handler::principal::Principal) (or refuses
     /// the request with 401 itself).
     ///
     /// The server then trusts that `Principal`: handlers may take it as a
@@ -460,4 +461,14 @@ impl fmt::Debug for ServerBuilder {
             .field("authenticated", &self.authenticated)
             .finish_non_exhaustive()
     }
+}
+
+/// Adds every `#[tool]`, `#[prompt]` and `#[resource]` linked into the
+/// binary to `builder`: what [`server!`](crate::server) expands to, the one
+/// way to ask for them.
+pub fn registered(builder: ServerBuilder) -> ServerBuilder {
+    builder
+        .tools(link_time::TOOLS.iter().map(ToolEntry::from_descriptor))
+        .prompts(link_time::PROMPTS.iter().map(PromptEntry::from_descriptor))
+        .resources(link_time::RESOURCES.iter().map(ResourceEntry::from_descriptor))
 }

@@ -4,7 +4,7 @@
 //! [`Principal`] into the request's extensions.
 //!
 //! [`Authorization`]: crate::auth::Authorization
-//! [`Principal`]: crate::auth::Principal
+//! [`Principal`]: crate::handler::principal::Principal
 
 use http::header::{AUTHORIZATION, CACHE_CONTROL, RETRY_AFTER, WWW_AUTHENTICATE};
 use http::request::Parts;
@@ -31,7 +31,7 @@ pub(super) fn metadata(verifier: &Verifier, parts: &Parts) -> Option<http::Respo
     Some(response)
 }
 
-/// Lets the request through with its [`Principal`](crate::auth::Principal)
+/// Lets the request through with its [`Principal`](crate::handler::principal::Principal)
 /// in its extensions, or answers it: 400, 401 or 503.
 pub(super) async fn authenticate(verifier: &Verifier, parts: &mut Parts) -> Result<(), http::Response<McpBody>> {
     // A preflight carries no credentials; CORS answers it or it gets 405.

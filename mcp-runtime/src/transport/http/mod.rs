@@ -623,7 +623,7 @@ pub(crate) mod fuzzing {
         input_schema: &Map<String, Value>,
         arguments: Option<&RawValue>,
     ) -> Option<Result<(), ErrorObject>> {
-        let params = crate::param_headers::find(input_schema).ok()?;
+        let params = crate::registry::param_headers::find(input_schema).ok()?;
         let checks = RequestHeaders::new(headers);
         Some(
             checks

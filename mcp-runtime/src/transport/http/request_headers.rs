@@ -19,9 +19,9 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::dispatch::{CalledTool, HeaderCheck, Method};
-use crate::param_headers::HeaderParam;
 use crate::protocol::ErrorObject;
 use crate::protocol::member::{RawMember, read_members, skip};
+use crate::registry::param_headers::HeaderParam;
 
 /// The longest header value read: room for the Base64 form of a resource
 /// URI of the longest a template matches (8 KiB). A longer one is refused
@@ -339,7 +339,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::param_headers;
+    use crate::registry::param_headers;
 
     fn map(pairs: &[(&str, &[u8])]) -> HeaderMap {
         let mut map = HeaderMap::new();

@@ -26,10 +26,10 @@ use super::legacy::{self, Sessions};
 use super::media::{self, Acceptable};
 use super::request_headers::RequestHeaders;
 use super::sse::{ChannelSink, EventStream, RunFuture, Start};
-use crate::auth::scopes::ScopeRefusal;
 use crate::dispatch::{Message, Prepared, RequestOptions, Response, Stage, parse_message};
 use crate::handler::context::DiscardNotifications;
 use crate::protocol::{ErrorObject, RequestId};
+use crate::registry::scopes::ScopeRefusal;
 use crate::server::Server;
 use crate::telemetry::Origin;
 

@@ -13,10 +13,11 @@ use tokio_util::sync::CancellationToken;
 use super::sessions::HttpSession;
 use super::stream::{Pushed, Stream};
 use super::{error_response, live_response};
-use crate::auth::scopes;
+use crate::handler::principal::Principal;
 use crate::legacy::bridge::{self, CloseConnection, Via};
 use crate::legacy::message::{self, Incoming};
 use crate::protocol::{ErrorObject, RequestId};
+use crate::registry::scopes;
 use crate::server::Server;
 use crate::transport::http::body::McpBody;
 use crate::transport::http::in_flight::{OwnedSlot, busy_error, busy_http};
@@ -94,8 +95,7 @@ async fn request(
     let server = shared.server.clone();
     let target =
         request.params.as_ref().and_then(|p| p.get(if request.method == "resources/read" { "uri" } else { "name" }));
-    if let Some(refusal) = scopes::refusal_for(&server, &request.method, target.and_then(Value::as_str), &request.parts)
-    {
+    if let Some(refusal) = refusal_for(&server, &request.method, target.and_then(Value::as_str), &request.parts) {
         let response = error_response(StatusCode::FORBIDDEN, Some(&request.id), &refusal.error());
         return insufficient_scope(response, &refusal, shared);
     }
@@ -198,4 +198,23 @@ async fn batch(
         }
         _ => empty(StatusCode::ACCEPTED),
     }
+}
+
+/// The refusal of a request carried by the HTTP request `parts`, for
+/// `target` by `method`, if the server checks scopes and its caller lacks
+/// one: for a transport that must answer 403 before it hands the request
+/// to the dispatcher (a 2025-era session's request, whose answer may go on
+/// a stream opened before the dispatcher sees it).
+fn refusal_for(
+    server: &crate::Server,
+    method: &str,
+    target: Option<&str>,
+    parts: &http::request::Parts,
+) -> Option<scopes::ScopeRefusal> {
+    let authenticated = server.is_authenticated();
+    if !authenticated {
+        return None;
+    }
+    let access = scopes::Access::of(authenticated, parts.extensions.get::<Principal>());
+    scopes::check(server.snapshot().catalog(), &access, method, target?)
 }

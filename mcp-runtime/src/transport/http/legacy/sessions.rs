@@ -37,7 +37,7 @@ use super::live::{Bound, LiveReceiver};
 use super::relay::{self, Relay};
 use super::resume::{self, Resumptions};
 use super::stream::Streams;
-use crate::auth::Principal;
+use crate::handler::principal::Principal;
 use crate::legacy::events;
 use crate::legacy::session::Outlet;
 use crate::legacy::{MemorySessionStore, Session, SessionLimits, SessionOwner, SessionStore, StoreError};

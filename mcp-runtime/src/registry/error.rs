@@ -1,7 +1,7 @@
 //! Errors found when a server is built: the mistakes that must stop a server
 //! from starting rather than fail on the first request.
 
-use crate::entry::SourceLocation;
+use crate::registry::location::SourceLocation;
 use crate::uri_template::TemplateError;
 
 /// Why a [`Server`](crate::Server) could not be built.
@@ -106,7 +106,7 @@ pub enum BuildError {
         /// Where the entry is.
         location: SourceLocation,
     },
-    /// A handler takes [`Principal`](crate::auth::Principal), the
+    /// A handler takes [`Principal`](crate::handler::principal::Principal), the
     /// authenticated caller, but the server is built without
     /// authentication: no request could ever carry one.
     #[error(

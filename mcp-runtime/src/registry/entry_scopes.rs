@@ -1,12 +1,7 @@
 //! `scopes(...)` on each kind of entry: what a caller must be granted to
 //! see and use it on an authenticated server (see [`crate::auth`]).
 
-use super::{PromptEntry, ResourceEntry, ToolEntry};
-
-/// The scopes a descriptor declares; an empty list is none.
-pub(super) fn of_descriptor(scopes: &'static [&'static str]) -> Option<Vec<String>> {
-    (!scopes.is_empty()).then(|| scopes.iter().map(|s| (*s).to_owned()).collect())
-}
+use crate::registry::entry::{PromptEntry, ResourceEntry, ToolEntry};
 
 fn collect<S: Into<String>>(scopes: impl IntoIterator<Item = S>) -> Option<Vec<String>> {
     Some(scopes.into_iter().map(Into::into).collect())

@@ -10,10 +10,9 @@
 
 use serde_json::json;
 
-use super::Principal;
-use crate::catalog::Catalog;
-use crate::handler::state::StateRequirement;
+use crate::handler::principal::Principal;
 use crate::protocol::ErrorObject;
+use crate::registry::catalog::Catalog;
 
 /// What one request's caller may see and use.
 #[derive(Debug, Default)]
@@ -134,48 +133,12 @@ pub(crate) fn check(catalog: &Catalog, access: &Access, method: &str, target: &s
     (!access.allows(scopes)).then(|| ScopeRefusal { what: (kind, target.to_owned()), needed: scopes.to_vec() })
 }
 
-/// The refusal of a request carried by the HTTP request `parts`, for
-/// `target` by `method`, if the server checks scopes and its caller lacks
-/// one: for a transport that must answer 403 before it hands the request
-/// to the dispatcher (a 2025-era session's request, whose answer may go on
-/// a stream opened before the dispatcher sees it).
-#[cfg(feature = "http")]
-pub(crate) fn refusal_for(
-    server: &crate::Server,
-    method: &str,
-    target: Option<&str>,
-    parts: &http::request::Parts,
-) -> Option<ScopeRefusal> {
-    let authenticated = server.is_authenticated();
-    if !authenticated {
-        return None;
-    }
-    let access = Access::of(authenticated, parts.extensions.get::<Principal>());
-    check(server.snapshot().catalog(), &access, method, target?)
-}
-
 /// Checks the scopes an entry declares, for its build error.
 pub(crate) fn check_declared(scopes: Option<&[String]>) -> Result<(), mcp_runtime_rules::scope::ScopeError> {
     match scopes {
         None => Ok(()),
         Some(scopes) => mcp_runtime_rules::scope::check_list(scopes).map_err(|(_, e)| e),
     }
-}
-
-/// What a handler taking [`Principal`] needs: a server built with
-/// authentication. Checked with the state requirements, when the server is
-/// built, so a server that could never give the handler a caller does not
-/// start.
-struct Authenticated;
-
-/// The requirement of a handler that takes [`Principal`].
-pub(crate) fn authenticated_requirement() -> StateRequirement {
-    StateRequirement::of::<Authenticated>()
-}
-
-/// Whether `requirement` is the one of a handler that takes [`Principal`].
-pub(crate) fn is_authenticated_requirement(requirement: &StateRequirement) -> bool {
-    requirement.type_id == std::any::TypeId::of::<Authenticated>()
 }
 
 #[cfg(test)]

@@ -18,46 +18,14 @@ use crate::protocol::{
     Annotations, CacheHints, Completion, ErrorObject, Icon, Prompt, PromptArgument, Resource, ResourceTemplate, Tool,
     ToolAnnotations,
 };
-use crate::schema_profile::{NullPlan, SchemaProfile};
+use crate::registry::location::SourceLocation;
 use crate::tasks::TaskSupport;
 use crate::uri_template::{TemplateError, UriTemplate};
-
-mod scopes;
+use mcp_catalog::profile::{NullPlan, Profile as SchemaProfile};
 
 /// The adapter a macro generates for the completers of one prompt or
 /// resource template.
 pub type CompleterFn = fn(CompleteCall) -> BoxFuture<Result<Completion, ErrorObject>>;
-
-/// Where a handler was defined, for error messages (duplicate names,
-/// missing state).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SourceLocation {
-    /// `module_path!()` of the definition, empty when unknown.
-    pub module_path: &'static str,
-    /// `file!()`.
-    pub file: &'static str,
-    /// `line!()`.
-    pub line: u32,
-}
-
-impl SourceLocation {
-    /// The location of the caller of a `#[track_caller]` function.
-    #[track_caller]
-    pub fn caller() -> Self {
-        let l = std::panic::Location::caller();
-        SourceLocation { module_path: "", file: l.file(), line: l.line() }
-    }
-}
-
-impl fmt::Display for SourceLocation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}", self.file, self.line)?;
-        if !self.module_path.is_empty() {
-            write!(f, " (in `{}`)", self.module_path)?;
-        }
-        Ok(())
-    }
-}
 
 /// A tool: its definition and its handler.
 ///
@@ -125,7 +93,7 @@ impl ToolEntry {
             nulls: None,
             task: d.task,
             trace_content: false,
-            scopes: scopes::of_descriptor(d.scopes),
+            scopes: of_descriptor(d.scopes),
         }
     }
 
@@ -280,7 +248,7 @@ impl PromptEntry {
             completer: d.completer.map(|c| Arc::new(c) as CompleteFn),
             requirements: (d.requirements)(),
             location: d.location,
-            scopes: scopes::of_descriptor(d.scopes),
+            scopes: of_descriptor(d.scopes),
         }
     }
 
@@ -436,7 +404,7 @@ impl ResourceEntry {
             cache: None,
             requirements: (d.requirements)(),
             location: d.location,
-            scopes: scopes::of_descriptor(d.scopes),
+            scopes: of_descriptor(d.scopes),
         }
     }
 
@@ -561,5 +529,7 @@ fn empty_object_schema() -> Map<String, Value> {
     map
 }
 
-#[cfg(test)]
-mod tests;
+/// The scopes a descriptor declares; an empty list is none.
+fn of_descriptor(scopes: &'static [&'static str]) -> Option<Vec<String>> {
+    (!scopes.is_empty()).then(|| scopes.iter().map(|s| (*s).to_owned()).collect())
+}

@@ -15,9 +15,9 @@ pub(crate) use mcp_catalog::profile::NullPlan;
 pub use mcp_catalog::profile::Profile as SchemaProfile;
 use mcp_catalog::profile::{check_tool, fit_input_schema};
 
-use crate::entry::ToolEntry;
-use crate::error::{BuildError, RefusedTool};
-use crate::param_headers;
+use crate::registry::entry::ToolEntry;
+use crate::registry::error::{BuildError, RefusedTool};
+use crate::registry::param_headers;
 
 /// Fits every tool not fitted yet; refuses the build, naming every tool
 /// that cannot fit, if any cannot.

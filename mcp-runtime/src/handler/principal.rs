@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use crate::handler::state::StateRequirement;
+
 /// The caller a verified access token stands for: its subject, the client
 /// it was issued to, the scopes it grants and every claim it carried.
 ///
@@ -118,4 +120,20 @@ impl fmt::Debug for Principal {
             .field("claims", claims)
             .finish()
     }
+}
+
+/// What a handler taking [`Principal`] needs: a server built with
+/// authentication. Checked with the state requirements, when the server is
+/// built, so a server that could never give the handler a caller does not
+/// start.
+struct Authenticated;
+
+/// The requirement of a handler that takes [`Principal`].
+pub(crate) fn authenticated_requirement() -> StateRequirement {
+    StateRequirement::of::<Authenticated>()
+}
+
+/// Whether `requirement` is the one of a handler that takes [`Principal`].
+pub(crate) fn is_authenticated_requirement(requirement: &StateRequirement) -> bool {
+    requirement.type_id == std::any::TypeId::of::<Authenticated>()
 }

@@ -7,10 +7,11 @@ use std::collections::{BTreeSet, HashMap};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use crate::auth::scopes;
-use crate::entry::{PromptEntry, ResourceEntry, ResourceKind, SourceLocation, ToolEntry};
-use crate::error::BuildError;
-use crate::param_headers::{self, HeaderParam};
+use crate::registry::entry::{PromptEntry, ResourceEntry, ResourceKind, ToolEntry};
+use crate::registry::error::BuildError;
+use crate::registry::location::SourceLocation;
+use crate::registry::param_headers::{self, HeaderParam};
+use crate::registry::scopes;
 use crate::uri_template::UriTemplate;
 
 /// The entries of a catalog, taken apart: what a catalog is built from,

@@ -1,0 +1,34 @@
+//! [`SourceLocation`]: where an entry was defined, which build errors name.
+
+use std::fmt;
+
+/// Where a handler was defined, for error messages (duplicate names,
+/// missing state).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SourceLocation {
+    /// `module_path!()` of the definition, empty when unknown.
+    pub module_path: &'static str,
+    /// `file!()`.
+    pub file: &'static str,
+    /// `line!()`.
+    pub line: u32,
+}
+
+impl SourceLocation {
+    /// The location of the caller of a `#[track_caller]` function.
+    #[track_caller]
+    pub fn caller() -> Self {
+        let l = std::panic::Location::caller();
+        SourceLocation { module_path: "", file: l.file(), line: l.line() }
+    }
+}
+
+impl fmt::Display for SourceLocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)?;
+        if !self.module_path.is_empty() {
+            write!(f, " (in `{}`)", self.module_path)?;
+        }
+        Ok(())
+    }
+}
