@@ -11,7 +11,6 @@ use crate::registry::entry::{PromptEntry, ResourceEntry, ResourceKind, ToolEntry
 use crate::registry::error::BuildError;
 use crate::registry::location::SourceLocation;
 use crate::registry::param_headers::{self, HeaderParam};
-use crate::registry::scopes;
 use crate::uri_template::UriTemplate;
 
 /// The entries of a catalog, taken apart: what a catalog is built from,
@@ -75,7 +74,13 @@ fn check_scopes(
     scopes: Option<&[String]>,
     location: SourceLocation,
 ) -> Result<(), BuildError> {
-    scopes::check_declared(scopes).map_err(|reason| BuildError::Scope { kind, name: name.to_owned(), reason, location })
+    let Some(scopes) = scopes else { return Ok(()) };
+    mcp_runtime_rules::scope::check_list(scopes).map_err(|(_, reason)| BuildError::Scope {
+        kind,
+        name: name.to_owned(),
+        reason,
+        location,
+    })
 }
 
 fn listed<E, D: Serialize>(entry: E, definition: &D, key: String) -> Result<Listed<E>, BuildError> {

@@ -133,14 +133,6 @@ pub(crate) fn check(catalog: &Catalog, access: &Access, method: &str, target: &s
     (!access.allows(scopes)).then(|| ScopeRefusal { what: (kind, target.to_owned()), needed: scopes.to_vec() })
 }
 
-/// Checks the scopes an entry declares, for its build error.
-pub(crate) fn check_declared(scopes: Option<&[String]>) -> Result<(), mcp_runtime_rules::scope::ScopeError> {
-    match scopes {
-        None => Ok(()),
-        Some(scopes) => mcp_runtime_rules::scope::check_list(scopes).map_err(|(_, e)| e),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

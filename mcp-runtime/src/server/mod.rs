@@ -204,11 +204,6 @@ impl Snapshot {
 }
 
 impl Server {
-    /// Starts building a server that reports itself as `name` `version`.
-    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
-        ServerBuilder::new(Implementation::new(name, version))
-    }
-
     /// The server's self-description, sent in every result's `_meta`.
     pub fn info(&self) -> &Implementation {
         &self.inner.info

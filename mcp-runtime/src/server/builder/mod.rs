@@ -463,6 +463,13 @@ impl fmt::Debug for ServerBuilder {
     }
 }
 
+impl Server {
+    /// Starts building a server that reports itself as `name` `version`.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        ServerBuilder::new(Implementation::new(name, version))
+    }
+}
+
 /// Adds every `#[tool]`, `#[prompt]` and `#[resource]` linked into the
 /// binary to `builder`: what [`server!`](crate::server) expands to, the one
 /// way to ask for them.
