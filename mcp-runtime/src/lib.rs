@@ -186,6 +186,7 @@ mod redis_commands;
 mod redis_subscription;
 mod registry;
 mod request_state;
+mod response;
 pub mod schema;
 mod server;
 pub mod tasks;

@@ -6,8 +6,8 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::Prepared;
-use super::response::{Decorated, Meta, Response, Stage};
 use crate::protocol::{CacheHints, ErrorObject, META_SERVER_INFO, ResultType};
+use crate::response::{Decorated, Meta, Response, Stage};
 
 /// Serializes a result with `resultType`, cache hints and `_meta`.
 pub(super) fn finish<T: Serialize>(

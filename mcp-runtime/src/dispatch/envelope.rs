@@ -9,10 +9,10 @@ use super::nesting;
 // Re-exported so that the dispatcher's paths through the envelope hold.
 pub(super) use super::request::Params;
 pub use super::request::Request;
-use super::response::{Response, Stage};
 use super::tools_call_reader::read_request;
 use crate::protocol::member::{RawMember, read_members, skip};
 use crate::protocol::{ErrorObject, JSONRPC_VERSION, RequestId};
+use crate::response::{Response, Stage};
 
 /// A JSON-RPC notification from the client.
 #[derive(Debug)]

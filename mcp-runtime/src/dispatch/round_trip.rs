@@ -15,13 +15,13 @@ use serde_json::{Map, Value};
 use super::Prepared;
 use super::decorate::{failed, finish};
 use super::grace::Handled;
-use super::response::Response;
 use crate::handler::context::{InputSlot, RequestContext};
 use crate::handler::input::{self, InputState, Interrupted};
 use crate::handler::outcome::Outcome;
 use crate::handler::panic_guard::guarded;
 use crate::protocol::{CacheHints, ErrorObject, InputRequest, InputRequiredResult, ResultType};
 use crate::request_state::SealedState;
+use crate::response::Response;
 
 /// The answers of earlier rounds (from a verified `requestState`, which
 /// must have been issued for the same arguments, of digest `digest`)

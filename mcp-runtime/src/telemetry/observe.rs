@@ -7,8 +7,8 @@ use tokio_util::sync::CancellationToken;
 use tracing::Span;
 
 use super::{labels, metrics, span};
-use crate::dispatch::Response;
 use crate::protocol::{ErrorObject, RequestId};
+use crate::response::Response;
 
 /// Where a request came from, as far as the conventions describe it.
 #[derive(Clone, Copy, Default)]

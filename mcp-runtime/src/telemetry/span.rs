@@ -6,8 +6,8 @@ use tracing::Span;
 use tracing::field::Empty;
 
 use super::{Origin, labels};
-use crate::dispatch::Stage;
 use crate::protocol::RequestId;
+use crate::response::Stage;
 
 /// A new request span, with what is known as the request arrives: its
 /// method, its id, its transport and HTTP version. Disabled (and costing

@@ -3,9 +3,9 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value, json};
 
 use super::{MessageKind, TestClient};
-use crate::dispatch::Stage;
 use crate::handler::input::Elicitation;
 use crate::protocol::ElicitResult;
+use crate::response::Stage;
 use crate::{Input, Logger, Server, ToolEntry};
 
 fn server() -> Server {

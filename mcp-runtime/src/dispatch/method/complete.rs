@@ -2,15 +2,16 @@
 //! resource template, from its completer if it has one (none is an empty
 //! completion, not an error), capped at the protocol's limit.
 
-use super::{ContextParts, Route};
+use super::context_parts::ContextParts;
+use super::parts::Route;
 use crate::dispatch::Prepared;
 use crate::dispatch::decorate::{failed, finish};
 use crate::dispatch::grace::Handled;
-use crate::dispatch::response::{Response, Stage};
 use crate::handler::call::CompleteCall;
 use crate::handler::context::InputSlot;
 use crate::handler::panic_guard::guarded;
 use crate::protocol::{CompleteParams, CompleteResult, Completion, CompletionReference, ErrorObject, ResultType};
+use crate::response::{Response, Stage};
 use crate::server::Snapshot;
 
 /// A reference to a prompt, resource or template the server does not have

@@ -3,9 +3,9 @@
 
 use crate::dispatch::Prepared;
 use crate::dispatch::decorate::finish;
-use crate::dispatch::response::Response;
 use crate::dispatch::visible;
 use crate::protocol::{CacheHints, CacheScope, ResultType};
+use crate::response::Response;
 
 pub(super) fn run(p: &Prepared) -> Response {
     let hints = p.server.settings().discover_cache;

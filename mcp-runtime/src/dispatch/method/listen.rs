@@ -11,9 +11,9 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 use tokio::sync::broadcast::error::RecvError;
 
-use super::{ContextParts, Route};
+use super::context_parts::ContextParts;
+use super::parts::Route;
 use crate::dispatch::decorate::finish;
-use crate::dispatch::response::{Response, Stage};
 use crate::dispatch::{Prepared, RequestOptions};
 use crate::events::ServerEvent;
 use crate::protocol::{
@@ -21,16 +21,9 @@ use crate::protocol::{
     RESOURCES_UPDATED, RequestId, RequestMeta, ResultType, SUBSCRIPTIONS_ACKNOWLEDGED, ServerCapabilities,
     SubscriptionFilter, TOOLS_LIST_CHANGED, uri,
 };
+use crate::response::{Response, Stage};
 use crate::server::{Server, Snapshot};
 use crate::tasks::{self, TASKS_NOTIFICATION};
-
-/// Whether any notification kind can be subscribed to (tasks' included).
-pub(super) fn is_offered(caps: &ServerCapabilities) -> bool {
-    super::tasks::is_offered(caps)
-        || caps.tools.as_ref().is_some_and(|c| c.list_changed == Some(true))
-        || caps.prompts.as_ref().is_some_and(|c| c.list_changed == Some(true))
-        || caps.resources.as_ref().is_some_and(|c| c.list_changed == Some(true) || c.subscribe == Some(true))
-}
 
 /// The filter the stream follows: what the client asked for, as far as
 /// the server offers it. Asking for tasks needs the tasks extension.
@@ -84,7 +77,7 @@ fn honoured(caps: &ServerCapabilities, asked: SubscriptionFilter) -> Subscriptio
             .filter(|uris| !uris.is_empty() && resources.is_some_and(|c| c.subscribe == Some(true))),
         // Every id asked for is acknowledged, known or not: the answer must
         // not tell which tasks exist.
-        task_ids: asked.task_ids.filter(|ids| !ids.is_empty() && super::tasks::is_offered(caps)),
+        task_ids: asked.task_ids.filter(|ids| !ids.is_empty() && super::name::tasks_offered(caps)),
     }
 }
 

@@ -5,23 +5,17 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::{Method, Route, params_of};
+use super::name::Method;
+use super::parts::ListKind;
+use super::parts::{Route, params_of};
 use crate::dispatch::Prepared;
 use crate::dispatch::decorate::finish_sized;
 use crate::dispatch::pagination;
-use crate::dispatch::response::{Page, Response, Stage};
 use crate::dispatch::visible::{self, Visible};
 use crate::protocol::{CacheHints, CacheScope, ErrorObject, ResultType};
 use crate::registry::catalog::Catalog;
+use crate::response::{Page, Response, Stage};
 use crate::server::Snapshot;
-
-#[derive(Clone, Copy)]
-pub(in crate::dispatch) enum ListKind {
-    Tools,
-    Prompts,
-    Resources,
-    Templates,
-}
 
 impl ListKind {
     /// The list's member in the result, which also tags its cursors.

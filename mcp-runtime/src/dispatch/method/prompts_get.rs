@@ -3,15 +3,16 @@
 
 use std::sync::Arc;
 
-use super::{ContextParts, Route};
+use super::context_parts::ContextParts;
+use super::parts::Route;
 use crate::dispatch::Prepared;
 use crate::dispatch::decorate::failed;
-use crate::dispatch::response::{Response, Stage};
 use crate::dispatch::round_trip::{input_slot, interruptible, outcome_response};
 use crate::handler::call::PromptCall;
 use crate::handler::functions::PromptFn;
 use crate::protocol::{ErrorObject, GetPromptParams};
 use crate::request_state;
+use crate::response::{Response, Stage};
 use crate::server::Snapshot;
 
 pub(super) fn route(snapshot: &Snapshot, p: GetPromptParams) -> Result<Route, (ErrorObject, Stage)> {

@@ -6,15 +6,16 @@ use std::sync::Arc;
 
 use serde_json::Map;
 
-use super::{ContextParts, Route};
+use super::context_parts::ContextParts;
+use super::parts::Route;
 use crate::dispatch::Prepared;
 use crate::dispatch::decorate::failed;
-use crate::dispatch::response::Response;
-use crate::dispatch::response::Stage;
 use crate::dispatch::round_trip::{input_slot, interruptible, outcome_response};
 use crate::handler::call::ResourceCall;
 use crate::handler::outcome::Outcome;
 use crate::protocol::{ErrorObject, ReadResourceParams, uri};
+use crate::response::Response;
+use crate::response::Stage;
 
 /// Only the URI's syntax is checked before the read: it is looked up when
 /// it runs, and one that no resource or template serves is "resource not

@@ -16,10 +16,9 @@ use std::task::{Context, Poll};
 
 use tokio_util::sync::CancellationToken;
 
-use super::ContextParts;
+use super::context_parts::ContextParts;
 use crate::dispatch::Prepared;
 use crate::dispatch::decorate::{failed, finish};
-use crate::dispatch::response::Response;
 use crate::dispatch::round_trip::{checked, input_slot, interruption, outcome_response};
 use crate::handler::call::ToolCall;
 use crate::handler::context::{InputSlot, RequestContext};
@@ -29,6 +28,7 @@ use crate::handler::outcome::ToolOutcome;
 use crate::protocol::{CallToolParams, ErrorObject, ResultType};
 use crate::registry::entry::ToolEntry;
 use crate::request_state;
+use crate::response::Response;
 use crate::tasks::{self, TaskLink, Work};
 
 /// Starts `tool` as a task and answers with its handle. An MRTR round's

@@ -7,24 +7,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::{ContextParts, Method, Route, params_of};
+use super::context_parts::ContextParts;
+use super::name::Method;
+use super::parts::TaskRequest;
+use super::parts::{Route, params_of};
 use crate::dispatch::Prepared;
 use crate::dispatch::decorate::{failed, finish};
-use crate::dispatch::response::{Response, Stage};
-use crate::protocol::{ErrorObject, RequestMeta, ResultType, ServerCapabilities};
-use crate::tasks::{self, TASKS_EXTENSION};
-
-/// Whether the server advertises the tasks extension.
-pub(super) fn is_offered(caps: &ServerCapabilities) -> bool {
-    caps.extensions.as_ref().is_some_and(|e| e.contains_key(TASKS_EXTENSION))
-}
-
-/// A validated request of the task methods.
-pub(crate) enum TaskRequest {
-    Get { task_id: String },
-    Update { task_id: String, input_responses: Map<String, Value> },
-    Cancel { task_id: String },
-}
+use crate::protocol::{ErrorObject, RequestMeta, ResultType};
+use crate::response::{Response, Stage};
+use crate::tasks;
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]

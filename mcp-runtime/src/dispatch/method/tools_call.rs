@@ -2,16 +2,17 @@
 //! `x-mcp-header` properties match their `Mcp-Param-*` headers, then its
 //! handler, which may ask for input.
 
-use super::{ContextParts, Route};
+use super::context_parts::ContextParts;
+use super::parts::Route;
 use crate::dispatch::decorate::failed;
-use crate::dispatch::response::Response;
-use crate::dispatch::response::Stage;
 use crate::dispatch::round_trip::{input_slot, interruptible, outcome_response};
 use crate::dispatch::{CalledTool, HeaderCheck, Prepared};
 use crate::handler::call::ToolCall;
 use crate::handler::outcome::Outcome;
 use crate::protocol::{CallToolParams, CallToolResult, ContentBlock, ErrorObject, TextContent};
 use crate::request_state;
+use crate::response::Response;
+use crate::response::Stage;
 use crate::server::Snapshot;
 use crate::tasks;
 

@@ -1,0 +1,53 @@
+//! What every method's route and run share: the validated request by
+//! method ([`Route`]), and the reading of its params.
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use super::name::Method;
+use crate::handler::functions::PromptFn;
+use crate::protocol::{
+    CallToolParams, CompleteParams, ErrorObject, GetPromptParams, ReadResourceParams, SubscriptionFilter,
+};
+use crate::response::Stage;
+
+/// A validated request, by method.
+pub(crate) enum Route {
+    Discover,
+    List(ListKind, usize),
+    /// The params, and where the tool is in the request's snapshot.
+    CallTool(CallToolParams, usize),
+    GetPrompt(GetPromptParams, PromptFn),
+    ReadResource(ReadResourceParams),
+    Complete(CompleteParams),
+    Listen(SubscriptionFilter),
+    Task(TaskRequest),
+}
+
+/// Reads a method's params (an absent `params` reads as `{}`); what does
+/// not fit is `-32602`.
+pub(super) fn params_of<'de, T: Deserialize<'de>>(
+    method: Method,
+    params: Option<&'de RawValue>,
+) -> Result<T, (ErrorObject, Stage)> {
+    let text = params.map(RawValue::get).unwrap_or("{}");
+    serde_json::from_str(text).map_err(|e| {
+        (ErrorObject::invalid_params(format!("Invalid params for `{}`: {e}", method.name())), Stage::Params)
+    })
+}
+
+#[derive(Clone, Copy)]
+pub(crate) enum ListKind {
+    Tools,
+    Prompts,
+    Resources,
+    Templates,
+}
+
+/// A validated request of the task methods.
+pub(crate) enum TaskRequest {
+    Get { task_id: String },
+    Update { task_id: String, input_responses: Map<String, Value> },
+    Cancel { task_id: String },
+}

@@ -1,0 +1,75 @@
+//! From a routed method to its module: each method's params checked
+//! against what is served (`route`), and its handler run (`run`).
+
+use super::context_parts::ContextParts;
+use super::name::Method;
+use super::parts::{ListKind, Route, params_of};
+use super::{complete, discover, listen, lists, prompts_get, resources_read, tasks, tools_call};
+use crate::dispatch::{Body, HeaderCheck, Prepared, RequestOptions};
+use crate::protocol::{ErrorObject, RequestMeta};
+use crate::response::{Response, Stage};
+use crate::server::Snapshot;
+
+/// Checks a routed method's params against what the snapshot serves (and,
+/// for `tools/call`, the `Mcp-Param-*` headers against its arguments).
+pub(crate) fn route(
+    snapshot: &Snapshot,
+    method: Method,
+    body: Body,
+    headers: Option<&dyn HeaderCheck>,
+    meta: &RequestMeta,
+) -> Result<Route, (ErrorObject, Stage)> {
+    let raw = match body {
+        Body::Call(p) => return tools_call::route(snapshot, p, headers),
+        Body::Raw(raw) => raw,
+    };
+    let params = raw.as_deref();
+    match method {
+        Method::Discover => Ok(Route::Discover),
+        Method::ToolsList => lists::route(snapshot, method, ListKind::Tools, params),
+        Method::PromptsList => lists::route(snapshot, method, ListKind::Prompts, params),
+        Method::ResourcesList => lists::route(snapshot, method, ListKind::Resources, params),
+        Method::ResourceTemplatesList => lists::route(snapshot, method, ListKind::Templates, params),
+        Method::ToolsCall => tools_call::route(snapshot, params_of(method, params)?, headers),
+        Method::PromptsGet => prompts_get::route(snapshot, params_of(method, params)?),
+        Method::ResourcesRead => resources_read::route(params_of(method, params)?),
+        Method::CompletionComplete => complete::route(snapshot, params_of(method, params)?),
+        Method::SubscriptionsListen => listen::route(snapshot, params_of(method, params)?, meta),
+        Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => tasks::route(method, params, meta),
+    }
+}
+
+/// The name or URI a route's request names, for the scope check.
+pub(crate) fn target_of(route: &Route) -> Option<&str> {
+    match route {
+        Route::CallTool(params, _) => Some(&params.name),
+        Route::GetPrompt(params, _) => Some(&params.name),
+        Route::ReadResource(params) => Some(&params.uri),
+        Route::Discover | Route::List(..) | Route::Complete(_) | Route::Listen(_) | Route::Task(_) => None,
+    }
+}
+
+/// Runs a prepared request's handler and builds its response.
+pub(crate) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
+    // The HTTP transports refuse with 403 before they run a request; this
+    // covers the requests they run without that check (a 2025-03-26 batch).
+    if let Some(refusal) = p.scope_refusal() {
+        return Response::error(Some(p.id.clone()), refusal.error(), Stage::Params);
+    }
+    // Taken out so that its params move into the call rather than being copied.
+    let route = std::mem::replace(&mut p.route, Route::Discover);
+    let parts = ContextParts { options, http: std::mem::take(&mut p.http) };
+    let p = &p;
+    match route {
+        Route::Discover => discover::run(p),
+        Route::List(kind, start) => lists::run(p, kind, start),
+        Route::CallTool(params, position) => tools_call::run(p, params, position, parts).await,
+        Route::GetPrompt(params, handler) => prompts_get::run(p, params, handler, parts).await,
+        Route::ReadResource(params) => resources_read::run(p, params, parts).await,
+        Route::Complete(params) => complete::run(p, params, parts).await,
+        Route::Listen(filter) => listen::run(p, filter, parts).await,
+        // Boxed, like any rare path: the future of every request is as large
+        // as its largest route's.
+        Route::Task(request) => Box::pin(tasks::run(p, request, parts)).await,
+    }
+}
