@@ -8,7 +8,7 @@ pub(super) use on::*;
 
 #[cfg(not(feature = "otel"))]
 mod off {
-    use crate::telemetry::Target;
+    use crate::telemetry::request::Target;
 
     /// Whether requests are measured.
     pub(crate) const ENABLED: bool = false;
@@ -41,7 +41,7 @@ mod on {
     use opentelemetry::metrics::{Histogram, UpDownCounter};
     use opentelemetry::{InstrumentationScope, KeyValue, global};
 
-    use crate::telemetry::Target;
+    use crate::telemetry::request::Target;
 
     /// Whether requests are measured.
     pub(crate) const ENABLED: bool = true;

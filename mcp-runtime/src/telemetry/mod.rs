@@ -44,9 +44,11 @@ mod metrics;
 mod observe;
 #[cfg(feature = "otel")]
 mod propagation;
+mod request;
 mod session;
 mod span;
 
-pub(crate) use observe::{Ending, Observation, Origin, Target};
+pub(crate) use observe::{Ending, Observation};
+pub(crate) use request::{Origin, Target};
 pub(crate) use session::LiveSession;
 pub(crate) use span::note_refusal;

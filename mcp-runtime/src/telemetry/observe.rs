@@ -6,81 +6,10 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 use tracing::Span;
 
+use super::request::{Origin, Target};
 use super::{labels, metrics, span};
 use crate::protocol::{ErrorObject, RequestId};
 use crate::response::Response;
-
-/// Where a request came from, as far as the conventions describe it.
-#[derive(Clone, Copy, Default)]
-pub(crate) struct Origin<'a> {
-    /// `network.transport`: `tcp` or `pipe`; `None` in process.
-    transport: Option<&'static str>,
-    /// The head of the HTTP request that carried it.
-    #[cfg(feature = "http")]
-    http: Option<&'a http::request::Parts>,
-    #[cfg(not(feature = "http"))]
-    http: std::marker::PhantomData<&'a ()>,
-    /// Served inside another request's span (a 2025-era session's request
-    /// rewritten for the dispatcher): observed by that one.
-    nested: bool,
-}
-
-impl<'a> Origin<'a> {
-    /// A line of the stdio transport.
-    pub(crate) fn stdio() -> Self {
-        Origin { transport: Some("pipe"), ..Origin::default() }
-    }
-
-    /// An HTTP request, with its head.
-    #[cfg(feature = "http")]
-    pub(crate) fn http(parts: &'a http::request::Parts) -> Self {
-        Origin { transport: Some("tcp"), http: Some(parts), nested: false }
-    }
-
-    /// A request observed by the one it is served for.
-    pub(crate) fn nested() -> Self {
-        Origin { nested: true, ..Origin::default() }
-    }
-
-    /// Whether the request is observed by another.
-    pub(crate) fn is_nested(&self) -> bool {
-        self.nested
-    }
-
-    /// `network.transport`.
-    pub(super) fn transport(&self) -> Option<&'static str> {
-        self.transport
-    }
-
-    /// `network.protocol.version` of an HTTP request.
-    pub(super) fn http_version(&self) -> Option<&'static str> {
-        #[cfg(feature = "http")]
-        if let Some(parts) = self.http {
-            return Some(match parts.version {
-                http::Version::HTTP_09 => "0.9",
-                http::Version::HTTP_10 => "1.0",
-                http::Version::HTTP_2 => "2",
-                http::Version::HTTP_3 => "3",
-                _ => "1.1",
-            });
-        }
-        None
-    }
-}
-
-/// What a routed request is about.
-#[derive(Clone, Copy)]
-pub(crate) enum Target<'a> {
-    /// Nothing named (lists, discovery, ...).
-    None,
-    /// A tool; `arguments` (their JSON) only when the tool opted in to
-    /// having its content recorded, which `trace` says.
-    Tool { name: &'a str, trace: bool, arguments: Option<&'a str> },
-    /// A prompt.
-    Prompt(&'a str),
-    /// A resource, by URI.
-    Resource(&'a str),
-}
 
 /// How a request ended.
 pub(crate) enum Ending<'a> {

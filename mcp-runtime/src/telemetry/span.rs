@@ -5,7 +5,8 @@
 use tracing::Span;
 use tracing::field::Empty;
 
-use super::{Origin, labels};
+use super::labels;
+use super::request::Origin;
 use crate::protocol::RequestId;
 use crate::response::Stage;
 

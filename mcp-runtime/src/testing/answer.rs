@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::TestClient;
 use crate::handler::functions::BoxFuture;
 use crate::handler::input::Root;
 use crate::protocol::{ClientCapabilities, CreateMessageResult, ElicitRequest, ElicitResult, ErrorObject};
@@ -105,7 +104,7 @@ impl Callbacks {
     }
 
     /// The answer to one embedded request `{method, params}`.
-    async fn answer(&self, key: &str, request: &Value) -> Result<Value, ClientError> {
+    pub(super) async fn answer(&self, key: &str, request: &Value) -> Result<Value, ClientError> {
         let method = request.get("method").and_then(Value::as_str).ok_or_else(|| {
             ClientError::Malformed(format!("the input request `{key}` has no string `method`: {request}"))
         })?;
@@ -135,58 +134,4 @@ impl Callbacks {
         };
         answer.map_err(|e| ClientError::Malformed(format!("the answer to `{key}` does not serialize: {e}")))
     }
-}
-
-/// Sends the request, answers each round of `input_required` with the
-/// callbacks and retries, until a complete result or an error.
-pub(super) async fn resolve(client: &TestClient, method: &str, params: Value) -> Result<Value, ClientError> {
-    let mut params = match params {
-        Value::Object(map) => map,
-        Value::Null => Map::new(),
-        // Nothing to retry: the server judges it as sent.
-        other => return result_of(client.exchange(method, other).await.response),
-    };
-    let mut rounds = 0;
-    loop {
-        let result = result_of(client.exchange(method, Value::Object(params.clone())).await.response)?;
-        if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
-            return Ok(result);
-        }
-        if rounds == client.max_rounds {
-            return Err(ClientError::TooManyRounds { rounds, last: result });
-        }
-        rounds += 1;
-        let mut answers = Map::new();
-        if let Some(requests) = result.get("inputRequests") {
-            let requests = requests
-                .as_object()
-                .ok_or_else(|| ClientError::Malformed(format!("`inputRequests` is not an object: {requests}")))?;
-            for (key, request) in requests {
-                answers.insert(key.clone(), client.callbacks.answer(key, request).await?);
-            }
-        }
-        // Each retry carries this round's answers only: earlier ones travel
-        // in the server's sealed state.
-        params.remove("inputResponses");
-        params.remove("requestState");
-        if !answers.is_empty() {
-            params.insert("inputResponses".into(), Value::Object(answers));
-        }
-        match result.get("requestState") {
-            Some(Value::String(state)) => {
-                params.insert("requestState".into(), Value::String(state.clone()));
-            }
-            Some(other) => return Err(ClientError::Malformed(format!("`requestState` is not a string: {other}"))),
-            None => {}
-        }
-    }
-}
-
-/// The result of a response, or its error.
-fn result_of(response: crate::dispatch::Response) -> Result<Value, ClientError> {
-    if let Some(error) = response.as_error() {
-        return Err(ClientError::Rpc(error.clone()));
-    }
-    let text = response.as_result().unwrap_or("null");
-    serde_json::from_str(text).map_err(|e| ClientError::Malformed(format!("the result is not JSON ({e}): {text}")))
 }

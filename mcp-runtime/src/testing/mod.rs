@@ -334,7 +334,7 @@ impl TestClient {
     /// request is retried with `inputResponses` and the echoed
     /// `requestState`, up to the [round limit](Self::with_max_rounds).
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
-        answer::resolve(self, method, params).await
+        self.resolve(method, params).await
     }
 
     /// Sends raw bytes, as a transport would; `None` for a notification.
@@ -384,6 +384,62 @@ impl TestClient {
     pub async fn read_resource(&self, uri: &str) -> Result<Value, ClientError> {
         self.request("resources/read", json!({ "uri": uri })).await
     }
+}
+
+impl TestClient {
+    /// Sends the request, answers each round of `input_required` with the
+    /// callbacks and retries, until a complete result or an error.
+    async fn resolve(&self, method: &str, params: Value) -> Result<Value, ClientError> {
+        let mut params = match params {
+            Value::Object(map) => map,
+            Value::Null => Map::new(),
+            // Nothing to retry: the server judges it as sent.
+            other => return result_of(self.exchange(method, other).await.response),
+        };
+        let mut rounds = 0;
+        loop {
+            let result = result_of(self.exchange(method, Value::Object(params.clone())).await.response)?;
+            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                return Ok(result);
+            }
+            if rounds == self.max_rounds {
+                return Err(ClientError::TooManyRounds { rounds, last: result });
+            }
+            rounds += 1;
+            let mut answers = Map::new();
+            if let Some(requests) = result.get("inputRequests") {
+                let requests = requests
+                    .as_object()
+                    .ok_or_else(|| ClientError::Malformed(format!("`inputRequests` is not an object: {requests}")))?;
+                for (key, request) in requests {
+                    answers.insert(key.clone(), self.callbacks.answer(key, request).await?);
+                }
+            }
+            // Each retry carries this round's answers only: earlier ones travel
+            // in the server's sealed state.
+            params.remove("inputResponses");
+            params.remove("requestState");
+            if !answers.is_empty() {
+                params.insert("inputResponses".into(), Value::Object(answers));
+            }
+            match result.get("requestState") {
+                Some(Value::String(state)) => {
+                    params.insert("requestState".into(), Value::String(state.clone()));
+                }
+                Some(other) => return Err(ClientError::Malformed(format!("`requestState` is not a string: {other}"))),
+                None => {}
+            }
+        }
+    }
+}
+
+/// The result of a response, or its error.
+fn result_of(response: crate::dispatch::Response) -> Result<Value, ClientError> {
+    if let Some(error) = response.as_error() {
+        return Err(ClientError::Rpc(error.clone()));
+    }
+    let text = response.as_result().unwrap_or("null");
+    serde_json::from_str(text).map_err(|e| ClientError::Malformed(format!("the result is not JSON ({e}): {text}")))
 }
 
 #[cfg(test)]
