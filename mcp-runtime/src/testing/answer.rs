@@ -14,7 +14,7 @@ type ElicitFn = Arc<dyn Fn(ElicitRequest) -> BoxFuture<ElicitResult> + Send + Sy
 type SampleFn = Arc<dyn Fn(Value) -> BoxFuture<CreateMessageResult> + Send + Sync>;
 type RootsFn = Arc<dyn Fn() -> BoxFuture<Vec<Root>> + Send + Sync>;
 
-/// Why [`TestClient::request`] (and the calls built on it) gave no result.
+/// Why [`TestClient::request`](super::TestClient::request) (and the calls built on it) gave no result.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ClientError {
@@ -31,7 +31,7 @@ pub enum ClientError {
         key: String,
         /// The method of the embedded request.
         method: String,
-        /// The [`TestClient`] method that would answer it.
+        /// The [`TestClient`](super::TestClient) method that would answer it.
         callback: &'static str,
     },
     /// The server still asked for input after the client's round limit.
