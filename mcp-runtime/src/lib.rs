@@ -167,6 +167,8 @@
 
 pub mod auth;
 pub mod dispatch;
+#[cfg(feature = "http")]
+mod endpoint;
 mod eras;
 pub mod events;
 #[cfg(feature = "fuzzing")]

@@ -10,9 +10,9 @@ use http::header::{AUTHORIZATION, CACHE_CONTROL, RETRY_AFTER, WWW_AUTHENTICATE};
 use http::request::Parts;
 use http::{HeaderValue, Method, StatusCode};
 
-use super::body::McpBody;
-use super::service::{not_allowed, transport_error, with_body};
 use crate::auth::{ChallengeError, Rejection, Verifier, challenge};
+use crate::endpoint::body::McpBody;
+use crate::endpoint::responses::{not_allowed, transport_error, with_body};
 
 /// The metadata document, when `parts` asks for it.
 pub(super) fn metadata(verifier: &Verifier, parts: &Parts) -> Option<http::Response<McpBody>> {

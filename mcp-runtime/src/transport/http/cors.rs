@@ -24,8 +24,8 @@ use http::header::{
 };
 use http::{HeaderMap, HeaderValue, Method, Request, StatusCode};
 
-use super::body::McpBody;
 use super::origin::OriginPolicy;
+use crate::endpoint::body::McpBody;
 
 /// The request headers a browser may send to the MCP endpoint (lower case,
 /// as a preflight's `Access-Control-Request-Headers` names them): those of

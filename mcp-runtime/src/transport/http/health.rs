@@ -11,8 +11,9 @@ use std::time::Duration;
 use http::header::{ALLOW, CACHE_CONTROL};
 use http::{HeaderValue, Method, StatusCode};
 
-use super::body::McpBody;
-use super::service::{Shared, with_body};
+use super::service::Shared;
+use crate::endpoint::body::McpBody;
+use crate::endpoint::responses::with_body;
 
 /// How long the readiness checks may take together before the replica is
 /// reported not ready: an orchestrator's probe usually gives up after a

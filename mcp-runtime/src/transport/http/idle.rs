@@ -24,8 +24,8 @@ use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 use tokio::time::{Instant, Sleep};
 
-use super::body::McpBody;
 use super::service::ResponseFuture;
+use crate::endpoint::body::McpBody;
 
 /// What one connection's requests report to its timer.
 ///

@@ -75,25 +75,20 @@
 
 #[cfg(feature = "auth")]
 mod auth;
-mod body;
 mod cors;
-mod deadline;
 mod health;
 mod idle;
-mod in_flight;
 mod legacy;
-mod media;
 mod origin;
 mod request_headers;
 mod serve;
 mod service;
-mod sse;
 mod stall;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use body::McpBody;
+pub use crate::endpoint::body::McpBody;
 pub use cors::{CORS_EXPOSED_HEADERS, CORS_REQUEST_HEADER_PREFIX, CORS_REQUEST_HEADERS};
 pub use service::{McpService, ResponseFuture};
 

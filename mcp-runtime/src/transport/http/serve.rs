@@ -20,8 +20,9 @@ use tokio::task::JoinSet;
 use super::HttpConfig;
 use super::cors::{Cors, WithCors};
 use super::idle::{Activity, IdleLimited, TrackedBody, TrackedFuture};
-use super::service::{McpService, ResponseFuture, transport_error};
+use super::service::{McpService, ResponseFuture};
 use super::stall::StallGuard;
+use crate::endpoint::responses::transport_error;
 use crate::server::Server;
 
 /// The MCP service at one path, and the probes when they are on, for one

@@ -11,29 +11,29 @@ use std::time::Duration;
 
 use futures_util::FutureExt as _;
 use futures_util::future::Either;
-use http::header::{ALLOW, CACHE_CONTROL, CONTENT_TYPE, WWW_AUTHENTICATE};
 use http::request::Parts;
-use http::{HeaderValue, Method, Request, StatusCode};
+use http::{Method, Request, StatusCode};
 use http_body::Body;
 use tokio_util::sync::CancellationToken;
 
 use super::HttpConfig;
-use super::body::{BodyError, BoxError, McpBody, read_body};
-use super::deadline::Deadline;
 use super::health;
-use super::in_flight::{InFlight, OwnedSlot, Slot, busy_http, busy_response};
 use super::legacy::{self, Sessions};
-use super::media::{self, Acceptable};
 use super::request_headers::RequestHeaders;
-use super::sse::{ChannelSink, EventStream, RunFuture, Start};
 use crate::dispatch::{Message, Prepared, RequestOptions, Response, Stage, parse_message};
+use crate::endpoint::body::{BodyError, BoxError, McpBody, read_body};
+use crate::endpoint::deadline::Deadline;
+use crate::endpoint::in_flight::{InFlight, OwnedSlot, Slot, busy_response};
+use crate::endpoint::media::{self, Acceptable};
+use crate::endpoint::responses::busy_http;
+use crate::endpoint::responses::{
+    empty, event_stream, insufficient_scope, json_response, not_allowed, status_of, transport_error,
+};
+use crate::endpoint::sse::{ChannelSink, EventStream, RunFuture, Start};
 use crate::handler::context::DiscardNotifications;
 use crate::protocol::{ErrorObject, RequestId};
-use crate::registry::scopes::ScopeRefusal;
 use crate::server::Server;
 use crate::telemetry::Origin;
-
-const X_ACCEL_BUFFERING: http::HeaderName = http::HeaderName::from_static("x-accel-buffering");
 
 /// The MCP endpoint as a tower `Service`: cheap to clone, always ready,
 /// never failing (every problem is an HTTP response).
@@ -287,16 +287,6 @@ where
     serve_modern(&shared, parts, accept, &bytes).await
 }
 
-/// 405, naming the one method every request may use.
-pub(super) fn not_allowed(method: &Method) -> http::Response<McpBody> {
-    let mut response = transport_error(
-        StatusCode::METHOD_NOT_ALLOWED,
-        format!("Method {method} is not allowed: the MCP endpoint takes POST only"),
-    );
-    response.headers_mut().insert(ALLOW, HeaderValue::from_static("POST"));
-    response
-}
-
 /// The checks of a POST before its body is parsed (media types, size, read
 /// time), the same for both eras; the formats the client takes, and the body.
 pub(super) async fn read_request<B>(
@@ -363,7 +353,7 @@ pub(super) async fn serve_modern(
     if let Some(refusal) = prepared.scope_refusal() {
         let response = Response::error(Some(id), refusal.error(), Stage::Params);
         prepared.refuse(&response);
-        return insufficient_scope(json_response(response), &refusal, shared);
+        return insufficient_scope(json_response(response), &refusal, shared.resource_metadata_url());
     }
     let listen = prepared.streams();
     if listen && !accept.event_stream {
@@ -478,65 +468,4 @@ fn bounded(
             Response::error(Some(id), ErrorObject::internal(message), Stage::Handler)
         })
     }))
-}
-
-fn status_of(response: &Response) -> StatusCode {
-    StatusCode::from_u16(response.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
-}
-
-pub(super) fn json_response(response: Response) -> http::Response<McpBody> {
-    let status = status_of(&response);
-    with_body(status, "application/json", McpBody::full(response.into_bytes()))
-}
-
-fn event_stream(status: StatusCode, stream: EventStream) -> http::Response<McpBody> {
-    event_stream_response(status, McpBody::stream(stream))
-}
-
-/// An event stream's response: its media type, and the headers that keep
-/// caches and proxies from holding events back.
-pub(super) fn event_stream_response(status: StatusCode, body: McpBody) -> http::Response<McpBody> {
-    let mut response = with_body(status, "text/event-stream", body);
-    let headers = response.headers_mut();
-    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    // Reverse proxies (nginx and those that follow it) would otherwise hold
-    // events back until a buffer fills: a listen stream could wait forever.
-    headers.insert(X_ACCEL_BUFFERING, HeaderValue::from_static("no"));
-    response
-}
-
-/// `response` (the refusal's JSON-RPC error) as the 403 of RFC 6750 §3.1,
-/// whose challenge names the scopes a token must grant: what an OAuth
-/// client acts on to ask for them (step-up authorization).
-pub(super) fn insufficient_scope(
-    mut response: http::Response<McpBody>,
-    refusal: &ScopeRefusal,
-    shared: &Shared,
-) -> http::Response<McpBody> {
-    *response.status_mut() = StatusCode::FORBIDDEN;
-    // Scope tokens are visible ASCII without `"` or `\` (checked when the
-    // server was built): the challenge is always a valid header value.
-    if let Ok(challenge) = HeaderValue::from_str(&refusal.challenge(shared.resource_metadata_url())) {
-        response.headers_mut().insert(WWW_AUTHENTICATE, challenge);
-    }
-    response
-}
-
-/// An HTTP-level refusal, with a JSON-RPC error body without id.
-pub(crate) fn transport_error(status: StatusCode, message: impl Into<String>) -> http::Response<McpBody> {
-    let body = Response::error(None, ErrorObject::invalid_request(message), Stage::Envelope).to_json();
-    with_body(status, "application/json", McpBody::full(body))
-}
-
-pub(super) fn empty(status: StatusCode) -> http::Response<McpBody> {
-    let mut response = http::Response::new(McpBody::empty());
-    *response.status_mut() = status;
-    response
-}
-
-pub(super) fn with_body(status: StatusCode, content_type: &'static str, body: McpBody) -> http::Response<McpBody> {
-    let mut response = http::Response::new(body);
-    *response.status_mut() = status;
-    response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
-    response
 }

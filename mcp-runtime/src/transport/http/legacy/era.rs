@@ -15,10 +15,10 @@ use http::{HeaderMap, HeaderName, StatusCode};
 use serde_json::Value;
 
 use super::error_response;
+use crate::endpoint::body::McpBody;
+use crate::endpoint::responses::transport_error;
 use crate::legacy::message;
 use crate::protocol::ErrorObject;
-use crate::transport::http::body::McpBody;
-use crate::transport::http::service::transport_error;
 
 /// `Mcp-Session-Id`.
 pub(super) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");

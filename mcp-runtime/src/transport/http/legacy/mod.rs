@@ -41,11 +41,14 @@ use serde_json::Value;
 pub(crate) use sessions::Sessions;
 pub(crate) use stream::LiveBody;
 
-use super::body::McpBody;
-use super::media::{self, Acceptable};
-use super::service::{Shared, empty, event_stream_response, json_response, not_allowed, transport_error, with_body};
-use super::sse::event;
+use super::service::Shared;
 use crate::dispatch::{Message, Response, Stage, parse_message};
+use crate::endpoint::body::McpBody;
+use crate::endpoint::media::{self, Acceptable};
+use crate::endpoint::responses::{
+    empty, event_stream_response, json_response, not_allowed, transport_error, with_body,
+};
+use crate::endpoint::sse::event;
 use crate::eras::LEGACY_VERSIONS;
 use crate::handler::principal::Principal;
 use crate::legacy::SessionOwner;

@@ -13,16 +13,18 @@ use tokio_util::sync::CancellationToken;
 use super::sessions::HttpSession;
 use super::stream::{Pushed, Stream};
 use super::{error_response, live_response};
+use crate::endpoint::body::McpBody;
+use crate::endpoint::in_flight::{OwnedSlot, busy_error};
+use crate::endpoint::media::Acceptable;
+use crate::endpoint::responses::busy_http;
+use crate::endpoint::responses::{empty, insufficient_scope, transport_error, with_body};
 use crate::handler::principal::Principal;
 use crate::legacy::bridge::{self, CloseConnection, Via};
 use crate::legacy::message::{self, Incoming};
 use crate::protocol::{ErrorObject, RequestId};
 use crate::registry::scopes;
 use crate::server::Server;
-use crate::transport::http::body::McpBody;
-use crate::transport::http::in_flight::{OwnedSlot, busy_error, busy_http};
-use crate::transport::http::media::Acceptable;
-use crate::transport::http::service::{Shared, empty, insufficient_scope, transport_error, with_body};
+use crate::transport::http::service::Shared;
 
 /// Serves one message of `session`.
 pub(super) async fn serve(
@@ -97,7 +99,7 @@ async fn request(
         request.params.as_ref().and_then(|p| p.get(if request.method == "resources/read" { "uri" } else { "name" }));
     if let Some(refusal) = refusal_for(&server, &request.method, target.and_then(Value::as_str), &request.parts) {
         let response = error_response(StatusCode::FORBIDDEN, Some(&request.id), &refusal.error());
-        return insufficient_scope(response, &refusal, shared);
+        return insufficient_scope(response, &refusal, shared.resource_metadata_url());
     }
     let timeout = shared.config.request_timeout;
     let cancel = session.session.begin(request.id.clone());

@@ -33,7 +33,8 @@ use tokio::time::Sleep;
 
 use super::live::{self, Bound, LiveReceiver, LiveSender, Refused};
 use super::sessions::OpenConnection;
-use crate::transport::http::sse::{KEEP_ALIVE, event};
+use crate::endpoint::body::EventSource;
+use crate::endpoint::sse::{KEEP_ALIVE, event};
 
 /// How long a client waits before it reconnects to a stream whose
 /// connection the server ended (`retry:`), in milliseconds.
@@ -330,8 +331,10 @@ impl LiveBody {
         let keep_alive = keep_alive.map(|period| (period, Box::pin(tokio::time::sleep(period))));
         LiveBody { events, keep_alive, _open: open }
     }
+}
 
-    pub(crate) fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
+impl EventSource for LiveBody {
+    fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
         let next = match self.events.poll_recv(cx) {
             Poll::Ready(next) => next,
             Poll::Pending => {

@@ -10,8 +10,15 @@ use bytes::{Buf, Bytes};
 use http_body::{Body, Frame, SizeHint};
 
 use super::deadline::Deadline;
-use super::legacy::LiveBody;
 use super::sse::EventStream;
+
+/// An event stream whose events come from elsewhere as they are made: the
+/// streams of a 2025-era session, which outlive the request that opened
+/// them. Polled for its next event, already framed; `None` ends it.
+pub(crate) trait EventSource: Send {
+    /// The next event, once there is one.
+    fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>>;
+}
 
 /// The body of every response of the HTTP transport: empty, one JSON
 /// document, or an event stream (that of a stateless request ends after
@@ -25,7 +32,7 @@ enum Kind {
     Empty,
     Full(Option<Bytes>),
     Stream(Box<EventStream>),
-    Live(Box<LiveBody>),
+    Live(Box<dyn EventSource>),
 }
 
 impl McpBody {
@@ -41,7 +48,7 @@ impl McpBody {
         McpBody { kind: Kind::Stream(Box::new(stream)) }
     }
 
-    pub(crate) fn live(stream: LiveBody) -> Self {
+    pub(crate) fn live(stream: impl EventSource + 'static) -> Self {
         McpBody { kind: Kind::Live(Box::new(stream)) }
     }
 }

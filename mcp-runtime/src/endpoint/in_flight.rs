@@ -7,13 +7,8 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use http::header::RETRY_AFTER;
-use http::{HeaderValue, StatusCode};
-
-use super::body::McpBody;
-use super::service::with_body;
-use crate::dispatch::{Response, Stage};
 use crate::protocol::{ErrorObject, RequestId};
+use crate::response::{Response, Stage};
 
 /// What a refused client is told to wait before trying again, in seconds.
 /// Handlers free their slots continually; a second spreads the retries
@@ -104,16 +99,13 @@ pub(crate) fn busy_response(id: RequestId, limit: usize) -> Response {
     Response::error(Some(id), busy_error(limit), Stage::Envelope)
 }
 
-/// 503 with `Retry-After`, carrying `body` (a JSON-RPC error).
-pub(crate) fn busy_http(body: impl Into<bytes::Bytes>) -> http::Response<McpBody> {
-    let mut response = with_body(StatusCode::SERVICE_UNAVAILABLE, "application/json", McpBody::full(body));
-    response.headers_mut().insert(RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECONDS));
-    response
-}
-
 #[cfg(test)]
 mod tests {
+    use http::StatusCode;
+    use http::header::RETRY_AFTER;
+
     use super::*;
+    use crate::endpoint::responses::busy_http;
 
     #[test]
     fn slots_beyond_the_limit_are_refused_and_given_back_when_dropped() {
