@@ -27,6 +27,8 @@
 pub(crate) mod batch;
 pub(crate) mod bridge;
 pub(crate) mod events;
+#[cfg(feature = "http")]
+pub(crate) mod http;
 pub(crate) mod initialize;
 pub(crate) mod message;
 pub(crate) mod observe;

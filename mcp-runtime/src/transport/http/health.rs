@@ -11,7 +11,8 @@ use std::time::Duration;
 use http::header::{ALLOW, CACHE_CONTROL};
 use http::{HeaderValue, Method, StatusCode};
 
-use super::service::Shared;
+use super::config::Probe;
+use super::shared::Shared;
 use crate::endpoint::body::McpBody;
 use crate::endpoint::responses::with_body;
 
@@ -19,32 +20,6 @@ use crate::endpoint::responses::with_body;
 /// reported not ready: an orchestrator's probe usually gives up after a
 /// second, and a store that slow is not serving requests either.
 const READY_TIMEOUT: Duration = Duration::from_secs(1);
-
-/// The two probe paths, as configured.
-#[derive(Debug, Clone)]
-pub(crate) struct HealthPaths {
-    pub(crate) live: String,
-    pub(crate) ready: String,
-}
-
-/// Which probe a path names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Probe {
-    Live,
-    Ready,
-}
-
-impl HealthPaths {
-    pub(crate) fn probe(&self, path: &str) -> Option<Probe> {
-        if path == self.live {
-            Some(Probe::Live)
-        } else if path == self.ready {
-            Some(Probe::Ready)
-        } else {
-            None
-        }
-    }
-}
 
 /// The answer to a probe: 200 `ok`, or 503 `not ready`; 405 for methods
 /// other than GET and HEAD.

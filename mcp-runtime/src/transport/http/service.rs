@@ -18,8 +18,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::HttpConfig;
 use super::health;
-use super::legacy::{self, Sessions};
 use super::request_headers::RequestHeaders;
+use super::shared::Shared;
 use crate::dispatch::{Message, Prepared, RequestOptions, Response, Stage, parse_message};
 use crate::endpoint::body::{BodyError, BoxError, McpBody, read_body};
 use crate::endpoint::deadline::Deadline;
@@ -31,6 +31,7 @@ use crate::endpoint::responses::{
 };
 use crate::endpoint::sse::{ChannelSink, EventStream, RunFuture, Start};
 use crate::handler::context::DiscardNotifications;
+use crate::legacy::http::{self as legacy, EndpointSettings, SessionEndpoint, SessionSettings};
 use crate::protocol::{ErrorObject, RequestId};
 use crate::server::Server;
 use crate::telemetry::Origin;
@@ -72,32 +73,6 @@ pub struct McpService {
     shared: Arc<Shared>,
 }
 
-pub(super) struct Shared {
-    pub(super) server: Server,
-    pub(super) config: HttpConfig,
-    /// The 2025-era sessions, when the server serves that era.
-    pub(super) legacy: Option<Sessions>,
-    /// Set when shutdown begins: the readiness probe answers 503 from then on.
-    pub(super) draining: AtomicBool,
-    /// The requests being handled, under [`HttpConfig::max_in_flight`].
-    pub(super) in_flight: InFlight,
-    /// The bearer-token verifier of a protected server.
-    #[cfg(feature = "auth")]
-    pub(super) auth: Option<Arc<crate::auth::Verifier>>,
-}
-
-impl Shared {
-    /// The URL of the Protected Resource Metadata this server publishes,
-    /// when it verifies tokens itself.
-    pub(super) fn resource_metadata_url(&self) -> Option<&str> {
-        #[cfg(feature = "auth")]
-        if let Some(verifier) = &self.auth {
-            return Some(&verifier.metadata.url);
-        }
-        None
-    }
-}
-
 impl std::fmt::Debug for McpService {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpService").field("server", &self.shared.server.info().name).finish_non_exhaustive()
@@ -134,10 +109,28 @@ impl McpService {
     pub(crate) fn new(server: Server, mut config: HttpConfig, bound_to_loopback: Option<bool>) -> Self {
         config.origin = config.origin.resolve(bound_to_loopback);
         warn_if_unenforced(&server);
-        let legacy = server.eras().serves_legacy().then(|| Sessions::new(&config));
         let in_flight = InFlight::new(config.max_in_flight);
         #[cfg(feature = "auth")]
         let auth = server.settings().verifier.clone();
+        #[cfg(feature = "auth")]
+        let resource_metadata = auth.as_ref().map(|verifier| verifier.metadata.url.clone());
+        #[cfg(not(feature = "auth"))]
+        let resource_metadata = None;
+        let legacy = server.eras().serves_legacy().then(|| {
+            let sessions = SessionSettings {
+                store: config.session_store.as_ref().map(|store| Arc::clone(&store.0)),
+                max_sessions: config.max_sessions,
+                idle_timeout: config.session_idle_timeout,
+                stream_buffer: config.max_stream_buffer,
+            };
+            let settings = EndpointSettings {
+                request_timeout: config.request_timeout,
+                buffered_responses: config.buffered_responses,
+                sse_keep_alive: config.sse_keep_alive,
+                resource_metadata,
+            };
+            SessionEndpoint::new(server.clone(), sessions, settings)
+        });
         McpService {
             shared: Arc::new(Shared {
                 server,
@@ -267,7 +260,7 @@ where
         // A GET or DELETE may name a 2025-era session; the stateless
         // endpoint takes POST only.
         return match &shared.legacy {
-            Some(sessions) => Box::pin(legacy::respond_other(&shared, sessions, &parts)).await,
+            Some(sessions) => Box::pin(sessions.respond_other(&parts)).await,
             None => not_allowed(&parts.method),
         };
     }
@@ -281,7 +274,7 @@ where
     if let Some(sessions) = &shared.legacy {
         let era = legacy::route_post(&parts, &bytes);
         if !matches!(era, legacy::Era::Modern if shared.server.eras().serves_modern()) {
-            return Box::pin(legacy::serve_post(&shared, sessions, era, parts, accept, &bytes)).await;
+            return Box::pin(sessions.serve_post(era, parts, accept, &bytes, &shared.in_flight)).await;
         }
     }
     serve_modern(&shared, parts, accept, &bytes).await
@@ -468,4 +461,13 @@ fn bounded(
             Response::error(Some(id), ErrorObject::internal(message), Stage::Handler)
         })
     }))
+}
+
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+impl Server {
+    /// The MCP endpoint as a tower `Service`, to mount in an existing
+    /// application; see [`McpService`].
+    pub fn http_service(&self, config: HttpConfig) -> McpService {
+        McpService::new(self.clone(), config, None)
+    }
 }

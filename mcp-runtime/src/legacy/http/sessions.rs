@@ -31,18 +31,19 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::live::{Bound, LiveReceiver};
-use super::relay::{self, Relay};
+use super::relay::{Envelope, Part, Relay, Signal};
 use super::resume::{self, Resumptions};
 use super::stream::Streams;
 use crate::handler::principal::Principal;
 use crate::legacy::events;
 use crate::legacy::session::Outlet;
 use crate::legacy::{MemorySessionStore, Session, SessionLimits, SessionOwner, SessionStore, StoreError};
+use crate::protocol::RequestId;
 use crate::server::Server;
-use crate::transport::http::HttpConfig;
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
@@ -253,23 +254,32 @@ impl Table {
     }
 }
 
+/// Where the sessions are kept, and how many and for how long.
+pub(crate) struct SessionSettings {
+    /// The store; in memory when `None`.
+    pub(crate) store: Option<Arc<dyn SessionStore>>,
+    /// How many sessions may be live at once.
+    pub(crate) max_sessions: usize,
+    /// How long an unused session lives.
+    pub(crate) idle_timeout: Duration,
+    /// The unread bytes one event stream may hold.
+    pub(crate) stream_buffer: usize,
+}
+
 /// The sessions of one [`McpService`](crate::transport::http::McpService).
 pub(crate) struct Sessions {
     table: Arc<Table>,
 }
 
 impl Sessions {
-    pub(crate) fn new(config: &HttpConfig) -> Self {
-        let store = match &config.session_store {
-            Some(store) => Arc::clone(&store.0),
-            None => Arc::new(MemorySessionStore::new()),
-        };
+    pub(crate) fn new(settings: SessionSettings) -> Self {
+        let store = settings.store.unwrap_or_else(|| Arc::new(MemorySessionStore::new()));
         let table = Table {
             relay: Relay::new(Arc::clone(&store)),
             resumptions: Arc::default(),
             store,
-            limits: SessionLimits::new(config.max_sessions, config.session_idle_timeout),
-            stream_buffer: config.max_stream_buffer,
+            limits: SessionLimits::new(settings.max_sessions, settings.idle_timeout),
+            stream_buffer: settings.stream_buffer,
             copies: Mutex::default(),
             swept: Mutex::new(Instant::now()),
             listening: AtomicBool::new(false),
@@ -280,7 +290,7 @@ impl Sessions {
     /// Starts listening to the other replicas, once, from within the runtime.
     fn listen(&self) {
         if !self.table.listening.swap(true, Ordering::AcqRel) {
-            relay::listen(&*self.table.store, Arc::downgrade(&self.table));
+            listen(&*self.table.store, Arc::downgrade(&self.table));
         }
     }
 
@@ -362,5 +372,69 @@ impl Sessions {
         self.table.drop_copy(id);
         self.table.relay.ended(id).await;
         Ok(removed)
+    }
+}
+
+/// Acts on the signals the store delivers to this replica, for the
+/// sessions it holds, until `table` is gone.
+pub(super) fn listen(store: &dyn SessionStore, table: std::sync::Weak<Table>) {
+    let (Some(here), Some(mut incoming)) = (store.replica_id().map(str::to_owned), store.subscribe()) else { return };
+    tokio::spawn(async move {
+        loop {
+            let text = match incoming.recv().await {
+                Ok(text) => text,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
+                    tracing::warn!(missed, "missed messages from the other replicas");
+                    continue;
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+            };
+            let Some(table) = table.upgrade() else { return };
+            match serde_json::from_str::<Envelope>(&text) {
+                Ok(envelope) if envelope.from != here => act(&table, envelope.from, envelope.signal),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "ignored a malformed message from another replica"),
+            }
+        }
+    });
+}
+
+fn act(table: &Table, from: String, signal: Signal) {
+    match signal {
+        Signal::Answer { session, id, result, error } => {
+            let outcome = match (result, error) {
+                (_, Some(error)) => Err(error),
+                (result, None) => Ok(result.unwrap_or(Value::Null)),
+            };
+            if let Some(held) = table.held(&session) {
+                held.session.answer_here(&id, outcome);
+            }
+        }
+        Signal::Cancel { session, request } => {
+            if let (Some(held), Some(request)) = (table.held(&session), RequestId::from_json(&request.to_string())) {
+                held.session.cancel_here(&request);
+            }
+        }
+        Signal::Change { session, change } => {
+            if let Some(held) = table.held(&session) {
+                held.session.apply_here(&change);
+            }
+        }
+        Signal::End { session } => table.drop_copy(&session),
+        Signal::Resume { session, event, number } => {
+            let found = table.held(&session).and_then(|held| {
+                let (stream, after) = held.streams.find(&event)?;
+                Some((stream, after, held.connection()))
+            });
+            table.resumptions.forward(&table.relay, found, from, number);
+        }
+        Signal::Forwarded { number, part } => {
+            let last = matches!(part, Part::Ended | Part::Refused);
+            if !table.resumptions.heard(number, part) && !last {
+                let store = Arc::clone(&table.store);
+                tokio::spawn(async move { Relay::detach(&*store, &from, number).await });
+            }
+        }
+        Signal::Detach { number } => table.resumptions.detached(&from, number),
     }
 }

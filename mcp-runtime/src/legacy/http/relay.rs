@@ -16,8 +16,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::resume::Part;
-use super::sessions::Table;
 use crate::handler::functions::BoxFuture;
 use crate::legacy::SessionStore;
 use crate::legacy::session::Peers;
@@ -31,15 +29,15 @@ static NEXT_REQUEST: AtomicU64 = AtomicU64::new(0);
 
 /// One message between replicas.
 #[derive(Serialize, Deserialize)]
-struct Envelope {
+pub(super) struct Envelope {
     /// The sending replica: its own messages to every replica come back to it.
-    from: String,
-    signal: Signal,
+    pub(super) from: String,
+    pub(super) signal: Signal,
 }
 
 #[derive(Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-enum Signal {
+pub(super) enum Signal {
     /// The client's answer to a request waiting on the replica addressed.
     Answer {
         session: String,
@@ -115,7 +113,7 @@ impl Relay {
     }
 
     /// Tells `holder` that nothing here reads forwarding `number` any more.
-    async fn detach(store: &dyn SessionStore, holder: &str, number: u64) {
+    pub(super) async fn detach(store: &dyn SessionStore, holder: &str, number: u64) {
         Self::send(store, Some(holder), Signal::Detach { number }).await;
     }
 }
@@ -167,62 +165,18 @@ fn unsaved(error: &StoreError) -> ErrorObject {
     ErrorObject::internal("The change could not be saved; retry later")
 }
 
-/// Acts on the signals the store delivers to this replica, for the
-/// sessions it holds, until `table` is gone.
-pub(crate) fn listen(store: &dyn SessionStore, table: std::sync::Weak<Table>) {
-    let (Some(here), Some(mut incoming)) = (store.replica_id().map(str::to_owned), store.subscribe()) else { return };
-    tokio::spawn(async move {
-        loop {
-            let text = match incoming.recv().await {
-                Ok(text) => text,
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
-                    tracing::warn!(missed, "missed messages from the other replicas");
-                    continue;
-                }
-                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
-            };
-            let Some(table) = table.upgrade() else { return };
-            match serde_json::from_str::<Envelope>(&text) {
-                Ok(envelope) if envelope.from != here => act(&table, envelope.from, envelope.signal),
-                Ok(_) => {}
-                Err(e) => tracing::warn!(error = %e, "ignored a malformed message from another replica"),
-            }
-        }
-    });
-}
-
-fn act(table: &Table, from: String, signal: Signal) {
-    match signal {
-        Signal::Answer { session, id, result, error } => {
-            let outcome = match (result, error) {
-                (_, Some(error)) => Err(error),
-                (result, None) => Ok(result.unwrap_or(Value::Null)),
-            };
-            if let Some(held) = table.held(&session) {
-                held.session.answer_here(&id, outcome);
-            }
-        }
-        Signal::Cancel { session, request } => {
-            if let (Some(held), Some(request)) = (table.held(&session), RequestId::from_json(&request.to_string())) {
-                held.session.cancel_here(&request);
-            }
-        }
-        Signal::Change { session, change } => {
-            if let Some(held) = table.held(&session) {
-                held.session.apply_here(&change);
-            }
-        }
-        Signal::End { session } => table.drop_copy(&session),
-        Signal::Resume { session, event, number } => {
-            table.resumptions.forward(&table.relay, table.held(&session), from, number, &event);
-        }
-        Signal::Forwarded { number, part } => {
-            let last = matches!(part, Part::Ended | Part::Refused);
-            if !table.resumptions.heard(number, part) && !last {
-                let store = Arc::clone(&table.store);
-                tokio::spawn(async move { Relay::detach(&*store, &from, number).await });
-            }
-        }
-        Signal::Detach { number } => table.resumptions.detached(&from, number),
-    }
+/// One word of a holder about a forwarded stream.
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(tag = "what", rename_all = "snake_case")]
+pub(crate) enum Part {
+    /// The stream is found: events follow.
+    Accepted,
+    /// No such stream is kept there.
+    Refused,
+    /// One event, as written on the wire.
+    Event { text: String },
+    /// Nothing to forward for a while; the holder still forwards.
+    Alive,
+    /// The stream or its forwarding ended.
+    Ended,
 }

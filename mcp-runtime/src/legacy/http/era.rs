@@ -14,7 +14,7 @@
 use http::{HeaderMap, HeaderName, StatusCode};
 use serde_json::Value;
 
-use super::error_response;
+use super::replies::error_response;
 use crate::endpoint::body::McpBody;
 use crate::endpoint::responses::transport_error;
 use crate::legacy::message;

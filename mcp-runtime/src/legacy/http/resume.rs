@@ -28,13 +28,12 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use bytes::Bytes;
-use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::live::{self, Bound, LiveReceiver, LiveSender};
-use super::relay::Relay;
-use super::sessions::HttpSession;
+use super::relay::{Part, Relay};
+use super::stream::Stream;
 
 /// How long the replica reached waits for the holder's first word.
 pub(crate) const ANSWER_WITHIN: Duration = Duration::from_secs(3);
@@ -46,22 +45,6 @@ const ALIVE_EVERY: Duration = Duration::from_secs(10);
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// One word of a holder about a forwarded stream.
-#[derive(Serialize, Deserialize, Debug)]
-#[serde(tag = "what", rename_all = "snake_case")]
-pub(crate) enum Part {
-    /// The stream is found: events follow.
-    Accepted,
-    /// No such stream is kept there.
-    Refused,
-    /// One event, as written on the wire.
-    Event { text: String },
-    /// Nothing to forward for a while; the holder still forwards.
-    Alive,
-    /// The stream or its forwarding ended.
-    Ended,
 }
 
 /// The resumptions this replica waits on, and those it forwards.
@@ -138,23 +121,19 @@ impl Resumptions {
         }
     }
 
-    /// As the holder: resumes the stream of `event_id` in `held` after that
-    /// event, and forwards its events to replica `to` until the stream
-    /// ends or `to` detaches. Refuses when no such stream is kept here.
-    pub(crate) fn forward(
+    /// As the holder: resumes `stream` after event `after` (holding `open`,
+    /// which keeps its session in use here), and forwards its events to
+    /// replica `to` until the stream ends or `to` detaches. Refuses when
+    /// no such stream is kept here (`found` is `None`).
+    pub(crate) fn forward<G: Send + 'static>(
         self: &Arc<Self>,
         relay: &Arc<Relay>,
-        held: Option<Arc<HttpSession>>,
+        found: Option<(Arc<Stream>, u64, G)>,
         to: String,
         number: u64,
-        event_id: &str,
     ) {
         let relay = Arc::clone(relay);
-        let found = held.and_then(|held| {
-            let (stream, after) = held.streams.find(event_id)?;
-            Some((held, stream, after))
-        });
-        let Some((held, stream, after)) = found else {
+        let Some((stream, after, open)) = found else {
             tokio::spawn(async move { relay.forwarded(&to, number, Part::Refused).await });
             return;
         };
@@ -165,7 +144,7 @@ impl Resumptions {
         tokio::spawn(async move {
             // The session counts as in use, and its copy stays here, while
             // its stream is read elsewhere.
-            let _open = held.connection();
+            let _open = open;
             relay.forwarded(&to, number, Part::Accepted).await;
             let mut alive = tokio::time::interval_at(tokio::time::Instant::now() + ALIVE_EVERY, ALIVE_EVERY);
             loop {

@@ -21,20 +21,14 @@
 //! whose empty data they would try to read as JSON.
 
 use std::collections::{HashMap, VecDeque};
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use bytes::{BufMut, Bytes, BytesMut};
-use tokio::time::Sleep;
 
 use super::live::{self, Bound, LiveReceiver, LiveSender, Refused};
-use super::sessions::OpenConnection;
-use crate::endpoint::body::EventSource;
-use crate::endpoint::sse::{KEEP_ALIVE, event};
+use crate::endpoint::sse::event;
 
 /// How long a client waits before it reconnects to a stream whose
 /// connection the server ended (`retry:`), in milliseconds.
@@ -314,43 +308,6 @@ fn with_id(stream: &str, seq: u64, message: &str) -> Bytes {
     out.put_slice(format!("id: {stream}-{seq}\n").as_bytes());
     out.put_slice(&data);
     out.freeze()
-}
-
-/// The body of a response reading one stream: its events as they come,
-/// with keep-alive comments in long silences. It ends when the stream ends
-/// or its connection is ended; dropping it (the client went away) leaves
-/// the stream and its request running.
-pub(crate) struct LiveBody {
-    events: LiveReceiver,
-    keep_alive: Option<(Duration, Pin<Box<Sleep>>)>,
-    _open: OpenConnection,
-}
-
-impl LiveBody {
-    pub(crate) fn new(events: LiveReceiver, keep_alive: Option<Duration>, open: OpenConnection) -> Self {
-        let keep_alive = keep_alive.map(|period| (period, Box::pin(tokio::time::sleep(period))));
-        LiveBody { events, keep_alive, _open: open }
-    }
-}
-
-impl EventSource for LiveBody {
-    fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
-        let next = match self.events.poll_recv(cx) {
-            Poll::Ready(next) => next,
-            Poll::Pending => {
-                let quiet_too_long =
-                    self.keep_alive.as_mut().is_some_and(|(_, sleep)| sleep.as_mut().poll(cx).is_ready());
-                if !quiet_too_long {
-                    return Poll::Pending;
-                }
-                Some(Bytes::from_static(KEEP_ALIVE))
-            }
-        };
-        if let (Some(_), Some((period, sleep))) = (&next, &mut self.keep_alive) {
-            sleep.as_mut().reset(tokio::time::Instant::now() + *period);
-        }
-        Poll::Ready(next)
-    }
 }
 
 #[cfg(test)]

@@ -10,11 +10,12 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use super::endpoint::SessionEndpoint;
+use super::replies::{error_response, live_response};
 use super::sessions::HttpSession;
 use super::stream::{Pushed, Stream};
-use super::{error_response, live_response};
 use crate::endpoint::body::McpBody;
-use crate::endpoint::in_flight::{OwnedSlot, busy_error};
+use crate::endpoint::in_flight::{InFlight, OwnedSlot, busy_error};
 use crate::endpoint::media::Acceptable;
 use crate::endpoint::responses::busy_http;
 use crate::endpoint::responses::{empty, insufficient_scope, transport_error, with_body};
@@ -24,11 +25,11 @@ use crate::legacy::message::{self, Incoming};
 use crate::protocol::{ErrorObject, RequestId};
 use crate::registry::scopes;
 use crate::server::Server;
-use crate::transport::http::service::Shared;
 
 /// Serves one message of `session`.
 pub(super) async fn serve(
-    shared: &Shared,
+    endpoint: &SessionEndpoint,
+    in_flight: &InFlight,
     session: Arc<HttpSession>,
     parts: Parts,
     accept: Acceptable,
@@ -40,9 +41,9 @@ pub(super) async fn serve(
             let error = ErrorObject::invalid_request("The session is already initialized");
             error_response(StatusCode::BAD_REQUEST, Some(&id), &error)
         }
-        Incoming::Request { id, method, params } => match shared.in_flight.enter() {
-            Some(slot) => request(shared, session, Request { id, method, params, parts }, accept, slot.owned()).await,
-            None => busy(shared, Some(&id)),
+        Incoming::Request { id, method, params } => match in_flight.enter() {
+            Some(slot) => request(endpoint, session, Request { id, method, params, parts }, accept, slot.owned()).await,
+            None => busy(in_flight, Some(&id)),
         },
         Incoming::Notification { method, params } => match session.session.notified(&method, params) {
             None => empty(StatusCode::ACCEPTED),
@@ -55,9 +56,9 @@ pub(super) async fn serve(
             session.session.answer(&id, outcome);
             empty(StatusCode::ACCEPTED)
         }
-        Incoming::Batch(items) => match shared.in_flight.enter() {
-            Some(slot) => batch(shared, session, parts, items, slot.owned()).await,
-            None => busy(shared, None),
+        Incoming::Batch(items) => match in_flight.enter() {
+            Some(slot) => batch(endpoint, session, parts, items, slot.owned()).await,
+            None => busy(in_flight, None),
         },
         Incoming::Modern => {
             transport_error(StatusCode::BAD_REQUEST, "The body must be a JSON-RPC request, notification or response")
@@ -66,8 +67,8 @@ pub(super) async fn serve(
 }
 
 /// 503 with `Retry-After`: every slot under the in-flight limit is taken.
-fn busy(shared: &Shared, id: Option<&RequestId>) -> http::Response<McpBody> {
-    busy_http(bridge::failure(id, &busy_error(shared.in_flight.limit())))
+fn busy(in_flight: &InFlight, id: Option<&RequestId>) -> http::Response<McpBody> {
+    busy_http(bridge::failure(id, &busy_error(in_flight.limit())))
 }
 
 /// A session's request, with the HTTP request that carried it.
@@ -88,27 +89,27 @@ fn answers_at_once(method: &str) -> bool {
 /// one (its notifications and requests to the client come first); with
 /// JSON otherwise, those then going to the standalone stream.
 async fn request(
-    shared: &Shared,
+    endpoint: &SessionEndpoint,
     session: Arc<HttpSession>,
     request: Request,
     accept: Acceptable,
     slot: OwnedSlot,
 ) -> http::Response<McpBody> {
-    let server = shared.server.clone();
+    let server = endpoint.server.clone();
     let target =
         request.params.as_ref().and_then(|p| p.get(if request.method == "resources/read" { "uri" } else { "name" }));
     if let Some(refusal) = refusal_for(&server, &request.method, target.and_then(Value::as_str), &request.parts) {
         let response = error_response(StatusCode::FORBIDDEN, Some(&request.id), &refusal.error());
-        return insufficient_scope(response, &refusal, shared.resource_metadata_url());
+        return insufficient_scope(response, &refusal, endpoint.settings.resource_metadata.as_deref());
     }
-    let timeout = shared.config.request_timeout;
+    let timeout = endpoint.settings.request_timeout;
     let cancel = session.session.begin(request.id.clone());
-    let json_suffices = shared.config.buffered_responses || answers_at_once(&request.method);
+    let json_suffices = endpoint.settings.buffered_responses || answers_at_once(&request.method);
     if accept.event_stream && !(accept.json && json_suffices) {
         let stream = session.streams.open();
         let events = stream.connect();
         tokio::spawn(run_on_stream(server, Arc::clone(&session), (request, cancel), stream, (timeout, slot)));
-        return live_response(shared, &session, events);
+        return live_response(endpoint, &session, events);
     }
     let Request { id, method, params, parts } = request;
     let via = Via { outlet: session.standalone_outlet(), close: None, timeout, http: Some(parts) };
@@ -172,7 +173,7 @@ async fn run_on_stream(
 
 /// A 2025-03-26 batch: every request answered, the answers in one array.
 async fn batch(
-    shared: &Shared,
+    endpoint: &SessionEndpoint,
     session: Arc<HttpSession>,
     parts: Parts,
     items: Vec<Value>,
@@ -182,11 +183,11 @@ async fn batch(
         let error = ErrorObject::invalid_request("Batches are not supported after protocol version 2025-03-26");
         return error_response(StatusCode::BAD_REQUEST, None, &error);
     }
-    let server = shared.server.clone();
+    let server = endpoint.server.clone();
     let via = Via {
         outlet: session.standalone_outlet(),
         close: None,
-        timeout: shared.config.request_timeout,
+        timeout: endpoint.settings.request_timeout,
         http: Some(parts),
     };
     let (tx, rx) = oneshot::channel();

@@ -1,0 +1,519 @@
+//! [`HttpConfig`]: the settings of the HTTP transport.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::origin::OriginPolicy;
+use crate::legacy::SessionStore;
+
+/// Settings of the HTTP transport. Every field has a safe default:
+///
+/// | setting | default |
+/// |---|---|
+/// | [`endpoint`](Self::endpoint) (standalone server only) | `/mcp` |
+/// | [`max_body_bytes`](Self::max_body_bytes) | 4 MiB (413 beyond) |
+/// | [`max_header_bytes`](Self::max_header_bytes) (standalone) | 32 KiB (431 beyond) |
+/// | [`body_timeout`](Self::body_timeout) | 30 s to receive the body (408 after) |
+/// | [`request_timeout`](Self::request_timeout) | 5 min for the handler (`-32603` after); none for listen streams |
+/// | [`sse_keep_alive`](Self::sse_keep_alive) | a comment after 15 s without events on a stream |
+/// | [`buffered_responses`](Self::buffered_responses) | off: notifications before a result are streamed |
+/// | [`header_read_timeout`](Self::header_read_timeout) (standalone) | 10 s, also the keep-alive idle limit |
+/// | [`write_timeout`](Self::write_timeout) (standalone) | 30 s without write progress closes the connection |
+/// | [`max_connections`](Self::max_connections) (standalone) | 1024 |
+/// | [`max_in_flight`](Self::max_in_flight) | 512 requests handled at once (503 with `Retry-After` beyond) |
+/// | [`max_stream_buffer`](Self::max_stream_buffer) | 1 MiB unread on one event stream (the stream is ended beyond) |
+/// | [`shutdown_grace`](Self::shutdown_grace) (standalone) | 10 s |
+/// | `Origin`/`Host` checks | loopback names only; see [`allowed_hosts`](Self::allowed_hosts) |
+/// | [`cors`](Self::cors) (standalone) | off |
+/// | [`max_sessions`](Self::max_sessions) (2025-era clients) | 10 000 live at once (503 beyond) |
+/// | [`session_idle_timeout`](Self::session_idle_timeout) (2025-era clients) | 30 min unused ends a session |
+/// | [`session_store`](Self::session_store) (2025-era clients) | in this process's memory |
+/// | [`health_endpoints`](Self::health_endpoints) | off |
+/// | [`shutdown_drain`](Self::shutdown_drain) (standalone) | none |
+///
+/// The `Origin`/`Host` check guards against DNS rebinding: a web page must
+/// not reach a server on `localhost` through a name it controls. By default
+/// only `localhost`, `127.0.0.1` and `[::1]` (any port) are accepted as
+/// `Host`, and an `Origin`, when sent, must name one of them. A standalone
+/// server bound to a non-loopback address instead accepts any `Host` and
+/// only same-origin or [allowed](Self::allowed_origins) `Origin`s. A
+/// service mounted in another application keeps the loopback default until
+/// told otherwise, since it cannot know where it listens.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_runtime::transport::http::HttpConfig;
+///
+/// let config = HttpConfig::default()
+///     .allowed_hosts(["mcp.example.com"])
+///     .allowed_origins(["https://app.example.com"])
+///     .request_timeout(Duration::from_secs(30))
+///     .max_body_bytes(1024 * 1024);
+/// # let _ = config;
+/// ```
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    pub(crate) endpoint: String,
+    pub(crate) max_body_bytes: usize,
+    pub(crate) max_header_bytes: usize,
+    pub(crate) body_timeout: Option<Duration>,
+    pub(crate) request_timeout: Option<Duration>,
+    pub(crate) sse_keep_alive: Option<Duration>,
+    pub(crate) buffered_responses: bool,
+    pub(crate) header_read_timeout: Duration,
+    pub(crate) write_timeout: Duration,
+    pub(crate) max_connections: usize,
+    pub(crate) max_in_flight: usize,
+    pub(crate) max_stream_buffer: usize,
+    pub(crate) shutdown_grace: Duration,
+    pub(crate) origin: OriginPolicy,
+    pub(crate) cors: bool,
+    pub(crate) max_sessions: usize,
+    pub(crate) session_idle_timeout: Duration,
+    pub(crate) session_store: Option<StoreSlot>,
+    pub(crate) health: Option<HealthPaths>,
+    pub(crate) shutdown_drain: Duration,
+}
+
+/// The store [`HttpConfig::session_store`] set.
+#[derive(Clone)]
+pub(crate) struct StoreSlot(pub(crate) Arc<dyn SessionStore>);
+
+impl std::fmt::Debug for StoreSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SessionStore")
+    }
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            endpoint: "/mcp".to_owned(),
+            max_body_bytes: 4 * 1024 * 1024,
+            max_header_bytes: 32 * 1024,
+            body_timeout: Some(Duration::from_secs(30)),
+            request_timeout: Some(Duration::from_secs(300)),
+            sse_keep_alive: Some(Duration::from_secs(15)),
+            buffered_responses: false,
+            header_read_timeout: Duration::from_secs(10),
+            write_timeout: Duration::from_secs(30),
+            max_connections: 1024,
+            max_in_flight: 512,
+            max_stream_buffer: 1024 * 1024,
+            shutdown_grace: Duration::from_secs(10),
+            origin: OriginPolicy::default(),
+            cors: false,
+            max_sessions: 10_000,
+            session_idle_timeout: Duration::from_secs(30 * 60),
+            session_store: None,
+            health: None,
+            shutdown_drain: Duration::ZERO,
+        }
+    }
+}
+
+impl HttpConfig {
+    /// The path of the MCP endpoint when serving standalone (default `/mcp`);
+    /// other paths answer 404. A mounted [`McpService`](super::McpService) answers on whatever
+    /// path it is mounted at.
+    pub fn endpoint(mut self, path: impl Into<String>) -> Self {
+        let path = path.into();
+        self.endpoint = if path.starts_with('/') { path } else { format!("/{path}") };
+        self
+    }
+
+    /// The largest request body accepted, in bytes (default 4 MiB); a larger
+    /// one is answered 413 without being read further.
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.max_body_bytes = bytes;
+        self
+    }
+
+    /// The largest request head (request line and headers) accepted by the
+    /// standalone server, in bytes (default 32 KiB, at least 4 KiB); a larger
+    /// one is answered 431.
+    pub fn max_header_bytes(mut self, bytes: usize) -> Self {
+        self.max_header_bytes = bytes.max(4096);
+        self
+    }
+
+    /// How long a client may take to send the request body (default 30 s;
+    /// `None` for no limit), counted from when the server first has to wait
+    /// for it. A client still sending after that gets 408.
+    pub fn body_timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
+        self.body_timeout = timeout.into();
+        self
+    }
+
+    /// How long a handler may run (default 5 minutes; `None` for no limit),
+    /// counted from the first time it waits (a handler answering without
+    /// waiting never reads the clock). A handler still running after that
+    /// is cancelled (its token fires, and it is dropped after the server's
+    /// [cancellation grace](crate::ServerBuilder::cancellation_grace)), and
+    /// the client receives a `-32603` error at once; the request's place
+    /// under [`max_in_flight`](Self::max_in_flight) is free from then on.
+    /// `subscriptions/listen` streams are exempt: they last
+    /// until the client leaves or the server shuts down. On a 2025-era
+    /// session the time a request waits for the client's answers (an
+    /// elicitation waits for a person) counts too.
+    pub fn request_timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
+        self.request_timeout = timeout.into();
+        self
+    }
+
+    /// How long an event stream may stay silent before a `: keep-alive`
+    /// comment is sent (default 15 s; `None` to never send one), so proxies
+    /// with idle timeouts do not cut long tool calls or listen streams.
+    pub fn sse_keep_alive(mut self, interval: impl Into<Option<Duration>>) -> Self {
+        self.sse_keep_alive = interval.into();
+        self
+    }
+
+    /// Answers every request whose client takes JSON with one JSON
+    /// document, never an event stream (default `false`): for platforms
+    /// that buffer a response until it ends, such as AWS Lambda or an API
+    /// gateway, where a stream's events would all arrive with the result
+    /// anyway. The notifications a handler sends before its result
+    /// (progress, log messages) are then dropped, as for a client that takes
+    /// only JSON (a 2025-era session's go to its standalone stream, as they
+    /// do for such a client). A client that takes only event streams still
+    /// gets one, and `subscriptions/listen`, which is nothing but a stream,
+    /// is unchanged.
+    ///
+    /// ```
+    /// use mcp_runtime::transport::http::HttpConfig;
+    ///
+    /// let config = HttpConfig::default().buffered_responses(true);
+    /// # let _ = config;
+    /// ```
+    pub fn buffered_responses(mut self, buffered: bool) -> Self {
+        self.buffered_responses = buffered;
+        self
+    }
+
+    /// How long a connection of the standalone server may wait for its
+    /// next complete request head (default 10 s), counted from the accept
+    /// or from the end of the previous response: it closes idle keep-alive
+    /// connections and heads that trickle in (slowloris). A request in
+    /// progress is never cut by it; the body, request and write timeouts
+    /// bound those. One timer per connection, however many requests it
+    /// carries.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_runtime::transport::http::HttpConfig;
+    ///
+    /// // Idle keep-alive connections closed after 5 s.
+    /// let config = HttpConfig::default().header_read_timeout(Duration::from_secs(5));
+    /// # let _ = config;
+    /// ```
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.header_read_timeout = timeout;
+        self
+    }
+
+    /// How long the standalone server waits for a client that does not
+    /// read what it is sent (default 30 s) before closing its connection,
+    /// so a stalled reader cannot keep its place under the connection limit.
+    pub fn write_timeout(mut self, timeout: Duration) -> Self {
+        self.write_timeout = timeout;
+        self
+    }
+
+    /// How many connections the standalone server keeps open at once
+    /// (default 1024, at least 1); further clients wait to be accepted.
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.max_connections = connections.max(1);
+        self
+    }
+
+    /// How many requests may be handled at once (default 512, at least 1).
+    /// One more is refused at once rather than queued: HTTP 503 with
+    /// `Retry-After: 1` and a JSON-RPC error (`-32000`) echoing the
+    /// request's id, so that a client matching answers by id knows which
+    /// one to send again. Under a flood the requests already admitted keep
+    /// their pace, and the others learn quickly that they must come back.
+    ///
+    /// A request holds its place while its handler runs: until its JSON
+    /// answer is ready, or, answered with an event stream, until its
+    /// handler finishes; a handler cut by the
+    /// [request timeout](Self::request_timeout) gives its place back then.
+    /// Counted: every request of the 2026-07-28 revision and of 2025-era
+    /// sessions (a 2025-03-26 batch counts once). Not counted, since they
+    /// last as long as the client wants and run no handler of the
+    /// application: `subscriptions/listen` streams and the standalone
+    /// streams of 2025-era sessions (bounded by
+    /// [`max_connections`](Self::max_connections) instead), notifications,
+    /// the client's answers, `initialize` (bounded by
+    /// [`max_sessions`](Self::max_sessions)) and the probes.
+    ///
+    /// Keep it under [`max_connections`](Self::max_connections) for the
+    /// standalone server, so that a flood is refused quickly instead of
+    /// waiting to be accepted. A request costs two atomic operations on
+    /// one counter.
+    ///
+    /// ```
+    /// use mcp_runtime::transport::http::HttpConfig;
+    ///
+    /// // At most 64 handlers at once (a tool that calls a rate-limited
+    /// // API, say); the 65th request is answered 503 at once.
+    /// let config = HttpConfig::default().max_in_flight(64);
+    /// # let _ = config;
+    /// ```
+    pub fn max_in_flight(mut self, requests: usize) -> Self {
+        self.max_in_flight = requests.max(1);
+        self
+    }
+
+    /// How many bytes of events one event stream may hold for a client
+    /// that does not read them (default 1 MiB, at least 4 KiB), beyond what
+    /// the connection itself buffers. A client that falls further behind
+    /// has its stream ended, in a way that tells it so:
+    ///
+    /// - a request answered with an event stream (progress, log messages
+    ///   before its result) is cancelled, and its stream ends with a
+    ///   `-32603` error for it, saying the client did not read its stream;
+    /// - a `subscriptions/listen` stream ends with its closing result, as
+    ///   at shutdown: the client listens again (and reads again what it
+    ///   follows);
+    /// - on a 2025-11-25 session, the connection reading a stream ends
+    ///   with `retry:`, and the stream goes on: the client comes back with
+    ///   `Last-Event-ID` and is sent what it missed (at most 128 events
+    ///   wait, half of the 256 the stream keeps for that, so the client
+    ///   has 128 more to come back before it misses any);
+    /// - on older sessions, whose streams cannot be resumed, a request's
+    ///   stream ends with a `-32603` error for the request, which is
+    ///   cancelled, and the standalone stream's connection ends (the
+    ///   client opens it again).
+    ///
+    /// Nothing is dropped silently from a stream that goes on. A listen
+    /// stream takes the server's changes only as fast as its client reads
+    /// them, so it gets there only with a burst of large notifications;
+    /// one that falls behind the server's event bus is told that
+    /// everything it follows may have changed. A client that reads nothing at all loses its connection
+    /// after the [write timeout](Self::write_timeout) too.
+    ///
+    /// ```
+    /// use mcp_runtime::transport::http::HttpConfig;
+    ///
+    /// let config = HttpConfig::default().max_stream_buffer(256 * 1024);
+    /// # let _ = config;
+    /// ```
+    pub fn max_stream_buffer(mut self, bytes: usize) -> Self {
+        self.max_stream_buffer = bytes.max(4096);
+        self
+    }
+
+    /// How long requests in flight may take to finish once shutdown starts
+    /// (default 10 s); connections still busy after that are closed.
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.shutdown_grace = grace;
+        self
+    }
+
+    /// Accepts these `Host` values instead of the loopback names: a name
+    /// without a port (`mcp.example.com`) accepts any port, one with a port
+    /// (`mcp.example.com:8443`) only that port. An `Origin` naming an
+    /// allowed host is accepted too. Add `localhost` yourself if you still
+    /// want it.
+    pub fn allowed_hosts<I, S>(mut self, hosts: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.origin.allow_hosts(hosts.into_iter().map(Into::into));
+        self
+    }
+
+    /// Accepts any `Host`, for servers reached through names that cannot be
+    /// listed. An `Origin`, when sent, must then be same-origin (its host
+    /// equals the `Host` header) or [allowed](Self::allowed_origins).
+    pub fn allow_any_host(mut self) -> Self {
+        self.origin.allow_any_host();
+        self
+    }
+
+    /// Accepts requests carrying these exact `Origin` values (such as
+    /// `https://app.example.com`) in addition to the ones the host rule
+    /// accepts.
+    pub fn allowed_origins<I, S>(mut self, origins: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.origin.allow_origins(origins.into_iter().map(Into::into));
+        self
+    }
+
+    /// Lets web pages call the standalone server from other origins
+    /// (default off): it answers CORS preflights (`OPTIONS`, 204) and adds
+    /// `Access-Control-Allow-Origin` to its responses, for the origins the
+    /// `Origin`/`Host` check accepts (so loopback pages by default, plus
+    /// [`allowed_origins`](Self::allowed_origins)); other origins are still
+    /// refused with 403. Browsers may then send the MCP headers
+    /// ([`CORS_REQUEST_HEADERS`](super::CORS_REQUEST_HEADERS), and `Mcp-Param-*`) and read
+    /// [`CORS_EXPOSED_HEADERS`](super::CORS_EXPOSED_HEADERS). Off, a preflight is answered 405 and no
+    /// page of another origin can read a response.
+    ///
+    /// ```
+    /// use mcp_runtime::transport::http::HttpConfig;
+    ///
+    /// let config = HttpConfig::default().allowed_origins(["https://app.example.com"]).cors(true);
+    /// # let _ = config;
+    /// ```
+    ///
+    /// A service [mounted](crate::Server::http_service) in another application
+    /// leaves CORS to that application's layers; see
+    /// [`CORS_REQUEST_HEADERS`](super::CORS_REQUEST_HEADERS) for `tower-http`'s `CorsLayer`.
+    pub fn cors(mut self, enabled: bool) -> Self {
+        self.cors = enabled;
+        self
+    }
+
+    /// How many 2025-era sessions may be live at once (default 10 000, at
+    /// least 1). Beyond it `initialize` is answered 503 with a JSON-RPC
+    /// error, and the sessions already open are left alone: a flood of
+    /// `initialize` cannot evict the clients being served. Expired sessions
+    /// make room first. Servers that serve only the 2026-07-28 revision
+    /// ([`Eras::Modern`](crate::Eras::Modern)) keep no sessions.
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.max_sessions = sessions.max(1);
+        self
+    }
+
+    /// How long a 2025-era session may go unused before it is ended
+    /// (default 30 minutes): no request in that time and no stream of it
+    /// being read. Its id is then answered 404, which tells the client to
+    /// `initialize` again.
+    pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
+        self.session_idle_timeout = idle;
+        self
+    }
+
+    /// Where 2025-era sessions are kept (default: in this process's memory,
+    /// [`MemorySessionStore`](crate::legacy::MemorySessionStore)). With a
+    /// store several replicas share, such as [`RedisSessionStore`] (`redis`
+    /// feature), a session opened on one replica is served by any other,
+    /// behind a load balancer that does not route by `Mcp-Session-Id`: a
+    /// request to the client may be answered on any replica, a DELETE on
+    /// any replica ends the session everywhere. [`max_sessions`](Self::max_sessions)
+    /// and [`session_idle_timeout`](Self::session_idle_timeout) bound the
+    /// store's sessions, and, on each replica, the copies it holds. Every
+    /// request of a session loads its record (one round trip to the store);
+    /// while the store is out of reach, they are answered 503.
+    ///
+    /// An event stream stays with the replica that holds it, and its event
+    /// ids name that replica. A `Last-Event-ID` GET reaching another replica
+    /// is forwarded: the replica holding the stream resumes it and sends its
+    /// events on through the store's messages, so a handler that ends its
+    /// stream's connection ([`close_sse_stream`](crate::RequestContext::close_sse_stream))
+    /// has its result delivered wherever the client comes back. A replica
+    /// that does not answer within seconds (it is gone) makes that GET a
+    /// 400, and one that falls silent while forwarding ends the resumed
+    /// connection, as its own would have ended. The messages a
+    /// request answered with plain JSON sends (its notifications, its
+    /// requests to the client) go to the standalone stream of the replica
+    /// serving it; clients that take an event stream, as clients do, get
+    /// them on the request's own stream. List changes and resource updates
+    /// reach every replica's standalone stream through the server's
+    /// [`EventBus`](crate::events::EventBus), so give replicas a shared one
+    /// ([`RedisBus`]) too.
+    #[cfg_attr(
+        feature = "redis",
+        doc = "\n\n[`RedisSessionStore`]: crate::legacy::RedisSessionStore\n[`RedisBus`]: crate::events::RedisBus"
+    )]
+    // Without the feature the names lead to what those types implement.
+    #[cfg_attr(
+        not(feature = "redis"),
+        doc = "\n\n[`RedisSessionStore`]: crate::legacy::SessionStore\n[`RedisBus`]: crate::events::EventBus"
+    )]
+    pub fn session_store(mut self, store: impl SessionStore) -> Self {
+        self.session_store = Some(StoreSlot(Arc::new(store)));
+        self
+    }
+
+    /// Answers liveness and readiness probes at these two paths (default
+    /// off: they are then 404 like any other path of the standalone
+    /// server), for load balancers and orchestrators. `GET` or `HEAD`:
+    ///
+    /// - `live`: 200 `ok` while the process serves requests;
+    /// - `ready`: 200 `ok` when the stores the server depends on answer
+    ///   within a second (its [`EventBus`](crate::events::EventBus), and
+    ///   the [session store](Self::session_store) when it serves 2025-era
+    ///   clients: a Redis `PING` for the Redis ones, see their `ready`
+    ///   method), 503 `not ready` otherwise, and 503 from the moment
+    ///   shutdown begins, while requests in flight finish, so that a
+    ///   balancer stops sending new ones (see
+    ///   [`shutdown_drain`](Self::shutdown_drain)). Why a replica is not
+    ///   ready is logged, not sent.
+    ///
+    /// Probes skip the `Origin`/`Host` check: balancers probe by address
+    /// (`Host: 10.0.3.7:3000`), which [`allowed_hosts`](Self::allowed_hosts)
+    /// need not list, and the answer reveals nothing else. They skip every
+    /// MCP check too, and CORS. Choose paths other than the MCP endpoint's:
+    /// a probe path is answered as a probe, whatever the method.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_runtime::transport::http::HttpConfig;
+    ///
+    /// // Kubernetes: livenessProbe on /healthz, readinessProbe on /readyz
+    /// // (periodSeconds: 2), and a drain longer than two probe periods.
+    /// let config = HttpConfig::default()
+    ///     .health_endpoints("/healthz", "/readyz")
+    ///     .shutdown_drain(Duration::from_secs(5));
+    /// # let _ = config;
+    /// ```
+    ///
+    /// A [mounted](crate::Server::http_service) [`McpService`](super::McpService) answers the probes
+    /// only on the requests its host application routes to it, by their
+    /// path as the service sees it: mount it at the probe paths too
+    /// (`route_service("/readyz", service.clone())`), or answer them with
+    /// the application's own routes, asking [`McpService::is_ready`](super::McpService::is_ready). The
+    /// application owns shutdown then: it calls [`McpService::drain`](super::McpService::drain) when
+    /// shutdown begins.
+    pub fn health_endpoints(mut self, live: impl Into<String>, ready: impl Into<String>) -> Self {
+        let path = |p: String| if p.starts_with('/') { p } else { format!("/{p}") };
+        self.health = Some(HealthPaths { live: path(live.into()), ready: path(ready.into()) });
+        self
+    }
+
+    /// How long the standalone server keeps accepting and serving requests
+    /// once shutdown begins, with its readiness probe answering 503, before
+    /// it stops accepting and gives requests in flight
+    /// [`shutdown_grace`](Self::shutdown_grace) to finish (default none).
+    /// A balancer that probes readiness every few seconds needs that long
+    /// to stop sending new requests here; without it, they are refused
+    /// with a closed port in the meantime. Listen streams close at the end
+    /// of it.
+    pub fn shutdown_drain(mut self, drain: Duration) -> Self {
+        self.shutdown_drain = drain;
+        self
+    }
+}
+
+/// The two probe paths, as configured.
+#[derive(Debug, Clone)]
+pub(crate) struct HealthPaths {
+    pub(crate) live: String,
+    pub(crate) ready: String,
+}
+
+/// Which probe a path names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Probe {
+    Live,
+    Ready,
+}
+
+impl HealthPaths {
+    pub(crate) fn probe(&self, path: &str) -> Option<Probe> {
+        if path == self.live {
+            Some(Probe::Live)
+        } else if path == self.ready {
+            Some(Probe::Ready)
+        } else {
+            None
+        }
+    }
+}

@@ -1,0 +1,38 @@
+//! What every request of one [`McpService`](super::McpService) shares: the
+//! server, the settings, the 2025-era sessions, the in-flight count, the
+//! token verifier.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use super::HttpConfig;
+use crate::endpoint::in_flight::InFlight;
+use crate::legacy::http::SessionEndpoint;
+use crate::server::Server;
+
+/// The state of one service, behind one `Arc`.
+pub(super) struct Shared {
+    pub(super) server: Server,
+    pub(super) config: HttpConfig,
+    /// The 2025-era sessions, when the server serves that era.
+    pub(super) legacy: Option<SessionEndpoint>,
+    /// Set when shutdown begins: the readiness probe answers 503 from then on.
+    pub(super) draining: AtomicBool,
+    /// The requests being handled, under [`HttpConfig::max_in_flight`].
+    pub(super) in_flight: InFlight,
+    /// The bearer-token verifier of a protected server.
+    #[cfg(feature = "auth")]
+    pub(super) auth: Option<Arc<crate::auth::Verifier>>,
+}
+
+impl Shared {
+    /// The URL of the Protected Resource Metadata this server publishes,
+    /// when it verifies tokens itself.
+    pub(super) fn resource_metadata_url(&self) -> Option<&str> {
+        #[cfg(feature = "auth")]
+        if let Some(verifier) = &self.auth {
+            return Some(&verifier.metadata.url);
+        }
+        None
+    }
+}
