@@ -2,7 +2,6 @@
 //! server, the settings, the 2025-era sessions, the in-flight count, the
 //! token verifier.
 
-use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use super::HttpConfig;
@@ -22,7 +21,7 @@ pub(super) struct Shared {
     pub(super) in_flight: InFlight,
     /// The bearer-token verifier of a protected server.
     #[cfg(feature = "auth")]
-    pub(super) auth: Option<Arc<crate::auth::Verifier>>,
+    pub(super) auth: Option<std::sync::Arc<crate::auth::Verifier>>,
 }
 
 impl Shared {
