@@ -10,8 +10,6 @@ use super::params_head;
 use super::prepared::{Body, HeaderCheck, Prepared, RequestOptions};
 use super::request::ReadCall;
 use crate::handler::http_request::HttpRequest;
-#[cfg(feature = "http")]
-use crate::handler::principal::Principal;
 use crate::protocol::{ErrorObject, SUPPORTED_VERSIONS};
 use crate::registry::scopes::{self, Access, ScopeRefusal};
 use crate::response::{Response, Stage};
@@ -27,14 +25,15 @@ impl Prepared {
     }
 
     /// Keeps the head of the HTTP request that carried this one, for the
-    /// handler to read ([`RequestContext::http_request`](crate::RequestContext::http_request)).
+    /// handler to read ([`RequestContext::http_request`](crate::RequestContext::http_request)),
+    /// and its verified caller's access.
     #[cfg(feature = "http")]
-    pub(crate) fn attach_http_request(&mut self, parts: http::request::Parts) {
+    pub(crate) fn attach_http_request(&mut self, request: HttpRequest) {
         let authenticated = self.server.settings().authenticated;
         if authenticated {
-            self.access = Access::of(authenticated, parts.extensions.get::<Principal>());
+            self.access = Access::of(authenticated, request.principal());
         }
-        self.http = HttpRequest::new(parts);
+        self.http = request;
     }
 
     /// The refusal of a request for an entry whose scopes its caller

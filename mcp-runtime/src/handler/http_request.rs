@@ -5,6 +5,9 @@
 //! Only HTTP has a request; over stdio, and when a message is dispatched in
 //! process, there is none.
 
+#[cfg(feature = "http")]
+use crate::handler::principal::Principal;
+
 /// The head of the HTTP request a call came in (method, URI, headers,
 /// extensions), kept for the handler; empty for other transports.
 ///
@@ -27,5 +30,12 @@ impl HttpRequest {
     #[cfg(feature = "http")]
     pub(crate) fn parts(&self) -> Option<&http::request::Parts> {
         self.parts.as_deref()
+    }
+
+    /// The caller an authentication layer put in the request's extensions
+    /// (verified only on an authenticated server: whoever reads it checks).
+    #[cfg(feature = "http")]
+    pub(crate) fn principal(&self) -> Option<&Principal> {
+        self.parts()?.extensions.get::<Principal>()
     }
 }

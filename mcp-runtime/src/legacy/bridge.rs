@@ -25,6 +25,8 @@ use super::store::SessionChange;
 pub(crate) use super::via::{CloseConnection, Via};
 use crate::dispatch::{Request, RequestOptions};
 use crate::handler::context::NotificationSink;
+#[cfg(feature = "http")]
+use crate::handler::http_request::HttpRequest;
 use crate::protocol::{
     ErrorObject, LoggingLevel, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION,
     Notification, PROTOCOL_VERSION, RequestId,
@@ -242,7 +244,7 @@ async fn forward(
             Ok(mut prepared) => {
                 #[cfg(feature = "http")]
                 if let Some(parts) = &via.http {
-                    prepared.attach_http_request(parts.clone());
+                    prepared.attach_http_request(HttpRequest::new(parts.clone()));
                 }
                 prepared.run(options).await
             }

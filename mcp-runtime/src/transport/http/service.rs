@@ -31,6 +31,7 @@ use crate::endpoint::responses::{
 };
 use crate::endpoint::sse::{ChannelSink, EventStream, RunFuture, Start};
 use crate::handler::context::DiscardNotifications;
+use crate::handler::http_request::HttpRequest;
 use crate::legacy::http::{self as legacy, EndpointSettings, SessionEndpoint, SessionSettings};
 use crate::protocol::{ErrorObject, RequestId};
 use crate::server::Server;
@@ -342,7 +343,7 @@ pub(super) async fn serve_modern(
         Err(response) => return json_response(*response),
     };
     // Moved rather than cloned: handlers that never read it cost a box.
-    prepared.attach_http_request(parts);
+    prepared.attach_http_request(HttpRequest::new(parts));
     if let Some(refusal) = prepared.scope_refusal() {
         let response = Response::error(Some(id), refusal.error(), Stage::Params);
         prepared.refuse(&response);
