@@ -13,7 +13,10 @@ use mcp_runtime::events::RedisBus;
 use mcp_runtime::legacy::RedisSessionStore;
 use mcp_runtime::tasks::RedisTaskStore;
 use mcp_runtime::transport::http::HttpConfig;
-use mcp_runtime::{CatalogDump, Eras, RequestStateKey, ServerBuilder};
+use mcp_runtime::{
+    ServerBuilder,
+    server::{CatalogDump, Eras, RequestStateKey},
+};
 
 /// The listen address when neither `--http` nor `MCP_HTTP_ADDR` gives one.
 pub(crate) const DEFAULT_ADDR: &str = "127.0.0.1:3000";

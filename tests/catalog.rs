@@ -4,7 +4,11 @@
 use std::sync::{Arc, Mutex};
 
 use mcp_runtime::testing::{TestClient, assert_catalog_snapshot};
-use mcp_runtime::{Args, BuildError, CatalogDump, SchemaProfile, Server, ToolEntry};
+use mcp_runtime::{
+    Args, BuildError, Server,
+    entry::ToolEntry,
+    server::{CatalogDump, SchemaProfile},
+};
 use serde_json::json;
 
 #[mcp_runtime::derives(Deserialize, JsonSchema)]

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use mcp_runtime::input::Elicitation;
 use mcp_runtime::protocol::META_PROTOCOL_VERSION;
 use mcp_runtime::transport::http::{HttpConfig, McpBody, McpService};
-use mcp_runtime::{Eras, Input, RequestContext, Server, ToolEntry};
+use mcp_runtime::{Input, RequestContext, Server, entry::ToolEntry, server::Eras};
 use mcp_tests::legacy_schema::assert_valid_legacy_envelope;
 
 type Reply = http::Response<McpBody>;

@@ -11,7 +11,10 @@ use std::time::Duration;
 use mcp_runtime::input::Elicitation;
 use mcp_runtime::transport::stdio::StdioConfig;
 use mcp_runtime::{
-    CancellationToken, Eras, Input, Logger, Progress, Server, ServerBuilder, prompt, prompts, resource, resources,
+    CancellationToken, Input, Server, ServerBuilder,
+    extract::{Logger, Progress},
+    prompt, prompts, resource, resources,
+    server::Eras,
     tool, tools,
 };
 use mcp_tests::legacy_schema::assert_valid_legacy;

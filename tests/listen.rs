@@ -9,7 +9,11 @@ use std::time::Duration;
 use mcp_runtime::dispatch::{Request, RequestOptions, Response};
 use mcp_runtime::events::{LocalBus, ServerEvent};
 use mcp_runtime::protocol::{Notification, RequestId, RequestMeta};
-use mcp_runtime::{CancellationToken, NotificationSink, PromptEntry, ResourceEntry, Server, ToolEntry};
+use mcp_runtime::{
+    CancellationToken, Server,
+    dispatch::NotificationSink,
+    entry::{PromptEntry, ResourceEntry, ToolEntry},
+};
 use mcp_tests::wire_schema::{assert_valid_line, assert_valid_notification};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;

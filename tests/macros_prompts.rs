@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 mod fixtures {
     use mcp_runtime::protocol::{ContentBlock, GetPromptResult, PromptMessage, ResourceContents, Role};
-    use mcp_runtime::{CompleteCall, RequestContext, RpcError, State, prompt};
+    use mcp_runtime::{RequestContext, RpcError, State, extract::CompleteCall, prompt};
     use serde::Deserialize;
 
     /// A plain prompt.

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 mod fixtures {
     use mcp_runtime::protocol::{ReadResourceResult, ResourceContents};
-    use mcp_runtime::{NotFound, RequestContext, resource};
+    use mcp_runtime::{RequestContext, outcome::NotFound, resource};
 
     /// A static text.
     #[resource(

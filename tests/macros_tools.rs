@@ -14,7 +14,9 @@ use serde_json::{Value, json};
 mod fixtures {
     use mcp_runtime::protocol::{CallToolResult, ContentBlock, RequestMeta, ResourceContents};
     use mcp_runtime::{
-        CancellationToken, FromCall, Json, Logger, Progress, Rejection, RequestContext, RpcError, State, ToolCall, tool,
+        CancellationToken, Json, RequestContext, RpcError, State,
+        extract::{FromCall, Logger, Progress, Rejection, ToolCall},
+        tool,
     };
     use schemars::JsonSchema;
     use serde::{Deserialize, Serialize};

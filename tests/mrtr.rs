@@ -13,7 +13,11 @@ use std::time::Duration;
 use mcp_runtime::input::{Elicitation, Root, Sampling};
 use mcp_runtime::protocol::{ClientCapabilities, CreateMessageResult, ElicitRequest, ElicitResult, ErrorObject};
 use mcp_runtime::testing::{ClientError, TestClient};
-use mcp_runtime::{Args, Input, PromptEntry, RequestStateKey, Server, State, ToolEntry};
+use mcp_runtime::{
+    Args, Input, Server, State,
+    entry::{PromptEntry, ToolEntry},
+    server::RequestStateKey,
+};
 use mcp_tests::validated_client::{checked, validate, validate_replies};
 use serde_json::{Map, Value, json};
 

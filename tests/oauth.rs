@@ -19,7 +19,7 @@ use mcp_runtime::legacy::{
     StoreFuture,
 };
 use mcp_runtime::transport::http::HttpConfig;
-use mcp_runtime::{Extension, Server, ToolEntry};
+use mcp_runtime::{Server, entry::ToolEntry, extract::Extension};
 use mcp_tests::{http_wire, oidc};
 use serde_json::{Value, json};
 use tokio::sync::oneshot;

@@ -12,7 +12,7 @@ use std::net::SocketAddr;
 use http::{HeaderMap, Method, StatusCode};
 use mcp_runtime::auth::{Authorization, Principal};
 use mcp_runtime::transport::http::HttpConfig;
-use mcp_runtime::{Server, ToolEntry};
+use mcp_runtime::{Server, entry::ToolEntry};
 use mcp_tests::oidc;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;

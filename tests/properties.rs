@@ -10,7 +10,10 @@ use mcp_runtime::protocol::{
     Annotations, CallToolResult, ContentBlock, ErrorObject, Prompt, PromptArgument, RequestId, Resource,
     ResourceContents, ResourceTemplate, Role, Tool,
 };
-use mcp_runtime::{Server, ToolEntry, UriTemplate};
+use mcp_runtime::{
+    Server,
+    entry::{ToolEntry, UriTemplate},
+};
 use mcp_tests::exchange::{request, send};
 use proptest::prelude::*;
 use serde::Serialize;

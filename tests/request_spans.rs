@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use mcp_runtime::testing::TestClient;
-use mcp_runtime::{Args, Server, ToolEntry};
+use mcp_runtime::{Args, Server, entry::ToolEntry};
 use serde_json::json;
 use tracing::Instrument as _;
 use tracing::field::{Field, Visit};

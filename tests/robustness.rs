@@ -6,7 +6,11 @@
 use mcp_runtime::dispatch::parse_message;
 use mcp_runtime::protocol::Completion;
 use mcp_runtime::transport::stdio::StdioConfig;
-use mcp_runtime::{Args, CompleteCall, PromptEntry, ResourceEntry, Server, ToolEntry};
+use mcp_runtime::{
+    Args, Server,
+    entry::{PromptEntry, ResourceEntry, ToolEntry},
+    extract::CompleteCall,
+};
 use mcp_tests::exchange::{request, send_bytes};
 use mcp_tests::wire_schema::assert_valid_line;
 use serde::Deserialize;

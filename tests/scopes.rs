@@ -13,7 +13,10 @@ use mcp_runtime::auth::Principal;
 use mcp_runtime::protocol::{CacheHints, CacheScope};
 use mcp_runtime::transport::http::{HttpConfig, McpService};
 use mcp_runtime::transport::stdio::StdioConfig;
-use mcp_runtime::{Args, BuildError, PromptEntry, ResourceEntry, Server, ServerBuilder, ToolEntry};
+use mcp_runtime::{
+    Args, BuildError, Server, ServerBuilder,
+    entry::{PromptEntry, ResourceEntry, ToolEntry},
+};
 use mcp_tests::exchange::request;
 use mcp_tests::legacy_schema::assert_valid_legacy_envelope;
 use mcp_tests::wire_schema::assert_valid_message;

@@ -8,7 +8,7 @@ use std::error::Error;
 use std::io::Write as _;
 use std::process::{Command, Output, Stdio};
 
-use mcp_runtime::{BuildError, Server, ServerBuilder, State, ToolEntry};
+use mcp_runtime::{BuildError, Server, ServerBuilder, State, entry::ToolEntry};
 
 /// Names the `main` a child plays.
 const CASE: &str = "MCP_TESTS_SERVER_MAIN";

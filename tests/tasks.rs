@@ -458,7 +458,7 @@ async fn a_task_whose_runner_stopped_reads_failed() {
 async fn progress_inside_a_task_becomes_its_status_message() {
     use mcp_runtime::protocol::ClientCapabilities;
     use mcp_runtime::tasks::TaskSupport;
-    use mcp_runtime::{CancellationToken, Progress, Server, ToolEntry};
+    use mcp_runtime::{CancellationToken, Server, entry::ToolEntry, extract::Progress};
 
     let tool = ToolEntry::new("steps", |progress: Progress, cancel: CancellationToken| async move {
         progress.report(1.0, Some(4.0));

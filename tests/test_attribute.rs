@@ -22,7 +22,7 @@ async fn passes_tokio_arguments_on() {
 
 #[renamed::test(crate = ::renamed)]
 async fn returns_a_result() -> Result<(), Box<dyn std::error::Error>> {
-    let ping = renamed::ToolEntry::new("ping", || async { "pong" });
+    let ping = renamed::entry::ToolEntry::new("ping", || async { "pong" });
     let server = renamed::Server::builder("test-attribute", "1.0.0").tool(ping).build()?;
     let client = renamed::testing::TestClient::new(server);
     let result = client.call_tool("ping", renamed::serde_json::json!({})).await?;

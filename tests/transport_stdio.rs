@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use mcp_runtime::protocol::LoggingLevel;
 use mcp_runtime::transport::stdio::StdioConfig;
-use mcp_runtime::{Args, Extension, RequestContext, Server, State, ToolEntry};
+use mcp_runtime::{Args, RequestContext, Server, State, entry::ToolEntry, extract::Extension};
 use mcp_tests::exchange::request;
 use mcp_tests::wire_schema::{assert_valid_line, request_meta};
 use serde::Deserialize;

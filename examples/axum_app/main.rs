@@ -9,7 +9,7 @@
 //! ([`auth`], a demonstration, not real authentication), which answers 401
 //! before MCP sees anything and otherwise puts the caller's [`auth::User`]
 //! in the request's extensions; a tool reads it with
-//! [`Extension<User>`](mcp_runtime::Extension).
+//! [`Extension<User>`](mcp_runtime::extract::Extension).
 //!
 //! ```text
 //! cargo run -p examples --bin axum_app                # http://127.0.0.1:3000

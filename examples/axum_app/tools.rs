@@ -2,7 +2,7 @@
 //! state) and see the caller the auth layer identified (as an extension of
 //! the HTTP request).
 
-use mcp_runtime::{Extension, State, tool};
+use mcp_runtime::{State, extract::Extension, tool};
 
 use crate::Counter;
 use crate::auth::User;
@@ -29,6 +29,6 @@ async fn counter(State(counter): State<Counter>) -> String {
 }
 
 /// The tools, for the server builder.
-pub(crate) fn all() -> [mcp_runtime::ToolEntry; 3] {
+pub(crate) fn all() -> [mcp_runtime::entry::ToolEntry; 3] {
     mcp_runtime::tools![whoami, increment, counter]
 }

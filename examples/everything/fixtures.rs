@@ -2,7 +2,12 @@
 //! logging, as the conformance suite expects them.
 
 use mcp_runtime::protocol::{ContentBlock, ResourceContents};
-use mcp_runtime::{Logger, Progress, RequestContext, events::ServerEvent, tool};
+use mcp_runtime::{
+    RequestContext,
+    events::ServerEvent,
+    extract::{Logger, Progress},
+    tool,
+};
 
 /// A 1×1 transparent PNG.
 pub(crate) const PIXEL_PNG: &[u8] = &[

@@ -9,7 +9,7 @@
 //! the chosen one) cannot be said with types, so they are `extend`ed on.
 
 use mcp_runtime::schema::full_input_schema_for;
-use mcp_runtime::{Args, ToolEntry};
+use mcp_runtime::{Args, entry::ToolEntry};
 use schemars::JsonSchema;
 use serde::Deserialize;
 

@@ -97,7 +97,7 @@ mod tests {
         let message = parse_args(args(&["--db", "x"]), &env).expect_err("not a flag of this example").to_string();
         assert!(message.starts_with("usage: everything"), "{message}");
         let options = parse_args(args(&["--dump-catalog"]), &env).expect("valid");
-        assert_eq!(options.deployment.dump_catalog, Some(mcp_runtime::CatalogDump::Stdout));
+        assert_eq!(options.deployment.dump_catalog, Some(mcp_runtime::server::CatalogDump::Stdout));
     }
 
     /// The fixtures under OpenAI strict function calling: the tool written
@@ -106,7 +106,7 @@ mod tests {
     /// other tool fits once its optional arguments are made nullable.
     #[test]
     fn the_openai_profile_refuses_only_the_full_dialect_fixture() {
-        use mcp_runtime::{BuildError, SchemaProfile, Server};
+        use mcp_runtime::{BuildError, Server, server::SchemaProfile};
 
         let error = server_builder().schema_profile(SchemaProfile::OpenAi).build().expect_err("refused");
         let BuildError::SchemaProfile { refused, .. } = &error else { panic!("{error}") };

@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use mcp_runtime::input::{Elicitation, Sampling};
-use mcp_runtime::{Input, Logger, RequestContext, resource, tool};
+use mcp_runtime::{Input, RequestContext, extract::Logger, resource, tool};
 use serde_json::json;
 
 /// Asks the client's model to answer `prompt`, and returns what it said.

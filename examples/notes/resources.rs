@@ -1,6 +1,6 @@
 //! Notes as resources: an index, each note, and each tag's notes.
 
-use mcp_runtime::{CompleteCall, NotFound, State, resource};
+use mcp_runtime::{State, extract::CompleteCall, outcome::NotFound, resource};
 
 use crate::db::{Db, DbError};
 
@@ -16,14 +16,14 @@ async fn index(db: State<Db>) -> Result<String, DbError> {
 }
 
 async fn complete_id(call: CompleteCall) -> Vec<String> {
-    let Some(db) = mcp_runtime::Call::context(&call).state::<Db>() else { return Vec::new() };
+    let Some(db) = mcp_runtime::extract::Call::context(&call).state::<Db>() else { return Vec::new() };
     let typed = call.value().to_owned();
     let ids = db.run(|db| db.ids()).await.unwrap_or_default();
     ids.into_iter().map(|id| id.to_string()).filter(|id| id.starts_with(&typed)).collect()
 }
 
 pub(crate) async fn complete_tag(call: CompleteCall) -> Vec<String> {
-    let Some(db) = mcp_runtime::Call::context(&call).state::<Db>() else { return Vec::new() };
+    let Some(db) = mcp_runtime::extract::Call::context(&call).state::<Db>() else { return Vec::new() };
     let typed = call.value().to_lowercase();
     let tags = db.run(|db| db.tags()).await.unwrap_or_default();
     tags.into_iter().filter(|t| t.starts_with(&typed)).collect()

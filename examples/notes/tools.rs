@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use mcp_runtime::auth::Principal;
 use mcp_runtime::input::Elicitation;
-use mcp_runtime::{CancellationToken, Input, Progress, RequestContext, State, tool};
+use mcp_runtime::{CancellationToken, Input, RequestContext, State, extract::Progress, tool};
 
 use crate::db::{Db, DbError, Note};
 

@@ -8,7 +8,7 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use mcp_runtime::{RequestStateKey, fuzzing};
+use mcp_runtime::{fuzzing, server::RequestStateKey};
 use serde_json::{Map, Value};
 
 fn key() -> &'static RequestStateKey {

@@ -10,7 +10,7 @@ use std::time::Duration;
 use libfuzzer_sys::fuzz_target;
 use mcp_runtime::dispatch::RequestOptions;
 use mcp_runtime::protocol::{Completion, ElicitRequest, InputRequest, InputRequiredResult};
-use mcp_runtime::{Args, CompleteCall, NotFound, PromptEntry, ResourceEntry, Server, ToolEntry};
+use mcp_runtime::{Args, Server, extract::CompleteCall, outcome::NotFound, entry::{PromptEntry, ResourceEntry, ToolEntry}};
 use mcp_runtime_fuzz::wire_schema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};

@@ -48,7 +48,7 @@ use crate::main_attr::Entry;
 /// result.
 ///
 /// ```
-/// use mcp_runtime::{Progress, tool};
+/// use mcp_runtime::{tool, extract::Progress};
 ///
 /// /// A match.
 /// #[mcp_runtime::derives(Serialize, JsonSchema)]
@@ -197,7 +197,7 @@ pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
 /// resource template (`#[resource("scheme://{var}/{+rest}")]`).
 ///
 /// ```
-/// use mcp_runtime::{NotFound, resource};
+/// use mcp_runtime::{resource, outcome::NotFound};
 ///
 /// /// The project's read-me.
 /// #[resource("docs://readme", mime_type = "text/markdown")]

@@ -231,9 +231,9 @@ mod tests {
     #[test]
     fn extensions_are_context_alone_or_optional() {
         assert!(context("Extension<User>"));
-        assert!(context("mcp_runtime::Extension<User>"));
+        assert!(context("mcp_runtime::extract::Extension<User>"));
         assert!(context("Option<Extension<User>>"));
-        assert!(context("&Option<mcp_runtime::Extension<User>>"));
+        assert!(context("&Option<mcp_runtime::extract::Extension<User>>"));
     }
 
     #[test]

@@ -17,7 +17,7 @@ pub const LEGACY_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"]
 /// Which clients a server serves.
 ///
 /// ```
-/// use mcp_runtime::{Eras, Server};
+/// use mcp_runtime::{Server, server::Eras};
 ///
 /// // No `initialize`, no sessions, nothing kept between requests: the
 /// // shape for serverless deployment.

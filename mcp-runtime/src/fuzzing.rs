@@ -70,7 +70,7 @@ pub fn encode_cursor(list: &str, last: (&str, &str)) -> String {
 /// Opens a `requestState` sealed with `key` for `method` on `target`:
 /// the answers and the handler's state it carries.
 pub fn open_request_state(
-    key: &crate::RequestStateKey,
+    key: &crate::server::RequestStateKey,
     method: &str,
     target: &str,
     digest: Option<&str>,
@@ -81,7 +81,7 @@ pub fn open_request_state(
 
 /// Seals a `requestState` for `method` on `target`, as a round trip does.
 pub fn seal_request_state(
-    key: &crate::RequestStateKey,
+    key: &crate::server::RequestStateKey,
     method: &str,
     target: &str,
     digest: Option<&str>,

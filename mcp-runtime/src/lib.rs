@@ -74,13 +74,13 @@
 //! A parameter is a **context parameter** when it is marked `#[ctx]` or its
 //! type is named like one of [`State<T>`](State), [`RequestContext`],
 //! [`RequestMeta`](protocol::RequestMeta), [`CancellationToken`],
-//! [`Progress`], [`Logger`] or [`Input`]: it is taken from the request and
+//! [`Progress`](crate::extract::Progress), [`Logger`](crate::extract::Logger) or [`Input`]: it is taken from the request and
 //! never shown to clients. Every other parameter is an **argument**, which
 //! `#[arg(description = .., default = .., rename = .., header = .., title =
 //! .., complete = ..)]` configures.
 //!
 //! ```standalone_crate
-//! use mcp_runtime::{Progress, State, tool};
+//! use mcp_runtime::{State, tool, extract::Progress};
 //!
 //! #[derive(Clone)]
 //! struct Greeting(&'static str);
@@ -114,12 +114,12 @@
 //!
 //! # Without macros
 //!
-//! The same registry takes closures of extractors ([`FromCall`]: [`Args`],
-//! [`State`], ...) and entries built by hand ([`ToolEntry`],
-//! [`PromptEntry`], [`ResourceEntry`]):
+//! The same registry takes closures of extractors ([`FromCall`](crate::extract::FromCall): [`Args`],
+//! [`State`], ...) and entries built by hand ([`ToolEntry`](crate::entry::ToolEntry),
+//! [`PromptEntry`](crate::entry::PromptEntry), [`ResourceEntry`](crate::entry::ResourceEntry)):
 //!
 //! ```
-//! use mcp_runtime::{Args, Server, ToolEntry};
+//! use mcp_runtime::{Args, Server, entry::ToolEntry};
 //!
 //! #[mcp_runtime::derives(Deserialize, JsonSchema)]
 //! struct Add {
@@ -153,15 +153,42 @@
 //!
 //! # The rest
 //!
-//! [`Server`] is shared, and what it serves is an immutable snapshot swapped
-//! whole on change; the [`dispatch`]er answers each
-//! request from that request alone. [`protocol`] holds the wire types,
-//! [`input`] the multi round-trip API, [`events`] the change events behind
-//! `subscriptions/listen`, [`tasks`] the tasks extension (tools that answer
-//! with a handle and finish in the background), [`testing`] an in-process
-//! client for your tests,
-//! and [`Call`] and [`FromCall`] what an extractor of your own implements.
-//! What the macros generate code against is not public API.
+//! What a first server is written with is at the root: the macros,
+//! [`Server`] and [`ServerBuilder`], [`RequestContext`], the extractors
+//! [`Args`], [`State`] and [`Input`], [`CancellationToken`], [`Json`], and
+//! the errors [`BuildError`] and [`RpcError`]. Everything else lives in the
+//! module named for its job: [`extract`] (every extractor, and
+//! [`FromCall`](extract::FromCall) for your own), [`outcome`] (what
+//! handlers return), [`entry`] (tools, prompts and resources built without
+//! macros), [`handler`] (what makes a function a handler), [`server`](mod@server) (the
+//! server's settings), [`dispatch`] (one request in, one response out, for
+//! a transport of your own), [`protocol`] (the wire types), [`input`]
+//! (asking the client), [`events`] (the change events behind
+//! `subscriptions/listen`), [`tasks`] (the tasks extension), [`legacy`]
+//! (the 2025-era sessions), [`auth`] (who is calling), [`transport`],
+//! [`schema`] and [`testing`] (an in-process client for your tests). What
+//! the macros generate code against is not public API.
+//!
+//! # Layout
+//!
+//! The crate is built in layers, each importing only the layers before it
+//! (CI fails on any import cycle between its files or its top-level
+//! modules): the protocol's wire types (`protocol`); the handler core
+//! (`handler`: the call and its context, extractors, outcomes; and `input`);
+//! the registry (`registry`: entries, the catalog, scope rules, build
+//! errors); the server (`server`); the stateless dispatcher (`dispatch`);
+//! the 2025 era (`legacy`, with its `http` part, over the HTTP building
+//! blocks both eras share, `endpoint`); the transports (`transport`).
+//! Tasks, events, telemetry, authentication and the stores sit where their
+//! imports put them. One file answers each question a newcomer asks:
+//!
+//! | where is... | file |
+//! |---|---|
+//! | the bearer token checked | `transport/http/auth.rs` |
+//! | a 2025-era request made a 2026-07-28 one | `legacy/bridge.rs` |
+//! | a session's answer to our elicitation routed to its handler | `legacy/session.rs` (`Session::answer`) |
+//! | `-32602` made for a bad cursor | `dispatch/pagination.rs` |
+//! | a task's lease renewed | `tasks/runner.rs` |
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
@@ -174,7 +201,8 @@ pub mod events;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
-mod handler;
+pub mod handler;
+pub mod input;
 pub mod legacy;
 mod macros;
 #[cfg(feature = "otel")]
@@ -190,39 +218,83 @@ mod registry;
 mod request_state;
 mod response;
 pub mod schema;
-mod server;
+pub mod server;
 pub mod tasks;
 mod telemetry;
 pub mod testing;
 pub mod transport;
 mod uri_template;
 
-pub use eras::{ERAS_ENV, Eras, LEGACY_VERSIONS};
-pub use handler::call::{Call, CompleteCall, PromptCall, ResourceCall, ToolCall};
-pub use handler::context::{DiscardNotifications, NotificationSink, RequestContext};
-#[cfg(feature = "http")]
-pub use handler::extension::Extension;
-pub use handler::extract::{Args, FromCall, Rejection, State};
-pub use handler::functions::{BoxFuture, PromptHandler, ResourceHandler, ToolHandler};
-pub use handler::input::{self, Input};
-pub use handler::notify::{Logger, Progress};
-pub use handler::outcome::{
-    IntoPromptResult, IntoResourceContents, IntoToolResult, Json, NotFound, Outcome, PromptOutcome, ResourceOutcome,
-    RpcError, ToolOutcome,
-};
-pub use handler::state::StateRequirement;
+// The front door: what a first server is written with. Everything else
+// lives in the module named for its job.
+pub use handler::context::RequestContext;
+pub use handler::extract::{Args, State};
+pub use handler::outcome::{Json, RpcError};
+pub use input::Input;
 pub use mcp_runtime_macros::{derives, main, prompt, resource, test, tool};
-pub use registry::catalog_dump::{CatalogDump, DUMP_CATALOG_FLAG};
-pub use registry::entry::{PromptEntry, ResourceEntry, ToolEntry};
-pub use registry::error::{BuildError, RefusedTool};
-pub use registry::location::SourceLocation;
-pub use registry::param_headers::HeaderValue;
-pub use registry::schema_profile::SchemaProfile;
-pub use request_state::RequestStateKey;
-pub use server::ServerBuilder;
-pub use server::{DEFAULT_PAGE_SIZE, Server};
+pub use registry::error::BuildError;
+pub use server::{Server, ServerBuilder};
 pub use tokio_util::sync::CancellationToken;
-pub use uri_template::{TemplateError, UriTemplate};
+
+pub mod extract {
+    //! Extractors: the typed parameters a handler takes, each read from the
+    //! call it serves. [`Args`] (the arguments), [`State`] (shared state),
+    //! [`Input`](crate::Input) (asking the client), [`Logger`] and
+    //! [`Progress`] (notifications), [`Extension`] (what the HTTP request
+    //! carries), [`CancellationToken`], and
+    //! [`RequestContext`](crate::RequestContext) itself.
+    //!
+    //! An extractor of your own implements [`FromCall`] for the kinds of
+    //! [`Call`] it reads: [`ToolCall`], [`PromptCall`], [`ResourceCall`],
+    //! [`CompleteCall`].
+    //!
+    //! ```
+    //! use mcp_runtime::extract::{Call, FromCall, Rejection};
+    //!
+    //! /// The name of the client, or `unknown`.
+    //! struct ClientName(String);
+    //!
+    //! impl<C: Call> FromCall<C> for ClientName {
+    //!     fn from_call(call: &C) -> Result<Self, Rejection> {
+    //!         let info = call.context().client_info();
+    //!         Ok(ClientName(info.map_or("unknown".to_owned(), |i| i.name.clone())))
+    //!     }
+    //! }
+    //! ```
+
+    pub use crate::handler::call::{Call, CompleteCall, PromptCall, ResourceCall, ToolCall};
+    #[cfg(feature = "http")]
+    pub use crate::handler::extension::Extension;
+    pub use crate::handler::extract::{Args, FromCall, Rejection, State};
+    pub use crate::handler::notify::{Logger, Progress};
+    pub use crate::handler::state::StateRequirement;
+    pub use tokio_util::sync::CancellationToken;
+}
+
+pub mod outcome {
+    //! What handlers return, and how plain Rust values become protocol
+    //! results: [`IntoToolResult`], [`IntoPromptResult`],
+    //! [`IntoResourceContents`], the wrappers [`Json`] and [`NotFound`],
+    //! and the errors a handler answers with ([`RpcError`]).
+
+    pub use crate::handler::outcome::{
+        IntoPromptResult, IntoResourceContents, IntoToolResult, Json, NotFound, Outcome, PromptOutcome,
+        ResourceOutcome, RpcError, ToolOutcome,
+    };
+}
+
+pub mod entry {
+    //! Tools, prompts and resources built without the attribute macros:
+    //! [`ToolEntry`], [`PromptEntry`], [`ResourceEntry`] (a fixed URI or a
+    //! [`UriTemplate`]), registered on [`ServerBuilder`](crate::ServerBuilder)
+    //! or added to a running [`Server`](crate::Server). They obey the rules
+    //! the macros check, at build time instead of compile time.
+
+    pub use crate::registry::entry::{PromptEntry, ResourceEntry, ToolEntry};
+    pub use crate::registry::location::SourceLocation;
+    pub use crate::registry::param_headers::ParamHeaderValue;
+    pub use crate::uri_template::{TemplateError, UriTemplate};
+}
 
 // The crates a server's own code needs, at the versions the runtime uses, so
 // `mcp-runtime` is its only dependency: serde and schemars for argument and

@@ -3,7 +3,7 @@
 //! [`tools!`], [`prompts!`] and [`resources!`], to pick a subset or for
 //! targets where link-time registration is not wanted.
 
-/// The [`ToolEntry`](crate::ToolEntry)s of functions annotated with
+/// The [`ToolEntry`](crate::entry::ToolEntry)s of functions annotated with
 /// `#[tool]`, by name or path, as an array.
 ///
 /// ```
@@ -34,7 +34,7 @@ macro_rules! tools {
     };
 }
 
-/// The [`PromptEntry`](crate::PromptEntry)s of functions annotated with
+/// The [`PromptEntry`](crate::entry::PromptEntry)s of functions annotated with
 /// `#[prompt]`, by name or path, as an array.
 ///
 /// ```
@@ -57,7 +57,7 @@ macro_rules! prompts {
     };
 }
 
-/// The [`ResourceEntry`](crate::ResourceEntry)s of functions annotated with
+/// The [`ResourceEntry`](crate::entry::ResourceEntry)s of functions annotated with
 /// `#[resource]`, by name or path, as an array.
 ///
 /// ```

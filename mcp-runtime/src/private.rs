@@ -40,7 +40,7 @@ pub use crate::registry::entry::{
 };
 pub use crate::registry::link_time::{PROMPTS, RESOURCES, TOOLS};
 pub use crate::registry::location::SourceLocation;
-pub use crate::server::registered;
+pub use crate::server::builder::registered;
 pub use crate::tasks::TaskSupport;
 
 pub use completion::{CompleteFn, Completer, IntoCompletion, complete_with, no_completion};

@@ -36,7 +36,7 @@ pub(crate) const MAX_STATE_LEN: usize = 1024 * 1024;
 /// The secret that seals `requestState`, and how long a state stays valid.
 ///
 /// ```
-/// use mcp_runtime::RequestStateKey;
+/// use mcp_runtime::server::RequestStateKey;
 /// use std::time::Duration;
 /// // Every replica behind one load balancer uses the same key.
 /// let key = RequestStateKey::from_secret(b"a long random secret shared by the replicas")
@@ -96,7 +96,7 @@ impl RequestStateKey {
     /// configuration.
     ///
     /// ```
-    /// use mcp_runtime::RequestStateKey;
+    /// use mcp_runtime::server::RequestStateKey;
     /// // Every replica, during the rotation: the new secret, and the old one
     /// // for as long as a state sealed with it may live.
     /// let key = RequestStateKey::from_secret(b"the new secret, 32 bytes or more....")

@@ -10,6 +10,7 @@ use crate::protocol::{CacheScope, ErrorCode, ErrorObject, RequestId, ResultType}
 /// The stage of the pipeline that produced a response; transports map it (with the
 /// error code) to an HTTP status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Stage {
     /// Parsing the envelope: one JSON-RPC request or notification.
     Envelope,

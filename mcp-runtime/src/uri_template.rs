@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 /// A parsed URI template.
 ///
 /// ```
-/// use mcp_runtime::UriTemplate;
+/// use mcp_runtime::entry::UriTemplate;
 /// let t = UriTemplate::parse("files://{+path}").unwrap();
 /// let vars = t.matches("files://src/main.rs").unwrap();
 /// assert_eq!(vars["path"], "src/main.rs");

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use mcp_runtime::transport::http::HttpConfig;
-use mcp_runtime::{Args, Server, ToolEntry};
+use mcp_runtime::{Args, Server, entry::ToolEntry};
 use serde::Deserialize;
 
 #[derive(Deserialize, schemars::JsonSchema)]

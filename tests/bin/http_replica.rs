@@ -16,7 +16,10 @@ use mcp_runtime::legacy::RedisSessionStore;
 use mcp_runtime::tasks::{RedisTaskStore, TaskSupport};
 use mcp_runtime::transport::http::HttpConfig;
 use mcp_runtime::{
-    CancellationToken, Input, Logger, RequestContext, RequestStateKey, ResourceEntry, Server, ToolEntry,
+    CancellationToken, Input, RequestContext, Server,
+    entry::{ResourceEntry, ToolEntry},
+    extract::Logger,
+    server::RequestStateKey,
 };
 
 /// How many `slow` handlers of this process saw their token fire.

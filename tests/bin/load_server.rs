@@ -22,7 +22,11 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use mcp_runtime::transport::http::HttpConfig;
-use mcp_runtime::{Args, Eras, RequestContext, ResourceEntry, Server, ToolEntry};
+use mcp_runtime::{
+    Args, RequestContext, Server,
+    entry::{ResourceEntry, ToolEntry},
+    server::Eras,
+};
 use serde::Deserialize;
 
 /// The server, for the tools that announce changes through it.

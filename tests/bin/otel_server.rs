@@ -4,7 +4,7 @@
 //! until the end of input. Either way the export is flushed on the way out.
 
 use mcp_runtime::transport::http::HttpConfig;
-use mcp_runtime::{Args, Server, ToolEntry};
+use mcp_runtime::{Args, Server, entry::ToolEntry};
 use serde::Deserialize;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tracing::Instrument as _;

@@ -4,7 +4,10 @@
 //! Usage: `redis_replica <redis-url> <channel>`
 
 use mcp_runtime::events::{RedisBus, ServerEvent};
-use mcp_runtime::{RequestContext, ResourceEntry, Server, ToolEntry};
+use mcp_runtime::{
+    RequestContext, Server,
+    entry::{ResourceEntry, ToolEntry},
+};
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

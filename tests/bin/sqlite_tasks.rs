@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use mcp_runtime::tasks::{SqliteTaskStore, TaskSupport};
 use mcp_runtime::transport::http::HttpConfig;
-use mcp_runtime::{Server, ToolEntry};
+use mcp_runtime::{Server, entry::ToolEntry};
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

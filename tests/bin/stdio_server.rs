@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use mcp_runtime::protocol::LoggingLevel;
-use mcp_runtime::{Args, RequestContext, Server, ToolEntry};
+use mcp_runtime::{Args, RequestContext, Server, entry::ToolEntry};
 use serde::Deserialize;
 use serde_json::json;
 

@@ -9,8 +9,10 @@ use mcp_runtime::protocol::{
     CallToolResult, Completion, ElicitRequest, ErrorObject, InputRequest, InputRequiredResult, LoggingLevel,
 };
 use mcp_runtime::{
-    Args, CompleteCall, Json, NotFound, PromptEntry, RequestContext, ResourceEntry, RpcError, Server, ServerBuilder,
-    State, ToolEntry,
+    Args, Json, RequestContext, RpcError, Server, ServerBuilder, State,
+    entry::{PromptEntry, ResourceEntry, ToolEntry},
+    extract::CompleteCall,
+    outcome::NotFound,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use mcp_runtime::input::Elicitation;
-use mcp_runtime::{Input, RequestStateKey, Server, ToolEntry};
+use mcp_runtime::{Input, Server, entry::ToolEntry, server::RequestStateKey};
 use mcp_tests::exchange::{Reply, request, send};
 use mcp_tests::wire_schema::request_meta;
 use serde_json::{Value, json};

@@ -2,7 +2,10 @@
 //! sorting, pagination, capabilities, and handler outcomes.
 
 use mcp_runtime::protocol::{CacheHints, CacheScope};
-use mcp_runtime::{Args, ResourceEntry, Server, ToolEntry};
+use mcp_runtime::{
+    Args, Server,
+    entry::{ResourceEntry, ToolEntry},
+};
 use mcp_tests::exchange::{Reply, request, send};
 use serde_json::{Value, json};
 
@@ -187,7 +190,7 @@ async fn a_cursor_stays_right_when_the_list_changes_between_pages() {
     let cursor = first.result()["nextCursor"].clone();
 
     // A tool sorting before the cursor arrives: nothing is listed twice.
-    server.add_tool(mcp_runtime::ToolEntry::new("_early", || async { "early" })).expect("a new tool");
+    server.add_tool(mcp_runtime::entry::ToolEntry::new("_early", || async { "early" })).expect("a new tool");
     let second = call(&server, "tools/list", json!({"cursor": cursor})).await;
     assert_eq!(names(second.result(), "tools", "name"), all[2..4], "nothing repeated");
     // Tools listed already leave: nothing is skipped.

@@ -1,7 +1,10 @@
 //! Mistakes that stop a server from starting: state a handler needs but
 //! nobody provided, and two definitions with one name.
 
-use mcp_runtime::{Args, BuildError, PromptEntry, ResourceEntry, Server, State, ToolEntry};
+use mcp_runtime::{
+    Args, BuildError, Server, State,
+    entry::{PromptEntry, ResourceEntry, ToolEntry},
+};
 
 use crate::fixture::{self, AddArgs, Counter};
 

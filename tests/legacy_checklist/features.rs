@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_runtime::transport::http::HttpConfig;
-use mcp_runtime::{RequestContext, Server, ToolEntry};
+use mcp_runtime::{RequestContext, Server, entry::ToolEntry};
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 

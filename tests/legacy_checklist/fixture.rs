@@ -7,7 +7,10 @@ use std::time::Duration;
 
 use mcp_runtime::input::{Elicitation, Sampling};
 use mcp_runtime::protocol::{Completion, Icon, LoggingLevel};
-use mcp_runtime::{Args, Input, Json, PromptEntry, RequestContext, ResourceEntry, Server, ServerBuilder, ToolEntry};
+use mcp_runtime::{
+    Args, Input, Json, RequestContext, Server, ServerBuilder,
+    entry::{PromptEntry, ResourceEntry, ToolEntry},
+};
 use serde_json::json;
 
 /// How long anything may take before a test calls it stuck: a guard

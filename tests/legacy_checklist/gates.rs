@@ -7,7 +7,7 @@ use std::time::Duration;
 use mcp_runtime::input::Elicitation;
 use mcp_runtime::protocol::CallToolResult;
 use mcp_runtime::transport::http::HttpConfig;
-use mcp_runtime::{Input, RequestContext, Server, ToolEntry};
+use mcp_runtime::{Input, RequestContext, Server, entry::ToolEntry};
 use serde_json::{Value, json};
 
 use crate::fixture::builder;

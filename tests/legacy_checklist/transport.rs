@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use http::{Method, StatusCode};
 use mcp_runtime::transport::http::HttpConfig;
-use mcp_runtime::{RequestContext, ToolEntry};
+use mcp_runtime::{RequestContext, entry::ToolEntry};
 use mcp_tests::legacy_schema::assert_valid_legacy;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};

@@ -9,10 +9,10 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
 
-use mcp_runtime::Eras;
 use mcp_runtime::legacy::{
     MemorySessionStore, SessionChange, SessionLimits, SessionRecord, SessionStore, StoreError, StoreFuture,
 };
+use mcp_runtime::server::Eras;
 use mcp_runtime::transport::http::{HttpConfig, McpService};
 
 use super::{bare, call, initialize, json_of, modern_call, next, open, post, send, server, text};

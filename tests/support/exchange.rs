@@ -152,6 +152,7 @@ pub async fn send_bytes_with_headers(server: &Server, bytes: &[u8], headers: &dy
                 Some(prepared.run(options).await)
             }
         },
+        Ok(_) => panic!("a kind of message this helper does not know"),
     };
     checked(&method, response, notifications_of(&sink))
 }

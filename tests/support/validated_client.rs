@@ -55,6 +55,7 @@ impl Validator {
             MessageKind::Request if self.strict_requests => self.check_request(message.method, message.text),
             MessageKind::Request => Ok(()),
             MessageKind::Response | MessageKind::Notification => self.check_emitted(message.method, message.text),
+            _ => Err(format!("a kind of message this validator does not know: {:?}", message.kind)),
         };
         if let Err(report) = report {
             panic!("{:?} for `{}` breaks the schema: {report}", message.kind, message.method);

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use mcp_runtime::input::Elicitation;
 use mcp_runtime::tasks::{TaskStore, TaskSupport};
-use mcp_runtime::{Args, CancellationToken, Input, Server, ServerBuilder, ToolEntry};
+use mcp_runtime::{Args, CancellationToken, Input, Server, ServerBuilder, entry::ToolEntry};
 use serde_json::Value;
 use tokio::sync::Notify;
 

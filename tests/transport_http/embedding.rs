@@ -4,7 +4,7 @@
 use http::{Method, StatusCode};
 use http_body_util::BodyExt;
 use mcp_runtime::transport::http::HttpConfig;
-use mcp_runtime::{CancellationToken, Extension, RequestContext, Server};
+use mcp_runtime::{CancellationToken, RequestContext, Server, extract::Extension};
 use mcp_tests::exchange::request;
 use mcp_tests::wire_schema::{assert_valid_message, request_meta};
 use serde_json::{Value, json};

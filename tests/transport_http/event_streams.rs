@@ -6,7 +6,7 @@ use std::time::Duration;
 use http::StatusCode;
 use http_body_util::BodyExt;
 use hyper_util::rt::TokioIo;
-use mcp_runtime::ToolEntry;
+use mcp_runtime::entry::ToolEntry;
 use mcp_runtime::transport::http::HttpConfig;
 use mcp_tests::exchange::request;
 use mcp_tests::wire_schema::{assert_valid_event, assert_valid_message, assert_valid_notification, request_meta};

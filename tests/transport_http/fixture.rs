@@ -11,7 +11,7 @@ use http::{HeaderMap, Method, Request, StatusCode};
 use http_body_util::{BodyExt, Full};
 use hyper_util::rt::TokioIo;
 use mcp_runtime::transport::http::HttpConfig;
-use mcp_runtime::{Args, CancellationToken, RequestContext, Server, ToolEntry};
+use mcp_runtime::{Args, CancellationToken, RequestContext, Server, entry::ToolEntry};
 use mcp_tests::exchange::request;
 use mcp_tests::wire_schema::{assert_valid_event_stream, assert_valid_line};
 use serde_json::{Map, Value, json};
@@ -136,8 +136,8 @@ pub(crate) fn fixture(probe: Probe) -> Server {
             cx.progress(2.0, None, None);
             "paused"
         }))
-        .prompt(mcp_runtime::PromptEntry::new("greet", || async { "Hello" }).description("Greets."))
-        .resource(mcp_runtime::ResourceEntry::fixed("note://daily/1", "note", || async { "bonjour" }))
+        .prompt(mcp_runtime::entry::PromptEntry::new("greet", || async { "Hello" }).description("Greets."))
+        .resource(mcp_runtime::entry::ResourceEntry::fixed("note://daily/1", "note", || async { "bonjour" }))
         .build()
         .expect("a valid fixture")
 }

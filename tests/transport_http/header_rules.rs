@@ -4,7 +4,7 @@
 
 use http::StatusCode;
 use mcp_runtime::transport::http::HttpConfig;
-use mcp_runtime::{BuildError, Server, ToolEntry, tool, tools};
+use mcp_runtime::{BuildError, Server, entry::ToolEntry, tool, tools};
 use mcp_tests::exchange::request;
 use serde_json::{Value, json};
 

@@ -13,7 +13,7 @@ use mcp_runtime::legacy::{
     MemorySessionStore, SessionChange, SessionLimits, SessionRecord, SessionStore, StoreError, StoreFuture,
 };
 use mcp_runtime::transport::http::HttpConfig;
-use mcp_runtime::{CancellationToken, Server, ToolEntry};
+use mcp_runtime::{CancellationToken, Server, entry::ToolEntry};
 use serde_json::json;
 use tokio::net::TcpListener;
 use tokio::sync::{Notify, broadcast, oneshot};

@@ -139,7 +139,7 @@ async fn dispatcher_errors_carry_their_status_and_the_id() {
 #[tokio::test]
 async fn a_missing_client_capability_is_a_400_with_what_is_required() {
     let app = mcp_runtime::Server::builder("asks", "1.0.0")
-        .tool(mcp_runtime::ToolEntry::new("confirm", |input: mcp_runtime::Input| async move {
+        .tool(mcp_runtime::entry::ToolEntry::new("confirm", |input: mcp_runtime::Input| async move {
             let form = mcp_runtime::input::Elicitation::form("Sure?").boolean("ok", true);
             input.elicit("confirm", form).await.field("ok").unwrap_or_default()
         }))

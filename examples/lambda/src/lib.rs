@@ -46,7 +46,7 @@ use std::time::Duration;
 use http_body_util::BodyExt as _;
 use lambda_http::{Body, BoxFuture, Request, Service};
 use mcp_runtime::transport::http::{HttpConfig, McpService};
-use mcp_runtime::{BuildError, Eras};
+use mcp_runtime::{BuildError, server::Eras};
 
 pub use settings::{REQUEST_STATE_KEY_VAR, Settings, SettingsError};
 

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use mcp_runtime::RequestStateKey;
+use mcp_runtime::server::RequestStateKey;
 
 /// The variable holding the secret that seals `requestState`.
 pub const REQUEST_STATE_KEY_VAR: &str = "MCP_REQUEST_STATE_KEY";

@@ -11,7 +11,7 @@
 //!
 //! An entry declares the scopes a caller must be granted, all of them, with
 //! `scopes = [...]` on `#[tool]`, `#[resource]` and `#[prompt]`, or
-//! [`ToolEntry::scopes`](crate::ToolEntry::scopes) and its kin. On an
+//! [`ToolEntry::scopes`](crate::entry::ToolEntry::scopes) and its kin. On an
 //! authenticated server, for a request that came over HTTP:
 //!
 //! - `tools/call`, `prompts/get` and `resources/read` of an entry whose

@@ -25,6 +25,7 @@ pub struct ClientNotification {
 
 /// One message from the client.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum Message {
     /// A request: it gets exactly one response.
     Request(Request),

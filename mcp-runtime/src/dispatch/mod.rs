@@ -23,6 +23,7 @@ mod visible;
 mod pipeline;
 mod prepared;
 
+pub use crate::handler::context::{DiscardNotifications, NotificationSink};
 pub use crate::response::{Response, Stage};
 pub use envelope::{ClientNotification, Message, Request, parse_message};
 pub(crate) use method::Method;

@@ -25,6 +25,7 @@ use tokio::sync::broadcast;
 /// A change a listen stream may be told about.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ServerEvent {
     /// The set of tools changed.
     ToolsListChanged,

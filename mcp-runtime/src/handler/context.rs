@@ -10,8 +10,8 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::handler::http_request::HttpRequest;
-use crate::handler::input::InputState;
 use crate::handler::state::StateMap;
+use crate::input::InputState;
 use crate::protocol::{
     ClientCapabilities, Implementation, LogMessageParams, LoggingLevel, MESSAGE, Notification, PROGRESS,
     ProgressParams, RequestId, RequestMeta,
@@ -196,7 +196,7 @@ impl RequestContext {
 
     /// The head of the HTTP request that carried this call: its method,
     /// URI, headers and the extensions the application's middleware
-    /// inserted (read those with [`Extension`](crate::Extension)). `None`
+    /// inserted (read those with [`Extension`](crate::extract::Extension)). `None`
     /// over stdio and for messages dispatched in process.
     ///
     /// ```
@@ -327,7 +327,7 @@ impl RequestContext {
     /// Progress must strictly increase: a value not above the last one sent is
     /// dropped rather than sent out of order. Returns whether it was sent.
     pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) -> bool {
-        let task = self.started_input().and_then(crate::handler::input::InputState::task_link);
+        let task = self.started_input().and_then(crate::input::InputState::task_link);
         let token = self.inner.meta.progress_token.clone();
         if (task.is_none() && token.is_none()) || !progress.is_finite() {
             return false;

@@ -17,7 +17,7 @@ use crate::protocol::ErrorObject;
 /// the counterpart of axum's `Extension` extractor for handlers.
 ///
 /// ```
-/// use mcp_runtime::{Extension, tool};
+/// use mcp_runtime::{tool, extract::Extension};
 ///
 /// /// Inserted by the application's auth layer:
 /// /// `request.extensions_mut().insert(User("ada".into()))`.

@@ -13,13 +13,14 @@ use tokio_util::sync::CancellationToken;
 
 use crate::handler::call::{Call, PromptCall, ResourceCall, ToolCall};
 use crate::handler::context::RequestContext;
-use crate::handler::input::Input;
 use crate::handler::principal::Principal;
 use crate::handler::state::StateRequirement;
+use crate::input::Input;
 use crate::protocol::{ErrorObject, RequestMeta};
 
 /// Why an extractor could not produce its value.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Rejection {
     /// The arguments do not fit the handler: for a tool this becomes a result
     /// with `isError: true` so the model can correct itself; elsewhere `-32602`.
@@ -113,7 +114,7 @@ impl<C: Call> FromCall<C> for RequestMeta {
 /// Without the macros, the same pattern fits a closure's parameter:
 ///
 /// ```
-/// use mcp_runtime::{Server, State, ToolEntry};
+/// use mcp_runtime::{Server, State, entry::ToolEntry};
 /// #[derive(Clone)]
 /// struct Db(&'static str);
 ///

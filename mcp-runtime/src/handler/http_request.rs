@@ -1,6 +1,6 @@
 //! The head of the HTTP request that carried a call, kept for its handler:
 //! read through [`RequestContext::http_request`](crate::RequestContext::http_request),
-//! and its extensions through the [`Extension`](crate::Extension) extractor.
+//! and its extensions through the [`Extension`](crate::extract::Extension) extractor.
 //!
 //! Only HTTP has a request; over stdio, and when a message is dispatched in
 //! process, there is none.

@@ -1,11 +1,14 @@
-//! The handler core: what a handler is and what it sees. The call it serves
-//! ([`call`]) and its context ([`context`]), the typed parameters it takes
-//! ([`extract`], [`http_request`], [`notify`], [`input`]), the traits that
-//! make async functions of those parameters handlers ([`functions`]), and
-//! what their results become ([`outcome`]).
+//! Handlers: async functions (or closures) whose parameters are extractors
+//! and whose results become protocol results, as [`ToolHandler`],
+//! [`PromptHandler`] and [`ResourceHandler`] describe them. What a
+//! `#[tool]` function is, and what [`ToolEntry::new`](crate::entry::ToolEntry::new)
+//! takes.
 //!
-//! Everything here sits below the registry, the server and the transports:
-//! it imports the protocol's types and nothing of what serves it.
+//! Inside the crate this is the handler core: the call a handler serves and
+//! its context, the extractors, the HTTP request view, notifications,
+//! outcomes, shared state and the panic guard. It sits below the registry,
+//! the server and the transports: it imports the protocol's types, and the
+//! input module's, and nothing of what serves it.
 
 pub(crate) mod call;
 pub(crate) mod context;
@@ -14,9 +17,10 @@ pub(crate) mod extension;
 pub(crate) mod extract;
 pub(crate) mod functions;
 pub(crate) mod http_request;
-pub mod input;
 pub(crate) mod notify;
 pub(crate) mod outcome;
 pub(crate) mod panic_guard;
 pub(crate) mod principal;
 pub(crate) mod state;
+
+pub use functions::{BoxFuture, PromptHandler, ResourceHandler, ToolHandler};

@@ -14,7 +14,7 @@ use crate::protocol::LoggingLevel;
 /// running as a task, each report becomes the task's `statusMessage`.
 ///
 /// ```
-/// use mcp_runtime::{Progress, tool};
+/// use mcp_runtime::{tool, extract::Progress};
 ///
 /// /// Counts to three.
 /// #[tool]
@@ -59,7 +59,7 @@ impl<C: Call> FromCall<C> for Progress {
 /// without it, nothing is sent.
 ///
 /// ```
-/// use mcp_runtime::{Logger, tool};
+/// use mcp_runtime::{tool, extract::Logger};
 ///
 /// /// Says hello, and logs it.
 /// #[tool]

@@ -15,6 +15,7 @@ use crate::protocol::{
 
 /// A handler's answer: final, or an interim request for client input (MRTR).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Outcome<T> {
     /// The final result.
     Complete(T),

@@ -19,7 +19,7 @@
 //!
 //! Which requests are a session's is decided per message: one carrying the 2026-07-28 `_meta` is
 //! stateless whatever else it carries, so both eras share one endpoint
-//! and one stdio process ([`Eras::Dual`](crate::Eras::Dual)).
+//! and one stdio process ([`Eras::Dual`](crate::server::Eras::Dual)).
 #![cfg_attr(feature = "redis", doc = "\n\n[`RedisSessionStore`]: crate::legacy::RedisSessionStore")]
 // Without the feature the name leads to what the store implements.
 #![cfg_attr(not(feature = "redis"), doc = "\n\n[`RedisSessionStore`]: crate::legacy::SessionStore")]

@@ -15,7 +15,7 @@ use crate::handler::call::ToolCall;
 use crate::handler::outcome::{Outcome, ToolOutcome};
 use crate::protocol::member::MemberName;
 use crate::protocol::{CallToolResult, Icon, Tool, ToolAnnotations};
-use crate::registry::param_headers::HeaderValue;
+use crate::registry::param_headers::ParamHeaderValue;
 
 /// What a JSON argument of a tool must implement; the macro checks each one
 /// against this trait, spanned on its type.
@@ -63,7 +63,7 @@ impl<T> ToolArg<T> {
 pub struct HeaderValueCheck<T>(PhantomData<T>);
 
 /// The `x-mcp-header` check of a parameter of type `T`.
-pub fn header_value<T: HeaderValue>() -> HeaderValueCheck<T> {
+pub fn header_value<T: ParamHeaderValue>() -> HeaderValueCheck<T> {
     HeaderValueCheck(PhantomData)
 }
 

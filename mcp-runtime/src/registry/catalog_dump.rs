@@ -23,6 +23,7 @@ pub const DUMP_CATALOG_FLAG: &str = "--dump-catalog";
 
 /// Where a catalog snapshot goes instead of serving.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum CatalogDump {
     /// Standard output.
     Stdout,
@@ -35,7 +36,7 @@ impl CatalogDump {
     /// `--dump-catalog=PATH` among them (any other argument is ignored).
     ///
     /// ```
-    /// use mcp_runtime::CatalogDump;
+    /// use mcp_runtime::server::CatalogDump;
     /// assert_eq!(CatalogDump::from_args(["serve", "--dump-catalog"]), Some(CatalogDump::Stdout));
     /// assert_eq!(CatalogDump::from_args(["--dump-catalog=c.json"]), Some(CatalogDump::File("c.json".into())));
     /// assert_eq!(CatalogDump::from_args(["--stdio"]), None);

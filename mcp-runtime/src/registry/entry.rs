@@ -30,7 +30,7 @@ pub type CompleterFn = fn(CompleteCall) -> BoxFuture<Result<Completion, ErrorObj
 /// A tool: its definition and its handler.
 ///
 /// ```
-/// use mcp_runtime::{Args, ToolEntry};
+/// use mcp_runtime::{Args, entry::ToolEntry};
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
 /// struct AddArgs { a: i64, b: i64 }
 ///
@@ -206,7 +206,7 @@ pub struct ToolDescriptor {
 /// A prompt: its definition, its handler and an optional argument completer.
 ///
 /// ```
-/// use mcp_runtime::{Args, PromptEntry};
+/// use mcp_runtime::{Args, entry::PromptEntry};
 /// #[derive(serde::Deserialize)]
 /// struct Review { code: String }
 ///
@@ -331,7 +331,7 @@ pub(crate) enum ResourceKind {
 /// handler.
 ///
 /// ```
-/// use mcp_runtime::{Args, ResourceEntry};
+/// use mcp_runtime::{Args, entry::ResourceEntry};
 /// let readme = ResourceEntry::fixed("docs://readme", "readme", || async { "# Hello" })
 ///     .mime_type("text/markdown");
 ///

@@ -16,7 +16,7 @@ impl ToolEntry {
     /// with [`BuildError::Scope`](crate::BuildError::Scope).
     ///
     /// ```
-    /// use mcp_runtime::{Server, ToolEntry};
+    /// use mcp_runtime::{Server, entry::ToolEntry};
     ///
     /// let server = Server::builder("notes", "1.0.0")
     ///     .tool(ToolEntry::new("delete_note", || async { "deleted" }).scopes(["notes:write"]))

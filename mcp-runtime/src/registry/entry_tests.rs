@@ -1,6 +1,7 @@
 //! Entries built by hand obey the rules the macros check.
 
-use crate::{BuildError, Server, ToolEntry};
+use crate::entry::ToolEntry;
+use crate::{BuildError, Server};
 
 fn tool(name: &str) -> ToolEntry {
     ToolEntry::new(name, || async { "ok" })

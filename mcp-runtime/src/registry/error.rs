@@ -12,7 +12,7 @@ use crate::uri_template::TemplateError;
 /// Match on the variants for their fields.
 ///
 /// ```
-/// use mcp_runtime::{Server, State, ToolEntry};
+/// use mcp_runtime::{Server, State, entry::ToolEntry};
 ///
 /// let error = Server::builder("demo", "1.0.0")
 ///     .tool(ToolEntry::new("count", |State(n): State<u32>| async move { n }))

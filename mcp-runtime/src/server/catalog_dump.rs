@@ -23,7 +23,7 @@ impl Server {
     /// away from callers lacking it, which `mcp-catalog diff` reports.
     ///
     /// ```
-    /// use mcp_runtime::{Server, ToolEntry};
+    /// use mcp_runtime::{Server, entry::ToolEntry};
     /// let server = Server::builder("demo", "1.0.0")
     ///     .tool(ToolEntry::new("ping", || async { "pong" }))
     ///     .tool(ToolEntry::new("reset", || async { "done" }).scopes(["admin"]))

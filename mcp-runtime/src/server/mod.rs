@@ -1,5 +1,7 @@
-//! [`Server`]: the immutable, shared description of everything served, and
-//! [`ServerBuilder`] (in `builder`), where it is assembled and checked.
+//! The server: [`Server`], the immutable, shared description of everything
+//! served, and [`ServerBuilder`], where it is assembled and checked, with
+//! what configures them ([`Eras`], [`RequestStateKey`], [`SchemaProfile`],
+//! [`CatalogDump`]) and the errors of a build ([`BuildError`]).
 
 use std::any::Any;
 use std::collections::BTreeSet;
@@ -11,7 +13,6 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::eras::Eras;
 use crate::events::{ServerEvent, SharedBus};
 use crate::handler::call::Call;
 use crate::handler::context::{RequestContext, ServerAccess};
@@ -22,18 +23,20 @@ use crate::protocol::{
     CacheHints, DiscoverResult, Implementation, ListChangedCapability, ResourcesCapability, ServerCapabilities,
 };
 use crate::registry::catalog::{Catalog, Entries};
-use crate::registry::catalog_dump::CatalogDump;
 use crate::registry::entry::{PromptEntry, ResourceEntry, ToolEntry};
-use crate::registry::error::BuildError;
 use crate::registry::location::SourceLocation;
-use crate::registry::schema_profile::{self, SchemaProfile};
-use crate::request_state::RequestStateKey;
+use crate::registry::schema_profile;
 use crate::tasks::{TASKS_EXTENSION, Tasks};
 
-mod builder;
+pub(crate) mod builder;
 mod catalog_dump;
 
-pub use builder::{ServerBuilder, registered};
+pub use crate::eras::{ERAS_ENV, Eras, LEGACY_VERSIONS};
+pub use crate::registry::catalog_dump::{CatalogDump, DUMP_CATALOG_FLAG};
+pub use crate::registry::error::{BuildError, RefusedTool};
+pub use crate::registry::schema_profile::SchemaProfile;
+pub use crate::request_state::RequestStateKey;
+pub use builder::ServerBuilder;
 
 /// The default number of items on one page of a list.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
@@ -50,7 +53,7 @@ pub const DEFAULT_PAGE_SIZE: usize = 100;
 /// while a request already running keeps the snapshot it started with.
 ///
 /// ```
-/// use mcp_runtime::{Args, Server, ToolEntry};
+/// use mcp_runtime::{Args, Server, entry::ToolEntry};
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
 /// struct Add { a: i64, b: i64 }
 ///
@@ -229,7 +232,7 @@ impl Server {
     /// `scopes_supported` in its Protected Resource Metadata (RFC 9728).
     ///
     /// ```
-    /// use mcp_runtime::{PromptEntry, Server, ToolEntry};
+    /// use mcp_runtime::{Server, entry::{PromptEntry, ToolEntry}};
     ///
     /// let server = Server::builder("notes", "1.0.0")
     ///     .tool(ToolEntry::new("edit", || async { "ok" }).scopes(["notes:write", "notes:read"]))

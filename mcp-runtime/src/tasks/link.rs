@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use tokio::sync::{Notify, oneshot};
 
 use super::record::{TaskRecord, TaskStatus};
-use crate::handler::input::TaskChannel;
+use crate::input::TaskChannel;
 use crate::protocol::ErrorObject;
 
 /// Where a link writes its task: the server's tasks. A trait rather than

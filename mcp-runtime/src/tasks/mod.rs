@@ -4,7 +4,7 @@
 //!
 //! A tool takes part by declaring it, with `#[tool(task)]` (may run as a
 //! task) or `#[tool(task(required))]` (only as one), or
-//! [`ToolEntry::task`](crate::ToolEntry::task). Its body stays an ordinary
+//! [`ToolEntry::task`](crate::entry::ToolEntry::task). Its body stays an ordinary
 //! async function: [`Input`](crate::Input) works inside a task (the task
 //! turns `input_required` and `tasks/update` brings the answers), and its
 //! [`CancellationToken`](crate::CancellationToken) fires on `tasks/cancel`.
@@ -41,7 +41,7 @@
 //! - a listen stream asking for `taskIds` gets `notifications/tasks`, the
 //!   whole task, on each change;
 //! - progress a handler running as a task reports
-//!   ([`Progress`](crate::Progress)) becomes the task's `statusMessage`;
+//!   ([`Progress`](crate::extract::Progress)) becomes the task's `statusMessage`;
 //!   its log messages go nowhere: the extension carries none.
 //!
 //! A test drives a task as a client would, declaring the extension:
@@ -49,7 +49,7 @@
 //! ```
 //! use mcp_runtime::protocol::ClientCapabilities;
 //! use mcp_runtime::tasks::{TASKS_EXTENSION, TaskSupport};
-//! use mcp_runtime::{Server, ToolEntry, testing::TestClient};
+//! use mcp_runtime::{Server, testing::TestClient, entry::ToolEntry};
 //! use serde_json::json;
 //!
 //! # tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap().block_on(async {

@@ -1,6 +1,6 @@
 //! How a tool takes part in tasks: [`TaskSupport`], declared with
 //! `#[tool(task)]` / `#[tool(task(required))]` or
-//! [`ToolEntry::task`](crate::ToolEntry::task).
+//! [`ToolEntry::task`](crate::entry::ToolEntry::task).
 
 /// Whether a tool may, or must, run as a task.
 ///
@@ -14,7 +14,7 @@
 /// [`input_first`](Self::input_first).
 ///
 /// ```
-/// use mcp_runtime::{ToolEntry, tasks::TaskSupport};
+/// use mcp_runtime::{tasks::TaskSupport, entry::ToolEntry};
 ///
 /// let export = ToolEntry::new("export", || async { "exported" }).task(TaskSupport::required());
 /// assert_eq!(export.task_support(), Some(TaskSupport::required()));

@@ -15,7 +15,7 @@
 //! `tool_error`. The stage of the pipeline that refused a request is
 //! `mcp_runtime.validation.stage`. Tool arguments and results are recorded
 //! (`gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`) only for the
-//! tools that opt in with [`ToolEntry::trace_content`](crate::ToolEntry::trace_content);
+//! tools that opt in with [`ToolEntry::trace_content`](crate::entry::ToolEntry::trace_content);
 //! `Authorization`, `requestState` and the rest of the params never are.
 //!
 //! The span is a plain `tracing` span (target `mcp_runtime::request`, level

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::handler::functions::BoxFuture;
-use crate::handler::input::Root;
+use crate::input::Root;
 use crate::protocol::{ClientCapabilities, CreateMessageResult, ElicitRequest, ElicitResult, ErrorObject};
 
 type ElicitFn = Arc<dyn Fn(ElicitRequest) -> BoxFuture<ElicitResult> + Send + Sync>;

@@ -6,7 +6,7 @@
 //! and `_meta` parsing as a real client does.
 //!
 //! ```
-//! use mcp_runtime::{Args, Server, ToolEntry, testing::TestClient};
+//! use mcp_runtime::{Args, Server, testing::TestClient, entry::ToolEntry};
 //! #[derive(serde::Deserialize, schemars::JsonSchema)]
 //! struct Add { a: i64, b: i64 }
 //!
@@ -26,7 +26,7 @@
 //! request with the answers until the result is complete:
 //!
 //! ```
-//! use mcp_runtime::{Input, Server, ToolEntry, input::Elicitation, protocol::ElicitResult, testing::TestClient};
+//! use mcp_runtime::{Input, Server, input::Elicitation, protocol::ElicitResult, testing::TestClient, entry::ToolEntry};
 //!
 //! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 //! let server = Server::builder("greeter", "1.0.0")
@@ -68,7 +68,7 @@ use self::observe::Observers;
 pub use self::observe::{MessageKind, Observed};
 use crate::dispatch::{RequestOptions, Response, Stage};
 use crate::handler::context::NotificationSink;
-use crate::handler::input::Root;
+use crate::input::Root;
 use crate::protocol::{
     ClientCapabilities, CreateMessageResult, ElicitRequest, ElicitResult, ErrorObject, Implementation, LoggingLevel,
     Notification, PROTOCOL_VERSION, ProgressToken, RequestId, RequestMeta,

@@ -8,6 +8,7 @@ use serde_json::value::RawValue;
 
 /// Which way a message went, and what it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum MessageKind {
     /// A request the client sent (a first try or a retry with answers).
     Request,

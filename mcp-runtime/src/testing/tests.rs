@@ -3,10 +3,12 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value, json};
 
 use super::{MessageKind, TestClient};
-use crate::handler::input::Elicitation;
+use crate::entry::ToolEntry;
+use crate::extract::Logger;
+use crate::input::Elicitation;
 use crate::protocol::ElicitResult;
 use crate::response::Stage;
-use crate::{Input, Logger, Server, ToolEntry};
+use crate::{Input, Server};
 
 fn server() -> Server {
     Server::builder("t", "1.0.0")

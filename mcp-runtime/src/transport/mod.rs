@@ -1,4 +1,8 @@
-//! Transports: they frame bytes and drive the dispatcher, nothing more.
+//! Transports: stdio and Streamable HTTP. Each reads messages off its wire,
+//! sends each to the era it belongs to (the stateless dispatcher, or a
+//! 2025-era session of [`crate::legacy`]), and writes the answers back; HTTP
+//! adds what only it has (origin and host checks, CORS, bearer tokens,
+//! probes, connection limits).
 
 #[cfg(feature = "http")]
 pub mod http;

@@ -23,8 +23,8 @@ use crate::dispatch::round_trip::{checked, input_slot, interruption, outcome_res
 use crate::handler::call::ToolCall;
 use crate::handler::context::{InputSlot, RequestContext};
 use crate::handler::functions::BoxFuture;
-use crate::handler::input::{InputState, Interrupted, TaskChannel};
 use crate::handler::outcome::ToolOutcome;
+use crate::input::{InputState, Interrupted, TaskChannel};
 use crate::protocol::{CallToolParams, ErrorObject, ResultType};
 use crate::registry::entry::ToolEntry;
 use crate::request_state;

@@ -10,7 +10,7 @@
 
 mod value;
 
-pub use value::HeaderValue;
+pub use value::ParamHeaderValue;
 
 use mcp_runtime_rules::header::{self, HeaderNameError};
 use serde_json::{Map, Value};

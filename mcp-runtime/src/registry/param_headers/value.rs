@@ -1,5 +1,5 @@
 //! The Rust types a tool parameter may have to be mirrored into an HTTP
-//! header: [`HeaderValue`], checked where `#[arg(header = ..)]` is written.
+//! header: [`ParamHeaderValue`], checked where `#[arg(header = ..)]` is written.
 
 use std::borrow::Cow;
 
@@ -14,22 +14,22 @@ use std::borrow::Cow;
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
 /// enum Region { Eu, Us }
 ///
-/// impl mcp_runtime::HeaderValue for Region {}
+/// impl mcp_runtime::entry::ParamHeaderValue for Region {}
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be sent in an HTTP header",
     label = "not a string, integer or boolean",
-    note = "`x-mcp-header` is allowed only on string, integer and boolean arguments; implement `mcp_runtime::HeaderValue` for a type that serializes as one of those"
+    note = "`x-mcp-header` is allowed only on string, integer and boolean arguments; implement `mcp_runtime::entry::ParamHeaderValue` for a type that serializes as one of those"
 )]
-pub trait HeaderValue {}
+pub trait ParamHeaderValue {}
 
 macro_rules! header_values {
-    ($($ty:ty),*) => {$( impl HeaderValue for $ty {} )*};
+    ($($ty:ty),*) => {$( impl ParamHeaderValue for $ty {} )*};
 }
 
 header_values!(String, Cow<'static, str>, bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
 
-impl<T: HeaderValue> HeaderValue for Option<T> {}
+impl<T: ParamHeaderValue> ParamHeaderValue for Option<T> {}
 
 #[cfg(test)]
 mod tests {

@@ -308,7 +308,7 @@ impl ServerBuilder {
     /// Output schemas are left as they are: providers do not read them.
     ///
     /// ```
-    /// use mcp_runtime::{Args, SchemaProfile, Server, ToolEntry};
+    /// use mcp_runtime::{Args, Server, server::SchemaProfile, entry::ToolEntry};
     /// #[derive(serde::Deserialize, schemars::JsonSchema)]
     /// struct Search { query: String, limit: Option<u32> }
     ///
@@ -471,7 +471,7 @@ impl Server {
 }
 
 /// Adds every `#[tool]`, `#[prompt]` and `#[resource]` linked into the
-/// binary to `builder`: what [`server!`](crate::server) expands to, the one
+/// binary to `builder`: what [`server!`](crate::server!) expands to, the one
 /// way to ask for them.
 pub fn registered(builder: ServerBuilder) -> ServerBuilder {
     builder

@@ -10,7 +10,7 @@ use crate::tasks::TaskStore;
 
 /// The settings of tasks (the `io.modelcontextprotocol/tasks` extension),
 /// for tools declared with `#[tool(task)]` or
-/// [`ToolEntry::task`](crate::ToolEntry::task).
+/// [`ToolEntry::task`](crate::entry::ToolEntry::task).
 impl ServerBuilder {
     /// Where tasks are kept (default: a [`MemoryTaskStore`](crate::tasks::MemoryTaskStore)).
     pub fn task_store(mut self, store: impl TaskStore) -> Self {

@@ -375,7 +375,7 @@ impl HttpConfig {
     /// error, and the sessions already open are left alone: a flood of
     /// `initialize` cannot evict the clients being served. Expired sessions
     /// make room first. Servers that serve only the 2026-07-28 revision
-    /// ([`Eras::Modern`](crate::Eras::Modern)) keep no sessions.
+    /// ([`Eras::Modern`](crate::server::Eras::Modern)) keep no sessions.
     pub fn max_sessions(mut self, sessions: usize) -> Self {
         self.max_sessions = sessions.max(1);
         self

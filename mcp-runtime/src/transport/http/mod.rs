@@ -12,7 +12,7 @@
 //!   middleware.
 //!
 //! ```no_run
-//! use mcp_runtime::{Server, ToolEntry};
+//! use mcp_runtime::{Server, entry::ToolEntry};
 //!
 //! # async fn run() -> std::io::Result<()> {
 //! let server = Server::builder("hello", "1.0.0")
@@ -48,7 +48,7 @@
 //! # 2025-era clients
 //!
 //! Unless the server serves only the 2026-07-28 revision
-//! ([`Eras`](crate::Eras)), the same endpoint serves clients of 2025-11-25,
+//! ([`Eras`](crate::server::Eras)), the same endpoint serves clients of 2025-11-25,
 //! 2025-06-18 and 2025-03-26, each request's era told apart after the
 //! `Origin`/`Host` check: a body carrying the 2026-07-28 `_meta` is always
 //! stateless; `initialize` opens a session, whose id the response carries in

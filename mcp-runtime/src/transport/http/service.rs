@@ -61,7 +61,7 @@ use crate::telemetry::Origin;
 ///
 /// Middleware in front of it can pass what it learned (the caller an auth
 /// layer identified, say) to the handlers as request extensions: a handler
-/// reads one with [`Extension<T>`](crate::Extension), and the request's
+/// reads one with [`Extension<T>`](crate::extract::Extension), and the request's
 /// head with [`RequestContext::http_request`](crate::RequestContext::http_request).
 ///
 /// The host application owns the connections, so the limits that are about

@@ -2,7 +2,7 @@
 #![deny(warnings, missing_docs, unreachable_pub, unused_qualifications, unused_results, rust_2018_idioms)]
 //! A server.
 
-use mcp_runtime::{Logger, Progress, RequestContext, prompt, resource, tool};
+use mcp_runtime::{RequestContext, prompt, resource, tool, extract::{Logger, Progress}};
 
 /// Adds two numbers.
 #[tool]
