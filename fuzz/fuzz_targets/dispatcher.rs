@@ -10,7 +10,12 @@ use std::time::Duration;
 use libfuzzer_sys::fuzz_target;
 use mcp_runtime::dispatch::RequestOptions;
 use mcp_runtime::protocol::{Completion, ElicitRequest, InputRequest, InputRequiredResult};
-use mcp_runtime::{Args, Server, extract::CompleteCall, outcome::NotFound, entry::{PromptEntry, ResourceEntry, ToolEntry}};
+use mcp_runtime::{
+    Args, Server,
+    entry::{PromptEntry, ResourceEntry, ToolEntry},
+    extract::CompleteCall,
+    outcome::NotFound,
+};
 use mcp_runtime_fuzz::wire_schema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};

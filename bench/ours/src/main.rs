@@ -21,7 +21,7 @@
 //! verified on every request against the issuer's cached keys.
 
 use mcp_runtime::transport::http::HttpConfig;
-use mcp_runtime::{Args, ServerBuilder, tool, entry::ToolEntry};
+use mcp_runtime::{Args, ServerBuilder, entry::ToolEntry, tool};
 
 // `async fn`, the style for a function that never blocks: it runs in
 // place, where a sync `fn` would be handed to the blocking pool.
