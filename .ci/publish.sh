@@ -39,6 +39,16 @@ publish_target="${TARGET_DIR:-target}/publish-dry-run"
 for profile_dir in "$publish_target"/*/; do
   rm -rf "$profile_dir".fingerprint/mcp-runtime* "$profile_dir"deps/*mcp_runtime*
 done
+# Cargo also unpacks the crates it just packaged into CARGO_HOME, under the local registry's
+# own folder (not crates.io's), and never unpacks the same version there again: the verify
+# build of a crate would compile the last run's sources of the crates it depends on.
+cargo_home="${CARGO_HOME:-$HOME/.cargo}"
+for unpacked in "$cargo_home"/registry/src/*/mcp-runtime-*; do
+  case "$unpacked" in
+    "$cargo_home"/registry/src/index.crates.io-*) ;;
+    *) [ -e "$unpacked" ] && rm -rf "$unpacked" ;;
+  esac
+done
 echo "cargo publish --dry-run ${packages[*]} (target: $publish_target)"
 CARGO_TARGET_DIR="$publish_target" cargo publish --dry-run "${packages[@]}" "${ALLOW_DIRTY[@]}" \
   || die "cargo publish --dry-run failed (see above)"
