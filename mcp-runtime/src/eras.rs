@@ -25,12 +25,14 @@ pub const LEGACY_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"]
 /// assert_eq!(server.eras().versions(), ["2026-07-28"]);
 /// # Ok::<(), mcp_runtime::BuildError>(())
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Eras {
     /// Both, per request: a request carrying the 2026-07-28 `_meta` is
-    /// served statelessly, `initialize` opens a 2025-era session. The default.
-    #[default]
+    /// served statelessly, `initialize` opens a 2025-era session. The
+    /// default (with the `legacy` feature, on by default; without it the
+    /// default is [`Modern`](Eras::Modern), and asking for this or
+    /// [`Legacy`](Eras::Legacy) is a [`BuildError`](crate::BuildError)).
     Dual,
     /// 2026-07-28 only: `initialize` and the other 2025-era methods are
     /// refused with an error naming the versions served, and no session
@@ -39,6 +41,14 @@ pub enum Eras {
     /// 2025-era clients only: `server/discover` is `-32601` and a request
     /// carrying the 2026-07-28 `_meta` is refused naming the versions served.
     Legacy,
+}
+
+impl Default for Eras {
+    /// [`Dual`](Eras::Dual) when the `legacy` feature is on (the default),
+    /// else [`Modern`](Eras::Modern).
+    fn default() -> Self {
+        if cfg!(feature = "legacy") { Eras::Dual } else { Eras::Modern }
+    }
 }
 
 const DUAL: &[&str] = &[PROTOCOL_VERSION, "2025-11-25", "2025-06-18", "2025-03-26"];

@@ -26,6 +26,7 @@ mod prepared;
 pub use crate::handler::context::{DiscardNotifications, NotificationSink};
 pub use crate::response::{Response, Stage};
 pub use envelope::{ClientNotification, Message, Request, parse_message};
+#[cfg(any(feature = "http", feature = "stdio"))]
 pub(crate) use method::Method;
 pub(crate) use prepared::Body;
 pub use prepared::{CalledTool, HeaderCheck, Prepared, RequestOptions};

@@ -36,6 +36,7 @@ pub(crate) fn mentions_initialize(bytes: &[u8]) -> bool {
 
 /// Whether `"ping"` appears in the raw message, quotes included (see
 /// [`mentions_initialize`]).
+#[cfg(feature = "stdio")]
 pub(crate) fn mentions_ping(bytes: &[u8]) -> bool {
     mentions(bytes, b"\"ping\"")
 }
@@ -95,6 +96,11 @@ mod tests {
         assert!(mentions_initialize(br#"{"jsonrpc":"2.0","id":1,"method": "initialize"}"#));
         assert!(!mentions_initialize(br#"{"method":"tools/call","params":{"name":"initializer"}}"#));
         assert!(!mentions_initialize(b"initialize"));
+    }
+
+    #[cfg(feature = "stdio")]
+    #[test]
+    fn ping_is_found_only_as_a_string() {
         assert!(mentions_ping(br#"{"method":"ping"}"#) && !mentions_ping(br#"{"method":"pings"}"#));
     }
 

@@ -35,6 +35,7 @@ pub(crate) mod observe;
 mod owner;
 pub(crate) mod session;
 mod shape;
+#[cfg(feature = "stdio")]
 pub(crate) mod stdio;
 mod store;
 mod via;

@@ -28,7 +28,8 @@ pub(crate) struct Via {
 
 impl Via {
     /// Messages to `outlet`, and nothing else: no resumable stream, no
-    /// time limit, no HTTP request.
+    /// time limit, no HTTP request: a stdio session's.
+    #[cfg(feature = "stdio")]
     pub(crate) fn outlet(outlet: Outlet) -> Self {
         Via {
             outlet,

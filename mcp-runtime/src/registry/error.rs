@@ -126,6 +126,21 @@ pub enum BuildError {
         /// What is wrong.
         reason: String,
     },
+    /// What the server was asked to serve needs a Cargo feature of
+    /// `mcp-runtime` that this build leaves out: the 2025 era (`legacy`),
+    /// say, which [`Eras::Dual`](crate::server::Eras::Dual) asks for.
+    #[error(
+        "{what} needs the `{feature}` feature of mcp-runtime, which this build leaves out: \
+         add it to the dependency's `features`, or {instead}"
+    )]
+    MissingFeature {
+        /// The Cargo feature.
+        feature: &'static str,
+        /// What asked for it.
+        what: String,
+        /// What serves without it.
+        instead: &'static str,
+    },
     /// Tools whose input schemas cannot fit the profile chosen with
     /// [`ServerBuilder::schema_profile`](crate::ServerBuilder::schema_profile).
     #[error("{} tool(s) cannot fit the {profile} schema profile: {}", refused.len(), refused.iter().map(ToString::to_string).collect::<Vec<_>>().join(" | "))]
@@ -200,6 +215,11 @@ mod tests {
             BuildError::Scope { kind: "tool", name: "add".into(), reason: ScopeError::EmptyList, location: location() },
             BuildError::Unauthenticated { kind: "tool", name: "whoami".into(), location: location() },
             BuildError::Eras { reason: "`both` is none of modern, legacy, dual".into() },
+            BuildError::MissingFeature {
+                feature: "legacy",
+                what: "serving 2025-era clients (eras `dual`)".into(),
+                instead: "serve `Eras::Modern` only",
+            },
             BuildError::SchemaProfile {
                 profile: "openai",
                 refused: vec![RefusedTool { tool: "add".into(), location: location(), reasons: vec!["a map".into()] }],

@@ -73,6 +73,7 @@ impl Server {
     /// asked for it; returns whether it did, in which case the serve helper
     /// returns without serving. (`--dump-catalog` never gets this far:
     /// `build()` answers it.)
+    #[cfg(any(feature = "http", feature = "stdio"))]
     pub(crate) fn dumped_catalog(&self) -> std::io::Result<bool> {
         match &self.settings().catalog_dump {
             Some(dump) => dump.write(self).map(|()| true),

@@ -30,6 +30,8 @@ use crate::tasks::{TASKS_EXTENSION, Tasks};
 
 pub(crate) mod builder;
 mod catalog_dump;
+#[cfg(all(test, not(feature = "legacy")))]
+mod without_legacy_tests;
 
 pub use crate::eras::{ERAS_ENV, Eras, LEGACY_VERSIONS};
 pub use crate::registry::catalog_dump::{CatalogDump, DUMP_CATALOG_FLAG};
@@ -258,7 +260,8 @@ impl Server {
         self.inner.settings.eras
     }
 
-    /// The instructions `server/discover` and `initialize` report.
+    /// The instructions `initialize` reports.
+    #[cfg(feature = "legacy")]
     pub(crate) fn instructions(&self) -> Option<&str> {
         self.inner.settings.instructions.as_deref()
     }

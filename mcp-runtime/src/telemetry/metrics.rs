@@ -30,6 +30,7 @@ mod off {
         pub(crate) fn finish(&mut self, _failure: Option<(&str, bool)>) {}
     }
 
+    #[cfg(feature = "legacy")]
     pub(crate) fn sessions(_change: i64) {}
 }
 
@@ -54,6 +55,7 @@ mod on {
         duration: Histogram<f64>,
         requests: UpDownCounter<i64>,
         streams: UpDownCounter<i64>,
+        #[cfg(feature = "legacy")]
         sessions: UpDownCounter<i64>,
     }
 
@@ -80,6 +82,7 @@ mod on {
                     .with_unit("{stream}")
                     .with_description("Open `subscriptions/listen` streams.")
                     .build(),
+                #[cfg(feature = "legacy")]
                 sessions: meter
                     .i64_up_down_counter("mcp_runtime.server.active_sessions")
                     .with_unit("{session}")
@@ -143,6 +146,7 @@ mod on {
     }
 
     /// A 2025-era session held here was opened (`1`) or let go (`-1`).
+    #[cfg(feature = "legacy")]
     pub(crate) fn sessions(change: i64) {
         instruments().sessions.add(change, &[]);
     }

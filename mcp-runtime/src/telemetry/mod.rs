@@ -45,10 +45,12 @@ mod observe;
 #[cfg(feature = "otel")]
 mod propagation;
 mod request;
+#[cfg(feature = "legacy")]
 mod session;
 mod span;
 
 pub(crate) use observe::{Ending, Observation};
 pub(crate) use request::{Origin, Target};
+#[cfg(feature = "legacy")]
 pub(crate) use session::LiveSession;
 pub(crate) use span::note_refusal;

@@ -16,6 +16,7 @@ pub(crate) enum Ending<'a> {
     /// With the dispatcher's response.
     Answered(&'a Response),
     /// A 2025-era session's request: its result or its error.
+    #[cfg(feature = "legacy")]
     Session(Result<&'a Value, &'a ErrorObject>),
 }
 
@@ -95,6 +96,7 @@ impl Observation {
     }
 
     /// Records the session a 2025-era request belongs to.
+    #[cfg(feature = "legacy")]
     pub(crate) fn session(&mut self, id: &str) {
         if let Some(active) = &self.0
             && !active.span.is_disabled()
@@ -161,7 +163,9 @@ impl Active {
                     (failed.then_some(Failure::TOOL), result.map(std::borrow::Cow::Borrowed))
                 }
             },
+            #[cfg(feature = "legacy")]
             Ending::Session(Err(error)) => (Some(Failure::rpc(error, None)), None),
+            #[cfg(feature = "legacy")]
             Ending::Session(Ok(result)) => {
                 let failed = active.tool_call && result.get("isError") == Some(&Value::Bool(true));
                 let text = active.trace_result.then(|| std::borrow::Cow::Owned(result.to_string()));

@@ -17,7 +17,9 @@ pub(crate) struct Origin<'a> {
 }
 
 impl<'a> Origin<'a> {
-    /// A line of the stdio transport.
+    /// A line of the stdio transport (or a 2025-era request that came
+    /// without an HTTP head).
+    #[cfg(any(feature = "stdio", feature = "legacy"))]
     pub(crate) fn stdio() -> Self {
         Origin { transport: Some("pipe"), ..Origin::default() }
     }
@@ -29,6 +31,7 @@ impl<'a> Origin<'a> {
     }
 
     /// A request observed by the one it is served for.
+    #[cfg(feature = "legacy")]
     pub(crate) fn nested() -> Self {
         Origin { nested: true, ..Origin::default() }
     }

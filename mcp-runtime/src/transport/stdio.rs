@@ -22,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::dispatch::{Message, Method, RequestOptions, Response, Stage, parse_message};
 use crate::handler::context::NotificationSink;
+#[cfg(feature = "legacy")]
 use crate::legacy::stdio::{StdioSession, Step};
 use crate::protocol::{CANCELLED, CancelledParams, ErrorObject, Notification, RequestId};
 use crate::server::Server;
@@ -105,6 +106,7 @@ impl Server {
         let mut reader = BufReader::with_capacity(64 * 1024, reader);
         let mut line = Vec::new();
         // The 2025-era session this process becomes on `initialize`.
+        #[cfg(feature = "legacy")]
         let mut legacy = self.eras().serves_legacy().then(|| StdioSession::new(self.clone(), out_tx.clone()));
 
         let read_result = loop {
@@ -126,6 +128,7 @@ impl Server {
                 continue;
             }
             while tasks.try_join_next().is_some() {}
+            #[cfg(feature = "legacy")]
             if let Some(legacy) = legacy.as_mut() {
                 match legacy.step(&line) {
                     Step::Modern => {}
@@ -153,6 +156,8 @@ impl Server {
                         cancel(&in_flight, n.params.as_deref());
                     }
                 }
+                // (A build without the `legacy` feature serves the modern era only.)
+                #[cfg(feature = "legacy")]
                 Ok(Message::Request(request)) if !self.eras().serves_modern() => {
                     let refusal = crate::legacy::refuse_modern(request.method());
                     let _ = out_tx.send(Response::error(Some(request.id().clone()), refusal, Stage::Version).to_json());
@@ -197,6 +202,7 @@ impl Server {
 
         // The session holds a sender of the output: ended and dropped, so
         // that the writer sees the output close.
+        #[cfg(feature = "legacy")]
         if let Some(legacy) = legacy.take() {
             legacy.end();
         }

@@ -246,9 +246,11 @@ impl ServerBuilder {
         self
     }
 
-    /// Which clients to serve (default [`Eras::Dual`]: both). Without this
-    /// call the [`ERAS_ENV`] environment variable (`MCP_ERAS=modern`, say)
-    /// decides, so a deployment can change it without a rebuild.
+    /// Which clients to serve (default [`Eras::Dual`]: both; without the
+    /// `legacy` feature, [`Eras::Modern`], the only choice such a build
+    /// serves). Without this call the [`ERAS_ENV`] environment variable
+    /// (`MCP_ERAS=modern`, say) decides, so a deployment can change it
+    /// without a rebuild.
     pub fn eras(mut self, eras: Eras) -> Self {
         self.eras = Some(eras);
         self
@@ -401,6 +403,13 @@ impl ServerBuilder {
                 Err(_) => Eras::default(),
             },
         };
+        if eras.serves_legacy() && !cfg!(feature = "legacy") {
+            return Err(BuildError::MissingFeature {
+                feature: "legacy",
+                what: format!("serving 2025-era clients (eras `{eras}`)"),
+                instead: "serve `Eras::Modern` only",
+            });
+        }
         let result_meta = if self.server_info_in_results {
             let mut meta = Map::new();
             meta.insert(META_SERVER_INFO.into(), serde_json::to_value(&self.info).unwrap_or(Value::Null));

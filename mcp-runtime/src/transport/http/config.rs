@@ -1,9 +1,11 @@
 //! [`HttpConfig`]: the settings of the HTTP transport.
 
+#[cfg(feature = "legacy")]
 use std::sync::Arc;
 use std::time::Duration;
 
 use super::origin::OriginPolicy;
+#[cfg(feature = "legacy")]
 use crate::legacy::SessionStore;
 
 /// Settings of the HTTP transport. Every field has a safe default:
@@ -25,9 +27,9 @@ use crate::legacy::SessionStore;
 /// | [`shutdown_grace`](Self::shutdown_grace) (standalone) | 10 s |
 /// | `Origin`/`Host` checks | loopback names only; see [`allowed_hosts`](Self::allowed_hosts) |
 /// | [`cors`](Self::cors) (standalone) | off |
-/// | [`max_sessions`](Self::max_sessions) (2025-era clients) | 10 000 live at once (503 beyond) |
-/// | [`session_idle_timeout`](Self::session_idle_timeout) (2025-era clients) | 30 min unused ends a session |
-/// | [`session_store`](Self::session_store) (2025-era clients) | in this process's memory |
+/// | [`max_sessions`](Self::max_sessions) (2025-era clients, `legacy` feature) | 10 000 live at once (503 beyond) |
+/// | [`session_idle_timeout`](Self::session_idle_timeout) (2025-era clients, `legacy` feature) | 30 min unused ends a session |
+/// | [`session_store`](Self::session_store) (2025-era clients, `legacy` feature) | in this process's memory |
 /// | [`health_endpoints`](Self::health_endpoints) | off |
 /// | [`shutdown_drain`](Self::shutdown_drain) (standalone) | none |
 ///
@@ -68,17 +70,22 @@ pub struct HttpConfig {
     pub(crate) shutdown_grace: Duration,
     pub(crate) origin: OriginPolicy,
     pub(crate) cors: bool,
+    #[cfg(feature = "legacy")]
     pub(crate) max_sessions: usize,
+    #[cfg(feature = "legacy")]
     pub(crate) session_idle_timeout: Duration,
+    #[cfg(feature = "legacy")]
     pub(crate) session_store: Option<StoreSlot>,
     pub(crate) health: Option<HealthPaths>,
     pub(crate) shutdown_drain: Duration,
 }
 
 /// The store [`HttpConfig::session_store`] set.
+#[cfg(feature = "legacy")]
 #[derive(Clone)]
 pub(crate) struct StoreSlot(pub(crate) Arc<dyn SessionStore>);
 
+#[cfg(feature = "legacy")]
 impl std::fmt::Debug for StoreSlot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("SessionStore")
@@ -103,8 +110,11 @@ impl Default for HttpConfig {
             shutdown_grace: Duration::from_secs(10),
             origin: OriginPolicy::default(),
             cors: false,
+            #[cfg(feature = "legacy")]
             max_sessions: 10_000,
+            #[cfg(feature = "legacy")]
             session_idle_timeout: Duration::from_secs(30 * 60),
+            #[cfg(feature = "legacy")]
             session_store: None,
             health: None,
             shutdown_drain: Duration::ZERO,
@@ -376,6 +386,8 @@ impl HttpConfig {
     /// `initialize` cannot evict the clients being served. Expired sessions
     /// make room first. Servers that serve only the 2026-07-28 revision
     /// ([`Eras::Modern`](crate::server::Eras::Modern)) keep no sessions.
+    #[cfg(feature = "legacy")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "legacy")))]
     pub fn max_sessions(mut self, sessions: usize) -> Self {
         self.max_sessions = sessions.max(1);
         self
@@ -385,6 +397,8 @@ impl HttpConfig {
     /// (default 30 minutes): no request in that time and no stream of it
     /// being read. Its id is then answered 404, which tells the client to
     /// `initialize` again.
+    #[cfg(feature = "legacy")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "legacy")))]
     pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
         self.session_idle_timeout = idle;
         self
@@ -427,6 +441,8 @@ impl HttpConfig {
         not(feature = "redis"),
         doc = "\n\n[`RedisSessionStore`]: crate::legacy::SessionStore\n[`RedisBus`]: crate::events::EventBus"
     )]
+    #[cfg(feature = "legacy")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "legacy")))]
     pub fn session_store(mut self, store: impl SessionStore) -> Self {
         self.session_store = Some(StoreSlot(Arc::new(store)));
         self

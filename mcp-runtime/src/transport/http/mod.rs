@@ -103,6 +103,7 @@ pub(crate) mod fuzzing {
     use crate::dispatch::HeaderCheck;
     use crate::protocol::ErrorObject;
 
+    #[cfg(feature = "legacy")]
     pub(crate) use crate::legacy::http::read_last_event_id;
 
     pub(crate) fn decode_header_value(value: &str) -> Result<Cow<'_, str>, &'static str> {

@@ -32,6 +32,7 @@ use crate::endpoint::responses::{
 use crate::endpoint::sse::{ChannelSink, EventStream, RunFuture, Start};
 use crate::handler::context::DiscardNotifications;
 use crate::handler::http_request::HttpRequest;
+#[cfg(feature = "legacy")]
 use crate::legacy::http::{self as legacy, EndpointSettings, SessionEndpoint, SessionSettings};
 use crate::protocol::{ErrorObject, RequestId};
 use crate::server::Server;
@@ -113,10 +114,7 @@ impl McpService {
         let in_flight = InFlight::new(config.max_in_flight);
         #[cfg(feature = "auth")]
         let auth = server.settings().verifier.clone();
-        #[cfg(feature = "auth")]
-        let resource_metadata = auth.as_ref().map(|verifier| verifier.metadata.url.clone());
-        #[cfg(not(feature = "auth"))]
-        let resource_metadata = None;
+        #[cfg(feature = "legacy")]
         let legacy = server.eras().serves_legacy().then(|| {
             let sessions = SessionSettings {
                 store: config.session_store.as_ref().map(|store| Arc::clone(&store.0)),
@@ -124,6 +122,10 @@ impl McpService {
                 idle_timeout: config.session_idle_timeout,
                 stream_buffer: config.max_stream_buffer,
             };
+            #[cfg(feature = "auth")]
+            let resource_metadata = auth.as_ref().map(|verifier| verifier.metadata.url.clone());
+            #[cfg(not(feature = "auth"))]
+            let resource_metadata = None;
             let settings = EndpointSettings {
                 request_timeout: config.request_timeout,
                 buffered_responses: config.buffered_responses,
@@ -136,6 +138,7 @@ impl McpService {
             shared: Arc::new(Shared {
                 server,
                 config,
+                #[cfg(feature = "legacy")]
                 legacy,
                 draining: AtomicBool::new(false),
                 in_flight,
@@ -260,10 +263,11 @@ where
     if parts.method != Method::POST {
         // A GET or DELETE may name a 2025-era session; the stateless
         // endpoint takes POST only.
-        return match &shared.legacy {
-            Some(sessions) => Box::pin(sessions.respond_other(&parts)).await,
-            None => not_allowed(&parts.method),
-        };
+        #[cfg(feature = "legacy")]
+        if let Some(sessions) = &shared.legacy {
+            return Box::pin(sessions.respond_other(&parts)).await;
+        }
+        return not_allowed(&parts.method);
     }
     let (accept, bytes) = match read_request(&shared.config, &parts, body).await {
         Ok(read) => read,
@@ -272,6 +276,7 @@ where
     // A server that serves 2025-era clients tells each POST's era first.
     // One flat path otherwise: every level of futures between here and the
     // handler is state that is moved, so the stateless path stays one.
+    #[cfg(feature = "legacy")]
     if let Some(sessions) = &shared.legacy {
         let era = legacy::route_post(&parts, &bytes);
         if !matches!(era, legacy::Era::Modern if shared.server.eras().serves_modern()) {

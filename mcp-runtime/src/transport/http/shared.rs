@@ -6,6 +6,7 @@ use std::sync::atomic::AtomicBool;
 
 use super::HttpConfig;
 use crate::endpoint::in_flight::InFlight;
+#[cfg(feature = "legacy")]
 use crate::legacy::http::SessionEndpoint;
 use crate::server::Server;
 
@@ -14,6 +15,7 @@ pub(super) struct Shared {
     pub(super) server: Server,
     pub(super) config: HttpConfig,
     /// The 2025-era sessions, when the server serves that era.
+    #[cfg(feature = "legacy")]
     pub(super) legacy: Option<SessionEndpoint>,
     /// Set when shutdown begins: the readiness probe answers 503 from then on.
     pub(super) draining: AtomicBool,
