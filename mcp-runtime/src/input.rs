@@ -162,6 +162,7 @@ impl InputState {
 
     /// The input state of a handler running as a task, whose answers come
     /// through `link`.
+    #[cfg(feature = "tasks")]
     pub(crate) fn for_task(meta: Arc<RequestMeta>, link: Arc<dyn TaskChannel>) -> Self {
         let state = InputState::new(Map::new(), None, meta, None);
         state.run_as_task(link);
@@ -170,6 +171,7 @@ impl InputState {
 
     /// From now on the handler runs as a task: it waits for answers
     /// through `link` instead of stopping.
+    #[cfg(feature = "tasks")]
     pub(crate) fn run_as_task(&self, link: Arc<dyn TaskChannel>) {
         let _ = self.task.set(link);
     }

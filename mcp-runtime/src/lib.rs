@@ -143,13 +143,14 @@
 //! | `stdio` | yes | newline-delimited JSON over stdin/stdout ([`Server::serve_stdio`]) |
 //! | `http` | yes | Streamable HTTP: a tower `Service` and a standalone hyper server ([`transport::http`]) |
 //! | `legacy` | yes | the 2025-era revisions: clients that open with `initialize` and keep a session ([`legacy`]); without it a server serves 2026-07-28 only ([`Eras::Modern`](server::Eras::Modern)) |
+//! | `tasks` | yes | the tasks extension: `#[tool(task)]` answered with a task handle, `tasks/get`, `tasks/update`, `tasks/cancel`, the task stores ([`tasks`]); without it a `task` tool runs as a plain call |
 //! | `redis` | no | an [`EventBus`](events::EventBus) over Redis pub/sub, so `subscriptions/listen` works across replicas, and task and session stores in Redis, so any replica serves any task or 2025-era session |
-//! | `sqlite` | no | a task store in an SQLite file (bundled), so tasks outlive a restart |
+//! | `sqlite` | no | a task store in an SQLite file (bundled), so tasks outlive a restart (implies `tasks`) |
 //! | `auth` | no | OAuth 2.1 resource server on HTTP (`ServerBuilder::authorization`): bearer tokens verified on every request, the Protected Resource Metadata document, the 401 challenges |
 //! | `otel` | no | OpenTelemetry: the client's trace context as each request span's parent, the conventions' metrics, and `otel::init` (logs, and OTLP export from the `OTEL_*` variables) |
 //!
 //! A server for the stateless revision alone (a serverless function, say)
-//! leaves the 2025 era out: `mcp-runtime = { version = "0.1",
+//! leaves the 2025 era and tasks out: `mcp-runtime = { version = "0.1",
 //! default-features = false, features = ["http"] }`.
 //!
 //! Every request is a `tracing` span (target `mcp_runtime::request`, INFO)

@@ -59,6 +59,8 @@ fn target(p: &Prepared) -> Target<'_> {
         },
         Route::GetPrompt(params, _) => Target::Prompt(&params.name),
         Route::ReadResource(params) => Target::Resource(&params.uri),
-        Route::Discover | Route::List(..) | Route::Complete(_) | Route::Listen(_) | Route::Task(_) => Target::None,
+        Route::Discover | Route::List(..) | Route::Complete(_) | Route::Listen(_) => Target::None,
+        #[cfg(feature = "tasks")]
+        Route::Task(_) => Target::None,
     }
 }

@@ -47,7 +47,7 @@ pub enum ServerEvent {
     /// Events may have been lost on their way here (a distributed bus lost
     /// its connection to the engine for a while, say): every stream treats
     /// everything it follows as changed, as when it falls behind, since it
-    /// cannot know which changes it missed. [`RedisBus`] delivers it to
+    /// cannot know which changes it missed. `RedisBus` (`redis` feature) delivers it to
     /// this process's listeners once it is subscribed again.
     EventsMissed,
 }

@@ -26,12 +26,14 @@ use crate::registry::catalog::{Catalog, Entries};
 use crate::registry::entry::{PromptEntry, ResourceEntry, ToolEntry};
 use crate::registry::location::SourceLocation;
 use crate::registry::schema_profile;
-use crate::tasks::{TASKS_EXTENSION, Tasks};
+use crate::tasks::TASKS_EXTENSION;
+#[cfg(feature = "tasks")]
+use crate::tasks::Tasks;
 
 pub(crate) mod builder;
 mod catalog_dump;
-#[cfg(all(test, not(feature = "legacy")))]
-mod without_legacy_tests;
+#[cfg(all(test, any(not(feature = "legacy"), not(feature = "tasks"))))]
+mod without_features_tests;
 
 pub use crate::eras::{ERAS_ENV, Eras, LEGACY_VERSIONS};
 pub use crate::registry::catalog_dump::{CatalogDump, DUMP_CATALOG_FLAG};
@@ -79,6 +81,7 @@ struct ServerInner {
     /// Cancelled when the server closes its long-lived streams (shutdown).
     closing: CancellationToken,
     state: StateMap,
+    #[cfg(feature = "tasks")]
     tasks: Tasks,
 }
 
@@ -177,7 +180,7 @@ impl Snapshot {
             prompts: (!catalog.prompts().is_empty()).then_some(ListChangedCapability { list_changed }),
             resources: catalog.has_resources().then_some(ResourcesCapability { subscribe: list_changed, list_changed }),
             tools: (!catalog.tools().is_empty()).then_some(ListChangedCapability { list_changed }),
-            extensions: catalog.has_task_tools().then(|| {
+            extensions: (cfg!(feature = "tasks") && catalog.has_task_tools()).then(|| {
                 let mut extensions = Map::new();
                 extensions.insert(TASKS_EXTENSION.into(), Value::Object(Map::new()));
                 extensions
@@ -277,6 +280,7 @@ impl Server {
     }
 
     /// The tasks of this server, and the store they are kept in.
+    #[cfg(feature = "tasks")]
     pub(crate) fn tasks(&self) -> &Tasks {
         &self.inner.tasks
     }
@@ -401,6 +405,19 @@ fn replace<E>(list: &mut Vec<E>, entry: E, key: impl Fn(&E) -> &str) -> bool {
 }
 
 pub(crate) fn check_entries(entries: &Entries, state: &StateMap, authenticated: bool) -> Result<(), BuildError> {
+    // Without the feature a tool that may run as a task runs as a plain
+    // call; one that may only run as a task could never be served.
+    #[cfg(not(feature = "tasks"))]
+    if let Some(tool) = entries.tools.iter().find(|t| t.task.is_some_and(crate::tasks::TaskSupport::is_required)) {
+        return Err(BuildError::MissingFeature {
+            feature: "tasks",
+            what: format!(
+                "tool `{}` (at {}), which runs only as a task (`task(required)`),",
+                tool.definition.name, tool.location
+            ),
+            instead: "declare it `task`, which runs as a plain call without the feature",
+        });
+    }
     let check = Requirements { state, authenticated };
     check.all("tool", &entries.tools, |t| (&t.definition.name, &t.requirements, t.location))?;
     check.all("prompt", &entries.prompts, |p| (&p.definition.name, &p.requirements, p.location))?;

@@ -83,38 +83,62 @@
 //! and the event bus (`RedisBus`, feature `redis`) has the
 //! running replica read it and hand it to the handler. Tasks are a 2026-07-28
 //! feature: 2025-era sessions see neither the extension nor its methods.
+//!
+//! All of it but [`TaskSupport`] and the extension's names is the `tasks`
+//! feature (on by default). A build without it offers no extension, runs
+//! a `task` tool as an ordinary call, answers `tasks/*` with `-32601`, and
+//! refuses to build a server with a `task(required)` tool
+//! ([`BuildError::MissingFeature`](crate::BuildError::MissingFeature)).
 
+#[cfg(feature = "tasks")]
 mod clock;
+#[cfg(feature = "tasks")]
 mod config;
+#[cfg(feature = "tasks")]
 mod id;
+#[cfg(feature = "tasks")]
 mod link;
+#[cfg(feature = "tasks")]
 mod memory;
+#[cfg(feature = "tasks")]
 mod record;
-#[cfg(feature = "redis")]
+#[cfg(all(feature = "tasks", feature = "redis"))]
 mod redis;
+#[cfg(feature = "tasks")]
 mod runner;
+#[cfg(feature = "tasks")]
 mod service;
+#[cfg(feature = "tasks")]
 mod settings;
-#[cfg(feature = "sqlite")]
+#[cfg(all(feature = "tasks", feature = "sqlite"))]
 mod sqlite;
+#[cfg(feature = "tasks")]
 mod store;
 mod support;
 
+#[cfg(feature = "tasks")]
 pub use memory::{DEFAULT_MAX_TASKS, MemoryTaskStore};
+#[cfg(feature = "tasks")]
 pub use record::{RunnerLease, TaskRecord, TaskStatus};
-#[cfg(feature = "redis")]
+#[cfg(all(feature = "tasks", feature = "redis"))]
 pub use redis::RedisTaskStore;
-#[cfg(feature = "sqlite")]
+#[cfg(all(feature = "tasks", feature = "sqlite"))]
 pub use sqlite::SqliteTaskStore;
+#[cfg(feature = "tasks")]
 pub use store::{TaskStore, TaskStoreError, TaskStoreFuture};
 pub use support::TaskSupport;
 
+#[cfg(feature = "tasks")]
 pub(crate) use config::TaskConfig;
+#[cfg(feature = "tasks")]
 pub(crate) use id::new_task_id;
+#[cfg(feature = "tasks")]
 pub(crate) use runner::{Work, spawn};
+#[cfg(feature = "tasks")]
 pub(crate) use service::Tasks;
 
 /// The input side of one running task of a server.
+#[cfg(feature = "tasks")]
 pub(crate) type TaskLink = link::TaskLink<Tasks>;
 
 /// The extension's id, under `extensions` in capabilities.

@@ -13,6 +13,11 @@
 /// A task starts before the handler runs, unless the tool asks for
 /// [`input_first`](Self::input_first).
 ///
+/// Without the `tasks` feature (on by default) the extension is not
+/// offered: an optional tool runs as an ordinary call for every client, and
+/// a server with a required one is not built
+/// ([`BuildError::MissingFeature`](crate::BuildError::MissingFeature)).
+///
 /// ```
 /// use mcp_runtime::{tasks::TaskSupport, entry::ToolEntry};
 ///

@@ -1,6 +1,7 @@
 //! What a route's handler context is made of besides the request itself
 //! ([`ContextParts`]), and the contexts each kind of run makes of it.
 
+#[cfg(feature = "tasks")]
 use tokio_util::sync::CancellationToken;
 
 use crate::dispatch::{Prepared, RequestOptions};
@@ -35,6 +36,7 @@ impl ContextParts {
     /// request, so it has none of the transport's sink or token (progress
     /// and log messages go nowhere: the tasks extension carries neither),
     /// and `cancel` fires on `tasks/cancel`.
+    #[cfg(feature = "tasks")]
     pub(super) fn task_context(self, p: &Prepared, input: InputSlot, cancel: CancellationToken) -> RequestContext {
         let options = RequestOptions { sink: DiscardNotifications::shared(), cancellation: Some(cancel) };
         ContextParts { options, http: self.http }.context(p, input)

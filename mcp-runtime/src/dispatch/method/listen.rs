@@ -23,7 +23,9 @@ use crate::protocol::{
 };
 use crate::response::{Response, Stage};
 use crate::server::{Server, Snapshot};
-use crate::tasks::{self, TASKS_NOTIFICATION};
+use crate::tasks;
+#[cfg(feature = "tasks")]
+use crate::tasks::TASKS_NOTIFICATION;
 
 /// The filter the stream follows: what the client asked for, as far as
 /// the server offers it. Asking for tasks needs the tasks extension.
@@ -43,9 +45,17 @@ pub(super) fn route(snapshot: &Snapshot, p: ListenParams, meta: &RequestMeta) ->
 /// Streams until the client or the server ends it, then closes with an
 /// empty result tagged with the subscription.
 pub(super) async fn run(p: &Prepared, filter: SubscriptionFilter, parts: ContextParts) -> Response {
+    #[cfg_attr(not(feature = "tasks"), expect(unused_variables, reason = "only tasks have owners"))]
     let (cx, options) = parts.split(p);
+    #[cfg(feature = "tasks")]
     let owner = filter.task_ids.as_ref().and_then(|_| p.server.tasks().owner_of(&cx));
-    let listener = Listener { server: &p.server, id: &p.id, filter: &filter, owner: owner.as_deref() };
+    let listener = Listener {
+        server: &p.server,
+        id: &p.id,
+        filter: &filter,
+        #[cfg(feature = "tasks")]
+        owner: owner.as_deref(),
+    };
     listener.stream(&options).await;
     let meta = closing_meta(&p.id);
     finish(p, ResultType::Complete, &EmptyBody {}, Some(meta), None)
@@ -152,6 +162,7 @@ struct Listener<'a> {
     id: &'a RequestId,
     filter: &'a SubscriptionFilter,
     /// The owner of the request, whose tasks only it follows.
+    #[cfg(feature = "tasks")]
     owner: Option<&'a str>,
 }
 
@@ -214,14 +225,19 @@ impl Listener<'_> {
         if !self.filter.task_ids.as_deref().unwrap_or_default().iter().any(|t| t == task_id) {
             return None;
         }
-        let record = self.server.tasks().peek(task_id).await?;
-        if record.owner.as_deref() != self.owner {
-            return None;
+        #[cfg(feature = "tasks")]
+        {
+            let record = self.server.tasks().peek(task_id).await?;
+            if record.owner.as_deref() != self.owner {
+                return None;
+            }
+            match serde_json::to_value(record.wire(true)) {
+                Ok(Value::Object(params)) => Some(frame(TASKS_NOTIFICATION, self.id, params)),
+                _ => None,
+            }
         }
-        match serde_json::to_value(record.wire(true)) {
-            Ok(Value::Object(params)) => Some(frame(TASKS_NOTIFICATION, self.id, params)),
-            _ => None,
-        }
+        #[cfg(not(feature = "tasks"))]
+        None
     }
 }
 

@@ -18,7 +18,9 @@ mod parts;
 mod prompts_get;
 mod resources_read;
 mod router;
+#[cfg(feature = "tasks")]
 mod task_call;
+#[cfg(feature = "tasks")]
 mod tasks;
 mod tools_call;
 

@@ -3,6 +3,7 @@
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
+#[cfg(feature = "tasks")]
 use serde_json::{Map, Value};
 
 use super::name::Method;
@@ -22,6 +23,7 @@ pub(crate) enum Route {
     ReadResource(ReadResourceParams),
     Complete(CompleteParams),
     Listen(SubscriptionFilter),
+    #[cfg(feature = "tasks")]
     Task(TaskRequest),
 }
 
@@ -46,6 +48,7 @@ pub(crate) enum ListKind {
 }
 
 /// A validated request of the task methods.
+#[cfg(feature = "tasks")]
 pub(crate) enum TaskRequest {
     Get { task_id: String },
     Update { task_id: String, input_responses: Map<String, Value> },

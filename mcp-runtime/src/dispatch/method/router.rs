@@ -4,7 +4,9 @@
 use super::context_parts::ContextParts;
 use super::name::Method;
 use super::parts::{ListKind, Route, params_of};
-use super::{complete, discover, listen, lists, prompts_get, resources_read, tasks, tools_call};
+#[cfg(feature = "tasks")]
+use super::tasks;
+use super::{complete, discover, listen, lists, prompts_get, resources_read, tools_call};
 use crate::dispatch::{Body, HeaderCheck, Prepared, RequestOptions};
 use crate::protocol::{ErrorObject, RequestMeta};
 use crate::response::{Response, Stage};
@@ -35,7 +37,13 @@ pub(crate) fn route(
         Method::ResourcesRead => resources_read::route(params_of(method, params)?),
         Method::CompletionComplete => complete::route(snapshot, params_of(method, params)?),
         Method::SubscriptionsListen => listen::route(snapshot, params_of(method, params)?, meta),
+        #[cfg(feature = "tasks")]
         Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => tasks::route(method, params, meta),
+        // Not offered without the feature, so routing has refused them already.
+        #[cfg(not(feature = "tasks"))]
+        Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
+            Err((ErrorObject::method_not_found(method.name()), Stage::Routing))
+        }
     }
 }
 
@@ -45,7 +53,9 @@ pub(crate) fn target_of(route: &Route) -> Option<&str> {
         Route::CallTool(params, _) => Some(&params.name),
         Route::GetPrompt(params, _) => Some(&params.name),
         Route::ReadResource(params) => Some(&params.uri),
-        Route::Discover | Route::List(..) | Route::Complete(_) | Route::Listen(_) | Route::Task(_) => None,
+        Route::Discover | Route::List(..) | Route::Complete(_) | Route::Listen(_) => None,
+        #[cfg(feature = "tasks")]
+        Route::Task(_) => None,
     }
 }
 
@@ -70,6 +80,7 @@ pub(crate) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
         Route::Listen(filter) => listen::run(p, filter, parts).await,
         // Boxed, like any rare path: the future of every request is as large
         // as its largest route's.
+        #[cfg(feature = "tasks")]
         Route::Task(request) => Box::pin(tasks::run(p, request, parts)).await,
     }
 }

@@ -14,6 +14,7 @@ use crate::request_state;
 use crate::response::Response;
 use crate::response::Stage;
 use crate::server::Snapshot;
+#[cfg(feature = "tasks")]
 use crate::tasks;
 
 /// The tool's place in the snapshot, once its arguments and their headers
@@ -45,6 +46,9 @@ pub(super) fn route(
 
 pub(super) async fn run(p: &Prepared, params: CallToolParams, position: usize, parts: ContextParts) -> Response {
     let tool = p.snapshot.catalog().tool(position);
+    // Without the feature a `task` tool runs as a plain call (and no server
+    // is built with a `task(required)` one).
+    #[cfg(feature = "tasks")]
     if let Some(support) = tool.task {
         if tasks::declared(&p.meta.client_capabilities) {
             // Boxed: a plain call's future does not grow by this path's state.

@@ -22,10 +22,12 @@ use crate::registry::error::BuildError;
 use crate::registry::link_time;
 use crate::registry::schema_profile::{self, SchemaProfile};
 use crate::request_state::RequestStateKey;
+#[cfg(feature = "tasks")]
 use crate::tasks::TaskConfig;
 
 #[cfg(feature = "auth")]
 mod authorization;
+#[cfg(feature = "tasks")]
 mod tasks;
 
 /// Assembles a [`Server`]; [`build`](Self::build) checks it.
@@ -55,6 +57,7 @@ pub struct ServerBuilder {
     catalog_flag: bool,
     schema_profile: Option<SchemaProfile>,
     /// Set through the task methods (in `tasks::config`).
+    #[cfg(feature = "tasks")]
     pub(crate) tasks: TaskConfig,
     /// Set by [`authorization`](Self::authorization) (in `auth::config`).
     #[cfg(feature = "auth")]
@@ -86,6 +89,7 @@ impl ServerBuilder {
             catalog_dump: None,
             catalog_flag: true,
             schema_profile: None,
+            #[cfg(feature = "tasks")]
             tasks: TaskConfig::default(),
             #[cfg(feature = "auth")]
             authorization: None,
@@ -443,6 +447,7 @@ impl ServerBuilder {
                 info: self.info,
                 snapshot: RwLock::new(Arc::new(Snapshot::new(catalog, &settings))),
                 settings,
+                #[cfg(feature = "tasks")]
                 tasks: self.tasks.build(Arc::clone(&bus)),
                 bus,
                 closing: CancellationToken::new(),

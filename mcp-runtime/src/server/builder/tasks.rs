@@ -11,6 +11,7 @@ use crate::tasks::TaskStore;
 /// The settings of tasks (the `io.modelcontextprotocol/tasks` extension),
 /// for tools declared with `#[tool(task)]` or
 /// [`ToolEntry::task`](crate::entry::ToolEntry::task).
+#[cfg_attr(docsrs, doc(cfg(feature = "tasks")))]
 impl ServerBuilder {
     /// Where tasks are kept (default: a [`MemoryTaskStore`](crate::tasks::MemoryTaskStore)).
     pub fn task_store(mut self, store: impl TaskStore) -> Self {

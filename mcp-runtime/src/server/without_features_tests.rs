@@ -1,6 +1,8 @@
-//! A build without the `legacy` feature: it serves the 2026-07-28 revision
-//! only, refuses to be built for anything else, and answers `initialize` as
-//! a modern-only server of a full build does.
+//! Builds without the `legacy` or `tasks` feature: without `legacy` a
+//! server serves the 2026-07-28 revision only, refuses to be built for
+//! anything else, and answers `initialize` as a modern-only server of a full
+//! build does; without `tasks` it offers no extension, runs a `task` tool as
+//! an ordinary call, and refuses to be built with a `task(required)` one.
 
 use crate::registry::error::BuildError;
 use crate::server::{Eras, Server};
@@ -9,6 +11,7 @@ fn builder() -> crate::ServerBuilder {
     Server::builder("modern-only", "1.0.0")
 }
 
+#[cfg(not(feature = "legacy"))]
 #[test]
 fn the_default_is_modern_and_the_2025_era_is_a_build_error() {
     assert_eq!(builder().build().expect("a modern-only server").eras(), Eras::Modern);
@@ -21,7 +24,7 @@ fn the_default_is_modern_and_the_2025_era_is_a_build_error() {
     }
 }
 
-#[cfg(feature = "stdio")]
+#[cfg(all(not(feature = "legacy"), feature = "stdio"))]
 #[tokio::test]
 async fn initialize_over_stdio_is_refused_naming_the_one_version() {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -43,7 +46,7 @@ async fn initialize_over_stdio_is_refused_naming_the_one_version() {
     serving.await.expect("no panic").expect("a clean end at end of input");
 }
 
-#[cfg(feature = "http")]
+#[cfg(all(not(feature = "legacy"), feature = "http"))]
 #[tokio::test]
 async fn over_http_initialize_is_refused_and_no_session_is_kept() {
     use tower_service::Service as _;
@@ -66,4 +69,43 @@ async fn over_http_initialize_is_refused_and_no_session_is_kept() {
         .body(String::new())
         .expect("a request");
     assert_eq!(service.call(get).await.expect("infallible").status(), 405);
+}
+
+#[cfg(not(feature = "tasks"))]
+mod without_tasks {
+    use serde_json::json;
+
+    use super::builder;
+    use crate::BuildError;
+    use crate::entry::ToolEntry;
+    use crate::protocol::ClientCapabilities;
+    use crate::tasks::{TASKS_EXTENSION, TaskSupport};
+    use crate::testing::{ClientError, TestClient};
+
+    #[test]
+    fn a_tool_that_runs_only_as_a_task_is_a_build_error() {
+        let export = ToolEntry::new("export", || async { "exported" }).task(TaskSupport::required());
+        let error = builder().tool(export).build().expect_err("no required task without the feature");
+        assert!(matches!(error, BuildError::MissingFeature { feature: "tasks", .. }), "{error}");
+        let sentence = error.to_string();
+        assert!(sentence.starts_with("tool `export` (at "), "{sentence}");
+        assert!(sentence.contains("`task(required)`), needs the `tasks` feature"), "{sentence}");
+    }
+
+    #[tokio::test]
+    async fn a_task_tool_runs_as_a_plain_call_and_the_extension_is_not_offered() {
+        let export = ToolEntry::new("export", || async { "exported" }).task(TaskSupport::optional());
+        let server = builder().tool(export).build().expect("an optional task tool builds");
+        let client = TestClient::new(server)
+            .with_capabilities(ClientCapabilities::default().with_extension(TASKS_EXTENSION, json!({})));
+        let discovered = client.discover().await.expect("discover");
+        assert!(discovered["capabilities"].get("extensions").is_none(), "{discovered}");
+        let called = client.call_tool("export", json!({})).await.expect("a plain call");
+        assert_eq!(called["resultType"], "complete", "{called}");
+        assert_eq!(called["content"][0]["text"], "exported", "{called}");
+        match client.request("tasks/get", json!({"taskId": "0123"})).await {
+            Err(ClientError::Rpc(error)) => assert_eq!(error.code, -32601, "{error:?}"),
+            other => panic!("tasks/get without the feature: {other:?}"),
+        }
+    }
 }
