@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 use mcp_runtime::auth::Authorization;
-use mcp_runtime::events::RedisBus;
-use mcp_runtime::legacy::RedisSessionStore;
-use mcp_runtime::tasks::RedisTaskStore;
+use mcp_runtime::redis::RedisBus;
+use mcp_runtime::redis::RedisSessionStore;
+use mcp_runtime::redis::RedisTaskStore;
 use mcp_runtime::transport::http::HttpConfig;
 use mcp_runtime::{
     ServerBuilder,

@@ -15,9 +15,9 @@ use http_body_util::BodyExt as _;
 use hyper::body::Incoming;
 use mcp_runtime::auth::{Authorization, Principal};
 use mcp_runtime::legacy::{
-    MemorySessionStore, RedisSessionStore, SessionChange, SessionLimits, SessionOwner, SessionRecord, SessionStore,
-    StoreFuture,
+    MemorySessionStore, SessionChange, SessionLimits, SessionOwner, SessionRecord, SessionStore, StoreFuture,
 };
+use mcp_runtime::redis::RedisSessionStore;
 use mcp_runtime::transport::http::HttpConfig;
 use mcp_runtime::{Server, entry::ToolEntry, extract::Extension};
 use mcp_tests::{http_wire, oidc};

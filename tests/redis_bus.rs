@@ -115,8 +115,9 @@ async fn a_change_on_one_replica_reaches_listeners_on_the_other() {
 #[cfg_attr(no_redis_server, ignore = "redis-server is not on PATH: apt-get install redis-server")]
 #[tokio::test]
 async fn readiness_follows_redis_down_and_back() {
-    use mcp_runtime::events::{EventBus, RedisBus};
-    use mcp_runtime::legacy::{RedisSessionStore, SessionStore};
+    use mcp_runtime::events::EventBus;
+    use mcp_runtime::legacy::SessionStore;
+    use mcp_runtime::redis::{RedisBus, RedisSessionStore};
 
     let redis = mcp_tests::redis::start().await;
     let port: u16 = redis.url.trim_end_matches('/').rsplit(':').next().and_then(|p| p.parse().ok()).expect("a port");

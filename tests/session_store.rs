@@ -5,10 +5,9 @@
 
 use std::time::{Duration, Instant};
 
-use mcp_runtime::legacy::{
-    MemorySessionStore, RedisSessionStore, SessionChange, SessionLimits, SessionRecord, SessionStore, StoreError,
-};
+use mcp_runtime::legacy::{MemorySessionStore, SessionChange, SessionLimits, SessionRecord, SessionStore, StoreError};
 use mcp_runtime::protocol::LoggingLevel;
+use mcp_runtime::redis::RedisSessionStore;
 use serde_json::json;
 
 /// The idle timeout of the stores under test: the idle part of the

@@ -88,7 +88,7 @@ pub fn seal_request_state(
     answers: Map<String, Value>,
     app: Option<Value>,
 ) -> String {
-    key.seal(method, target, digest, &crate::request_state::SealedState { answers, app })
+    key.seal(method, target, digest, &crate::input::request_state::SealedState { answers, app })
 }
 
 /// Reads a `Last-Event-ID` as a 2025-era session over HTTP does: the

@@ -172,7 +172,8 @@
 //! a transport of your own), [`protocol`] (the wire types), [`input`]
 //! (asking the client), [`events`] (the change events behind
 //! `subscriptions/listen`), [`tasks`] (the tasks extension), [`legacy`]
-//! (the 2025-era sessions), [`auth`] (who is calling), [`transport`],
+//! (the 2025-era sessions), [`auth`] (who is calling), `redis` (the bus
+//! and stores replicas share, `redis` feature), [`transport`],
 //! [`schema`] and [`testing`] (an in-process client for your tests). What
 //! the macros generate code against is not public API.
 //!
@@ -181,13 +182,15 @@
 //! The crate is built in layers, each importing only the layers before it
 //! (CI fails on any import cycle between its files or its top-level
 //! modules): the protocol's wire types (`protocol`); the handler core
-//! (`handler`: the call and its context, extractors, outcomes; and `input`);
+//! (`handler`: the call and its context, extractors, outcomes; and `input`,
+//! with the sealed `requestState` of its round trips);
 //! the registry (`registry`: entries, the catalog, scope rules, build
 //! errors); the server (`server`); the stateless dispatcher (`dispatch`);
 //! the 2025 era (`legacy`, with its `http` part, over the HTTP building
 //! blocks both eras share, `endpoint`); the transports (`transport`).
-//! Tasks, events, telemetry, authentication and the stores sit where their
-//! imports put them. One file answers each question a newcomer asks:
+//! Tasks, events, telemetry (with `otel`), authentication and the Redis
+//! engine (`redis`: the bus, both stores, their connections) sit where
+//! their imports put them. One file answers each question a newcomer asks:
 //!
 //! | where is... | file |
 //! |---|---|
@@ -214,17 +217,17 @@ pub mod input;
 #[cfg_attr(docsrs, doc(cfg(feature = "legacy")))]
 pub mod legacy;
 mod macros;
+// Telemetry is one room; its one public part, the exporter set-up, is
+// named at the root where users look for it.
 #[cfg(feature = "otel")]
 #[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
-pub mod otel;
+pub use telemetry::otel;
 mod private;
 pub mod protocol;
 #[cfg(feature = "redis")]
-mod redis_commands;
-#[cfg(feature = "redis")]
-mod redis_subscription;
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+pub mod redis;
 mod registry;
-mod request_state;
 mod response;
 pub mod schema;
 pub mod server;

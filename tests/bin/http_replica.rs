@@ -10,10 +10,11 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use mcp_runtime::events::RedisBus;
 use mcp_runtime::input::Elicitation;
-use mcp_runtime::legacy::RedisSessionStore;
-use mcp_runtime::tasks::{RedisTaskStore, TaskSupport};
+use mcp_runtime::redis::RedisBus;
+use mcp_runtime::redis::RedisSessionStore;
+use mcp_runtime::redis::RedisTaskStore;
+use mcp_runtime::tasks::TaskSupport;
 use mcp_runtime::transport::http::HttpConfig;
 use mcp_runtime::{
     CancellationToken, Input, RequestContext, Server,

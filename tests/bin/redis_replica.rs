@@ -3,7 +3,8 @@
 //!
 //! Usage: `redis_replica <redis-url> <channel>`
 
-use mcp_runtime::events::{RedisBus, ServerEvent};
+use mcp_runtime::events::ServerEvent;
+use mcp_runtime::redis::RedisBus;
 use mcp_runtime::{
     RequestContext, Server,
     entry::{ResourceEntry, ToolEntry},

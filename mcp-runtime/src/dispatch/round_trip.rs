@@ -18,9 +18,9 @@ use super::grace::Handled;
 use crate::handler::context::{InputSlot, RequestContext};
 use crate::handler::outcome::Outcome;
 use crate::handler::panic_guard::guarded;
+use crate::input::request_state::SealedState;
 use crate::input::{self, InputState, Interrupted};
 use crate::protocol::{CacheHints, ErrorObject, InputRequest, InputRequiredResult, ResultType};
-use crate::request_state::SealedState;
 use crate::response::Response;
 
 /// The answers of earlier rounds (from a verified `requestState`, which
@@ -95,11 +95,11 @@ pub(super) fn interruption<T>(p: &Prepared, target: &str, interrupted: Interrupt
         Interrupted::NeedsInput { requests, answers, app_state, digest } => {
             let key = &p.server.settings().request_state_key;
             let state = key.seal(p.method.name(), target, digest.as_deref(), &SealedState { answers, app: app_state });
-            if state.len() > crate::request_state::MAX_STATE_LEN {
+            if state.len() > crate::input::request_state::MAX_STATE_LEN {
                 return Err(ErrorObject::internal(format!(
                     "The request's state between rounds takes {} bytes sealed, more than the {} a requestState may",
                     state.len(),
-                    crate::request_state::MAX_STATE_LEN
+                    crate::input::request_state::MAX_STATE_LEN
                 )));
             }
             Ok(Outcome::InputRequired(InputRequiredResult {

@@ -8,12 +8,6 @@
 //! listeners on every replica. Each listen stream filters the events down to
 //! the kinds it asked for.
 
-#[cfg(feature = "redis")]
-mod redis;
-
-#[cfg(feature = "redis")]
-pub use self::redis::RedisBus;
-
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;

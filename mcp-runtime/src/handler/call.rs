@@ -51,7 +51,7 @@ impl Call for ToolCall {
     }
 
     fn arguments_digest(&self) -> Option<String> {
-        Some(crate::request_state::tool_arguments_digest(self.arguments.as_deref()))
+        Some(crate::input::request_state::tool_arguments_digest(self.arguments.as_deref()))
     }
 }
 
@@ -86,7 +86,7 @@ impl Call for PromptCall {
     }
 
     fn arguments_digest(&self) -> Option<String> {
-        Some(crate::request_state::arguments_digest(&self.arguments))
+        Some(crate::input::request_state::arguments_digest(&self.arguments))
     }
 }
 

@@ -20,7 +20,7 @@
 //! Which requests are a session's is decided per message: one carrying the 2026-07-28 `_meta` is
 //! stateless whatever else it carries, so both eras share one endpoint
 //! and one stdio process ([`Eras::Dual`](crate::server::Eras::Dual)).
-#![cfg_attr(feature = "redis", doc = "\n\n[`RedisSessionStore`]: crate::legacy::RedisSessionStore")]
+#![cfg_attr(feature = "redis", doc = "\n\n[`RedisSessionStore`]: crate::redis::RedisSessionStore")]
 // Without the feature the name leads to what the store implements.
 #![cfg_attr(not(feature = "redis"), doc = "\n\n[`RedisSessionStore`]: crate::legacy::SessionStore")]
 
@@ -42,9 +42,6 @@ mod via;
 
 pub use owner::SessionOwner;
 pub use session::Session;
-#[cfg(feature = "redis")]
-#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
-pub use store::RedisSessionStore;
 pub use store::{
     MemorySessionStore, SessionChange, SessionLimits, SessionRecord, SessionStore, StoreError, StoreFuture,
 };

@@ -36,10 +36,10 @@ mod catalog_dump;
 mod without_features_tests;
 
 pub use crate::eras::{ERAS_ENV, Eras, LEGACY_VERSIONS};
+pub use crate::input::request_state::RequestStateKey;
 pub use crate::registry::catalog_dump::{CatalogDump, DUMP_CATALOG_FLAG};
 pub use crate::registry::error::{BuildError, RefusedTool};
 pub use crate::registry::schema_profile::SchemaProfile;
-pub use crate::request_state::RequestStateKey;
 pub use builder::ServerBuilder;
 
 /// The default number of items on one page of a list.

@@ -102,8 +102,6 @@ mod link;
 mod memory;
 #[cfg(feature = "tasks")]
 mod record;
-#[cfg(all(feature = "tasks", feature = "redis"))]
-mod redis;
 #[cfg(feature = "tasks")]
 mod runner;
 #[cfg(feature = "tasks")]
@@ -120,14 +118,14 @@ mod support;
 pub use memory::{DEFAULT_MAX_TASKS, MemoryTaskStore};
 #[cfg(feature = "tasks")]
 pub use record::{RunnerLease, TaskRecord, TaskStatus};
-#[cfg(all(feature = "tasks", feature = "redis"))]
-pub use redis::RedisTaskStore;
 #[cfg(all(feature = "tasks", feature = "sqlite"))]
 pub use sqlite::SqliteTaskStore;
 #[cfg(feature = "tasks")]
 pub use store::{TaskStore, TaskStoreError, TaskStoreFuture};
 pub use support::TaskSupport;
 
+#[cfg(all(feature = "tasks", feature = "redis"))]
+pub(crate) use clock::now_ms;
 #[cfg(feature = "tasks")]
 pub(crate) use config::TaskConfig;
 #[cfg(feature = "tasks")]

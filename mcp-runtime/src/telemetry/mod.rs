@@ -43,6 +43,8 @@ mod labels;
 mod metrics;
 mod observe;
 #[cfg(feature = "otel")]
+pub mod otel;
+#[cfg(feature = "otel")]
 mod propagation;
 mod request;
 #[cfg(feature = "legacy")]

@@ -10,8 +10,8 @@ use crate::dispatch::decorate::failed;
 use crate::dispatch::round_trip::{input_slot, interruptible, outcome_response};
 use crate::handler::call::PromptCall;
 use crate::handler::functions::PromptFn;
+use crate::input::request_state;
 use crate::protocol::{ErrorObject, GetPromptParams};
-use crate::request_state;
 use crate::response::{Response, Stage};
 use crate::server::Snapshot;
 

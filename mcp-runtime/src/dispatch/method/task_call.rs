@@ -24,10 +24,10 @@ use crate::handler::call::ToolCall;
 use crate::handler::context::{InputSlot, RequestContext};
 use crate::handler::functions::BoxFuture;
 use crate::handler::outcome::ToolOutcome;
+use crate::input::request_state;
 use crate::input::{InputState, Interrupted, TaskChannel};
 use crate::protocol::{CallToolParams, ErrorObject, ResultType};
 use crate::registry::entry::ToolEntry;
-use crate::request_state;
 use crate::response::Response;
 use crate::tasks::{self, TaskLink, Work};
 

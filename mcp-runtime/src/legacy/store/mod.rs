@@ -1,6 +1,6 @@
 //! Where the 2025-era sessions of an HTTP endpoint are kept: a
 //! [`SessionStore`], in memory by default ([`MemorySessionStore`]), or in
-//! Redis ([`RedisSessionStore`](crate::legacy::RedisSessionStore), `redis`
+//! Redis ([`RedisSessionStore`](crate::redis::RedisSessionStore), `redis`
 //! feature) so that any replica behind a plain load balancer serves any
 //! session.
 //!
@@ -22,12 +22,6 @@
 //! a request running on another replica, a change of log level or
 //! subscriptions, the end of a session. Their contents are the runtime's
 //! own; a store only delivers them.
-
-#[cfg(feature = "redis")]
-mod redis;
-
-#[cfg(feature = "redis")]
-pub use self::redis::RedisSessionStore;
 
 use std::collections::{BTreeSet, HashMap};
 use std::future::Future;

@@ -14,6 +14,7 @@ use super::{DEFAULT_PAGE_SIZE, Server, ServerInner, Settings, Snapshot, check_en
 use crate::eras::{ERAS_ENV, Eras};
 use crate::events::{EventBus, LocalBus, SharedBus};
 use crate::handler::state::StateMap;
+use crate::input::request_state::RequestStateKey;
 use crate::protocol::{CacheHints, Icon, Implementation, META_SERVER_INFO};
 use crate::registry::catalog::{Catalog, Entries};
 use crate::registry::catalog_dump::CatalogDump;
@@ -21,7 +22,6 @@ use crate::registry::entry::{PromptEntry, ResourceEntry, ToolEntry};
 use crate::registry::error::BuildError;
 use crate::registry::link_time;
 use crate::registry::schema_profile::{self, SchemaProfile};
-use crate::request_state::RequestStateKey;
 #[cfg(feature = "tasks")]
 use crate::tasks::TaskConfig;
 

@@ -434,7 +434,7 @@ impl HttpConfig {
     /// ([`RedisBus`]) too.
     #[cfg_attr(
         feature = "redis",
-        doc = "\n\n[`RedisSessionStore`]: crate::legacy::RedisSessionStore\n[`RedisBus`]: crate::events::RedisBus"
+        doc = "\n\n[`RedisSessionStore`]: crate::redis::RedisSessionStore\n[`RedisBus`]: crate::redis::RedisBus"
     )]
     // Without the feature the names lead to what those types implement.
     #[cfg_attr(

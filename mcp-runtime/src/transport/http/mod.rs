@@ -69,7 +69,7 @@
 //! ([`HttpConfig::session_store`], such as [`RedisSessionStore`]), any replica
 //! serves any session, and a stream held by one replica is resumed through
 //! any other (see that method for the details).
-#![cfg_attr(feature = "redis", doc = "\n\n[`RedisSessionStore`]: crate::legacy::RedisSessionStore")]
+#![cfg_attr(feature = "redis", doc = "\n\n[`RedisSessionStore`]: crate::redis::RedisSessionStore")]
 // Without the feature the name leads to what the store implements.
 #![cfg_attr(not(feature = "redis"), doc = "\n\n[`RedisSessionStore`]: crate::legacy::SessionStore")]
 

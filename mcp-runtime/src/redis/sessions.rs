@@ -24,9 +24,9 @@ use std::time::Duration;
 
 use tokio::sync::broadcast;
 
-use super::{SessionChange, SessionLimits, SessionOwner, SessionRecord, SessionStore, StoreError, StoreFuture};
+use super::commands::{Commands, script};
+use crate::legacy::{SessionChange, SessionLimits, SessionOwner, SessionRecord, SessionStore, StoreError, StoreFuture};
 use crate::protocol::LoggingLevel;
-use crate::redis_commands::{Commands, script};
 
 /// Keeps a new session unless the live ones are as many as allowed.
 /// KEYS: the session, the index. ARGV: id, record, idle ms, cap, owner
@@ -89,7 +89,7 @@ return 1
 /// ```no_run
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// use mcp_runtime::Server;
-/// use mcp_runtime::legacy::RedisSessionStore;
+/// use mcp_runtime::redis::RedisSessionStore;
 /// use mcp_runtime::transport::http::HttpConfig;
 ///
 /// let store = RedisSessionStore::connect("redis://127.0.0.1:6379/", "mcp:notes").await?;
@@ -294,5 +294,5 @@ async fn subscribe_loop(
     // Signals other replicas sent meanwhile are lost; no listener here
     // keeps anything to announce again.
     let resumed = || {};
-    crate::redis_subscription::follow(client, first, channels.into(), "session store", wanted, deliver, resumed).await;
+    super::subscription::follow(client, first, channels.into(), "session store", wanted, deliver, resumed).await;
 }

@@ -16,14 +16,14 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use tokio::sync::{broadcast, mpsc};
 
-use super::{EventBus, LocalBus, ReadyFuture, ServerEvent};
-use crate::redis_commands::Commands;
+use super::commands::Commands;
+use crate::events::{EventBus, LocalBus, ReadyFuture, ServerEvent};
 
 /// Events shared through a Redis channel.
 ///
 /// ```no_run
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-/// use mcp_runtime::{Server, events::RedisBus};
+/// use mcp_runtime::{Server, redis::RedisBus};
 /// let bus = RedisBus::connect("redis://127.0.0.1:6379/", "mcp:notes:events").await?;
 /// let server = Server::builder("notes", "1.0.0").event_bus(bus).build()?;
 /// # let _ = server; Ok(()) }
@@ -134,5 +134,5 @@ async fn subscribe_loop(
             let _ = local.send(ServerEvent::EventsMissed);
         }
     };
-    crate::redis_subscription::follow(client, first, vec![channel], "event bus", wanted, deliver, resumed).await;
+    super::subscription::follow(client, first, vec![channel], "event bus", wanted, deliver, resumed).await;
 }

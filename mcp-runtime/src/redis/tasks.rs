@@ -9,10 +9,8 @@
 use std::fmt;
 use std::sync::Arc;
 
-use super::clock::now_ms;
-use super::record::TaskRecord;
-use super::store::{TaskStore, TaskStoreError, TaskStoreFuture};
-use crate::redis_commands::{Commands, script};
+use super::commands::{Commands, script};
+use crate::tasks::{TaskRecord, TaskStore, TaskStoreError, TaskStoreFuture, now_ms};
 
 /// Stores a task unless its id is taken, expiring with its time to live.
 /// KEYS: the task. ARGV: record, revision, expiry in ms since the epoch or ''.
@@ -36,7 +34,7 @@ return 1
 /// `tasks/update` and `tasks/cancel` for a task another replica runs.
 ///
 /// The handler still runs in the replica that created the task; with a
-/// [`RedisBus`](crate::events::RedisBus) as the server's event bus, a
+/// [`RedisBus`](crate::redis::RedisBus) as the server's event bus, a
 /// cancel or an answer given on another replica reaches it at once (and
 /// otherwise when it next renews its lease,
 /// [`ServerBuilder::task_lease`](crate::ServerBuilder::task_lease)). A
@@ -45,7 +43,7 @@ return 1
 ///
 /// ```no_run
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-/// use mcp_runtime::{Server, events::RedisBus, tasks::RedisTaskStore};
+/// use mcp_runtime::{Server, redis::RedisBus, redis::RedisTaskStore};
 /// let url = "redis://127.0.0.1:6379/";
 /// let server = Server::builder("jobs", "1.0.0")
 ///     .event_bus(RedisBus::connect(url, "mcp:jobs:events").await?)

@@ -1,6 +1,6 @@
 //! Commands to Redis over one multiplexed connection that is made again
-//! when it was lost: the command side of the Redis session store, the
-//! Redis task store and the Redis event bus (publishing, readiness).
+//! when it was lost: the command side of the session store, the task store
+//! and the event bus (publishing, readiness).
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -43,7 +43,9 @@ impl Commands {
     }
 }
 
-/// `EVAL source` on `keys` with `args`: one step, atomic in Redis.
+/// `EVAL source` on `keys` with `args`: one step, atomic in Redis. (The
+/// stores' steps; the bus has none.)
+#[cfg(any(feature = "legacy", feature = "tasks"))]
 pub(crate) fn script(source: &str, keys: &[&str], args: &[&str]) -> redis::Cmd {
     let mut command = redis::cmd("EVAL");
     command.arg(source).arg(keys.len()).arg(keys).arg(args);

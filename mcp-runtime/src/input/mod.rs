@@ -71,6 +71,9 @@
 //! the task turns `input_required` with the requests, and resumes when
 //! `tasks/update` brings the answers. The same code serves both.
 
+// The `requestState` a round trip carries through the client, sealed.
+pub(crate) mod request_state;
+
 use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::de::DeserializeOwned;
