@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$REPO_ROOT"
 
 # The crates .ci/publish.sh publishes.
-PACKAGES=(mcp-runtime mcp-runtime-macros mcp-runtime-rules mcp-runtime-catalog)
+PACKAGES=(mcp-runtime mcp-runtime-protocol mcp-runtime-macros mcp-runtime-rules mcp-runtime-catalog)
 LIST_DIR=.ci/public-api
 
 check=false

@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$REPO_ROOT"
 
 # In dependency order. Every other workspace member is `publish = false`.
-CRATES=(mcp-runtime-rules mcp-runtime-macros mcp-runtime-catalog mcp-runtime)
+CRATES=(mcp-runtime-rules mcp-runtime-protocol mcp-runtime-macros mcp-runtime-catalog mcp-runtime)
 
 # A dry run checks packaging and the build, not whether the work tree is
 # committed, so uncommitted edits may be checked too.

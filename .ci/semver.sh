@@ -17,7 +17,7 @@ SEMVER_CHECKS_ROOT="$TOOLS_DIR/cargo-semver-checks"
 
 # mcp-runtime-macros is not among them: a proc-macro crate has no library API for the tool
 # to read (its surface, the macros' keys and diagnostics, is what tests/ui pins).
-CRATES=(mcp-runtime-rules mcp-runtime)
+CRATES=(mcp-runtime-rules mcp-runtime-protocol mcp-runtime)
 
 tags="$(git tag --list 'v*' --merged HEAD)" || die "git tag --list failed"
 if [ -z "$tags" ]; then

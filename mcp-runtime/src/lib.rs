@@ -181,7 +181,8 @@
 //!
 //! The crate is built in layers, each importing only the layers before it
 //! (CI fails on any import cycle between its files or its top-level
-//! modules): the protocol's wire types (`protocol`); the handler core
+//! modules): the protocol's wire types (`protocol`, the crate
+//! `mcp-runtime-protocol`, below everything else by construction); the handler core
 //! (`handler`: the call and its context, extractors, outcomes; and `input`,
 //! with the sealed `requestState` of its round trips);
 //! the registry (`registry`: entries, the catalog, scope rules, build
@@ -223,7 +224,8 @@ mod macros;
 #[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
 pub use telemetry::otel;
 mod private;
-pub mod protocol;
+// The wire types, a crate of their own that clients and gateways use too.
+pub use mcp_runtime_protocol as protocol;
 #[cfg(feature = "redis")]
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub mod redis;

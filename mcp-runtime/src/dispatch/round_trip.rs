@@ -102,11 +102,9 @@ pub(super) fn interruption<T>(p: &Prepared, target: &str, interrupted: Interrupt
                     crate::input::request_state::MAX_STATE_LEN
                 )));
             }
-            Ok(Outcome::InputRequired(InputRequiredResult {
-                input_requests: (!requests.is_empty()).then_some(requests),
-                request_state: Some(state),
-                meta: None,
-            }))
+            let mut result = InputRequiredResult::default().with_request_state(state);
+            result.input_requests = (!requests.is_empty()).then_some(requests);
+            Ok(Outcome::InputRequired(result))
         }
     }
 }

@@ -344,7 +344,9 @@ impl RequestContext {
             return true;
         }
         let Some(token) = token else { return false };
-        let params = ProgressParams { progress_token: token, progress, total, message };
+        let mut params = ProgressParams::new(token, progress);
+        params.total = total;
+        params.message = message;
         self.inner.sink.send(Notification::new(PROGRESS, serde_json::to_value(params).unwrap_or_default()));
         true
     }
@@ -354,7 +356,8 @@ impl RequestContext {
     pub fn log(&self, level: LoggingLevel, logger: Option<&str>, data: impl Into<Value>) -> bool {
         match self.inner.meta.log_level {
             Some(min) if level >= min => {
-                let params = LogMessageParams { level, logger: logger.map(str::to_owned), data: data.into() };
+                let mut params = LogMessageParams::new(level, data.into());
+                params.logger = logger.map(str::to_owned);
                 self.inner.sink.send(Notification::new(MESSAGE, serde_json::to_value(params).unwrap_or_default()));
                 true
             }

@@ -246,7 +246,7 @@ impl IntoPromptResult for PromptMessage {
 
 impl IntoPromptResult for Vec<PromptMessage> {
     fn into_prompt_result(self) -> PromptOutcome {
-        Ok(Outcome::Complete(GetPromptResult { description: None, messages: self, meta: None }))
+        Ok(Outcome::Complete(GetPromptResult::new(self)))
     }
 }
 
@@ -293,7 +293,7 @@ pub trait IntoResourceContents {
 pub struct NotFound;
 
 fn contents(list: Vec<ResourceContents>) -> ResourceOutcome {
-    Ok(Outcome::Complete(ReadResourceResult { contents: list, meta: None }))
+    Ok(Outcome::Complete(ReadResourceResult::new(list)))
 }
 
 fn with_mime(c: ResourceContents, mime_type: Option<&str>) -> ResourceContents {

@@ -369,6 +369,9 @@ pub(crate) fn missing_capabilities(request: &InputRequest, caps: &ClientCapabili
             (sampling.is_none() || !missing.is_empty()).then(|| json!({"sampling": missing}))
         }
         InputRequest::ListRoots(_) => caps.roots.is_none().then(|| json!({"roots": {}})),
+        // The handler's requests are made by `Input`, which makes none of
+        // another kind; a kind added later declares its own needs here.
+        _ => None,
     };
     match needed {
         Some(Value::Object(needed)) => needed,

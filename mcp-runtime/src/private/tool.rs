@@ -322,7 +322,9 @@ impl ToolDefinition {
         input_schema: Map<String, Value>,
         output_schema: Option<Map<String, Value>>,
     ) -> Self {
-        ToolDefinition(Tool { output_schema, ..Tool::new(name, input_schema) })
+        let mut tool = Tool::new(name, input_schema);
+        tool.output_schema = output_schema;
+        ToolDefinition(tool)
     }
 
     /// Sets the title.

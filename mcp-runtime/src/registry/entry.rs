@@ -69,8 +69,10 @@ impl ToolEntry {
     #[track_caller]
     pub fn new<H: ToolHandler<M>, M>(name: impl Into<String>, handler: H) -> Self {
         let input_schema = H::input_schema().unwrap_or_else(empty_object_schema);
+        let mut definition = Tool::new(name, input_schema);
+        definition.output_schema = H::output_schema();
         ToolEntry {
-            definition: Tool { output_schema: H::output_schema(), ..Tool::new(name, input_schema) },
+            definition,
             handler: Arc::new(move |call| handler.call(call)),
             requirements: H::requirements(),
             location: SourceLocation::caller(),

@@ -174,24 +174,25 @@ pub(crate) struct Snapshot {
 impl Snapshot {
     fn new(catalog: Catalog, settings: &Settings) -> Self {
         let list_changed = settings.list_changed.then_some(true);
-        let capabilities = ServerCapabilities {
-            logging: settings.logging.then(Map::new),
-            completions: catalog.has_completions().then(Map::new),
-            prompts: (!catalog.prompts().is_empty()).then_some(ListChangedCapability { list_changed }),
-            resources: catalog.has_resources().then_some(ResourcesCapability { subscribe: list_changed, list_changed }),
-            tools: (!catalog.tools().is_empty()).then_some(ListChangedCapability { list_changed }),
-            extensions: (cfg!(feature = "tasks") && catalog.has_task_tools()).then(|| {
-                let mut extensions = Map::new();
-                extensions.insert(TASKS_EXTENSION.into(), Value::Object(Map::new()));
-                extensions
-            }),
-            ..ServerCapabilities::default()
-        };
-        let discover = DiscoverResult {
-            supported_versions: settings.eras.versions().iter().map(|v| (*v).to_owned()).collect(),
-            capabilities: capabilities.clone(),
-            instructions: settings.instructions.clone(),
-        };
+        let mut list_changes = ListChangedCapability::default();
+        list_changes.list_changed = list_changed;
+        let mut resources = ResourcesCapability::default();
+        resources.subscribe = list_changed;
+        resources.list_changed = list_changed;
+        let mut capabilities = ServerCapabilities::default();
+        capabilities.logging = settings.logging.then(Map::new);
+        capabilities.completions = catalog.has_completions().then(Map::new);
+        capabilities.prompts = (!catalog.prompts().is_empty()).then(|| list_changes.clone());
+        capabilities.resources = catalog.has_resources().then_some(resources);
+        capabilities.tools = (!catalog.tools().is_empty()).then_some(list_changes);
+        capabilities.extensions = (cfg!(feature = "tasks") && catalog.has_task_tools()).then(|| {
+            let mut extensions = Map::new();
+            extensions.insert(TASKS_EXTENSION.into(), Value::Object(Map::new()));
+            extensions
+        });
+        let versions = settings.eras.versions().iter().map(|v| (*v).to_owned()).collect();
+        let mut discover = DiscoverResult::new(versions, capabilities.clone());
+        discover.instructions = settings.instructions.clone();
         Snapshot { catalog, capabilities, discover }
     }
 

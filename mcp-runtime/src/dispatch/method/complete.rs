@@ -21,6 +21,8 @@ pub(super) fn route(snapshot: &Snapshot, p: CompleteParams) -> Result<Route, (Er
     let known = match &p.reference {
         CompletionReference::Prompt { name, .. } => catalog.prompt(name).is_some(),
         CompletionReference::Resource { uri } => catalog.template(uri).is_some() || catalog.resource(uri).is_some(),
+        // A kind of reference a later revision adds names nothing served here.
+        _ => false,
     };
     if !known {
         let e = ErrorObject::invalid_params("Unknown completion reference");
@@ -39,6 +41,7 @@ pub(super) async fn run(p: &Prepared, params: CompleteParams, parts: ContextPart
             .template(uri)
             .or_else(|| catalog.resource(uri))
             .map_or((None, &[][..]), |e| (e.completer.clone(), e.declared_scopes())),
+        _ => (None, &[][..]),
     };
     if !p.access.allows(scopes) {
         // What the lists hide from the caller, completion does not reveal.
@@ -62,7 +65,7 @@ pub(super) async fn run(p: &Prepared, params: CompleteParams, parts: ContextPart
                 // The handler may know of more matches than it listed.
                 completion.total = completion.total.max(known);
             }
-            finish(p, ResultType::Complete, &CompleteResult { completion }, None, None)
+            finish(p, ResultType::Complete, &CompleteResult::new(completion), None, None)
         }
         Err(e) => failed(p, e),
     }

@@ -4,7 +4,7 @@
 use crate::dispatch::Prepared;
 use crate::dispatch::decorate::finish;
 use crate::dispatch::visible;
-use crate::protocol::{CacheHints, CacheScope, ResultType};
+use crate::protocol::{CacheScope, ResultType};
 use crate::response::Response;
 
 pub(super) fn run(p: &Prepared) -> Response {
@@ -14,7 +14,7 @@ pub(super) fn run(p: &Prepared) -> Response {
         // capabilities of what it can see, and a result no one else may reuse.
         let mut discover = p.snapshot.discover().clone();
         discover.capabilities = visible::capabilities(p.snapshot.catalog(), &p.access, &discover.capabilities);
-        let hints = CacheHints { cache_scope: CacheScope::Private, ..hints };
+        let hints = hints.with_scope(CacheScope::Private);
         return finish(p, ResultType::Complete, &discover, None, Some(hints));
     }
     finish(p, ResultType::Complete, p.snapshot.discover(), None, Some(hints))

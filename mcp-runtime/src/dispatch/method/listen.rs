@@ -69,26 +69,22 @@ struct EmptyBody {}
 fn honoured(caps: &ServerCapabilities, asked: SubscriptionFilter) -> SubscriptionFilter {
     let yes = |asked: Option<bool>, offered: bool| (asked == Some(true) && offered).then_some(true);
     let resources = caps.resources.as_ref();
-    SubscriptionFilter {
-        tools_list_changed: yes(
-            asked.tools_list_changed,
-            caps.tools.as_ref().is_some_and(|c| c.list_changed == Some(true)),
-        ),
-        prompts_list_changed: yes(
-            asked.prompts_list_changed,
-            caps.prompts.as_ref().is_some_and(|c| c.list_changed == Some(true)),
-        ),
-        resources_list_changed: yes(
-            asked.resources_list_changed,
-            resources.is_some_and(|c| c.list_changed == Some(true)),
-        ),
-        resource_subscriptions: asked
-            .resource_subscriptions
-            .filter(|uris| !uris.is_empty() && resources.is_some_and(|c| c.subscribe == Some(true))),
-        // Every id asked for is acknowledged, known or not: the answer must
-        // not tell which tasks exist.
-        task_ids: asked.task_ids.filter(|ids| !ids.is_empty() && super::name::tasks_offered(caps)),
-    }
+    // Field by field from nothing: a kind of notification this server does
+    // not know of is not honoured.
+    let mut honoured = SubscriptionFilter::default();
+    honoured.tools_list_changed =
+        yes(asked.tools_list_changed, caps.tools.as_ref().is_some_and(|c| c.list_changed == Some(true)));
+    honoured.prompts_list_changed =
+        yes(asked.prompts_list_changed, caps.prompts.as_ref().is_some_and(|c| c.list_changed == Some(true)));
+    honoured.resources_list_changed =
+        yes(asked.resources_list_changed, resources.is_some_and(|c| c.list_changed == Some(true)));
+    honoured.resource_subscriptions = asked
+        .resource_subscriptions
+        .filter(|uris| !uris.is_empty() && resources.is_some_and(|c| c.subscribe == Some(true)));
+    // Every id asked for is acknowledged, known or not: the answer must not
+    // tell which tasks exist.
+    honoured.task_ids = asked.task_ids.filter(|ids| !ids.is_empty() && super::name::tasks_offered(caps));
+    honoured
 }
 
 /// The `_meta` tagging every frame of the stream, and its closing result.

@@ -12,7 +12,7 @@ use crate::dispatch::Prepared;
 use crate::dispatch::decorate::finish_sized;
 use crate::dispatch::pagination;
 use crate::dispatch::visible::{self, Visible};
-use crate::protocol::{CacheHints, CacheScope, ErrorObject, ResultType};
+use crate::protocol::{CacheScope, ErrorObject, ResultType};
 use crate::registry::catalog::Catalog;
 use crate::response::{Page, Response, Stage};
 use crate::server::Snapshot;
@@ -144,6 +144,6 @@ fn filtered(p: &Prepared, kind: ListKind, start: usize) -> Response {
     };
     let items: Vec<&RawValue> = page.iter().map(|&i| kind.json(c, i)).collect();
     let size = items.iter().map(|item| item.get().len() + 1).sum();
-    let cache = CacheHints { cache_scope: CacheScope::Private, ..settings.list_cache };
+    let cache = settings.list_cache.with_scope(CacheScope::Private);
     finish_sized(p, ResultType::Complete, &Page { key, items, next_cursor }, None, Some(cache), size)
 }

@@ -40,7 +40,7 @@ pub(super) fn route(snapshot: &Snapshot, p: GetPromptParams) -> Result<Route, (E
 }
 
 pub(super) async fn run(p: &Prepared, params: GetPromptParams, handler: PromptFn, parts: ContextParts) -> Response {
-    let GetPromptParams { name, arguments, input_responses, request_state } = params;
+    let GetPromptParams { name, arguments, input_responses, request_state, .. } = params;
     let arguments = arguments.unwrap_or_default();
     let digest = || Some(request_state::arguments_digest(&arguments));
     let input = match input_slot(p, &name, digest, input_responses, request_state.as_deref()) {

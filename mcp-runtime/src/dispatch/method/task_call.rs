@@ -80,7 +80,7 @@ async fn hand_over(
 /// Runs the handler within the call until it finishes, stops for input, or
 /// first waits on something else: then it becomes a task.
 async fn start_after_input(p: &Prepared, tool: &ToolEntry, params: CallToolParams, parts: ContextParts) -> Response {
-    let CallToolParams { name, arguments, input_responses, request_state } = params;
+    let CallToolParams { name, arguments, input_responses, request_state, .. } = params;
     let target = tool.definition.name.as_str();
     let digest = || Some(request_state::tool_arguments_digest(arguments.as_deref()));
     let input = match input_slot(p, target, digest, input_responses, request_state.as_deref()) {

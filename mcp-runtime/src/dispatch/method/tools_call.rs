@@ -10,7 +10,7 @@ use crate::dispatch::{CalledTool, HeaderCheck, Prepared};
 use crate::handler::call::ToolCall;
 use crate::handler::outcome::Outcome;
 use crate::input::request_state;
-use crate::protocol::{CallToolParams, CallToolResult, ContentBlock, ErrorObject, TextContent};
+use crate::protocol::{CallToolParams, ErrorObject};
 use crate::response::Response;
 use crate::response::Stage;
 use crate::server::Snapshot;
@@ -58,7 +58,7 @@ pub(super) async fn run(p: &Prepared, params: CallToolParams, position: usize, p
             return failed(p, tasks::missing_extension(&format!("The tool `{}`", tool.definition.name)));
         }
     }
-    let CallToolParams { name, arguments, input_responses, request_state } = params;
+    let CallToolParams { name, arguments, input_responses, request_state, .. } = params;
     let target = tool.definition.name.as_str();
     let digest = || Some(request_state::tool_arguments_digest(arguments.as_deref()));
     let input = match input_slot(p, target, digest, input_responses, request_state.as_deref()) {
@@ -74,50 +74,9 @@ pub(super) async fn run(p: &Prepared, params: CallToolParams, position: usize, p
     let handler = &tool.handler;
     let outcome = interruptible(p, target, cx, move || handler(call)).await;
     if let Ok(Outcome::Complete(result)) = &outcome
-        && let Some(text) = plain_text(result)
+        && let Some(text) = result.plain_text()
     {
         return Response::text_result(p.id.clone(), text, p.server.settings().result_meta.as_deref());
     }
     outcome_response(p, outcome, |r| r.meta.take(), None)
-}
-
-/// The text of a tool result that is one plain text block and nothing
-/// else: what most tools answer, written by [`Response::text_result`].
-fn plain_text(result: &CallToolResult) -> Option<&str> {
-    let CallToolResult { content, structured_content: None, is_error: None, meta: None } = result else {
-        return None;
-    };
-    match content.as_slice() {
-        [ContentBlock::Text(TextContent { text, annotations: None, meta: None })] => Some(text),
-        _ => None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use serde_json::{Map, json};
-
-    use super::*;
-    use crate::protocol::Annotations;
-
-    #[test]
-    fn only_a_lone_plain_text_block_takes_the_direct_writing() {
-        assert_eq!(plain_text(&CallToolResult::text("hi")), Some("hi"));
-
-        let mut with_error_flag = CallToolResult::text("hi");
-        with_error_flag.is_error = Some(false);
-        let mut with_meta = CallToolResult::text("hi");
-        with_meta.meta = Some(Map::new());
-        let mut structured = CallToolResult::text("hi");
-        structured.structured_content = Some(json!({"a": 1}));
-        let annotated = CallToolResult::new(vec![ContentBlock::Text(TextContent {
-            text: "hi".into(),
-            annotations: Some(Annotations::default()),
-            meta: None,
-        })]);
-        let two = CallToolResult::new(vec![ContentBlock::text("a"), ContentBlock::text("b")]);
-        for other in [with_error_flag, with_meta, structured, annotated, two, CallToolResult::new(Vec::new())] {
-            assert_eq!(plain_text(&other), None, "{other:?}");
-        }
-    }
 }

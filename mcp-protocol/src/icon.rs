@@ -24,7 +24,7 @@ impl Icon {
     /// An icon with just a source URI.
     ///
     /// ```
-    /// use mcp_runtime::protocol::{Icon, IconTheme};
+    /// use mcp_runtime_protocol::{Icon, IconTheme};
     /// let icon = Icon::new("https://example.com/dark.png").with_mime_type("image/png").with_sizes(["48x48"]).with_theme(IconTheme::Dark);
     /// assert_eq!(
     ///     serde_json::to_value(&icon).unwrap(),

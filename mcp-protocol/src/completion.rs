@@ -83,7 +83,7 @@ impl Completion {
     /// says so.
     ///
     /// ```
-    /// use mcp_runtime::protocol::Completion;
+    /// use mcp_runtime_protocol::Completion;
     /// let c = Completion::new(vec!["red".into(), "green".into()]).with_total(12).with_has_more(true);
     /// assert_eq!(serde_json::to_value(&c).unwrap(), serde_json::json!({"values": ["red", "green"], "total": 12, "hasMore": true}));
     /// ```
@@ -123,4 +123,11 @@ impl Completion {
 pub struct CompleteResult {
     /// The completion.
     pub completion: Completion,
+}
+
+impl CompleteResult {
+    /// The result holding `completion`.
+    pub fn new(completion: Completion) -> Self {
+        CompleteResult { completion }
+    }
 }

@@ -27,7 +27,7 @@ pub struct InputRequiredResult {
 /// Builder-style setters: every field is optional.
 ///
 /// ```
-/// use mcp_runtime::protocol::InputRequiredResult;
+/// use mcp_runtime_protocol::InputRequiredResult;
 /// let result = InputRequiredResult::default().with_request_state("opaque");
 /// assert_eq!(serde_json::to_value(&result).unwrap(), serde_json::json!({"requestState": "opaque"}));
 /// ```
@@ -115,7 +115,7 @@ impl ElicitResult {
     /// without content, which the server reads as no fields filled in.
     ///
     /// ```
-    /// use mcp_runtime::protocol::{ElicitAction, ElicitResult};
+    /// use mcp_runtime_protocol::{ElicitAction, ElicitResult};
     /// let answer = ElicitResult::accept(serde_json::json!({"name": "Ada"}));
     /// assert_eq!(answer.action, ElicitAction::Accept);
     /// assert_eq!(answer.content.unwrap()["name"], "Ada");
@@ -131,7 +131,7 @@ impl ElicitResult {
     /// The user refused.
     ///
     /// ```
-    /// # use mcp_runtime::protocol::ElicitResult;
+    /// # use mcp_runtime_protocol::ElicitResult;
     /// assert_eq!(serde_json::to_value(ElicitResult::decline()).unwrap(), serde_json::json!({"action": "decline"}));
     /// ```
     pub fn decline() -> Self {
@@ -141,7 +141,7 @@ impl ElicitResult {
     /// The user dismissed the request without choosing.
     ///
     /// ```
-    /// # use mcp_runtime::protocol::ElicitResult;
+    /// # use mcp_runtime_protocol::ElicitResult;
     /// assert_eq!(serde_json::to_value(ElicitResult::cancel()).unwrap(), serde_json::json!({"action": "cancel"}));
     /// ```
     pub fn cancel() -> Self {
@@ -166,7 +166,7 @@ pub enum ElicitAction {
 /// produced.
 ///
 /// ```
-/// use mcp_runtime::protocol::CreateMessageResult;
+/// use mcp_runtime_protocol::CreateMessageResult;
 /// let answer = CreateMessageResult::text("test-model", "4");
 /// assert_eq!(
 ///     serde_json::to_value(&answer).unwrap(),

@@ -33,7 +33,7 @@ impl Prompt {
     /// A prompt with just a name.
     ///
     /// ```
-    /// use mcp_runtime::protocol::Prompt;
+    /// use mcp_runtime_protocol::Prompt;
     /// let p = Prompt::new("summarize");
     /// assert_eq!(serde_json::to_value(&p).unwrap(), serde_json::json!({"name": "summarize"}));
     /// ```
@@ -105,7 +105,7 @@ impl PromptMessage {
     /// A message from `role` with any content block.
     ///
     /// ```
-    /// use mcp_runtime::protocol::{ContentBlock, PromptMessage, Role};
+    /// use mcp_runtime_protocol::{ContentBlock, PromptMessage, Role};
     /// let message = PromptMessage::new(Role::User, ContentBlock::image(b"\x89PNG", "image/png"));
     /// assert_eq!(message.role, Role::User);
     /// ```
@@ -142,7 +142,7 @@ impl GetPromptResult {
     /// A rendering of the prompt made of `messages`.
     ///
     /// ```
-    /// use mcp_runtime::protocol::{GetPromptResult, PromptMessage};
+    /// use mcp_runtime_protocol::{GetPromptResult, PromptMessage};
     /// let result = GetPromptResult::new(vec![PromptMessage::user("Hi")]).with_description("A greeting");
     /// assert_eq!(result.description.as_deref(), Some("A greeting"));
     /// ```

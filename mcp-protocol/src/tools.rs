@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::content::ContentBlock;
+use super::content::{ContentBlock, TextContent};
 use super::icon::Icon;
 
 /// A tool as `tools/list` describes it.
@@ -41,7 +41,7 @@ impl Tool {
     /// else.
     ///
     /// ```
-    /// use mcp_runtime::protocol::Tool;
+    /// use mcp_runtime_protocol::Tool;
     /// let schema = serde_json::json!({"type": "object"}).as_object().unwrap().clone();
     /// let t = Tool::new("ping", schema);
     /// assert_eq!(serde_json::to_value(&t).unwrap(), serde_json::json!({"name": "ping", "inputSchema": {"type": "object"}}));
@@ -63,7 +63,7 @@ impl Tool {
 /// Hints about a tool's behaviour. Clients treat them as untrusted.
 ///
 /// ```
-/// use mcp_runtime::protocol::ToolAnnotations;
+/// use mcp_runtime_protocol::ToolAnnotations;
 /// let hints = ToolAnnotations::default().with_read_only_hint(true).with_open_world_hint(false);
 /// assert_eq!(serde_json::to_value(&hints).unwrap(), serde_json::json!({"readOnlyHint": true, "openWorldHint": false}));
 /// ```
@@ -141,7 +141,7 @@ pub struct CallToolParams {
 /// The result of a tool call.
 ///
 /// ```
-/// use mcp_runtime::protocol::CallToolResult;
+/// use mcp_runtime_protocol::CallToolResult;
 /// let ok = CallToolResult::text("42");
 /// let failed = CallToolResult::error("the city is unknown; try a country capital");
 /// assert_eq!(failed.is_error, Some(true));
@@ -170,6 +170,20 @@ impl CallToolResult {
         CallToolResult { content, ..Default::default() }
     }
 
+    /// The text, when the result is one text block without annotations and
+    /// nothing else: what most tools answer, which a writer may write
+    /// without the general serialization. Every field is named here, so a
+    /// field added to the result (or to the block) is seen by this check.
+    pub fn plain_text(&self) -> Option<&str> {
+        let CallToolResult { content, structured_content: None, is_error: None, meta: None } = self else {
+            return None;
+        };
+        match content.as_slice() {
+            [ContentBlock::Text(TextContent { text, annotations: None, meta: None })] => Some(text),
+            _ => None,
+        }
+    }
+
     /// A successful result with one text block.
     pub fn text(text: impl Into<String>) -> Self {
         Self::new(vec![ContentBlock::text(text)])
@@ -194,7 +208,7 @@ impl CallToolResult {
     /// Sets the result's `_meta`.
     ///
     /// ```
-    /// use mcp_runtime::protocol::CallToolResult;
+    /// use mcp_runtime_protocol::CallToolResult;
     /// let mut meta = serde_json::Map::new();
     /// meta.insert("com.example/trace".into(), "abc".into());
     /// let result = CallToolResult::text("done").with_meta(meta);
@@ -203,5 +217,34 @@ impl CallToolResult {
     pub fn with_meta(mut self, meta: Map<String, Value>) -> Self {
         self.meta = Some(meta);
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Map, json};
+
+    use super::*;
+    use crate::content::{Annotations, TextContent};
+
+    #[test]
+    fn only_a_lone_plain_text_block_takes_the_direct_writing() {
+        assert_eq!(CallToolResult::text("hi").plain_text(), Some("hi"));
+
+        let mut with_error_flag = CallToolResult::text("hi");
+        with_error_flag.is_error = Some(false);
+        let mut with_meta = CallToolResult::text("hi");
+        with_meta.meta = Some(Map::new());
+        let mut structured = CallToolResult::text("hi");
+        structured.structured_content = Some(json!({"a": 1}));
+        let annotated = CallToolResult::new(vec![ContentBlock::Text(TextContent {
+            text: "hi".into(),
+            annotations: Some(Annotations::default()),
+            meta: None,
+        })]);
+        let two = CallToolResult::new(vec![ContentBlock::text("a"), ContentBlock::text("b")]);
+        for other in [with_error_flag, with_meta, structured, annotated, two, CallToolResult::new(Vec::new())] {
+            assert_eq!(other.plain_text(), None, "{other:?}");
+        }
     }
 }

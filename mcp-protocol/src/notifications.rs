@@ -30,6 +30,14 @@ pub struct ProgressParams {
     pub message: Option<String>,
 }
 
+impl ProgressParams {
+    /// Progress for the request that sent `progress_token`; `total` and
+    /// `message` are set on the value.
+    pub fn new(progress_token: ProgressToken, progress: f64) -> Self {
+        ProgressParams { progress_token, progress, total: None, message: None }
+    }
+}
+
 /// Params of `notifications/message`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -41,6 +49,13 @@ pub struct LogMessageParams {
     pub logger: Option<String>,
     /// Any JSON.
     pub data: Value,
+}
+
+impl LogMessageParams {
+    /// A message at `level`, from no named logger.
+    pub fn new(level: LoggingLevel, data: Value) -> Self {
+        LogMessageParams { level, logger: None, data }
+    }
 }
 
 /// Params of `notifications/cancelled`.

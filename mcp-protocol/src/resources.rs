@@ -131,7 +131,7 @@ impl ReadResourceResult {
     /// "resource not found").
     ///
     /// ```
-    /// use mcp_runtime::protocol::{ReadResourceResult, ResourceContents};
+    /// use mcp_runtime_protocol::{ReadResourceResult, ResourceContents};
     /// let result = ReadResourceResult::new(vec![ResourceContents::text("dir://a", "a")]);
     /// assert_eq!(result.contents.len(), 1);
     /// ```

@@ -66,3 +66,10 @@ pub struct DiscoverResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,
 }
+
+impl DiscoverResult {
+    /// The versions spoken and the capabilities, without instructions.
+    pub fn new(supported_versions: Vec<String>, capabilities: ServerCapabilities) -> Self {
+        DiscoverResult { supported_versions, capabilities, instructions: None }
+    }
+}

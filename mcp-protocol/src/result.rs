@@ -45,4 +45,9 @@ impl CacheHints {
     pub const fn new(ttl_ms: u64, cache_scope: CacheScope) -> Self {
         CacheHints { ttl_ms, cache_scope }
     }
+
+    /// The same time to live, for `cache_scope`.
+    pub const fn with_scope(self, cache_scope: CacheScope) -> Self {
+        CacheHints { cache_scope, ..self }
+    }
 }

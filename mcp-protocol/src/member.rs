@@ -8,7 +8,7 @@ use serde::de::{Error, IgnoredAny, IntoDeserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 /// A member name, borrowed from the input unless it had escapes.
-pub(crate) struct MemberName<'a>(pub(crate) Cow<'a, str>);
+pub struct MemberName<'a>(pub Cow<'a, str>);
 
 impl<'de> Deserialize<'de> for MemberName<'de> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -41,7 +41,7 @@ impl<'de> Deserialize<'de> for MemberName<'de> {
 impl<'de> MemberName<'de> {
     /// The name as a deserializer, to hand on to a type that reads it (a
     /// derived struct's field identifier), borrowed when it can be.
-    pub(crate) fn into_deserializer<E: Error>(self) -> NameDeserializer<'de, E> {
+    pub fn into_deserializer<E: Error>(self) -> NameDeserializer<'de, E> {
         match self.0 {
             Cow::Borrowed(name) => NameDeserializer::Borrowed(serde::de::value::BorrowedStrDeserializer::new(name)),
             Cow::Owned(name) => NameDeserializer::Owned(name.into_deserializer()),
@@ -50,7 +50,7 @@ impl<'de> MemberName<'de> {
 }
 
 /// A member name as a deserializer.
-pub(crate) enum NameDeserializer<'de, E> {
+pub enum NameDeserializer<'de, E> {
     Borrowed(serde::de::value::BorrowedStrDeserializer<'de, E>),
     Owned(serde::de::value::StringDeserializer<E>),
 }
@@ -76,15 +76,15 @@ impl<'de, E: Error> serde::Deserializer<'de> for NameDeserializer<'de, E> {
 /// held it more than once (the last value is kept). Which of two values
 /// counts would be a guess, so each reader decides how to refuse a repeat.
 #[derive(Debug, Default, Clone, Copy)]
-pub(crate) struct RawMember<'de> {
-    pub(crate) value: Option<&'de RawValue>,
-    pub(crate) repeated: bool,
+pub struct RawMember<'de> {
+    pub value: Option<&'de RawValue>,
+    pub repeated: bool,
 }
 
 /// Reads the members of an object named in `names` raw into `members` (in
 /// the same order), handing the name of every other member to `other`,
 /// which must read or skip its value.
-pub(crate) fn read_members<'de, A: MapAccess<'de>>(
+pub fn read_members<'de, A: MapAccess<'de>>(
     map: &mut A,
     names: &[&str],
     members: &mut [RawMember<'de>],
@@ -103,6 +103,6 @@ pub(crate) fn read_members<'de, A: MapAccess<'de>>(
 }
 
 /// An `other` for [`read_members`] that skips the value unread.
-pub(crate) fn skip<'de, A: MapAccess<'de>>(map: &mut A, _name: Cow<'de, str>) -> Result<(), A::Error> {
+pub fn skip<'de, A: MapAccess<'de>>(map: &mut A, _name: Cow<'de, str>) -> Result<(), A::Error> {
     map.next_value::<IgnoredAny>().map(drop)
 }

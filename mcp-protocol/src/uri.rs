@@ -14,7 +14,7 @@ use super::ErrorObject;
 /// The rule is `mcp_runtime_rules::uri`'s, the one a fixed resource's URI
 /// meets at build time and in `#[resource("...")]`: syntax only; whether a
 /// resource answers to the URI is the lookup's concern.
-pub(crate) fn check(member: &str, uri: &str) -> Result<(), ErrorObject> {
+pub fn check(member: &str, uri: &str) -> Result<(), ErrorObject> {
     match mcp_runtime_rules::uri::check_absolute(uri) {
         Ok(()) => Ok(()),
         Err(e) => Err(ErrorObject::invalid_params(format!("`{member}` must be an absolute URI (RFC 3986): {e}"))),

@@ -37,7 +37,7 @@ pub struct Annotations {
 /// Builder-style setters: every field is optional.
 ///
 /// ```
-/// use mcp_runtime::protocol::{Annotations, Role};
+/// use mcp_runtime_protocol::{Annotations, Role};
 /// let for_the_user = Annotations::default().with_audience(vec![Role::User]).with_priority(0.8);
 /// assert_eq!(serde_json::to_value(&for_the_user).unwrap(), serde_json::json!({"audience": ["user"], "priority": 0.8}));
 /// ```
@@ -64,7 +64,7 @@ impl Annotations {
 /// One block of content in a tool result or a prompt message.
 ///
 /// ```
-/// use mcp_runtime::protocol::ContentBlock;
+/// use mcp_runtime_protocol::ContentBlock;
 /// let block = ContentBlock::text("hello");
 /// assert_eq!(serde_json::to_value(&block).unwrap(), serde_json::json!({"type":"text","text":"hello"}));
 /// ```
@@ -134,7 +134,7 @@ impl ContentBlock {
     /// Sets the block's usage hints.
     ///
     /// ```
-    /// use mcp_runtime::protocol::{Annotations, ContentBlock};
+    /// use mcp_runtime_protocol::{Annotations, ContentBlock};
     /// let block = ContentBlock::text("hello").with_annotations(Annotations::default().with_priority(1.0));
     /// assert_eq!(serde_json::to_value(&block).unwrap()["annotations"]["priority"], 1.0);
     /// ```
@@ -258,7 +258,7 @@ pub struct EmbeddedResource {
 /// The contents of a resource: text or a base64 blob.
 ///
 /// ```
-/// use mcp_runtime::protocol::ResourceContents;
+/// use mcp_runtime_protocol::ResourceContents;
 /// let c = ResourceContents::text("notes://1", "hello").with_mime_type("text/plain");
 /// assert_eq!(serde_json::to_value(&c).unwrap(),
 ///     serde_json::json!({"uri":"notes://1","mimeType":"text/plain","text":"hello"}));

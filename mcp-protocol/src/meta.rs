@@ -29,7 +29,7 @@ pub const META_PROGRESS_TOKEN: &str = "progressToken";
 /// The name and version of a client or server, with optional display data.
 ///
 /// ```
-/// use mcp_runtime::protocol::Implementation;
+/// use mcp_runtime_protocol::Implementation;
 /// let me = Implementation::new("notes", "1.2.0");
 /// assert_eq!(serde_json::to_value(&me).unwrap(), serde_json::json!({"name":"notes","version":"1.2.0"}));
 /// ```
@@ -74,7 +74,7 @@ impl Implementation {
 /// Every map is open: unknown keys are kept in `other` and never rejected.
 ///
 /// ```
-/// use mcp_runtime::protocol::ClientCapabilities;
+/// use mcp_runtime_protocol::ClientCapabilities;
 /// let caps: ClientCapabilities =
 ///     serde_json::from_str(r#"{"elicitation":{},"roots":null,"x-ext":{"a":1}}"#).unwrap();
 /// assert!(caps.elicitation.is_some_and(|e| e.supports_form()));
@@ -110,7 +110,7 @@ pub struct ClientCapabilities {
 /// JSON. Each adds to what is already declared.
 ///
 /// ```
-/// use mcp_runtime::protocol::ClientCapabilities;
+/// use mcp_runtime_protocol::ClientCapabilities;
 /// let caps = ClientCapabilities::default().with_elicitation().with_url_elicitation().with_sampling_tools().with_roots();
 /// assert_eq!(
 ///     serde_json::to_value(&caps).unwrap(),
@@ -121,7 +121,7 @@ impl ClientCapabilities {
     /// Declares form-mode elicitation (`elicitation.form`).
     ///
     /// ```
-    /// # use mcp_runtime::protocol::ClientCapabilities;
+    /// # use mcp_runtime_protocol::ClientCapabilities;
     /// let caps = ClientCapabilities::default().with_elicitation();
     /// assert!(caps.elicitation.is_some_and(|e| e.supports_form() && !e.supports_url()));
     /// ```
@@ -135,7 +135,7 @@ impl ClientCapabilities {
     /// for forms too.
     ///
     /// ```
-    /// # use mcp_runtime::protocol::ClientCapabilities;
+    /// # use mcp_runtime_protocol::ClientCapabilities;
     /// let caps = ClientCapabilities::default().with_url_elicitation();
     /// assert!(caps.elicitation.is_some_and(|e| e.supports_url() && !e.supports_form()));
     /// ```
@@ -148,7 +148,7 @@ impl ClientCapabilities {
     /// with no `includeContext` other than `"none"`.
     ///
     /// ```
-    /// # use mcp_runtime::protocol::ClientCapabilities;
+    /// # use mcp_runtime_protocol::ClientCapabilities;
     /// let caps = ClientCapabilities::default().with_sampling();
     /// assert_eq!(serde_json::to_value(&caps).unwrap(), serde_json::json!({"sampling": {}}));
     /// ```
@@ -161,7 +161,7 @@ impl ClientCapabilities {
     /// `tools` and `toolChoice` in a sampling request.
     ///
     /// ```
-    /// # use mcp_runtime::protocol::ClientCapabilities;
+    /// # use mcp_runtime_protocol::ClientCapabilities;
     /// let caps = ClientCapabilities::default().with_sampling_tools();
     /// assert_eq!(serde_json::to_value(&caps).unwrap(), serde_json::json!({"sampling": {"tools": {}}}));
     /// ```
@@ -174,7 +174,7 @@ impl ClientCapabilities {
     /// ask for an `includeContext` other than `"none"`.
     ///
     /// ```
-    /// # use mcp_runtime::protocol::ClientCapabilities;
+    /// # use mcp_runtime_protocol::ClientCapabilities;
     /// let caps = ClientCapabilities::default().with_sampling_context();
     /// assert_eq!(serde_json::to_value(&caps).unwrap(), serde_json::json!({"sampling": {"context": {}}}));
     /// ```
@@ -186,7 +186,7 @@ impl ClientCapabilities {
     /// Declares roots (`roots: {}`).
     ///
     /// ```
-    /// # use mcp_runtime::protocol::ClientCapabilities;
+    /// # use mcp_runtime_protocol::ClientCapabilities;
     /// assert!(ClientCapabilities::default().with_roots().roots.is_some());
     /// ```
     pub fn with_roots(mut self) -> Self {
@@ -199,7 +199,7 @@ impl ClientCapabilities {
     /// earlier declaration of it.
     ///
     /// ```
-    /// # use mcp_runtime::protocol::ClientCapabilities;
+    /// # use mcp_runtime_protocol::ClientCapabilities;
     /// let caps = ClientCapabilities::default().with_extension("com.example/trace", serde_json::json!({}));
     /// assert_eq!(caps.extensions.unwrap()["com.example/trace"], serde_json::json!({}));
     /// ```
@@ -212,7 +212,7 @@ impl ClientCapabilities {
     /// replacing an earlier declaration of it.
     ///
     /// ```
-    /// # use mcp_runtime::protocol::ClientCapabilities;
+    /// # use mcp_runtime_protocol::ClientCapabilities;
     /// let caps = ClientCapabilities::default().with_experimental("drafts", serde_json::json!({"v": 2}));
     /// assert_eq!(caps.experimental.unwrap()["drafts"]["v"], 2);
     /// ```

@@ -19,7 +19,7 @@ pub const JSONRPC_VERSION: &str = "2.0";
 /// what lets a client correlate the response.
 ///
 /// ```
-/// use mcp_runtime::protocol::RequestId;
+/// use mcp_runtime_protocol::RequestId;
 /// let id = RequestId::from_json("98765432109876543210").unwrap();
 /// assert_eq!(id.as_json(), "98765432109876543210");
 /// assert_eq!(RequestId::from(7).as_json(), "7");
@@ -74,7 +74,7 @@ impl RequestId {
     /// hold it (an `f64`: about ±1.8e308).
     ///
     /// ```
-    /// use mcp_runtime::protocol::RequestId;
+    /// use mcp_runtime_protocol::RequestId;
     /// assert!(RequestId::from_json("123456789012345678901234567890").is_some());
     /// assert!(RequestId::from_json("1.5").is_none());
     /// assert!(RequestId::from_json(&"9".repeat(400)).is_none());
@@ -98,7 +98,8 @@ impl RequestId {
 
     /// [`as_json`](Self::as_json) as bytes, for writers (without checking
     /// the UTF-8 it always is).
-    pub(crate) fn json_bytes(&self) -> &[u8] {
+    #[doc(hidden)]
+    pub fn json_bytes(&self) -> &[u8] {
         self.0.bytes()
     }
 
@@ -107,7 +108,7 @@ impl RequestId {
     /// a larger integer becomes the nearest `f64`, as in any `Value`.
     ///
     /// ```
-    /// use mcp_runtime::protocol::RequestId;
+    /// use mcp_runtime_protocol::RequestId;
     /// assert_eq!(RequestId::from_json("-0").unwrap().to_value(), serde_json::json!(0));
     /// assert_eq!(RequestId::from(-7).to_value(), serde_json::json!(-7));
     /// ```
@@ -217,7 +218,7 @@ fn is_json_integer(text: &str) -> bool {
 /// Build one with the constructors named after the protocol's error codes:
 ///
 /// ```
-/// use mcp_runtime::protocol::ErrorObject;
+/// use mcp_runtime_protocol::ErrorObject;
 /// let err = ErrorObject::invalid_params("unknown tool: `nope`");
 /// assert_eq!(err.code, -32602);
 /// ```
