@@ -9,6 +9,8 @@ mod envelope;
 mod fixture;
 #[path = "dispatch/limits.rs"]
 mod limits;
+#[path = "dispatch/methods.rs"]
+mod methods;
 #[path = "dispatch/pipeline.rs"]
 mod pipeline;
 #[path = "dispatch/request_state.rs"]

@@ -28,6 +28,7 @@ pub mod jsonrpc;
 #[doc(hidden)]
 pub mod member;
 pub mod meta;
+pub mod method;
 pub mod mrtr;
 pub mod notifications;
 pub mod prompts;
@@ -46,6 +47,7 @@ pub use discover::*;
 pub use icon::*;
 pub use jsonrpc::*;
 pub use meta::*;
+pub use method::{Method, Target};
 pub use mrtr::*;
 pub use notifications::*;
 pub use prompts::*;

@@ -49,7 +49,7 @@ pub(crate) mod fuzzing {
         method: &str,
         params: Option<&RawValue>,
     ) -> Result<(Arc<RequestMeta>, Option<String>), ErrorObject> {
-        params_head::read(Method::parse(method).and_then(Method::target), params)
+        params_head::read(Method::parse(method).filter(|m| m.is_modern()).and_then(Method::target), params)
     }
 
     pub(crate) fn decode_cursor(cursor: &str, list: &str) -> Result<Option<(String, String)>, ErrorObject> {

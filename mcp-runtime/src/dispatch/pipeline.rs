@@ -116,7 +116,8 @@ impl Server {
         // after the checks that come before it.
         let (known, mut meta, target, body) = match params {
             Params::Raw(raw) => {
-                let known = Method::parse(&method);
+                // A method of the 2025 era alone is no method here.
+                let known = Method::parse(&method).filter(|m| m.is_modern());
                 let target = known.and_then(Method::target);
                 let (meta, target) = params_head::read(target, raw.as_deref())
                     .map_err(|e| fail(&id, params_head::missing_meta(e, self.eras().versions()), Stage::Meta))?;
@@ -146,7 +147,7 @@ impl Server {
         // Routing, against one consistent view of what is served: a method
         // the server does not advertise does not exist.
         let snapshot = self.snapshot();
-        let Some(method) = known.filter(|known| known.is_offered(snapshot.capabilities())) else {
+        let Some(method) = known.filter(|&known| method::is_offered(known, snapshot.capabilities())) else {
             return Err(fail(&id, ErrorObject::method_not_found(&method), Stage::Routing));
         };
 

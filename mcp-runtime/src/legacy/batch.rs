@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::bridge::{self, Via, failure};
 use super::message::{self, Incoming};
 use super::session::Session;
-use crate::protocol::ErrorObject;
+use crate::protocol::{ErrorObject, Method};
 use crate::server::Server;
 
 /// Serves every message of a batch concurrently; the answers to its
@@ -15,7 +15,7 @@ use crate::server::Server;
 pub(crate) async fn serve(server: &Server, session: &Session, items: Vec<Value>, via: &Via) -> Vec<String> {
     let answers = items.into_iter().map(|item| async move {
         match message::read(item) {
-            Incoming::Request { id, method, .. } if method == "initialize" => {
+            Incoming::Request { id, method, .. } if method == Method::Initialize.name() => {
                 let error = ErrorObject::invalid_request("`initialize` may not be part of a batch");
                 Some(failure(Some(&id), &error))
             }

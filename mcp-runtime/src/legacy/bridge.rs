@@ -29,7 +29,7 @@ use crate::handler::context::NotificationSink;
 use crate::handler::http_request::HttpRequest;
 use crate::protocol::{
     ErrorObject, LoggingLevel, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION,
-    Notification, PROTOCOL_VERSION, RequestId,
+    Method, Notification, PROTOCOL_VERSION, RequestId,
 };
 use crate::server::Server;
 use crate::telemetry::{Ending, Origin};
@@ -142,16 +142,39 @@ async fn answer(
         Some(Value::Object(params)) => params,
         Some(_) => return Err(ErrorObject::invalid_params("`params` must be an object")),
     };
-    match method {
-        "ping" => Ok(json!({})),
-        "initialize" => Err(ErrorObject::invalid_request("The session is already initialized")),
-        "logging/setLevel" => set_level(server, session, &params).await,
-        "resources/subscribe" | "resources/unsubscribe" => subscription(server, session, method, &params).await,
+    // Every method decided here: one a revision adds is a compile error
+    // until this says what a session does with it.
+    match Method::parse(method) {
+        Some(Method::Ping) => Ok(json!({})),
+        Some(Method::Initialize) => Err(ErrorObject::invalid_request("The session is already initialized")),
+        Some(Method::LoggingSetLevel) => set_level(server, session, &params).await,
+        Some(subscribe @ (Method::ResourcesSubscribe | Method::ResourcesUnsubscribe)) => {
+            subscription(server, session, subscribe, &params).await
+        }
         // The stateless revision's own methods do not exist on a session,
-        // nor do those of the tasks extension, which it alone defines.
-        "server/discover" | "subscriptions/listen" => Err(ErrorObject::method_not_found(method)),
-        _ if method.starts_with("tasks/") => Err(ErrorObject::method_not_found(method)),
-        _ => {
+        // nor do tasks, which this server serves in that revision alone.
+        Some(
+            Method::Discover
+            | Method::SubscriptionsListen
+            | Method::TasksGet
+            | Method::TasksUpdate
+            | Method::TasksCancel
+            | Method::TasksResult
+            | Method::TasksList,
+        ) => Err(ErrorObject::method_not_found(method)),
+        // What both eras share is served by the dispatcher, as is a name
+        // no revision defines (which it answers `-32601`).
+        Some(
+            Method::ToolsCall
+            | Method::ToolsList
+            | Method::PromptsList
+            | Method::PromptsGet
+            | Method::ResourcesList
+            | Method::ResourcesRead
+            | Method::ResourceTemplatesList
+            | Method::CompletionComplete,
+        )
+        | None => {
             write_meta(session, &mut params);
             forward(server, session, id, method, params, via, cancel).await
         }
@@ -160,7 +183,7 @@ async fn answer(
 
 async fn set_level(server: &Server, session: &Session, params: &Map<String, Value>) -> Result<Value, ErrorObject> {
     if server.capabilities().logging.is_none() {
-        return Err(ErrorObject::method_not_found("logging/setLevel"));
+        return Err(ErrorObject::method_not_found(Method::LoggingSetLevel.name()));
     }
     let level =
         params.get("level").and_then(|l| serde_json::from_value::<LoggingLevel>(l.clone()).ok()).ok_or_else(|| {
@@ -175,12 +198,12 @@ async fn set_level(server: &Server, session: &Session, params: &Map<String, Valu
 async fn subscription(
     server: &Server,
     session: &Session,
-    method: &str,
+    method: Method,
     params: &Map<String, Value>,
 ) -> Result<Value, ErrorObject> {
     let offered = server.capabilities().resources.is_some_and(|r| r.subscribe == Some(true));
     if !offered {
-        return Err(ErrorObject::method_not_found(method));
+        return Err(ErrorObject::method_not_found(method.name()));
     }
     let Some(uri) = params.get("uri").and_then(Value::as_str) else {
         return Err(ErrorObject::invalid_params("`uri` must be a string"));
@@ -188,7 +211,7 @@ async fn subscription(
     // A subscribed URI is repeated in `notifications/resources/updated`.
     crate::protocol::uri::check("uri", uri)?;
     let uri = uri.to_owned();
-    let change = if method == "resources/subscribe" {
+    let change = if method == Method::ResourcesSubscribe {
         SessionChange::Subscribe { uri }
     } else {
         SessionChange::Unsubscribe { uri }

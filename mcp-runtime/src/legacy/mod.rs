@@ -47,13 +47,13 @@ pub use store::{
 };
 
 use crate::eras::LEGACY_VERSIONS;
-use crate::protocol::{ErrorObject, PROTOCOL_VERSION};
+use crate::protocol::{ErrorObject, Method, PROTOCOL_VERSION};
 
 /// The answer of a server that serves only 2025-era clients to a 2026-07-28
 /// request: `server/discover` does not exist there, and anything else is
 /// a version it does not speak, with the versions it does.
 pub(crate) fn refuse_modern(method: &str) -> ErrorObject {
-    if method == "server/discover" {
+    if method == Method::Discover.name() {
         return ErrorObject::method_not_found(method);
     }
     ErrorObject::unsupported_version(LEGACY_VERSIONS, PROTOCOL_VERSION)

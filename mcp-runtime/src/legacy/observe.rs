@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use super::session::Session;
 use super::via::Via;
-use crate::protocol::RequestId;
+use crate::protocol::{Method, RequestId};
 use crate::server::Server;
 use crate::telemetry::{Observation, Origin, Target};
 
@@ -37,16 +37,21 @@ pub(super) fn request(
     let named = |key: &str| params.and_then(|p| p.get(key)).and_then(Value::as_str);
     // Only what the server serves is named: a name the client made up
     // stays out of span names and metric series.
-    let tool = (method == "tools/call")
+    let known = Method::parse(method);
+    let tool = (known == Some(Method::ToolsCall))
         .then(|| named("name"))
         .flatten()
         .and_then(|name| Some((name, catalog.tool(catalog.tool_position(name)?).trace_content)));
     let arguments =
         tool.filter(|(_, trace)| *trace).and_then(|_| params.and_then(|p| p.get("arguments"))).map(Value::to_string);
-    let target = match method {
-        "tools/call" => tool.map(|(name, trace)| Target::Tool { name, trace, arguments: arguments.as_deref() }),
-        "prompts/get" => named("name").filter(|name| catalog.prompt(name).is_some()).map(Target::Prompt),
-        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => named("uri").map(Target::Resource),
+    let target = match known {
+        Some(Method::ToolsCall) => {
+            tool.map(|(name, trace)| Target::Tool { name, trace, arguments: arguments.as_deref() })
+        }
+        Some(Method::PromptsGet) => named("name").filter(|name| catalog.prompt(name).is_some()).map(Target::Prompt),
+        Some(Method::ResourcesRead | Method::ResourcesSubscribe | Method::ResourcesUnsubscribe) => {
+            named("uri").map(Target::Resource)
+        }
         _ => None,
     };
     let meta = params.and_then(|p| p.get("_meta")).and_then(Value::as_object);
@@ -56,7 +61,7 @@ pub(super) fn request(
 
 /// Starts observing an `initialize`, which opens a session.
 pub(crate) fn initialize(id: &RequestId, params: Option<&Value>, origin: &Origin<'_>) -> Observation {
-    let mut observation = Observation::start("initialize", Some(id), origin);
+    let mut observation = Observation::start(Method::Initialize.name(), Some(id), origin);
     if observation.is_active() {
         let params = params.and_then(Value::as_object);
         let version = params.and_then(|p| p.get("protocolVersion")).and_then(Value::as_str);

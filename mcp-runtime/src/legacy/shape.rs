@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::protocol::{ErrorObject, META_SERVER_INFO};
+use crate::protocol::{ErrorObject, META_SERVER_INFO, Method};
 
 /// `-32002`: the 2025-era code for a resource that does not exist.
 pub(crate) const RESOURCE_NOT_FOUND: i32 = -32002;
@@ -34,7 +34,7 @@ pub(crate) fn result(version: &str, method: &str, result: &mut Map<String, Value
             }
         }
     }
-    if method == "tools/call" && result.get("structuredContent").is_some_and(|c| !c.is_object()) {
+    if method == Method::ToolsCall.name() && result.get("structuredContent").is_some_and(|c| !c.is_object()) {
         result.remove("structuredContent");
     }
     if version == "2025-11-25" {
@@ -57,7 +57,7 @@ pub(crate) fn result(version: &str, method: &str, result: &mut Map<String, Value
                 tool.remove("outputSchema");
             }
         }
-        if method == "tools/call" {
+        if method == Method::ToolsCall.name() {
             result.remove("structuredContent");
         }
     }
@@ -84,7 +84,7 @@ pub(crate) fn missing_capability(method: &str, error: ErrorObject) -> Result<Val
             first.join(", ")
         ),
     };
-    if method == "tools/call" {
+    if method == Method::ToolsCall.name() {
         return Ok(serde_json::json!({ "content": [{ "type": "text", "text": text }], "isError": true }));
     }
     Err(ErrorObject::internal(text))
@@ -116,7 +116,7 @@ fn capability_names(required: &Map<String, Value>) -> Vec<String> {
 /// Rewrites a 2026-07-28 error for a 2025-era session.
 pub(crate) fn error(method: &str, error: &mut ErrorObject) {
     let names_a_uri = error.data.as_ref().and_then(|d| d.get("uri")).is_some();
-    if method == "resources/read"
+    if method == Method::ResourcesRead.name()
         && error.code == -32602
         && names_a_uri
         && error.message.starts_with("Resource not found")

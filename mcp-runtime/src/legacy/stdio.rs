@@ -13,7 +13,7 @@ use super::bridge::{self, Via, failure, success};
 use super::initialize::initialize;
 use super::message::{self, Incoming};
 use super::session::{Outlet, Session};
-use crate::protocol::{ErrorObject, RequestId};
+use crate::protocol::{ErrorObject, Method, RequestId};
 use crate::server::Server;
 use crate::telemetry::{Ending, Origin};
 
@@ -50,7 +50,7 @@ impl StdioSession {
         if self.session.is_none() && !is_initialize(&value) {
             // Before `initialize`, only a ping is the session's.
             return match message::read(value) {
-                Incoming::Request { id, method, .. } if method == "ping" => {
+                Incoming::Request { id, method, .. } if method == Method::Ping.name() => {
                     self.send(success(&id, &serde_json::json!({})));
                     Step::Done
                 }
@@ -59,7 +59,7 @@ impl StdioSession {
         }
         match message::read(value) {
             Incoming::Modern => Step::Modern,
-            Incoming::Request { id, method, params } if method == "initialize" => {
+            Incoming::Request { id, method, params } if method == Method::Initialize.name() => {
                 self.initialize(&id, params.as_ref());
                 Step::Done
             }
@@ -155,5 +155,5 @@ impl StdioSession {
 }
 
 fn is_initialize(value: &Value) -> bool {
-    value.get("method").and_then(Value::as_str) == Some("initialize") && !message::is_modern(value)
+    value.get("method").and_then(Value::as_str) == Some(Method::Initialize.name()) && !message::is_modern(value)
 }

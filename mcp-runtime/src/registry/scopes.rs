@@ -11,7 +11,7 @@
 use serde_json::json;
 
 use crate::handler::principal::Principal;
-use crate::protocol::ErrorObject;
+use crate::protocol::{ErrorObject, Method};
 use crate::registry::catalog::Catalog;
 
 /// What one request's caller may see and use.
@@ -111,10 +111,10 @@ impl ScopeRefusal {
 /// What `method` (`tools/call`, `prompts/get`, `resources/read`) names as
 /// `target` needs, when the catalog serves it and it declares scopes.
 pub(crate) fn required<'a>(catalog: &'a Catalog, method: &str, target: &str) -> Option<(&'static str, &'a [String])> {
-    let (kind, scopes) = match method {
-        "tools/call" => ("tool", &catalog.tool(catalog.tool_position(target)?).scopes),
-        "prompts/get" => ("prompt", &catalog.prompt(target)?.scopes),
-        "resources/read" => {
+    let (kind, scopes) = match Method::parse(method)? {
+        Method::ToolsCall => ("tool", &catalog.tool(catalog.tool_position(target)?).scopes),
+        Method::PromptsGet => ("prompt", &catalog.prompt(target)?.scopes),
+        Method::ResourcesRead => {
             let entry = catalog.resource(target).or_else(|| catalog.match_template(target).map(|(entry, _)| entry))?;
             ("resource", &entry.scopes)
         }

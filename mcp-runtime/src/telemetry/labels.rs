@@ -1,32 +1,15 @@
 //! Low-cardinality names: a method as span names and metrics may carry it.
 
-/// The methods a span or a metric names as they are: those of both eras a
-/// server answers. Any other name a client sends is `_OTHER`, so that
-/// clients cannot make span names and metric series without end.
-const KNOWN: &[&str] = &[
-    "tools/call",
-    "server/discover",
-    "tools/list",
-    "prompts/list",
-    "prompts/get",
-    "resources/list",
-    "resources/read",
-    "resources/templates/list",
-    "completion/complete",
-    "subscriptions/listen",
-    "initialize",
-    "ping",
-    "logging/setLevel",
-    "resources/subscribe",
-    "resources/unsubscribe",
-];
+use crate::protocol::Method;
 
 /// The name the conventions reserve for a value outside the known ones.
 pub(super) const OTHER: &str = "_OTHER";
 
-/// `method` as a span name or metric attribute may carry it.
+/// `method` as a span name or metric attribute may carry it: a method of
+/// either era as it is, any other name a client sends as `_OTHER`, so that
+/// clients cannot make span names and metric series without end.
 pub(super) fn method(method: &str) -> &'static str {
-    KNOWN.iter().copied().find(|known| *known == method).unwrap_or(OTHER)
+    Method::parse(method).map_or(OTHER, Method::name)
 }
 
 /// `jsonrpc.request.id`: a string id without its quotes, a number as written.
@@ -37,6 +20,16 @@ pub(super) fn request_id(json: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_method_of_either_era_is_named_as_it_is() {
+        for &known in Method::ALL {
+            assert_eq!(method(known.name()), known.name());
+        }
+        for task in ["tasks/get", "tasks/update", "tasks/cancel"] {
+            assert_eq!(method(task), task);
+        }
+    }
 
     #[test]
     fn unknown_methods_share_one_name() {

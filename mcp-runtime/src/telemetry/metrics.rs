@@ -103,7 +103,7 @@ mod on {
         pub(crate) fn start(method: &'static str, transport: Option<&'static str>, http: Option<&'static str>) -> Self {
             let mut attributes = Vec::with_capacity(9);
             attributes.push(KeyValue::new("mcp.method.name", method));
-            let listen = method == "subscriptions/listen";
+            let listen = method == crate::protocol::Method::SubscriptionsListen.name();
             let counter = if listen { &instruments().streams } else { &instruments().requests };
             counter.add(1, &attributes);
             if let Some(transport) = transport {

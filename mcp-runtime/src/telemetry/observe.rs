@@ -62,7 +62,7 @@ impl Observation {
             metrics: metrics::Pending::start(label, origin.transport, version),
             span,
             method: label,
-            tool_call: label == "tools/call",
+            tool_call: label == crate::protocol::Method::ToolsCall.name(),
             trace_result: false,
             #[cfg(feature = "otel")]
             parent,

@@ -39,6 +39,14 @@ pub(crate) fn route(
         Method::SubscriptionsListen => listen::route(snapshot, params_of(method, params)?, meta),
         #[cfg(feature = "tasks")]
         Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => tasks::route(method, params, meta),
+        // Not offered in the 2026-07-28 revision, so routing has refused them already.
+        Method::Initialize
+        | Method::Ping
+        | Method::LoggingSetLevel
+        | Method::ResourcesSubscribe
+        | Method::ResourcesUnsubscribe
+        | Method::TasksResult
+        | Method::TasksList => Err((ErrorObject::method_not_found(method.name()), Stage::Routing)),
         // Not offered without the feature, so routing has refused them already.
         #[cfg(not(feature = "tasks"))]
         Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {

@@ -18,7 +18,7 @@ use super::replies::error_response;
 use crate::endpoint::body::McpBody;
 use crate::endpoint::responses::transport_error;
 use crate::legacy::message;
-use crate::protocol::ErrorObject;
+use crate::protocol::{ErrorObject, Method};
 
 /// `Mcp-Session-Id`.
 pub(super) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
@@ -48,7 +48,7 @@ pub(super) fn choose(headers: &HeaderMap, body: &[u8]) -> Era {
     let legacy_header = marks.version.is_some_and(|v| v.as_bytes().starts_with(b"2025-"));
     // A 2026-07-28 request names its method in `Mcp-Method`: unless that
     // says `initialize`, its body need not be searched.
-    let may_initialize = marks.method.is_none_or(|m| m.as_bytes() == b"initialize");
+    let may_initialize = marks.method.is_none_or(|m| m.as_bytes() == Method::Initialize.name().as_bytes());
     if session_id.is_none() && !legacy_header && !(may_initialize && message::mentions_initialize(body)) {
         return Era::Modern;
     }
@@ -64,7 +64,7 @@ pub(super) fn choose(headers: &HeaderMap, body: &[u8]) -> Era {
     if message::is_modern(&message) {
         return Era::Modern;
     }
-    let initialize = message.get("method").and_then(Value::as_str) == Some("initialize");
+    let initialize = message.get("method").and_then(Value::as_str) == Some(Method::Initialize.name());
     match session_id {
         Some(id) => match id.to_str() {
             Ok(id) if id.len() <= MAX_SESSION_ID_LEN => Era::Session(id.to_owned(), message),

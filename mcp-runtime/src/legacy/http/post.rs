@@ -22,7 +22,7 @@ use crate::endpoint::responses::{empty, insufficient_scope, transport_error, wit
 use crate::handler::principal::Principal;
 use crate::legacy::bridge::{self, CloseConnection, Via};
 use crate::legacy::message::{self, Incoming};
-use crate::protocol::{ErrorObject, RequestId};
+use crate::protocol::{ErrorObject, Method, RequestId};
 use crate::registry::scopes;
 use crate::server::Server;
 
@@ -37,7 +37,7 @@ pub(super) async fn serve(
 ) -> http::Response<McpBody> {
     session.session.touch();
     match message::read(message) {
-        Incoming::Request { id, method, .. } if method == "initialize" => {
+        Incoming::Request { id, method, .. } if method == Method::Initialize.name() => {
             let error = ErrorObject::invalid_request("The session is already initialized");
             error_response(StatusCode::BAD_REQUEST, Some(&id), &error)
         }
@@ -81,7 +81,10 @@ struct Request {
 
 /// Methods answered at once, that never send anything before their answer.
 fn answers_at_once(method: &str) -> bool {
-    matches!(method, "ping" | "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe")
+    matches!(
+        Method::parse(method),
+        Some(Method::Ping | Method::LoggingSetLevel | Method::ResourcesSubscribe | Method::ResourcesUnsubscribe)
+    )
 }
 
 /// Serves a request in a task of its own, so that a client that goes away
@@ -96,8 +99,8 @@ async fn request(
     slot: OwnedSlot,
 ) -> http::Response<McpBody> {
     let server = endpoint.server.clone();
-    let target =
-        request.params.as_ref().and_then(|p| p.get(if request.method == "resources/read" { "uri" } else { "name" }));
+    let member = if request.method == Method::ResourcesRead.name() { "uri" } else { "name" };
+    let target = request.params.as_ref().and_then(|p| p.get(member));
     if let Some(refusal) = refusal_for(&server, &request.method, target.and_then(Value::as_str), &request.parts) {
         let response = error_response(StatusCode::FORBIDDEN, Some(&request.id), &refusal.error());
         return insufficient_scope(response, &refusal, endpoint.settings.resource_metadata.as_deref());

@@ -1,0 +1,62 @@
+//! The one method vocabulary of both eras against the official schemas:
+//! every request method a client may send in either schema is read back
+//! from its name, as a method of that era.
+
+use std::path::PathBuf;
+
+use mcp_runtime::protocol::Method;
+use serde_json::Value;
+
+/// The `method` constants of the schema's `ClientRequest` union.
+fn client_request_methods(file: &str) -> Vec<String> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("schemas").join(file);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let schema: Value = serde_json::from_str(&text).expect("a JSON schema");
+    let definitions = schema.get("definitions").or_else(|| schema.get("$defs")).expect("definitions");
+    let union = definitions["ClientRequest"]["anyOf"].as_array().expect("ClientRequest is a union");
+    let methods: Vec<String> = union
+        .iter()
+        .map(|member| {
+            let name = member["$ref"].as_str().and_then(|r| r.rsplit('/').next()).expect("a reference");
+            let method = &definitions[name]["properties"]["method"]["const"];
+            method.as_str().unwrap_or_else(|| panic!("{name} has no method constant")).to_owned()
+        })
+        .collect();
+    assert!(methods.len() >= 10, "{file}: only {methods:?}");
+    methods
+}
+
+#[test]
+fn every_request_method_of_the_2026_schema_is_a_modern_method() {
+    for name in client_request_methods("schema-2026-07-28.json") {
+        let method = Method::parse(&name).unwrap_or_else(|| panic!("`{name}` is not in the vocabulary"));
+        assert_eq!(method.name(), name);
+        assert!(method.is_modern(), "`{name}` is defined by 2026-07-28");
+    }
+}
+
+#[test]
+fn every_request_method_of_the_2025_schema_is_a_legacy_method() {
+    for name in client_request_methods("schema-2025-11-25.json") {
+        let method = Method::parse(&name).unwrap_or_else(|| panic!("`{name}` is not in the vocabulary"));
+        assert_eq!(method.name(), name);
+        assert!(method.is_legacy(), "`{name}` is defined by 2025-11-25");
+    }
+}
+
+#[test]
+fn a_method_is_of_an_era_only_if_that_eras_schema_or_extension_defines_it() {
+    let modern = client_request_methods("schema-2026-07-28.json");
+    let legacy = client_request_methods("schema-2025-11-25.json");
+    // The tasks extension of 2026-07-28 is not in its schema.
+    let extension = ["tasks/get", "tasks/update", "tasks/cancel"];
+    for &method in Method::ALL {
+        let name = method.name();
+        assert_eq!(
+            method.is_modern(),
+            modern.iter().any(|m| m == name) || extension.contains(&name),
+            "`{name}`: modern"
+        );
+        assert_eq!(method.is_legacy(), legacy.iter().any(|m| m == name), "`{name}`: legacy");
+    }
+}
