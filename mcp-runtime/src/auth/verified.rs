@@ -21,15 +21,20 @@ pub(crate) const MAX_AGE: Duration = Duration::from_secs(300);
 /// At most this many tokens are kept (a few KiB each).
 const MAX_ENTRIES: usize = 4096;
 
+/// Until when a token is trusted, and the caller it stands for.
+type Entry = (Instant, Principal);
+
 /// Verified tokens and the callers they stand for.
 #[derive(Debug, Default)]
 pub(crate) struct VerifiedTokens {
-    entries: Mutex<HashMap<Box<str>, (Instant, Principal)>>,
+    /// By the token's bytes, so that a request's header is looked up as it
+    /// came, before anything reads it as text.
+    entries: Mutex<HashMap<Box<[u8]>, Entry>>,
 }
 
 impl VerifiedTokens {
     /// The caller of `token`, if it was verified and is still good.
-    pub(crate) fn get(&self, token: &str) -> Option<Principal> {
+    pub(crate) fn get(&self, token: &[u8]) -> Option<Principal> {
         let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
         entries.get(token).filter(|(until, _)| Instant::now() < *until).map(|(_, principal)| principal.clone())
     }
@@ -53,7 +58,7 @@ impl VerifiedTokens {
                 entries.clear();
             }
         }
-        entries.insert(token.into(), (now + ttl, principal.clone()));
+        entries.insert(token.as_bytes().into(), (now + ttl, principal.clone()));
     }
 }
 
@@ -70,18 +75,18 @@ mod tests {
         let cache = VerifiedTokens::default();
         let alice = Principal::new("alice").with_scopes(["a"]);
         cache.put("token-a", &alice, Some(unix_now() + 60), Duration::ZERO);
-        assert_eq!(cache.get("token-a"), Some(alice));
-        assert_eq!(cache.get("token-a-altered"), None);
-        assert_eq!(cache.get("token-"), None);
+        assert_eq!(cache.get(b"token-a"), Some(alice));
+        assert_eq!(cache.get(b"token-a-altered"), None);
+        assert_eq!(cache.get(b"token-"), None);
         // Expired already: never kept.
         cache.put("token-b", &Principal::new("bob"), Some(unix_now().saturating_sub(1)), Duration::ZERO);
-        assert_eq!(cache.get("token-b"), None);
+        assert_eq!(cache.get(b"token-b"), None);
     }
 
     #[test]
     fn an_entry_ends_with_its_token() {
         let cache = VerifiedTokens::default();
         cache.put("short", &Principal::new("carol"), Some(unix_now()), Duration::ZERO);
-        assert_eq!(cache.get("short"), None);
+        assert_eq!(cache.get(b"short"), None);
     }
 }

@@ -38,6 +38,13 @@ pub(super) async fn authenticate(verifier: &Verifier, parts: &mut Parts) -> Resu
     if parts.method == Method::OPTIONS {
         return Ok(());
     }
+    // The token a client sends on every request was checked, byte by byte,
+    // when it was first verified: the same bytes are found again by one
+    // pass, their hash, rather than read twice more.
+    if let Some(caller) = seen_before(verifier, parts) {
+        parts.extensions.insert(caller);
+        return Ok(());
+    }
     let token = bearer_token(parts).map_err(|refusal| refuse(verifier, refusal))?;
     match verifier.verify(token).await {
         Ok(principal) => {
@@ -83,6 +90,28 @@ fn refuse(verifier: &Verifier, refusal: Refusal) -> http::Response<McpBody> {
     response.headers_mut().insert(WWW_AUTHENTICATE, value);
     response
 }
+
+/// The caller of the request's bearer token, if that very token was
+/// verified before and is still good. Anything unusual (a token in the
+/// query, two headers, a scheme written otherwise than `Bearer` and one
+/// space) is left to [`bearer_token`], which refuses or reads it.
+fn seen_before(verifier: &Verifier, parts: &Parts) -> Option<crate::handler::principal::Principal> {
+    if parts.uri.query().is_some() {
+        return None;
+    }
+    let mut headers = parts.headers.get_all(AUTHORIZATION).iter();
+    let (Some(value), None) = (headers.next(), headers.next()) else { return None };
+    let (scheme, token) = value.as_bytes().split_at_checked(BEARER.len())?;
+    if !scheme.eq_ignore_ascii_case(BEARER) {
+        return None;
+    }
+    // Spaces only, as `bearer_token` trims: a tab makes a malformed token.
+    let start = token.iter().position(|&b| b != b' ').unwrap_or(token.len());
+    verifier.seen_before(&token[start..])
+}
+
+/// The scheme and the space after it, as [`bearer_token`] reads them.
+const BEARER: &[u8] = b"bearer ";
 
 /// The one bearer token of the request's `Authorization` header.
 ///
@@ -153,5 +182,37 @@ mod tests {
             bearer_token(&parts("/mcp?x=1&access_token=abc", &["Bearer abc"])),
             Err(Refusal::Invalid(ChallengeError::InvalidRequest, _))
         ));
+    }
+
+    /// A token verified before is found again only where `bearer_token`
+    /// would have read that very token: every other header goes the long way.
+    #[tokio::test]
+    async fn a_token_seen_before_is_found_only_where_it_would_be_read() {
+        use crate::auth::Authorization;
+        use crate::handler::principal::Principal;
+
+        let verifier = Verifier::new(
+            Authorization::new("http://127.0.0.1:9/", "http://127.0.0.1:8/mcp"),
+            &std::collections::BTreeSet::new(),
+        );
+        let alice = Principal::new("alice");
+        verifier.remember("abc.def", &alice);
+        let seen = |uri: &str, authorization: &[&str]| seen_before(&verifier, &parts(uri, authorization));
+        for read in [&["Bearer abc.def"][..], &["bearer  abc.def"], &["BEARER abc.def"]] {
+            assert_eq!(seen("/mcp", read), Some(alice.clone()), "{read:?}");
+            assert_eq!(bearer_token(&parts("/mcp", read)).ok(), Some("abc.def"), "{read:?}");
+        }
+        let long_way: [(&str, &[&str]); 7] = [
+            ("/mcp?access_token=abc.def", &["Bearer abc.def"]),
+            ("/mcp", &["Bearer abc.def", "Bearer abc.def"]),
+            ("/mcp", &["Bearer\tabc.def"]),
+            ("/mcp", &["Bearer \tabc.def"]),
+            ("/mcp", &["Bearer abc.def "]),
+            ("/mcp", &["Basic abc.def"]),
+            ("/mcp", &["Bearer abc.de"]),
+        ];
+        for (uri, authorization) in long_way {
+            assert_eq!(seen(uri, authorization), None, "{uri} {authorization:?}");
+        }
     }
 }
