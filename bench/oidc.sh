@@ -7,20 +7,27 @@
 # the tests; else $CI_CACHE_DIR/tools/oidc-provider, else the repository's
 # target/ci/tools/oidc-provider.
 
-# Starts the provider on a free port; sets `issuer` and `provider_pid`.
+# Starts the provider on a port it binds itself; sets `issuer` and `provider_pid`.
+# Ready when it writes its one line, {"issuer": URL}, which it does once it
+# answers its own discovery document.
 start_provider() {
     local dir=${MCP_OIDC_PROVIDER_DIR:-${CI_CACHE_DIR:+$CI_CACHE_DIR/tools/oidc-provider}}
     dir=${dir:-../target/ci/tools/oidc-provider}
     [[ -d "$dir/node_modules/oidc-provider" ]] || { echo "oidc-provider is not installed in $dir: run .ci/install.sh" >&2; exit 1; }
-    local oidc_port
-    oidc_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    node ../.ci/oidc/provider.mjs --modules "$dir/node_modules" --port "$oidc_port" >/dev/null 2>&1 &
+    local ready
+    ready=$(mktemp)
+    node ../.ci/oidc/provider.mjs --modules "$dir/node_modules" >"$ready" 2>/dev/null &
     provider_pid=$!
-    issuer="http://127.0.0.1:$oidc_port"
-    for _ in $(seq 100); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$oidc_port") 2>/dev/null && return 0
+    for _ in $(seq 600); do
+        if [[ $(wc -l <"$ready") -ge 1 ]]; then
+            issuer=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["issuer"])' "$ready")
+            rm -f "$ready"
+            return 0
+        fi
+        kill -0 "$provider_pid" 2>/dev/null || break
         sleep 0.1
     done
+    rm -f "$ready"
     echo "the provider did not start" >&2
     exit 1
 }
