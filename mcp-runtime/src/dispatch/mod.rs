@@ -28,6 +28,8 @@ pub use crate::response::{Response, Stage};
 pub use envelope::{ClientNotification, Message, Request, parse_message};
 #[cfg(any(feature = "http", feature = "stdio"))]
 pub(crate) use method::Method;
+#[cfg(feature = "http")]
+pub(crate) use method::modern as modern_method;
 pub(crate) use prepared::Body;
 pub use prepared::{CalledTool, HeaderCheck, Prepared, RequestOptions};
 
@@ -38,7 +40,7 @@ pub(crate) mod fuzzing {
 
     use serde_json::value::RawValue;
 
-    use super::{Method, meta_cache, pagination, params_head};
+    use super::{Method, meta_cache, method, pagination, params_head};
     use crate::protocol::{ErrorObject, RequestMeta};
 
     pub(crate) fn read_meta(text: &str) -> Result<Arc<RequestMeta>, String> {
@@ -49,7 +51,7 @@ pub(crate) mod fuzzing {
         method: &str,
         params: Option<&RawValue>,
     ) -> Result<(Arc<RequestMeta>, Option<String>), ErrorObject> {
-        params_head::read(Method::parse(method).filter(|m| m.is_modern()).and_then(Method::target), params)
+        params_head::read(method::modern(method).and_then(Method::target), params)
     }
 
     pub(crate) fn decode_cursor(cursor: &str, list: &str) -> Result<Option<(String, String)>, ErrorObject> {

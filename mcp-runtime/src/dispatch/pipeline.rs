@@ -116,8 +116,7 @@ impl Server {
         // after the checks that come before it.
         let (known, mut meta, target, body) = match params {
             Params::Raw(raw) => {
-                // A method of the 2025 era alone is no method here.
-                let known = Method::parse(&method).filter(|m| m.is_modern());
+                let known = method::modern(&method);
                 let target = known.and_then(Method::target);
                 let (meta, target) = params_head::read(target, raw.as_deref())
                     .map_err(|e| fail(&id, params_head::missing_meta(e, self.eras().versions()), Stage::Meta))?;

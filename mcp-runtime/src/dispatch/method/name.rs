@@ -35,6 +35,12 @@ impl Capability {
     }
 }
 
+/// The method of the 2026-07-28 revision named `name`: one of the 2025 era
+/// alone is no method there, and has no target for `Mcp-Name` to repeat.
+pub(crate) fn modern(name: &str) -> Option<Method> {
+    Method::parse(name).filter(|method| method.is_modern())
+}
+
 /// What the server must advertise for `method` to exist in the 2026-07-28
 /// revision; `None` for a method that revision does not define.
 const fn capability(method: Method) -> Option<Capability> {
