@@ -129,13 +129,26 @@ impl Streams {
 }
 
 /// Forgets the finished streams that are too old or too many.
+///
+/// It runs at every request stream's opening, over as many as
+/// [`KEPT_FINISHED`] streams: one reading of the clock, one look at each
+/// stream, and the oldest picked out rather than all sorted.
 fn prune(requests: &mut HashMap<u64, Arc<Stream>>) {
-    requests.retain(|_, stream| stream.finished_at().is_none_or(|at| at.elapsed() < FINISHED_KEPT_FOR));
-    let mut finished: Vec<(Instant, u64)> =
-        requests.iter().filter_map(|(number, stream)| Some((stream.finished_at()?, *number))).collect();
+    let now = Instant::now();
+    let mut finished: Vec<(Instant, u64)> = Vec::with_capacity(requests.len());
+    requests.retain(|&number, stream| match stream.finished_at() {
+        None => true,
+        Some(at) if now.saturating_duration_since(at) >= FINISHED_KEPT_FOR => false,
+        Some(at) => {
+            finished.push((at, number));
+            true
+        }
+    });
     if finished.len() > KEPT_FINISHED {
-        finished.sort_unstable();
-        for (_, number) in &finished[..finished.len() - KEPT_FINISHED] {
+        let excess = finished.len() - KEPT_FINISHED;
+        // The `excess` oldest come first, in no particular order.
+        finished.select_nth_unstable(excess - 1);
+        for (_, number) in &finished[..excess] {
             requests.remove(number);
         }
     }
