@@ -19,6 +19,17 @@ use mcp_tests::legacy_schema::assert_valid_legacy_envelope;
 
 type Reply = http::Response<McpBody>;
 
+/// Waits (at most ten seconds) for `flag` to be set.
+async fn until(flag: &AtomicBool, what: &str) {
+    let waited = tokio::time::timeout(Duration::from_secs(10), async {
+        while !flag.load(Ordering::SeqCst) {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+    assert!(waited.is_ok(), "{what}: not within ten seconds");
+}
+
 fn server(eras: Eras, finished: Arc<AtomicBool>) -> Server {
     Server::builder("sessions", "1.0.0")
         .eras(eras)
@@ -365,7 +376,7 @@ async fn a_closed_connection_does_not_cancel_a_session_request_but_cancelled_doe
     let service = server(Eras::Dual, Arc::clone(&finished)).http_service(HttpConfig::default());
     let id = open(&service, "2025-11-25").await;
     drop(send(&service, post(Some(&id), &call(1, "slow"))).await);
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    until(&finished, "the request whose connection closed finished").await;
     assert!(finished.swap(false, Ordering::SeqCst), "the request went on without its connection");
 
     let stream = send(&service, post(Some(&id), &call(2, "slow"))).await;
@@ -373,6 +384,8 @@ async fn a_closed_connection_does_not_cancel_a_session_request_but_cancelled_doe
     assert_eq!(send(&service, post(Some(&id), &cancel)).await.status(), 202);
     let events = text(stream).await;
     assert!(answer_in(&events, 2).is_none(), "a cancelled request is not answered: {events}");
+    // A negative: a cancelled handler may be dropped before it ever runs,
+    // which leaves no event to wait on, so three times its work's length.
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(!finished.load(Ordering::SeqCst), "the cancelled request was stopped");
 }

@@ -2,10 +2,11 @@
 //! the name on the wire, which revisions define it, which params member
 //! names its target, whether its answer is a stream.
 
-/// Declares [`Method`] and the list of all its variants from one list, so
-/// that [`Method::parse`] knows every method.
+/// Declares [`Method`] from one table of variants and their names on the
+/// wire, with the list of all of them, so that [`Method::parse`] knows every
+/// method.
 macro_rules! methods {
-    ($($variant:ident),* $(,)?) => {
+    ($($variant:ident => $name:literal),* $(,)?) => {
         /// A request a client sends a server, in the 2026-07-28 revision
         /// (its tasks extension included) or in the 2025-era revisions.
         ///
@@ -25,7 +26,7 @@ macro_rules! methods {
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum Method {
             $(
-                #[doc = concat!("`", method_name!($variant), "`.")]
+                #[doc = concat!("`", $name, "`.")]
                 $variant
             ),*
         }
@@ -38,98 +39,34 @@ macro_rules! methods {
             /// The method's name on the wire.
             pub const fn name(self) -> &'static str {
                 match self {
-                    $(Method::$variant => method_name!($variant)),*
+                    $(Method::$variant => $name),*
                 }
             }
         }
     };
 }
 
-/// Each variant's name on the wire.
-macro_rules! method_name {
-    (ToolsCall) => {
-        "tools/call"
-    };
-    (Discover) => {
-        "server/discover"
-    };
-    (ToolsList) => {
-        "tools/list"
-    };
-    (PromptsList) => {
-        "prompts/list"
-    };
-    (PromptsGet) => {
-        "prompts/get"
-    };
-    (ResourcesList) => {
-        "resources/list"
-    };
-    (ResourcesRead) => {
-        "resources/read"
-    };
-    (ResourceTemplatesList) => {
-        "resources/templates/list"
-    };
-    (CompletionComplete) => {
-        "completion/complete"
-    };
-    (SubscriptionsListen) => {
-        "subscriptions/listen"
-    };
-    (TasksGet) => {
-        "tasks/get"
-    };
-    (TasksUpdate) => {
-        "tasks/update"
-    };
-    (TasksCancel) => {
-        "tasks/cancel"
-    };
-    (Initialize) => {
-        "initialize"
-    };
-    (Ping) => {
-        "ping"
-    };
-    (LoggingSetLevel) => {
-        "logging/setLevel"
-    };
-    (ResourcesSubscribe) => {
-        "resources/subscribe"
-    };
-    (ResourcesUnsubscribe) => {
-        "resources/unsubscribe"
-    };
-    (TasksResult) => {
-        "tasks/result"
-    };
-    (TasksList) => {
-        "tasks/list"
-    };
-}
-
 methods! {
-    ToolsCall,
-    Discover,
-    ToolsList,
-    PromptsList,
-    PromptsGet,
-    ResourcesList,
-    ResourcesRead,
-    ResourceTemplatesList,
-    CompletionComplete,
-    SubscriptionsListen,
-    TasksGet,
-    TasksUpdate,
-    TasksCancel,
-    Initialize,
-    Ping,
-    LoggingSetLevel,
-    ResourcesSubscribe,
-    ResourcesUnsubscribe,
-    TasksResult,
-    TasksList,
+    ToolsCall => "tools/call",
+    Discover => "server/discover",
+    ToolsList => "tools/list",
+    PromptsList => "prompts/list",
+    PromptsGet => "prompts/get",
+    ResourcesList => "resources/list",
+    ResourcesRead => "resources/read",
+    ResourceTemplatesList => "resources/templates/list",
+    CompletionComplete => "completion/complete",
+    SubscriptionsListen => "subscriptions/listen",
+    TasksGet => "tasks/get",
+    TasksUpdate => "tasks/update",
+    TasksCancel => "tasks/cancel",
+    Initialize => "initialize",
+    Ping => "ping",
+    LoggingSetLevel => "logging/setLevel",
+    ResourcesSubscribe => "resources/subscribe",
+    ResourcesUnsubscribe => "resources/unsubscribe",
+    TasksResult => "tasks/result",
+    TasksList => "tasks/list",
 }
 
 /// The params member naming a request's target: what the `Mcp-Name` header

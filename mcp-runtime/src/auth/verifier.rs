@@ -63,7 +63,6 @@ impl Verifier {
         }
     }
 
-    /// The caller `token` stands for.
     /// Remembers `token` as verified for a minute, as a verified JWT is.
     #[cfg(test)]
     pub(crate) fn remember(&self, token: &str, caller: &Principal) {
@@ -77,10 +76,10 @@ impl Verifier {
         self.verified.get(token)
     }
 
+    /// The caller `token` stands for. The verified tokens were looked up
+    /// already ([`seen_before`](Self::seen_before), by the bearer gate);
+    /// a JWT verified here joins them.
     pub(crate) async fn verify(&self, token: &str) -> Result<Principal, Rejection> {
-        if let Some(caller) = self.verified.get(token.as_bytes()) {
-            return Ok(caller);
-        }
         let is_jwt = jwt::looks_like_jwt(token);
         // The header is checked before anything is fetched: a token of a
         // refused algorithm costs the issuer nothing.

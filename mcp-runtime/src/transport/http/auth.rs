@@ -92,11 +92,13 @@ fn refuse(verifier: &Verifier, refusal: Refusal) -> http::Response<McpBody> {
 }
 
 /// The caller of the request's bearer token, if that very token was
-/// verified before and is still good. Anything unusual (a token in the
-/// query, two headers, a scheme written otherwise than `Bearer` and one
-/// space) is left to [`bearer_token`], which refuses or reads it.
+/// verified before and is still good. It reads the header as
+/// [`bearer_token`] does (which the tests compare), so that a token it does
+/// not find here is one that no verified token matches: anything else (a
+/// token in the query, two headers, another scheme) is left to
+/// `bearer_token`, which refuses it.
 fn seen_before(verifier: &Verifier, parts: &Parts) -> Option<crate::handler::principal::Principal> {
-    if parts.uri.query().is_some() {
+    if token_in_query(parts) {
         return None;
     }
     let mut headers = parts.headers.get_all(AUTHORIZATION).iter();
@@ -110,6 +112,11 @@ fn seen_before(verifier: &Verifier, parts: &Parts) -> Option<crate::handler::pri
     verifier.seen_before(&token[start..])
 }
 
+/// Whether the query string carries an `access_token` (RFC 6750 §2.3).
+fn token_in_query(parts: &Parts) -> bool {
+    parts.uri.query().is_some_and(|query| query.split('&').any(|pair| pair.starts_with("access_token=")))
+}
+
 /// The scheme and the space after it, as [`bearer_token`] reads them.
 const BEARER: &[u8] = b"bearer ";
 
@@ -121,7 +128,7 @@ const BEARER: &[u8] = b"bearer ";
 /// code and status, and a token that travelled in a URL is in logs and
 /// histories already, so it must not work.
 fn bearer_token(parts: &Parts) -> Result<&str, Refusal> {
-    if parts.uri.query().is_some_and(|query| query.split('&').any(|pair| pair.starts_with("access_token="))) {
+    if token_in_query(parts) {
         return Err(Refusal::Invalid(
             ChallengeError::InvalidRequest,
             "access tokens are not accepted in the query string; send Authorization: Bearer",
