@@ -180,7 +180,12 @@ async fn json_of(reply: Reply) -> Value {
 }
 
 /// The JSON of the event carrying the answer to `id`.
+/// The answer to request `id` in a body: an event stream's, or the JSON
+/// body of a request answered at once.
 fn answer_in(events: &str, id: u64) -> Option<Value> {
+    if let Ok(answer) = serde_json::from_str::<Value>(events) {
+        return (answer["id"] == id).then_some(answer);
+    }
     events
         .lines()
         .filter_map(|line| line.strip_prefix("data: "))
@@ -319,6 +324,19 @@ async fn initialize_beyond_the_cap_is_503_and_idle_sessions_make_room() {
 }
 
 #[tokio::test]
+async fn a_request_answered_at_once_is_json_and_one_that_waits_a_stream() {
+    let service = service(HttpConfig::default());
+    let id = open(&service, "2025-11-25").await;
+    let at_once = send(&service, post(Some(&id), &call(1, "echo"))).await;
+    assert_eq!(at_once.headers()["content-type"], "application/json");
+    assert_eq!(json_of(at_once).await["result"]["content"][0]["text"], "echoed");
+    let waits = send(&service, post(Some(&id), &call(2, "slow"))).await;
+    assert_eq!(waits.headers()["content-type"], "text/event-stream");
+    let answer = answer_in(&text(waits).await, 2).expect("the answer, on the stream");
+    assert_eq!(answer["result"]["content"][0]["text"], "slow and done");
+}
+
+#[tokio::test]
 async fn last_event_id_replays_the_stream_it_names_and_no_other() {
     let service = service(HttpConfig::default());
     let id = open(&service, "2025-11-25").await;
@@ -328,7 +346,7 @@ async fn last_event_id_replays_the_stream_it_names_and_no_other() {
     assert!(paused.starts_with(&format!("id: {priming}\nretry: ")), "{paused}");
     assert!(answer_in(&paused, 1).is_none(), "the answer comes later: {paused}");
     // Another request's stream, with its own events.
-    let other = text(send(&service, post(Some(&id), &call(2, "echo"))).await).await;
+    let other = text(send(&service, post(Some(&id), &call(2, "slow"))).await).await;
     assert!(answer_in(&other, 2).is_some(), "{other}");
     let resume = with(bare(http::Method::GET, &id), "mcp-protocol-version", "2025-11-25");
     let mut resume = resume;

@@ -33,8 +33,9 @@ pub enum Stage {
 #[derive(Debug, Clone)]
 enum Payload {
     /// The whole response, serialized once (UTF-8, as serde_json writes),
-    /// and where in it the result object starts.
-    Result { json: Vec<u8>, start: usize },
+    /// where in it the result object starts, and whether that result is
+    /// `input_required`.
+    Result { json: Vec<u8>, start: usize, input_required: bool },
     /// The error object.
     Error(ErrorObject),
 }
@@ -64,7 +65,27 @@ impl Response {
         let (mut json, start) = result_head(&id, size + 512);
         serde_json::to_writer(&mut json, result)?;
         json.push(b'}');
-        Ok(Response { id: Some(id), payload: Payload::Result { json, start }, stage: Stage::Handler })
+        Ok(Response {
+            id: Some(id),
+            payload: Payload::Result { json, start, input_required: false },
+            stage: Stage::Handler,
+        })
+    }
+
+    /// Marks a result as `input_required`, for callers that read the
+    /// result's kind without reading its text (a 2025-era session's bridge,
+    /// whose results carry no `resultType`).
+    pub(crate) fn asking_for_input(mut self) -> Self {
+        if let Payload::Result { input_required, .. } = &mut self.payload {
+            *input_required = true;
+        }
+        self
+    }
+
+    /// Whether this is an `input_required` result.
+    #[cfg_attr(not(feature = "legacy"), allow(dead_code))]
+    pub(crate) fn needs_input(&self) -> bool {
+        matches!(self.payload, Payload::Result { input_required: true, .. })
     }
 
     /// The result of a tool that answered one plain text block, written
@@ -73,9 +94,19 @@ impl Response {
     /// and the server's shared `_meta` (or none), without going through
     /// serde's flattening and tagged enums for the commonest answer.
     pub(crate) fn text_result(id: RequestId, text: &str, meta: Option<&RawValue>) -> Self {
-        const CONTENT: &str = r#"{"resultType":"complete","content":[{"type":"text","text":"#;
-        let (mut json, start) = result_head(&id, CONTENT.len() + text.len() + 128);
-        json.extend_from_slice(CONTENT.as_bytes());
+        Self::text_result_after(id, r#"{"resultType":"complete","content":[{"type":"text","text":"#, text, meta)
+    }
+
+    /// [`text_result`](Self::text_result) as a 2025-era session reads it:
+    /// the content alone.
+    #[cfg(feature = "legacy")]
+    pub(crate) fn session_text_result(id: RequestId, text: &str) -> Self {
+        Self::text_result_after(id, r#"{"content":[{"type":"text","text":"#, text, None)
+    }
+
+    fn text_result_after(id: RequestId, head: &str, text: &str, meta: Option<&RawValue>) -> Self {
+        let (mut json, start) = result_head(&id, head.len() + text.len() + 128);
+        json.extend_from_slice(head.as_bytes());
         // Writing a string into a vector cannot fail.
         let _ = serde_json::to_writer(&mut json, text);
         json.extend_from_slice(b"}]");
@@ -84,7 +115,11 @@ impl Response {
             json.extend_from_slice(meta.get().as_bytes());
         }
         json.extend_from_slice(b"}}");
-        Response { id: Some(id), payload: Payload::Result { json, start }, stage: Stage::Handler }
+        Response {
+            id: Some(id),
+            payload: Payload::Result { json, start, input_required: false },
+            stage: Stage::Handler,
+        }
     }
 
     /// The request id; `None` only when it could not be read.
@@ -108,7 +143,7 @@ impl Response {
     /// The result object as JSON text, if this is a success.
     pub fn as_result(&self) -> Option<&str> {
         match &self.payload {
-            Payload::Result { json, start } => std::str::from_utf8(&json[*start..json.len() - 1]).ok(),
+            Payload::Result { json, start, .. } => std::str::from_utf8(&json[*start..json.len() - 1]).ok(),
             Payload::Error(_) => None,
         }
     }

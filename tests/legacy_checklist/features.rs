@@ -162,15 +162,17 @@ async fn updates_only_for_subscribed_uris_and_list_changes_only_when_declared() 
     );
     server.notify_resource_updated("notes://other");
     server.notify_resource_updated("notes://first");
+    // Read before unsubscribing: whether a change is announced is decided
+    // as it reaches the session, which may come after a later request.
+    let first = stream.next_message().await.expect("the update");
+    assert_eq!(first["method"], "notifications/resources/updated");
+    assert_eq!(first["params"]["uri"], "notes://first");
     assert_eq!(
         session.exchange(2, "resources/unsubscribe", json!({"uri": "notes://first"})).await.1["result"],
         json!({})
     );
     server.notify_resource_updated("notes://first");
     server.remove_tool("echo");
-    let first = stream.next_message().await.expect("the update");
-    assert_eq!(first["method"], "notifications/resources/updated");
-    assert_eq!(first["params"]["uri"], "notes://first");
     let second = stream.next_message().await.expect("the list change");
     assert_eq!(second["method"], "notifications/tools/list_changed", "{second}");
 

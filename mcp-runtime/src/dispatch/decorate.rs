@@ -29,6 +29,14 @@ pub(super) fn finish_sized<T: Serialize>(
     cache: Option<CacheHints>,
     size: usize,
 ) -> Response {
+    #[cfg(feature = "legacy")]
+    if let Some(version) = p.session {
+        // Asking for input is the bridge's business, which reads it as
+        // the dispatcher writes it; anything else goes to the client.
+        if result_type != ResultType::InputRequired {
+            return super::session_result::finish(p, version, body, own_meta, size);
+        }
+    }
     let shared = p.server.settings().result_meta.as_deref();
     let meta = match (own_meta, shared) {
         (None, Some(raw)) => Meta::Shared(raw),
@@ -49,7 +57,14 @@ pub(super) fn finish_sized<T: Serialize>(
         cache_scope: cache.map(|c| c.cache_scope),
         meta,
     };
-    match Response::result(p.id.clone(), &decorated, size) {
+    let response = serialized(p, &decorated, size);
+    if result_type == ResultType::InputRequired { response.asking_for_input() } else { response }
+}
+
+/// `result` as the request's response, or the error saying why it could
+/// not be serialized.
+pub(super) fn serialized<T: Serialize>(p: &Prepared, result: &T, size: usize) -> Response {
+    match Response::result(p.id.clone(), result, size) {
         Ok(response) => response,
         Err(e) => Response::error(
             Some(p.id.clone()),

@@ -17,6 +17,8 @@ mod pagination;
 mod params_head;
 mod request;
 mod round_trip;
+#[cfg(feature = "legacy")]
+mod session_result;
 mod tools_call_reader;
 mod visible;
 

@@ -123,6 +123,8 @@ impl Server {
                 (known, meta, target, Body::Raw(raw))
             }
             Params::Call(ReadCall { meta, params }) => (Some(Method::ToolsCall), meta, None, Body::Call(params)),
+            #[cfg(feature = "legacy")]
+            Params::Given { meta, raw } => (method::modern(&method), meta, None, Body::Raw(Some(raw))),
         };
         if !self.settings().logging && meta.log_level.is_some() {
             Arc::make_mut(&mut meta).log_level = None;
@@ -170,6 +172,8 @@ impl Server {
             http: HttpRequest::default(),
             access: Access::Unchecked,
             observation: Observation::default(),
+            #[cfg(feature = "legacy")]
+            session: None,
         })
     }
 }

@@ -91,6 +91,10 @@ pub struct Prepared {
     pub(super) access: Access,
     /// Its span and measurements, from its arrival.
     pub(super) observation: Observation,
+    /// The version of the 2025-era session it belongs to, whose results
+    /// are written as that version reads them; `None` on the stateless path.
+    #[cfg(feature = "legacy")]
+    pub(super) session: Option<&'static str>,
 }
 
 impl std::fmt::Debug for Prepared {
@@ -108,6 +112,13 @@ impl Prepared {
     /// The request's method.
     pub fn method(&self) -> &'static str {
         self.method.name()
+    }
+
+    /// Writes the results as a 2025-era session on `version` reads them
+    /// (an `input_required` result excepted, which is the bridge's to read).
+    #[cfg(feature = "legacy")]
+    pub(crate) fn answer_session(&mut self, version: &'static str) {
+        self.session = Some(version);
     }
 
     /// Whether the answer is a stream of notifications that lasts as long

@@ -25,6 +25,10 @@ pub(super) enum Params {
     Raw(Option<Box<RawValue>>),
     /// A `tools/call`'s params, read in the same pass as the envelope.
     Call(ReadCall),
+    /// Params whose `_meta` the caller supplies ready: a 2025-era
+    /// session's, which knows its client from `initialize`.
+    #[cfg(feature = "legacy")]
+    Given { meta: Arc<RequestMeta>, raw: Box<RawValue> },
 }
 
 impl Request {
@@ -32,6 +36,17 @@ impl Request {
     /// as raw JSON.
     pub fn new(id: RequestId, method: impl Into<String>, params: Option<Box<RawValue>>) -> Self {
         Request { id, method: Cow::Owned(method.into()), params: Params::Raw(params) }
+    }
+
+    /// A request of a 2025-era session: `meta` is what the session knows
+    /// of its client, in place of any `_meta` in `params`.
+    #[cfg(feature = "legacy")]
+    pub(crate) fn in_session(id: RequestId, method: &str, meta: Arc<RequestMeta>, params: Box<RawValue>) -> Self {
+        let method = match crate::protocol::Method::parse(method) {
+            Some(known) => Cow::Borrowed(known.name()),
+            None => Cow::Owned(method.to_owned()),
+        };
+        Request { id, method, params: Params::Given { meta, raw: params } }
     }
 
     pub(super) fn read(id: RequestId, method: &'static str, params: Params) -> Self {

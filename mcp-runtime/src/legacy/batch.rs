@@ -2,7 +2,7 @@
 //! back together.
 
 use futures_util::future::join_all;
-use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::bridge::{self, Via, failure};
 use super::message::{self, Incoming};
@@ -12,26 +12,26 @@ use crate::server::Server;
 
 /// Serves every message of a batch concurrently; the answers to its
 /// requests, in order.
-pub(crate) async fn serve(server: &Server, session: &Session, items: Vec<Value>, via: &Via) -> Vec<String> {
+pub(crate) async fn serve(server: &Server, session: &Session, items: Vec<Box<RawValue>>, via: &Via) -> Vec<String> {
     let answers = items.into_iter().map(|item| async move {
-        match message::read(item) {
-            Incoming::Request { id, method, .. } if method == Method::Initialize.name() => {
+        match message::read_raw(&item) {
+            Incoming::Request(request) if request.method == Method::Initialize.name() => {
                 let error = ErrorObject::invalid_request("`initialize` may not be part of a batch");
-                Some(failure(Some(&id), &error))
+                Some(failure(Some(&request.id), &error))
             }
-            Incoming::Request { id, method, params } => {
-                let begun = (id.clone(), session.begin(id));
-                bridge::serve(server, session, begun, &method, params, via).await
+            Incoming::Request(request) => {
+                let cancel = session.begin(request.id.clone());
+                bridge::serve(server, session, request, cancel, via).await
             }
             Incoming::Notification { method, params } => {
-                let change = session.notified(&method, params)?;
+                let change = session.notified(&method, message::value_of(params.as_deref()))?;
                 session.change(change).await.err().map(|error| failure(None, &error))
             }
             Incoming::Answer { id, outcome } => {
                 session.answer(&id, outcome);
                 None
             }
-            Incoming::Modern | Incoming::Batch(_) => Some(failure(
+            Incoming::Modern | Incoming::Unreadable | Incoming::Batch(_) => Some(failure(
                 None,
                 &ErrorObject::invalid_request("A batch may hold only 2025-era requests, notifications and answers"),
             )),

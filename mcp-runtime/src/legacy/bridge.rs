@@ -18,6 +18,7 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
+use super::message::SessionRequest;
 use super::session::{Outlet, Session};
 use super::shape;
 use super::store::SessionChange;
@@ -27,10 +28,8 @@ use crate::dispatch::{Request, RequestOptions};
 use crate::handler::context::NotificationSink;
 #[cfg(feature = "http")]
 use crate::handler::http_request::HttpRequest;
-use crate::protocol::{
-    ErrorObject, LoggingLevel, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION,
-    Method, Notification, PROTOCOL_VERSION, RequestId,
-};
+use crate::protocol::{ErrorObject, LoggingLevel, Method, Notification, RequestId};
+use crate::response::Response;
 use crate::server::Server;
 use crate::telemetry::{Ending, Origin};
 
@@ -62,7 +61,12 @@ impl NotificationSink for StreamSink {
 
 /// A JSON-RPC success, serialized.
 pub(crate) fn success(id: &RequestId, result: &Value) -> String {
-    format!(r#"{{"jsonrpc":"2.0","id":{},"result":{}}}"#, id.as_json(), result)
+    success_text(id, &result.to_string())
+}
+
+/// A JSON-RPC success, its result serialized already.
+fn success_text(id: &RequestId, result: &str) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":{},"result":{result}}}"#, id.as_json())
 }
 
 /// A JSON-RPC error, serialized; `id` is `None` when it could not be read.
@@ -76,6 +80,14 @@ pub(crate) fn failure(id: Option<&RequestId>, error: &ErrorObject) -> String {
     }
 }
 
+/// What a session's request is answered with.
+enum Reply {
+    /// The dispatcher's response, written already as the session reads it.
+    Dispatched(Response),
+    /// A result made here.
+    Made(Value),
+}
+
 /// Serves one request of `session`: its answer, or `None` when the client
 /// cancelled it (a cancelled request gets no response). Notifications and
 /// requests to the client made for it go to `via`'s outlet.
@@ -86,13 +98,14 @@ pub(crate) fn failure(id: Option<&RequestId>, error: &ErrorObject) -> String {
 pub(crate) async fn serve(
     server: &Server,
     session: &Session,
-    (id, cancel): (RequestId, CancellationToken),
-    method: &str,
-    params: Option<Value>,
+    request: SessionRequest,
+    cancel: CancellationToken,
     via: &Via,
 ) -> Option<String> {
     // Dropped unfinished (the client cancelled), it records that.
-    let mut observation = super::observe::request(server, session, &id, method, params.as_ref(), via);
+    let mut observation = super::observe::request(server, session, &request, via);
+    let id = request.id.clone();
+    let method = Method::parse(&request.method);
     let limit = async {
         match via.timeout {
             Some(limit) => tokio::time::sleep(limit).await,
@@ -102,7 +115,7 @@ pub(crate) async fn serve(
     // Cancelled or out of time, the handler's future is dropped, which
     // gives it the server's cancellation grace to end.
     let answer = tokio::select! {
-        answer = answer(server, session, &id, method, params, via, &cancel).instrument(observation.span()) => Some(answer),
+        answer = answer(server, session, request, via, &cancel).instrument(observation.span()) => Some(answer),
         () = cancel.cancelled() => None,
         () = limit => Some(Err(ErrorObject::internal(format!(
             "The request did not finish within {} s",
@@ -116,9 +129,15 @@ pub(crate) async fn serve(
         return None;
     }
     Some(match answer? {
-        Ok(result) => {
+        Ok(Reply::Dispatched(response)) => {
+            observation.finish(Ending::Session(Ok(response.as_result().unwrap_or("{}"))));
+            // The dispatcher answered this very id.
+            response.into_json()
+        }
+        Ok(Reply::Made(result)) => {
+            let result = result.to_string();
             observation.finish(Ending::Session(Ok(&result)));
-            success(&id, &result)
+            success_text(&id, &result)
         }
         Err(mut error) => {
             shape::error(method, &mut error);
@@ -131,25 +150,23 @@ pub(crate) async fn serve(
 async fn answer(
     server: &Server,
     session: &Session,
-    id: &RequestId,
-    method: &str,
-    params: Option<Value>,
+    request: SessionRequest,
     via: &Via,
     cancel: &CancellationToken,
-) -> Result<Value, ErrorObject> {
-    let mut params = match params {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(params)) => params,
-        Some(_) => return Err(ErrorObject::invalid_params("`params` must be an object")),
-    };
+) -> Result<Reply, ErrorObject> {
+    if request.params.as_ref().is_some_and(|params| !params.get().starts_with('{')) {
+        return Err(ErrorObject::invalid_params("`params` must be an object"));
+    }
+    let method = request.method.as_str();
+    let made = |result: Result<Value, ErrorObject>| result.map(Reply::Made);
     // Every method decided here: one a revision adds is a compile error
     // until this says what a session does with it.
     match Method::parse(method) {
-        Some(Method::Ping) => Ok(json!({})),
+        Some(Method::Ping) => Ok(Reply::Made(json!({}))),
         Some(Method::Initialize) => Err(ErrorObject::invalid_request("The session is already initialized")),
-        Some(Method::LoggingSetLevel) => set_level(server, session, &params).await,
+        Some(Method::LoggingSetLevel) => made(set_level(server, session, &object(&request)).await),
         Some(subscribe @ (Method::ResourcesSubscribe | Method::ResourcesUnsubscribe)) => {
-            subscription(server, session, subscribe, &params).await
+            made(subscription(server, session, subscribe, &object(&request)).await)
         }
         // The stateless revision's own methods do not exist on a session,
         // nor do tasks, which this server serves in that revision alone.
@@ -174,10 +191,16 @@ async fn answer(
             | Method::ResourceTemplatesList
             | Method::CompletionComplete,
         )
-        | None => {
-            write_meta(session, &mut params);
-            forward(server, session, id, method, params, via, cancel).await
-        }
+        | None => forward(server, session, request, via, cancel).await,
+    }
+}
+
+/// The request's params as a map (for the methods served here, which are
+/// rare enough to read them so).
+fn object(request: &SessionRequest) -> Map<String, Value> {
+    match super::message::value_of(request.params.as_deref()) {
+        Some(Value::Object(params)) => params,
+        _ => Map::new(),
     }
 }
 
@@ -220,51 +243,29 @@ async fn subscription(
     Ok(json!({}))
 }
 
-/// What the session knows of the client, written where a 2026-07-28
-/// request carries it. The client's own `_meta` keys (a progress token,
-/// trace context) stay.
-fn write_meta(session: &Session, params: &mut Map<String, Value>) {
-    let mut meta = match params.remove("_meta") {
-        Some(Value::Object(meta)) => meta,
-        _ => Map::new(),
-    };
-    meta.insert(META_PROTOCOL_VERSION.to_owned(), Value::from(PROTOCOL_VERSION));
-    let mut capabilities = serde_json::to_value(session.client_capabilities()).unwrap_or_else(|_| json!({}));
-    if let Some(capabilities) = capabilities.as_object_mut() {
-        // Extensions are a 2026-07-28 notion: one a 2025-era client names
-        // in `initialize` (the tasks extension, say) is not declared.
-        capabilities.remove("extensions");
-    }
-    meta.insert(META_CLIENT_CAPABILITIES.to_owned(), capabilities);
-    if let Some(info) = session.client_info().and_then(|info| serde_json::to_value(info).ok()) {
-        meta.insert(META_CLIENT_INFO.to_owned(), info);
-    }
-    match session.log_level() {
-        Some(level) => meta.insert(META_LOG_LEVEL.to_owned(), Value::from(level.as_str())),
-        None => meta.remove(META_LOG_LEVEL),
-    };
-    params.insert("_meta".to_owned(), Value::Object(meta));
-}
-
+/// Serves the request through the dispatcher, with what the session knows
+/// of the client as its `_meta`, and its results written as the session's
+/// version reads them. An `input_required` result is answered by asking
+/// the client each embedded request for real and calling again.
 async fn forward(
     server: &Server,
     session: &Session,
-    id: &RequestId,
-    method: &str,
-    mut params: Map<String, Value>,
+    request: SessionRequest,
     via: &Via,
     cancel: &CancellationToken,
-) -> Result<Value, ErrorObject> {
+) -> Result<Reply, ErrorObject> {
+    let SessionRequest { id, method, params, meta } = request;
+    let meta = super::meta::for_request(session, meta.as_deref())?;
+    let mut params = params.unwrap_or_else(|| RawValue::from_string("{}".to_owned()).expect("an empty object"));
     for _ in 0..MAX_ROUNDS {
-        let raw = RawValue::from_string(Value::Object(params.clone()).to_string())
-            .map_err(|e| ErrorObject::internal(format!("The request could not be rewritten: {e}")))?;
         let sink =
             Arc::new(StreamSink { outlet: via.outlet.clone(), close: via.close.clone(), open: AtomicBool::new(true) });
         let options = RequestOptions { sink: sink.clone(), cancellation: Some(cancel.clone()) };
-        let request = Request::new(id.clone(), method, Some(raw));
+        let request = Request::in_session(id.clone(), &method, Arc::clone(&meta), params.clone());
         let response = match server.prepare_from(request, None, Origin::nested()) {
             #[cfg_attr(not(feature = "http"), allow(unused_mut))]
             Ok(mut prepared) => {
+                prepared.answer_session(session.protocol_version());
                 #[cfg(feature = "http")]
                 if let Some(parts) = &via.http {
                     prepared.attach_http_request(HttpRequest::new(parts.clone()));
@@ -275,22 +276,27 @@ async fn forward(
         };
         sink.open.store(false, Ordering::Release);
         if let Some(error) = response.as_error() {
-            return shape::missing_capability(method, error.clone());
+            return shape::missing_capability(Method::parse(&method), error.clone()).map(Reply::Made);
         }
+        if !response.needs_input() {
+            return Ok(Reply::Dispatched(response));
+        }
+        // Rare: the result is read, and the params written again with the answers.
         let text = response.as_result().unwrap_or("{}");
         let Ok(Value::Object(mut result)) = serde_json::from_str::<Value>(text) else {
             return Err(ErrorObject::internal("The handler's result could not be read back"));
         };
-        if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
-            shape::result(session.protocol_version(), method, &mut result);
-            return Ok(Value::Object(result));
-        }
         let answers = ask_client(session, &result, &via.outlet, cancel).await?;
-        params.insert("inputResponses".to_owned(), Value::Object(answers));
-        match result.remove("requestState") {
-            Some(state) => params.insert("requestState".to_owned(), state),
-            None => params.remove("requestState"),
+        let Ok(Value::Object(mut next)) = serde_json::from_str::<Value>(params.get()) else {
+            return Err(ErrorObject::invalid_params("`params` must be an object"));
         };
+        next.insert("inputResponses".to_owned(), Value::Object(answers));
+        match result.remove("requestState") {
+            Some(state) => next.insert("requestState".to_owned(), state),
+            None => next.remove("requestState"),
+        };
+        params = serde_json::value::to_raw_value(&next)
+            .map_err(|e| ErrorObject::internal(format!("The request could not be rewritten: {e}")))?;
     }
     Err(ErrorObject::internal(format!("The request asked the client for input more than {MAX_ROUNDS} times")))
 }

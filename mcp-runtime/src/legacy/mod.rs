@@ -31,6 +31,7 @@ pub(crate) mod events;
 pub(crate) mod http;
 pub(crate) mod initialize;
 pub(crate) mod message;
+mod meta;
 pub(crate) mod observe;
 mod owner;
 pub(crate) mod session;

@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value};
 
+use super::message::SessionRequest;
 use super::session::Session;
 use super::via::Via;
 use crate::protocol::{Method, RequestId};
@@ -11,14 +12,8 @@ use crate::server::Server;
 use crate::telemetry::{Observation, Origin, Target};
 
 /// Starts observing a session's request as it arrives on `via`.
-pub(super) fn request(
-    server: &Server,
-    session: &Session,
-    id: &RequestId,
-    method: &str,
-    params: Option<&Value>,
-    via: &Via,
-) -> Observation {
+pub(super) fn request(server: &Server, session: &Session, request: &SessionRequest, via: &Via) -> Observation {
+    let SessionRequest { id, method, .. } = request;
     #[cfg(feature = "http")]
     let origin = via.http.as_ref().map_or_else(Origin::stdio, Origin::http);
     #[cfg(not(feature = "http"))]
@@ -31,7 +26,9 @@ pub(super) fn request(
         return observation;
     }
     observation.session(session.id());
-    let params = params.and_then(Value::as_object);
+    // Read only for an observation that records them.
+    let params = super::message::value_of(request.params.as_deref());
+    let params = params.as_ref().and_then(Value::as_object);
     let snapshot = server.snapshot();
     let catalog = snapshot.catalog();
     let named = |key: &str| params.and_then(|p| p.get(key)).and_then(Value::as_str);

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use tokio::sync::{Notify, mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use super::meta::KeptMeta;
 use super::owner::{self, SessionOwner};
 use super::store::{SessionChange, SessionRecord};
 use crate::eras::LEGACY_VERSIONS;
@@ -78,6 +79,8 @@ pub struct Session {
     ended: CancellationToken,
     /// Set when the session is kept in a store (HTTP).
     peers: Option<Arc<dyn Peers>>,
+    /// What it knows of the client, as a 2026-07-28 request's `_meta`.
+    meta: KeptMeta,
     /// Counts the session among those this process holds.
     _live: LiveSession,
 }
@@ -112,6 +115,7 @@ impl Session {
             initialized_now: Notify::new(),
             ended: CancellationToken::new(),
             peers: None,
+            meta: KeptMeta::default(),
             _live: LiveSession::new(),
         }
     }
@@ -197,6 +201,11 @@ impl Session {
     /// Who the client said it is.
     pub fn client_info(&self) -> Option<&Implementation> {
         self.client_info.as_ref()
+    }
+
+    /// What the session knows of the client as a request's `_meta`, kept.
+    pub(crate) fn kept_meta(&self) -> &KeptMeta {
+        &self.meta
     }
 
     pub(crate) fn log_level(&self) -> Option<LoggingLevel> {

@@ -1,73 +1,21 @@
 //! What changes between a 2026-07-28 answer and the same answer to a
-//! 2025-era session: results lose the members that revision added
-//! (`resultType`, cache hints, the per-result server info), fields a
-//! negotiated older version does not know are left out, and a missing
-//! resource gets that era's own code.
+//! 2025-era session, beyond what the dispatcher writes for a session as it
+//! serializes a result: a missing client capability is said otherwise, a
+//! missing resource gets that era's own code, and our requests to the
+//! client take the form its version reads.
 
 use serde_json::{Map, Value};
 
-use crate::protocol::{ErrorObject, META_SERVER_INFO, Method};
+use crate::protocol::{ErrorObject, Method};
 
 /// `-32002`: the 2025-era code for a resource that does not exist.
 pub(crate) const RESOURCE_NOT_FOUND: i32 = -32002;
-
-/// Rewrites a 2026-07-28 result for a session on `version`.
-pub(crate) fn result(version: &str, method: &str, result: &mut Map<String, Value>) {
-    result.remove("resultType");
-    result.remove("ttlMs");
-    result.remove("cacheScope");
-    if let Some(Value::Object(meta)) = result.get_mut("_meta") {
-        meta.remove(META_SERVER_INFO);
-        if meta.is_empty() {
-            result.remove("_meta");
-        }
-    }
-    // The 2025-era schema wants an object at the root of an output schema
-    // and as structured content; a 2026-07-28 tool may declare any type.
-    // Its value is in the text block as well, so those are left out.
-    if let Some(Value::Array(tools)) = result.get_mut("tools") {
-        for tool in tools.iter_mut().filter_map(Value::as_object_mut) {
-            let object_root =
-                tool.get("outputSchema").and_then(|s| s.get("type")).and_then(Value::as_str) == Some("object");
-            if !object_root {
-                tool.remove("outputSchema");
-            }
-        }
-    }
-    if method == Method::ToolsCall.name() && result.get("structuredContent").is_some_and(|c| !c.is_object()) {
-        result.remove("structuredContent");
-    }
-    if version == "2025-11-25" {
-        return;
-    }
-    // Icons arrived with 2025-11-25.
-    for list in ["tools", "prompts", "resources", "resourceTemplates"] {
-        if let Some(Value::Array(items)) = result.get_mut(list) {
-            for item in items.iter_mut().filter_map(Value::as_object_mut) {
-                item.remove("icons");
-                item.remove("execution");
-            }
-        }
-    }
-    if version == "2025-03-26" {
-        // Titles and structured output arrived with 2025-06-18.
-        if let Some(Value::Array(tools)) = result.get_mut("tools") {
-            for tool in tools.iter_mut().filter_map(Value::as_object_mut) {
-                tool.remove("title");
-                tool.remove("outputSchema");
-            }
-        }
-        if method == Method::ToolsCall.name() {
-            result.remove("structuredContent");
-        }
-    }
-}
 
 /// `-32021` (a client capability is missing) belongs to the stateless
 /// revision: on a session, where a client without the capability is simply
 /// not asked, a tool's call becomes a tool error the model can read, and
 /// any other request an internal error. Other errors pass unchanged.
-pub(crate) fn missing_capability(method: &str, error: ErrorObject) -> Result<Value, ErrorObject> {
+pub(crate) fn missing_capability(method: Option<Method>, error: ErrorObject) -> Result<Value, ErrorObject> {
     if error.code != -32021 {
         return Err(error);
     }
@@ -84,7 +32,7 @@ pub(crate) fn missing_capability(method: &str, error: ErrorObject) -> Result<Val
             first.join(", ")
         ),
     };
-    if method == Method::ToolsCall.name() {
+    if method == Some(Method::ToolsCall) {
         return Ok(serde_json::json!({ "content": [{ "type": "text", "text": text }], "isError": true }));
     }
     Err(ErrorObject::internal(text))
@@ -114,9 +62,9 @@ fn capability_names(required: &Map<String, Value>) -> Vec<String> {
 }
 
 /// Rewrites a 2026-07-28 error for a 2025-era session.
-pub(crate) fn error(method: &str, error: &mut ErrorObject) {
+pub(crate) fn error(method: Option<Method>, error: &mut ErrorObject) {
     let names_a_uri = error.data.as_ref().and_then(|d| d.get("uri")).is_some();
-    if method == Method::ResourcesRead.name()
+    if method == Some(Method::ResourcesRead)
         && error.code == -32602
         && names_a_uri
         && error.message.starts_with("Resource not found")
@@ -166,53 +114,6 @@ mod tests {
 
     use super::*;
 
-    fn shaped(version: &str, method: &str, value: Value) -> Value {
-        let Value::Object(mut map) = value else { unreachable!() };
-        result(version, method, &mut map);
-        Value::Object(map)
-    }
-
-    #[test]
-    fn the_members_of_the_stateless_revision_are_removed() {
-        let modern = json!({
-            "resultType": "complete", "ttlMs": 0, "cacheScope": "private",
-            "tools": [{"name": "a", "inputSchema": {"type": "object"}, "icons": [{"src": "x"}]}],
-            "_meta": {META_SERVER_INFO: {"name": "s", "version": "1"}},
-        });
-        let expected = json!({"tools": [{"name": "a", "inputSchema": {"type": "object"}, "icons": [{"src": "x"}]}]});
-        assert_eq!(shaped("2025-11-25", "tools/list", modern.clone()), expected);
-        let older = shaped("2025-06-18", "tools/list", modern);
-        assert_eq!(older, json!({"tools": [{"name": "a", "inputSchema": {"type": "object"}}]}));
-    }
-
-    #[test]
-    fn other_meta_keys_stay() {
-        let modern = json!({"content": [], "_meta": {META_SERVER_INFO: {}, "trace": 1}});
-        assert_eq!(shaped("2025-11-25", "tools/call", modern), json!({"content": [], "_meta": {"trace": 1}}));
-    }
-
-    #[test]
-    fn the_oldest_version_gets_no_titles_or_structured_output() {
-        let call = json!({"content": [], "structuredContent": {"a": 1}});
-        assert_eq!(shaped("2025-03-26", "tools/call", call.clone()), json!({"content": []}));
-        assert_eq!(shaped("2025-06-18", "tools/call", call.clone()), call);
-    }
-
-    #[test]
-    fn output_that_is_not_an_object_is_left_to_the_text_block() {
-        let list = json!({"tools": [
-            {"name": "a", "inputSchema": {"type": "object"}, "outputSchema": {"type": "array"}},
-            {"name": "b", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"}},
-        ]});
-        let shaped_list = shaped("2025-11-25", "tools/list", list);
-        assert!(shaped_list["tools"][0].get("outputSchema").is_none());
-        assert_eq!(shaped_list["tools"][1]["outputSchema"], json!({"type": "object"}));
-        let call = json!({"content": [{"type": "text", "text": "[1,2]"}], "structuredContent": [1, 2]});
-        assert_eq!(shaped("2025-11-25", "tools/call", call), json!({"content": [{"type": "text", "text": "[1,2]"}]}));
-        let object = json!({"content": [], "structuredContent": {"a": 1}});
-        assert_eq!(shaped("2025-11-25", "tools/call", object.clone()), object);
-    }
-
     #[test]
     fn older_clients_get_forms_they_can_read() {
         let form = || {
@@ -236,19 +137,19 @@ mod tests {
     #[test]
     fn a_missing_capability_is_a_tool_error_or_an_internal_one() {
         let missing = || ErrorObject { code: -32021, message: "Needs elicitation".into(), data: None };
-        let call = missing_capability("tools/call", missing()).unwrap();
+        let call = missing_capability(Some(Method::ToolsCall), missing()).unwrap();
         assert_eq!(call["isError"], true);
         assert!(call["content"][0]["text"].as_str().unwrap().starts_with("Needs elicitation"));
-        assert_eq!(missing_capability("prompts/get", missing()).unwrap_err().code, -32603);
+        assert_eq!(missing_capability(Some(Method::PromptsGet), missing()).unwrap_err().code, -32603);
         let other = ErrorObject::invalid_params("x");
-        assert_eq!(missing_capability("tools/call", other.clone()).unwrap_err(), other);
+        assert_eq!(missing_capability(Some(Method::ToolsCall), other.clone()).unwrap_err(), other);
     }
 
     #[test]
     fn a_missing_capability_is_named_as_a_client_declares_it() {
         let text = |required: Value| {
             let error = ErrorObject::missing_client_capability("This request needs client capabilities", required);
-            let call = missing_capability("tools/call", error).unwrap();
+            let call = missing_capability(Some(Method::ToolsCall), error).unwrap();
             call["content"][0]["text"].as_str().unwrap().to_owned()
         };
         assert_eq!(
@@ -270,10 +171,10 @@ mod tests {
     #[test]
     fn a_missing_resource_is_32002() {
         let mut e = ErrorObject::resource_not_found("test://nothing");
-        error("resources/read", &mut e);
+        error(Some(Method::ResourcesRead), &mut e);
         assert_eq!(e.code, RESOURCE_NOT_FOUND);
         let mut other = ErrorObject::invalid_params("Unknown tool");
-        error("tools/call", &mut other);
+        error(Some(Method::ToolsCall), &mut other);
         assert_eq!(other.code, -32602);
     }
 

@@ -8,10 +8,11 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::bridge::{self, Via, failure, success};
 use super::initialize::initialize;
-use super::message::{self, Incoming};
+use super::message::{self, Incoming, SessionRequest};
 use super::session::{Outlet, Session};
 use crate::protocol::{ErrorObject, Method, RequestId};
 use crate::server::Server;
@@ -46,26 +47,26 @@ impl StdioSession {
         if self.session.is_none() && !message::mentions_initialize(line) && !message::mentions_ping(line) {
             return Step::Modern;
         }
-        let Ok(value) = serde_json::from_slice::<Value>(line) else { return Step::Modern };
-        if self.session.is_none() && !is_initialize(&value) {
+        let Ok(message) = message::read(line) else { return Step::Modern };
+        if self.session.is_none() && !message.is_initialize() {
             // Before `initialize`, only a ping is the session's.
-            return match message::read(value) {
-                Incoming::Request { id, method, .. } if method == Method::Ping.name() => {
-                    self.send(success(&id, &serde_json::json!({})));
+            return match message {
+                Incoming::Request(request) if request.method == Method::Ping.name() => {
+                    self.send(success(&request.id, &serde_json::json!({})));
                     Step::Done
                 }
                 _ => Step::Modern,
             };
         }
-        match message::read(value) {
-            Incoming::Modern => Step::Modern,
-            Incoming::Request { id, method, params } if method == Method::Initialize.name() => {
-                self.initialize(&id, params.as_ref());
+        match message {
+            Incoming::Modern | Incoming::Unreadable => Step::Modern,
+            Incoming::Request(request) if request.method == Method::Initialize.name() => {
+                self.initialize(&request.id, message::value_of(request.params.as_deref()).as_ref());
                 Step::Done
             }
-            Incoming::Request { id, method, params } => self.request(id, method, params),
+            Incoming::Request(request) => self.request(request),
             Incoming::Notification { method, params } => {
-                self.notification(&method, params);
+                self.notification(&method, message::value_of(params.as_deref()));
                 Step::Done
             }
             Incoming::Answer { id, outcome } => {
@@ -88,7 +89,7 @@ impl StdioSession {
         match initialize(&self.server, params) {
             Ok((session, result)) => {
                 observation.session(session.id());
-                observation.finish(Ending::Session(Ok(&result)));
+                observation.finish(Ending::Session(Ok(&result.to_string())));
                 let session = Arc::new(session);
                 session.set_standalone(Some(self.out.clone()));
                 super::events::watch(&self.server, &session);
@@ -102,14 +103,14 @@ impl StdioSession {
         }
     }
 
-    fn request(&self, id: RequestId, method: String, params: Option<Value>) -> Step {
+    fn request(&self, request: SessionRequest) -> Step {
         let Some(session) = self.session.clone() else { return Step::Modern };
         let server = self.server.clone();
         let out = self.out.clone();
-        let begun = (id.clone(), session.begin(id));
+        let cancel = session.begin(request.id.clone());
         Step::Spawn(Box::pin(async move {
             let via = Via::outlet(out.clone());
-            if let Some(answer) = bridge::serve(&server, &session, begun, &method, params, &via).await {
+            if let Some(answer) = bridge::serve(&server, &session, request, cancel, &via).await {
                 let _ = out.send(answer);
             }
         }))
@@ -125,7 +126,7 @@ impl StdioSession {
     }
 
     /// A 2025-03-26 batch: every request answered, the answers in one array.
-    fn batch(&self, items: Vec<Value>) -> Step {
+    fn batch(&self, items: Vec<Box<RawValue>>) -> Step {
         let Some(session) = self.session.clone() else { return Step::Modern };
         if session.protocol_version() != "2025-03-26" {
             let error = ErrorObject::invalid_request("Batches are not supported after protocol version 2025-03-26");
@@ -152,8 +153,4 @@ impl StdioSession {
             session.end();
         }
     }
-}
-
-fn is_initialize(value: &Value) -> bool {
-    value.get("method").and_then(Value::as_str) == Some(Method::Initialize.name()) && !message::is_modern(value)
 }

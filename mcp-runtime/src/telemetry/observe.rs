@@ -15,9 +15,9 @@ use crate::response::Response;
 pub(crate) enum Ending<'a> {
     /// With the dispatcher's response.
     Answered(&'a Response),
-    /// A 2025-era session's request: its result or its error.
+    /// A 2025-era session's request: its result (as JSON text) or its error.
     #[cfg(feature = "legacy")]
-    Session(Result<&'a Value, &'a ErrorObject>),
+    Session(Result<&'a str, &'a ErrorObject>),
 }
 
 /// One request being observed; nothing at all when neither a subscriber
@@ -167,9 +167,8 @@ impl Active {
             Ending::Session(Err(error)) => (Some(Failure::rpc(error, None)), None),
             #[cfg(feature = "legacy")]
             Ending::Session(Ok(result)) => {
-                let failed = active.tool_call && result.get("isError") == Some(&Value::Bool(true));
-                let text = active.trace_result.then(|| std::borrow::Cow::Owned(result.to_string()));
-                (failed.then_some(Failure::TOOL), text)
+                let failed = active.tool_call && is_tool_error(result);
+                (failed.then_some(Failure::TOOL), Some(std::borrow::Cow::Borrowed(result)))
             }
         };
         let result = result.filter(|_| active.trace_result && failure.is_none());

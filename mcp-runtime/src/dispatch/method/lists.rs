@@ -12,7 +12,7 @@ use crate::dispatch::Prepared;
 use crate::dispatch::decorate::finish_sized;
 use crate::dispatch::pagination;
 use crate::dispatch::visible::{self, Visible};
-use crate::protocol::{CacheScope, ErrorObject, ResultType};
+use crate::protocol::{CacheHints, CacheScope, ErrorObject, ResultType};
 use crate::registry::catalog::Catalog;
 use crate::response::{Page, Response, Stage};
 use crate::server::Snapshot;
@@ -117,9 +117,7 @@ pub(super) fn run(p: &Prepared, kind: ListKind, start: usize) -> Response {
         ListKind::Resources => c.resources()[range].iter().map(|t| t.json()).collect(),
         ListKind::Templates => c.templates()[range].iter().map(|t| t.json()).collect(),
     };
-    let size = items.iter().map(|item| item.get().len() + 1).sum();
-    let page = Page { key, items, next_cursor };
-    finish_sized(p, ResultType::Complete, &page, None, Some(settings.list_cache), size)
+    answer_page(p, key, items, next_cursor, settings.list_cache)
 }
 
 /// One page of the items the caller may see, on a server that checks
@@ -143,7 +141,29 @@ fn filtered(p: &Prepared, kind: ListKind, start: usize) -> Response {
         _ => None,
     };
     let items: Vec<&RawValue> = page.iter().map(|&i| kind.json(c, i)).collect();
-    let size = items.iter().map(|item| item.get().len() + 1).sum();
-    let cache = settings.list_cache.with_scope(CacheScope::Private);
-    finish_sized(p, ResultType::Complete, &Page { key, items, next_cursor }, None, Some(cache), size)
+    answer_page(p, key, items, next_cursor, settings.list_cache.with_scope(CacheScope::Private))
+}
+
+/// The page of `items` as the response.
+fn answer_page(
+    p: &Prepared,
+    key: &'static str,
+    items: Vec<&RawValue>,
+    next_cursor: Option<String>,
+    cache: CacheHints,
+) -> Response {
+    // A 2025-era session reads some definitions without their newer members.
+    #[cfg(feature = "legacy")]
+    if let Some(version) = p.session
+        && let Some(shaped) = crate::dispatch::session_result::list_items(version, key, &items)
+    {
+        let items = shaped.iter().map(|item| &**item).collect();
+        return finish_page(p, Page { key, items, next_cursor }, cache);
+    }
+    finish_page(p, Page { key, items, next_cursor }, cache)
+}
+
+fn finish_page(p: &Prepared, page: Page<'_>, cache: CacheHints) -> Response {
+    let size = page.items.iter().map(|item| item.get().len() + 1).sum();
+    finish_sized(p, ResultType::Complete, &page, None, Some(cache), size)
 }

@@ -72,7 +72,17 @@ pub(super) async fn run(p: &Prepared, params: CallToolParams, position: usize, p
     };
     let call = ToolCall::new(name, arguments, cx.clone());
     let handler = &tool.handler;
-    let outcome = interruptible(p, target, cx, move || handler(call)).await;
+    #[cfg_attr(not(feature = "legacy"), allow(unused_mut))]
+    let mut outcome = interruptible(p, target, cx, move || handler(call)).await;
+    #[cfg(feature = "legacy")]
+    if let Some(version) = p.session
+        && let Ok(Outcome::Complete(result)) = &mut outcome
+    {
+        crate::dispatch::session_result::call(version, result);
+        if let Some(text) = result.plain_text() {
+            return Response::session_text_result(p.id.clone(), text);
+        }
+    }
     if let Ok(Outcome::Complete(result)) = &outcome
         && let Some(text) = result.plain_text()
     {

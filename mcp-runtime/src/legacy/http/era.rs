@@ -12,12 +12,11 @@
 //! as JSON: the stateless path reads it once, as before.
 
 use http::{HeaderMap, HeaderName, StatusCode};
-use serde_json::Value;
 
 use super::replies::error_response;
 use crate::endpoint::body::McpBody;
 use crate::endpoint::responses::transport_error;
-use crate::legacy::message;
+use crate::legacy::message::{self, Incoming};
 use crate::protocol::{ErrorObject, Method};
 
 /// `Mcp-Session-Id`.
@@ -34,9 +33,9 @@ pub(crate) enum Era {
     /// The stateless pipeline.
     Modern,
     /// A 2025-era `initialize`: a new session.
-    Initialize(Value),
+    Initialize(Incoming),
     /// A message of the session this id names.
-    Session(String, Value),
+    Session(String, Incoming),
     /// Refused before any session sees it.
     Refused(http::Response<McpBody>),
 }
@@ -52,7 +51,7 @@ pub(super) fn choose(headers: &HeaderMap, body: &[u8]) -> Era {
     if session_id.is_none() && !legacy_header && !(may_initialize && message::mentions_initialize(body)) {
         return Era::Modern;
     }
-    let message: Value = match serde_json::from_slice(body) {
+    let message = match message::read(body) {
         Ok(message) => message,
         // Unreadable: the stateless path says why, unless a session's.
         Err(e) if session_id.is_some() => {
@@ -61,16 +60,15 @@ pub(super) fn choose(headers: &HeaderMap, body: &[u8]) -> Era {
         }
         Err(_) => return Era::Modern,
     };
-    if message::is_modern(&message) {
+    if matches!(message, Incoming::Modern) {
         return Era::Modern;
     }
-    let initialize = message.get("method").and_then(Value::as_str) == Some(Method::Initialize.name());
     match session_id {
         Some(id) => match id.to_str() {
             Ok(id) if id.len() <= MAX_SESSION_ID_LEN => Era::Session(id.to_owned(), message),
             _ => Era::Refused(not_found()),
         },
-        None if initialize => Era::Initialize(message),
+        None if message.is_initialize() => Era::Initialize(message),
         None if legacy_header => Era::Refused(transport_error(
             StatusCode::BAD_REQUEST,
             "Mcp-Session-Id required: send the session id the `initialize` response gave, or `initialize` first",

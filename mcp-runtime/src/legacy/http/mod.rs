@@ -32,6 +32,7 @@ mod relay;
 mod replies;
 mod resume;
 mod routes;
+mod serving;
 mod sessions;
 mod stream;
 

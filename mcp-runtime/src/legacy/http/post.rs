@@ -1,17 +1,18 @@
 //! A POST on a 2025-era session: a request, a notification, the client's
 //! answer to one of our requests, or (2025-03-26) a batch of them.
 
-use std::pin::pin;
 use std::sync::Arc;
+use std::task::Poll;
 
 use http::StatusCode;
 use http::request::Parts;
-use serde_json::Value;
+use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::endpoint::SessionEndpoint;
 use super::replies::{error_response, live_response};
+use super::serving::{LateStream, RunsToTheEnd, Serving, poll_once};
 use super::sessions::HttpSession;
 use super::stream::{Pushed, Stream};
 use crate::endpoint::body::McpBody;
@@ -21,10 +22,9 @@ use crate::endpoint::responses::busy_http;
 use crate::endpoint::responses::{empty, insufficient_scope, transport_error, with_body};
 use crate::handler::principal::Principal;
 use crate::legacy::bridge::{self, CloseConnection, Via};
-use crate::legacy::message::{self, Incoming};
+use crate::legacy::message::{self, Incoming, SessionRequest};
 use crate::protocol::{ErrorObject, Method, RequestId};
 use crate::registry::scopes;
-use crate::server::Server;
 
 /// Serves one message of `session`.
 pub(super) async fn serve(
@@ -33,25 +33,27 @@ pub(super) async fn serve(
     session: Arc<HttpSession>,
     parts: Parts,
     accept: Acceptable,
-    message: Value,
+    message: Incoming,
 ) -> http::Response<McpBody> {
     session.session.touch();
-    match message::read(message) {
-        Incoming::Request { id, method, .. } if method == Method::Initialize.name() => {
+    match message {
+        Incoming::Request(request) if request.method == Method::Initialize.name() => {
             let error = ErrorObject::invalid_request("The session is already initialized");
-            error_response(StatusCode::BAD_REQUEST, Some(&id), &error)
+            error_response(StatusCode::BAD_REQUEST, Some(&request.id), &error)
         }
-        Incoming::Request { id, method, params } => match in_flight.enter() {
-            Some(slot) => request(endpoint, session, Request { id, method, params, parts }, accept, slot.owned()).await,
-            None => busy(in_flight, Some(&id)),
+        Incoming::Request(request) => match in_flight.enter() {
+            Some(slot) => self::request(endpoint, session, (request, parts), accept, slot.owned()).await,
+            None => busy(in_flight, Some(&request.id)),
         },
-        Incoming::Notification { method, params } => match session.session.notified(&method, params) {
-            None => empty(StatusCode::ACCEPTED),
-            Some(change) => match session.session.change(change).await {
-                Ok(()) => empty(StatusCode::ACCEPTED),
-                Err(error) => error_response(StatusCode::SERVICE_UNAVAILABLE, None, &error),
-            },
-        },
+        Incoming::Notification { method, params } => {
+            match session.session.notified(&method, message::value_of(params.as_deref())) {
+                None => empty(StatusCode::ACCEPTED),
+                Some(change) => match session.session.change(change).await {
+                    Ok(()) => empty(StatusCode::ACCEPTED),
+                    Err(error) => error_response(StatusCode::SERVICE_UNAVAILABLE, None, &error),
+                },
+            }
+        }
         Incoming::Answer { id, outcome } => {
             session.session.answer(&id, outcome);
             empty(StatusCode::ACCEPTED)
@@ -60,7 +62,7 @@ pub(super) async fn serve(
             Some(slot) => batch(endpoint, session, parts, items, slot.owned()).await,
             None => busy(in_flight, None),
         },
-        Incoming::Modern => {
+        Incoming::Modern | Incoming::Unreadable => {
             transport_error(StatusCode::BAD_REQUEST, "The body must be a JSON-RPC request, notification or response")
         }
     }
@@ -71,14 +73,6 @@ fn busy(in_flight: &InFlight, id: Option<&RequestId>) -> http::Response<McpBody>
     busy_http(bridge::failure(id, &busy_error(in_flight.limit())))
 }
 
-/// A session's request, with the HTTP request that carried it.
-struct Request {
-    id: RequestId,
-    method: String,
-    params: Option<Value>,
-    parts: Parts,
-}
-
 /// Methods answered at once, that never send anything before their answer.
 fn answers_at_once(method: &str) -> bool {
     matches!(
@@ -87,84 +81,122 @@ fn answers_at_once(method: &str) -> bool {
     )
 }
 
-/// Serves a request in a task of its own, so that a client that goes away
-/// does not cancel it. Answered with an event stream when the client takes
-/// one (its notifications and requests to the client come first); with
-/// JSON otherwise, those then going to the standalone stream.
+/// Serves a request in the connection's task as far as it goes without
+/// waiting, so that a request answered at once is answered as JSON,
+/// without a task or a stream of its own. One that sends something first
+/// (a notification, a request to the client) or must wait is answered with
+/// an event stream when the client takes one (its messages come first),
+/// and goes on in a task of its own, so that a client that goes away does
+/// not cancel it; with JSON otherwise, its messages then going to the
+/// standalone stream.
 async fn request(
     endpoint: &SessionEndpoint,
     session: Arc<HttpSession>,
-    request: Request,
+    (request, parts): (SessionRequest, Parts),
     accept: Acceptable,
     slot: OwnedSlot,
 ) -> http::Response<McpBody> {
     let server = endpoint.server.clone();
-    let member = if request.method == Method::ResourcesRead.name() { "uri" } else { "name" };
-    let target = request.params.as_ref().and_then(|p| p.get(member));
-    if let Some(refusal) = refusal_for(&server, &request.method, target.and_then(Value::as_str), &request.parts) {
+    if let Some(refusal) = refusal_for(&server, &request, &parts) {
         let response = error_response(StatusCode::FORBIDDEN, Some(&request.id), &refusal.error());
         return insufficient_scope(response, &refusal, endpoint.settings.resource_metadata.as_deref());
     }
     let timeout = endpoint.settings.request_timeout;
-    let cancel = session.session.begin(request.id.clone());
+    let id = request.id.clone();
+    let cancel = session.session.begin(id.clone());
     let json_suffices = endpoint.settings.buffered_responses || answers_at_once(&request.method);
-    if accept.event_stream && !(accept.json && json_suffices) {
-        let stream = session.streams.open();
-        let events = stream.connect();
-        tokio::spawn(run_on_stream(server, Arc::clone(&session), (request, cancel), stream, (timeout, slot)));
-        return live_response(endpoint, &session, events);
-    }
-    let Request { id, method, params, parts } = request;
-    let via = Via { outlet: session.standalone_outlet(), close: None, timeout, http: Some(parts) };
-    let (tx, rx) = oneshot::channel();
-    tokio::spawn(async move {
-        let _ = tx.send(bridge::serve(&server, &session.session, (id, cancel), &method, params, &via).await);
+    let streams = accept.event_stream && !(accept.json && json_suffices);
+    let late = Arc::new(LateStream::default());
+    let (outlet, mut messages) = mpsc::unbounded_channel::<String>();
+    let via = if streams {
+        let close = session.streams.resumable().then(|| {
+            let late = Arc::clone(&late);
+            Arc::new(move || late.close_connection()) as CloseConnection
+        });
+        Via { outlet, close, timeout, http: Some(parts) }
+    } else {
+        Via { outlet: session.standalone_outlet(), close: None, timeout, http: Some(parts) }
+    };
+    let abandoned = cancel.clone();
+    let served = Arc::clone(&session);
+    let mut serving: Serving = Box::pin(async move {
+        let answer = bridge::serve(&server, &served.session, request, cancel, &via).await;
         drop(slot);
+        answer
     });
-    match rx.await {
-        Ok(Some(answer)) => with_body(StatusCode::OK, "application/json", McpBody::full(answer)),
-        // Cancelled by the client, which expects no answer.
-        _ => empty(StatusCode::ACCEPTED),
+    if !streams {
+        return json_answer(RunsToTheEnd::new(serving).await);
     }
-}
-
-/// Runs a request whose messages go to `stream`, the answer last; then
-/// ends the stream.
-async fn run_on_stream(
-    server: Server,
-    session: Arc<HttpSession>,
-    (request, cancel): (Request, CancellationToken),
-    stream: Arc<Stream>,
-    (timeout, _slot): (Option<std::time::Duration>, OwnedSlot),
-) {
-    let Request { id, method, params, parts } = request;
+    // A client that takes only a stream gets one, however soon the answer comes.
+    let first = if accept.json { poll_once(&mut serving).await } else { Poll::Pending };
+    let mut sent_first = messages.try_recv().ok();
+    let first = match first {
+        Poll::Ready(answer) if sent_first.is_none() && !late.close_asked() => return json_answer(answer),
+        first => first,
+    };
+    let stream = session.streams.open();
+    let events = stream.connect();
+    late.opened(&stream);
     // A stream that cannot be resumed and whose client falls too far behind
     // ends with this; the request is cancelled, as its answer cannot reach
     // the client any more.
-    let abandoned = (!stream.resumable()).then(|| cancel.clone());
+    let abandoned = (!stream.resumable()).then_some(abandoned);
     if abandoned.is_some() {
         let message = "The client did not read this request's event stream: too much waited unread, so the \
                        request was cancelled";
         stream.set_last_words(&bridge::failure(Some(&id), &ErrorObject::internal(message)));
     }
-    let (outlet, mut messages) = mpsc::unbounded_channel::<String>();
-    let close = stream.resumable().then(|| {
-        let stream = Arc::clone(&stream);
-        Arc::new(move || stream.close_connection()) as CloseConnection
-    });
-    let via = Via { outlet, close, timeout, http: Some(parts) };
-    let mut serve = pin!(bridge::serve(&server, &session.session, (id, cancel), &method, params, &via));
+    while let Some(message) = sent_first.take().or_else(|| messages.try_recv().ok()) {
+        relay_one(&stream, &message, abandoned.as_ref());
+    }
+    match first {
+        Poll::Ready(answer) => end_stream(&stream, answer, &mut messages),
+        Poll::Pending => {
+            tokio::spawn(relay(serving, messages, Arc::clone(&stream), abandoned));
+        }
+    }
+    live_response(endpoint, &session, events)
+}
+
+/// The answer as JSON; none (the client cancelled the request) as 202.
+fn json_answer(answer: Option<String>) -> http::Response<McpBody> {
+    match answer {
+        Some(answer) => with_body(StatusCode::OK, "application/json", McpBody::full(answer)),
+        // Cancelled by the client, which expects no answer.
+        None => empty(StatusCode::ACCEPTED),
+    }
+}
+
+/// Runs the rest of a request whose messages go to `stream`, the answer
+/// last; then ends the stream.
+async fn relay(
+    mut serving: Serving,
+    mut messages: mpsc::UnboundedReceiver<String>,
+    stream: Arc<Stream>,
+    abandoned: Option<CancellationToken>,
+) {
     let answer = loop {
         tokio::select! {
             biased;
-            Some(message) = messages.recv() => {
-                if stream.push(&message) == Pushed::Cut && let Some(cancel) = &abandoned {
-                    cancel.cancel();
-                }
-            }
-            answer = &mut serve => break answer,
+            Some(message) = messages.recv() => relay_one(&stream, &message, abandoned.as_ref()),
+            answer = &mut serving => break answer,
         }
     };
+    end_stream(&stream, answer, &mut messages);
+}
+
+/// Sends one message on a request's stream; a client too far behind on a
+/// stream that cannot be resumed has its request cancelled.
+fn relay_one(stream: &Stream, message: &str, abandoned: Option<&CancellationToken>) {
+    if stream.push(message) == Pushed::Cut
+        && let Some(cancel) = abandoned
+    {
+        cancel.cancel();
+    }
+}
+
+/// What is left of a request's messages, then its answer, then the end.
+fn end_stream(stream: &Stream, answer: Option<String>, messages: &mut mpsc::UnboundedReceiver<String>) {
     while let Ok(message) = messages.try_recv() {
         stream.push(&message);
     }
@@ -179,7 +211,7 @@ async fn batch(
     endpoint: &SessionEndpoint,
     session: Arc<HttpSession>,
     parts: Parts,
-    items: Vec<Value>,
+    items: Vec<Box<RawValue>>,
     slot: OwnedSlot,
 ) -> http::Response<McpBody> {
     if session.session.protocol_version() != "2025-03-26" {
@@ -213,14 +245,24 @@ async fn batch(
 /// a stream opened before the dispatcher sees it).
 fn refusal_for(
     server: &crate::Server,
-    method: &str,
-    target: Option<&str>,
+    request: &SessionRequest,
     parts: &http::request::Parts,
 ) -> Option<scopes::ScopeRefusal> {
     let authenticated = server.is_authenticated();
     if !authenticated {
         return None;
     }
+    let target: Named<'_> = serde_json::from_str(request.params.as_deref()?.get()).ok()?;
+    let target = if request.method == Method::ResourcesRead.name() { target.uri } else { target.name };
     let access = scopes::Access::of(authenticated, parts.extensions.get::<Principal>());
-    scopes::check(server.snapshot().catalog(), &access, method, target?)
+    scopes::check(server.snapshot().catalog(), &access, &request.method, &target?)
+}
+
+/// The members of params that name a request's target.
+#[derive(serde::Deserialize)]
+struct Named<'a> {
+    #[serde(borrow, default)]
+    name: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    uri: Option<std::borrow::Cow<'a, str>>,
 }

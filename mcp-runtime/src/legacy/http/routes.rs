@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use http::request::Parts;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
-use serde_json::Value;
 
 use super::endpoint::SessionEndpoint;
 use super::era::{self, Era, PROTOCOL_VERSION, SESSION_ID};
@@ -21,7 +20,7 @@ use crate::endpoint::responses::{empty, json_response, not_allowed, transport_er
 use crate::eras::LEGACY_VERSIONS;
 use crate::legacy::SessionOwner;
 use crate::legacy::bridge::success;
-use crate::legacy::message::{self, Incoming};
+use crate::legacy::message::{self, Incoming, SessionRequest};
 use crate::response::{Response, Stage};
 use crate::telemetry::{Ending, Origin};
 
@@ -97,10 +96,11 @@ impl SessionEndpoint {
     }
 
     /// `initialize`: a new session, its id in the response's `Mcp-Session-Id`.
-    async fn initialize(&self, parts: &Parts, accept: Acceptable, message: Value) -> http::Response<McpBody> {
-        let Incoming::Request { id, params, .. } = message::read(message) else {
+    async fn initialize(&self, parts: &Parts, accept: Acceptable, message: Incoming) -> http::Response<McpBody> {
+        let Incoming::Request(SessionRequest { id, params, .. }) = message else {
             return transport_error(StatusCode::BAD_REQUEST, "`initialize` must be a JSON-RPC request");
         };
+        let params = message::value_of(params.as_deref());
         let mut observation = crate::legacy::observe::initialize(&id, params.as_ref(), &Origin::http(parts));
         let (session, result) = match crate::legacy::initialize::initialize(&self.server, params.as_ref()) {
             Ok(opened) => opened,
@@ -119,7 +119,7 @@ impl SessionEndpoint {
             }
         };
         observation.session(session.session.id());
-        observation.finish(Ending::Session(Ok(&result)));
+        observation.finish(Ending::Session(Ok(&result.to_string())));
         let mut response = answer(accept, success(&id, &result));
         if let Ok(value) = HeaderValue::from_str(session.session.id()) {
             response.headers_mut().insert(SESSION_ID, value);

@@ -1,0 +1,151 @@
+//! Results written for a 2025-era session, as they are serialized: without
+//! what the stateless revision added (`resultType`, cache hints, the
+//! per-result server info), and without the fields the negotiated version
+//! does not know. The bridge that serves a session's request through the
+//! dispatcher then sends the response as it is, never reading it again.
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use super::Prepared;
+use super::decorate::serialized;
+use crate::protocol::{CallToolResult, META_SERVER_INFO};
+use crate::response::Response;
+
+/// The newest 2025-era version, which knows icons and tool execution.
+const NEWEST: &str = "2025-11-25";
+/// The oldest, which knows neither titles nor structured output.
+const OLDEST: &str = "2025-03-26";
+
+/// A result body with the handler's own `_meta`, and nothing else.
+#[derive(Serialize)]
+struct SessionResult<'a, T> {
+    #[serde(flatten)]
+    body: &'a T,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<Map<String, Value>>,
+}
+
+/// Serializes a result for a session on `version`: the body and the
+/// handler's own `_meta` keys (the server's info is a 2026-07-28 member).
+pub(super) fn finish<T: Serialize>(
+    p: &Prepared,
+    _version: &'static str,
+    body: &T,
+    own_meta: Option<Map<String, Value>>,
+    size: usize,
+) -> Response {
+    let meta = own_meta
+        .map(|mut meta| {
+            meta.remove(META_SERVER_INFO);
+            meta
+        })
+        .filter(|meta| !meta.is_empty());
+    serialized(p, &SessionResult { body, meta }, size)
+}
+
+/// A tool's result for a session on `version`: structured content only
+/// where the version has it and as an object (the 2025-era schema wants
+/// one; a 2026-07-28 tool may answer any type, whose value is in the text
+/// block as well).
+pub(super) fn call(version: &str, result: &mut CallToolResult) {
+    if version == OLDEST || result.structured_content.as_ref().is_some_and(|c| !c.is_object()) {
+        result.structured_content = None;
+    }
+}
+
+/// The items of a list page (`key` names the list) for a session on
+/// `version`, where any of them differs from the stateless definition;
+/// `None` when all are sent as they are.
+pub(super) fn list_items(version: &str, key: &str, items: &[&RawValue]) -> Option<Vec<Box<RawValue>>> {
+    let tools = key == "tools";
+    let touched = |item: &RawValue| {
+        let text = item.get().as_bytes();
+        let has = |member: &[u8]| memchr::memmem::find(text, member).is_some();
+        (tools && has(b"\"outputSchema\""))
+            || (version != NEWEST && (has(b"\"icons\"") || has(b"\"execution\"")))
+            || (tools && version == OLDEST && has(b"\"title\""))
+    };
+    if !items.iter().any(|item| touched(item)) {
+        return None;
+    }
+    let shaped = items.iter().map(|item| {
+        if !touched(item) {
+            return (*item).to_owned();
+        }
+        let Ok(Value::Object(mut definition)) = serde_json::from_str::<Value>(item.get()) else {
+            return (*item).to_owned();
+        };
+        list_item(version, tools, &mut definition);
+        serde_json::value::to_raw_value(&definition).unwrap_or_else(|_| (*item).to_owned())
+    });
+    Some(shaped.collect())
+}
+
+/// One definition of a list, for a session on `version`.
+fn list_item(version: &str, tool: bool, definition: &mut Map<String, Value>) {
+    if tool {
+        let object_root =
+            definition.get("outputSchema").and_then(|s| s.get("type")).and_then(Value::as_str) == Some("object");
+        if !object_root || version == OLDEST {
+            definition.remove("outputSchema");
+        }
+        if version == OLDEST {
+            definition.remove("title");
+        }
+    }
+    if version != NEWEST {
+        // Icons and tool execution arrived with 2025-11-25.
+        definition.remove("icons");
+        definition.remove("execution");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn shaped(version: &str, key: &str, item: Value) -> Value {
+        let raw = serde_json::value::to_raw_value(&item).unwrap();
+        match list_items(version, key, &[&raw]) {
+            Some(items) => serde_json::from_str(items[0].get()).unwrap(),
+            None => item,
+        }
+    }
+
+    #[test]
+    fn newer_members_are_left_out_for_older_versions() {
+        let tool = json!({"name": "a", "title": "A", "inputSchema": {"type": "object"}, "icons": [{"src": "x"}],
+                          "execution": {"taskSupport": "optional"}});
+        assert_eq!(shaped(NEWEST, "tools", tool.clone()), tool);
+        assert_eq!(
+            shaped("2025-06-18", "tools", tool.clone()),
+            json!({"name": "a", "title": "A", "inputSchema": {"type": "object"}})
+        );
+        assert_eq!(shaped(OLDEST, "tools", tool), json!({"name": "a", "inputSchema": {"type": "object"}}));
+        let prompt = json!({"name": "p", "title": "P", "icons": []});
+        assert_eq!(shaped(OLDEST, "prompts", prompt.clone()), json!({"name": "p", "title": "P"}));
+        assert_eq!(shaped(NEWEST, "prompts", prompt.clone()), prompt);
+    }
+
+    #[test]
+    fn output_that_is_not_an_object_is_left_to_the_text_block() {
+        let array = json!({"name": "a", "inputSchema": {"type": "object"}, "outputSchema": {"type": "array"}});
+        assert!(shaped(NEWEST, "tools", array).get("outputSchema").is_none());
+        let object = json!({"name": "b", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"}});
+        assert_eq!(shaped(NEWEST, "tools", object.clone()), object);
+        assert!(shaped(OLDEST, "tools", object).get("outputSchema").is_none());
+
+        let mut call = CallToolResult::structured(json!([1, 2]));
+        super::call(NEWEST, &mut call);
+        assert_eq!(call.structured_content, None);
+        let mut call = CallToolResult::structured(json!({"a": 1}));
+        super::call(NEWEST, &mut call);
+        assert!(call.structured_content.is_some());
+        super::call(OLDEST, &mut call);
+        assert_eq!(call.structured_content, None);
+    }
+}
