@@ -30,12 +30,10 @@ pub(super) fn finish_sized<T: Serialize>(
     size: usize,
 ) -> Response {
     #[cfg(feature = "legacy")]
-    if let Some(version) = p.session {
-        // Asking for input is the bridge's business, which reads it as
-        // the dispatcher writes it; anything else goes to the client.
-        if result_type != ResultType::InputRequired {
-            return super::session_result::finish(p, version, body, own_meta, size);
-        }
+    if p.session.is_some() && result_type != ResultType::InputRequired {
+        // Asking for input is the bridge's business, which reads it as the
+        // dispatcher writes it; anything else goes to the session's client.
+        return serialized(p, &super::session_result::SessionResult::new(body, own_meta), size);
     }
     let shared = p.server.settings().result_meta.as_deref();
     let meta = match (own_meta, shared) {

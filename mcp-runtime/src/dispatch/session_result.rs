@@ -8,10 +8,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::Prepared;
-use super::decorate::serialized;
 use crate::protocol::{CallToolResult, META_SERVER_INFO};
-use crate::response::Response;
 
 /// The newest 2025-era version, which knows icons and tool execution.
 const NEWEST: &str = "2025-11-25";
@@ -20,29 +17,25 @@ const OLDEST: &str = "2025-03-26";
 
 /// A result body with the handler's own `_meta`, and nothing else.
 #[derive(Serialize)]
-struct SessionResult<'a, T> {
+pub(super) struct SessionResult<'a, T> {
     #[serde(flatten)]
     body: &'a T,
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
     meta: Option<Map<String, Value>>,
 }
 
-/// Serializes a result for a session on `version`: the body and the
-/// handler's own `_meta` keys (the server's info is a 2026-07-28 member).
-pub(super) fn finish<T: Serialize>(
-    p: &Prepared,
-    _version: &'static str,
-    body: &T,
-    own_meta: Option<Map<String, Value>>,
-    size: usize,
-) -> Response {
-    let meta = own_meta
-        .map(|mut meta| {
-            meta.remove(META_SERVER_INFO);
-            meta
-        })
-        .filter(|meta| !meta.is_empty());
-    serialized(p, &SessionResult { body, meta }, size)
+impl<'a, T> SessionResult<'a, T> {
+    /// A result for a session: the body and the handler's own `_meta` keys
+    /// (the server's info is a 2026-07-28 member).
+    pub(super) fn new(body: &'a T, own_meta: Option<Map<String, Value>>) -> Self {
+        let meta = own_meta
+            .map(|mut meta| {
+                meta.remove(META_SERVER_INFO);
+                meta
+            })
+            .filter(|meta| !meta.is_empty());
+        SessionResult { body, meta }
+    }
 }
 
 /// A tool's result for a session on `version`: structured content only

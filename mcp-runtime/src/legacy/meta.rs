@@ -3,7 +3,7 @@
 //! log level), so that a session's request reaches the dispatcher with its
 //! `_meta` ready rather than written out and read back at every call.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
@@ -14,29 +14,11 @@ use crate::protocol::{
     RequestMeta,
 };
 
-/// The session's `_meta`, as last made: with the log level it was made for.
-#[derive(Default)]
-pub(crate) struct KeptMeta(Mutex<Option<Arc<RequestMeta>>>);
-
-impl KeptMeta {
-    /// The `_meta` for the session's current state, made if it changed.
-    fn get(&self, session: &Session) -> Result<Arc<RequestMeta>, ErrorObject> {
-        let level = session.log_level();
-        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(meta) = kept.as_ref().filter(|meta| meta.log_level == level) {
-            return Ok(Arc::clone(meta));
-        }
-        let meta = Arc::new(read(write(session, Map::new()))?);
-        *kept = Some(Arc::clone(&meta));
-        Ok(meta)
-    }
-}
-
 /// The `_meta` of one request of `session`: the session's, with the keys
 /// of the client's own `params._meta` (a progress token, trace context)
 /// beside them.
 pub(crate) fn for_request(session: &Session, client: Option<&RawValue>) -> Result<Arc<RequestMeta>, ErrorObject> {
-    let Some(client) = client else { return session.kept_meta().get(session) };
+    let Some(client) = client else { return session.kept_meta(|session| read(write(session, Map::new()))) };
     // Anything but an object is no keys at all.
     let own = serde_json::from_str::<Map<String, Value>>(client.get()).unwrap_or_default();
     read(write(session, own)).map(Arc::new)

@@ -11,13 +11,14 @@ use serde_json::{Value, json};
 use tokio::sync::{Notify, mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use super::meta::KeptMeta;
 use super::owner::{self, SessionOwner};
 use super::store::{SessionChange, SessionRecord};
 use crate::eras::LEGACY_VERSIONS;
 use crate::handler::functions::BoxFuture;
 use crate::handler::principal::Principal;
-use crate::protocol::{CancelledParams, ClientCapabilities, ErrorObject, Implementation, LoggingLevel, RequestId};
+use crate::protocol::{
+    CancelledParams, ClientCapabilities, ErrorObject, Implementation, LoggingLevel, RequestId, RequestMeta,
+};
 use crate::telemetry::LiveSession;
 
 /// Where the messages of one stream go, serialized: stdout, or one SSE
@@ -79,8 +80,9 @@ pub struct Session {
     ended: CancellationToken,
     /// Set when the session is kept in a store (HTTP).
     peers: Option<Arc<dyn Peers>>,
-    /// What it knows of the client, as a 2026-07-28 request's `_meta`.
-    meta: KeptMeta,
+    /// What it knows of the client, as a 2026-07-28 request's `_meta`, as
+    /// last made (with the log level it was made for).
+    meta: Mutex<Option<Arc<RequestMeta>>>,
     /// Counts the session among those this process holds.
     _live: LiveSession,
 }
@@ -115,7 +117,7 @@ impl Session {
             initialized_now: Notify::new(),
             ended: CancellationToken::new(),
             peers: None,
-            meta: KeptMeta::default(),
+            meta: Mutex::new(None),
             _live: LiveSession::new(),
         }
     }
@@ -203,9 +205,20 @@ impl Session {
         self.client_info.as_ref()
     }
 
-    /// What the session knows of the client as a request's `_meta`, kept.
-    pub(crate) fn kept_meta(&self) -> &KeptMeta {
-        &self.meta
+    /// What the session knows of the client as a request's `_meta`: the
+    /// one `make` made last, unless the log level changed since.
+    pub(crate) fn kept_meta(
+        &self,
+        make: impl FnOnce(&Session) -> Result<RequestMeta, ErrorObject>,
+    ) -> Result<Arc<RequestMeta>, ErrorObject> {
+        let level = self.log_level();
+        let mut kept = lock(&self.meta);
+        if let Some(meta) = kept.as_ref().filter(|meta| meta.log_level == level) {
+            return Ok(Arc::clone(meta));
+        }
+        let meta = Arc::new(make(self)?);
+        *kept = Some(Arc::clone(&meta));
+        Ok(meta)
     }
 
     pub(crate) fn log_level(&self) -> Option<LoggingLevel> {

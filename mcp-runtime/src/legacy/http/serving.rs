@@ -108,7 +108,8 @@ mod tests {
             Some("answer".to_owned())
         });
         let mut running = RunsToTheEnd::new(serving);
-        assert!(futures_util::poll!(&mut running).is_pending());
+        let pending = std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut running).poll(cx).is_pending())).await;
+        assert!(pending, "it waits once");
         drop(running);
         tokio::time::timeout(Duration::from_secs(10), rx).await.expect("finished on its own").expect("sent");
     }
