@@ -5,7 +5,9 @@
 
 use std::time::{Duration, Instant};
 
-use mcp_runtime::legacy::{MemorySessionStore, SessionChange, SessionLimits, SessionRecord, SessionStore, StoreError};
+use mcp_runtime::legacy::{
+    MemorySessionStore, SessionChange, SessionLimits, SessionRecord, SessionStore, StoreError, Touched,
+};
 use mcp_runtime::protocol::LoggingLevel;
 use mcp_runtime::redis::RedisSessionStore;
 use serde_json::json;
@@ -37,6 +39,24 @@ async fn contract(store: &dyn SessionStore) {
         a.apply(&change);
     }
     assert_eq!(store.load("a", limits).await.expect("loaded"), Some(a.clone()), "changes applied");
+
+    // A touch returns the record only when it changed since the revision
+    // seen (or, from a store that keeps no revisions, every time).
+    let Touched::Changed(touched, seen) = store.touch("a", None, limits).await.expect("touched") else {
+        panic!("a copy that knows no revision gets the record");
+    };
+    assert_eq!(*touched, a);
+    if let Some(seen) = seen {
+        assert_eq!(store.touch("a", Some(seen), limits).await.expect("touched"), Touched::Unchanged);
+        let change = SessionChange::LogLevel { level: LoggingLevel::Error };
+        assert!(store.update("a", change.clone()).await.expect("updated"));
+        a.apply(&change);
+        let Touched::Changed(touched, Some(next)) = store.touch("a", Some(seen), limits).await.expect("touched") else {
+            panic!("a change since the revision seen is read");
+        };
+        assert_eq!((*touched, next != seen), (a.clone(), true));
+    }
+    assert_eq!(store.touch("nobody", None, limits).await.expect("touched"), Touched::Gone);
     assert!(!store.update("nobody", SessionChange::LogLevel { level: LoggingLevel::Info }).await.expect("answered"));
 
     // The cap: no live session is evicted for a new one.

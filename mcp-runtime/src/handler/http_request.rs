@@ -11,12 +11,14 @@ use crate::handler::principal::Principal;
 /// The head of the HTTP request a call came in (method, URI, headers,
 /// extensions), kept for the handler; empty for other transports.
 ///
-/// Boxed, so that requests that do not come over HTTP, and the values that
-/// carry it until the handler runs, grow by one pointer only.
+/// Behind one pointer, so that requests that do not come over HTTP, and the
+/// values that carry it until the handler runs, grow by that pointer only;
+/// shared, so that a 2025-era session's request, which may reach the
+/// dispatcher more than once, hands it over without copying the headers.
 #[derive(Default)]
 pub(crate) struct HttpRequest {
     #[cfg(feature = "http")]
-    parts: Option<Box<http::request::Parts>>,
+    parts: Option<std::sync::Arc<http::request::Parts>>,
 }
 
 impl HttpRequest {
@@ -24,7 +26,13 @@ impl HttpRequest {
     /// headers are not cloned for handlers that do not read them.
     #[cfg(feature = "http")]
     pub(crate) fn new(parts: http::request::Parts) -> Self {
-        HttpRequest { parts: Some(Box::new(parts)) }
+        HttpRequest { parts: Some(std::sync::Arc::new(parts)) }
+    }
+
+    /// The head of a request received over HTTP, shared with its transport.
+    #[cfg(all(feature = "http", feature = "legacy"))]
+    pub(crate) fn shared(parts: std::sync::Arc<http::request::Parts>) -> Self {
+        HttpRequest { parts: Some(parts) }
     }
 
     #[cfg(feature = "http")]

@@ -268,7 +268,7 @@ async fn forward(
                 prepared.answer_session(session.protocol_version());
                 #[cfg(feature = "http")]
                 if let Some(parts) = &via.http {
-                    prepared.attach_http_request(HttpRequest::new(parts.clone()));
+                    prepared.attach_http_request(HttpRequest::shared(Arc::clone(parts)));
                 }
                 prepared.run(options).await
             }

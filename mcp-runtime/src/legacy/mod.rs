@@ -44,7 +44,7 @@ mod via;
 pub use owner::SessionOwner;
 pub use session::Session;
 pub use store::{
-    MemorySessionStore, SessionChange, SessionLimits, SessionRecord, SessionStore, StoreError, StoreFuture,
+    MemorySessionStore, SessionChange, SessionLimits, SessionRecord, SessionStore, StoreError, StoreFuture, Touched,
 };
 
 use crate::eras::LEGACY_VERSIONS;

@@ -15,7 +15,7 @@ use crate::telemetry::{Observation, Origin, Target};
 pub(super) fn request(server: &Server, session: &Session, request: &SessionRequest, via: &Via) -> Observation {
     let SessionRequest { id, method, .. } = request;
     #[cfg(feature = "http")]
-    let origin = via.http.as_ref().map_or_else(Origin::stdio, Origin::http);
+    let origin = via.http.as_deref().map_or_else(Origin::stdio, Origin::http);
     #[cfg(not(feature = "http"))]
     let origin = {
         let _ = via;

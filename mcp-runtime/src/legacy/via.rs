@@ -23,7 +23,7 @@ pub(crate) struct Via {
     pub(crate) timeout: Option<Duration>,
     /// The head of the HTTP request that carried it, for the handler.
     #[cfg(feature = "http")]
-    pub(crate) http: Option<http::request::Parts>,
+    pub(crate) http: Option<Arc<http::request::Parts>>,
 }
 
 impl Via {

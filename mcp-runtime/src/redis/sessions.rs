@@ -25,7 +25,9 @@ use std::time::Duration;
 use tokio::sync::broadcast;
 
 use super::commands::{Commands, script};
-use crate::legacy::{SessionChange, SessionLimits, SessionOwner, SessionRecord, SessionStore, StoreError, StoreFuture};
+use crate::legacy::{
+    SessionChange, SessionLimits, SessionOwner, SessionRecord, SessionStore, StoreError, StoreFuture, Touched,
+};
 use crate::protocol::LoggingLevel;
 
 /// Keeps a new session unless the live ones are as many as allowed.
@@ -67,6 +69,18 @@ redis.call('ZADD', KEYS[2], tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 
 return fields
 ";
 
+/// As [`LOAD`], but the fields only when the record's revision (`rev`,
+/// which every update bumps) is not ARGV[3]; an empty array when it is.
+/// KEYS: the session, the index. ARGV: id, idle ms, revision seen ('' for none).
+const TOUCH: &str = r"
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+local t = redis.call('TIME')
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('ZADD', KEYS[2], tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000), ARGV[1])
+if (redis.call('HGET', KEYS[1], 'rev') or '0') == ARGV[3] then return {} end
+return redis.call('HGETALL', KEYS[1])
+";
+
 /// Removes a session and its entry in the index.
 /// KEYS: the session, the index. ARGV: id.
 const REMOVE: &str = r"
@@ -80,6 +94,7 @@ return removed
 const UPDATE: &str = r"
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if ARGV[2] == '' then redis.call('HDEL', KEYS[1], ARGV[1]) else redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
+redis.call('HINCRBY', KEYS[1], 'rev', 1)
 return 1
 ";
 
@@ -228,6 +243,26 @@ impl SessionStore for RedisSessionStore {
             let fields: Option<HashMap<String, String>> =
                 self.run(&script(LOAD_FOR, &[&key, &index], &[id, &idle, &owner])).await?;
             fields.map(record_of).transpose()
+        })
+    }
+
+    /// Reads the record only when another update came since the revision
+    /// `seen`: a request to a session no one changed is one round trip that
+    /// returns nothing.
+    fn touch<'a>(&'a self, id: &'a str, seen: Option<u64>, limits: SessionLimits) -> StoreFuture<'a, Touched> {
+        Box::pin(async move {
+            let (key, index, idle) = (self.key(id), self.index(), millis(limits.idle_timeout));
+            let seen = seen.map(|seen| seen.to_string()).unwrap_or_default();
+            let fields: Option<HashMap<String, String>> =
+                self.run(&script(TOUCH, &[&key, &index], &[id, &idle, &seen])).await?;
+            Ok(match fields {
+                None => Touched::Gone,
+                Some(fields) if fields.is_empty() => Touched::Unchanged,
+                Some(fields) => {
+                    let revision = fields.get("rev").map_or(Some(0), |rev| rev.parse().ok());
+                    Touched::Changed(Box::new(record_of(fields)?), revision)
+                }
+            })
         })
     }
 

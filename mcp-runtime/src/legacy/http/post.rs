@@ -108,6 +108,7 @@ async fn request(
     let streams = accept.event_stream && !(accept.json && json_suffices);
     let late = Arc::new(LateStream::default());
     let (outlet, mut messages) = mpsc::unbounded_channel::<String>();
+    let parts = Arc::new(parts);
     let via = if streams {
         let close = session.streams.resumable().then(|| {
             let late = Arc::clone(&late);
@@ -223,7 +224,7 @@ async fn batch(
         outlet: session.standalone_outlet(),
         close: None,
         timeout: endpoint.settings.request_timeout,
-        http: Some(parts),
+        http: Some(Arc::new(parts)),
     };
     let (tx, rx) = oneshot::channel();
     tokio::spawn(async move {

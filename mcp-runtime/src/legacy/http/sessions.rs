@@ -27,7 +27,7 @@
 //! [`session_idle_timeout`]: crate::transport::http::HttpConfig::session_idle_timeout
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -41,7 +41,7 @@ use super::stream::Streams;
 use crate::handler::principal::Principal;
 use crate::legacy::events;
 use crate::legacy::session::Outlet;
-use crate::legacy::{MemorySessionStore, Session, SessionLimits, SessionOwner, SessionStore, StoreError};
+use crate::legacy::{MemorySessionStore, Session, SessionLimits, SessionOwner, SessionStore, StoreError, Touched};
 use crate::protocol::RequestId;
 use crate::server::Server;
 
@@ -67,9 +67,15 @@ pub(crate) struct HttpSession {
     /// Connections reading one of its streams: while one is open the
     /// session is in use, however long since its last request.
     open: AtomicUsize,
+    /// The revision of its stored record it was last refreshed from
+    /// ([`NO_REVISION`] for none known).
+    seen: AtomicU64,
     store: Arc<dyn SessionStore>,
     limits: SessionLimits,
 }
+
+/// No revision of a stored record known.
+const NO_REVISION: u64 = u64::MAX;
 
 impl HttpSession {
     fn new(session: Session, table: &Table) -> Arc<Self> {
@@ -84,6 +90,7 @@ impl HttpSession {
             standalone,
             pending: Mutex::new(Some(pending)),
             open: AtomicUsize::new(0),
+            seen: AtomicU64::new(NO_REVISION),
             store: Arc::clone(&table.store),
             limits: table.limits,
         })
@@ -326,11 +333,18 @@ impl Sessions {
             if !held.session.may_be_used_by(caller) {
                 return Ok(None);
             }
-            let Some(record) = self.table.store.load(id, self.table.limits).await? else {
-                self.table.drop_copy(id);
-                return Ok(None);
-            };
-            held.session.refresh(&record);
+            let seen = Some(held.seen.load(Ordering::Acquire)).filter(|&seen| seen != NO_REVISION);
+            match self.table.store.touch(id, seen, self.table.limits).await? {
+                Touched::Gone => {
+                    self.table.drop_copy(id);
+                    return Ok(None);
+                }
+                Touched::Unchanged => {}
+                Touched::Changed(record, revision) => {
+                    held.session.refresh(&record);
+                    held.seen.store(revision.unwrap_or(NO_REVISION), Ordering::Release);
+                }
+            }
             held.session.touch();
             return Ok(Some(held));
         }

@@ -182,6 +182,19 @@ impl StoreError {
     }
 }
 
+/// What [`SessionStore::touch`] found of a session.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Touched {
+    /// Live, and its record unchanged since the revision the caller saw.
+    Unchanged,
+    /// Live: its record, and the revision to name next time (`None` from a
+    /// store that keeps none).
+    Changed(Box<SessionRecord>, Option<u64>),
+    /// Removed or expired.
+    Gone,
+}
+
 /// Keeps the [`SessionRecord`]s of an HTTP endpoint's 2025-era sessions,
 /// and, when several processes share it, carries their messages to one
 /// another. Set one with
@@ -231,6 +244,23 @@ pub trait SessionStore: Send + Sync + 'static {
         limits: SessionLimits,
     ) -> StoreFuture<'a, Option<SessionRecord>> {
         Box::pin(async move { Ok(self.load(id, limits).await?.filter(|record| record.owner.as_ref() == owner)) })
+    }
+
+    /// Counts session `id` as used now, as [`load`](Self::load) does, for a
+    /// process that holds a copy of it, made from the revision `seen` of its
+    /// record (`None`: from none it knows). The record comes back only when
+    /// it may have changed since, with its revision, so that a session's
+    /// request costs a lookup rather than a copy of its record.
+    ///
+    /// The default loads the record every time, with no revision.
+    fn touch<'a>(&'a self, id: &'a str, seen: Option<u64>, limits: SessionLimits) -> StoreFuture<'a, Touched> {
+        let _ = seen;
+        Box::pin(async move {
+            Ok(match self.load(id, limits).await? {
+                Some(record) => Touched::Changed(Box::new(record), None),
+                None => Touched::Gone,
+            })
+        })
     }
 
     /// Applies `change` to the live record of session `id`; `false` when
@@ -289,7 +319,9 @@ pub struct MemorySessionStore {
 
 #[derive(Debug, Default)]
 struct Memory {
-    records: HashMap<String, (SessionRecord, Instant)>,
+    /// Each record, when it was last used, and its revision (bumped by
+    /// every change).
+    records: HashMap<String, (SessionRecord, Instant, u64)>,
     swept: Option<Instant>,
 }
 
@@ -303,7 +335,7 @@ impl MemorySessionStore {
 impl Memory {
     fn sweep(&mut self, idle: Duration) {
         self.swept = Some(Instant::now());
-        self.records.retain(|_, (_, used)| used.elapsed() < idle);
+        self.records.retain(|_, (_, used, _)| used.elapsed() < idle);
     }
 
     /// The live record of session `id` if `wanted`, which counts it as used
@@ -315,11 +347,11 @@ impl Memory {
         wanted: impl Fn(&SessionRecord) -> bool,
     ) -> Option<SessionRecord> {
         match self.records.get_mut(id) {
-            Some((_, used)) if used.elapsed() >= limits.idle_timeout => {
+            Some((_, used, _)) if used.elapsed() >= limits.idle_timeout => {
                 self.records.remove(id);
                 None
             }
-            Some((record, used)) if wanted(record) => {
+            Some((record, used, _)) if wanted(record) => {
                 *used = Instant::now();
                 Some(record.clone())
             }
@@ -340,7 +372,7 @@ impl SessionStore for MemorySessionStore {
         let kept = if memory.records.len() >= limits.max_sessions {
             Err(StoreError::Full)
         } else {
-            memory.records.insert(record.id.clone(), (record, Instant::now()));
+            memory.records.insert(record.id.clone(), (record, Instant::now(), 0));
             Ok(())
         };
         Box::pin(std::future::ready(kept))
@@ -361,10 +393,33 @@ impl SessionStore for MemorySessionStore {
         Box::pin(std::future::ready(Ok(found)))
     }
 
+    /// The record only when its revision is not `seen`: every change to a
+    /// session of this store goes through this process.
+    fn touch<'a>(&'a self, id: &'a str, seen: Option<u64>, limits: SessionLimits) -> StoreFuture<'a, Touched> {
+        let mut memory = lock(&self.inner);
+        let touched = match memory.records.get_mut(id) {
+            Some((_, used, _)) if used.elapsed() >= limits.idle_timeout => {
+                memory.records.remove(id);
+                Touched::Gone
+            }
+            Some((record, used, revision)) => {
+                *used = Instant::now();
+                if seen == Some(*revision) {
+                    Touched::Unchanged
+                } else {
+                    Touched::Changed(Box::new(record.clone()), Some(*revision))
+                }
+            }
+            None => Touched::Gone,
+        };
+        Box::pin(std::future::ready(Ok(touched)))
+    }
+
     fn update<'a>(&'a self, id: &'a str, change: SessionChange) -> StoreFuture<'a, bool> {
         let applied = match lock(&self.inner).records.get_mut(id) {
-            Some((record, _)) => {
+            Some((record, _, revision)) => {
                 record.apply(&change);
+                *revision += 1;
                 true
             }
             None => false,
@@ -408,6 +463,26 @@ mod tests {
         let loaded = now(store.load_for("s", Some(&alice), limits));
         assert_eq!(loaded, Some(record));
         assert!(used() > created, "the owner's is");
+    }
+
+    #[test]
+    fn a_touch_returns_the_record_only_when_it_changed_since_the_revision_seen() {
+        let store = MemorySessionStore::new();
+        let limits = SessionLimits::new(8, Duration::from_secs(60));
+        now(store.create(SessionRecord::new("s", "2025-11-25"), limits));
+        let Touched::Changed(record, Some(first)) = now(store.touch("s", None, limits)) else {
+            panic!("a copy that knows no revision gets the record")
+        };
+        assert_eq!(record.id, "s");
+        assert_eq!(now(store.touch("s", Some(first), limits)), Touched::Unchanged);
+        assert!(now(store.update("s", SessionChange::Initialized)));
+        let Touched::Changed(record, Some(second)) = now(store.touch("s", Some(first), limits)) else {
+            panic!("a change is seen")
+        };
+        assert!(record.initialized && second != first);
+        assert_eq!(now(store.touch("s", Some(second), limits)), Touched::Unchanged);
+        assert!(now(store.remove("s")));
+        assert_eq!(now(store.touch("s", Some(second), limits)), Touched::Gone);
     }
 
     #[test]
