@@ -121,7 +121,7 @@ impl ToolAnnotations {
 }
 
 /// Params of `tools/call` (without `_meta`, which the dispatcher reads first).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[non_exhaustive]
 #[serde(rename_all = "camelCase")]
 pub struct CallToolParams {

@@ -34,6 +34,8 @@ pub(crate) use method::Method;
 pub(crate) use method::modern as modern_method;
 pub(crate) use prepared::Body;
 pub use prepared::{CalledTool, HeaderCheck, Prepared, RequestOptions};
+#[cfg(feature = "legacy")]
+pub(crate) use tools_call_reader::read_call;
 
 /// The readers of this module, for [`crate::fuzzing`].
 #[cfg(feature = "fuzzing")]

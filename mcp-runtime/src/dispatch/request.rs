@@ -49,6 +49,13 @@ impl Request {
         Request { id, method, params: Params::Given { meta, raw: params } }
     }
 
+    /// A `tools/call` of a 2025-era session, its params read already.
+    #[cfg(feature = "legacy")]
+    pub(crate) fn in_session_call(id: RequestId, meta: Arc<RequestMeta>, params: CallToolParams) -> Self {
+        let method = crate::protocol::Method::ToolsCall.name();
+        Request { id, method: Cow::Borrowed(method), params: Params::Call(ReadCall { meta, params }) }
+    }
+
     pub(super) fn read(id: RequestId, method: &'static str, params: Params) -> Self {
         Request { id, method: Cow::Borrowed(method), params }
     }

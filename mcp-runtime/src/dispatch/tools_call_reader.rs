@@ -13,8 +13,6 @@
 //! runs instead: it alone decides what is an error and which, so both always
 //! answer alike. Giving up costs a second reading, only for such messages.
 
-use std::sync::Arc;
-
 use serde::Deserialize;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
@@ -25,19 +23,30 @@ use super::method::Method;
 pub(super) use super::request::ReadCall;
 use super::request::{Params, Request};
 use crate::protocol::member::MemberName;
-use crate::protocol::{CallToolParams, RequestId, RequestMeta};
+use crate::protocol::{CallToolParams, RequestId};
 
 /// The request in `text` if it is a well-formed `tools/call` request with
 /// `method` before `params`; `None` sends the caller to the general reading.
 pub(super) fn read_request(text: &str) -> Option<Request> {
+    let (id, params, meta) = read_call(text)?;
+    let meta = meta_cache::read(meta?.get()).ok()?;
+    Some(Request::read(id, Method::ToolsCall.name(), Params::Call(ReadCall { meta, params })))
+}
+
+/// A well-formed `tools/call` request with `method` before `params`, read
+/// in one pass: its id, its params, and its `params._meta` as sent (none
+/// is an answer too: a 2025-era session's request carries none). `None`
+/// for anything else.
+pub(crate) fn read_call(text: &str) -> Option<(RequestId, CallToolParams, Option<&RawValue>)> {
     let envelope = serde_json::from_str::<Envelope<'_>>(text).ok()?;
     let id = RequestId::from_json(envelope.id?.get())?;
-    Some(Request::read(id, Method::ToolsCall.name(), Params::Call(envelope.params?)))
+    let (params, meta) = envelope.params?;
+    Some((id, params, meta))
 }
 
 struct Envelope<'a> {
     id: Option<&'a RawValue>,
-    params: Option<ReadCall>,
+    params: Option<(CallToolParams, Option<&'a RawValue>)>,
 }
 
 /// Gives up on the fast reading; the message is then read in full the
@@ -92,42 +101,41 @@ impl<'de: 'a, 'a> Deserialize<'de> for Envelope<'a> {
     }
 }
 
-/// Reads `tools/call` params, taking `_meta` aside.
+/// Reads `tools/call` params, taking `_meta` aside as sent.
 struct CallSeed;
 
 impl<'de> DeserializeSeed<'de> for CallSeed {
-    type Value = ReadCall;
+    type Value = (CallToolParams, Option<&'de RawValue>);
 
-    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<ReadCall, D::Error> {
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_map(self)
     }
 }
 
 impl<'de> Visitor<'de> for CallSeed {
-    type Value = ReadCall;
+    type Value = (CallToolParams, Option<&'de RawValue>);
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("tools/call params")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ReadCall, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
         let mut meta = None;
         let params = CallToolParams::deserialize(serde::de::value::MapAccessDeserializer::new(WithoutMeta {
             map,
             meta: &mut meta,
         }))?;
-        let meta = meta.ok_or_else(give_up)?;
-        Ok(ReadCall { meta, params })
+        Ok((params, meta))
     }
 }
 
-/// An object's members with `_meta` read into `meta` rather than passed on.
-struct WithoutMeta<'m, A> {
+/// An object's members with `_meta` kept aside in `meta` rather than passed on.
+struct WithoutMeta<'m, 'de, A> {
     map: A,
-    meta: &'m mut Option<Arc<RequestMeta>>,
+    meta: &'m mut Option<&'de RawValue>,
 }
 
-impl<'de, A: MapAccess<'de>> MapAccess<'de> for WithoutMeta<'_, A> {
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for WithoutMeta<'_, 'de, A> {
     type Error = A::Error;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, A::Error> {
@@ -138,8 +146,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for WithoutMeta<'_, A> {
                     if self.meta.is_some() {
                         return Err(give_up());
                     }
-                    let text = self.map.next_value::<&'de RawValue>()?.get();
-                    *self.meta = Some(meta_cache::read(text).map_err(|_| give_up())?);
+                    *self.meta = Some(self.map.next_value::<&'de RawValue>()?);
                 }
                 Some(name) => return seed.deserialize(name.into_deserializer()).map(Some),
             }

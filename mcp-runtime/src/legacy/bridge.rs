@@ -18,7 +18,7 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
-use super::message::SessionRequest;
+use super::message::{SessionParams, SessionRequest};
 use super::session::{Outlet, Session};
 use super::shape;
 use super::store::SessionChange;
@@ -154,10 +154,10 @@ async fn answer(
     via: &Via,
     cancel: &CancellationToken,
 ) -> Result<Reply, ErrorObject> {
-    if request.params.as_ref().is_some_and(|params| !params.get().starts_with('{')) {
+    if !request.params.is_object() {
         return Err(ErrorObject::invalid_params("`params` must be an object"));
     }
-    let method = request.method.as_str();
+    let method = &*request.method;
     let made = |result: Result<Value, ErrorObject>| result.map(Reply::Made);
     // Every method decided here: one a revision adds is a compile error
     // until this says what a session does with it.
@@ -198,7 +198,7 @@ async fn answer(
 /// The request's params as a map (for the methods served here, which are
 /// rare enough to read them so).
 fn object(request: &SessionRequest) -> Map<String, Value> {
-    match super::message::value_of(request.params.as_deref()) {
+    match request.params.to_value() {
         Some(Value::Object(params)) => params,
         _ => Map::new(),
     }
@@ -256,12 +256,22 @@ async fn forward(
 ) -> Result<Reply, ErrorObject> {
     let SessionRequest { id, method, params, meta } = request;
     let meta = super::meta::for_request(session, meta.as_deref())?;
-    let mut params = params.unwrap_or_else(|| RawValue::from_string("{}".to_owned()).expect("an empty object"));
+    let mut params = match params {
+        SessionParams::Raw(raw) => SessionParams::Raw(Some(raw.unwrap_or_else(empty_object))),
+        call @ SessionParams::Call(_) => call,
+    };
     for _ in 0..MAX_ROUNDS {
         let sink =
             Arc::new(StreamSink { outlet: via.outlet.clone(), close: via.close.clone(), open: AtomicBool::new(true) });
         let options = RequestOptions { sink: sink.clone(), cancellation: Some(cancel.clone()) };
-        let request = Request::in_session(id.clone(), &method, Arc::clone(&meta), params.clone());
+        // Kept for another round, should the handler ask for input.
+        let request = match &params {
+            SessionParams::Call(call) => Request::in_session_call(id.clone(), Arc::clone(&meta), call.clone()),
+            SessionParams::Raw(raw) => {
+                let raw = raw.clone().unwrap_or_else(empty_object);
+                Request::in_session(id.clone(), &method, Arc::clone(&meta), raw)
+            }
+        };
         let response = match server.prepare_from(request, None, Origin::nested()) {
             #[cfg_attr(not(feature = "http"), allow(unused_mut))]
             Ok(mut prepared) => {
@@ -287,18 +297,43 @@ async fn forward(
             return Err(ErrorObject::internal("The handler's result could not be read back"));
         };
         let answers = ask_client(session, &result, &via.outlet, cancel).await?;
-        let Ok(Value::Object(mut next)) = serde_json::from_str::<Value>(params.get()) else {
-            return Err(ErrorObject::invalid_params("`params` must be an object"));
-        };
-        next.insert("inputResponses".to_owned(), Value::Object(answers));
-        match result.remove("requestState") {
-            Some(state) => next.insert("requestState".to_owned(), state),
-            None => next.remove("requestState"),
-        };
-        params = serde_json::value::to_raw_value(&next)
-            .map_err(|e| ErrorObject::internal(format!("The request could not be rewritten: {e}")))?;
+        params = next_round(params, answers, result.remove("requestState"))?;
     }
     Err(ErrorObject::internal(format!("The request asked the client for input more than {MAX_ROUNDS} times")))
+}
+
+/// `{}`: the params of a request sent without any.
+fn empty_object() -> Box<RawValue> {
+    RawValue::from_string("{}".to_owned()).unwrap_or_else(|_| unreachable!("`{{}}` is JSON"))
+}
+
+/// The params of a request's next round: as sent, with the client's
+/// answers and the state the last round sealed.
+fn next_round(
+    params: SessionParams,
+    answers: Map<String, Value>,
+    state: Option<Value>,
+) -> Result<SessionParams, ErrorObject> {
+    match params {
+        SessionParams::Call(mut call) => {
+            call.input_responses = Some(Value::Object(answers));
+            call.request_state = state.and_then(|state| state.as_str().map(str::to_owned));
+            Ok(SessionParams::Call(call))
+        }
+        SessionParams::Raw(raw) => {
+            let Some(Value::Object(mut next)) = super::message::value_of(raw.as_deref()) else {
+                return Err(ErrorObject::invalid_params("`params` must be an object"));
+            };
+            next.insert("inputResponses".to_owned(), Value::Object(answers));
+            match state {
+                Some(state) => next.insert("requestState".to_owned(), state),
+                None => next.remove("requestState"),
+            };
+            let raw = serde_json::value::to_raw_value(&next)
+                .map_err(|e| ErrorObject::internal(format!("The request could not be rewritten: {e}")))?;
+            Ok(SessionParams::Raw(Some(raw)))
+        }
+    }
 }
 
 /// Asks the client, one by one, what an `input_required` result embeds.

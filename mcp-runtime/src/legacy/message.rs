@@ -9,13 +9,15 @@
 //! keys such as a progress token). Only what is rare is read into
 //! [`Value`]s: the client's answers to our requests, and notifications.
 
+use std::borrow::Cow;
+
 use serde::Deserialize;
 use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
-use serde_json::Value;
 use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 
 use crate::protocol::member::{RawMember, read_members, skip};
-use crate::protocol::{ErrorObject, META_PROTOCOL_VERSION, RequestId};
+use crate::protocol::{CallToolParams, ErrorObject, META_PROTOCOL_VERSION, Method, RequestId};
 
 /// One message as a 2025-era session reads it.
 #[derive(Debug)]
@@ -39,11 +41,46 @@ pub(crate) enum Incoming {
 #[derive(Debug)]
 pub(crate) struct SessionRequest {
     pub(crate) id: RequestId,
-    pub(crate) method: String,
-    /// As sent (an object unless the client erred), `_meta` included.
-    pub(crate) params: Option<Box<RawValue>>,
+    pub(crate) method: Cow<'static, str>,
+    pub(crate) params: SessionParams,
     /// The client's own `params._meta`, when it sent one.
     pub(crate) meta: Option<Box<RawValue>>,
+}
+
+/// A session request's params, as far as they were read with the message.
+#[derive(Debug)]
+pub(crate) enum SessionParams {
+    /// As sent (an object unless the client erred; `None` for none),
+    /// `_meta` included.
+    Raw(Option<Box<RawValue>>),
+    /// A `tools/call`'s, read in the same pass as the message.
+    Call(CallToolParams),
+}
+
+impl SessionParams {
+    /// Whether they are absent or an object, as every method wants.
+    pub(crate) fn is_object(&self) -> bool {
+        match self {
+            SessionParams::Raw(Some(raw)) => raw.get().starts_with('{'),
+            SessionParams::Raw(None) | SessionParams::Call(_) => true,
+        }
+    }
+
+    /// The params as a [`Value`] (for the rare readers that want one: an
+    /// observation that records them, the methods served by the session).
+    pub(crate) fn to_value(&self) -> Option<Value> {
+        match self {
+            SessionParams::Raw(raw) => value_of(raw.as_deref()),
+            SessionParams::Call(call) => {
+                let mut params = Map::new();
+                params.insert("name".to_owned(), Value::from(call.name.as_str()));
+                if let Some(arguments) = value_of(call.arguments.as_deref()) {
+                    params.insert("arguments".to_owned(), arguments);
+                }
+                Some(Value::Object(params))
+            }
+        }
+    }
 }
 
 /// Whether `"initialize"` appears in the raw message, quotes included: a
@@ -67,12 +104,28 @@ fn mentions(bytes: &[u8], word: &[u8]) -> bool {
 
 /// Reads one message; `Err` when `bytes` are not JSON at all.
 pub(crate) fn read(bytes: &[u8]) -> Result<Incoming, serde_json::Error> {
+    if let Some(call) = read_call(bytes) {
+        return Ok(Incoming::Request(call));
+    }
     match serde_json::from_slice::<Shape<'_>>(bytes) {
         Ok(shape) => Ok(shape.into_incoming()),
         // Valid JSON up to a value that is neither an object nor an array.
         Err(e) if e.is_data() => Ok(Incoming::Unreadable),
         Err(e) => Err(e),
     }
+}
+
+/// A session's `tools/call` in the shape every SDK writes it (`method`
+/// before `params`), read in one pass as the stateless path reads one;
+/// `None` sends anything else (a stateless call included) to the general
+/// reading.
+fn read_call(bytes: &[u8]) -> Option<SessionRequest> {
+    let (id, params, meta) = crate::dispatch::read_call(std::str::from_utf8(bytes).ok()?)?;
+    if meta.is_some_and(is_modern_meta) {
+        return None;
+    }
+    let method = Cow::Borrowed(Method::ToolsCall.name());
+    Some(SessionRequest { id, method, params: SessionParams::Call(params), meta: meta.map(RawValue::to_owned) })
 }
 
 /// Reads one message of a batch.
@@ -85,9 +138,8 @@ impl Incoming {
     /// notification, which `initialize` then refuses).
     pub(crate) fn is_initialize(&self) -> bool {
         match self {
-            Incoming::Request(SessionRequest { method, .. }) | Incoming::Notification { method, .. } => {
-                method == crate::protocol::Method::Initialize.name()
-            }
+            Incoming::Request(SessionRequest { method, .. }) => method == Method::Initialize.name(),
+            Incoming::Notification { method, .. } => method == Method::Initialize.name(),
             _ => false,
         }
     }
@@ -190,7 +242,11 @@ impl Envelope<'_> {
                     None => Ok(Incoming::Notification { method, params }),
                     Some(id) => {
                         let id = RequestId::from_json(id.get()).ok_or(())?;
-                        let meta = meta.map(RawValue::to_owned);
+                        let method = match Method::parse(&method) {
+                            Some(known) => Cow::Borrowed(known.name()),
+                            None => Cow::Owned(method),
+                        };
+                        let (params, meta) = (SessionParams::Raw(params), meta.map(RawValue::to_owned));
                         Ok(Incoming::Request(SessionRequest { id, method, params, meta }))
                     }
                 }
@@ -289,7 +345,28 @@ mod tests {
         let Incoming::Request(SessionRequest { method, meta, params, .. }) = of(legacy) else { panic!("a request") };
         assert_eq!(method, "tools/list");
         assert_eq!(meta.expect("its _meta").get(), r#"{"progressToken":1}"#);
-        assert_eq!(params.expect("its params").get(), r#"{"_meta":{"progressToken":1}}"#);
+        let SessionParams::Raw(Some(params)) = params else { panic!("its params, raw") };
+        assert_eq!(params.get(), r#"{"_meta":{"progressToken":1}}"#);
+    }
+
+    #[test]
+    fn a_common_call_is_read_in_one_pass_and_a_stateless_one_is_not_the_sessions() {
+        let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                          "params": {"name": "echo", "arguments": {"text": "hi"}, "_meta": {"progressToken": "p"}}});
+        let Incoming::Request(SessionRequest { id, method, params: SessionParams::Call(call), meta }) = of(call) else {
+            panic!("read in one pass")
+        };
+        assert_eq!((id.as_json(), &*method, call.name.as_str()), ("7", "tools/call", "echo"));
+        assert_eq!(meta.expect("its _meta").get(), r#"{"progressToken":"p"}"#);
+        let modern = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                            "params": {"name": "echo", "_meta": {META_PROTOCOL_VERSION: "2026-07-28"}}});
+        assert!(matches!(of(modern), Incoming::Modern));
+        // `params` first: the general reading, to the same request.
+        let later = br#"{"params":{"name":"echo"},"jsonrpc":"2.0","id":8,"method":"tools/call"}"#;
+        let Ok(Incoming::Request(SessionRequest { params: SessionParams::Raw(Some(raw)), .. })) = read(later) else {
+            panic!("read the general way")
+        };
+        assert_eq!(raw.get(), r#"{"name":"echo"}"#);
     }
 
     #[test]

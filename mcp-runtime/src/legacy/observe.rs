@@ -27,7 +27,7 @@ pub(super) fn request(server: &Server, session: &Session, request: &SessionReque
     }
     observation.session(session.id());
     // Read only for an observation that records them.
-    let params = super::message::value_of(request.params.as_deref());
+    let params = request.params.to_value();
     let params = params.as_ref().and_then(Value::as_object);
     let snapshot = server.snapshot();
     let catalog = snapshot.catalog();

@@ -61,7 +61,7 @@ impl StdioSession {
         match message {
             Incoming::Modern | Incoming::Unreadable => Step::Modern,
             Incoming::Request(request) if request.method == Method::Initialize.name() => {
-                self.initialize(&request.id, message::value_of(request.params.as_deref()).as_ref());
+                self.initialize(&request.id, request.params.to_value().as_ref());
                 Step::Done
             }
             Incoming::Request(request) => self.request(request),

@@ -22,7 +22,7 @@ use crate::endpoint::responses::busy_http;
 use crate::endpoint::responses::{empty, insufficient_scope, transport_error, with_body};
 use crate::handler::principal::Principal;
 use crate::legacy::bridge::{self, CloseConnection, Via};
-use crate::legacy::message::{self, Incoming, SessionRequest};
+use crate::legacy::message::{self, Incoming, SessionParams, SessionRequest};
 use crate::protocol::{ErrorObject, Method, RequestId};
 use crate::registry::scopes;
 
@@ -253,8 +253,13 @@ fn refusal_for(
     if !authenticated {
         return None;
     }
-    let target: Named<'_> = serde_json::from_str(request.params.as_deref()?.get()).ok()?;
-    let target = if request.method == Method::ResourcesRead.name() { target.uri } else { target.name };
+    let target = match &request.params {
+        SessionParams::Call(call) => Some(std::borrow::Cow::Borrowed(call.name.as_str())),
+        SessionParams::Raw(raw) => {
+            let target: Named<'_> = serde_json::from_str(raw.as_deref()?.get()).ok()?;
+            if request.method == Method::ResourcesRead.name() { target.uri } else { target.name }
+        }
+    };
     let access = scopes::Access::of(authenticated, parts.extensions.get::<Principal>());
     scopes::check(server.snapshot().catalog(), &access, &request.method, &target?)
 }

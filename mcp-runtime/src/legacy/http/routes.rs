@@ -20,7 +20,7 @@ use crate::endpoint::responses::{empty, json_response, not_allowed, transport_er
 use crate::eras::LEGACY_VERSIONS;
 use crate::legacy::SessionOwner;
 use crate::legacy::bridge::success;
-use crate::legacy::message::{self, Incoming, SessionRequest};
+use crate::legacy::message::{Incoming, SessionRequest};
 use crate::response::{Response, Stage};
 use crate::telemetry::{Ending, Origin};
 
@@ -100,7 +100,7 @@ impl SessionEndpoint {
         let Incoming::Request(SessionRequest { id, params, .. }) = message else {
             return transport_error(StatusCode::BAD_REQUEST, "`initialize` must be a JSON-RPC request");
         };
-        let params = message::value_of(params.as_deref());
+        let params = params.to_value();
         let mut observation = crate::legacy::observe::initialize(&id, params.as_ref(), &Origin::http(parts));
         let (session, result) = match crate::legacy::initialize::initialize(&self.server, params.as_ref()) {
             Ok(opened) => opened,
