@@ -6,8 +6,9 @@
 //! for minutes. An entry lasts until the token's `exp` (plus the leeway
 //! the uncached check allows) and never longer than [`MAX_AGE`], so a key
 //! the issuer withdraws stops being honoured within that time even for
-//! tokens seen before. The key is the whole token: a hit is the very token
-//! verified earlier, nothing weaker.
+//! tokens seen before. A hit is the very token verified earlier, compared
+//! whole, nothing weaker; it is looked up by its length and its last bytes
+//! only ([`Key`]), which costs a fraction of hashing all of it.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -21,22 +22,52 @@ pub(crate) const MAX_AGE: Duration = Duration::from_secs(300);
 /// At most this many tokens are kept (a few KiB each).
 const MAX_ENTRIES: usize = 4096;
 
-/// Until when a token is trusted, and the caller it stands for.
-type Entry = (Instant, Principal);
+/// A verified token, until when it is trusted, and the caller it stands for.
+#[derive(Debug)]
+struct Kept {
+    token: Box<[u8]>,
+    until: Instant,
+    caller: Principal,
+}
+
+/// How many of a token's last bytes it is looked up by.
+const TAIL: usize = 32;
+
+/// What a token is looked up by: its length and its last [`TAIL`] bytes.
+/// A JWT ends with its signature, so two verified tokens do not share
+/// them; only verified tokens are kept, so no one can fill the table with
+/// keys that collide. Two that did (an issuer whose tokens all end alike)
+/// would only take each other's place.
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct Key {
+    len: usize,
+    tail: [u8; TAIL],
+}
+
+impl Key {
+    fn of(token: &[u8]) -> Self {
+        let end = &token[token.len().saturating_sub(TAIL)..];
+        let mut tail = [0; TAIL];
+        tail[..end.len()].copy_from_slice(end);
+        Key { len: token.len(), tail }
+    }
+}
 
 /// Verified tokens and the callers they stand for.
 #[derive(Debug, Default)]
 pub(crate) struct VerifiedTokens {
     /// By the token's bytes, so that a request's header is looked up as it
-    /// came, before anything reads it as text.
-    entries: Mutex<HashMap<Box<[u8]>, Entry>>,
+    /// came, before anything reads it as text: each whole token, found by
+    /// its [`Key`].
+    entries: Mutex<HashMap<Key, Kept>>,
 }
 
 impl VerifiedTokens {
     /// The caller of `token`, if it was verified and is still good.
     pub(crate) fn get(&self, token: &[u8]) -> Option<Principal> {
         let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        entries.get(token).filter(|(until, _)| Instant::now() < *until).map(|(_, principal)| principal.clone())
+        let kept = entries.get(&Key::of(token))?;
+        (*kept.token == *token && Instant::now() < kept.until).then(|| kept.caller.clone())
     }
 
     /// Remembers a verified `token` until `exp` (Unix seconds) plus
@@ -53,12 +84,13 @@ impl VerifiedTokens {
         let now = Instant::now();
         let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
         if entries.len() >= MAX_ENTRIES {
-            entries.retain(|_, (until, _)| now < *until);
+            entries.retain(|_, kept| now < kept.until);
             if entries.len() >= MAX_ENTRIES {
                 entries.clear();
             }
         }
-        entries.insert(token.as_bytes().into(), (now + ttl, principal.clone()));
+        let token = token.as_bytes();
+        entries.insert(Key::of(token), Kept { token: token.into(), until: now + ttl, caller: principal.clone() });
     }
 }
 
@@ -81,6 +113,17 @@ mod tests {
         // Expired already: never kept.
         cache.put("token-b", &Principal::new("bob"), Some(unix_now().saturating_sub(1)), Duration::ZERO);
         assert_eq!(cache.get(b"token-b"), None);
+    }
+
+    #[test]
+    fn a_token_that_ends_like_a_kept_one_is_not_taken_for_it() {
+        let cache = VerifiedTokens::default();
+        let signature = "s".repeat(TAIL);
+        let alice = Principal::new("alice");
+        cache.put(&format!("header.alice.{signature}"), &alice, Some(unix_now() + 60), Duration::ZERO);
+        assert_eq!(cache.get(format!("header.alice.{signature}").as_bytes()), Some(alice));
+        assert_eq!(cache.get(format!("header.mallo.{signature}").as_bytes()), None, "same length, same end");
+        assert_eq!(cache.get(b"short"), None);
     }
 
     #[test]

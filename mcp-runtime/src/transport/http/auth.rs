@@ -34,15 +34,7 @@ pub(super) fn metadata(verifier: &Verifier, parts: &Parts) -> Option<http::Respo
 /// Lets the request through with its [`Principal`](crate::handler::principal::Principal)
 /// in its extensions, or answers it: 400, 401 or 503.
 pub(super) async fn authenticate(verifier: &Verifier, parts: &mut Parts) -> Result<(), http::Response<McpBody>> {
-    // A preflight carries no credentials; CORS answers it or it gets 405.
-    if parts.method == Method::OPTIONS {
-        return Ok(());
-    }
-    // The token a client sends on every request was checked, byte by byte,
-    // when it was first verified: the same bytes are found again by one
-    // pass, their hash, rather than read twice more.
-    if let Some(caller) = seen_before(verifier, parts) {
-        parts.extensions.insert(caller);
+    if known_caller(verifier, parts) {
         return Ok(());
     }
     let token = bearer_token(parts).map_err(|refusal| refuse(verifier, refusal))?;
@@ -65,6 +57,26 @@ pub(super) async fn authenticate(verifier: &Verifier, parts: &mut Parts) -> Resu
             response.headers_mut().insert(RETRY_AFTER, HeaderValue::try_from(seconds).expect("digits"));
             Err(response)
         }
+    }
+}
+
+/// Whether the request may go on without the full check: a preflight, which
+/// carries no credentials (CORS answers it or it gets 405), or a request
+/// whose token was verified before, its caller now in the extensions.
+///
+/// The token a client sends on every request was checked, byte by byte,
+/// when it was first verified: the same bytes are found again by one pass,
+/// their hash, rather than read twice more.
+pub(super) fn known_caller(verifier: &Verifier, parts: &mut Parts) -> bool {
+    if parts.method == Method::OPTIONS {
+        return true;
+    }
+    match seen_before(verifier, parts) {
+        Some(caller) => {
+            parts.extensions.insert(caller);
+            true
+        }
+        None => false,
     }
 }
 
