@@ -16,7 +16,10 @@
 # feature, starts the test suite's authorization server (oidc-provider, see
 # oidc.sh) on loopback and protects the server with it, every call carrying
 # an access token signed with ALG (the keys are fetched during the
-# uninstrumented warm-up, so the counted calls verify with cached keys).
+# uninstrumented warm-up, so the counted calls verify with cached keys);
+# REDIS=1 (with LEGACY=1) builds with the `redis` feature, starts a
+# redis-server on loopback (ready when it answers PING) and keeps the
+# sessions there (Redis's own work is not counted, the client's is).
 #
 # The kernel's share (TCP, epoll) is not counted here; see profile.sh.
 set -euo pipefail
@@ -51,7 +54,19 @@ if [[ -n "${AUTH:-}" && "$server" == ours ]]; then
     export BEARER
     server_args+=(--issuer "$issuer")
 fi
-out="target/profiling/$server${TOOLS:+-$TOOLS-tools}${LIST:+-list}${LEGACY:+-legacy}${LOG:+-log-$LOG}${OTLP:+-otlp}${AUTH:+-auth-$AUTH}.$$.callgrind.out"
+if [[ -n "${REDIS:-}" && "$server" == ours ]]; then
+    command -v redis-server >/dev/null || { echo "redis-server is not installed" >&2; exit 1; }
+    redis_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no >/dev/null 2>&1 &
+    helpers+=($!)
+    for _ in $(seq 100); do
+        [[ "$(redis-cli -p "$redis_port" ping 2>/dev/null)" == PONG ]] && break
+        sleep 0.1
+    done
+    [[ "$(redis-cli -p "$redis_port" ping 2>/dev/null)" == PONG ]] || { echo "redis-server did not start" >&2; exit 1; }
+    server_args+=(--sessions-redis "redis://127.0.0.1:$redis_port/")
+fi
+out="target/profiling/$server${TOOLS:+-$TOOLS-tools}${LIST:+-list}${LEGACY:+-legacy}${LOG:+-log-$LOG}${OTLP:+-otlp}${AUTH:+-auth-$AUTH}${REDIS:+-redis}.$$.callgrind.out"
 mkdir -p target/profiling
 rm -f "$out"
 valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out" \

@@ -7,7 +7,8 @@
 # Release builds with line tables, in a target folder of their own: the
 # binaries `run.sh` measures stay built without debug information.
 # OTLP=1 (ours) builds with the `otel` feature, AUTH=ALG (ours) with the
-# `auth` feature, each in a folder of its own.
+# `auth` feature, REDIS=1 (ours) with the `redis` feature, each in a folder
+# of its own.
 build_for_profiling() {
     local dir=target/profiling features=()
     if [[ -n "${OTLP:-}" && "$server" == ours ]]; then
@@ -17,6 +18,10 @@ build_for_profiling() {
     if [[ -n "${AUTH:-}" && "$server" == ours ]]; then
         dir=target/profiling-auth
         features=(--features auth)
+    fi
+    if [[ -n "${REDIS:-}" && "$server" == ours ]]; then
+        dir=target/profiling-redis
+        features=(--features redis)
     fi
     CARGO_TARGET_DIR=$dir CARGO_PROFILE_RELEASE_DEBUG=line-tables-only \
         cargo build --release --quiet -p "bench-$server" "${features[@]}"

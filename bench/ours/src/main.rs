@@ -1,7 +1,8 @@
 //! The echo server written with mcp-runtime, as its documentation shows:
 //! one `#[tool]` function, collected by `server!()`.
 //!
-//! `bench-ours http 127.0.0.1:PORT [--health] [--tools N]` or `bench-ours stdio [--tools N]`.
+//! `bench-ours http 127.0.0.1:PORT [--health] [--tools N]` or `bench-ours stdio [--tools N]`;
+//! built with the `redis` feature, `--sessions-redis URL` keeps 2025-era sessions in Redis.
 //! `--tools N` serves N tools in all: `echo` and N - 1 more with the same
 //! input, for the scaling runs; `--page-size N` sets how many items one
 //! `tools/list` page holds (default 100); `--health` (HTTP only) answers
@@ -84,6 +85,17 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         false => None,
     };
     let health = args.iter().any(|a| a == "--health");
+    #[cfg(feature = "redis")]
+    if let Some(i) = args.iter().position(|a| a == "--sessions-redis") {
+        let url = args.get(i + 1).ok_or("--sessions-redis needs a URL")?;
+        let addr = args.get(1).ok_or("--sessions-redis needs http ADDR")?;
+        let store = mcp_runtime::redis::RedisSessionStore::connect(url, "bench-ours").await?;
+        return Ok(server.serve_http_with(addr.as_str(), HttpConfig::default().session_store(store)).await?);
+    }
+    #[cfg(not(feature = "redis"))]
+    if args.iter().any(|a| a == "--sessions-redis") {
+        return Err("--sessions-redis needs bench-ours built with the `redis` feature".into());
+    }
     match (args.first().map(String::as_str), args.get(1)) {
         (Some("http"), Some(addr)) if health => {
             let config = HttpConfig::default().health_endpoints("/healthz", "/readyz");
