@@ -51,7 +51,9 @@ pub(super) fn request(server: &Server, session: &Session, request: &SessionReque
         }
         _ => None,
     };
-    let meta = params.and_then(|p| p.get("_meta")).and_then(Value::as_object);
+    // The client's own `_meta` (trace context, say), as it sent it.
+    let meta = super::message::value_of(request.meta.as_deref());
+    let meta = meta.as_ref().and_then(Value::as_object);
     observation.routed(session.protocol_version(), target.unwrap_or(Target::None), meta);
     observation
 }
