@@ -39,7 +39,8 @@ async fn initialize_over_http_names_the_version_the_capabilities_and_the_server(
 #[tokio::test]
 async fn each_version_is_sent_only_the_fields_it_knows() {
     for version in ["2025-03-26", "2025-06-18", "2025-11-25"] {
-        let mut client = Stdio::start(server());
+        let server = server();
+        let mut client = Stdio::start(server.clone());
         let info = client.initialize(version, json!({})).await["result"]["serverInfo"].clone();
         client.notify("notifications/initialized", json!({})).await;
         let tools = client.request(1, "tools/list", json!({})).await.1["result"]["tools"].clone();
@@ -56,6 +57,13 @@ async fn each_version_is_sent_only_the_fields_it_knows() {
             assert_eq!(info.get(newer).is_some(), newest, "{version}: {info}");
         }
         assert_eq!(tool("echo").get("icons").is_some(), newest, "{version}");
+        // The definitions rewritten for this version follow the catalog.
+        server.remove_tool("forecast");
+        let after = client.request(3, "tools/list", json!({})).await.1["result"]["tools"].clone();
+        let names: Vec<&str> = after.as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
+        assert!(names.contains(&"echo") && !names.contains(&"forecast"), "{version}: {names:?}");
+        let echo = after.as_array().unwrap().iter().find(|t| t["name"] == "echo").unwrap();
+        assert_eq!(echo.get("icons").is_some(), newest, "{version}");
         client.close().await;
     }
 }

@@ -48,9 +48,10 @@ pub(super) fn call(version: &str, result: &mut CallToolResult) {
     }
 }
 
-/// The items of a list page (`key` names the list) for a session on
-/// `version`, where any of them differs from the stateless definition;
-/// `None` when all are sent as they are.
+/// The definitions of a list (`key` names it) for a session on `version`,
+/// where any of them differs from the stateless definition; `None` when
+/// all are sent as they are. Made once per catalog and version: the
+/// snapshot keeps them.
 pub(super) fn list_items(version: &str, key: &str, items: &[&RawValue]) -> Option<Vec<Box<RawValue>>> {
     let tools = key == "tools";
     let touched = |item: &RawValue| {

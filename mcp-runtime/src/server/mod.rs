@@ -169,7 +169,20 @@ pub(crate) struct Snapshot {
     catalog: Catalog,
     capabilities: ServerCapabilities,
     discover: DiscoverResult,
+    /// The definitions of a list as a 2025-era version reads them, made at
+    /// the first such list and kept with the catalog they come from.
+    #[cfg(feature = "legacy")]
+    older_definitions: OlderDefinitions,
 }
+
+/// Lists of definitions rewritten for an older protocol version, by version
+/// and list; `None` where every definition reads as it is.
+#[cfg(feature = "legacy")]
+type Rewritten = Option<Arc<[Box<serde_json::value::RawValue>]>>;
+
+#[cfg(feature = "legacy")]
+#[derive(Default)]
+struct OlderDefinitions(std::sync::Mutex<std::collections::HashMap<(&'static str, &'static str), Rewritten>>);
 
 impl Snapshot {
     fn new(catalog: Catalog, settings: &Settings) -> Self {
@@ -193,7 +206,27 @@ impl Snapshot {
         let versions = settings.eras.versions().iter().map(|v| (*v).to_owned()).collect();
         let mut discover = DiscoverResult::new(versions, capabilities.clone());
         discover.instructions = settings.instructions.clone();
-        Snapshot { catalog, capabilities, discover }
+        Snapshot {
+            catalog,
+            capabilities,
+            discover,
+            #[cfg(feature = "legacy")]
+            older_definitions: OlderDefinitions::default(),
+        }
+    }
+
+    /// The definitions of list `key` as `version` reads them: those `make`
+    /// rewrote the first time they were asked for, `None` when it had
+    /// nothing to rewrite.
+    #[cfg(feature = "legacy")]
+    pub(crate) fn older_definitions(
+        &self,
+        version: &'static str,
+        key: &'static str,
+        make: impl FnOnce() -> Option<Vec<Box<serde_json::value::RawValue>>>,
+    ) -> Rewritten {
+        let mut kept = self.older_definitions.0.lock().unwrap_or_else(|e| e.into_inner());
+        kept.entry((version, key)).or_insert_with(|| make().map(Arc::from)).clone()
     }
 
     /// Every entry served, sorted and indexed.
@@ -466,5 +499,34 @@ impl Requirements<'_> {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(all(test, feature = "legacy"))]
+mod older_definitions_tests {
+    use std::cell::Cell;
+
+    use serde_json::value::RawValue;
+
+    use crate::Server;
+
+    #[test]
+    fn a_list_is_rewritten_once_per_catalog_and_version() {
+        let server = Server::builder("s", "1").build().expect("a server");
+        let snapshot = server.snapshot();
+        let made = Cell::new(0);
+        let make = || {
+            made.set(made.get() + 1);
+            Some(vec![RawValue::from_string("{}".to_owned()).expect("JSON")])
+        };
+        let first = snapshot.older_definitions("2025-06-18", "tools", make).expect("rewritten");
+        let again = snapshot.older_definitions("2025-06-18", "tools", make).expect("kept");
+        assert!(std::sync::Arc::ptr_eq(&first, &again));
+        assert_eq!(made.get(), 1);
+        snapshot.older_definitions("2025-03-26", "tools", make);
+        snapshot.older_definitions("2025-06-18", "prompts", || None);
+        assert_eq!(made.get(), 2, "another version is another rewrite");
+        assert!(snapshot.older_definitions("2025-06-18", "prompts", make).is_none(), "nothing to rewrite, kept so");
+        assert_eq!(made.get(), 2);
     }
 }

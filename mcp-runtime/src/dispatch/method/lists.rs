@@ -111,13 +111,33 @@ pub(super) fn run(p: &Prepared, kind: ListKind, start: usize) -> Response {
     let key = kind.key();
     let (range, next_cursor) = pagination::page(key, start, kind.len(c), settings.page_size, |i| kind.sort_key(c, i));
     // Only this page's definitions, serialized when the server was built.
-    let items: Vec<&RawValue> = match kind {
-        ListKind::Tools => c.tools()[range].iter().map(|t| t.json()).collect(),
-        ListKind::Prompts => c.prompts()[range].iter().map(|t| t.json()).collect(),
-        ListKind::Resources => c.resources()[range].iter().map(|t| t.json()).collect(),
-        ListKind::Templates => c.templates()[range].iter().map(|t| t.json()).collect(),
+    let rewritten = rewritten(p, kind);
+    let items: Vec<&RawValue> = match &rewritten {
+        Some(definitions) => definitions[range].iter().map(|item| &**item).collect(),
+        None => match kind {
+            ListKind::Tools => c.tools()[range].iter().map(|t| t.json()).collect(),
+            ListKind::Prompts => c.prompts()[range].iter().map(|t| t.json()).collect(),
+            ListKind::Resources => c.resources()[range].iter().map(|t| t.json()).collect(),
+            ListKind::Templates => c.templates()[range].iter().map(|t| t.json()).collect(),
+        },
     };
     answer_page(p, key, items, next_cursor, settings.list_cache)
+}
+
+/// The definitions of the list as the request's client reads them, where
+/// they differ from the catalog's: a 2025-era session's version reads some
+/// without their newer members. Rewritten once per catalog and version.
+fn rewritten(p: &Prepared, kind: ListKind) -> Option<std::sync::Arc<[Box<RawValue>]>> {
+    #[cfg(feature = "legacy")]
+    if let Some(version) = p.session {
+        let c = p.snapshot.catalog();
+        return p.snapshot.older_definitions(version, kind.key(), || {
+            let all: Vec<&RawValue> = (0..kind.len(c)).map(|i| kind.json(c, i)).collect();
+            crate::dispatch::session_result::list_items(version, kind.key(), &all)
+        });
+    }
+    let _ = (p, kind);
+    None
 }
 
 /// One page of the items the caller may see, on a server that checks
@@ -140,7 +160,11 @@ fn filtered(p: &Prepared, kind: ListKind, start: usize) -> Response {
         (Some(&last), Some(_)) => Some(pagination::encode(key, kind.sort_key(c, last))),
         _ => None,
     };
-    let items: Vec<&RawValue> = page.iter().map(|&i| kind.json(c, i)).collect();
+    let rewritten = rewritten(p, kind);
+    let items: Vec<&RawValue> = match &rewritten {
+        Some(definitions) => page.iter().map(|&i| &*definitions[i]).collect(),
+        None => page.iter().map(|&i| kind.json(c, i)).collect(),
+    };
     answer_page(p, key, items, next_cursor, settings.list_cache.with_scope(CacheScope::Private))
 }
 
@@ -152,18 +176,6 @@ fn answer_page(
     next_cursor: Option<String>,
     cache: CacheHints,
 ) -> Response {
-    // A 2025-era session reads some definitions without their newer members.
-    #[cfg(feature = "legacy")]
-    if let Some(version) = p.session
-        && let Some(shaped) = crate::dispatch::session_result::list_items(version, key, &items)
-    {
-        let items = shaped.iter().map(|item| &**item).collect();
-        return finish_page(p, Page { key, items, next_cursor }, cache);
-    }
-    finish_page(p, Page { key, items, next_cursor }, cache)
-}
-
-fn finish_page(p: &Prepared, page: Page<'_>, cache: CacheHints) -> Response {
-    let size = page.items.iter().map(|item| item.get().len() + 1).sum();
-    finish_sized(p, ResultType::Complete, &page, None, Some(cache), size)
+    let size = items.iter().map(|item| item.get().len() + 1).sum();
+    finish_sized(p, ResultType::Complete, &Page { key, items, next_cursor }, None, Some(cache), size)
 }
