@@ -203,6 +203,7 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+pub mod apps;
 pub mod auth;
 pub mod dispatch;
 #[cfg(feature = "http")]

@@ -189,6 +189,23 @@ impl RequestContext {
         &self.inner.meta.client_capabilities
     }
 
+    /// Whether this request's client renders interactive views (MCP Apps):
+    /// it declares the `io.modelcontextprotocol/ui` extension with the
+    /// views' MIME type, on this request (2026-07-28) or when its session
+    /// began (2025 era). A tool bound to a view can then keep its text short,
+    /// and say more when no view will be shown.
+    ///
+    /// ```
+    /// use mcp_runtime::RequestContext;
+    /// async fn show_board(cx: RequestContext) -> String {
+    ///     if cx.client_renders_views() { "3 notes".into() } else { "3 notes: milk, eggs, bread".into() }
+    /// }
+    /// # let _ = show_board;
+    /// ```
+    pub fn client_renders_views(&self) -> bool {
+        crate::apps::renders_views(&self.inner.meta.client_capabilities)
+    }
+
     /// The client's self-description, if it sent one. For display only.
     pub fn client_info(&self) -> Option<&Implementation> {
         self.inner.meta.client_info.as_ref()

@@ -39,12 +39,28 @@ pub(crate) fn initialize(server: &Server, params: Option<&Value>) -> Result<(Ses
     Ok((session, result(server, version)))
 }
 
+/// Keeps, of the `extensions` in `capabilities`, only interactive views
+/// (MCP Apps), which 2025-era hosts declare and read in `initialize`; the
+/// others (tasks) this server serves in the stateless revision alone.
+pub(crate) fn only_views_extension(capabilities: &mut Map<String, Value>) {
+    let views = capabilities.get("extensions").and_then(|extensions| extensions.get(crate::apps::EXTENSION)).cloned();
+    match views {
+        Some(settings) => {
+            let mut extensions = Map::new();
+            extensions.insert(crate::apps::EXTENSION.to_owned(), settings);
+            capabilities.insert("extensions".to_owned(), Value::Object(extensions));
+        }
+        None => {
+            capabilities.remove("extensions");
+        }
+    }
+}
+
 /// The `InitializeResult` for a session on `version`.
 fn result(server: &Server, version: &str) -> Value {
     let mut capabilities = serde_json::to_value(server.capabilities()).unwrap_or_else(|_| json!({}));
     if let Some(capabilities) = capabilities.as_object_mut() {
-        // The 2025-era capabilities have no extensions.
-        capabilities.remove("extensions");
+        only_views_extension(capabilities);
     }
     let mut info = serde_json::to_value(server.info()).unwrap_or_else(|_| json!({}));
     if let Some(info) = info.as_object_mut() {

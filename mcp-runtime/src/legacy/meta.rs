@@ -36,9 +36,9 @@ fn write(session: &Session, mut meta: Map<String, Value>) -> Map<String, Value> 
     meta.insert(META_PROTOCOL_VERSION.to_owned(), Value::from(PROTOCOL_VERSION));
     let mut capabilities = serde_json::to_value(session.client_capabilities()).unwrap_or_else(|_| json!({}));
     if let Some(capabilities) = capabilities.as_object_mut() {
-        // Extensions are a 2026-07-28 notion: one a 2025-era client names
-        // in `initialize` (the tasks extension, say) is not declared.
-        capabilities.remove("extensions");
+        // Of the extensions a 2025-era client names in `initialize`, only
+        // interactive views are that era's too; tasks, say, are not.
+        super::initialize::only_views_extension(capabilities);
     }
     meta.insert(META_CLIENT_CAPABILITIES.to_owned(), capabilities);
     match session.client_info().and_then(|info| serde_json::to_value(info).ok()) {

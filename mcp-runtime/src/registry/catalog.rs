@@ -299,4 +299,9 @@ impl Catalog {
     pub(crate) fn has_resources(&self) -> bool {
         !self.resources.is_empty() || !self.templates.is_empty()
     }
+
+    /// Whether an interactive view (MCP Apps) is served.
+    pub(crate) fn has_views(&self) -> bool {
+        self.resources.iter().any(|r| r.entry.view.is_some())
+    }
 }

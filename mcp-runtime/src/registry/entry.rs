@@ -353,6 +353,8 @@ pub struct ResourceEntry {
     pub(crate) requirements: Vec<StateRequirement>,
     pub(crate) location: SourceLocation,
     pub(crate) scopes: Option<Vec<String>>,
+    /// Set when the resource is an interactive view (MCP Apps).
+    pub(crate) view: Option<crate::apps::View>,
 }
 
 impl ResourceEntry {
@@ -387,6 +389,7 @@ impl ResourceEntry {
             requirements: H::requirements(),
             location: SourceLocation::caller(),
             scopes: None,
+            view: None,
         }
     }
 
@@ -407,6 +410,7 @@ impl ResourceEntry {
             requirements: (d.requirements)(),
             location: d.location,
             scopes: of_descriptor(d.scopes),
+            view: None,
         }
     }
 

@@ -120,6 +120,21 @@ pub enum BuildError {
         /// Where the handler is.
         location: SourceLocation,
     },
+    /// An interactive view (MCP Apps) or a tool bound to one is declared
+    /// wrongly: a view whose URI is not `ui://…` or that is a template, a
+    /// view's domain that is not an origin, or a tool bound to a URI that no
+    /// view has.
+    #[error("{kind} `{name}` (at {location}): {reason}")]
+    View {
+        /// `tool` or `resource`.
+        kind: &'static str,
+        /// The tool's name, or the resource's URI.
+        name: String,
+        /// What is wrong, and what to do.
+        reason: String,
+        /// Where the entry is.
+        location: SourceLocation,
+    },
     /// The `MCP_ERAS` environment variable names no era choice.
     #[error("the MCP_ERAS environment variable is invalid: {reason}")]
     Eras {

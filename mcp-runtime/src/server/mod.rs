@@ -198,11 +198,14 @@ impl Snapshot {
         capabilities.prompts = (!catalog.prompts().is_empty()).then(|| list_changes.clone());
         capabilities.resources = catalog.has_resources().then_some(resources);
         capabilities.tools = (!catalog.tools().is_empty()).then_some(list_changes);
-        capabilities.extensions = (cfg!(feature = "tasks") && catalog.has_task_tools()).then(|| {
-            let mut extensions = Map::new();
+        let mut extensions = Map::new();
+        if cfg!(feature = "tasks") && catalog.has_task_tools() {
             extensions.insert(TASKS_EXTENSION.into(), Value::Object(Map::new()));
-            extensions
-        });
+        }
+        if catalog.has_views() {
+            extensions.insert(crate::apps::EXTENSION.into(), Value::Object(Map::new()));
+        }
+        capabilities.extensions = (!extensions.is_empty()).then_some(extensions);
         let versions = settings.eras.versions().iter().map(|v| (*v).to_owned()).collect();
         let mut discover = DiscoverResult::new(versions, capabilities.clone());
         discover.instructions = settings.instructions.clone();
@@ -452,6 +455,7 @@ pub(crate) fn check_entries(entries: &Entries, state: &StateMap, authenticated: 
             instead: "declare it `task`, which runs as a plain call without the feature",
         });
     }
+    crate::apps::check(entries)?;
     let check = Requirements { state, authenticated };
     check.all("tool", &entries.tools, |t| (&t.definition.name, &t.requirements, t.location))?;
     check.all("prompt", &entries.prompts, |p| (&p.definition.name, &p.requirements, p.location))?;

@@ -47,6 +47,12 @@ pub(super) async fn run(p: &Prepared, params: ReadResourceParams, parts: Context
     let outcome = interruptible(p, uri, cx, move || handler(call, mime)).await;
     let outcome = match outcome {
         Ok(Outcome::Complete(r)) if r.contents.is_empty() => Err(ErrorObject::resource_not_found(uri)),
+        Ok(Outcome::Complete(mut r)) if entry.view.is_some() => {
+            if let Some(view) = &entry.view {
+                crate::apps::shape_contents(view, &mut r.contents);
+            }
+            Ok(Outcome::Complete(r))
+        }
         other => other,
     };
     outcome_response(p, outcome, |r| r.meta.take(), Some(cache))

@@ -1,0 +1,185 @@
+//! Interactive views (MCP Apps): a `ui://` view and the tools bound to it,
+//! as both eras list, read and negotiate them. Every message is checked
+//! against the official schema of its revision.
+
+use std::time::Duration;
+
+use mcp_runtime::apps::{EXTENSION, MIME_TYPE, View, Visibility};
+use mcp_runtime::entry::{ResourceEntry, ToolEntry};
+use mcp_runtime::protocol::ClientCapabilities;
+use mcp_runtime::transport::stdio::StdioConfig;
+use mcp_runtime::{BuildError, RequestContext, Server, ServerBuilder};
+use mcp_tests::legacy_schema::assert_valid_legacy;
+use mcp_tests::validated_client::checked;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+const BOARD_URI: &str = "ui://notes/board.html";
+const BOARD: &str = "<!doctype html><html><body><h1>Notes</h1></body></html>";
+
+fn board() -> View {
+    View::new().connect_domains(["https://api.example.com"]).clipboard_write().prefers_border(true)
+}
+
+fn builder() -> ServerBuilder {
+    Server::builder("notes", "1.0.0")
+        .resource(ResourceEntry::fixed(BOARD_URI, "board", || async { BOARD }).view(board()))
+        .tool(
+            ToolEntry::new("show_board", |cx: RequestContext| async move {
+                if cx.client_renders_views() { "3 notes" } else { "3 notes: milk, eggs, bread" }
+            })
+            .view(BOARD_URI),
+        )
+        .tool(ToolEntry::new("refresh_board", || async { "refreshed" }).view(BOARD_URI).visibility(Visibility::App))
+        .tool(ToolEntry::new("plain", || async { "plain" }))
+}
+
+fn renders_views() -> Value {
+    json!({"extensions": {EXTENSION: {"mimeTypes": [MIME_TYPE]}}})
+}
+
+fn listed<'a>(list: &'a Value, key: &str, name: &str) -> &'a Value {
+    let items = list[key].as_array().expect("a list");
+    items.iter().find(|item| item["name"] == name).unwrap_or_else(|| panic!("`{name}` in {list}"))
+}
+
+#[tokio::test]
+async fn a_view_and_its_tools_are_listed_read_and_declared_in_the_stateless_revision() {
+    let server = builder().build().expect("a valid server");
+    let capabilities: ClientCapabilities = serde_json::from_value(renders_views()).expect("capabilities");
+    let client = checked(server).with_capabilities(capabilities);
+
+    let discover = client.discover().await.expect("discover");
+    assert_eq!(discover["capabilities"]["extensions"][EXTENSION], json!({}), "{discover}");
+
+    let tools = client.list_tools().await.expect("tools/list");
+    assert_eq!(listed(&tools, "tools", "show_board")["_meta"]["ui"], json!({"resourceUri": BOARD_URI}));
+    let app_only = &listed(&tools, "tools", "refresh_board")["_meta"]["ui"];
+    assert_eq!(app_only, &json!({"resourceUri": BOARD_URI, "visibility": ["app"]}));
+    assert!(listed(&tools, "tools", "plain").get("_meta").is_none());
+
+    let ui = board_meta();
+    let resources = client.request("resources/list", json!({})).await.expect("resources/list");
+    let entry = listed(&resources, "resources", "board");
+    assert_eq!((entry["mimeType"].as_str(), &entry["_meta"]["ui"]), (Some(MIME_TYPE), &ui));
+    let read = client.read_resource(BOARD_URI).await.expect("resources/read");
+    let content = &read["contents"][0];
+    assert_eq!((content["mimeType"].as_str(), content["text"].as_str()), (Some(MIME_TYPE), Some(BOARD)));
+    assert_eq!(content["_meta"]["ui"], ui);
+
+    let shown = client.call_tool("show_board", json!({})).await.expect("tools/call");
+    assert_eq!(shown["content"][0]["text"], "3 notes");
+    // An app-only tool is served like any other: visibility is the host's business.
+    let refreshed = client.call_tool("refresh_board", json!({})).await.expect("tools/call");
+    assert_eq!(refreshed["content"][0]["text"], "refreshed");
+}
+
+fn board_meta() -> Value {
+    json!({"csp": {"connectDomains": ["https://api.example.com"]}, "permissions": {"clipboardWrite": {}}, "prefersBorder": true})
+}
+
+#[tokio::test]
+async fn a_client_that_renders_no_view_is_told_more() {
+    let client = checked(builder().build().expect("a valid server"));
+    let shown = client.call_tool("show_board", json!({})).await.expect("tools/call");
+    assert_eq!(shown["content"][0]["text"], "3 notes: milk, eggs, bread");
+    // Declaring the extension without the views' MIME type is no support.
+    let without_type: ClientCapabilities =
+        serde_json::from_value(json!({"extensions": {EXTENSION: {}}})).expect("capabilities");
+    let client = checked(builder().build().expect("a valid server")).with_capabilities(without_type);
+    let shown = client.call_tool("show_board", json!({})).await.expect("tools/call");
+    assert_eq!(shown["content"][0]["text"], "3 notes: milk, eggs, bread");
+}
+
+#[tokio::test]
+async fn a_server_without_views_declares_no_extension() {
+    let server = Server::builder("plain", "1.0.0")
+        .tool(ToolEntry::new("plain", || async { "plain" }))
+        .build()
+        .expect("a valid server");
+    assert!(server.capabilities().extensions.is_none_or(|extensions| !extensions.contains_key(EXTENSION)));
+}
+
+/// One 2025-era client over stdio, on an in-memory pipe.
+struct Session {
+    writer: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+    lines: tokio::io::Lines<BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
+}
+
+impl Session {
+    async fn open(server: Server, capabilities: Value) -> (Session, Value) {
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        let (their_read, their_write) = tokio::io::split(theirs);
+        tokio::spawn(server.serve_io(their_read, their_write, StdioConfig::default()));
+        let (read, writer) = tokio::io::split(ours);
+        let mut session = Session { writer, lines: BufReader::new(read).lines() };
+        let params = json!({"protocolVersion": "2025-11-25", "capabilities": capabilities,
+                            "clientInfo": {"name": "host", "version": "1"}});
+        let initialized = session.request(0, "initialize", params).await;
+        session.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+        (session, initialized)
+    }
+
+    async fn send(&mut self, message: Value) {
+        self.writer.write_all(format!("{message}\n").as_bytes()).await.expect("the server reads");
+        self.writer.flush().await.expect("the server reads");
+    }
+
+    async fn request(&mut self, id: i64, method: &str, params: Value) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
+        let line = tokio::time::timeout(Duration::from_secs(30), self.lines.next_line()).await.expect("an answer");
+        let message: Value = serde_json::from_str(&line.expect("readable").expect("a line")).expect("JSON");
+        assert_valid_legacy(method, &message);
+        assert_eq!(message["id"], id, "{message}");
+        message
+    }
+}
+
+#[tokio::test]
+async fn a_2025_era_session_negotiates_views_in_initialize() {
+    let (mut session, initialized) = Session::open(builder().build().expect("a server"), renders_views()).await;
+    assert_eq!(initialized["result"]["capabilities"]["extensions"], json!({EXTENSION: {}}), "{initialized}");
+    let tools = session.request(1, "tools/list", json!({})).await;
+    assert_eq!(listed(&tools["result"], "tools", "show_board")["_meta"]["ui"], json!({"resourceUri": BOARD_URI}));
+    let read = session.request(2, "resources/read", json!({"uri": BOARD_URI})).await;
+    assert_eq!(read["result"]["contents"][0]["mimeType"], MIME_TYPE);
+    assert_eq!(read["result"]["contents"][0]["_meta"]["ui"], board_meta());
+    let shown = session.request(3, "tools/call", json!({"name": "show_board"})).await;
+    assert_eq!(shown["result"]["content"][0]["text"], "3 notes", "the session's client renders views");
+
+    let (mut plain, _) = Session::open(builder().build().expect("a server"), json!({})).await;
+    let shown = plain.request(1, "tools/call", json!({"name": "show_board"})).await;
+    assert_eq!(shown["result"]["content"][0]["text"], "3 notes: milk, eggs, bread");
+}
+
+fn refused(builder: ServerBuilder) -> String {
+    match builder.build() {
+        Err(error @ BuildError::View { .. }) => error.to_string(),
+        Err(other) => panic!("another error: {other}"),
+        Ok(_) => panic!("built"),
+    }
+}
+
+#[test]
+fn a_view_declared_wrongly_is_a_build_error_naming_it() {
+    let view = |uri: &str| ResourceEntry::fixed(uri, "v", || async { BOARD }).view(View::new());
+    let error = refused(Server::builder("s", "1").resource(view("https://example.com/board.html")));
+    assert!(error.starts_with("resource `https://example.com/board.html` (at "), "{error}");
+    assert!(error.contains("must start with `ui://`"), "{error}");
+
+    let template = ResourceEntry::template("ui://notes/{id}", "v", || async { BOARD }).view(View::new());
+    assert!(refused(Server::builder("s", "1").resource(template)).contains("not a template"));
+
+    let bad_domain = ResourceEntry::fixed(BOARD_URI, "v", || async { BOARD })
+        .view(View::new().connect_domains(["https://api.example.com/v1"]));
+    assert!(refused(Server::builder("s", "1").resource(bad_domain)).contains("is not an origin"));
+
+    let unbound = ToolEntry::new("show", || async { "x" }).view("ui://nowhere.html");
+    let error = refused(Server::builder("s", "1").tool(unbound));
+    assert!(error.starts_with("tool `show` (at "), "{error}");
+    assert!(error.contains("bound to the view `ui://nowhere.html`, which no resource serves"), "{error}");
+    // A resource at the URI that is not a view does not count.
+    let not_a_view = ResourceEntry::fixed(BOARD_URI, "v", || async { BOARD });
+    let tool = ToolEntry::new("show", || async { "x" }).view(BOARD_URI);
+    assert!(refused(Server::builder("s", "1").resource(not_a_view).tool(tool)).contains("which no resource serves"));
+}
