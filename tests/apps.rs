@@ -165,7 +165,7 @@ fn a_view_declared_wrongly_is_a_build_error_naming_it() {
     let view = |uri: &str| ResourceEntry::fixed(uri, "v", || async { BOARD }).view(View::new());
     let error = refused(Server::builder("s", "1").resource(view("https://example.com/board.html")));
     assert!(error.starts_with("resource `https://example.com/board.html` (at "), "{error}");
-    assert!(error.contains("must start with `ui://`"), "{error}");
+    assert!(error.contains("starts with `ui://`"), "{error}");
 
     let template = ResourceEntry::template("ui://notes/{id}", "v", || async { BOARD }).view(View::new());
     assert!(refused(Server::builder("s", "1").resource(template)).contains("not a template"));
@@ -182,4 +182,37 @@ fn a_view_declared_wrongly_is_a_build_error_naming_it() {
     let not_a_view = ResourceEntry::fixed(BOARD_URI, "v", || async { BOARD });
     let tool = ToolEntry::new("show", || async { "x" }).view(BOARD_URI);
     assert!(refused(Server::builder("s", "1").resource(not_a_view).tool(tool)).contains("which no resource serves"));
+}
+
+/// The macro board.
+#[mcp_runtime::resource(
+    "ui://notes/macro-board.html",
+    view(connect_domains = ["https://api.example.com"], clipboard_write, prefers_border = true)
+)]
+fn macro_board() -> &'static str {
+    BOARD
+}
+
+/// Refreshes the macro board.
+#[mcp_runtime::tool(view = "ui://notes/macro-board.html", visibility = app)]
+fn refresh_macro_board() -> String {
+    "refreshed".to_owned()
+}
+
+#[tokio::test]
+async fn the_macros_declare_the_same_view_and_binding() {
+    let server = Server::builder("macros", "1.0.0")
+        .resources(mcp_runtime::resources![macro_board])
+        .tools(mcp_runtime::tools![refresh_macro_board])
+        .build()
+        .expect("a valid server");
+    let client = checked(server);
+    let tools = client.list_tools().await.expect("tools/list");
+    let ui = &listed(&tools, "tools", "refresh_macro_board")["_meta"]["ui"];
+    assert_eq!(ui, &json!({"resourceUri": "ui://notes/macro-board.html", "visibility": ["app"]}));
+    let read = client.read_resource("ui://notes/macro-board.html").await.expect("resources/read");
+    assert_eq!(read["contents"][0]["mimeType"], MIME_TYPE);
+    assert_eq!(read["contents"][0]["_meta"]["ui"], board_meta());
+    let discover = client.discover().await.expect("discover");
+    assert_eq!(discover["capabilities"]["extensions"][EXTENSION], json!({}));
 }

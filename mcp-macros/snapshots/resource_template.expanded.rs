@@ -81,6 +81,7 @@ const _: () = {
             line: ::core::line!(),
         },
         scopes: &[],
+        view: ::core::option::Option::None,
     };
     impl __mcp::ResourceItem for template_data {
         fn descriptor() -> &'static __mcp::ResourceDescriptor {

@@ -128,6 +128,8 @@ const _: () = {
         },
         task: ::core::option::Option::None,
         scopes: &[],
+        view: ::core::option::Option::None,
+        visibility: ::core::option::Option::None,
     };
     impl __mcp::ToolItem for search {
         fn descriptor() -> &'static __mcp::ToolDescriptor {

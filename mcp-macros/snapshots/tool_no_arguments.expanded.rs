@@ -69,6 +69,8 @@ const _: () = {
         },
         task: ::core::option::Option::None,
         scopes: &[],
+        view: ::core::option::Option::None,
+        visibility: ::core::option::Option::None,
     };
     impl __mcp::ToolItem for simple_text {
         fn descriptor() -> &'static __mcp::ToolDescriptor {

@@ -78,6 +78,8 @@ const _: () = {
         },
         task: ::core::option::Option::Some(__mcp::TaskSupport::required().input_first()),
         scopes: &[],
+        view: ::core::option::Option::None,
+        visibility: ::core::option::Option::None,
     };
     impl __mcp::ToolItem for render {
         fn descriptor() -> &'static __mcp::ToolDescriptor {

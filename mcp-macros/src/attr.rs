@@ -29,7 +29,19 @@ impl Macro {
 
     fn keys(self) -> &'static [&'static str] {
         match self {
-            Macro::Tool => &["name", "title", "description", "annotations", "task", "icons", "meta", "scopes", "crate"],
+            Macro::Tool => &[
+                "name",
+                "title",
+                "description",
+                "annotations",
+                "task",
+                "icons",
+                "meta",
+                "scopes",
+                "view",
+                "visibility",
+                "crate",
+            ],
             Macro::Prompt => &["name", "title", "description", "icons", "meta", "scopes", "crate"],
             Macro::Resource => &[
                 "name",
@@ -41,6 +53,7 @@ impl Macro {
                 "size",
                 "meta",
                 "scopes",
+                "view",
                 "crate",
             ],
         }
@@ -112,6 +125,12 @@ pub(crate) struct ItemAttrs {
     pub(crate) mime_type: Option<LitStr>,
     pub(crate) size: Option<LitInt>,
     pub(crate) scopes: Option<Scopes>,
+    /// `#[resource(..., view(...))]`: the resource is an interactive view.
+    pub(crate) view: Option<crate::view::ViewAttrs>,
+    /// `#[tool(view = "ui://...")]`: the view the tool is bound to.
+    pub(crate) view_uri: Option<LitStr>,
+    /// `#[tool(visibility = ...)]`: who a tool bound to a view is for.
+    pub(crate) visibility: Option<Ident>,
 }
 
 /// Stores `value` in `slot`, or reports a duplicate at the second key.
@@ -244,6 +263,18 @@ pub(crate) fn parse_item(kind: Macro, args: TokenStream, errors: &mut Errors) ->
             "scopes" => {
                 let v = scopes(errors, item);
                 set(errors, &mut attrs.scopes, key, v);
+            }
+            "view" if kind == Macro::Resource => {
+                let v = crate::view::parse(errors, item);
+                set(errors, &mut attrs.view, key, v);
+            }
+            "view" if kind == Macro::Tool => {
+                let v = lit_str(errors, item);
+                set(errors, &mut attrs.view_uri, key, v);
+            }
+            "visibility" if kind == Macro::Tool => {
+                let v = crate::view::visibility(errors, item);
+                set(errors, &mut attrs.visibility, key, v);
             }
             _ => unknown_key(errors, &format!("`#[{}]`", kind.name()), key, kind.keys()),
         }

@@ -12,6 +12,7 @@ pub(crate) fn check(handler: &Handler, errors: &mut Errors) {
         tool_name(handler, errors);
         hints(handler, errors);
         headers(handler, errors);
+        crate::view::check_tool(handler.attrs.view_uri.as_ref(), handler.attrs.visibility.as_ref(), errors);
     }
     if handler.kind == Macro::Prompt && handler.name.is_empty() {
         errors.at(handler.name_span, "a prompt name cannot be empty");
@@ -184,6 +185,10 @@ fn unique_arguments(handler: &Handler, errors: &mut Errors) {
 /// the URI literal, where the template is written.
 fn resource(handler: &Handler, errors: &mut Errors) {
     let Some(uri) = &handler.attrs.uri else { return };
+    if let Some(view) = &handler.attrs.view {
+        let is_template = template::variables(&uri.value()).is_ok_and(|v| !v.is_empty());
+        crate::view::check_resource(view, uri, is_template, handler.attrs.mime_type.as_ref(), errors);
+    }
     // A template may start with an expression that gives the scheme.
     if !uri.value().starts_with('{') && !has_scheme(&uri.value()) {
         errors.spanned(

@@ -34,6 +34,7 @@ mod main_attr;
 mod model;
 mod params;
 mod template;
+mod view;
 
 #[cfg(test)]
 mod snapshot_tests;

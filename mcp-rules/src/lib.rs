@@ -29,3 +29,4 @@ pub mod scope;
 pub mod tool_name;
 pub mod uri;
 pub mod uri_template;
+pub mod view;

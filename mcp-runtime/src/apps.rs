@@ -43,6 +43,8 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use mcp_runtime_rules::view as view_rules;
+
 use crate::protocol::{ClientCapabilities, ResourceContents};
 use crate::registry::catalog::Entries;
 use crate::registry::entry::{ResourceEntry, ResourceKind, ToolEntry};
@@ -52,10 +54,10 @@ use crate::registry::error::BuildError;
 pub const EXTENSION: &str = "io.modelcontextprotocol/ui";
 
 /// The MIME type of a view, exactly as hosts compare it.
-pub const MIME_TYPE: &str = "text/html;profile=mcp-app";
+pub const MIME_TYPE: &str = view_rules::MIME_TYPE;
 
 /// The scheme every view's URI starts with.
-pub const URI_SCHEME: &str = "ui://";
+pub const URI_SCHEME: &str = view_rules::URI_SCHEME;
 
 /// The settings of a view, written as `_meta.ui` on its resource: the
 /// sandbox's Content Security Policy, the browser permissions it asks for,
@@ -213,44 +215,15 @@ impl View {
     pub(crate) fn invalid_domain(&self) -> Option<String> {
         let csp = &self.csp;
         let lists = [
-            ("connect", &csp.connect_domains, false),
-            ("resource", &csp.resource_domains, true),
-            ("frame", &csp.frame_domains, false),
-            ("base-URI", &csp.base_uri_domains, false),
+            ("connect", &csp.connect_domains),
+            ("resource", &csp.resource_domains),
+            ("frame", &csp.frame_domains),
+            ("base-URI", &csp.base_uri_domains),
         ];
-        lists.into_iter().find_map(|(list, domains, wildcard)| {
-            let bad = domains.iter().find(|domain| !is_origin(domain, wildcard))?;
-            Some(format!(
-                "{list} domain {bad:?} is not an origin (scheme://host[:port], nothing after it{})",
-                if wildcard { "; the host may start with `*.`" } else { "" }
-            ))
-        })
+        lists
+            .into_iter()
+            .find_map(|(list, domains)| domains.iter().find_map(|domain| view_rules::check_domain(list, domain)))
     }
-}
-
-/// Whether `text` is an origin: `http` or `https`, a host, maybe a port,
-/// and nothing else (no path, query, user or trailing slash).
-fn is_origin(text: &str, wildcard: bool) -> bool {
-    let Some((scheme, rest)) = text.split_once("://") else { return false };
-    if !matches!(scheme, "http" | "https" | "wss" | "ws") {
-        return false;
-    }
-    let (host, port) = match rest.rsplit_once(':') {
-        Some((host, port)) => (host, Some(port)),
-        None => (rest, None),
-    };
-    let host = match host.strip_prefix("*.") {
-        Some(rest) if wildcard => rest,
-        _ => host,
-    };
-    let port_ok = port.is_none_or(|p| !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()));
-    let label_ok = |label: &str| {
-        !label.is_empty()
-            && label.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
-            && !label.starts_with('-')
-            && !label.ends_with('-')
-    };
-    port_ok && !host.is_empty() && host.split('.').all(label_ok)
 }
 
 /// Who a tool bound to a view is for: the model, the view, or both (the
@@ -393,8 +366,7 @@ pub(crate) fn check(entries: &Entries) -> Result<(), BuildError> {
             let reason = "a view is one resource, not a template: make it with `ResourceEntry::fixed`".to_owned();
             return refuse("resource", uri, reason, resource.location);
         }
-        if !uri.starts_with(URI_SCHEME) {
-            let reason = format!("a view's URI must start with `{URI_SCHEME}`, as hosts require");
+        if let Some(reason) = view_rules::check_uri(uri) {
             return refuse("resource", uri, reason, resource.location);
         }
         if let Some(reason) = view.invalid_domain() {
@@ -453,28 +425,11 @@ mod tests {
 
     #[test]
     fn a_domain_must_be_an_origin() {
-        for good in ["https://a.example.com", "http://localhost:8080", "wss://live.example.com"] {
-            assert!(is_origin(good, false), "{good}");
-        }
-        for bad in [
-            "api.example.com",
-            "https://api.example.com/",
-            "https://api.example.com/path",
-            "ftp://example.com",
-            "https://",
-            "https://exa mple.com",
-            "https://example.com:",
-            "https://example.com:99999999",
-            "https://user@example.com",
-            "https://*.example.com",
-        ] {
-            assert!(!is_origin(bad, false), "{bad}");
-        }
-        assert!(is_origin("https://*.example.com", true));
         let bad = View::new().connect_domains(["https://api.example.com/v1"]).invalid_domain();
-        assert!(bad.is_some_and(|reason| reason.starts_with("connect domain \"https://api.example.com/v1\"")));
+        assert!(bad.is_some_and(|reason| reason.starts_with("connect domain `https://api.example.com/v1`")));
         let wildcard = View::new().frame_domains(["https://*.example.com"]).invalid_domain();
         assert!(wildcard.is_some_and(|reason| reason.starts_with("frame domain")));
+        assert_eq!(View::new().resource_domains(["https://*.example.com"]).invalid_domain(), None);
     }
 
     #[test]

@@ -34,6 +34,7 @@ pub(super) fn generate(handler: &Handler) -> TokenStream {
     let uri = handler.attrs.uri.as_ref().map(|u| u.value()).unwrap_or_default();
     let location = location(handler.ident().span());
     let scopes = scopes(handler);
+    let view = crate::view::resource_view(handler.attrs.view.as_ref());
     let descriptor = quote! {
         __mcp::ResourceDescriptor {
             uri: #uri,
@@ -43,6 +44,7 @@ pub(super) fn generate(handler: &Handler) -> TokenStream {
             requirements: __requirements,
             location: #location,
             scopes: #scopes,
+            view: #view,
         }
     };
     let register = register(handler, "RESOURCES", "ResourceItem", "ResourceDescriptor", descriptor);

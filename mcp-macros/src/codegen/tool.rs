@@ -24,6 +24,7 @@ pub(super) fn generate(handler: &Handler) -> TokenStream {
     let name = &handler.name;
     let location = location(handler.ident().span());
     let scopes = scopes(handler);
+    let (view, visibility) = crate::view::tool_view(handler.attrs.view_uri.as_ref(), handler.attrs.visibility.as_ref());
     let task = match handler.attrs.task {
         None => quote!(::core::option::Option::None),
         Some(mode) => {
@@ -41,6 +42,8 @@ pub(super) fn generate(handler: &Handler) -> TokenStream {
             location: #location,
             task: #task,
             scopes: #scopes,
+            view: #view,
+            visibility: #visibility,
         }
     };
     let register = register(handler, "TOOLS", "ToolItem", "ToolDescriptor", descriptor);

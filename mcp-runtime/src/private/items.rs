@@ -97,6 +97,8 @@ pub mod fallback {
         location: LOCATION,
         task: None,
         scopes: &[],
+        view: None,
+        visibility: None,
     };
 
     fn prompt() -> Prompt {
@@ -135,5 +137,6 @@ pub mod fallback {
         requirements: no_requirements,
         location: LOCATION,
         scopes: &[],
+        view: None,
     };
 }

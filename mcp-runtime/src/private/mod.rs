@@ -30,6 +30,7 @@ pub use ::schemars;
 pub use ::serde;
 pub use ::serde_json;
 
+pub use crate::apps::{View, Visibility};
 pub use crate::handler::call::{CompleteCall, PromptCall, ResourceCall, ToolCall};
 pub use crate::handler::functions::BoxFuture;
 pub use crate::handler::outcome::{PromptOutcome, ResourceOutcome, ToolOutcome};
