@@ -10,6 +10,9 @@
 //! cargo run -p examples --bin notes -- --issuer https://auth.example.com   # HTTP needs a bearer token
 //! ```
 //!
+//! Hosts that render interactive views (MCP Apps) show `show_board` as a
+//! board of notes (`board.rs`, `board.html`): filter by tag, add, delete.
+//!
 //! The tools that change the notebook declare the OAuth scope `notes:write`,
 //! those that read it and the notes as resources `notes:read`; `whoami`
 //! shows the caller. The scopes are enforced only when the server is
@@ -20,6 +23,7 @@
 //! Deployment settings (Redis, the shared `requestState` key, probes...)
 //! come from flags or `MCP_*` variables: see `deploy.rs` and the README.
 
+mod board;
 mod db;
 #[path = "../deploy.rs"]
 mod deploy;
@@ -154,6 +158,45 @@ mod tests {
         let markdown = task["result"]["content"][0]["text"].as_str().expect("text");
         assert!(markdown.starts_with("# Notes\n\n2 notes."), "{markdown}");
         assert!(markdown.contains("## 2. Groceries\n\nTags: home\n\nEggs, flour."), "{markdown}");
+    }
+
+    #[tokio::test]
+    async fn the_board_is_a_view_served_from_the_binary_with_its_tools() {
+        use mcp_runtime::apps::{EXTENSION, MIME_TYPE};
+        use mcp_runtime::protocol::ClientCapabilities;
+        use serde_json::json;
+
+        let db = Db::open(std::path::Path::new(":memory:")).expect("an in-memory notebook");
+        db.add("Groceries", "Eggs, flour.", &["home".to_owned()]).expect("added");
+        db.add("Talk", "Slides.", &["work".to_owned()]).expect("added");
+        let server = server_builder(db).build().expect("builds");
+        let renders = ClientCapabilities::default().with_extension(EXTENSION, json!({"mimeTypes": [MIME_TYPE]}));
+        let host = mcp_runtime::testing::TestClient::new(server.clone()).with_capabilities(renders);
+
+        let read = host.read_resource("ui://notes/board.html").await.expect("the view");
+        let html = read["contents"][0]["text"].as_str().expect("HTML");
+        assert_eq!(read["contents"][0]["mimeType"], MIME_TYPE);
+        assert!(html.starts_with("<!doctype html>") && html.contains("ui/initialize"));
+        // Everything inlined: hosts and tests may be offline.
+        assert!(!html.contains("src=") && !html.contains("<link") && !html.contains("import "), "nothing fetched");
+
+        let shown = host.call_tool("show_board", json!({"tag": "home"})).await.expect("the board");
+        assert_eq!(shown["content"][0]["text"], "1 notes on the board.");
+        assert_eq!(shown["structuredContent"]["notes"][0]["title"], "Groceries");
+        let groceries = shown["structuredContent"]["notes"][0]["id"].as_i64().expect("an id");
+        let tags = shown["structuredContent"]["tags"].as_array().expect("the tags");
+        assert!(tags.contains(&json!("home")) && tags.contains(&json!("work")), "{tags:?}");
+        let plain = mcp_runtime::testing::TestClient::new(server.clone());
+        let listed = plain.call_tool("show_board", json!({})).await.expect("the board, as text");
+        let text = listed["content"][0]["text"].as_str().expect("text");
+        assert!(text.contains(&format!("- Groceries (#{groceries}): home")), "{text}");
+
+        let before = host.call_tool("show_board", json!({})).await.expect("the board");
+        let count = |board: &serde_json::Value| board["structuredContent"]["notes"].as_array().map_or(0, Vec::len);
+        let removed = host.call_tool("remove_from_board", json!({"id": groceries})).await.expect("removed");
+        assert_eq!(removed["content"][0]["text"], format!("Note {groceries} was deleted."));
+        let after = host.call_tool("show_board", json!({})).await.expect("the board");
+        assert_eq!(count(&after), count(&before) - 1);
     }
 
     #[test]
