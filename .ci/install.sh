@@ -7,7 +7,9 @@
 #   - under $CI_CACHE/tools (default target/ci/tools): the conformance suite with the Node 22
 #     it runs on (npm ci of .ci/conformance/), and the interop clients' SDKs (npm ci of
 #     .ci/interop/, a venv with pip install -r .ci/interop/requirements.txt), oidc-provider,
-#     the authorization server tests/oauth.rs starts (npm ci of .ci/oidc/), and cargo-fuzz
+#     the authorization server tests/oauth.rs starts (npm ci of .ci/oidc/), the browser test
+#     of interactive views (npm ci of .ci/apps/, with Debian's chromium-headless-shell from
+#     apt), and cargo-fuzz
 #     (pinned in .ci/lib.sh) for the fuzz step.
 # Each cached install is redone when its pin files change.
 set -euo pipefail
@@ -29,5 +31,7 @@ ensure_conformance_suite
 echo "conformance suite: node $("$(conformance_node)" --version)"
 ensure_node_client
 ensure_oidc_provider
+ensure_apps_tree
+ensure_chromium
 ensure_py_client
 ensure_cargo_fuzz

@@ -5,7 +5,8 @@
 #   TARGET_DIR   cargo's target directory ($CARGO_TARGET_DIR, else target/)
 #   CI_CACHE     installed tools and results: $CI_CACHE_DIR, else target/ci
 #   TOOLS_DIR    $CI_CACHE/tools: Node 22 + the conformance suite, the interop clients' SDKs,
-#                oidc-provider (the authorization tests' authorization server), cargo-fuzz,
+#                oidc-provider (the authorization tests' authorization server), the browser
+#                test's npm tree (.ci/apps/), cargo-fuzz,
 #                cargo-semver-checks (once a release tag exists)
 #   RESULTS_DIR  $CI_CACHE/results: server logs, client outputs, conformance results
 #
@@ -103,6 +104,21 @@ ensure_node_client() { ensure_npm_tree node-client interop; }
 # (MCP_OIDC_PROVIDER_DIR overrides; see tests/support/oidc.rs). The tests run .ci/oidc/provider.mjs
 # from the checkout with that node_modules.
 ensure_oidc_provider() { ensure_npm_tree oidc-provider oidc; }
+# The browser test of interactive views: playwright-core, esbuild and the host library.
+ensure_apps_tree() { ensure_npm_tree apps apps; }
+
+# Debian's chromium-headless-shell, the browser of the interactive views' test (Playwright's
+# own download is not used: nothing but the package mirror is reached).
+ensure_chromium() {
+  if ! command -v chromium-headless-shell >/dev/null 2>&1; then
+    echo "chromium-headless-shell: installing the Debian package"
+    apt-get update -qq || die "apt-get update failed"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium-headless-shell >/dev/null \
+      || die "apt-get install chromium-headless-shell failed"
+  fi
+  command -v chromium-headless-shell >/dev/null 2>&1 || die "chromium-headless-shell missing after install"
+  echo "chromium-headless-shell: $(chromium-headless-shell --version 2>/dev/null | head -n 1)"
+}
 ensure_conformance_suite() { ensure_npm_tree conformance conformance; }
 
 # The Node the conformance suite runs on (it needs >= 22 for fs.globSync): the pinned
