@@ -457,3 +457,32 @@ fn the_server_lists_every_scope_declared() {
     assert_eq!(tool.declared_scopes(), [WRITE, READ]);
     assert!(Server::builder("t", "1").build().expect("a valid server").declared_scopes().is_empty());
 }
+
+/// Visibility is what a host shows the model, never an authorization: a
+/// tool only for the view (which a host forwards as an ordinary
+/// `tools/call`) is held to its scopes like any other.
+#[tokio::test]
+async fn a_tool_for_the_view_only_is_held_to_its_scopes() {
+    use mcp_runtime::apps::{View, Visibility};
+    let service = Server::builder("board", "1.0.0")
+        .resource(
+            ResourceEntry::fixed("ui://board.html", "board", || async { "<!doctype html><html></html>" })
+                .view(View::new()),
+        )
+        .tool(
+            ToolEntry::new("remove_from_board", || async { "removed" })
+                .view("ui://board.html")
+                .visibility(Visibility::App)
+                .scopes([WRITE]),
+        )
+        .authenticated_by_layer()
+        .build()
+        .expect("a valid server")
+        .http_service(HttpConfig::default());
+    for principal in [caller(&[READ]), None] {
+        let reply = call(&service, "tools/call", json!({"name": "remove_from_board"}), principal.clone()).await;
+        assert_eq!(reply.status, StatusCode::FORBIDDEN, "{principal:?}");
+    }
+    let reply = call(&service, "tools/call", json!({"name": "remove_from_board"}), caller(&[WRITE])).await;
+    assert_eq!((reply.status, &reply.body["result"]["content"][0]["text"]), (StatusCode::OK, &json!("removed")));
+}
