@@ -45,10 +45,7 @@ use serde_json::{Map, Value};
 
 use mcp_runtime_rules::view as view_rules;
 
-use crate::protocol::{ClientCapabilities, ResourceContents};
-use crate::registry::catalog::Entries;
-use crate::registry::entry::{ResourceEntry, ResourceKind, ToolEntry};
-use crate::registry::error::BuildError;
+use crate::protocol::ClientCapabilities;
 
 /// The extension's identifier, under `capabilities.extensions`.
 pub const EXTENSION: &str = "io.modelcontextprotocol/ui";
@@ -242,7 +239,7 @@ pub enum Visibility {
 }
 
 impl Visibility {
-    fn names(self) -> &'static [&'static str] {
+    pub(crate) fn names(self) -> &'static [&'static str] {
         match self {
             Visibility::ModelAndApp => &["model", "app"],
             Visibility::Model => &["model"],
@@ -258,132 +255,6 @@ pub(crate) fn renders_views(capabilities: &ClientCapabilities) -> bool {
     let settings = capabilities.extensions.as_ref().and_then(|extensions| extensions.get(EXTENSION));
     let types = settings.and_then(|settings| settings.get("mimeTypes")).and_then(Value::as_array);
     types.is_some_and(|types| types.iter().any(|t| t.as_str() == Some(MIME_TYPE)))
-}
-
-impl ResourceEntry {
-    /// Makes the resource an interactive view: its MIME type becomes
-    /// exactly [`MIME_TYPE`] (on its listing and on what it reads), and
-    /// `view`'s settings are written as `_meta.ui` on both. Its URI must
-    /// start with `ui://`, and it must be one resource, not a template
-    /// ([`BuildError::View`] otherwise). Its handler returns the HTML: a
-    /// file compiled into the binary with `include_str!`, say, so that the
-    /// server reads nothing at run time.
-    ///
-    /// ```
-    /// use mcp_runtime::apps::View;
-    /// use mcp_runtime::entry::ResourceEntry;
-    /// // In a real server: `include_str!("board.html")`.
-    /// const BOARD: &str = "<!doctype html><html><body>…</body></html>";
-    /// let board = ResourceEntry::fixed("ui://notes/board.html", "board", || async { BOARD })
-    ///     .view(View::new().prefers_border(true));
-    /// # let _ = board;
-    /// ```
-    pub fn view(mut self, view: View) -> Self {
-        if let ResourceKind::Fixed(resource) = &mut self.kind {
-            resource.meta.get_or_insert_with(Map::new).insert("ui".to_owned(), view.meta());
-        }
-        self.view = Some(view);
-        self.mime_type(MIME_TYPE)
-    }
-}
-
-impl ToolEntry {
-    /// Binds the tool to the view at `resource_uri` (a `ui://` resource
-    /// made with [`ResourceEntry::view`]): a host that renders views shows
-    /// it with the tool's input and result. Written as
-    /// `_meta.ui.resourceUri` on every listing, whatever the client
-    /// declared (hosts and caches that declare nothing still read it).
-    ///
-    /// The tool's text result should stand on its own for clients that show
-    /// no view ([`RequestContext::client_renders_views`](crate::RequestContext::client_renders_views)).
-    pub fn view(mut self, resource_uri: impl Into<String>) -> Self {
-        self.ui_member("resourceUri", Value::String(resource_uri.into()));
-        self
-    }
-
-    /// Who the tool is for (default: the model and the view). A host hides
-    /// an app-only tool from the model; the server still lists and serves
-    /// it, and checks it like any other.
-    pub fn visibility(mut self, visibility: Visibility) -> Self {
-        let names = visibility.names().iter().map(|name| Value::from(*name)).collect();
-        self.ui_member("visibility", Value::Array(names));
-        self
-    }
-
-    /// Also writes the view's URI under the flat key `_meta["ui/resourceUri"]`,
-    /// which hosts from before the nested form read (deprecated by the
-    /// extension: only for such hosts).
-    pub fn flat_view_key(mut self) -> Self {
-        if let Some(uri) = self.view_uri().map(str::to_owned) {
-            self.definition.meta.get_or_insert_with(Map::new).insert(FLAT_KEY.to_owned(), Value::String(uri));
-        }
-        self
-    }
-
-    fn ui_member(&mut self, key: &str, value: Value) {
-        let meta = self.definition.meta.get_or_insert_with(Map::new);
-        let ui = meta.entry("ui").or_insert_with(|| Value::Object(Map::new()));
-        if !ui.is_object() {
-            *ui = Value::Object(Map::new());
-        }
-        if let Some(ui) = ui.as_object_mut() {
-            ui.insert(key.to_owned(), value);
-        }
-        if key == "resourceUri" && meta.contains_key(FLAT_KEY) {
-            let uri = meta.get("ui").and_then(|ui| ui.get("resourceUri")).cloned();
-            meta.insert(FLAT_KEY.to_owned(), uri.unwrap_or(Value::Null));
-        }
-    }
-
-    /// The URI of the view the tool is bound to, if any.
-    pub(crate) fn view_uri(&self) -> Option<&str> {
-        self.definition.meta.as_ref()?.get("ui")?.get("resourceUri")?.as_str()
-    }
-}
-
-/// The deprecated flat key of a tool's view.
-const FLAT_KEY: &str = "ui/resourceUri";
-
-/// What a view's read returns: each item with the view's MIME type and its
-/// settings as `_meta.ui` (unless the handler set its own, which then wins).
-pub(crate) fn shape_contents(view: &View, contents: &mut [ResourceContents]) {
-    for item in contents {
-        item.mime_type = Some(MIME_TYPE.to_owned());
-        let meta = item.meta.get_or_insert_with(Map::new);
-        meta.entry("ui").or_insert_with(|| view.meta());
-    }
-}
-
-/// The views and the tools bound to them, checked when a server is built.
-pub(crate) fn check(entries: &Entries) -> Result<(), BuildError> {
-    let refuse = |kind, name: &str, reason: String, location| {
-        Err(BuildError::View { kind, name: name.to_owned(), reason, location })
-    };
-    for resource in &entries.resources {
-        let Some(view) = &resource.view else { continue };
-        let uri = resource.uri();
-        if matches!(resource.kind, ResourceKind::Template(..)) {
-            let reason = "a view is one resource, not a template: make it with `ResourceEntry::fixed`".to_owned();
-            return refuse("resource", uri, reason, resource.location);
-        }
-        if let Some(reason) = view_rules::check_uri(uri) {
-            return refuse("resource", uri, reason, resource.location);
-        }
-        if let Some(reason) = view.invalid_domain() {
-            return refuse("resource", uri, reason, resource.location);
-        }
-    }
-    for tool in &entries.tools {
-        let Some(uri) = tool.view_uri() else { continue };
-        let served = entries.resources.iter().any(|r| r.view.is_some() && r.uri() == uri);
-        if !served {
-            let reason = format!(
-                "it is bound to the view `{uri}`, which no resource serves: register one with `ResourceEntry::fixed(\"{uri}\", …).view(View::new())`"
-            );
-            return refuse("tool", &tool.definition.name, reason, tool.location);
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -439,23 +310,5 @@ mod tests {
         assert!(!renders_views(&caps(json!({"extensions": {EXTENSION: {}}}))));
         assert!(!renders_views(&caps(json!({"extensions": {EXTENSION: {"mimeTypes": ["text/html"]}}}))));
         assert!(!renders_views(&caps(json!({}))));
-    }
-
-    #[test]
-    fn a_tool_names_its_view_and_who_it_is_for() {
-        let meta = |tool: ToolEntry| serde_json::to_value(tool.definition.meta).expect("JSON");
-        let tool = || ToolEntry::new("show", || async { "shown" });
-        assert_eq!(meta(tool().view("ui://a")), json!({"ui": {"resourceUri": "ui://a"}}));
-        assert_eq!(
-            meta(tool().view("ui://a").visibility(Visibility::App)),
-            json!({"ui": {"resourceUri": "ui://a", "visibility": ["app"]}})
-        );
-        assert_eq!(meta(tool().visibility(Visibility::Model).view("ui://b"))["ui"]["visibility"], json!(["model"]));
-        assert_eq!(meta(tool().visibility(Visibility::ModelAndApp))["ui"]["visibility"], json!(["model", "app"]));
-        assert_eq!(
-            meta(tool().view("ui://a").flat_view_key().view("ui://c")),
-            json!({"ui": {"resourceUri": "ui://c"}, "ui/resourceUri": "ui://c"})
-        );
-        assert_eq!(meta(tool().flat_view_key()), Value::Null, "no view, no key");
     }
 }

@@ -4,7 +4,8 @@
 //! the link-time collection of annotated functions ([`link_time`]), the
 //! fitting of tools' schemas to a provider's rules ([`schema_profile`]),
 //! the `Mcp-Param-*` headers tools mirror ([`param_headers`]), the rules
-//! of scopes ([`scopes`]), and the errors of a build ([`error`]).
+//! of scopes ([`scopes`]), interactive views on the entries ([`views`]),
+//! and the errors of a build ([`error`]).
 //!
 //! It sits above the handler core (an entry holds a handler) and below the
 //! server.
@@ -21,3 +22,4 @@ pub(crate) mod location;
 pub(crate) mod param_headers;
 pub(crate) mod schema_profile;
 pub(crate) mod scopes;
+pub(crate) mod views;

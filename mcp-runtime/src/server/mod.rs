@@ -455,7 +455,7 @@ pub(crate) fn check_entries(entries: &Entries, state: &StateMap, authenticated: 
             instead: "declare it `task`, which runs as a plain call without the feature",
         });
     }
-    crate::apps::check(entries)?;
+    crate::registry::views::check(entries)?;
     let check = Requirements { state, authenticated };
     check.all("tool", &entries.tools, |t| (&t.definition.name, &t.requirements, t.location))?;
     check.all("prompt", &entries.prompts, |p| (&p.definition.name, &p.requirements, p.location))?;

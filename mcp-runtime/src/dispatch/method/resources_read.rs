@@ -49,7 +49,7 @@ pub(super) async fn run(p: &Prepared, params: ReadResourceParams, parts: Context
         Ok(Outcome::Complete(r)) if r.contents.is_empty() => Err(ErrorObject::resource_not_found(uri)),
         Ok(Outcome::Complete(mut r)) if entry.view.is_some() => {
             if let Some(view) = &entry.view {
-                crate::apps::shape_contents(view, &mut r.contents);
+                crate::registry::views::shape_contents(view, &mut r.contents);
             }
             Ok(Outcome::Complete(r))
         }
