@@ -53,9 +53,6 @@ pub const EXTENSION: &str = "io.modelcontextprotocol/ui";
 /// The MIME type of a view, exactly as hosts compare it.
 pub const MIME_TYPE: &str = view_rules::MIME_TYPE;
 
-/// The scheme every view's URI starts with.
-pub const URI_SCHEME: &str = view_rules::URI_SCHEME;
-
 /// The settings of a view, written as `_meta.ui` on its resource: the
 /// sandbox's Content Security Policy, the browser permissions it asks for,
 /// a dedicated origin, and whether the host draws a border around it.

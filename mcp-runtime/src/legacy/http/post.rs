@@ -25,6 +25,7 @@ use crate::legacy::bridge::{self, CloseConnection, Via};
 use crate::legacy::message::{self, Incoming, SessionParams, SessionRequest};
 use crate::protocol::{ErrorObject, Method, RequestId};
 use crate::registry::scopes;
+use crate::server::Server;
 
 /// Serves one message of `session`.
 pub(super) async fn serve(
@@ -106,28 +107,20 @@ async fn request(
     let cancel = session.session.begin(id.clone());
     let json_suffices = endpoint.settings.buffered_responses || answers_at_once(&request.method);
     let streams = accept.event_stream && !(accept.json && json_suffices);
+    let parts = Arc::new(parts);
+    if !streams {
+        let via = Via { outlet: session.standalone_outlet(), close: None, timeout, http: Some(parts) };
+        return json_answer(RunsToTheEnd::new(serving(server, &session, (request, cancel), via, slot)).await);
+    }
     let late = Arc::new(LateStream::default());
     let (outlet, mut messages) = mpsc::unbounded_channel::<String>();
-    let parts = Arc::new(parts);
-    let via = if streams {
-        let close = session.streams.resumable().then(|| {
-            let late = Arc::clone(&late);
-            Arc::new(move || late.close_connection()) as CloseConnection
-        });
-        Via { outlet, close, timeout, http: Some(parts) }
-    } else {
-        Via { outlet: session.standalone_outlet(), close: None, timeout, http: Some(parts) }
-    };
-    let abandoned = cancel.clone();
-    let served = Arc::clone(&session);
-    let mut serving: Serving = Box::pin(async move {
-        let answer = bridge::serve(&server, &served.session, request, cancel, &via).await;
-        drop(slot);
-        answer
+    let close = session.streams.resumable().then(|| {
+        let late = Arc::clone(&late);
+        Arc::new(move || late.close_connection()) as CloseConnection
     });
-    if !streams {
-        return json_answer(RunsToTheEnd::new(serving).await);
-    }
+    let via = Via { outlet, close, timeout, http: Some(parts) };
+    let abandoned = cancel.clone();
+    let mut serving = serving(server, &session, (request, cancel), via, slot);
     // A client that takes only a stream gets one, however soon the answer comes.
     let first = if accept.json { poll_once(&mut serving).await } else { Poll::Pending };
     let mut sent_first = messages.try_recv().ok();
@@ -157,6 +150,22 @@ async fn request(
         }
     }
     live_response(endpoint, &session, events)
+}
+
+/// The request served through the bridge, its slot held until it ends.
+fn serving(
+    server: Server,
+    session: &Arc<HttpSession>,
+    (request, cancel): (SessionRequest, CancellationToken),
+    via: Via,
+    slot: OwnedSlot,
+) -> Serving {
+    let session = Arc::clone(session);
+    Box::pin(async move {
+        let answer = bridge::serve(&server, &session.session, request, cancel, &via).await;
+        drop(slot);
+        answer
+    })
 }
 
 /// The answer as JSON; none (the client cancelled the request) as 202.
