@@ -40,6 +40,7 @@ impl Macro {
                 "scopes",
                 "view",
                 "visibility",
+                "layer",
                 "crate",
             ],
             Macro::Prompt => &["name", "title", "description", "icons", "meta", "scopes", "crate"],
@@ -131,6 +132,9 @@ pub(crate) struct ItemAttrs {
     pub(crate) view_uri: Option<LitStr>,
     /// `#[tool(visibility = ...)]`: who a tool bound to a view is for.
     pub(crate) visibility: Option<Ident>,
+    /// `#[tool(layer = ...)]`, each of them: the tool's own middleware, in
+    /// order (the first is the outermost).
+    pub(crate) layers: Vec<Expr>,
 }
 
 /// Stores `value` in `slot`, or reports a duplicate at the second key.
@@ -275,6 +279,12 @@ pub(crate) fn parse_item(kind: Macro, args: TokenStream, errors: &mut Errors) ->
             "visibility" if kind == Macro::Tool => {
                 let v = crate::view::visibility(errors, item);
                 set(errors, &mut attrs.visibility, key, v);
+            }
+            // Repeatable: a tool may have several layers.
+            "layer" if kind == Macro::Tool => {
+                if let Some(layer) = value(errors, item, "a middleware layer, e.g. `TimeLimit::new(...)`") {
+                    attrs.layers.push(layer.clone());
+                }
             }
             _ => unknown_key(errors, &format!("`#[{}]`", kind.name()), key, kind.keys()),
         }

@@ -219,6 +219,7 @@ pub mod input;
 #[cfg_attr(docsrs, doc(cfg(feature = "legacy")))]
 pub mod legacy;
 mod macros;
+pub mod middleware;
 // Telemetry is one room; its one public part, the exporter set-up, is
 // named at the root where users look for it.
 #[cfg(feature = "otel")]

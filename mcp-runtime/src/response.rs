@@ -82,9 +82,9 @@ impl Response {
         self
     }
 
-    /// Whether this is an `input_required` result.
-    #[cfg_attr(not(feature = "legacy"), allow(dead_code))]
-    pub(crate) fn needs_input(&self) -> bool {
+    /// Whether this is an `input_required` result: the handler stopped to
+    /// ask the client for input, and runs again with the answers.
+    pub fn needs_input(&self) -> bool {
         matches!(self.payload, Payload::Result { input_required: true, .. })
     }
 

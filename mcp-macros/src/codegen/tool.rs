@@ -33,6 +33,7 @@ pub(super) fn generate(handler: &Handler) -> TokenStream {
             quote!(::core::option::Option::Some(__mcp::TaskSupport::#base() #first))
         }
     };
+    let (layers, layers_fn) = layers(handler);
     let descriptor = quote! {
         __mcp::ToolDescriptor {
             name: #name,
@@ -44,6 +45,7 @@ pub(super) fn generate(handler: &Handler) -> TokenStream {
             scopes: #scopes,
             view: #view,
             visibility: #visibility,
+            layers: #layers,
         }
     };
     let register = register(handler, "TOOLS", "ToolItem", "ToolDescriptor", descriptor);
@@ -55,8 +57,24 @@ pub(super) fn generate(handler: &Handler) -> TokenStream {
         #adapter
         #requirements
         #definition
+        #layers_fn
         #register
     }
+}
+
+/// `layers: Some(__layers)` and the function building the tool's own
+/// middleware, in order; each expression's type errors point at it.
+fn layers(handler: &Handler) -> (TokenStream, TokenStream) {
+    if handler.attrs.layers.is_empty() {
+        return (quote!(::core::option::Option::None), TokenStream::new());
+    }
+    let each = handler.attrs.layers.iter().map(|layer| quote_spanned!(layer.span()=> __mcp::middleware_layer(#layer)));
+    let function = quote! {
+        fn __layers() -> ::std::vec::Vec<::std::sync::Arc<dyn __mcp::Layer>> {
+            ::std::vec![#(#each),*]
+        }
+    };
+    (quote!(::core::option::Option::Some(__layers)), function)
 }
 
 /// `fn __arg_N() -> ToolArg<T>`, plus defaults and header checks.

@@ -6,12 +6,40 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::Prepared;
-use crate::protocol::{CacheHints, ErrorObject, META_SERVER_INFO, ResultType};
+use crate::protocol::{CacheHints, ErrorObject, META_SERVER_INFO, RequestId, ResultType};
 use crate::response::{Decorated, Meta, Response, Stage};
+use crate::server::Server;
+
+/// What a result is answered for: the server that decorates it, the
+/// request's id and, in a 2025-era session, the version its results are
+/// written for. A prepared request, or a middleware's view of one.
+pub(crate) trait Answers {
+    fn server(&self) -> &Server;
+    fn id(&self) -> &RequestId;
+    #[cfg_attr(not(feature = "legacy"), allow(dead_code))]
+    fn session(&self) -> Option<&'static str>;
+}
+
+impl Answers for Prepared {
+    fn server(&self) -> &Server {
+        &self.server
+    }
+
+    fn id(&self) -> &RequestId {
+        &self.id
+    }
+
+    fn session(&self) -> Option<&'static str> {
+        #[cfg(feature = "legacy")]
+        return self.session;
+        #[cfg(not(feature = "legacy"))]
+        None
+    }
+}
 
 /// Serializes a result with `resultType`, cache hints and `_meta`.
-pub(super) fn finish<T: Serialize>(
-    p: &Prepared,
+pub(crate) fn finish<T: Serialize>(
+    p: &impl Answers,
     result_type: ResultType,
     body: &T,
     own_meta: Option<Map<String, Value>>,
@@ -22,7 +50,7 @@ pub(super) fn finish<T: Serialize>(
 
 /// [`finish`] for a body known to need about `size` bytes of JSON.
 pub(super) fn finish_sized<T: Serialize>(
-    p: &Prepared,
+    p: &impl Answers,
     result_type: ResultType,
     body: &T,
     own_meta: Option<Map<String, Value>>,
@@ -30,19 +58,19 @@ pub(super) fn finish_sized<T: Serialize>(
     size: usize,
 ) -> Response {
     #[cfg(feature = "legacy")]
-    if p.session.is_some() && result_type != ResultType::InputRequired {
+    if p.session().is_some() && result_type != ResultType::InputRequired {
         // Asking for input is the bridge's business, which reads it as the
         // dispatcher writes it; anything else goes to the session's client.
         return serialized(p, &super::session_result::SessionResult::new(body, own_meta), size);
     }
-    let shared = p.server.settings().result_meta.as_deref();
+    let shared = p.server().settings().result_meta.as_deref();
     let meta = match (own_meta, shared) {
         (None, Some(raw)) => Meta::Shared(raw),
         (None, None) => Meta::None,
         (Some(mut own), shared) => {
             // The handler's own keys win; server info is added beside them.
             if shared.is_some() && !own.contains_key(META_SERVER_INFO) {
-                let info = serde_json::to_value(p.server.info()).unwrap_or(Value::Null);
+                let info = serde_json::to_value(p.server().info()).unwrap_or(Value::Null);
                 own.insert(META_SERVER_INFO.into(), info);
             }
             Meta::Merged(own)
@@ -61,11 +89,11 @@ pub(super) fn finish_sized<T: Serialize>(
 
 /// `result` as the request's response, or the error saying why it could
 /// not be serialized.
-pub(super) fn serialized<T: Serialize>(p: &Prepared, result: &T, size: usize) -> Response {
-    match Response::result(p.id.clone(), result, size) {
+pub(super) fn serialized<T: Serialize>(p: &impl Answers, result: &T, size: usize) -> Response {
+    match Response::result(p.id().clone(), result, size) {
         Ok(response) => response,
         Err(e) => Response::error(
-            Some(p.id.clone()),
+            Some(p.id().clone()),
             ErrorObject::internal(format!("The result could not be serialized: {e}")),
             Stage::Handler,
         ),
@@ -73,6 +101,6 @@ pub(super) fn serialized<T: Serialize>(p: &Prepared, result: &T, size: usize) ->
 }
 
 /// A handler's error as the request's response.
-pub(super) fn failed(p: &Prepared, error: ErrorObject) -> Response {
-    Response::error(Some(p.id.clone()), error, Stage::Handler)
+pub(crate) fn failed(p: &impl Answers, error: ErrorObject) -> Response {
+    Response::error(Some(p.id().clone()), error, Stage::Handler)
 }

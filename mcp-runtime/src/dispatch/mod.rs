@@ -9,6 +9,7 @@
 mod decorate;
 mod envelope;
 mod grace;
+pub(crate) mod layer;
 mod meta_cache;
 mod method;
 mod nesting;

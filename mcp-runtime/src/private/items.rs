@@ -99,6 +99,7 @@ pub mod fallback {
         scopes: &[],
         view: None,
         visibility: None,
+        layers: None,
     };
 
     fn prompt() -> Prompt {

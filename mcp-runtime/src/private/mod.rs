@@ -37,7 +37,7 @@ pub use crate::handler::outcome::{PromptOutcome, ResourceOutcome, ToolOutcome};
 pub use crate::handler::state::StateRequirement;
 pub use crate::protocol::{Completion, ErrorObject, Icon, Prompt, Tool};
 pub use crate::registry::entry::{
-    CompleterFn, PromptDescriptor, ResourceDefinition, ResourceDescriptor, ToolDescriptor,
+    CompleterFn, LayersFn, PromptDescriptor, ResourceDefinition, ResourceDescriptor, ToolDescriptor,
 };
 pub use crate::registry::link_time::{PROMPTS, RESOURCES, TOOLS};
 pub use crate::registry::location::SourceLocation;
@@ -91,3 +91,11 @@ pub fn blocking<T: Send + 'static>(
 pub fn ready<T: Send + 'static>(value: T) -> BoxFuture<T> {
     Box::pin(std::future::ready(value))
 }
+
+/// A middleware layer shared: one element of what a `#[tool(layer = ...)]`
+/// descriptor's `layers` function returns.
+pub fn middleware_layer(layer: impl crate::middleware::Layer) -> std::sync::Arc<dyn crate::middleware::Layer> {
+    std::sync::Arc::new(layer)
+}
+
+pub use crate::middleware::Layer;

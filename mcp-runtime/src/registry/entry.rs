@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use crate::dispatch::layer::{Layer, Layers};
 use crate::handler::call::{CompleteCall, PromptCall, ResourceCall, ToolCall};
 use crate::handler::functions::{
     BoxFuture, CompleteFn, PromptFn, PromptHandler, ResourceFn, ResourceHandler, ToolFn, ToolHandler,
@@ -56,6 +57,8 @@ pub struct ToolEntry {
     pub(crate) trace_content: bool,
     /// The scopes a caller must be granted, checked on authenticated servers.
     pub(crate) scopes: Option<Vec<String>>,
+    /// Its own middleware, inside the server's; `None` for none.
+    pub(crate) layers: Option<Layers>,
 }
 
 impl ToolEntry {
@@ -81,6 +84,7 @@ impl ToolEntry {
             task: None,
             trace_content: false,
             scopes: None,
+            layers: None,
         }
     }
 
@@ -96,6 +100,7 @@ impl ToolEntry {
             task: d.task,
             trace_content: false,
             scopes: of_descriptor(d.scopes),
+            layers: d.layers.map(|layers| layers().into()),
         };
         let entry = match d.view {
             Some(uri) => entry.view(uri),
@@ -113,6 +118,26 @@ impl ToolEntry {
     /// and `#[tool(task(required))]` declare.
     pub fn task(mut self, support: TaskSupport) -> Self {
         self.task = Some(support);
+        self
+    }
+
+    /// Adds a middleware layer that only this tool's calls pass, inside
+    /// the server's layers ([`ServerBuilder::layer`](crate::ServerBuilder::layer));
+    /// the first added is the outermost. What `#[tool(layer = ...)]`
+    /// declares.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_runtime::entry::ToolEntry;
+    /// use mcp_runtime::middleware::TimeLimit;
+    ///
+    /// let slow = ToolEntry::new("slow", || async { "done" }).layer(TimeLimit::new(Duration::from_secs(5)));
+    /// # let _ = slow;
+    /// ```
+    pub fn layer(mut self, layer: impl Layer) -> Self {
+        let mut layers: Vec<Arc<dyn Layer>> = self.layers.as_deref().map(<[_]>::to_vec).unwrap_or_default();
+        layers.push(Arc::new(layer));
+        self.layers = Some(layers.into());
         self
     }
 
@@ -215,7 +240,12 @@ pub struct ToolDescriptor {
     pub view: Option<&'static str>,
     /// `visibility = ...`: who a tool bound to a view is for.
     pub visibility: Option<crate::apps::Visibility>,
+    /// `layer = ...` (each of them): the tool's own middleware.
+    pub layers: Option<LayersFn>,
 }
+
+/// Builds a `#[tool(layer = ...)]`'s middleware, in order.
+pub type LayersFn = fn() -> Vec<Arc<dyn Layer>>;
 
 /// A prompt: its definition, its handler and an optional argument completer.
 ///

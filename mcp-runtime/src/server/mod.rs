@@ -162,6 +162,9 @@ pub(crate) struct Settings {
     /// Whether requests reach the dispatcher with a verified `Principal`:
     /// whether scopes are enforced and `Principal` can be extracted.
     pub(crate) authenticated: bool,
+    /// The middleware every request the dispatcher runs passes, the
+    /// outermost first; empty for none.
+    pub(crate) layers: crate::dispatch::layer::ServerLayers,
 }
 
 /// The catalog with the capabilities and discover result derived from it.
@@ -304,6 +307,14 @@ impl Server {
     #[cfg(feature = "legacy")]
     pub(crate) fn instructions(&self) -> Option<&str> {
         self.inner.settings.instructions.as_deref()
+    }
+
+    /// Whether requests may pass middleware: the server's, or a tool's
+    /// own (among those served now).
+    #[cfg(feature = "http")]
+    pub(crate) fn has_layers(&self) -> bool {
+        !self.inner.settings.layers.0.is_empty()
+            || self.snapshot().catalog().tools().iter().any(|tool| tool.entry().layers.is_some())
     }
 
     /// What is served right now.

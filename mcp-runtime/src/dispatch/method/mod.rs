@@ -11,6 +11,7 @@
 mod complete;
 mod context_parts;
 mod discover;
+mod layered;
 mod listen;
 mod lists;
 mod name;

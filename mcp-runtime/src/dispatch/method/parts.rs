@@ -54,3 +54,15 @@ pub(crate) enum TaskRequest {
     Update { task_id: String, input_responses: Map<String, Value> },
     Cancel { task_id: String },
 }
+
+#[cfg(feature = "tasks")]
+impl TaskRequest {
+    /// The task the request is about.
+    pub(crate) fn task_id(&self) -> &str {
+        match self {
+            TaskRequest::Get { task_id } | TaskRequest::Update { task_id, .. } | TaskRequest::Cancel { task_id } => {
+                task_id
+            }
+        }
+    }
+}

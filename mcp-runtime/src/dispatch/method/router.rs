@@ -2,11 +2,13 @@
 //! against what is served (`route`), and its handler run (`run`).
 
 use super::context_parts::ContextParts;
+use super::layered;
 use super::name::Method;
 use super::parts::{ListKind, Route, params_of};
 #[cfg(feature = "tasks")]
 use super::tasks;
 use super::{complete, discover, listen, lists, prompts_get, resources_read, tools_call};
+use crate::dispatch::layer::{BoxFuture, run_layered};
 use crate::dispatch::{Body, HeaderCheck, Prepared, RequestOptions};
 use crate::protocol::{ErrorObject, RequestMeta};
 use crate::response::{Response, Stage};
@@ -67,13 +69,45 @@ pub(crate) fn target_of(route: &Route) -> Option<&str> {
     }
 }
 
-/// Runs a prepared request's handler and builds its response.
-pub(crate) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
+/// Runs a prepared request's handler, through its layers when it has
+/// any, and builds its response.
+pub(crate) async fn run(p: Prepared, options: RequestOptions) -> Response {
     // The HTTP transports refuse with 403 before they run a request; this
     // covers the requests they run without that check (a 2025-03-26 batch).
+    // A refused request reaches no layer.
     if let Some(refusal) = p.scope_refusal() {
         return Response::error(Some(p.id.clone()), refusal.error(), Stage::Params);
     }
+    let tool = layered::tool_of(&p.route);
+    if let Some((outer, own)) = layered::layers_of(&p, tool)
+        && !tool.is_some_and(|position| runs_as_task(&p, position))
+    {
+        let request = layered::view_of_route(&p, &p.route);
+        // A layer may give the handler up (a time limit): that cancels the
+        // handler's token, which must not read as the client's own
+        // cancelling (a 2025-era session answers nothing then).
+        let options =
+            RequestOptions { cancellation: options.cancellation.as_ref().map(|t| t.child_token()), ..options };
+        let handler = Box::new(move || -> BoxFuture<'static, Response> { Box::pin(run_route(p, options)) });
+        return Box::pin(run_layered(outer, own, request, handler)).await;
+    }
+    run_route(p, options).await
+}
+
+/// Whether the tool at `position` runs as a task for this request: its
+/// layers then run inside the task ([`task_call`](super::task_call)). A
+/// tool that takes its input first runs its rounds within calls, which
+/// pass the layers each.
+fn runs_as_task(p: &Prepared, position: usize) -> bool {
+    #[cfg(feature = "tasks")]
+    if let Some(support) = p.snapshot.catalog().tool(position).task {
+        return !support.is_input_first() && crate::tasks::declared(&p.meta.client_capabilities);
+    }
+    let _ = (p, position);
+    false
+}
+
+async fn run_route(mut p: Prepared, options: RequestOptions) -> Response {
     // Taken out so that its params move into the call rather than being copied.
     let route = std::mem::replace(&mut p.route, Route::Discover);
     let parts = ContextParts { options, http: std::mem::take(&mut p.http) };

@@ -17,8 +17,10 @@ use std::task::{Context, Poll};
 use tokio_util::sync::CancellationToken;
 
 use super::context_parts::ContextParts;
+use super::layered::{self, Call};
 use crate::dispatch::Prepared;
 use crate::dispatch::decorate::{failed, finish};
+use crate::dispatch::layer::layered_task;
 use crate::dispatch::round_trip::{checked, input_slot, interruption, outcome_response};
 use crate::handler::call::ToolCall;
 use crate::handler::context::{InputSlot, RequestContext};
@@ -39,6 +41,20 @@ pub(super) async fn start(p: &Prepared, tool: &ToolEntry, params: CallToolParams
         return start_after_input(p, tool, params, parts).await;
     }
     let CallToolParams { name, arguments, .. } = params;
+    // The layers run inside the task, around its work: once, seeing the
+    // final result.
+    let position = p.snapshot.catalog().tool_position(&name);
+    let layers = layered::layers_of(p, position);
+    let view = layers.as_ref().map(|_| {
+        let call = Call {
+            target: Some(name.clone()),
+            arguments: arguments.clone(),
+            later_round: false,
+            tool: position,
+            task: true,
+        };
+        layered::view(p, call)
+    });
     let task_id = match tasks::new_task_id() {
         Ok(id) => id,
         Err(e) => return failed(p, e),
@@ -48,6 +64,10 @@ pub(super) async fn start(p: &Prepared, tool: &ToolEntry, params: CallToolParams
     let cancel = CancellationToken::new();
     let cx = parts.task_context(p, InputSlot::Available(OnceLock::from(Arc::new(input))), cancel.clone());
     let future = (tool.handler)(ToolCall::new(name, arguments, cx.clone()));
+    let future = match (layers, view) {
+        (Some((outer, own)), Some(view)) => layered_task(outer, own, view, future),
+        _ => future,
+    };
     hand_over(p, &cx, task_id, future, cancel, link).await
 }
 

@@ -27,6 +27,7 @@ use crate::tasks::TaskConfig;
 
 #[cfg(feature = "auth")]
 mod authorization;
+mod layers;
 #[cfg(feature = "tasks")]
 mod tasks;
 
@@ -64,6 +65,8 @@ pub struct ServerBuilder {
     pub(crate) authorization: Option<crate::auth::Authorization>,
     /// Whether requests reach the dispatcher with a verified Principal.
     pub(crate) authenticated: bool,
+    /// The server's middleware, the outermost first (in `layers`).
+    pub(crate) layers: Vec<Arc<dyn crate::middleware::Layer>>,
 }
 
 impl ServerBuilder {
@@ -94,6 +97,7 @@ impl ServerBuilder {
             #[cfg(feature = "auth")]
             authorization: None,
             authenticated: false,
+            layers: Vec::new(),
         }
     }
 
@@ -440,6 +444,7 @@ impl ServerBuilder {
             #[cfg(feature = "auth")]
             verifier: self.authorization.map(|a| a.into_verifier(&catalog.declared_scopes())),
             authenticated: self.authenticated,
+            layers: crate::dispatch::layer::ServerLayers(self.layers.into()),
         };
         let bus: SharedBus = self.bus.unwrap_or_else(|| Arc::new(LocalBus::default()));
         let server = Server {

@@ -22,6 +22,7 @@ use super::cors::{Cors, WithCors};
 use super::idle::{Activity, IdleLimited, TrackedBody, TrackedFuture};
 use super::service::{McpService, ResponseFuture};
 use super::stall::StallGuard;
+use crate::dispatch::layer::ClientAddress;
 use crate::endpoint::responses::transport_error;
 use crate::server::Server;
 
@@ -34,6 +35,9 @@ struct Endpoint {
     activity: Arc<Activity>,
     /// `None` unless [`HttpConfig::cors`] is on.
     cors: Option<Arc<Cors>>,
+    /// The client's address, given to requests when middleware may ask
+    /// for it (`None` on a server without layers, which pays nothing).
+    client: Option<ClientAddress>,
 }
 
 impl hyper::service::Service<Request<Incoming>> for Endpoint {
@@ -41,8 +45,11 @@ impl hyper::service::Service<Request<Incoming>> for Endpoint {
     type Error = Infallible;
     type Future = WithCors<TrackedFuture>;
 
-    fn call(&self, request: Request<Incoming>) -> WithCors<TrackedFuture> {
+    fn call(&self, mut request: Request<Incoming>) -> WithCors<TrackedFuture> {
         let in_progress = self.activity.begin();
+        if let Some(client) = self.client {
+            request.extensions_mut().insert(client);
+        }
         let path = request.uri().path();
         if path != &*self.path && self.service.is_health_path(path) {
             // Probes get no CORS headers: they are for balancers, not pages.
@@ -134,6 +141,7 @@ impl Server {
         // what an operator, a script or a test reads to reach the server.
         tracing::info!(address = %bound, endpoint = %config.endpoint, "serving MCP over HTTP");
         let loopback = bound.ip().is_loopback();
+        let layered = self.has_layers();
         let server = self.clone();
         let path: Arc<str> = Arc::from(config.endpoint.as_str());
         let sessions = self.eras().serves_legacy();
@@ -171,7 +179,7 @@ impl Server {
             let stream = tokio::select! {
                 () = &mut shutdown => break,
                 accepted = listener.accept() => match accepted {
-                    Ok((stream, _peer)) => stream,
+                    Ok(accepted) => accepted,
                     Err(e) => {
                         // Usually a client that left before being accepted,
                         // or too many open files: pause, then go on.
@@ -181,6 +189,7 @@ impl Server {
                     }
                 },
             };
+            let (stream, peer) = stream;
             // Events are small and must not wait for more bytes.
             let _ = stream.set_nodelay(true);
             let io = StallGuard::new(TokioIo::new(stream), config.write_timeout);
@@ -190,6 +199,7 @@ impl Server {
                 service: service.clone(),
                 activity: Arc::clone(&activity),
                 cors: cors.clone(),
+                client: layered.then_some(ClientAddress(peer)),
             };
             let connection = graceful.watch(http.serve_connection(io, endpoint));
             let connection = IdleLimited::new(connection, activity, config.header_read_timeout);

@@ -1,0 +1,198 @@
+//! What a layer sees of a request ([`McpRequest`]), and the answers it can
+//! make for it.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::dispatch::decorate::{Answers, failed, finish};
+use crate::handler::principal::Principal;
+use crate::protocol::{
+    CallToolResult, ClientCapabilities, ErrorObject, Implementation, Method, RequestId, RequestMeta, ResultType, Tool,
+};
+use crate::response::Response;
+use crate::server::{Server, Snapshot};
+
+/// The address of the client an HTTP request came from, put in the
+/// request's extensions by the standalone server when layers may ask.
+#[cfg(feature = "http")]
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ClientAddress(pub(crate) SocketAddr);
+
+/// What a layer sees of a request, made once per request that passes
+/// layers.
+pub(crate) struct View {
+    pub(crate) server: Server,
+    pub(crate) snapshot: Arc<Snapshot>,
+    pub(crate) id: RequestId,
+    pub(crate) method: Method,
+    pub(crate) target: Option<String>,
+    pub(crate) arguments: Option<Box<RawValue>>,
+    pub(crate) meta: Arc<RequestMeta>,
+    pub(crate) principal: Option<Principal>,
+    pub(crate) client_address: Option<SocketAddr>,
+    /// The version of the 2025-era session the request belongs to.
+    pub(crate) session: Option<&'static str>,
+    pub(crate) task: bool,
+    pub(crate) later_round: bool,
+    /// The called tool's place in the snapshot's catalog.
+    pub(crate) tool: Option<usize>,
+}
+
+impl Answers for View {
+    fn server(&self) -> &Server {
+        &self.server
+    }
+
+    fn id(&self) -> &RequestId {
+        &self.id
+    }
+
+    fn session(&self) -> Option<&'static str> {
+        self.session
+    }
+}
+
+/// A request as a [`Layer`](crate::middleware::Layer) sees it: validated,
+/// allowed by the caller's scopes, about to reach its handler. Cheap to
+/// clone (one shared pointer).
+///
+/// ```
+/// use mcp_runtime::middleware::{self, McpRequest, Next};
+///
+/// let log_calls = middleware::from_fn(|request: McpRequest, next: Next| async move {
+///     let who = request.principal().and_then(|p| p.subject()).unwrap_or("anonymous").to_owned();
+///     let what = format!("{} {}", request.method().name(), request.target().unwrap_or(""));
+///     let response = next.run(request).await;
+///     tracing::info!(%who, %what, failed = response.as_error().is_some(), "served");
+///     response
+/// });
+/// # let _ = log_calls;
+/// ```
+#[derive(Clone)]
+pub struct McpRequest(pub(crate) Arc<View>);
+
+impl std::fmt::Debug for McpRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpRequest")
+            .field("id", &self.0.id)
+            .field("method", &self.0.method)
+            .field("target", &self.0.target)
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpRequest {
+    /// The method, in either era (a 2025-era session's `tools/call` is
+    /// [`Method::ToolsCall`] too).
+    pub fn method(&self) -> Method {
+        self.0.method
+    }
+
+    /// The request's id.
+    pub fn id(&self) -> &RequestId {
+        &self.0.id
+    }
+
+    /// What the request names: the tool of a `tools/call`, the prompt of a
+    /// `prompts/get`, the URI of a `resources/read`, the task of a task
+    /// method; `None` for the others.
+    pub fn target(&self) -> Option<&str> {
+        self.0.target.as_deref()
+    }
+
+    /// The arguments of a `tools/call`, as the client sent them (a JSON
+    /// object); `None` for other methods and for a call without arguments.
+    pub fn arguments(&self) -> Option<&RawValue> {
+        self.0.arguments.as_deref()
+    }
+
+    /// The definition of the tool a `tools/call` names (its annotations
+    /// say whether it is read-only, idempotent, ...).
+    pub fn tool(&self) -> Option<&Tool> {
+        self.0.tool.map(|position| self.0.snapshot.catalog().tool(position).definition())
+    }
+
+    /// Who makes the request, on a server that authenticates its callers
+    /// (HTTP with [`ServerBuilder::authorization`](crate::ServerBuilder)
+    /// or an authentication layer in front); `None` otherwise.
+    pub fn principal(&self) -> Option<&Principal> {
+        self.0.principal.as_ref()
+    }
+
+    /// The address the request came from, over the standalone HTTP server
+    /// ([`Server::serve_http`](crate::Server::serve_http)); `None` over
+    /// stdio and in process.
+    pub fn client_address(&self) -> Option<SocketAddr> {
+        self.0.client_address
+    }
+
+    /// The client's name and version, when it sent them.
+    pub fn client_info(&self) -> Option<&Implementation> {
+        self.0.meta.client_info.as_ref()
+    }
+
+    /// The capabilities the client declared.
+    pub fn client_capabilities(&self) -> &ClientCapabilities {
+        &self.0.meta.client_capabilities
+    }
+
+    /// The protocol revision the request is answered in: `2026-07-28`, or
+    /// the version a 2025-era session negotiated.
+    pub fn protocol_version(&self) -> &str {
+        self.0.session.unwrap_or(&self.0.meta.protocol_version)
+    }
+
+    /// The request's validated `_meta`.
+    pub fn meta(&self) -> &RequestMeta {
+        &self.0.meta
+    }
+
+    /// Whether this is a `tools/call` that runs as a task (the layers run
+    /// inside the task then, around its work).
+    pub fn is_task(&self) -> bool {
+        self.0.task
+    }
+
+    /// Whether this is a later round of a request whose handler asked for
+    /// input: it carries the client's answers (`inputResponses`, or a
+    /// `requestState`).
+    pub fn is_later_round(&self) -> bool {
+        self.0.later_round
+    }
+
+    /// An error answer to the request, as a layer that refuses it returns
+    /// it.
+    pub fn error(&self, error: ErrorObject) -> Response {
+        failed(&*self.0, error)
+    }
+
+    /// A `tools/call` answer that is a tool error (`isError: true`) with
+    /// `message`: what the model reads, as a handler's own error would be.
+    pub fn tool_error(&self, message: impl Into<String>) -> Response {
+        self.reply(&CallToolResult::error(message))
+    }
+
+    /// A result answer to the request, written as its era reads it (with
+    /// `resultType` and the server's `_meta` in 2026-07-28, as the
+    /// session's version reads it in a 2025-era session). A `_meta` of
+    /// `result`'s own is kept; a `resultType` is written anew.
+    pub fn reply<T: Serialize + ?Sized>(&self, result: &T) -> Response {
+        let mut body = match serde_json::to_value(result) {
+            Ok(Value::Object(body)) => body,
+            Ok(_) => return self.error(ErrorObject::internal("A layer's result is not a JSON object")),
+            Err(e) => {
+                return self.error(ErrorObject::internal(format!("A layer's result could not be serialized: {e}")));
+            }
+        };
+        body.remove("resultType");
+        let own_meta = match body.remove("_meta") {
+            Some(Value::Object(meta)) => Some(meta),
+            _ => None,
+        };
+        finish(&*self.0, ResultType::Complete, &body, own_meta, None)
+    }
+}

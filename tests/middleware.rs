@@ -1,0 +1,471 @@
+//! Middleware at the MCP level: the order layers run in, a layer that
+//! answers by itself, one that rewrites a result, one that panics, and the
+//! built-in layers, in both eras, in process, over stdio and over HTTP.
+//! Every message of the in-process client is checked against the official
+//! schema of its revision.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcp_runtime::entry::ToolEntry;
+use mcp_runtime::middleware::{self, Audit, McpRequest, Next, RETRY_AFTER, RateLimit, ResultCache, TimeLimit};
+use mcp_runtime::protocol::{CallToolResult, ClientCapabilities, ErrorObject, Method, ToolAnnotations};
+use mcp_runtime::testing::ClientError;
+use mcp_runtime::transport::http::HttpConfig;
+use mcp_runtime::transport::stdio::StdioConfig;
+use mcp_runtime::{Args, Server, ServerBuilder};
+use mcp_tests::http_wire::{self, modern_meta};
+use mcp_tests::legacy_schema::assert_valid_legacy;
+use mcp_tests::validated_client::checked;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+/// Records, in order, what each named layer saw on the way in and out.
+fn recorder(name: &'static str, trail: Arc<Mutex<Vec<String>>>) -> impl middleware::Layer {
+    middleware::from_fn(move |request: McpRequest, next: Next| {
+        let trail = Arc::clone(&trail);
+        async move {
+            trail.lock().unwrap().push(format!("{name} in {}", request.method().name()));
+            let response = next.run(request).await;
+            trail.lock().unwrap().push(format!("{name} out"));
+            response
+        }
+    })
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Pair {
+    a: i64,
+    b: i64,
+}
+
+fn add(runs: Arc<AtomicUsize>) -> ToolEntry {
+    ToolEntry::new("add", move |Args(p): Args<Pair>| {
+        let runs = Arc::clone(&runs);
+        async move {
+            runs.fetch_add(1, Ordering::SeqCst);
+            (p.a + p.b).to_string()
+        }
+    })
+}
+
+/// Refuses `forbidden` by policy; adds a line to every tool result.
+fn policy() -> impl middleware::Layer {
+    middleware::from_fn(|request: McpRequest, next: Next| async move {
+        if request.target() == Some("forbidden") {
+            return request.error(ErrorObject::invalid_params("Refused by policy"));
+        }
+        let response = next.run(request.clone()).await;
+        if request.method() != Method::ToolsCall {
+            return response;
+        }
+        let Some(Ok(mut result)) = response.as_result().map(serde_json::from_str::<CallToolResult>) else {
+            return response;
+        };
+        result.content.push(mcp_runtime::protocol::ContentBlock::text("(checked)"));
+        request.reply(&result)
+    })
+}
+
+#[tokio::test]
+async fn layers_run_outermost_first_then_the_tools_own_then_the_handler() {
+    let trail = Arc::new(Mutex::new(Vec::new()));
+    let runs = Arc::new(AtomicUsize::new(0));
+    let server = Server::builder("layers", "1.0.0")
+        .layer(recorder("first", Arc::clone(&trail)))
+        .layer(recorder("second", Arc::clone(&trail)))
+        .tool(add(Arc::clone(&runs)).layer(recorder("own", Arc::clone(&trail))))
+        .tool(ToolEntry::new("plain", || async { "plain" }))
+        .build()
+        .expect("a server");
+    let client = checked(server);
+    let sum = client.call_tool("add", json!({"a": 2, "b": 3})).await.expect("tools/call");
+    assert_eq!(sum["content"][0]["text"], "5");
+    assert_eq!(
+        *trail.lock().unwrap(),
+        ["first in tools/call", "second in tools/call", "own in tools/call", "own out", "second out", "first out"]
+    );
+    trail.lock().unwrap().clear();
+    // Another tool, and a list: the server's layers only.
+    client.call_tool("plain", json!({})).await.expect("tools/call");
+    client.list_tools().await.expect("tools/list");
+    assert_eq!(
+        *trail.lock().unwrap(),
+        [
+            "first in tools/call",
+            "second in tools/call",
+            "second out",
+            "first out",
+            "first in tools/list",
+            "second in tools/list",
+            "second out",
+            "first out"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_layer_answers_by_itself_or_rewrites_the_result() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let server = Server::builder("policy", "1.0.0")
+        .layer(policy())
+        .tool(add(Arc::clone(&runs)))
+        .tool(ToolEntry::new("forbidden", || async { "should not run" }))
+        .build()
+        .expect("a server");
+    let client = checked(server);
+    let sum = client.call_tool("add", json!({"a": 1, "b": 1})).await.expect("tools/call");
+    assert_eq!(sum["content"], json!([{"type": "text", "text": "2"}, {"type": "text", "text": "(checked)"}]));
+    assert_eq!(sum["resultType"], "complete", "rewritten as the revision reads it: {sum}");
+    match client.call_tool("forbidden", json!({})).await {
+        Err(ClientError::Rpc(error)) => assert_eq!((error.code, error.message.as_str()), (-32602, "Refused by policy")),
+        other => panic!("refused by the layer, not {other:?}"),
+    }
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_layer_that_panics_fails_its_request_only() {
+    let server = Server::builder("panics", "1.0.0")
+        .layer(middleware::from_fn(|request: McpRequest, next: Next| async move {
+            if request.target() == Some("boom") {
+                panic!("a layer's bug");
+            }
+            next.run(request).await
+        }))
+        .tool(ToolEntry::new("boom", || async { "unreached" }))
+        .tool(ToolEntry::new("fine", || async { "fine" }))
+        .build()
+        .expect("a server");
+    let client = checked(server);
+    match client.call_tool("boom", json!({})).await {
+        Err(ClientError::Rpc(error)) => assert_eq!(error.code, -32603),
+        other => panic!("-32603, not {other:?}"),
+    }
+    let fine = client.call_tool("fine", json!({})).await.expect("the server goes on");
+    assert_eq!(fine["content"][0]["text"], "fine");
+}
+
+#[tokio::test]
+async fn a_rate_limited_tool_is_refused_with_a_retry_hint_and_other_tools_go_on() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let server = Server::builder("limited", "1.0.0")
+        .tool(add(Arc::clone(&runs)).layer(RateLimit::per_minute(2)))
+        .tool(ToolEntry::new("free", || async { "free" }))
+        .build()
+        .expect("a server");
+    let client = checked(server);
+    for _ in 0..2 {
+        client.call_tool("add", json!({"a": 1, "b": 2})).await.expect("within the rate");
+    }
+    let refused = client.call_tool("add", json!({"a": 1, "b": 2})).await.expect("a tool error");
+    assert_eq!(refused["isError"], true);
+    let text = refused["content"][0]["text"].as_str().expect("text");
+    assert!(text.starts_with("Rate limit exceeded for `add`: try again in "), "{text}");
+    let retry = refused["_meta"][RETRY_AFTER].as_f64().expect("a retry hint");
+    assert!(retry > 0.0 && retry <= 30.0, "{retry}");
+    assert_eq!(runs.load(Ordering::SeqCst), 2, "the refused call did not run");
+    for _ in 0..3 {
+        client.call_tool("free", json!({})).await.expect("a tool without the limit");
+    }
+}
+
+#[tokio::test]
+async fn a_server_wide_rate_limit_can_count_each_tool_apart() {
+    let server = |limit: RateLimit| {
+        Server::builder("limited", "1.0.0")
+            .layer(limit)
+            .tool(add(Arc::default()))
+            .tool(ToolEntry::new("free", || async { "free" }))
+            .build()
+            .expect("a server")
+    };
+    let together = checked(server(RateLimit::per_hour(1)));
+    together.call_tool("add", json!({"a": 1, "b": 2})).await.expect("the first call");
+    let refused = together.call_tool("free", json!({})).await.expect("a result");
+    assert_eq!(refused["isError"], true, "one bucket for every tool");
+    together.list_tools().await.expect("lists are not counted");
+
+    let apart = checked(server(RateLimit::per_hour(1).each_tool()));
+    apart.call_tool("add", json!({"a": 1, "b": 2})).await.expect("the first call");
+    apart.call_tool("free", json!({})).await.expect("a bucket of its own");
+    assert_eq!(apart.call_tool("free", json!({})).await.expect("a result")["isError"], true);
+}
+
+fn slow() -> ToolEntry {
+    ToolEntry::new("slow", || async {
+        tokio::time::sleep(Duration::from_secs(30)).await;
+        "finished"
+    })
+    .layer(TimeLimit::new(Duration::from_millis(50)))
+}
+
+#[tokio::test]
+async fn a_time_limit_ends_a_slow_call_with_a_tool_error() {
+    let client = checked(Server::builder("slow", "1.0.0").tool(slow()).build().expect("a server"));
+    let result = client.call_tool("slow", json!({})).await.expect("a result");
+    assert_eq!(result["isError"], true);
+    assert_eq!(result["content"][0]["text"], "Took longer than its limit of 50 ms");
+}
+
+fn lookup(runs: Arc<AtomicUsize>, cached: bool) -> ToolEntry {
+    let tool = ToolEntry::new("lookup", move |Args(p): Args<Pair>| {
+        let runs = Arc::clone(&runs);
+        async move {
+            let n = runs.fetch_add(1, Ordering::SeqCst);
+            if p.a < 0 {
+                return CallToolResult::error("negative");
+            }
+            CallToolResult::text(format!("{} (run {n})", p.a * p.b))
+        }
+    })
+    .layer(ResultCache::new(Duration::from_secs(60)));
+    if cached {
+        tool.annotations(ToolAnnotations::default().with_read_only_hint(true).with_idempotent_hint(true))
+    } else {
+        tool
+    }
+}
+
+#[tokio::test]
+async fn a_read_only_idempotent_tool_is_answered_from_the_cache() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let client = checked(Server::builder("cache", "1.0.0").tool(lookup(Arc::clone(&runs), true)).build().unwrap());
+    let first = client.call_tool("lookup", json!({"a": 6, "b": 7})).await.expect("tools/call");
+    assert_eq!(first["content"][0]["text"], "42 (run 0)");
+    // The same arguments in another order: the same call.
+    let again = client.call_tool("lookup", json!({"b": 7, "a": 6})).await.expect("tools/call");
+    assert_eq!(again["content"], first["content"]);
+    assert_eq!(again["resultType"], "complete", "{again}");
+    let other = client.call_tool("lookup", json!({"a": 1, "b": 7})).await.expect("tools/call");
+    assert_eq!(other["content"][0]["text"], "7 (run 1)");
+    // Tool errors are not kept.
+    for _ in 0..2 {
+        client.call_tool("lookup", json!({"a": -1, "b": 1})).await.expect("tools/call");
+    }
+    assert_eq!(runs.load(Ordering::SeqCst), 4);
+
+    // A tool that is not declared read-only and idempotent is never cached.
+    let runs = Arc::new(AtomicUsize::new(0));
+    let client = checked(Server::builder("cache", "1.0.0").tool(lookup(Arc::clone(&runs), false)).build().unwrap());
+    for _ in 0..2 {
+        client.call_tool("lookup", json!({"a": 6, "b": 7})).await.expect("tools/call");
+    }
+    assert_eq!(runs.load(Ordering::SeqCst), 2);
+}
+
+/// One 2025-era client over stdio, on an in-memory pipe.
+struct Session {
+    writer: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+    lines: tokio::io::Lines<BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
+}
+
+impl Session {
+    async fn open(server: Server) -> Session {
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        let (their_read, their_write) = tokio::io::split(theirs);
+        tokio::spawn(server.serve_io(their_read, their_write, StdioConfig::default()));
+        let (read, writer) = tokio::io::split(ours);
+        let mut session = Session { writer, lines: BufReader::new(read).lines() };
+        let params = json!({"protocolVersion": "2025-11-25", "capabilities": {},
+                            "clientInfo": {"name": "host", "version": "1"}});
+        session.request(0, "initialize", params).await;
+        session.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+        session
+    }
+
+    async fn send(&mut self, message: Value) {
+        self.writer.write_all(format!("{message}\n").as_bytes()).await.expect("the server reads");
+        self.writer.flush().await.expect("the server reads");
+    }
+
+    async fn request(&mut self, id: i64, method: &str, params: Value) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
+        let line = tokio::time::timeout(Duration::from_secs(30), self.lines.next_line())
+            .await
+            .unwrap_or_else(|_| panic!("an answer to {id} ({method})"));
+        let message: Value = serde_json::from_str(&line.expect("readable").expect("a line")).expect("JSON");
+        assert_valid_legacy(method, &message);
+        assert_eq!(message["id"], id, "{message}");
+        message
+    }
+}
+
+/// Every layer of these tests on one server: what each sees is recorded.
+fn everything(seen: Arc<Mutex<Vec<String>>>) -> ServerBuilder {
+    Server::builder("layers", "1.0.0")
+        .layer(middleware::from_fn(move |request: McpRequest, next: Next| {
+            let seen = Arc::clone(&seen);
+            async move {
+                let address = request.client_address().map(|a| a.ip().to_string());
+                seen.lock().unwrap().push(format!(
+                    "{} {} {} {}",
+                    request.method().name(),
+                    request.target().unwrap_or("-"),
+                    request.protocol_version(),
+                    address.as_deref().unwrap_or("-"),
+                ));
+                next.run(request).await
+            }
+        }))
+        .layer(policy())
+        .tool(add(Arc::default()).layer(RateLimit::per_hour(2)))
+        .tool(slow())
+        .tool(ToolEntry::new("forbidden", || async { "should not run" }))
+}
+
+#[tokio::test]
+async fn a_2025_era_session_over_stdio_passes_the_same_layers() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let mut session = Session::open(everything(Arc::clone(&seen)).build().expect("a server")).await;
+    let sum = session.request(1, "tools/call", json!({"name": "add", "arguments": {"a": 2, "b": 2}})).await;
+    assert_eq!(sum["result"]["content"], json!([{"type": "text", "text": "4"}, {"type": "text", "text": "(checked)"}]));
+    assert!(sum["result"].get("resultType").is_none(), "written for the session's version: {sum}");
+    let refused = session.request(2, "tools/call", json!({"name": "forbidden"})).await;
+    assert_eq!(refused["error"]["code"], -32602);
+    let slow = session.request(3, "tools/call", json!({"name": "slow"})).await;
+    assert_eq!(slow["result"]["isError"], true, "{slow}");
+    session.request(4, "tools/call", json!({"name": "add", "arguments": {"a": 1, "b": 1}})).await;
+    let limited = session.request(5, "tools/call", json!({"name": "add", "arguments": {"a": 1, "b": 1}})).await;
+    assert_eq!(limited["result"]["isError"], true, "{limited}");
+    // The session's own housekeeping passes no layer.
+    session.request(6, "ping", json!({})).await;
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 5, "{seen:?}");
+    assert_eq!(seen[0], "tools/call add 2025-11-25 -");
+}
+
+#[tokio::test]
+async fn over_http_layers_see_the_client_address_in_both_eras() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let server = everything(Arc::clone(&seen)).build().expect("a server");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("an address");
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(server.serve_http_with_shutdown(listener, HttpConfig::default(), async {
+        let _ = stopped.await;
+    }));
+
+    let call = |id: i64, name: &str| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": name, "arguments": {"a": 20, "b": 22}, "_meta": modern_meta(json!({}))}})
+    };
+    let response = http_wire::post(addr, None, &call(1, "add")).await;
+    let answer = http_wire::answer(response, &json!(1), |_| {}).await;
+    assert_eq!(answer["result"]["content"][1]["text"], "(checked)", "{answer}");
+    let response = http_wire::post(addr, None, &call(2, "forbidden")).await;
+    assert_eq!(http_wire::answer(response, &json!(2), |_| {}).await["error"]["code"], -32602);
+
+    // A 2025-era session on the same server.
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}});
+    let opened = http_wire::post(addr, None, &initialize).await;
+    let session = opened.headers()["mcp-session-id"].to_str().expect("a session id").to_owned();
+    let _ = http_wire::answer(opened, &json!(0), |_| {}).await;
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let _ = http_wire::post(addr, Some(&session), &initialized).await;
+    let legacy = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1, "b": 2}}});
+    let response = http_wire::post(addr, Some(&session), &legacy).await;
+    let answer = http_wire::answer(response, &json!(3), |_| {}).await;
+    assert_eq!(answer["result"]["content"][0]["text"], "3", "{answer}");
+
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(
+        seen,
+        [
+            "tools/call add 2026-07-28 127.0.0.1",
+            "tools/call forbidden 2026-07-28 127.0.0.1",
+            "tools/call add 2025-11-25 127.0.0.1"
+        ]
+    );
+    stop.send(()).expect("serving");
+    serving.await.expect("joined").expect("served");
+}
+
+#[tokio::test]
+async fn a_task_passes_the_layers_once_with_its_final_result() {
+    let passes = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&passes);
+    let server = Server::builder("tasks", "1.0.0")
+        .layer(middleware::from_fn(move |request: McpRequest, next: Next| {
+            let counted = Arc::clone(&counted);
+            async move {
+                if request.is_task() {
+                    counted.fetch_add(1, Ordering::SeqCst);
+                }
+                next.run(request).await
+            }
+        }))
+        .layer(policy())
+        .tool(add(Arc::default()).task(mcp_runtime::tasks::TaskSupport::optional()))
+        .build()
+        .expect("a server");
+    let capabilities: ClientCapabilities =
+        serde_json::from_value(json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})).expect("capabilities");
+    // Unchecked: the validating client reads a `tools/call` as the plain call's.
+    let client = mcp_runtime::testing::TestClient::new(server).with_capabilities(capabilities);
+    let created = client.call_tool("add", json!({"a": 5, "b": 5})).await.expect("a task");
+    assert_eq!(created["resultType"], "task", "{created}");
+    let task_id = created["taskId"].as_str().expect("an id").to_owned();
+    let mut done = Value::Null;
+    for _ in 0..200 {
+        done = client.request("tasks/get", json!({"taskId": task_id})).await.expect("tasks/get");
+        if done["status"] == "completed" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(
+        done["result"]["content"],
+        json!([{"type": "text", "text": "10"}, {"type": "text", "text": "(checked)"}])
+    );
+    client.request("tasks/get", json!({"taskId": task_id})).await.expect("tasks/get");
+    assert_eq!(passes.load(Ordering::SeqCst), 1, "the call passed once, in its task");
+}
+
+#[test]
+fn the_audit_layer_records_who_did_what_and_arguments_only_where_asked() {
+    #[derive(Clone, Default)]
+    struct Buffer(Arc<Mutex<Vec<u8>>>);
+    impl std::io::Write for Buffer {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let buffer = Buffer::default();
+    let writer = buffer.clone();
+    let subscriber = tracing_subscriber::fmt().with_writer(move || writer.clone()).with_ansi(false).finish();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+    tracing::subscriber::with_default(subscriber, || {
+        runtime.block_on(async {
+            let server = Server::builder("audited", "1.0.0")
+                .layer(Audit::new().arguments_of(["add"]))
+                .tool(add(Arc::default()))
+                .tool(lookup(Arc::default(), false))
+                .build()
+                .expect("a server");
+            let client = checked(server);
+            client.call_tool("add", json!({"a": 1, "b": 2})).await.expect("tools/call");
+            client.call_tool("lookup", json!({"a": -1, "b": 2})).await.expect("tools/call");
+            let _ = client.call_tool("nope", json!({})).await;
+        })
+    });
+    let logged = String::from_utf8(buffer.0.lock().unwrap().clone()).expect("UTF-8");
+    let lines: Vec<&str> = logged.lines().filter(|l| l.contains("mcp_runtime::audit")).collect();
+    assert_eq!(lines.len(), 2, "an unknown tool is refused before the layers: {logged}");
+    assert!(
+        lines[0].contains(
+            r#"caller=anonymous client="mcp-runtime-test-client" method="tools/call" target="add" outcome="ok""#
+        ),
+        "{}",
+        lines[0]
+    );
+    assert!(lines[0].contains(r#"arguments="{\"a\":1,\"b\":2}""#), "{}", lines[0]);
+    assert!(lines[1].contains(r#"target="lookup" outcome="tool_error""#), "{}", lines[1]);
+    assert!(!lines[1].contains("arguments"), "not asked for: {}", lines[1]);
+}
