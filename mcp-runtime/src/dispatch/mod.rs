@@ -9,7 +9,6 @@
 mod decorate;
 mod envelope;
 mod grace;
-pub(crate) mod layer;
 mod meta_cache;
 mod method;
 mod nesting;

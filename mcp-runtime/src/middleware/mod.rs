@@ -64,6 +64,8 @@
 //! future is boxed.
 
 mod audit;
+mod layer;
+mod request;
 mod time_limit;
 
 #[cfg(feature = "cache")]
@@ -78,5 +80,11 @@ pub use cache::ResultCache;
 pub use rate_limit::{RETRY_AFTER, RateLimit};
 pub use time_limit::TimeLimit;
 
-pub use crate::dispatch::layer::{BoxFuture, FromFn, Layer, McpRequest, Next, from_fn};
+pub use layer::{BoxFuture, FromFn, Layer, Next, from_fn};
+pub(crate) use layer::{Layers, ServerLayers, run_layered};
+#[cfg(feature = "http")]
+pub(crate) use request::ClientAddress;
+pub use request::McpRequest;
+pub(crate) use request::{Answer, View};
+
 pub use crate::response::Response;

@@ -8,13 +8,13 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::dispatch::layer::{Layer, Layers};
 use crate::handler::call::{CompleteCall, PromptCall, ResourceCall, ToolCall};
 use crate::handler::functions::{
     BoxFuture, CompleteFn, PromptFn, PromptHandler, ResourceFn, ResourceHandler, ToolFn, ToolHandler,
 };
 use crate::handler::outcome::{PromptOutcome, ResourceOutcome, ToolOutcome};
 use crate::handler::state::StateRequirement;
+use crate::middleware::{Layer, Layers};
 use crate::protocol::{
     Annotations, CacheHints, Completion, ErrorObject, Icon, Prompt, PromptArgument, Resource, ResourceTemplate, Tool,
     ToolAnnotations,

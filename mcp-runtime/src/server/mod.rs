@@ -164,7 +164,7 @@ pub(crate) struct Settings {
     pub(crate) authenticated: bool,
     /// The middleware every request the dispatcher runs passes, the
     /// outermost first; empty for none.
-    pub(crate) layers: crate::dispatch::layer::ServerLayers,
+    pub(crate) layers: crate::middleware::ServerLayers,
 }
 
 /// The catalog with the capabilities and discover result derived from it.

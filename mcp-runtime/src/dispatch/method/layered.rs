@@ -1,13 +1,18 @@
-//! A routed request's layers (the server's, then its tool's) and the view
-//! of it they read.
+//! A routed request's layers (the server's, then its tool's), the view of
+//! it they read, and the answers they write for it.
 
 use std::sync::Arc;
 
 use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 
 use super::parts::Route;
 use crate::dispatch::Prepared;
-use crate::dispatch::layer::{Layers, McpRequest, View};
+use crate::dispatch::decorate::{Answers, failed, finish};
+use crate::middleware::{Answer, Layers, McpRequest, View};
+use crate::protocol::{ErrorObject, RequestId, ResultType, Tool};
+use crate::response::Response;
+use crate::server::{Server, Snapshot};
 
 /// The layers `p` passes, when there are any: the server's, and those of
 /// the tool it calls. `None` costs a length check (and, for a call, one
@@ -64,17 +69,19 @@ pub(super) fn view(p: &Prepared, call: Call) -> McpRequest {
     #[cfg(feature = "http")]
     let (principal, client_address) = (
         p.http.principal().cloned(),
-        p.http.parts().and_then(|parts| parts.extensions.get::<crate::dispatch::layer::ClientAddress>()).map(|a| a.0),
+        p.http.parts().and_then(|parts| parts.extensions.get::<crate::middleware::ClientAddress>()).map(|a| a.0),
     );
     #[cfg(not(feature = "http"))]
     let (principal, client_address) = (None, None);
-    #[cfg(feature = "legacy")]
-    let session = p.session;
-    #[cfg(not(feature = "legacy"))]
-    let session = None;
-    McpRequest(Arc::new(View {
+    let session = Answers::session(p);
+    let answers = LayerAnswers {
         server: p.server.clone(),
         snapshot: Arc::clone(&p.snapshot),
+        id: p.id.clone(),
+        session,
+        tool: call.tool,
+    };
+    McpRequest(Arc::new(View {
         id: p.id.clone(),
         method: p.method,
         target: call.target,
@@ -85,6 +92,89 @@ pub(super) fn view(p: &Prepared, call: Call) -> McpRequest {
         session,
         task: call.task,
         later_round: call.later_round,
-        tool: call.tool,
+        answers: Box::new(answers),
     }))
+}
+
+/// Answers for a request as its era reads them, and its tool.
+struct LayerAnswers {
+    server: Server,
+    snapshot: Arc<Snapshot>,
+    id: RequestId,
+    session: Option<&'static str>,
+    /// The called tool's place in the snapshot's catalog.
+    tool: Option<usize>,
+}
+
+impl Answers for LayerAnswers {
+    fn server(&self) -> &Server {
+        &self.server
+    }
+
+    fn id(&self) -> &RequestId {
+        &self.id
+    }
+
+    fn session(&self) -> Option<&'static str> {
+        self.session
+    }
+}
+
+impl Answer for LayerAnswers {
+    fn tool(&self) -> Option<&Tool> {
+        self.tool.map(|position| self.snapshot.catalog().tool(position).definition())
+    }
+
+    fn error(&self, error: ErrorObject) -> Response {
+        failed(self, error)
+    }
+
+    fn result(&self, kind: ResultType, body: Map<String, Value>, own_meta: Option<Map<String, Value>>) -> Response {
+        finish(self, kind, &body, own_meta, None)
+    }
+}
+
+/// A task's work run through the layers: they see the call once, and the
+/// tool's final outcome on its way out.
+#[cfg(feature = "tasks")]
+pub(super) fn layered_task(
+    outer: Layers,
+    own: Option<Layers>,
+    request: McpRequest,
+    work: crate::handler::functions::BoxFuture<crate::handler::outcome::ToolOutcome>,
+) -> crate::handler::functions::BoxFuture<crate::handler::outcome::ToolOutcome> {
+    use crate::handler::outcome::Outcome;
+    use crate::middleware::{BoxFuture, run_layered};
+
+    Box::pin(async move {
+        let answering = request.clone();
+        let handler = Box::new(move || -> BoxFuture<'static, Response> {
+            Box::pin(async move {
+                match work.await {
+                    Ok(Outcome::Complete(result)) => answering.reply(&result),
+                    Ok(Outcome::InputRequired(mut body)) => {
+                        let own = body.meta.take();
+                        match serde_json::to_value(&body) {
+                            Ok(Value::Object(body)) => answering.0.answers.result(ResultType::InputRequired, body, own),
+                            _ => answering.error(ErrorObject::internal("A task's input request could not be written")),
+                        }
+                    }
+                    Err(e) => answering.error(e),
+                }
+            })
+        });
+        let response = run_layered(outer, own, request, handler).await;
+        if let Some(error) = response.as_error() {
+            return Err(error.clone());
+        }
+        let Some(text) = response.as_result() else {
+            return Err(ErrorObject::internal("A layer's answer has neither a result nor an error"));
+        };
+        let unreadable =
+            |e: serde_json::Error| ErrorObject::internal(format!("A layer's result is not a tool result: {e}"));
+        if response.needs_input() {
+            return serde_json::from_str(text).map(Outcome::InputRequired).map_err(unreadable);
+        }
+        serde_json::from_str(text).map(Outcome::Complete).map_err(unreadable)
+    })
 }

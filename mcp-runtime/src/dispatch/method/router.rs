@@ -8,8 +8,8 @@ use super::parts::{ListKind, Route, params_of};
 #[cfg(feature = "tasks")]
 use super::tasks;
 use super::{complete, discover, listen, lists, prompts_get, resources_read, tools_call};
-use crate::dispatch::layer::{BoxFuture, run_layered};
 use crate::dispatch::{Body, HeaderCheck, Prepared, RequestOptions};
+use crate::middleware::{BoxFuture, run_layered};
 use crate::protocol::{ErrorObject, RequestMeta};
 use crate::response::{Response, Stage};
 use crate::server::Snapshot;

@@ -17,10 +17,9 @@ use std::task::{Context, Poll};
 use tokio_util::sync::CancellationToken;
 
 use super::context_parts::ContextParts;
-use super::layered::{self, Call};
+use super::layered::{self, Call, layered_task};
 use crate::dispatch::Prepared;
 use crate::dispatch::decorate::{failed, finish};
-use crate::dispatch::layer::layered_task;
 use crate::dispatch::round_trip::{checked, input_slot, interruption, outcome_response};
 use crate::handler::call::ToolCall;
 use crate::handler::context::{InputSlot, RequestContext};

@@ -444,7 +444,7 @@ impl ServerBuilder {
             #[cfg(feature = "auth")]
             verifier: self.authorization.map(|a| a.into_verifier(&catalog.declared_scopes())),
             authenticated: self.authenticated,
-            layers: crate::dispatch::layer::ServerLayers(self.layers.into()),
+            layers: crate::middleware::ServerLayers(self.layers.into()),
         };
         let bus: SharedBus = self.bus.unwrap_or_else(|| Arc::new(LocalBus::default()));
         let server = Server {

@@ -22,8 +22,8 @@ use super::cors::{Cors, WithCors};
 use super::idle::{Activity, IdleLimited, TrackedBody, TrackedFuture};
 use super::service::{McpService, ResponseFuture};
 use super::stall::StallGuard;
-use crate::dispatch::layer::ClientAddress;
 use crate::endpoint::responses::transport_error;
+use crate::middleware::ClientAddress;
 use crate::server::Server;
 
 /// The MCP service at one path, and the probes when they are on, for one

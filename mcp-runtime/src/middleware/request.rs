@@ -5,16 +5,14 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use serde::Serialize;
-use serde_json::Value;
 use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 
-use crate::dispatch::decorate::{Answers, failed, finish};
 use crate::handler::principal::Principal;
 use crate::protocol::{
     CallToolResult, ClientCapabilities, ErrorObject, Implementation, Method, RequestId, RequestMeta, ResultType, Tool,
 };
 use crate::response::Response;
-use crate::server::{Server, Snapshot};
 
 /// The address of the client an HTTP request came from, put in the
 /// request's extensions by the standalone server when layers may ask.
@@ -25,8 +23,6 @@ pub(crate) struct ClientAddress(pub(crate) SocketAddr);
 /// What a layer sees of a request, made once per request that passes
 /// layers.
 pub(crate) struct View {
-    pub(crate) server: Server,
-    pub(crate) snapshot: Arc<Snapshot>,
     pub(crate) id: RequestId,
     pub(crate) method: Method,
     pub(crate) target: Option<String>,
@@ -38,22 +34,19 @@ pub(crate) struct View {
     pub(crate) session: Option<&'static str>,
     pub(crate) task: bool,
     pub(crate) later_round: bool,
-    /// The called tool's place in the snapshot's catalog.
-    pub(crate) tool: Option<usize>,
+    /// How answers are written for the request, by the dispatcher.
+    pub(crate) answers: Box<dyn Answer>,
 }
 
-impl Answers for View {
-    fn server(&self) -> &Server {
-        &self.server
-    }
-
-    fn id(&self) -> &RequestId {
-        &self.id
-    }
-
-    fn session(&self) -> Option<&'static str> {
-        self.session
-    }
+/// What the dispatcher provides a layer's view with: the called tool's
+/// definition, and answers written as the request's era reads them.
+pub(crate) trait Answer: Send + Sync {
+    /// The definition of the tool a `tools/call` names.
+    fn tool(&self) -> Option<&Tool>;
+    /// An error answer.
+    fn error(&self, error: ErrorObject) -> Response;
+    /// A result of `kind`, with `_meta` keys of its own.
+    fn result(&self, kind: ResultType, body: Map<String, Value>, own_meta: Option<Map<String, Value>>) -> Response;
 }
 
 /// A request as a [`Layer`](crate::middleware::Layer) sees it: validated,
@@ -113,7 +106,7 @@ impl McpRequest {
     /// The definition of the tool a `tools/call` names (its annotations
     /// say whether it is read-only, idempotent, ...).
     pub fn tool(&self) -> Option<&Tool> {
-        self.0.tool.map(|position| self.0.snapshot.catalog().tool(position).definition())
+        self.0.answers.tool()
     }
 
     /// Who makes the request, on a server that authenticates its callers
@@ -167,7 +160,7 @@ impl McpRequest {
     /// An error answer to the request, as a layer that refuses it returns
     /// it.
     pub fn error(&self, error: ErrorObject) -> Response {
-        failed(&*self.0, error)
+        self.0.answers.error(error)
     }
 
     /// A `tools/call` answer that is a tool error (`isError: true`) with
@@ -193,6 +186,6 @@ impl McpRequest {
             Some(Value::Object(meta)) => Some(meta),
             _ => None,
         };
-        finish(&*self.0, ResultType::Complete, &body, own_meta, None)
+        self.0.answers.result(ResultType::Complete, body, own_meta)
     }
 }
