@@ -19,7 +19,9 @@
 # uninstrumented warm-up, so the counted calls verify with cached keys);
 # REDIS=1 (with LEGACY=1) builds with the `redis` feature, starts a
 # redis-server on loopback (ready when it answers PING) and keeps the
-# sessions there (Redis's own work is not counted, the client's is).
+# sessions there (Redis's own work is not counted, the client's is);
+# RATE_LIMIT=1 builds with the `rate-limit` feature and puts a server-wide
+# RateLimit that never refuses in front of every call.
 #
 # The kernel's share (TCP, epoll) is not counted here; see profile.sh.
 set -euo pipefail

@@ -7,8 +7,8 @@
 # Release builds with line tables, in a target folder of their own: the
 # binaries `run.sh` measures stay built without debug information.
 # OTLP=1 (ours) builds with the `otel` feature, AUTH=ALG (ours) with the
-# `auth` feature, REDIS=1 (ours) with the `redis` feature, each in a folder
-# of its own.
+# `auth` feature, REDIS=1 (ours) with the `redis` feature, RATE_LIMIT=1
+# (ours) with the `rate-limit` feature, each in a folder of its own.
 build_for_profiling() {
     local dir=target/profiling features=()
     if [[ -n "${OTLP:-}" && "$server" == ours ]]; then
@@ -22,6 +22,10 @@ build_for_profiling() {
     if [[ -n "${REDIS:-}" && "$server" == ours ]]; then
         dir=target/profiling-redis
         features=(--features redis)
+    fi
+    if [[ -n "${RATE_LIMIT:-}" && "$server" == ours ]]; then
+        dir=target/profiling-rate-limit
+        features=(--features rate-limit)
     fi
     CARGO_TARGET_DIR=$dir CARGO_PROFILE_RELEASE_DEBUG=line-tables-only \
         cargo build --release --quiet -p "bench-$server" "${features[@]}"
@@ -47,6 +51,9 @@ profiling_args() {
     fi
     if [[ -n "${OTLP:-}" && "$server" == ours ]]; then
         server_args+=(--otel)
+    fi
+    if [[ -n "${RATE_LIMIT:-}" && "$server" == ours ]]; then
+        server_args+=(--rate-limit)
     fi
     if [[ -n "${LEGACY:-}" ]]; then
         driver_args+=(--legacy)

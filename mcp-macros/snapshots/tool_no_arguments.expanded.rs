@@ -71,6 +71,7 @@ const _: () = {
         scopes: &[],
         view: ::core::option::Option::None,
         visibility: ::core::option::Option::None,
+        layers: ::core::option::Option::None,
     };
     impl __mcp::ToolItem for simple_text {
         fn descriptor() -> &'static __mcp::ToolDescriptor {

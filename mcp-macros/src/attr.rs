@@ -282,7 +282,7 @@ pub(crate) fn parse_item(kind: Macro, args: TokenStream, errors: &mut Errors) ->
             }
             // Repeatable: a tool may have several layers.
             "layer" if kind == Macro::Tool => {
-                if let Some(layer) = value(errors, item, "a middleware layer, e.g. `TimeLimit::new(...)`") {
+                if let Some(layer) = value(errors, item, "TimeLimit::new(...)") {
                     attrs.layers.push(layer.clone());
                 }
             }

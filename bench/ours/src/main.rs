@@ -74,6 +74,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if args.iter().any(|a| a == "--issuer") {
         return Err("--issuer needs bench-ours built with the `auth` feature".into());
     }
+    #[cfg(feature = "rate-limit")]
+    if args.iter().any(|a| a == "--rate-limit") {
+        // Never reached: the cost measured is the layer's, not a refusal's.
+        builder = builder.layer(mcp_runtime::middleware::RateLimit::per_second(u32::MAX));
+    }
+    #[cfg(not(feature = "rate-limit"))]
+    if args.iter().any(|a| a == "--rate-limit") {
+        return Err("--rate-limit needs bench-ours built with the `rate-limit` feature".into());
+    }
     let server = builder.build()?;
     if let Some(i) = args.iter().position(|a| a == "--log") {
         let level: tracing_subscriber::filter::LevelFilter = args.get(i + 1).ok_or("--log needs a level")?.parse()?;

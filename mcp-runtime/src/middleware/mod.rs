@@ -21,7 +21,8 @@
 //! #[mcp_runtime::tool]
 //! async fn add(a: i64, b: i64) -> i64 { a + b }
 //!
-//! let server = mcp_runtime::server!()
+//! let server = mcp_runtime::Server::builder("calculator", "1.0.0")
+//!     .tools(mcp_runtime::tools![add])
 //!     .layer(middleware::from_fn(|request: McpRequest, next: Next| async move {
 //!         if request.method() == Method::ToolsCall && request.target() == Some("delete_everything") {
 //!             return request.error(ErrorObject::invalid_params("Refused by policy"));
