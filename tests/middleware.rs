@@ -11,6 +11,7 @@ use std::time::Duration;
 use mcp_runtime::entry::ToolEntry;
 use mcp_runtime::middleware::{self, Audit, McpRequest, Next, RETRY_AFTER, RateLimit, ResultCache, TimeLimit};
 use mcp_runtime::protocol::{CallToolResult, ClientCapabilities, ErrorObject, Method, ToolAnnotations};
+use mcp_runtime::redis::RedisResultStore;
 use mcp_runtime::testing::ClientError;
 use mcp_runtime::transport::http::HttpConfig;
 use mcp_runtime::transport::stdio::StdioConfig;
@@ -210,6 +211,10 @@ async fn a_time_limit_ends_a_slow_call_with_a_tool_error() {
 }
 
 fn lookup(runs: Arc<AtomicUsize>, cached: bool) -> ToolEntry {
+    lookup_with(runs, cached, ResultCache::new(Duration::from_secs(60)))
+}
+
+fn lookup_with(runs: Arc<AtomicUsize>, cached: bool, cache: ResultCache) -> ToolEntry {
     let tool = ToolEntry::new("lookup", move |Args(p): Args<Pair>| {
         let runs = Arc::clone(&runs);
         async move {
@@ -220,7 +225,7 @@ fn lookup(runs: Arc<AtomicUsize>, cached: bool) -> ToolEntry {
             CallToolResult::text(format!("{} (run {n})", p.a * p.b))
         }
     })
-    .layer(ResultCache::new(Duration::from_secs(60)));
+    .layer(cache);
     if cached {
         tool.annotations(ToolAnnotations::default().with_read_only_hint(true).with_idempotent_hint(true))
     } else {
@@ -253,6 +258,35 @@ async fn a_read_only_idempotent_tool_is_answered_from_the_cache() {
         client.call_tool("lookup", json!({"a": 6, "b": 7})).await.expect("tools/call");
     }
     assert_eq!(runs.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+#[cfg_attr(no_redis_server, ignore = "redis-server is not on PATH: apt-get install redis-server")]
+async fn replicas_share_cached_results_through_redis() {
+    let redis = mcp_tests::redis::start().await;
+    let replica = |runs: &Arc<AtomicUsize>| {
+        let (runs, url) = (Arc::clone(runs), redis.url.clone());
+        async move {
+            let store = RedisResultStore::connect(&url, "middleware-test").await.expect("Redis");
+            let cache = ResultCache::new(Duration::from_secs(60)).shared(store);
+            checked(Server::builder("cache", "1.0.0").tool(lookup_with(runs, true, cache)).build().expect("a server"))
+        }
+    };
+    let (runs_a, runs_b) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let (a, b) = (replica(&runs_a).await, replica(&runs_b).await);
+    let first = a.call_tool("lookup", json!({"a": 6, "b": 7})).await.expect("tools/call");
+    let shared = b.call_tool("lookup", json!({"b": 7, "a": 6})).await.expect("tools/call");
+    assert_eq!(shared["content"], first["content"], "answered by what the other replica computed");
+    assert_eq!((runs_a.load(Ordering::SeqCst), runs_b.load(Ordering::SeqCst)), (1, 0));
+    b.call_tool("lookup", json!({"a": 2, "b": 2})).await.expect("tools/call");
+    assert_eq!(runs_b.load(Ordering::SeqCst), 1, "other arguments run");
+
+    // Without Redis the calls run, uncached, and nothing fails.
+    redis.kill().await;
+    for run in 1..3 {
+        let result = a.call_tool("lookup", json!({"a": 6, "b": 7})).await.expect("tools/call");
+        assert_eq!(result["content"][0]["text"], format!("42 (run {run})"));
+    }
 }
 
 /// One 2025-era client over stdio, on an in-memory pipe.

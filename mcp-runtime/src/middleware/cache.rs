@@ -9,6 +9,20 @@ use serde_json::Value;
 use super::{BoxFuture, Layer, McpRequest, Next, Response};
 use crate::protocol::{Method, Tool};
 
+/// Where a [`ResultCache`] shared by replicas keeps its results: an
+/// existing engine (Redis with
+/// [`RedisResultStore`](crate::redis::RedisResultStore), or one of
+/// yours), never memory of one process.
+///
+/// A store that fails is a miss, not an error: the call runs, and the
+/// failure is logged.
+pub trait ResultStore: Send + Sync + 'static {
+    /// The result kept under `key`, if any (JSON text).
+    fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<String>, String>>;
+    /// Keeps `result` (JSON text) under `key` for `ttl`.
+    fn put<'a>(&'a self, key: &'a str, result: String, ttl: Duration) -> BoxFuture<'a, Result<(), String>>;
+}
+
 /// How many results a cache keeps unless told otherwise.
 const DEFAULT_ENTRIES: u64 = 10_000;
 
@@ -25,7 +39,8 @@ const DEFAULT_ENTRIES: u64 = 10_000;
 /// JSON with its keys sorted) and protocol revision, and by caller too with
 /// [`per_caller`](Self::per_caller) for results that depend on who asks.
 ///
-/// The cache lives in the process: replicas each keep their own.
+/// The cache lives in the process (replicas each keep their own), or in a
+/// [`ResultStore`] they share with [`shared`](Self::shared).
 ///
 /// ```
 /// use std::time::Duration;
@@ -45,6 +60,7 @@ pub struct ResultCache {
     results: moka::sync::Cache<String, Arc<Value>>,
     ttl: Duration,
     per_caller: bool,
+    shared: Option<Arc<dyn ResultStore>>,
 }
 
 impl std::fmt::Debug for ResultCache {
@@ -52,6 +68,7 @@ impl std::fmt::Debug for ResultCache {
         f.debug_struct("ResultCache")
             .field("ttl", &self.ttl)
             .field("per_caller", &self.per_caller)
+            .field("shared", &self.shared.is_some())
             .field("entries", &self.results.entry_count())
             .finish()
     }
@@ -63,9 +80,29 @@ impl ResultCache {
         Self::build(ttl, DEFAULT_ENTRIES, false)
     }
 
-    /// At most `entries` results.
+    /// At most `entries` results (in memory; a shared store keeps what
+    /// its engine's memory policy lets it).
     pub fn max_entries(self, entries: u64) -> Self {
-        Self::build(self.ttl, entries, self.per_caller)
+        ResultCache { shared: self.shared, ..Self::build(self.ttl, entries, self.per_caller) }
+    }
+
+    /// Keeps results in `store`, shared by the replicas that use it,
+    /// instead of in this process's memory.
+    ///
+    /// ```no_run
+    /// # #[cfg(feature = "redis")]
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// use std::time::Duration;
+    /// use mcp_runtime::middleware::ResultCache;
+    /// use mcp_runtime::redis::RedisResultStore;
+    ///
+    /// let store = RedisResultStore::connect("redis://127.0.0.1:6379/", "rates").await?;
+    /// let cache = ResultCache::new(Duration::from_secs(60)).shared(store);
+    /// # let _ = cache; Ok(()) }
+    /// ```
+    pub fn shared(mut self, store: impl ResultStore) -> Self {
+        self.shared = Some(Arc::new(store));
+        self
     }
 
     /// Results kept apart for each caller (the principal's subject, else
@@ -77,7 +114,7 @@ impl ResultCache {
 
     fn build(ttl: Duration, entries: u64, per_caller: bool) -> Self {
         let results = moka::sync::Cache::builder().time_to_live(ttl).max_capacity(entries).build();
-        ResultCache { results, ttl, per_caller }
+        ResultCache { results, ttl, per_caller, shared: None }
     }
 
     /// The key of a call's result, or `None` when it is not to be cached.
@@ -109,16 +146,37 @@ fn cacheable(tool: &Tool) -> bool {
     tool.annotations.as_ref().is_some_and(|a| a.read_only_hint == Some(true) && a.idempotent_hint == Some(true))
 }
 
+impl ResultCache {
+    async fn kept(&self, key: &str) -> Option<Arc<Value>> {
+        let Some(store) = &self.shared else { return self.results.get(key) };
+        match store.get(key).await {
+            Ok(Some(text)) => serde_json::from_str(&text).ok().map(Arc::new),
+            Ok(None) => None,
+            Err(e) => {
+                tracing::warn!(error = %e, "the shared result cache could not be read: the call runs");
+                None
+            }
+        }
+    }
+
+    async fn keep(&self, key: String, result: Value) {
+        let Some(store) = &self.shared else { return self.results.insert(key, Arc::new(result)) };
+        if let Err(e) = store.put(&key, result.to_string(), self.ttl).await {
+            tracing::warn!(error = %e, "the shared result cache could not keep a result");
+        }
+    }
+}
+
 impl Layer for ResultCache {
     fn call<'a>(&'a self, request: McpRequest, next: Next) -> BoxFuture<'a, Response> {
         Box::pin(async move {
             let Some(key) = self.key(&request) else { return next.run(request).await };
-            if let Some(result) = self.results.get(&key) {
+            if let Some(result) = self.kept(&key).await {
                 return request.reply(&*result);
             }
             let response = next.run(request).await;
             if let Some(result) = kept(&response) {
-                self.results.insert(key, Arc::new(result));
+                self.keep(key, result).await;
             }
             response
         })

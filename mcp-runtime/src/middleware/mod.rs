@@ -76,7 +76,7 @@ mod rate_limit;
 
 pub use audit::Audit;
 #[cfg(feature = "cache")]
-pub use cache::ResultCache;
+pub use cache::{ResultCache, ResultStore};
 #[cfg(feature = "rate-limit")]
 pub use rate_limit::{RETRY_AFTER, RateLimit};
 pub use time_limit::TimeLimit;

@@ -25,6 +25,8 @@
 
 mod bus;
 mod commands;
+#[cfg(feature = "cache")]
+mod results;
 #[cfg(feature = "legacy")]
 mod sessions;
 mod subscription;
@@ -32,6 +34,9 @@ mod subscription;
 mod tasks;
 
 pub use bus::RedisBus;
+#[cfg(feature = "cache")]
+#[cfg_attr(docsrs, doc(cfg(feature = "cache")))]
+pub use results::RedisResultStore;
 #[cfg(feature = "legacy")]
 #[cfg_attr(docsrs, doc(cfg(feature = "legacy")))]
 pub use sessions::RedisSessionStore;

@@ -1,0 +1,66 @@
+//! [`RedisResultStore`]: the results a shared
+//! [`ResultCache`](crate::middleware::ResultCache) keeps, in Redis.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use sha2::{Digest as _, Sha256};
+
+use super::commands::Commands;
+use crate::middleware::{BoxFuture, ResultStore};
+
+/// Tool results kept in Redis for a [`ResultCache`](crate::middleware::ResultCache)
+/// that every replica shares: a result one replica computed answers the
+/// same call on another until it expires.
+///
+/// Each result is one string, `<prefix>:result:<SHA-256 of the cache key>`,
+/// written with its time to live (`SET ... PX`): expiry is Redis's job.
+/// Every replica connects with the same `prefix`. A lost connection is made
+/// again at the next command; while Redis is away, calls run uncached.
+#[derive(Clone)]
+pub struct RedisResultStore {
+    commands: Commands,
+    prefix: Arc<str>,
+}
+
+impl RedisResultStore {
+    /// Connects to Redis at `url`, keeping results under the keys that
+    /// start with `prefix`. Fails when the first connection cannot be made.
+    pub async fn connect(url: &str, prefix: &str) -> redis::RedisResult<Self> {
+        let commands = Commands::connect(redis::Client::open(url)?).await?;
+        Ok(RedisResultStore { commands, prefix: prefix.into() })
+    }
+
+    /// The Redis key of a cache key: hashed, since arguments may be long.
+    fn key(&self, key: &str) -> String {
+        let digest = Sha256::digest(key.as_bytes());
+        let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+        format!("{}:result:{hex}", self.prefix)
+    }
+}
+
+impl fmt::Debug for RedisResultStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RedisResultStore").field("prefix", &self.prefix).finish_non_exhaustive()
+    }
+}
+
+impl ResultStore for RedisResultStore {
+    fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<String>, String>> {
+        Box::pin(async move {
+            let mut command = redis::cmd("GET");
+            command.arg(self.key(key));
+            self.commands.run(&command).await.map_err(|e| format!("Redis: {e}"))
+        })
+    }
+
+    fn put<'a>(&'a self, key: &'a str, result: String, ttl: Duration) -> BoxFuture<'a, Result<(), String>> {
+        Box::pin(async move {
+            let mut command = redis::cmd("SET");
+            let ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
+            command.arg(self.key(key)).arg(result).arg("PX").arg(ms);
+            self.commands.run::<()>(&command).await.map_err(|e| format!("Redis: {e}"))
+        })
+    }
+}
