@@ -174,6 +174,7 @@ impl Server {
             observation: Observation::default(),
             #[cfg(feature = "legacy")]
             session: None,
+            past_layers: false,
         })
     }
 }

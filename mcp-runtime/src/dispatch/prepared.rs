@@ -95,6 +95,8 @@ pub struct Prepared {
     /// are written as that version reads them; `None` on the stateless path.
     #[cfg(feature = "legacy")]
     pub(super) session: Option<&'static str>,
+    /// Whether it has been through its layers, and goes to its handler now.
+    pub(super) past_layers: bool,
 }
 
 impl std::fmt::Debug for Prepared {

@@ -71,15 +71,20 @@ pub(crate) fn target_of(route: &Route) -> Option<&str> {
 
 /// Runs a prepared request's handler, through its layers when it has
 /// any, and builds its response.
-pub(crate) async fn run(p: Prepared, options: RequestOptions) -> Response {
+pub(crate) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
     // The HTTP transports refuse with 403 before they run a request; this
     // covers the requests they run without that check (a 2025-03-26 batch).
     // A refused request reaches no layer.
     if let Some(refusal) = p.scope_refusal() {
         return Response::error(Some(p.id.clone()), refusal.error(), Stage::Params);
     }
-    let tool = layered::tool_of(&p.route);
-    if let Some((outer, own)) = layered::layers_of(&p, tool)
+    // The layers run this function again, boxed, past them: a request
+    // without layers is answered in this one future, as before layers
+    // existed (a future of its own for the route would be one more copy
+    // of its state per call).
+    if !p.past_layers
+        && let tool = layered::tool_of(&p.route)
+        && let Some((outer, own)) = layered::layers_of(&p, tool)
         && !tool.is_some_and(|position| runs_as_task(&p, position))
     {
         let request = layered::view_of_route(&p, &p.route);
@@ -88,26 +93,10 @@ pub(crate) async fn run(p: Prepared, options: RequestOptions) -> Response {
         // cancelling (a 2025-era session answers nothing then).
         let options =
             RequestOptions { cancellation: options.cancellation.as_ref().map(|t| t.child_token()), ..options };
-        let handler = Box::new(move || -> BoxFuture<'static, Response> { Box::pin(run_route(p, options)) });
+        p.past_layers = true;
+        let handler = Box::new(move || past_layers(p, options));
         return Box::pin(run_layered(outer, own, request, handler)).await;
     }
-    run_route(p, options).await
-}
-
-/// Whether the tool at `position` runs as a task for this request: its
-/// layers then run inside the task ([`task_call`](super::task_call)). A
-/// tool that takes its input first runs its rounds within calls, which
-/// pass the layers each.
-fn runs_as_task(p: &Prepared, position: usize) -> bool {
-    #[cfg(feature = "tasks")]
-    if let Some(support) = p.snapshot.catalog().tool(position).task {
-        return !support.is_input_first() && crate::tasks::declared(&p.meta.client_capabilities);
-    }
-    let _ = (p, position);
-    false
-}
-
-async fn run_route(mut p: Prepared, options: RequestOptions) -> Response {
     // Taken out so that its params move into the call rather than being copied.
     let route = std::mem::replace(&mut p.route, Route::Discover);
     let parts = ContextParts { options, http: std::mem::take(&mut p.http) };
@@ -125,4 +114,23 @@ async fn run_route(mut p: Prepared, options: RequestOptions) -> Response {
         #[cfg(feature = "tasks")]
         Route::Task(request) => Box::pin(tasks::run(p, request, parts)).await,
     }
+}
+
+/// [`run`] again, for a request through its layers (boxed: a future cannot
+/// hold itself).
+fn past_layers(p: Prepared, options: RequestOptions) -> BoxFuture<'static, Response> {
+    Box::pin(run(p, options))
+}
+
+/// Whether the tool at `position` runs as a task for this request: its
+/// layers then run inside the task ([`task_call`](super::task_call)). A
+/// tool that takes its input first runs its rounds within calls, which
+/// pass the layers each.
+fn runs_as_task(p: &Prepared, position: usize) -> bool {
+    #[cfg(feature = "tasks")]
+    if let Some(support) = p.snapshot.catalog().tool(position).task {
+        return !support.is_input_first() && crate::tasks::declared(&p.meta.client_capabilities);
+    }
+    let _ = (p, position);
+    false
 }
