@@ -8,14 +8,17 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use mcp_runtime::auth::Principal;
 use mcp_runtime::entry::ToolEntry;
+use mcp_runtime::input::Elicitation;
 use mcp_runtime::middleware::{self, Audit, McpRequest, Next, RETRY_AFTER, RateLimit, ResultCache, TimeLimit};
+use mcp_runtime::protocol::ElicitResult;
 use mcp_runtime::protocol::{CallToolResult, ClientCapabilities, ErrorObject, Method, ToolAnnotations};
 use mcp_runtime::redis::RedisResultStore;
 use mcp_runtime::testing::ClientError;
 use mcp_runtime::transport::http::HttpConfig;
 use mcp_runtime::transport::stdio::StdioConfig;
-use mcp_runtime::{Args, Server, ServerBuilder};
+use mcp_runtime::{Args, Input, Server, ServerBuilder};
 use mcp_tests::http_wire::{self, modern_meta};
 use mcp_tests::legacy_schema::assert_valid_legacy;
 use mcp_tests::validated_client::checked;
@@ -124,6 +127,89 @@ async fn a_layer_answers_by_itself_or_rewrites_the_result() {
         other => panic!("refused by the layer, not {other:?}"),
     }
     assert_eq!(runs.load(Ordering::SeqCst), 1);
+    // Layers do not filter lists: the refused tool is still listed.
+    let tools = client.list_tools().await.expect("tools/list");
+    assert!(tools["tools"].as_array().expect("tools").iter().any(|t| t["name"] == "forbidden"), "{tools}");
+}
+
+/// Counts each pass of a `tools/call` through it, and the later rounds.
+fn rounds(passes: Arc<Mutex<Vec<bool>>>) -> impl middleware::Layer {
+    middleware::from_fn(move |request: McpRequest, next: Next| {
+        let passes = Arc::clone(&passes);
+        async move {
+            if request.method() == Method::ToolsCall {
+                passes.lock().unwrap().push(request.is_later_round());
+            }
+            next.run(request).await
+        }
+    })
+}
+
+fn greet() -> ToolEntry {
+    ToolEntry::new("greet", |input: Input| async move {
+        let answer = input.elicit("user_name", Elicitation::form("Your name?").text("name", true)).await;
+        format!("Hello, {}!", answer.field("name").unwrap_or_default())
+    })
+}
+
+#[tokio::test]
+async fn a_handler_that_asks_for_input_passes_the_layers_at_every_round_in_both_eras() {
+    let passes = Arc::new(Mutex::new(Vec::new()));
+    let server = Server::builder("input", "1.0.0").layer(rounds(Arc::clone(&passes))).tool(greet()).build().unwrap();
+    let capabilities: ClientCapabilities = serde_json::from_value(json!({"elicitation": {}})).expect("capabilities");
+    let client = checked(server)
+        .with_capabilities(capabilities)
+        .on_elicitation(|_| async { ElicitResult::accept(json!({"name": "Ada"})) });
+    let done = client.call_tool("greet", json!({})).await.expect("tools/call");
+    assert_eq!(done["content"][0]["text"], "Hello, Ada!");
+    assert_eq!(*passes.lock().unwrap(), [false, true], "the first round, then the one with the answer");
+
+    // A 2025-era session asks the client in the middle of the call, and
+    // runs the handler again with the answer: two passes too.
+    passes.lock().unwrap().clear();
+    let server = Server::builder("input", "1.0.0").layer(rounds(Arc::clone(&passes))).tool(greet()).build().unwrap();
+    let mut session = Session::open_with(server, json!({"elicitation": {}})).await;
+    session.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "greet"}})).await;
+    let ask = session.next().await;
+    assert_eq!(ask["method"], "elicitation/create", "{ask}");
+    let answer = json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"name": "Ada"}}});
+    session.send(answer).await;
+    let done = session.next().await;
+    assert_eq!(done["result"]["content"][0]["text"], "Hello, Ada!", "{done}");
+    assert_eq!(*passes.lock().unwrap(), [false, true]);
+}
+
+#[tokio::test]
+async fn a_request_refused_for_its_scopes_never_reaches_a_layer() {
+    let passes = Arc::new(Mutex::new(Vec::new()));
+    let service = Server::builder("scoped", "1.0.0")
+        .layer(rounds(Arc::clone(&passes)))
+        .tool(ToolEntry::new("secret", || async { "secret" }).scopes(["notes:write"]))
+        .authenticated_by_layer()
+        .build()
+        .expect("a server")
+        .http_service(HttpConfig::default());
+    let call = |scopes: &[&str]| {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                          "params": {"name": "secret", "_meta": modern_meta(json!({}))}});
+        let mut request = http::Request::post("/mcp")
+            .header("host", "localhost")
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "secret")
+            .body(body.to_string())
+            .expect("a request");
+        request.extensions_mut().insert(Principal::new("ada").with_scopes(scopes.iter().copied()));
+        request
+    };
+    let refused = service.handle(call(&["notes:read"])).await.unwrap_or_else(|never| match never {});
+    assert_eq!(refused.status(), 403);
+    assert!(passes.lock().unwrap().is_empty(), "refused before any layer");
+    let allowed = service.handle(call(&["notes:write"])).await.unwrap_or_else(|never| match never {});
+    assert_eq!(allowed.status(), 200);
+    assert_eq!(*passes.lock().unwrap(), [false]);
 }
 
 #[tokio::test]
@@ -297,12 +383,16 @@ struct Session {
 
 impl Session {
     async fn open(server: Server) -> Session {
+        Self::open_with(server, json!({})).await
+    }
+
+    async fn open_with(server: Server, capabilities: Value) -> Session {
         let (ours, theirs) = tokio::io::duplex(1 << 16);
         let (their_read, their_write) = tokio::io::split(theirs);
         tokio::spawn(server.serve_io(their_read, their_write, StdioConfig::default()));
         let (read, writer) = tokio::io::split(ours);
         let mut session = Session { writer, lines: BufReader::new(read).lines() };
-        let params = json!({"protocolVersion": "2025-11-25", "capabilities": {},
+        let params = json!({"protocolVersion": "2025-11-25", "capabilities": capabilities,
                             "clientInfo": {"name": "host", "version": "1"}});
         session.request(0, "initialize", params).await;
         session.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
@@ -312,6 +402,12 @@ impl Session {
     async fn send(&mut self, message: Value) {
         self.writer.write_all(format!("{message}\n").as_bytes()).await.expect("the server reads");
         self.writer.flush().await.expect("the server reads");
+    }
+
+    /// The next message the server writes.
+    async fn next(&mut self) -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(30), self.lines.next_line()).await.expect("a message");
+        serde_json::from_str(&line.expect("readable").expect("a line")).expect("JSON")
     }
 
     async fn request(&mut self, id: i64, method: &str, params: Value) -> Value {
