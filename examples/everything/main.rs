@@ -55,6 +55,8 @@ fn server_builder() -> mcp_runtime::ServerBuilder {
     mcp_runtime::server!("everything", env!("CARGO_PKG_VERSION"))
         .tool(json_schema::tool())
         .instructions("A test server exposing every MCP feature; its tools are fixtures, not useful work.")
+        // Every conformance run and interop client passes a layer, in both eras.
+        .layer(mcp_runtime::middleware::Audit::new())
 }
 
 #[tokio::main]

@@ -73,6 +73,8 @@ fn server_builder(db: Db) -> mcp_runtime::ServerBuilder {
     mcp_runtime::server!("notes", env!("CARGO_PKG_VERSION"))
         .title("Notes")
         .instructions("A notebook. Search before adding, to avoid duplicates; notes are also readable as notes://{id}.")
+        // One log line per request: who did what, how it ended, how long it took.
+        .layer(mcp_runtime::middleware::Audit::new())
         .state(db)
 }
 

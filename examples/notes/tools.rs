@@ -4,12 +4,14 @@ use std::fmt::Write as _;
 
 use mcp_runtime::auth::Principal;
 use mcp_runtime::input::Elicitation;
+use mcp_runtime::middleware::RateLimit;
 use mcp_runtime::{CancellationToken, Input, RequestContext, State, extract::Progress, tool};
 
 use crate::db::{Db, DbError, Note};
 
 /// Adds a note and returns it with its number.
-#[tool(scopes = ["notes:write"], annotations(destructive = false))]
+// At most 120 a minute per caller: a model caught in a loop fills no disk.
+#[tool(scopes = ["notes:write"], annotations(destructive = false), layer = RateLimit::per_minute(120))]
 async fn add_note(
     db: State<Db>,
     /// A short title.
