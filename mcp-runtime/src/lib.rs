@@ -184,7 +184,10 @@
 //! modules): the protocol's wire types (`protocol`, the crate
 //! `mcp-runtime-protocol`, below everything else by construction); the handler core
 //! (`handler`: the call and its context, extractors, outcomes; and `input`,
-//! with the sealed `requestState` of its round trips);
+//! with the sealed `requestState` of its round trips); the middleware
+//! (`middleware`: the `Layer` trait, the request view layers read, the
+//! chain, the built-in layers; the dispatcher writes their answers behind a
+//! trait, so that entries can hold layers without reaching up);
 //! the registry (`registry`: entries, the catalog, scope rules, build
 //! errors); the server (`server`); the stateless dispatcher (`dispatch`);
 //! the 2025 era (`legacy`, with its `http` part, over the HTTP building
@@ -200,6 +203,7 @@
 //! | a session's answer to our elicitation routed to its handler | `legacy/session.rs` (`Session::answer`) |
 //! | `-32602` made for a bad cursor | `dispatch/pagination.rs` |
 //! | a task's lease renewed | `tasks/runner.rs` |
+//! | a request sent through its middleware | `dispatch/method/router.rs` (`run`), `dispatch/method/layered.rs` |
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
