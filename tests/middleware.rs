@@ -442,6 +442,7 @@ fn everything(seen: Arc<Mutex<Vec<String>>>) -> ServerBuilder {
         .layer(policy())
         .tool(add(Arc::default()).layer(RateLimit::per_hour(2)))
         .tool(slow())
+        .tool(lookup(Arc::default(), true))
         .tool(ToolEntry::new("forbidden", || async { "should not run" }))
 }
 
@@ -459,10 +460,14 @@ async fn a_2025_era_session_over_stdio_passes_the_same_layers() {
     session.request(4, "tools/call", json!({"name": "add", "arguments": {"a": 1, "b": 1}})).await;
     let limited = session.request(5, "tools/call", json!({"name": "add", "arguments": {"a": 1, "b": 1}})).await;
     assert_eq!(limited["result"]["isError"], true, "{limited}");
+    for id in [7, 8] {
+        let cached = session.request(id, "tools/call", json!({"name": "lookup", "arguments": {"a": 3, "b": 3}})).await;
+        assert_eq!(cached["result"]["content"][0]["text"], "9 (run 0)", "{cached}");
+    }
     // The session's own housekeeping passes no layer.
     session.request(6, "ping", json!({})).await;
     let seen = seen.lock().unwrap().clone();
-    assert_eq!(seen.len(), 5, "{seen:?}");
+    assert_eq!(seen.len(), 7, "{seen:?}");
     assert_eq!(seen[0], "tools/call add 2025-11-25 -");
 }
 
@@ -486,6 +491,14 @@ async fn over_http_layers_see_the_client_address_in_both_eras() {
     assert_eq!(answer["result"]["content"][1]["text"], "(checked)", "{answer}");
     let response = http_wire::post(addr, None, &call(2, "forbidden")).await;
     assert_eq!(http_wire::answer(response, &json!(2), |_| {}).await["error"]["code"], -32602);
+    let response = http_wire::post(addr, None, &call(4, "slow")).await;
+    assert_eq!(http_wire::answer(response, &json!(4), |_| {}).await["result"]["isError"], true);
+    for id in [5, 6] {
+        let response = http_wire::post(addr, None, &call(id, "lookup")).await;
+        let answer = http_wire::answer(response, &json!(id), |_| {}).await;
+        assert_eq!(answer["result"]["content"][0]["text"], "440 (run 0)", "{answer}");
+        assert_eq!(answer["result"]["content"][1]["text"], "(checked)", "the outer layer rewrites a cached result too");
+    }
 
     // A 2025-era session on the same server.
     let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
@@ -506,6 +519,9 @@ async fn over_http_layers_see_the_client_address_in_both_eras() {
         [
             "tools/call add 2026-07-28 127.0.0.1",
             "tools/call forbidden 2026-07-28 127.0.0.1",
+            "tools/call slow 2026-07-28 127.0.0.1",
+            "tools/call lookup 2026-07-28 127.0.0.1",
+            "tools/call lookup 2026-07-28 127.0.0.1",
             "tools/call add 2025-11-25 127.0.0.1"
         ]
     );
