@@ -593,17 +593,21 @@ fn the_audit_layer_records_who_did_what_and_arguments_only_where_asked() {
                 .layer(Audit::new().arguments_of(["add"]))
                 .tool(add(Arc::default()))
                 .tool(lookup(Arc::default(), false))
+                .tool(
+                    ToolEntry::new("traced", |Args(p): Args<Pair>| async move { p.a.to_string() }).trace_content(true),
+                )
                 .build()
                 .expect("a server");
             let client = checked(server);
             client.call_tool("add", json!({"a": 1, "b": 2})).await.expect("tools/call");
             client.call_tool("lookup", json!({"a": -1, "b": 2})).await.expect("tools/call");
             let _ = client.call_tool("nope", json!({})).await;
+            client.call_tool("traced", json!({"a": 5, "b": 6})).await.expect("tools/call");
         })
     });
     let logged = String::from_utf8(buffer.0.lock().unwrap().clone()).expect("UTF-8");
     let lines: Vec<&str> = logged.lines().filter(|l| l.contains("mcp_runtime::audit")).collect();
-    assert_eq!(lines.len(), 2, "an unknown tool is refused before the layers: {logged}");
+    assert_eq!(lines.len(), 3, "an unknown tool is refused before the layers: {logged}");
     assert!(
         lines[0].contains(
             r#"caller=anonymous client="mcp-runtime-test-client" method="tools/call" target="add" outcome="ok""#
@@ -614,4 +618,5 @@ fn the_audit_layer_records_who_did_what_and_arguments_only_where_asked() {
     assert!(lines[0].contains(r#"arguments="{\"a\":1,\"b\":2}""#), "{}", lines[0]);
     assert!(lines[1].contains(r#"target="lookup" outcome="tool_error""#), "{}", lines[1]);
     assert!(!lines[1].contains("arguments"), "not asked for: {}", lines[1]);
+    assert!(lines[2].contains(r#"arguments="{\"a\":5,\"b\":6}""#), "the tool opted in: {}", lines[2]);
 }

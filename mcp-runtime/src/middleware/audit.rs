@@ -19,9 +19,11 @@ use crate::protocol::Method;
 /// - `outcome`: `ok`, `tool_error` (a result with `isError`),
 ///   `input_required` or `error`, with `error_code` for the last;
 /// - `duration_ms`; `task` and `later_round` when they hold;
-/// - `arguments`, only for the tools named in
-///   [`arguments_of`](Self::arguments_of): arguments may hold what a log
-///   must not.
+/// - `arguments`, only for the tools that opt in
+///   ([`ToolEntry::trace_content`](crate::entry::ToolEntry::trace_content),
+///   which puts them in request spans too) or that
+///   [`arguments_of`](Self::arguments_of) names: arguments may hold what a
+///   log must not.
 ///
 /// ```
 /// use mcp_runtime::middleware::Audit;
@@ -59,9 +61,9 @@ impl Layer for Audit {
             let duration_ms = started.elapsed().as_secs_f64() * 1000.0;
             let (outcome, error_code) = outcome(&response);
             let caller = caller(&seen);
-            let arguments = (seen.method() == Method::ToolsCall
-                && seen.target().is_some_and(|tool| self.arguments_of.contains(tool)))
-            .then(|| seen.arguments().map_or("{}", |a| a.get()));
+            let opted_in = seen.records_content() || seen.target().is_some_and(|tool| self.arguments_of.contains(tool));
+            let arguments =
+                (seen.method() == Method::ToolsCall && opted_in).then(|| seen.arguments().map_or("{}", |a| a.get()));
             tracing::info!(
                 target: "mcp_runtime::audit",
                 caller = %caller,

@@ -34,6 +34,8 @@ pub(crate) struct View {
     pub(crate) session: Option<&'static str>,
     pub(crate) task: bool,
     pub(crate) later_round: bool,
+    /// Whether the called tool opted into having its content recorded.
+    pub(crate) records_content: bool,
     /// How answers are written for the request, by the dispatcher.
     pub(crate) answers: Box<dyn Answer>,
 }
@@ -97,8 +99,9 @@ impl McpRequest {
         self.0.target.as_deref()
     }
 
-    /// The arguments of a `tools/call`, as the client sent them (a JSON
-    /// object); `None` for other methods and for a call without arguments.
+    /// The arguments of a `tools/call` or a `prompts/get`, as a JSON
+    /// object (a tool's as the client sent them); `None` for other methods
+    /// and for a request without arguments.
     pub fn arguments(&self) -> Option<&RawValue> {
         self.0.arguments.as_deref()
     }
@@ -142,6 +145,15 @@ impl McpRequest {
     /// The request's validated `_meta`.
     pub fn meta(&self) -> &RequestMeta {
         &self.0.meta
+    }
+
+    /// Whether the tool a `tools/call` names opted into having its
+    /// arguments and results recorded
+    /// ([`ToolEntry::trace_content`](crate::entry::ToolEntry::trace_content),
+    /// the opt-in of request spans too): what a layer that logs should
+    /// honour.
+    pub fn records_content(&self) -> bool {
+        self.0.records_content
     }
 
     /// Whether this is a `tools/call` that runs as a task (the layers run

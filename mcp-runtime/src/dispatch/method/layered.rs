@@ -42,9 +42,11 @@ pub(super) fn view_of_route(p: &Prepared, route: &Route) -> McpRequest {
             params.arguments.clone(),
             params.input_responses.is_some() || params.request_state.is_some(),
         ),
-        Route::GetPrompt(params, _) => {
-            (Some(params.name.clone()), None, params.input_responses.is_some() || params.request_state.is_some())
-        }
+        Route::GetPrompt(params, _) => (
+            Some(params.name.clone()),
+            params.arguments.as_ref().and_then(|a| serde_json::value::to_raw_value(a).ok()),
+            params.input_responses.is_some() || params.request_state.is_some(),
+        ),
         Route::ReadResource(params) => {
             (Some(params.uri.clone()), None, params.input_responses.is_some() || params.request_state.is_some())
         }
@@ -92,6 +94,7 @@ pub(super) fn view(p: &Prepared, call: Call) -> McpRequest {
         session,
         task: call.task,
         later_round: call.later_round,
+        records_content: call.tool.is_some_and(|position| p.snapshot.catalog().tool(position).trace_content),
         answers: Box::new(answers),
     }))
 }
