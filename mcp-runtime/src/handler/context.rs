@@ -96,6 +96,10 @@ struct ContextInner {
     last_progress: Mutex<Option<f64>>,
     input: InputSlot,
     server: Arc<dyn ServerAccess>,
+    /// The server an entry mounted from another one belongs to: its state
+    /// is the handler's, and `RequestContext::server` is it. Set once, by
+    /// the mounted entry's handler, before the user's function runs.
+    mounted: OnceLock<Arc<dyn ServerAccess>>,
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     http: HttpRequest,
 }
@@ -132,17 +136,26 @@ impl RequestContext {
                 last_progress: Mutex::new(None),
                 input,
                 server,
+                mounted: OnceLock::new(),
                 http,
             }),
         }
     }
 
-    /// The server serving the request, as the core sees it.
+    /// The server serving the request, as the core sees it: the one its
+    /// entry was mounted from, if it was.
     pub(crate) fn server_access(&self) -> &Arc<dyn ServerAccess> {
-        &self.inner.server
+        self.inner.mounted.get().unwrap_or(&self.inner.server)
     }
 
-    /// Whether the server serving the request verifies its callers.
+    /// Serves the rest of the request as `server`, the one the entry was
+    /// mounted from (its state, its `RequestContext::server`). The server
+    /// that received it still says who the caller is.
+    pub(crate) fn serve_as_mounted(&self, server: Arc<dyn ServerAccess>) {
+        let _ = self.inner.mounted.set(server);
+    }
+
+    /// Whether the server that received the request verifies its callers.
     pub(crate) fn is_authenticated(&self) -> bool {
         self.inner.server.is_authenticated()
     }
@@ -233,7 +246,7 @@ impl RequestContext {
 
     /// Shared state of type `T` set with [`ServerBuilder::state`](crate::ServerBuilder::state).
     pub fn state<T: Clone + Send + Sync + 'static>(&self) -> Option<T> {
-        self.inner.server.state().get::<T>()
+        self.server_access().state().get::<T>()
     }
 
     /// Fires when the request is given up on: the client cancels it

@@ -135,6 +135,15 @@ pub enum BuildError {
         /// Where the entry is.
         location: SourceLocation,
     },
+    /// A server mounted under a namespace that cannot prefix names
+    /// ([`ServerBuilder::mount`](crate::ServerBuilder::mount)).
+    #[error("the server mounted at `{namespace}`: {reason}")]
+    Mount {
+        /// The namespace given.
+        namespace: String,
+        /// What is wrong, and what to do.
+        reason: String,
+    },
     /// The `MCP_ERAS` environment variable names no era choice.
     #[error("the MCP_ERAS environment variable is invalid: {reason}")]
     Eras {

@@ -32,6 +32,8 @@ use crate::tasks::Tasks;
 
 pub(crate) mod builder;
 mod catalog_dump;
+pub(crate) mod mount;
+pub(crate) mod mount_links;
 #[cfg(all(test, any(not(feature = "legacy"), not(feature = "tasks"))))]
 mod without_features_tests;
 
@@ -83,6 +85,10 @@ struct ServerInner {
     state: StateMap,
     #[cfg(feature = "tasks")]
     tasks: Tasks,
+    /// The servers this one is mounted in (`ServerBuilder::mount`).
+    parents: mount_links::Parents<ServerInner>,
+    /// What this one serves of the servers mounted in it, by namespace.
+    mounted: mount_links::Mounted,
 }
 
 impl ServerAccess for ServerInner {
@@ -361,6 +367,7 @@ impl Server {
             let catalog = Catalog::build(entries)?;
             *slot = Arc::new(Snapshot::new(catalog, &self.inner.settings));
         }
+        self.changed_for_parents(&event);
         self.inner.bus.publish(event);
         Ok(true)
     }
@@ -417,6 +424,7 @@ impl Server {
     /// Announces a change to listen streams (on every replica sharing the
     /// event bus), e.g. that the tools behind a handler changed.
     pub fn notify(&self, event: ServerEvent) {
+        self.notify_parents(&event);
         self.inner.bus.publish(event);
     }
 

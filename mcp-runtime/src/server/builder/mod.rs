@@ -28,6 +28,7 @@ use crate::tasks::TaskConfig;
 #[cfg(feature = "auth")]
 mod authorization;
 mod layers;
+mod mount;
 #[cfg(feature = "tasks")]
 mod tasks;
 
@@ -67,6 +68,8 @@ pub struct ServerBuilder {
     pub(crate) authenticated: bool,
     /// The server's middleware, the outermost first (in `layers`).
     pub(crate) layers: Vec<Arc<dyn crate::middleware::Layer>>,
+    /// Servers served under a namespace (in `mounts`).
+    pub(crate) mounts: Vec<crate::server::mount::Mount>,
 }
 
 impl ServerBuilder {
@@ -98,6 +101,7 @@ impl ServerBuilder {
             authorization: None,
             authenticated: false,
             layers: Vec::new(),
+            mounts: Vec::new(),
         }
     }
 
@@ -399,6 +403,15 @@ impl ServerBuilder {
     pub fn build(self) -> Result<Server, BuildError> {
         let state = StateMap::from_map(self.state);
         let mut entries = Entries { tools: self.tools, prompts: self.prompts, resources: self.resources };
+        let mut mounted = std::collections::BTreeMap::new();
+        for mount in &self.mounts {
+            crate::server::mount::check_namespace(&mount.namespace)?;
+            let theirs = mount.entries();
+            mounted.insert(Arc::clone(&mount.namespace), crate::server::mount_links::MountedNames::of(&theirs));
+            entries.tools.extend(theirs.tools);
+            entries.prompts.extend(theirs.prompts);
+            entries.resources.extend(theirs.resources);
+        }
         check_entries(&entries, &state, self.authenticated)?;
         if let Some(profile) = self.schema_profile {
             schema_profile::apply(profile, &mut entries.tools)?;
@@ -457,8 +470,11 @@ impl ServerBuilder {
                 bus,
                 closing: CancellationToken::new(),
                 state,
+                parents: Default::default(),
+                mounted: std::sync::Mutex::new(mounted),
             }),
         };
+        server.adopt(&self.mounts);
         // Answered here rather than when serving: `main` prints and sets up
         // between `build()` and serving, and none of it belongs in a dump.
         if self.catalog_flag

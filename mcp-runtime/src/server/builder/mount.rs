@@ -1,0 +1,40 @@
+//! The builder's mounting: [`ServerBuilder::mount`].
+
+use super::ServerBuilder;
+use crate::server::Server;
+use crate::server::mount::Mount;
+
+impl ServerBuilder {
+    /// Serves `server`'s tools, prompts and resources as part of this one,
+    /// under `namespace`: a tool or prompt `name` as `namespace_name`, a
+    /// resource or template `scheme://rest` as `scheme://namespace/rest`
+    /// (a template's variables are the same).
+    ///
+    /// The mounted entries keep what they had in `server`: its state (a
+    /// handler's `State<T>` and `RequestContext::server` are `server`'s),
+    /// their scopes, completions and views, its layers (inside this
+    /// server's), and its tasks' support (tasks run in this server's task
+    /// store). Entries `server` adds or removes later, and the list changes
+    /// and resource updates it announces, reach this server's listeners.
+    /// A namespace that cannot prefix a tool name is
+    /// [`BuildError::Mount`](crate::BuildError::Mount); a mounted name that
+    /// is taken is [`BuildError::Duplicate`](crate::BuildError::Duplicate),
+    /// which names both definitions.
+    ///
+    /// ```
+    /// use mcp_runtime::{Server, State, entry::ToolEntry};
+    ///
+    /// // A server of its own, with its own state: another crate may export it.
+    /// let files = Server::builder("files", "1.0.0")
+    ///     .state(String::from("/srv/files"))
+    ///     .tool(ToolEntry::new("root", |root: State<String>| async move { root.0 }))
+    ///     .build()
+    ///     .unwrap();
+    /// let server = Server::builder("product", "1.0.0").mount("files", files).build().unwrap();
+    /// assert_eq!(server.tool_names(), ["files_root"]);
+    /// ```
+    pub fn mount(mut self, namespace: impl Into<String>, server: Server) -> Self {
+        self.mounts.push(Mount { namespace: namespace.into().into(), server });
+        self
+    }
+}

@@ -1,0 +1,206 @@
+//! Servers mounted in another one ([`ServerBuilder::mount`]): their
+//! entries served under a namespace, with their own state and layers, and
+//! kept in step when they change.
+//!
+//! The rule that keeps names apart: a tool or prompt `name` of the server
+//! mounted at `files` is `files_name`; a resource or template URI
+//! `scheme://rest` is `scheme://files/rest` (the namespace as the URI's
+//! first segment after `://`); a template's variables are the same.
+
+use std::sync::Arc;
+
+use super::Server;
+use super::mount_links::MountedNames;
+use crate::events::ServerEvent;
+use crate::handler::context::ServerAccess;
+use crate::handler::principal::is_authenticated_requirement;
+use crate::handler::state::StateRequirement;
+use crate::middleware::Layer;
+use crate::registry::catalog::Entries;
+use crate::registry::entry::{PromptEntry, ResourceEntry, ResourceKind, ToolEntry};
+use crate::registry::error::BuildError;
+use crate::uri_template::UriTemplate;
+
+/// A server mounted under a namespace.
+#[derive(Clone)]
+pub(crate) struct Mount {
+    pub(crate) namespace: Arc<str>,
+    pub(crate) server: Server,
+}
+
+/// A namespace is a prefix of tool names: the tool-name characters, and
+/// short enough to leave room for the names behind it.
+pub(crate) fn check_namespace(namespace: &str) -> Result<(), BuildError> {
+    let valid = !namespace.is_empty()
+        && namespace.len() <= 64
+        && namespace.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+    if valid {
+        return Ok(());
+    }
+    Err(BuildError::Mount {
+        namespace: namespace.to_owned(),
+        reason: "a namespace is 1 to 64 characters from `A-Z a-z 0-9 _ - .`, as tool names are".to_owned(),
+    })
+}
+
+/// The name a mounted tool or prompt is served under.
+pub(crate) fn mounted_name(namespace: &str, name: &str) -> String {
+    format!("{namespace}_{name}")
+}
+
+/// The URI (or URI template) a mounted resource is served under.
+pub(crate) fn mounted_uri(namespace: &str, uri: &str) -> String {
+    match uri.split_once("://") {
+        Some((scheme, rest)) => format!("{scheme}://{namespace}/{rest}"),
+        None => format!("{namespace}/{uri}"),
+    }
+}
+
+/// The server-wide requirements left for the server it is mounted in: the
+/// mounted server provides its own state, not the caller's check.
+fn left_to_parent(requirements: &[StateRequirement]) -> Vec<StateRequirement> {
+    requirements.iter().filter(|r| is_authenticated_requirement(r)).cloned().collect()
+}
+
+impl Mount {
+    /// The mounted server's entries as the server it is mounted in serves
+    /// them now.
+    pub(crate) fn entries(&self) -> Entries {
+        let snapshot = self.server.snapshot();
+        let own = snapshot.catalog().entries();
+        let access: Arc<dyn ServerAccess> = Arc::clone(&self.server.inner) as Arc<dyn ServerAccess>;
+        let layers = &self.server.settings().layers.0;
+        Entries {
+            tools: own.tools.into_iter().map(|t| self.tool(t, &access, layers)).collect(),
+            prompts: own.prompts.into_iter().map(|p| self.prompt(p, &access)).collect(),
+            resources: own.resources.into_iter().map(|r| self.resource(r, &access)).collect(),
+        }
+    }
+
+    fn tool(&self, mut tool: ToolEntry, access: &Arc<dyn ServerAccess>, layers: &[Arc<dyn Layer>]) -> ToolEntry {
+        tool.definition.name = mounted_name(&self.namespace, &tool.definition.name);
+        let (handler, access) = (tool.handler, Arc::clone(access));
+        tool.handler = Arc::new(move |call| {
+            call.context.serve_as_mounted(Arc::clone(&access));
+            handler(call)
+        });
+        tool.requirements = left_to_parent(&tool.requirements);
+        // The mounted server's own layers run for its tools, inside the
+        // mounting server's, before the tool's.
+        if !layers.is_empty() {
+            let all: Vec<Arc<dyn Layer>> =
+                layers.iter().chain(tool.layers.iter().flat_map(|l| l.iter())).cloned().collect();
+            tool.layers = Some(all.into());
+        }
+        tool
+    }
+
+    fn prompt(&self, mut prompt: PromptEntry, access: &Arc<dyn ServerAccess>) -> PromptEntry {
+        prompt.definition.name = mounted_name(&self.namespace, &prompt.definition.name);
+        let (handler, serving) = (prompt.handler, Arc::clone(access));
+        prompt.handler = Arc::new(move |call| {
+            call.context.serve_as_mounted(Arc::clone(&serving));
+            handler(call)
+        });
+        prompt.completer = prompt.completer.map(|complete| mounted_completer(complete, access));
+        prompt.requirements = left_to_parent(&prompt.requirements);
+        prompt
+    }
+
+    fn resource(&self, mut resource: ResourceEntry, access: &Arc<dyn ServerAccess>) -> ResourceEntry {
+        match &mut resource.kind {
+            ResourceKind::Fixed(r) => r.uri = mounted_uri(&self.namespace, &r.uri),
+            ResourceKind::Template(t, parsed) => {
+                t.uri_template = mounted_uri(&self.namespace, &t.uri_template);
+                *parsed = UriTemplate::parse(&t.uri_template);
+            }
+        }
+        let (handler, serving) = (resource.handler, Arc::clone(access));
+        resource.handler = Arc::new(move |call, mime| {
+            call.context.serve_as_mounted(Arc::clone(&serving));
+            handler(call, mime)
+        });
+        resource.completer = resource.completer.map(|complete| mounted_completer(complete, access));
+        resource.requirements = left_to_parent(&resource.requirements);
+        resource
+    }
+}
+
+fn mounted_completer(
+    complete: crate::handler::functions::CompleteFn,
+    access: &Arc<dyn ServerAccess>,
+) -> crate::handler::functions::CompleteFn {
+    let access = Arc::clone(access);
+    Arc::new(move |call| {
+        call.context.serve_as_mounted(Arc::clone(&access));
+        complete(call)
+    })
+}
+
+impl Server {
+    /// Tells each mounted server that `self` serves it, so that its
+    /// changes reach `self`.
+    pub(crate) fn adopt(&self, mounts: &[Mount]) {
+        for mount in mounts {
+            let mut parents = mount.server.inner.parents.0.lock().unwrap_or_else(|e| e.into_inner());
+            parents.retain(|(parent, _)| parent.strong_count() > 0);
+            parents.push((Arc::downgrade(&self.inner), Arc::clone(&mount.namespace)));
+        }
+    }
+
+    /// After a change of this server's entries: the servers it is mounted
+    /// in serve the new ones, and their listeners hear of it.
+    pub(crate) fn changed_for_parents(&self, event: &ServerEvent) {
+        for (parent, namespace) in self.parents() {
+            let mount = Mount { namespace, server: self.clone() };
+            if let Err(e) = parent.remount(&mount, event.clone()) {
+                tracing::warn!(namespace = %mount.namespace, error = %e, "a mounted server's change could not be served");
+            }
+        }
+    }
+
+    /// An event of this server, announced in the servers it is mounted in
+    /// too (a resource's URI as they serve it).
+    pub(crate) fn notify_parents(&self, event: &ServerEvent) {
+        for (parent, namespace) in self.parents() {
+            let event = match event {
+                ServerEvent::ResourceUpdated { uri } => {
+                    ServerEvent::ResourceUpdated { uri: mounted_uri(&namespace, uri) }
+                }
+                other => other.clone(),
+            };
+            parent.notify(event);
+        }
+    }
+
+    fn parents(&self) -> Vec<(Server, Arc<str>)> {
+        let parents = self.inner.parents.0.lock().unwrap_or_else(|e| e.into_inner());
+        parents
+            .iter()
+            .filter_map(|(parent, namespace)| Some((Server { inner: parent.upgrade()? }, Arc::clone(namespace))))
+            .collect()
+    }
+
+    /// Serves `mount`'s entries as they are now in place of those served
+    /// under its namespace until now.
+    fn remount(&self, mount: &Mount, event: ServerEvent) -> Result<bool, BuildError> {
+        let fresh = mount.entries();
+        let names = MountedNames::of(&fresh);
+        let mut mounted = self.inner.mounted.lock().unwrap_or_else(|e| e.into_inner());
+        let old = mounted.get(&mount.namespace).cloned().unwrap_or_default();
+        let changed = self.update(
+            move |entries| {
+                entries.tools.retain(|t| !old.tools.contains(&t.definition.name));
+                entries.prompts.retain(|p| !old.prompts.contains(&p.definition.name));
+                entries.resources.retain(|r| !old.resources.contains(r.uri()));
+                entries.tools.extend(fresh.tools);
+                entries.prompts.extend(fresh.prompts);
+                entries.resources.extend(fresh.resources);
+                true
+            },
+            event,
+        )?;
+        mounted.insert(Arc::clone(&mount.namespace), names);
+        Ok(changed)
+    }
+}
