@@ -7,11 +7,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use http_body_util::BodyExt as _;
+use mcp_runtime::auth::Principal;
 use mcp_runtime::dispatch::{NotificationSink, Request, RequestOptions};
 use mcp_runtime::entry::{PromptEntry, ResourceEntry, ToolEntry};
 use mcp_runtime::extract::{Call, CompleteCall};
 use mcp_runtime::middleware::{self, McpRequest, Next};
 use mcp_runtime::protocol::{Completion, Notification, RequestId, RequestMeta};
+use mcp_runtime::transport::http::HttpConfig;
 use mcp_runtime::{Args, BuildError, CancellationToken, RequestContext, Server, State};
 use mcp_tests::validated_client::checked;
 use serde_json::{Value, json};
@@ -198,4 +201,51 @@ async fn a_handler_of_a_mounted_server_sees_that_server() {
     let client = checked(product(files));
     let who = client.call_tool("files_who", json!({})).await.expect("tools/call");
     assert_eq!(who["content"][0]["text"], "files");
+}
+
+fn scoped() -> Server {
+    Server::builder("notes", "1.0.0")
+        .tool(ToolEntry::new("erase", || async { "erased" }).scopes(["notes:write"]))
+        .tool(ToolEntry::new("whoami", |caller: Principal| async move { caller.subject().unwrap_or("?").to_owned() }))
+        .authenticated_by_layer()
+        .build()
+        .expect("the notes server")
+}
+
+fn call_as(name: &str, scopes: &[&str]) -> http::Request<String> {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                      "params": {"name": name, "_meta": mcp_tests::http_wire::modern_meta(json!({}))}});
+    let mut request = http::Request::post("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", name)
+        .body(body.to_string())
+        .expect("a request");
+    request.extensions_mut().insert(Principal::new("ada").with_scopes(scopes.iter().copied()));
+    request
+}
+
+#[tokio::test]
+async fn a_mounted_tools_scopes_and_caller_are_checked_by_the_mounting_server() {
+    let service = Server::builder("product", "1.0.0")
+        .mount("notes", scoped())
+        .authenticated_by_layer()
+        .build()
+        .expect("the product server")
+        .http_service(HttpConfig::default());
+    let handle = |request| async { service.handle(request).await.unwrap_or_else(|never| match never {}) };
+    assert_eq!(handle(call_as("notes_erase", &["notes:read"])).await.status(), 403);
+    assert_eq!(handle(call_as("notes_erase", &["notes:write"])).await.status(), 200);
+    let who = handle(call_as("notes_whoami", &[])).await;
+    let body = who.into_body().collect().await.expect("a body").to_bytes();
+    assert!(String::from_utf8_lossy(&body).contains(r#""text":"ada""#), "{}", String::from_utf8_lossy(&body));
+
+    // A server that verifies no caller cannot serve a tool that needs one.
+    match Server::builder("open", "1.0.0").mount("notes", scoped()).build() {
+        Err(e) => assert!(e.to_string().contains("whoami"), "{e}"),
+        Ok(_) => panic!("a tool that takes the caller, on a server that verifies none"),
+    }
 }
