@@ -512,6 +512,17 @@ async fn over_http_layers_see_the_client_address_in_both_eras() {
     let response = http_wire::post(addr, Some(&session), &legacy).await;
     let answer = http_wire::answer(response, &json!(3), |_| {}).await;
     assert_eq!(answer["result"]["content"][0]["text"], "3", "{answer}");
+    // The third call of `add` from this address, in either era: over the rate.
+    let response = http_wire::post(
+        addr,
+        Some(&session),
+        &json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "add", "arguments": {"a": 1, "b": 2}}}),
+    )
+    .await;
+    let limited = http_wire::answer(response, &json!(7), |_| {}).await;
+    assert_eq!(limited["result"]["isError"], true, "{limited}");
+    assert!(limited["result"]["content"][0]["text"].as_str().is_some_and(|t| t.starts_with("Rate limit exceeded")));
 
     let seen = seen.lock().unwrap().clone();
     assert_eq!(
@@ -522,6 +533,7 @@ async fn over_http_layers_see_the_client_address_in_both_eras() {
             "tools/call slow 2026-07-28 127.0.0.1",
             "tools/call lookup 2026-07-28 127.0.0.1",
             "tools/call lookup 2026-07-28 127.0.0.1",
+            "tools/call add 2025-11-25 127.0.0.1",
             "tools/call add 2025-11-25 127.0.0.1"
         ]
     );
