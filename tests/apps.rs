@@ -2,17 +2,13 @@
 //! as both eras list, read and negotiate them. Every message is checked
 //! against the official schema of its revision.
 
-use std::time::Duration;
-
 use mcp_runtime::apps::{EXTENSION, MIME_TYPE, View, Visibility};
 use mcp_runtime::entry::{ResourceEntry, ToolEntry};
 use mcp_runtime::protocol::ClientCapabilities;
-use mcp_runtime::transport::stdio::StdioConfig;
 use mcp_runtime::{BuildError, RequestContext, Server, ServerBuilder};
-use mcp_tests::legacy_schema::assert_valid_legacy;
+use mcp_tests::stdio_session::Session;
 use mcp_tests::validated_client::checked;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 const BOARD_URI: &str = "ui://notes/board.html";
 const BOARD: &str = "<!doctype html><html><body><h1>Notes</h1></body></html>";
@@ -98,41 +94,6 @@ async fn a_server_without_views_declares_no_extension() {
         .build()
         .expect("a valid server");
     assert!(server.capabilities().extensions.is_none_or(|extensions| !extensions.contains_key(EXTENSION)));
-}
-
-/// One 2025-era client over stdio, on an in-memory pipe.
-struct Session {
-    writer: tokio::io::WriteHalf<tokio::io::DuplexStream>,
-    lines: tokio::io::Lines<BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
-}
-
-impl Session {
-    async fn open(server: Server, capabilities: Value) -> (Session, Value) {
-        let (ours, theirs) = tokio::io::duplex(1 << 16);
-        let (their_read, their_write) = tokio::io::split(theirs);
-        tokio::spawn(server.serve_io(their_read, their_write, StdioConfig::default()));
-        let (read, writer) = tokio::io::split(ours);
-        let mut session = Session { writer, lines: BufReader::new(read).lines() };
-        let params = json!({"protocolVersion": "2025-11-25", "capabilities": capabilities,
-                            "clientInfo": {"name": "host", "version": "1"}});
-        let initialized = session.request(0, "initialize", params).await;
-        session.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
-        (session, initialized)
-    }
-
-    async fn send(&mut self, message: Value) {
-        self.writer.write_all(format!("{message}\n").as_bytes()).await.expect("the server reads");
-        self.writer.flush().await.expect("the server reads");
-    }
-
-    async fn request(&mut self, id: i64, method: &str, params: Value) -> Value {
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
-        let line = tokio::time::timeout(Duration::from_secs(30), self.lines.next_line()).await.expect("an answer");
-        let message: Value = serde_json::from_str(&line.expect("readable").expect("a line")).expect("JSON");
-        assert_valid_legacy(method, &message);
-        assert_eq!(message["id"], id, "{message}");
-        message
-    }
 }
 
 #[tokio::test]

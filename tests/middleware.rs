@@ -17,13 +17,11 @@ use mcp_runtime::protocol::{CallToolResult, ClientCapabilities, ErrorObject, Met
 use mcp_runtime::redis::RedisResultStore;
 use mcp_runtime::testing::ClientError;
 use mcp_runtime::transport::http::HttpConfig;
-use mcp_runtime::transport::stdio::StdioConfig;
 use mcp_runtime::{Args, Input, Server, ServerBuilder};
 use mcp_tests::http_wire::{self, modern_meta};
-use mcp_tests::legacy_schema::assert_valid_legacy;
+use mcp_tests::stdio_session::Session;
 use mcp_tests::validated_client::checked;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 /// Records, in order, what each named layer saw on the way in and out.
 fn recorder(name: &'static str, trail: Arc<Mutex<Vec<String>>>) -> impl middleware::Layer {
@@ -168,7 +166,7 @@ async fn a_handler_that_asks_for_input_passes_the_layers_at_every_round_in_both_
     // runs the handler again with the answer: two passes too.
     passes.lock().unwrap().clear();
     let server = Server::builder("input", "1.0.0").layer(rounds(Arc::clone(&passes))).tool(greet()).build().unwrap();
-    let mut session = Session::open_with(server, json!({"elicitation": {}})).await;
+    let mut session = Session::open(server, json!({"elicitation": {}})).await.0;
     session.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "greet"}})).await;
     let ask = session.next().await;
     assert_eq!(ask["method"], "elicitation/create", "{ask}");
@@ -189,21 +187,8 @@ async fn a_request_refused_for_its_scopes_never_reaches_a_layer() {
         .build()
         .expect("a server")
         .http_service(HttpConfig::default());
-    let call = |scopes: &[&str]| {
-        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                          "params": {"name": "secret", "_meta": modern_meta(json!({}))}});
-        let mut request = http::Request::post("/mcp")
-            .header("host", "localhost")
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2026-07-28")
-            .header("mcp-method", "tools/call")
-            .header("mcp-name", "secret")
-            .body(body.to_string())
-            .expect("a request");
-        request.extensions_mut().insert(Principal::new("ada").with_scopes(scopes.iter().copied()));
-        request
-    };
+    let call =
+        |scopes: &[&str]| http_wire::call_as("secret", Some(Principal::new("ada").with_scopes(scopes.iter().copied())));
     let refused = service.handle(call(&["notes:read"])).await.unwrap_or_else(|never| match never {});
     assert_eq!(refused.status(), 403);
     assert!(passes.lock().unwrap().is_empty(), "refused before any layer");
@@ -375,53 +360,6 @@ async fn replicas_share_cached_results_through_redis() {
     }
 }
 
-/// One 2025-era client over stdio, on an in-memory pipe.
-struct Session {
-    writer: tokio::io::WriteHalf<tokio::io::DuplexStream>,
-    lines: tokio::io::Lines<BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
-}
-
-impl Session {
-    async fn open(server: Server) -> Session {
-        Self::open_with(server, json!({})).await
-    }
-
-    async fn open_with(server: Server, capabilities: Value) -> Session {
-        let (ours, theirs) = tokio::io::duplex(1 << 16);
-        let (their_read, their_write) = tokio::io::split(theirs);
-        tokio::spawn(server.serve_io(their_read, their_write, StdioConfig::default()));
-        let (read, writer) = tokio::io::split(ours);
-        let mut session = Session { writer, lines: BufReader::new(read).lines() };
-        let params = json!({"protocolVersion": "2025-11-25", "capabilities": capabilities,
-                            "clientInfo": {"name": "host", "version": "1"}});
-        session.request(0, "initialize", params).await;
-        session.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
-        session
-    }
-
-    async fn send(&mut self, message: Value) {
-        self.writer.write_all(format!("{message}\n").as_bytes()).await.expect("the server reads");
-        self.writer.flush().await.expect("the server reads");
-    }
-
-    /// The next message the server writes.
-    async fn next(&mut self) -> Value {
-        let line = tokio::time::timeout(Duration::from_secs(30), self.lines.next_line()).await.expect("a message");
-        serde_json::from_str(&line.expect("readable").expect("a line")).expect("JSON")
-    }
-
-    async fn request(&mut self, id: i64, method: &str, params: Value) -> Value {
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
-        let line = tokio::time::timeout(Duration::from_secs(30), self.lines.next_line())
-            .await
-            .unwrap_or_else(|_| panic!("an answer to {id} ({method})"));
-        let message: Value = serde_json::from_str(&line.expect("readable").expect("a line")).expect("JSON");
-        assert_valid_legacy(method, &message);
-        assert_eq!(message["id"], id, "{message}");
-        message
-    }
-}
-
 /// Every layer of these tests on one server: what each sees is recorded.
 fn everything(seen: Arc<Mutex<Vec<String>>>) -> ServerBuilder {
     Server::builder("layers", "1.0.0")
@@ -449,7 +387,7 @@ fn everything(seen: Arc<Mutex<Vec<String>>>) -> ServerBuilder {
 #[tokio::test]
 async fn a_2025_era_session_over_stdio_passes_the_same_layers() {
     let seen = Arc::new(Mutex::new(Vec::new()));
-    let mut session = Session::open(everything(Arc::clone(&seen)).build().expect("a server")).await;
+    let (mut session, _) = Session::open(everything(Arc::clone(&seen)).build().expect("a server"), json!({})).await;
     let sum = session.request(1, "tools/call", json!({"name": "add", "arguments": {"a": 2, "b": 2}})).await;
     assert_eq!(sum["result"]["content"], json!([{"type": "text", "text": "4"}, {"type": "text", "text": "(checked)"}]));
     assert!(sum["result"].get("resultType").is_none(), "written for the session's version: {sum}");

@@ -213,19 +213,7 @@ fn scoped() -> Server {
 }
 
 fn call_as(name: &str, scopes: &[&str]) -> http::Request<String> {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                      "params": {"name": name, "_meta": mcp_tests::http_wire::modern_meta(json!({}))}});
-    let mut request = http::Request::post("/mcp")
-        .header("host", "localhost")
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", name)
-        .body(body.to_string())
-        .expect("a request");
-    request.extensions_mut().insert(Principal::new("ada").with_scopes(scopes.iter().copied()));
-    request
+    mcp_tests::http_wire::call_as(name, Some(Principal::new("ada").with_scopes(scopes.iter().copied())))
 }
 
 #[tokio::test]

@@ -145,3 +145,25 @@ pub async fn answer(response: http::Response<Incoming>, id: &Value, check: impl 
     }
     panic!("the stream ended without the answer to {id}");
 }
+
+/// A 2026-07-28 `tools/call` of `name` for an in-process
+/// [`McpService`](mcp_runtime::transport::http::McpService), with the
+/// headers its body calls for, carrying `principal` as an authentication
+/// layer in front would.
+pub fn call_as(name: &str, principal: Option<mcp_runtime::auth::Principal>) -> http::Request<String> {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                      "params": {"name": name, "_meta": modern_meta(json!({}))}});
+    let mut request = Request::post("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", name)
+        .body(body.to_string())
+        .expect("a request");
+    if let Some(principal) = principal {
+        request.extensions_mut().insert(principal);
+    }
+    request
+}

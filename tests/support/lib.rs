@@ -9,6 +9,7 @@ pub mod legacy_schema;
 pub mod oidc;
 pub mod process;
 pub mod redis;
+pub mod stdio_session;
 pub mod task_schema;
 pub mod validated_client;
 pub mod wire_schema;
