@@ -466,3 +466,27 @@ async fn a_legacy_only_server_refuses_the_stateless_revision() {
     assert!(client.request(3, "tools/list", json!({})).await["result"]["tools"].is_array());
     client.close().await;
 }
+
+#[tokio::test]
+async fn the_end_of_input_ends_the_session_and_cancels_what_runs_in_it() {
+    let heard = std::sync::Arc::new(Notify::new());
+    let told = std::sync::Arc::clone(&heard);
+    let server = Server::builder("ending", "1.0.0")
+        .tool(mcp_runtime::entry::ToolEntry::new("linger", move |cancel: CancellationToken| {
+            let told = std::sync::Arc::clone(&told);
+            async move {
+                cancel.cancelled().await;
+                told.notify_one();
+                "cancelled"
+            }
+        }))
+        .build()
+        .expect("a server");
+    let (mut session, _) = mcp_tests::stdio_session::Session::open(server, json!({})).await;
+    session.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "linger"}})).await;
+    // Once the request runs (a ping behind it is answered), the input ends.
+    let pong = session.request(2, "ping", json!({})).await;
+    assert_eq!(pong["result"], json!({}));
+    drop(session);
+    tokio::time::timeout(Duration::from_secs(10), heard.notified()).await.expect("the handler's token fired");
+}

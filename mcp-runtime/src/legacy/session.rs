@@ -326,8 +326,15 @@ impl Session {
     /// Registers a client request in flight; its token fires on
     /// `notifications/cancelled` or when the session ends.
     pub(crate) fn begin(&self, id: RequestId) -> CancellationToken {
-        let token = self.ended.child_token();
+        // A token of its own, not a child of the session's: a child costs a
+        // lock of the session's token tree when made and again when
+        // dropped, on every request. `end` cancels those in flight instead;
+        // one that begins as the session ends sees it ended.
+        let token = CancellationToken::new();
         lock(&self.in_flight).insert(id, token.clone());
+        if self.ended.is_cancelled() {
+            token.cancel();
+        }
         token
     }
 
@@ -367,6 +374,9 @@ impl Session {
     /// cancelled, streams closed.
     pub(crate) fn end(&self) {
         self.ended.cancel();
+        for token in lock(&self.in_flight).values() {
+            token.cancel();
+        }
         lock(&self.waiting).clear();
         self.set_standalone(None);
     }
