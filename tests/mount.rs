@@ -237,3 +237,16 @@ async fn a_mounted_tools_scopes_and_caller_are_checked_by_the_mounting_server() 
         Ok(_) => panic!("a tool that takes the caller, on a server that verifies none"),
     }
 }
+
+#[tokio::test]
+async fn a_2025_era_session_calls_a_mounted_tool_as_any_other() {
+    let (mut session, _) = mcp_tests::stdio_session::Session::open(product(files(Arc::default())), json!({})).await;
+    let listed = session.request(1, "tools/list", json!({})).await;
+    let names: Vec<&str> =
+        listed["result"]["tools"].as_array().expect("tools").iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(names, ["files_read", "hello"]);
+    let read = session.request(2, "tools/call", json!({"name": "files_read", "arguments": {"path": "b.txt"}})).await;
+    assert_eq!(read["result"]["content"][0]["text"], "/srv/b.txt", "{read}");
+    let page = session.request(3, "resources/read", json!({"uri": "file://files/docs/intro"})).await;
+    assert_eq!(page["result"]["contents"][0]["text"], "intro under /srv", "{page}");
+}
