@@ -363,6 +363,7 @@ async fn replicas_share_cached_results_through_redis() {
 /// Every layer of these tests on one server: what each sees is recorded.
 fn everything(seen: Arc<Mutex<Vec<String>>>) -> ServerBuilder {
     Server::builder("layers", "1.0.0")
+        .layer(Audit::new())
         .layer(middleware::from_fn(move |request: McpRequest, next: Next| {
             let seen = Arc::clone(&seen);
             async move {
@@ -386,6 +387,8 @@ fn everything(seen: Arc<Mutex<Vec<String>>>) -> ServerBuilder {
 
 #[tokio::test]
 async fn a_2025_era_session_over_stdio_passes_the_same_layers() {
+    let audit = Buffer::default();
+    let _logging = tracing::subscriber::set_default(audit.subscriber());
     let seen = Arc::new(Mutex::new(Vec::new()));
     let (mut session, _) = Session::open(everything(Arc::clone(&seen)).build().expect("a server"), json!({})).await;
     let sum = session.request(1, "tools/call", json!({"name": "add", "arguments": {"a": 2, "b": 2}})).await;
@@ -406,11 +409,22 @@ async fn a_2025_era_session_over_stdio_passes_the_same_layers() {
     session.request(6, "ping", json!({})).await;
     let seen = seen.lock().unwrap().clone();
     assert_eq!(seen.len(), 7, "{seen:?}");
+    let lines = audit.audit_lines();
+    assert_eq!(lines.len(), 7, "one audit line per request that passed the layers: {lines:?}");
+    assert!(
+        lines[0].contains(r#"caller=anonymous client="host" method="tools/call" target="add" outcome="ok""#),
+        "{}",
+        lines[0]
+    );
+    assert!(lines[1].contains(r#"target="forbidden" outcome="error" error_code=-32602"#), "{}", lines[1]);
+    assert!(lines[2].contains(r#"target="slow" outcome="tool_error""#), "{}", lines[2]);
     assert_eq!(seen[0], "tools/call add 2025-11-25 -");
 }
 
 #[tokio::test]
 async fn over_http_layers_see_the_client_address_in_both_eras() {
+    let audit = Buffer::default();
+    let _logging = tracing::subscriber::set_default(audit.subscriber());
     let seen = Arc::new(Mutex::new(Vec::new()));
     let server = everything(Arc::clone(&seen)).build().expect("a server");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
@@ -475,6 +489,13 @@ async fn over_http_layers_see_the_client_address_in_both_eras() {
             "tools/call add 2025-11-25 127.0.0.1"
         ]
     );
+    let lines = audit.audit_lines();
+    assert_eq!(lines.len(), seen.len(), "{lines:?}");
+    assert!(lines[0].contains(r#"caller=127.0.0.1 method="tools/call" target="add" outcome="ok""#), "{}", lines[0]);
+    assert!(
+        lines.last().is_some_and(|l| l.contains(r#"client="c" method="tools/call" target="add" outcome="tool_error""#)),
+        "{lines:?}"
+    );
     stop.send(()).expect("serving");
     serving.await.expect("joined").expect("served");
 }
@@ -520,22 +541,38 @@ async fn a_task_passes_the_layers_once_with_its_final_result() {
     assert_eq!(passes.load(Ordering::SeqCst), 1, "the call passed once, in its task");
 }
 
+/// What a `tracing` fmt subscriber writes, kept for the test to read.
+#[derive(Clone, Default)]
+struct Buffer(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Buffer {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Buffer {
+    /// A subscriber writing here, without colours.
+    fn subscriber(&self) -> impl tracing::Subscriber + Send + Sync {
+        let writer = self.clone();
+        tracing_subscriber::fmt().with_writer(move || writer.clone()).with_ansi(false).finish()
+    }
+
+    /// The audit layer's lines so far.
+    fn audit_lines(&self) -> Vec<String> {
+        let logged = String::from_utf8(self.0.lock().unwrap().clone()).expect("UTF-8");
+        logged.lines().filter(|l| l.contains("mcp_runtime::audit")).map(str::to_owned).collect()
+    }
+}
+
 #[test]
 fn the_audit_layer_records_who_did_what_and_arguments_only_where_asked() {
-    #[derive(Clone, Default)]
-    struct Buffer(Arc<Mutex<Vec<u8>>>);
-    impl std::io::Write for Buffer {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(bytes);
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
     let buffer = Buffer::default();
-    let writer = buffer.clone();
-    let subscriber = tracing_subscriber::fmt().with_writer(move || writer.clone()).with_ansi(false).finish();
+    let subscriber = buffer.subscriber();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
     tracing::subscriber::with_default(subscriber, || {
         runtime.block_on(async {
@@ -555,9 +592,8 @@ fn the_audit_layer_records_who_did_what_and_arguments_only_where_asked() {
             client.call_tool("traced", json!({"a": 5, "b": 6})).await.expect("tools/call");
         })
     });
-    let logged = String::from_utf8(buffer.0.lock().unwrap().clone()).expect("UTF-8");
-    let lines: Vec<&str> = logged.lines().filter(|l| l.contains("mcp_runtime::audit")).collect();
-    assert_eq!(lines.len(), 3, "an unknown tool is refused before the layers: {logged}");
+    let lines = buffer.audit_lines();
+    assert_eq!(lines.len(), 3, "an unknown tool is refused before the layers: {lines:?}");
     assert!(
         lines[0].contains(
             r#"caller=anonymous client="mcp-runtime-test-client" method="tools/call" target="add" outcome="ok""#
