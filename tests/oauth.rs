@@ -324,6 +324,21 @@ async fn opaque_tokens_are_introspected() {
 
 #[cfg_attr(no_oidc_provider, ignore = "oidc-provider is not installed: run .ci/install.sh (needs node and npm)")]
 #[tokio::test]
+async fn a_token_the_issuer_will_not_introspect_is_invalid_not_unavailable() {
+    let provider = oidc::start().await;
+    let server = serve(&provider.issuer, |a| a.introspection_credentials("mcp-server", "secret")).await;
+    // Shaped like a JWT with an empty payload and signature: not one, so it
+    // goes to introspection, which oidc-provider refuses with HTTP 400.
+    for token in ["eyJhbGciOiJSUzI1NiJ9..", "eyJhbGciOiJSUzI1NiIsImtpZCI6ImEifQ.."] {
+        refused(&call(&server, token).await);
+    }
+    // Without introspection, the same.
+    let unasked = serve(&provider.issuer, |a| a).await;
+    refused(&call(&unasked, "eyJhbGciOiJSUzI1NiJ9..").await);
+}
+
+#[cfg_attr(no_oidc_provider, ignore = "oidc-provider is not installed: run .ci/install.sh (needs node and npm)")]
+#[tokio::test]
 async fn a_token_in_the_query_string_is_refused_as_a_malformed_request() {
     let provider = oidc::start().await;
     let server = serve(&provider.issuer, |a| a).await;

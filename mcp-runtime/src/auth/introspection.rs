@@ -81,14 +81,31 @@ pub(crate) async fn introspect(
     let form = [("token", token), ("token_type_hint", "access_token")];
     let answer = match with.client.post_form(with.endpoint, with.credentials, &form).await {
         Ok(answer) => answer,
+        // Out of reach (no connection, no answer in time, a 5xx): try later.
         Err(FetchError::Unreachable(reason)) => {
             tracing::warn!(endpoint = with.endpoint, %reason, "introspection failed");
             return Err(Rejection::Unavailable(reason));
         }
-        // The issuer refusing this server's own credentials is no fault of
-        // the client's token: a misconfiguration, told apart in the log.
-        Err(error) => {
-            tracing::error!(endpoint = with.endpoint, %error, "the introspection endpoint refused the request");
+        // The issuer refuses to introspect the token (a 4xx: oidc-provider
+        // answers 400 to a token it cannot read): the token is what the
+        // client sent, and no token the issuer will not vouch for passes.
+        // A 401 or 403 may as well be the issuer refusing this server's own
+        // credentials, a misconfiguration: the log says so.
+        Err(FetchError::Status(status)) => {
+            if matches!(status, 401 | 403) {
+                tracing::error!(
+                    endpoint = with.endpoint,
+                    status,
+                    "the introspection endpoint refused our credentials?"
+                );
+            } else {
+                tracing::debug!(endpoint = with.endpoint, status, "the introspection endpoint refused the token");
+            }
+            return Err(Rejection::InvalidToken("the authorization server refused to introspect the token"));
+        }
+        // An answer that is not one: the issuer's fault, not the client's.
+        Err(error @ FetchError::Invalid(_)) => {
+            tracing::error!(endpoint = with.endpoint, %error, "the introspection endpoint answered nothing usable");
             return Err(Rejection::Unavailable(error.to_string()));
         }
     };
