@@ -194,6 +194,27 @@ async fn initialize_echoes_a_served_version_and_counters_any_other() {
 }
 
 #[tokio::test]
+async fn initialize_with_a_version_that_is_no_string_is_invalid_params() {
+    for version in [json!(20251125), Value::Null, json!({"version": "2025-11-25"}), json!(["2025-11-25"])] {
+        let server = builder().build().unwrap();
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        let (their_read, their_write) = tokio::io::split(theirs);
+        tokio::spawn(server.serve_io(their_read, their_write, StdioConfig::default()));
+        let (read, mut write) = tokio::io::split(ours);
+        let params =
+            json!({"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}});
+        let request = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params});
+        write.write_all(format!("{request}\n").as_bytes()).await.expect("written");
+        let line = BufReader::new(read).lines().next_line().await.expect("read").expect("an answer");
+        let answer: Value = serde_json::from_str(&line).expect("JSON");
+        assert_valid_legacy("initialize", &answer);
+        assert_eq!(answer["error"]["code"], -32602, "{version}: {answer}");
+        let message = answer["error"]["message"].as_str().expect("a message");
+        assert!(message.starts_with("`protocolVersion` must be a string such as \"2025-11-25\""), "{message}");
+    }
+}
+
+#[tokio::test]
 async fn a_session_is_served_by_the_same_handlers_in_the_older_shapes() {
     let mut client = Client::start(builder().build().unwrap());
     client.initialize("2025-11-25", json!({})).await;

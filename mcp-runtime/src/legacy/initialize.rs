@@ -26,7 +26,19 @@ pub(crate) fn initialize(server: &Server, params: Option<&Value>) -> Result<(Ses
         Some(Value::Object(params)) => params,
         Some(_) => return Err(ErrorObject::invalid_params("`params` must be an object")),
     };
-    let version = negotiate(params.get("protocolVersion").and_then(Value::as_str));
+    // A version of another type breaks the schema: the client is told,
+    // rather than read as asking for none. (None at all is answered with
+    // the newest, as a version not served is.)
+    let requested = match params.get("protocolVersion") {
+        None => None,
+        Some(Value::String(version)) => Some(version.as_str()),
+        Some(other) => {
+            return Err(ErrorObject::invalid_params(format!(
+                "`protocolVersion` must be a string such as \"{LATEST}\", not {other}"
+            )));
+        }
+    };
+    let version = negotiate(requested);
     let capabilities: ClientCapabilities = match params.get("capabilities") {
         None => ClientCapabilities::default(),
         Some(caps) => serde_json::from_value(caps.clone())
