@@ -12,9 +12,10 @@ impl ServerBuilder {
     ///
     /// The mounted entries keep what they had in `server`: its state (a
     /// handler's `State<T>` and `RequestContext::server` are `server`'s),
-    /// their scopes, completions and views, its layers (inside this
-    /// server's), and its tasks' support (tasks run in this server's task
-    /// store). Entries `server` adds or removes later, and the list changes
+    /// their scopes, completions and views, its tasks' support (tasks run
+    /// in this server's task store), and, for its tools, its layers and
+    /// theirs (inside this server's; its prompts and resources pass this
+    /// server's layers only). Entries `server` adds or removes later, and the list changes
     /// and resource updates it announces, reach this server's listeners.
     /// A namespace that cannot prefix a tool name is
     /// [`BuildError::Mount`](crate::BuildError::Mount); a mounted name that
