@@ -209,6 +209,9 @@
 
 pub mod apps;
 pub mod auth;
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+pub mod client;
 pub mod dispatch;
 #[cfg(feature = "http")]
 mod endpoint;

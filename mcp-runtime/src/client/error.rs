@@ -1,0 +1,51 @@
+//! What can go wrong for a [`Client`](super::Client), and the reading of a
+//! response into its result.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::protocol::{ErrorObject, RequestId};
+
+/// Why a request brought no result.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The server answered with a JSON-RPC error.
+    #[error("the server answered with error {}: {}", .0.code, .0.message)]
+    Rpc(ErrorObject),
+    /// The server asks for input (elicitation, sampling, roots), which this
+    /// client does not answer yet: the `input_required` result as it came.
+    #[error("the server asks for input, which this client does not answer")]
+    InputRequired(Value),
+    /// No answer could be had: no connection, a process that ended, an
+    /// HTTP status without a JSON-RPC answer.
+    #[error("{0}")]
+    Transport(String),
+    /// An answer that is not one: not JSON, not a response to this
+    /// request, or a result that does not read as the method's.
+    #[error("{0}")]
+    Invalid(String),
+    /// No answer within the client's time limit.
+    #[error("no answer within {} s", .0.as_secs_f64())]
+    Timeout(Duration),
+}
+
+/// The result of `response`, the answer to request `id`.
+pub(super) fn result_of(mut response: Value, id: &RequestId) -> Result<Value, Error> {
+    if response.get("id") != Some(&id.to_value()) {
+        return Err(Error::Invalid(format!("an answer to another request: {response}")));
+    }
+    if let Some(error) = response.get_mut("error").map(Value::take) {
+        let error: ErrorObject =
+            serde_json::from_value(error).map_err(|e| Error::Invalid(format!("an error that does not read: {e}")))?;
+        return Err(Error::Rpc(error));
+    }
+    let Some(result) = response.get_mut("result").map(Value::take) else {
+        return Err(Error::Invalid(format!("neither a result nor an error: {response}")));
+    };
+    if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
+        return Err(Error::InputRequired(result));
+    }
+    Ok(result)
+}

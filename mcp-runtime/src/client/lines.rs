@@ -1,0 +1,91 @@
+//! Newline-delimited JSON: one writer, one reader task that hands each
+//! response to the request waiting for its id.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::oneshot;
+
+use super::error::Error;
+use crate::protocol::RequestId;
+
+type Waiting = Arc<Mutex<Option<HashMap<RequestId, oneshot::Sender<Value>>>>>;
+
+/// The write half and the requests waiting for an answer. `None` once the
+/// reader ended (the other side closed, or wrote what is no JSON).
+#[derive(Clone)]
+pub(super) struct LinesTransport {
+    writer: Arc<tokio::sync::Mutex<Box<dyn tokio::io::AsyncWrite + Send + Unpin>>>,
+    waiting: Waiting,
+    /// The child process, killed when the last clone goes.
+    _child: Option<Arc<tokio::process::Child>>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl LinesTransport {
+    pub(super) fn new<R, W>(reader: R, writer: W, child: Option<tokio::process::Child>) -> Self
+    where
+        R: tokio::io::AsyncRead + Send + Unpin + 'static,
+        W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+    {
+        let waiting: Waiting = Arc::new(Mutex::new(Some(HashMap::new())));
+        tokio::spawn(read(reader, Arc::clone(&waiting)));
+        LinesTransport {
+            writer: Arc::new(tokio::sync::Mutex::new(Box::new(writer))),
+            waiting,
+            _child: child.map(Arc::new),
+        }
+    }
+
+    pub(super) async fn send(&self, message: &Value, id: &RequestId) -> Result<Value, Error> {
+        let (answer, answered) = oneshot::channel();
+        match lock(&self.waiting).as_mut() {
+            Some(waiting) => waiting.insert(id.clone(), answer),
+            None => return Err(Error::Transport("the server's output ended".to_owned())),
+        };
+        let line = format!("{message}\n");
+        let written = async {
+            let mut writer = self.writer.lock().await;
+            writer.write_all(line.as_bytes()).await?;
+            writer.flush().await
+        };
+        if let Err(e) = written.await {
+            if let Some(waiting) = lock(&self.waiting).as_mut() {
+                waiting.remove(id);
+            }
+            return Err(Error::Transport(format!("the request could not be written: {e}")));
+        }
+        answered.await.map_err(|_| Error::Transport("the server's output ended before its answer".to_owned()))
+    }
+}
+
+/// Reads answers until the other side closes, or writes a line that is no
+/// JSON: then every request still waiting is told so.
+async fn read<R: tokio::io::AsyncRead + Unpin>(reader: R, waiting: Waiting) {
+    let mut lines = BufReader::new(reader).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let Ok(message) = serde_json::from_str::<Value>(&line) else {
+            tracing::warn!("the server wrote a line that is not JSON: the connection is given up");
+            break;
+        };
+        // Notifications and requests from the server are not answered yet.
+        if message.get("method").is_some() {
+            continue;
+        }
+        let Some(id) = message.get("id").and_then(|id| RequestId::from_json(&id.to_string())) else { continue };
+        let sender = lock(&waiting).as_mut().and_then(|waiting| waiting.remove(&id));
+        if let Some(sender) = sender {
+            let _ = sender.send(message);
+        }
+    }
+    // Dropping the senders wakes every request still waiting.
+    lock(&waiting).take();
+}

@@ -1,0 +1,141 @@
+//! The client against this framework's servers, over HTTP and over a pipe:
+//! typed results, every page of a list, the bearer token, and each way a
+//! request can fail (a JSON-RPC error, an input request, no server, an
+//! answer that is none, no answer).
+
+use std::time::Duration;
+
+use mcp_runtime::client::{Client, Error};
+use mcp_runtime::entry::{PromptEntry, ResourceEntry, ToolEntry};
+use mcp_runtime::input::Elicitation;
+use mcp_runtime::protocol::ClientCapabilities;
+use mcp_runtime::transport::http::HttpConfig;
+use mcp_runtime::transport::stdio::StdioConfig;
+use mcp_runtime::{Input, RequestContext, Server};
+use serde_json::json;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+fn server() -> Server {
+    let mut builder = Server::builder("client-test", "1.0.0")
+        .page_size(2)
+        .tool(ToolEntry::new("authorization", |cx: RequestContext| async move {
+            let header = cx.http_request().and_then(|parts| parts.headers.get("authorization"));
+            header.and_then(|v| v.to_str().ok()).unwrap_or("none").to_owned()
+        }))
+        .tool(ToolEntry::new("ask", |input: Input| async move {
+            input.elicit("name", Elicitation::form("Your name?").text("name", true)).await;
+            "asked"
+        }))
+        .prompt(PromptEntry::new("greeting", || async { "Say hello." }))
+        .resource(ResourceEntry::fixed("docs://readme", "readme", || async { "# Hello" }));
+    for i in 0..5 {
+        builder = builder.tool(ToolEntry::new(format!("tool_{i}"), move || async move { format!("tool {i}") }));
+    }
+    builder.build().expect("a server")
+}
+
+async fn serve() -> (String, tokio::sync::oneshot::Sender<()>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(server().serve_http_with_shutdown(listener, HttpConfig::default(), async {
+        let _ = stopped.await;
+    }));
+    (url, stop)
+}
+
+#[tokio::test]
+async fn over_http_results_are_typed_lists_complete_and_the_token_sent() {
+    let (url, _stop) = serve().await;
+    let client = Client::http(&url).bearer("secret-token");
+    let discover = client.discover().await.expect("server/discover");
+    assert!(discover.supported_versions.iter().any(|v| v == "2026-07-28"), "{discover:?}");
+    let tools = client.list_tools().await.expect("tools/list");
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["ask", "authorization", "tool_0", "tool_1", "tool_2", "tool_3", "tool_4"], "every page of 2");
+    let called = client.call_tool("tool_3", json!({})).await.expect("tools/call");
+    assert_eq!(serde_json::to_value(&called.content).expect("JSON"), json!([{"type": "text", "text": "tool 3"}]));
+    let token = client.call_tool("authorization", json!({})).await.expect("tools/call");
+    assert_eq!(serde_json::to_value(&token.content).expect("JSON")[0]["text"], "Bearer secret-token");
+    let readme = client.read_resource("docs://readme").await.expect("resources/read");
+    assert_eq!(serde_json::to_value(&readme.contents).expect("JSON")[0]["text"], "# Hello");
+    let prompt = client.get_prompt("greeting", json!({})).await.expect("prompts/get");
+    assert_eq!(prompt.messages.len(), 1);
+    assert_eq!(client.list_prompts().await.expect("prompts/list").len(), 1);
+    assert_eq!(client.list_resources().await.expect("resources/list").len(), 1);
+
+    match client.call_tool("nope", json!({})).await {
+        Err(Error::Rpc(error)) => assert_eq!(error.code, -32602),
+        other => panic!("a JSON-RPC error, not {other:?}"),
+    }
+    let asking = client.clone().capabilities(serde_json::from_value(json!({"elicitation": {}})).expect("capabilities"));
+    match asking.call_tool("ask", json!({})).await {
+        Err(Error::InputRequired(result)) => {
+            assert_eq!(result["inputRequests"]["name"]["method"], "elicitation/create")
+        }
+        other => panic!("an input request, not {other:?}"),
+    }
+    let _ = ClientCapabilities::default();
+}
+
+#[tokio::test]
+async fn over_a_pipe_the_same_calls_answer() {
+    let (ours, theirs) = tokio::io::duplex(1 << 16);
+    let (their_read, their_write) = tokio::io::split(theirs);
+    tokio::spawn(server().serve_io(their_read, their_write, StdioConfig::default()));
+    let (read, write) = tokio::io::split(ours);
+    let client = Client::stdio(read, write);
+    assert_eq!(client.list_tools().await.expect("tools/list").len(), 7);
+    // Requests in flight at once are each answered with their own result.
+    let (a, b) = tokio::join!(client.call_tool("tool_0", json!({})), client.call_tool("tool_4", json!({})));
+    assert_eq!(serde_json::to_value(a.expect("a").content).expect("JSON")[0]["text"], "tool 0");
+    assert_eq!(serde_json::to_value(b.expect("b").content).expect("JSON")[0]["text"], "tool 4");
+}
+
+#[tokio::test]
+async fn no_server_an_answer_that_is_none_and_no_answer_are_clear_errors() {
+    // Nothing listens.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port();
+    match Client::http(format!("http://127.0.0.1:{port}/mcp")).discover().await {
+        Err(Error::Transport(why)) => assert!(why.contains(&port.to_string()), "{why}"),
+        other => panic!("a transport error, not {other:?}"),
+    }
+
+    // Something answers, but not JSON-RPC; then something that never answers.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let garbage = format!("http://{}/mcp", listener.local_addr().expect("addr"));
+    tokio::spawn(async move {
+        let (mut socket, _) = listener.accept().await.expect("a connection");
+        let mut request = [0u8; 4096];
+        let _ = socket.read(&mut request).await;
+        let _ = socket
+            .write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 9\r\n\r\nnot json!")
+            .await;
+    });
+    match Client::http(garbage).discover().await {
+        Err(Error::Invalid(why)) => assert!(why.contains("not json!"), "{why}"),
+        other => panic!("an invalid answer, not {other:?}"),
+    }
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("http://{}/mcp", silent.local_addr().expect("addr"));
+    let held = tokio::spawn(async move {
+        let (socket, _) = silent.accept().await.expect("a connection");
+        tokio::time::sleep(Duration::from_secs(30)).await;
+        drop(socket);
+    });
+    match Client::http(url).timeout(Duration::from_millis(200)).discover().await {
+        Err(Error::Timeout(limit)) => assert_eq!(limit, Duration::from_millis(200)),
+        other => panic!("a time-out, not {other:?}"),
+    }
+    held.abort();
+
+    // A pipe whose other end closes: the request waiting is told.
+    let (ours, theirs) = tokio::io::duplex(1 << 10);
+    let (read, write) = tokio::io::split(ours);
+    let client = Client::stdio(read, write);
+    drop(theirs);
+    match client.discover().await {
+        Err(Error::Transport(_)) => {}
+        other => panic!("a transport error, not {other:?}"),
+    }
+}
