@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use mcp_runtime::client::{Client, Error};
+use mcp_runtime::client::{Client, Error, Remote};
 use mcp_runtime::entry::{PromptEntry, ResourceEntry, ToolEntry};
 use mcp_runtime::input::Elicitation;
 use mcp_runtime::protocol::ClientCapabilities;
@@ -137,5 +137,69 @@ async fn no_server_an_answer_that_is_none_and_no_answer_are_clear_errors() {
     match client.discover().await {
         Err(Error::Transport(_)) => {}
         other => panic!("a transport error, not {other:?}"),
+    }
+}
+
+/// `remote` served over a pipe, mounted in a gateway as `remote`; the task
+/// serving the remote, to end it.
+async fn gateway() -> (Server, tokio::task::JoinHandle<std::io::Result<()>>) {
+    let (ours, theirs) = tokio::io::duplex(1 << 16);
+    let (their_read, their_write) = tokio::io::split(theirs);
+    let serving = tokio::spawn(server().serve_io(their_read, their_write, StdioConfig::default()));
+    let (read, write) = tokio::io::split(ours);
+    let remote = Remote::connect(Client::stdio(read, write).timeout(Duration::from_secs(5))).await.expect("listed");
+    assert_eq!(remote.tools().len(), 7);
+    let gateway = Server::builder("gateway", "1.0.0")
+        .tool(ToolEntry::new("local", || async { "local" }))
+        .mount_remote("remote", remote)
+        .build()
+        .expect("a gateway");
+    (gateway, serving)
+}
+
+#[tokio::test]
+async fn a_remote_servers_tools_are_served_and_their_calls_forwarded() {
+    let (gateway, serving) = gateway().await;
+    let client = mcp_tests::validated_client::checked(gateway);
+    let tools = client.list_tools().await.expect("tools/list");
+    let names: Vec<&str> =
+        tools["tools"].as_array().expect("tools").iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(names[..3], ["local", "remote_ask", "remote_authorization"], "{names:?}");
+    let called = client.call_tool("remote_tool_2", json!({})).await.expect("forwarded");
+    assert_eq!(called["content"][0]["text"], "tool 2");
+    assert_eq!(called["resultType"], "complete", "answered as the gateway's own: {called}");
+
+    // The remote's error, as the remote gave it (its client declared no
+    // elicitation); then a remote that ended.
+    match client.call_tool("remote_ask", json!({})).await {
+        Err(mcp_runtime::testing::ClientError::Rpc(error)) => {
+            assert_eq!(error.code, -32021, "{error:?}");
+            assert_eq!(error.data.expect("data")["requiredCapabilities"], json!({"elicitation": {"form": {}}}));
+        }
+        other => panic!("the remote's error, not {other:?}"),
+    }
+    serving.abort();
+    let _ = serving.await;
+    match client.call_tool("remote_tool_0", json!({})).await {
+        Err(mcp_runtime::testing::ClientError::Rpc(error)) => {
+            assert_eq!(error.code, -32603);
+            assert!(error.message.starts_with("The server mounted at `remote`: "), "{}", error.message);
+        }
+        other => panic!("a clear error, not {other:?}"),
+    }
+    let local = client.call_tool("local", json!({})).await.expect("the gateway goes on");
+    assert_eq!(local["content"][0]["text"], "local");
+}
+
+#[tokio::test]
+async fn a_remote_under_a_bad_namespace_stops_the_build() {
+    let (ours, theirs) = tokio::io::duplex(1 << 16);
+    let (their_read, their_write) = tokio::io::split(theirs);
+    tokio::spawn(server().serve_io(their_read, their_write, StdioConfig::default()));
+    let (read, write) = tokio::io::split(ours);
+    let remote = Remote::connect(Client::stdio(read, write)).await.expect("listed");
+    match Server::builder("gateway", "1.0.0").mount_remote("not a name", remote).build() {
+        Err(e @ mcp_runtime::BuildError::Mount { .. }) => assert!(e.to_string().contains("`not a name`"), "{e}"),
+        other => panic!("a bad namespace, not {:?}", other.map(|s| s.tool_names())),
     }
 }

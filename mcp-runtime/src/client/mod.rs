@@ -20,6 +20,7 @@
 mod error;
 mod http;
 mod lines;
+mod remote;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -31,6 +32,7 @@ use serde_json::{Map, Value, json};
 pub use error::Error;
 use http::HttpTransport;
 use lines::LinesTransport;
+pub use remote::Remote;
 
 use crate::protocol::{
     CallToolResult, ClientCapabilities, DiscoverResult, GetPromptResult, Implementation, ReadResourceResult, RequestId,

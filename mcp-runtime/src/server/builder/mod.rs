@@ -70,6 +70,9 @@ pub struct ServerBuilder {
     pub(crate) layers: Vec<Arc<dyn crate::middleware::Layer>>,
     /// Servers served under a namespace (in `mounts`).
     pub(crate) mounts: Vec<crate::server::mount::Mount>,
+    /// Mistakes of a setting that returns the builder, reported by `build`.
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub(crate) deferred_errors: Vec<BuildError>,
 }
 
 impl ServerBuilder {
@@ -102,6 +105,7 @@ impl ServerBuilder {
             authenticated: false,
             layers: Vec::new(),
             mounts: Vec::new(),
+            deferred_errors: Vec::new(),
         }
     }
 
@@ -401,6 +405,9 @@ impl ServerBuilder {
     /// catalog snapshot and ends the process instead of returning (unless
     /// [`catalog_flag(false)`](Self::catalog_flag)).
     pub fn build(self) -> Result<Server, BuildError> {
+        if let Some(error) = self.deferred_errors.into_iter().next() {
+            return Err(error);
+        }
         let state = StateMap::from_map(self.state);
         let mut entries = Entries { tools: self.tools, prompts: self.prompts, resources: self.resources };
         let mut mounted = std::collections::BTreeMap::new();

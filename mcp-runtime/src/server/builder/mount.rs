@@ -39,3 +39,32 @@ impl ServerBuilder {
         self
     }
 }
+
+#[cfg(feature = "client")]
+impl ServerBuilder {
+    /// Serves the tools of a server reached through a client (another
+    /// process's stdio, or a URL) as part of this one, under `namespace`
+    /// (`namespace_name`), each call forwarded: a proxy, or a gateway in
+    /// front of several.
+    ///
+    /// The tools are those the remote listed when it was connected
+    /// ([`Remote::connect`](crate::client::Remote::connect)), with their
+    /// schemas and annotations; this server's scopes, layers and telemetry
+    /// apply to them as to its own. A call the remote answers with an error
+    /// is answered with that error; one it cannot answer (it ended, it
+    /// answered nothing usable, or nothing within the client's time limit)
+    /// with `-32603` saying why. Not relayed yet: the remote's prompts and
+    /// resources, its list changes, its requests for input, progress and
+    /// cancellation.
+    pub fn mount_remote(mut self, namespace: impl Into<String>, remote: crate::client::Remote) -> Self {
+        let namespace: std::sync::Arc<str> = namespace.into().into();
+        if let Err(e) = crate::server::mount::check_namespace(&namespace) {
+            self.deferred_errors.push(e);
+            return self;
+        }
+        for tool in remote.tools {
+            self.tools.push(crate::server::mount::forwarded(&namespace, tool, remote.client.clone()));
+        }
+        self
+    }
+}
