@@ -8,7 +8,6 @@ use std::time::Duration;
 use mcp_runtime::client::{Client, Error, Remote};
 use mcp_runtime::entry::{PromptEntry, ResourceEntry, ToolEntry};
 use mcp_runtime::input::Elicitation;
-use mcp_runtime::protocol::ClientCapabilities;
 use mcp_runtime::transport::http::HttpConfig;
 use mcp_runtime::transport::stdio::StdioConfig;
 use mcp_runtime::{Input, RequestContext, Server};
@@ -32,6 +31,16 @@ fn server() -> Server {
         builder = builder.tool(ToolEntry::new(format!("tool_{i}"), move || async move { format!("tool {i}") }));
     }
     builder.build().expect("a server")
+}
+
+/// A client of [`server`] served on a pipe, and the task serving it (to
+/// end it).
+fn over_pipe() -> (Client, tokio::task::JoinHandle<std::io::Result<()>>) {
+    let (ours, theirs) = tokio::io::duplex(1 << 16);
+    let (their_read, their_write) = tokio::io::split(theirs);
+    let serving = tokio::spawn(server().serve_io(their_read, their_write, StdioConfig::default()));
+    let (read, write) = tokio::io::split(ours);
+    (Client::stdio(read, write), serving)
 }
 
 async fn serve() -> (String, tokio::sync::oneshot::Sender<()>) {
@@ -75,16 +84,11 @@ async fn over_http_results_are_typed_lists_complete_and_the_token_sent() {
         }
         other => panic!("an input request, not {other:?}"),
     }
-    let _ = ClientCapabilities::default();
 }
 
 #[tokio::test]
 async fn over_a_pipe_the_same_calls_answer() {
-    let (ours, theirs) = tokio::io::duplex(1 << 16);
-    let (their_read, their_write) = tokio::io::split(theirs);
-    tokio::spawn(server().serve_io(their_read, their_write, StdioConfig::default()));
-    let (read, write) = tokio::io::split(ours);
-    let client = Client::stdio(read, write);
+    let (client, _serving) = over_pipe();
     assert_eq!(client.list_tools().await.expect("tools/list").len(), 7);
     // Requests in flight at once are each answered with their own result.
     let (a, b) = tokio::join!(client.call_tool("tool_0", json!({})), client.call_tool("tool_4", json!({})));
@@ -143,11 +147,8 @@ async fn no_server_an_answer_that_is_none_and_no_answer_are_clear_errors() {
 /// `remote` served over a pipe, mounted in a gateway as `remote`; the task
 /// serving the remote, to end it.
 async fn gateway() -> (Server, tokio::task::JoinHandle<std::io::Result<()>>) {
-    let (ours, theirs) = tokio::io::duplex(1 << 16);
-    let (their_read, their_write) = tokio::io::split(theirs);
-    let serving = tokio::spawn(server().serve_io(their_read, their_write, StdioConfig::default()));
-    let (read, write) = tokio::io::split(ours);
-    let remote = Remote::connect(Client::stdio(read, write).timeout(Duration::from_secs(5))).await.expect("listed");
+    let (client, serving) = over_pipe();
+    let remote = Remote::connect(client.timeout(Duration::from_secs(5))).await.expect("listed");
     assert_eq!(remote.tools().len(), 7);
     let gateway = Server::builder("gateway", "1.0.0")
         .tool(ToolEntry::new("local", || async { "local" }))
@@ -193,11 +194,7 @@ async fn a_remote_servers_tools_are_served_and_their_calls_forwarded() {
 
 #[tokio::test]
 async fn a_remote_under_a_bad_namespace_stops_the_build() {
-    let (ours, theirs) = tokio::io::duplex(1 << 16);
-    let (their_read, their_write) = tokio::io::split(theirs);
-    tokio::spawn(server().serve_io(their_read, their_write, StdioConfig::default()));
-    let (read, write) = tokio::io::split(ours);
-    let remote = Remote::connect(Client::stdio(read, write)).await.expect("listed");
+    let remote = Remote::connect(over_pipe().0).await.expect("listed");
     match Server::builder("gateway", "1.0.0").mount_remote("not a name", remote).build() {
         Err(e @ mcp_runtime::BuildError::Mount { .. }) => assert!(e.to_string().contains("`not a name`"), "{e}"),
         other => panic!("a bad namespace, not {:?}", other.map(|s| s.tool_names())),

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use serde::Deserialize as _;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::oneshot;
@@ -80,7 +81,7 @@ async fn read<R: tokio::io::AsyncRead + Unpin>(reader: R, waiting: Waiting) {
         if message.get("method").is_some() {
             continue;
         }
-        let Some(id) = message.get("id").and_then(|id| RequestId::from_json(&id.to_string())) else { continue };
+        let Some(Ok(id)) = message.get("id").map(RequestId::deserialize) else { continue };
         let sender = lock(&waiting).as_mut().and_then(|waiting| waiting.remove(&id));
         if let Some(sender) = sender {
             let _ = sender.send(message);

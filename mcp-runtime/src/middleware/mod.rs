@@ -61,8 +61,8 @@
 //!   `tasks/get`, `tasks/update` and `tasks/cancel` pass the layers as
 //!   requests of their own.
 //!
-//! A server without layers pays nothing for them: no view is made, no
-//! future is boxed.
+//! A server without layers pays one check per request for them: no view
+//! is made, no future is boxed.
 
 mod audit;
 mod layer;

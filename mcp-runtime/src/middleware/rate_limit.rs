@@ -5,7 +5,7 @@ use std::num::NonZeroU32;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use governor::clock::{Clock as _, DefaultClock};
+use governor::clock::Clock as _;
 use governor::{DefaultKeyedRateLimiter, Quota};
 use serde_json::{Map, json};
 
@@ -121,7 +121,7 @@ impl RateLimit {
         };
         let tool = self.each_tool.then(|| request.target().unwrap_or_default().to_owned());
         let key = Key { caller, tool };
-        self.limiter.check_key(&key).err().map(|not_until| not_until.wait_time_from(DefaultClock::default().now()))
+        self.limiter.check_key(&key).err().map(|not_until| not_until.wait_time_from(self.limiter.clock().now()))
     }
 }
 

@@ -23,28 +23,30 @@ pub(crate) struct ClientAddress(pub(crate) SocketAddr);
 /// What a layer sees of a request, made once per request that passes
 /// layers.
 pub(crate) struct View {
-    pub(crate) id: RequestId,
     pub(crate) method: Method,
     pub(crate) target: Option<String>,
     pub(crate) arguments: Option<Box<RawValue>>,
     pub(crate) meta: Arc<RequestMeta>,
     pub(crate) principal: Option<Principal>,
     pub(crate) client_address: Option<SocketAddr>,
-    /// The version of the 2025-era session the request belongs to.
-    pub(crate) session: Option<&'static str>,
     pub(crate) task: bool,
     pub(crate) later_round: bool,
-    /// Whether the called tool opted into having its content recorded.
-    pub(crate) records_content: bool,
     /// How answers are written for the request, by the dispatcher.
     pub(crate) answers: Box<dyn Answer>,
 }
 
-/// What the dispatcher provides a layer's view with: the called tool's
-/// definition, and answers written as the request's era reads them.
+/// What the dispatcher provides a layer's view with: the request's id and
+/// session, the called tool, and answers written as the request's era
+/// reads them.
 pub(crate) trait Answer: Send + Sync {
+    /// The request's id.
+    fn id(&self) -> &RequestId;
+    /// The version of the 2025-era session the request belongs to.
+    fn session(&self) -> Option<&'static str>;
     /// The definition of the tool a `tools/call` names.
     fn tool(&self) -> Option<&Tool>;
+    /// Whether that tool opted into having its content recorded.
+    fn records_content(&self) -> bool;
     /// An error answer.
     fn error(&self, error: ErrorObject) -> Response;
     /// A result of `kind`, with `_meta` keys of its own.
@@ -73,7 +75,7 @@ pub struct McpRequest(pub(crate) Arc<View>);
 impl std::fmt::Debug for McpRequest {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpRequest")
-            .field("id", &self.0.id)
+            .field("id", self.0.answers.id())
             .field("method", &self.0.method)
             .field("target", &self.0.target)
             .finish_non_exhaustive()
@@ -89,7 +91,7 @@ impl McpRequest {
 
     /// The request's id.
     pub fn id(&self) -> &RequestId {
-        &self.0.id
+        self.0.answers.id()
     }
 
     /// What the request names: the tool of a `tools/call`, the prompt of a
@@ -139,7 +141,7 @@ impl McpRequest {
     /// The protocol revision the request is answered in: `2026-07-28`, or
     /// the version a 2025-era session negotiated.
     pub fn protocol_version(&self) -> &str {
-        self.0.session.unwrap_or(&self.0.meta.protocol_version)
+        self.0.answers.session().unwrap_or(&self.0.meta.protocol_version)
     }
 
     /// The request's validated `_meta`.
@@ -153,7 +155,7 @@ impl McpRequest {
     /// the opt-in of request spans too): what a layer that logs should
     /// honour.
     pub fn records_content(&self) -> bool {
-        self.0.records_content
+        self.0.answers.records_content()
     }
 
     /// Whether this is a `tools/call` that runs as a task (the layers run

@@ -75,26 +75,22 @@ pub(super) fn view(p: &Prepared, call: Call) -> McpRequest {
     );
     #[cfg(not(feature = "http"))]
     let (principal, client_address) = (None, None);
-    let session = Answers::session(p);
     let answers = LayerAnswers {
         server: p.server.clone(),
         snapshot: Arc::clone(&p.snapshot),
         id: p.id.clone(),
-        session,
+        session: Answers::session(p),
         tool: call.tool,
     };
     McpRequest(Arc::new(View {
-        id: p.id.clone(),
         method: p.method,
         target: call.target,
         arguments: call.arguments,
         meta: Arc::clone(&p.meta),
         principal,
         client_address,
-        session,
         task: call.task,
         later_round: call.later_round,
-        records_content: call.tool.is_some_and(|position| p.snapshot.catalog().tool(position).trace_content),
         answers: Box::new(answers),
     }))
 }
@@ -124,8 +120,20 @@ impl Answers for LayerAnswers {
 }
 
 impl Answer for LayerAnswers {
+    fn id(&self) -> &RequestId {
+        &self.id
+    }
+
+    fn session(&self) -> Option<&'static str> {
+        self.session
+    }
+
     fn tool(&self) -> Option<&Tool> {
         self.tool.map(|position| self.snapshot.catalog().tool(position).definition())
+    }
+
+    fn records_content(&self) -> bool {
+        self.tool.is_some_and(|position| self.snapshot.catalog().tool(position).trace_content)
     }
 
     fn error(&self, error: ErrorObject) -> Response {

@@ -72,30 +72,33 @@ pub(crate) fn target_of(route: &Route) -> Option<&str> {
 /// Runs a prepared request's handler, through its layers when it has
 /// any, and builds its response.
 pub(crate) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
-    // The HTTP transports refuse with 403 before they run a request; this
-    // covers the requests they run without that check (a 2025-03-26 batch).
-    // A refused request reaches no layer.
-    if let Some(refusal) = p.scope_refusal() {
-        return Response::error(Some(p.id.clone()), refusal.error(), Stage::Params);
-    }
-    // The layers run this function again, boxed, past them: a request
-    // without layers is answered in this one future, as before layers
-    // existed (a future of its own for the route would be one more copy
-    // of its state per call).
-    if !p.past_layers
-        && let tool = layered::tool_of(&p.route)
-        && let Some((outer, own)) = layered::layers_of(&p, tool)
-        && !tool.is_some_and(|position| runs_as_task(&p, position))
-    {
-        let request = layered::view_of_route(&p, &p.route);
-        // A layer may give the handler up (a time limit): that cancels the
-        // handler's token, which must not read as the client's own
-        // cancelling (a 2025-era session answers nothing then).
-        let options =
-            RequestOptions { cancellation: options.cancellation.as_ref().map(|t| t.child_token()), ..options };
-        p.past_layers = true;
-        let handler = Box::new(move || past_layers(p, options));
-        return Box::pin(run_layered(outer, own, request, handler)).await;
+    // Checked once, before the layers: their second pass, past them,
+    // goes straight to the route.
+    if !p.past_layers {
+        // The HTTP transports refuse with 403 before they run a request;
+        // this covers the requests they run without that check (a
+        // 2025-03-26 batch). A refused request reaches no layer.
+        if let Some(refusal) = p.scope_refusal() {
+            return Response::error(Some(p.id.clone()), refusal.error(), Stage::Params);
+        }
+        // The layers run this function again, boxed, past them: a request
+        // without layers is answered in this one future, as before layers
+        // existed (a future of its own for the route would be one more
+        // copy of its state per call).
+        let tool = layered::tool_of(&p.route);
+        if let Some((outer, own)) = layered::layers_of(&p, tool)
+            && !tool.is_some_and(|position| runs_as_task(&p, position))
+        {
+            let request = layered::view_of_route(&p, &p.route);
+            // A layer may give the handler up (a time limit): that cancels
+            // the handler's token, which must not read as the client's own
+            // cancelling (a 2025-era session answers nothing then).
+            let options =
+                RequestOptions { cancellation: options.cancellation.as_ref().map(|t| t.child_token()), ..options };
+            p.past_layers = true;
+            let handler = Box::new(move || past_layers(p, options));
+            return Box::pin(run_layered(outer, own, request, handler)).await;
+        }
     }
     // Taken out so that its params move into the call rather than being copied.
     let route = std::mem::replace(&mut p.route, Route::Discover);
