@@ -125,7 +125,7 @@ async function run(era) {
   const appOnly = tools.find((t) => t.name === 'remove_from_board');
   if (JSON.stringify(appOnly?._meta?.ui?.visibility) !== '["app"]') throw new Error('remove_from_board is not app-only');
   const { contents } = await server.call('resources/read', { uri });
-  if (contents.length !== 1 || contents[0].mimeType !== MIME_TYPE) throw new Error(`the view: ${JSON.stringify(contents)}`);
+  if (contents.length !== 1 || contents[0].mimeType !== MIME_TYPE) throw new Error(`the view ${uri} is read as ${contents.length} item(s) of type ${contents.map((c) => c.mimeType).join(', ')}, not one of ${MIME_TYPE}`);
 
   // What the view asks of the server, through the host.
   const forwarded = [];
