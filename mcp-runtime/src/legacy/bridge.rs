@@ -19,7 +19,8 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
 use super::message::{SessionParams, SessionRequest};
-use super::session::{Outlet, Session};
+use super::outlet::Outlet;
+use super::session::Session;
 use super::shape;
 use super::store::SessionChange;
 // Re-exported so that the transports' paths through the bridge hold.
@@ -55,7 +56,7 @@ impl NotificationSink for StreamSink {
     }
 
     fn close_connection(&self) -> bool {
-        self.open.load(Ordering::Acquire) && self.close.as_ref().is_some_and(|close| close())
+        self.open.load(Ordering::Acquire) && self.close.as_ref().is_some_and(|close| close.close_connection())
     }
 }
 

@@ -33,6 +33,7 @@ pub(crate) mod initialize;
 pub(crate) mod message;
 mod meta;
 pub(crate) mod observe;
+pub(crate) mod outlet;
 mod owner;
 pub(crate) mod session;
 mod shape;

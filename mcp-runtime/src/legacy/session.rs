@@ -8,9 +8,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use tokio::sync::{Notify, mpsc, oneshot};
+use tokio::sync::{Notify, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use super::outlet::Outlet;
 use super::owner::{self, SessionOwner};
 use super::store::{SessionChange, SessionRecord};
 use crate::eras::LEGACY_VERSIONS;
@@ -20,10 +21,6 @@ use crate::protocol::{
     CancelledParams, ClientCapabilities, ErrorObject, Implementation, LoggingLevel, RequestId, RequestMeta,
 };
 use crate::telemetry::LiveSession;
-
-/// Where the messages of one stream go, serialized: stdout, or one SSE
-/// stream of an HTTP session.
-pub(crate) type Outlet = mpsc::UnboundedSender<String>;
 
 /// How long the server waits for the client to answer one of its requests
 /// (an elicitation waits for a person, so this is generous).

@@ -4,11 +4,18 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::session::Outlet;
+use super::outlet::Outlet;
 
-/// Ends the connection a request's stream is read on, leaving the stream
-/// to be resumed; `false` when there was none to end.
-pub(crate) type CloseConnection = Arc<dyn Fn() -> bool + Send + Sync>;
+/// A request's stream that can be resumed, whose connection a handler may
+/// end (so that its client comes back for the rest).
+pub(crate) trait Resumable: Send + Sync {
+    /// Ends the connection the stream is read on, leaving the stream to be
+    /// resumed; `false` when there was none to end.
+    fn close_connection(&self) -> bool;
+}
+
+/// What ends the connection of a request's resumable stream.
+pub(crate) type CloseConnection = Arc<dyn Resumable>;
 
 /// How one request's messages reach the client, and what its transport
 /// adds to it.

@@ -107,7 +107,7 @@ impl Server {
         let mut line = Vec::new();
         // The 2025-era session this process becomes on `initialize`.
         #[cfg(feature = "legacy")]
-        let mut legacy = self.eras().serves_legacy().then(|| StdioSession::new(self.clone(), out_tx.clone()));
+        let mut legacy = self.eras().serves_legacy().then(|| StdioSession::new(self.clone(), out_tx.clone().into()));
 
         let read_result = loop {
             line.clear();

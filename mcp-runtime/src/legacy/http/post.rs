@@ -7,14 +7,13 @@ use std::task::Poll;
 use http::StatusCode;
 use http::request::Parts;
 use serde_json::value::RawValue;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use super::endpoint::SessionEndpoint;
 use super::replies::{error_response, live_response};
-use super::serving::{LateStream, RunsToTheEnd, Serving, poll_once};
+use super::serving::{RequestStream, RunsToTheEnd, Serving, poll_once};
 use super::sessions::HttpSession;
-use super::stream::{Pushed, Stream};
 use crate::endpoint::body::McpBody;
 use crate::endpoint::in_flight::{InFlight, OwnedSlot, busy_error};
 use crate::endpoint::media::Acceptable;
@@ -23,6 +22,7 @@ use crate::endpoint::responses::{empty, insufficient_scope, transport_error, wit
 use crate::handler::principal::Principal;
 use crate::legacy::bridge::{self, CloseConnection, Via};
 use crate::legacy::message::{self, Incoming, SessionParams, SessionRequest};
+use crate::legacy::outlet::Outlet;
 use crate::protocol::{ErrorObject, Method, RequestId};
 use crate::registry::scopes;
 use crate::server::Server;
@@ -112,41 +112,36 @@ async fn request(
         let via = Via { outlet: session.standalone_outlet(), close: None, timeout, http: Some(parts) };
         return json_answer(RunsToTheEnd::new(serving(server, &session, (request, cancel), via, slot)).await);
     }
-    let late = Arc::new(LateStream::default());
-    let (outlet, mut messages) = mpsc::unbounded_channel::<String>();
-    let close = session.streams.resumable().then(|| {
-        let late = Arc::clone(&late);
-        Arc::new(move || late.close_connection()) as CloseConnection
-    });
-    let via = Via { outlet, close, timeout, http: Some(parts) };
+    let stream = Arc::new(RequestStream::default());
+    let close = session.streams.resumable().then(|| Arc::clone(&stream) as CloseConnection);
+    let via = Via { outlet: Outlet::Direct(Arc::clone(&stream) as _), close, timeout, http: Some(parts) };
     let abandoned = cancel.clone();
     let mut serving = serving(server, &session, (request, cancel), via, slot);
     // A client that takes only a stream gets one, however soon the answer comes.
     let first = if accept.json { poll_once(&mut serving).await } else { Poll::Pending };
-    let mut sent_first = messages.try_recv().ok();
     let first = match first {
-        Poll::Ready(answer) if sent_first.is_none() && !late.close_asked() => return json_answer(answer),
+        Poll::Ready(answer) if stream.untouched() => return json_answer(answer),
         first => first,
     };
-    let stream = session.streams.open();
-    let events = stream.connect();
-    late.opened(&stream);
+    let events_stream = session.streams.open();
+    let events = events_stream.connect();
     // A stream that cannot be resumed and whose client falls too far behind
     // ends with this; the request is cancelled, as its answer cannot reach
     // the client any more.
-    let abandoned = (!stream.resumable()).then_some(abandoned);
+    let abandoned = (!events_stream.resumable()).then_some(abandoned);
     if abandoned.is_some() {
         let message = "The client did not read this request's event stream: too much waited unread, so the \
                        request was cancelled";
-        stream.set_last_words(&bridge::failure(Some(&id), &ErrorObject::internal(message)));
+        events_stream.set_last_words(&bridge::failure(Some(&id), &ErrorObject::internal(message)));
     }
-    while let Some(message) = sent_first.take().or_else(|| messages.try_recv().ok()) {
-        relay_one(&stream, &message, abandoned.as_ref());
-    }
+    stream.open(&events_stream, abandoned);
     match first {
-        Poll::Ready(answer) => end_stream(&stream, answer, &mut messages),
+        Poll::Ready(answer) => stream.end(answer),
         Poll::Pending => {
-            tokio::spawn(relay(serving, messages, Arc::clone(&stream), abandoned));
+            tokio::spawn(async move {
+                let answer = serving.await;
+                stream.end(answer);
+            });
         }
     }
     live_response(endpoint, &session, events)
@@ -175,45 +170,6 @@ fn json_answer(answer: Option<String>) -> http::Response<McpBody> {
         // Cancelled by the client, which expects no answer.
         None => empty(StatusCode::ACCEPTED),
     }
-}
-
-/// Runs the rest of a request whose messages go to `stream`, the answer
-/// last; then ends the stream.
-async fn relay(
-    mut serving: Serving,
-    mut messages: mpsc::UnboundedReceiver<String>,
-    stream: Arc<Stream>,
-    abandoned: Option<CancellationToken>,
-) {
-    let answer = loop {
-        tokio::select! {
-            biased;
-            Some(message) = messages.recv() => relay_one(&stream, &message, abandoned.as_ref()),
-            answer = &mut serving => break answer,
-        }
-    };
-    end_stream(&stream, answer, &mut messages);
-}
-
-/// Sends one message on a request's stream; a client too far behind on a
-/// stream that cannot be resumed has its request cancelled.
-fn relay_one(stream: &Stream, message: &str, abandoned: Option<&CancellationToken>) {
-    if stream.push(message) == Pushed::Cut
-        && let Some(cancel) = abandoned
-    {
-        cancel.cancel();
-    }
-}
-
-/// What is left of a request's messages, then its answer, then the end.
-fn end_stream(stream: &Stream, answer: Option<String>, messages: &mut mpsc::UnboundedReceiver<String>) {
-    while let Ok(message) = messages.try_recv() {
-        stream.push(&message);
-    }
-    if let Some(answer) = answer {
-        stream.push(&answer);
-    }
-    stream.finish();
 }
 
 /// A 2025-03-26 batch: every request answered, the answers in one array.

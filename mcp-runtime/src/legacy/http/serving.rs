@@ -9,11 +9,14 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 
-use super::stream::Stream;
+use tokio_util::sync::CancellationToken;
+
+use super::stream::{Pushed, Stream};
+use crate::legacy::outlet::{Closed, Deliver};
+use crate::legacy::via::Resumable;
 
 /// A session's request being served: its answer, or `None` when the
 /// client cancelled it.
@@ -58,39 +61,104 @@ impl Drop for RunsToTheEnd {
     }
 }
 
-/// The event stream of a request that may not be open yet: a handler that
-/// ends its stream's connection before there is one (so that its client
-/// comes back for the rest) has it ended as soon as it opens.
+/// The event stream of one request, which may not be open yet: what the
+/// request sends before it opens is held and goes first once it does; a
+/// handler that ends its stream's connection before there is one (so that
+/// its client comes back for the rest) has it ended as soon as it opens.
+/// Messages are written onto the stream by whoever sends them: no channel,
+/// and no task to read one, for the many requests answered at once.
 #[derive(Default)]
-pub(super) struct LateStream {
-    stream: OnceLock<Arc<Stream>>,
-    close_asked: AtomicBool,
+pub(super) struct RequestStream {
+    state: Mutex<State>,
 }
 
-impl LateStream {
-    /// Ends the connection the stream is read on, now or once it opens.
-    pub(super) fn close_connection(&self) -> bool {
-        match self.stream.get() {
-            Some(stream) => stream.close_connection(),
-            None => {
-                self.close_asked.store(true, Ordering::Release);
-                true
+#[derive(Default)]
+enum State {
+    /// Not open yet.
+    #[default]
+    Waiting,
+    /// Not open yet, with messages held or a connection's end asked for.
+    Held { messages: Vec<String>, close_asked: bool },
+    /// Open: messages go straight onto it. A client too far behind on a
+    /// stream that cannot be resumed has the request cancelled, as its
+    /// answer could not reach it any more.
+    Open { stream: Arc<Stream>, abandoned: Option<CancellationToken> },
+    /// Answered: nothing more goes out.
+    Ended,
+}
+
+impl RequestStream {
+    /// Whether nothing was sent and no end of connection asked for yet: a
+    /// request answered now can be answered with plain JSON.
+    pub(super) fn untouched(&self) -> bool {
+        matches!(*lock(&self.state), State::Waiting)
+    }
+
+    /// Opens it onto `stream`, what was held first (and the connection
+    /// ended at once if that was asked); `abandoned` is cancelled should
+    /// the client fall too far behind.
+    pub(super) fn open(&self, stream: &Arc<Stream>, abandoned: Option<CancellationToken>) {
+        let mut state = lock(&self.state);
+        if let State::Held { messages, close_asked } = std::mem::take(&mut *state) {
+            for message in messages {
+                push(stream, &message, abandoned.as_ref());
+            }
+            if close_asked {
+                stream.close_connection();
             }
         }
+        *state = State::Open { stream: Arc::clone(stream), abandoned };
     }
 
-    /// Whether a handler asked for the connection to end before it opened.
-    pub(super) fn close_asked(&self) -> bool {
-        self.close_asked.load(Ordering::Acquire)
-    }
-
-    /// The stream, now open (and connected): ended at once if that was asked.
-    pub(super) fn opened(&self, stream: &Arc<Stream>) {
-        let _ = self.stream.set(Arc::clone(stream));
-        if self.close_asked() {
-            stream.close_connection();
+    /// Sends the answer (none: the client cancelled the request) and ends
+    /// the stream; what the request sends afterwards is refused.
+    pub(super) fn end(&self, answer: Option<String>) {
+        if let State::Open { stream, .. } = std::mem::replace(&mut *lock(&self.state), State::Ended) {
+            if let Some(answer) = answer {
+                stream.push(&answer);
+            }
+            stream.finish();
         }
     }
+}
+
+/// Pushes one message, cancelling `abandoned` when the client is cut off.
+fn push(stream: &Stream, message: &str, abandoned: Option<&CancellationToken>) {
+    if stream.push(message) == Pushed::Cut
+        && let Some(cancel) = abandoned
+    {
+        cancel.cancel();
+    }
+}
+
+impl Deliver for RequestStream {
+    fn deliver(&self, message: String) -> Result<(), Closed> {
+        let mut state = lock(&self.state);
+        match &mut *state {
+            State::Waiting => *state = State::Held { messages: vec![message], close_asked: false },
+            State::Held { messages, .. } => messages.push(message),
+            State::Open { stream, abandoned } => push(stream, &message, abandoned.as_ref()),
+            State::Ended => return Err(Closed),
+        }
+        Ok(())
+    }
+}
+
+impl Resumable for RequestStream {
+    fn close_connection(&self) -> bool {
+        let mut state = lock(&self.state);
+        match &mut *state {
+            State::Waiting => *state = State::Held { messages: Vec::new(), close_asked: true },
+            State::Held { close_asked, .. } => *close_asked = true,
+            State::Open { stream, .. } => return stream.close_connection(),
+            State::Ended => return false,
+        }
+        true
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 #[cfg(test)]
@@ -98,6 +166,59 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+
+    use crate::legacy::http::stream::Streams;
+
+    fn drain(rx: &mut crate::legacy::http::live::LiveReceiver) -> Vec<String> {
+        std::iter::from_fn(|| rx.try_recv()).map(|event| String::from_utf8_lossy(&event).into_owned()).collect()
+    }
+
+    #[test]
+    fn what_a_request_sends_before_its_stream_opens_goes_first_and_nothing_after_its_answer() {
+        let request = RequestStream::default();
+        assert!(request.untouched());
+        request.deliver("1".to_owned()).expect("held");
+        request.deliver("2".to_owned()).expect("held");
+        assert!(!request.untouched(), "a request that sent something is answered on a stream");
+        let streams = Streams::new(false, None, usize::MAX);
+        let stream = streams.open();
+        let mut rx = stream.connect();
+        request.open(&stream, None);
+        request.deliver("3".to_owned()).expect("sent");
+        request.end(Some("answer".to_owned()));
+        assert!(request.deliver("late".to_owned()).is_err(), "refused after the answer");
+        assert_eq!(drain(&mut rx), ["data: 1\n\n", "data: 2\n\n", "data: 3\n\n", "data: answer\n\n"]);
+        assert!(rx.try_recv().is_none(), "the stream ended with the answer");
+    }
+
+    #[test]
+    fn a_connection_asked_to_end_before_the_stream_opens_ends_when_it_does() {
+        let request = RequestStream::default();
+        assert!(request.close_connection(), "asked for, to be done on opening");
+        assert!(!request.untouched());
+        let streams = Streams::new(true, None, usize::MAX);
+        let stream = streams.open();
+        let mut rx = stream.connect();
+        request.open(&stream, None);
+        request.deliver("{}".to_owned()).expect("kept for the client's return");
+        let seen = drain(&mut rx);
+        assert!(seen.last().is_some_and(|event| event.starts_with("retry:")), "{seen:?}");
+        assert!(!seen.iter().any(|event| event.contains("data: {}")), "nothing after the end: {seen:?}");
+    }
+
+    #[test]
+    fn a_client_too_far_behind_on_a_stream_that_cannot_be_resumed_has_its_request_cancelled() {
+        let request = RequestStream::default();
+        let streams = Streams::new(false, None, 4096);
+        let stream = streams.open();
+        let _stalled = stream.connect();
+        let abandoned = CancellationToken::new();
+        request.open(&stream, Some(abandoned.clone()));
+        for n in 0..1000 {
+            request.deliver(format!(r#"{{"n":{n}}}"#)).expect("sent");
+        }
+        assert!(abandoned.is_cancelled());
+    }
 
     #[tokio::test]
     async fn a_request_whose_connection_went_away_still_ends() {

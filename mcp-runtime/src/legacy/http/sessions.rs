@@ -40,7 +40,7 @@ use super::resume::{self, Resumptions};
 use super::stream::Streams;
 use crate::handler::principal::Principal;
 use crate::legacy::events;
-use crate::legacy::session::Outlet;
+use crate::legacy::outlet::Outlet;
 use crate::legacy::{MemorySessionStore, Session, SessionLimits, SessionOwner, SessionStore, StoreError, Touched};
 use crate::protocol::RequestId;
 use crate::server::Server;
@@ -83,11 +83,11 @@ impl HttpSession {
         let resumable = session.protocol_version() == "2025-11-25";
         let streams = Streams::new(resumable, table.store.replica_id(), table.stream_buffer);
         let (standalone, pending) = mpsc::unbounded_channel();
-        session.set_standalone(Some(standalone.clone()));
+        session.set_standalone(Some(Outlet::from(standalone.clone())));
         Arc::new(HttpSession {
             session,
             streams,
-            standalone,
+            standalone: Outlet::from(standalone),
             pending: Mutex::new(Some(pending)),
             open: AtomicUsize::new(0),
             seen: AtomicU64::new(NO_REVISION),
