@@ -113,15 +113,22 @@ pub(crate) async fn serve(
             None => std::future::pending().await,
         }
     };
-    // Cancelled or out of time, the handler's future is dropped, which
-    // gives it the server's cancellation grace to end.
-    let answer = tokio::select! {
-        answer = answer(server, session, request, via, &cancel).instrument(observation.span()) => Some(answer),
-        () = cancel.cancelled() => None,
-        () = limit => Some(Err(ErrorObject::internal(format!(
-            "The request did not finish within {} s",
-            via.timeout.unwrap_or_default().as_secs_f64()
-        )))),
+    // Cancelled or out of time, the handler's future is dropped (at the end
+    // of this block), which gives it the server's cancellation grace to end.
+    let answer = {
+        // Pinned where they are made: the select holds references, and the
+        // large future of the answer is not moved again.
+        let answering = std::pin::pin!(answer(server, session, request, via, &cancel).instrument(observation.span()));
+        let cancelled = std::pin::pin!(cancel.cancelled());
+        let limit = std::pin::pin!(limit);
+        tokio::select! {
+            answer = answering => Some(answer),
+            () = cancelled => None,
+            () = limit => Some(Err(ErrorObject::internal(format!(
+                "The request did not finish within {} s",
+                via.timeout.unwrap_or_default().as_secs_f64()
+            )))),
+        }
     };
     session.finish(&id);
     // A handler that heard of the cancellation may have answered at once:

@@ -61,7 +61,9 @@ pub struct Session {
     waiting: Mutex<HashMap<String, oneshot::Sender<Result<Value, ErrorObject>>>>,
     next_id: AtomicI64,
     /// The client's requests in flight, cancelled by `notifications/cancelled`.
-    in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
+    /// Keyed with foldhash: a map written and read on every request, whose
+    /// keys a client can choose only as many as its requests in flight.
+    in_flight: Mutex<foldhash::HashMap<RequestId, CancellationToken>>,
     /// Where messages unrelated to a request go (stdout, the HTTP GET
     /// stream); none while no such stream is open.
     standalone: Mutex<Option<Outlet>>,

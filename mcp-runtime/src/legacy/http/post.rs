@@ -36,7 +36,6 @@ pub(super) async fn serve(
     accept: Acceptable,
     message: Incoming,
 ) -> http::Response<McpBody> {
-    session.session.touch();
     match message {
         Incoming::Request(request) if request.method == Method::Initialize.name() => {
             let error = ErrorObject::invalid_request("The session is already initialized");
@@ -49,7 +48,7 @@ pub(super) async fn serve(
         Incoming::Notification { method, params } => {
             match session.session.notified(&method, message::value_of(params.as_deref())) {
                 None => empty(StatusCode::ACCEPTED),
-                Some(change) => match session.session.change(change).await {
+                Some(change) => match Box::pin(session.session.change(change)).await {
                     Ok(()) => empty(StatusCode::ACCEPTED),
                     Err(error) => error_response(StatusCode::SERVICE_UNAVAILABLE, None, &error),
                 },

@@ -82,7 +82,8 @@ impl SessionEndpoint {
     ) -> http::Response<McpBody> {
         match era {
             Era::Modern => refuse_modern(bytes),
-            Era::Initialize(message) => self.initialize(&parts, accept, message).await,
+            // Once per session: boxed, so that the future of every other request stays small.
+            Era::Initialize(message) => Box::pin(self.initialize(&parts, accept, message)).await,
             Era::Session(id, message) => match self.sessions.get(&self.server, &id, self.caller(&parts)).await {
                 Ok(Some(session)) => match version_refusal(&parts.headers) {
                     None => post::serve(self, in_flight, session, parts, accept, message).await,

@@ -26,7 +26,6 @@
 //! [`max_sessions`]: crate::transport::http::HttpConfig::max_sessions
 //! [`session_idle_timeout`]: crate::transport::http::HttpConfig::session_idle_timeout
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -210,7 +209,8 @@ pub(crate) struct Table {
     pub(crate) relay: Arc<Relay>,
     /// Streams resumed here from other replicas, and forwarded from here.
     pub(crate) resumptions: Arc<Resumptions>,
-    copies: Mutex<HashMap<String, Arc<HttpSession>>>,
+    /// Read on every request; keyed by the ids this server made (foldhash).
+    copies: Mutex<foldhash::HashMap<String, Arc<HttpSession>>>,
     swept: Mutex<Instant>,
     /// Whether the signals of other replicas are being listened to.
     listening: AtomicBool,
@@ -249,7 +249,7 @@ impl Table {
         Ok((copy, true))
     }
 
-    fn sweep(&self, copies: &mut HashMap<String, Arc<HttpSession>>) {
+    fn sweep(&self, copies: &mut foldhash::HashMap<String, Arc<HttpSession>>) {
         *lock(&self.swept) = Instant::now();
         copies.retain(|_, copy| {
             let expired = copy.expired(self.limits.idle_timeout);

@@ -23,7 +23,7 @@
 //! subscriptions, the end of a session. Their contents are the runtime's
 //! own; a store only delivers them.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Mutex, MutexGuard};
@@ -321,7 +321,8 @@ pub struct MemorySessionStore {
 struct Memory {
     /// Each record, when it was last used, and its revision (bumped by
     /// every change).
-    records: HashMap<String, (SessionRecord, Instant, u64)>,
+    /// Read on every request; keyed by the ids this server made (foldhash).
+    records: foldhash::HashMap<String, (SessionRecord, Instant, u64)>,
     swept: Option<Instant>,
 }
 
@@ -397,13 +398,14 @@ impl SessionStore for MemorySessionStore {
     /// session of this store goes through this process.
     fn touch<'a>(&'a self, id: &'a str, seen: Option<u64>, limits: SessionLimits) -> StoreFuture<'a, Touched> {
         let mut memory = lock(&self.inner);
+        let now = Instant::now();
         let touched = match memory.records.get_mut(id) {
-            Some((_, used, _)) if used.elapsed() >= limits.idle_timeout => {
+            Some((_, used, _)) if now.saturating_duration_since(*used) >= limits.idle_timeout => {
                 memory.records.remove(id);
                 Touched::Gone
             }
             Some((record, used, revision)) => {
-                *used = Instant::now();
+                *used = now;
                 if seen == Some(*revision) {
                     Touched::Unchanged
                 } else {
