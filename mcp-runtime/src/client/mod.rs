@@ -61,7 +61,8 @@ pub struct Client {
 
 #[derive(Clone)]
 enum Transport {
-    Http(HttpTransport),
+    // Boxed: a hyper client is far larger than a pipe.
+    Http(Box<HttpTransport>),
     Lines(LinesTransport),
 }
 
@@ -79,7 +80,7 @@ impl Client {
     /// A client of the server whose MCP endpoint is `url` (`http://`; each
     /// request on a pooled connection).
     pub fn http(url: impl Into<String>) -> Client {
-        Self::with(Transport::Http(HttpTransport::new(url.into())))
+        Self::with(Transport::Http(Box::new(HttpTransport::new(url.into()))))
     }
 
     /// A client speaking newline-delimited JSON on `reader` and `writer`

@@ -5,7 +5,10 @@
 //! Two ways in:
 //!
 //! - [`Server::serve_http`](crate::Server::serve_http) binds an address and serves until SIGINT or
-//!   SIGTERM, with every limit of [`HttpConfig`] applied;
+//!   SIGTERM, with every limit of [`HttpConfig`] applied, speaking HTTP/1.1 and HTTP/2 (with prior
+//!   knowledge, as `curl --http2-prior-knowledge` does; the connection's first bytes tell) on the
+//!   same port: a browser host behind a proxy that speaks HTTP/2 to the server is not held to six
+//!   connections, each held by a stream;
 //! - [`Server::http_service`](crate::Server::http_service) returns an [`McpService`], a tower `Service`
 //!   to mount inside an existing application (for example with axum's
 //!   `Router::route_service("/mcp", service)`), next to other routes and

@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use http::{Request, StatusCode};
 use hyper::body::Incoming;
-use hyper::server::conn::http1;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio::sync::Semaphore;
@@ -147,10 +147,15 @@ impl Server {
         let sessions = self.eras().serves_legacy();
         let cors = config.cors.then(|| Arc::new(Cors::new(config.origin.clone().resolve(Some(loopback)), sessions)));
         let service = McpService::new(self, config.clone(), Some(loopback));
-        let mut http = http1::Builder::new();
+        // HTTP/1.1 and HTTP/2 (prior knowledge, the connection preface
+        // tells) on the same port.
+        let mut http = auto::Builder::new(TokioExecutor::new());
         // hyper's header-read timeout would arm a timer per request;
         // `IdleLimited` does that job with one per connection.
-        http.header_read_timeout(None).max_header_size(config.max_header_bytes);
+        // The read buffer bounds the head: hyper answers 431 when a head
+        // does not fit in it.
+        http.http1().header_read_timeout(None).max_buf_size(config.max_header_bytes.max(8192));
+        http.http2().max_header_list_size(u32::try_from(config.max_header_bytes).unwrap_or(u32::MAX));
         let graceful = GracefulShutdown::new();
         let permits = Arc::new(Semaphore::new(config.max_connections));
         let mut connections = JoinSet::new();
@@ -201,7 +206,7 @@ impl Server {
                 cors: cors.clone(),
                 client: layered.then_some(ClientAddress(peer)),
             };
-            let connection = graceful.watch(http.serve_connection(io, endpoint));
+            let connection = graceful.watch(http.serve_connection(io, endpoint).into_owned());
             let connection = IdleLimited::new(connection, activity, config.header_read_timeout);
             connections.spawn(async move {
                 match connection.await {
