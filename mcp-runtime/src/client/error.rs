@@ -18,10 +18,17 @@ pub enum Error {
     /// client does not answer yet: the `input_required` result as it came.
     #[error("the server asks for input, which this client does not answer")]
     InputRequired(Value),
-    /// No answer could be had: no connection, a process that ended, an
-    /// HTTP status without a JSON-RPC answer.
+    /// No answer could be had: no connection, a process that ended.
     #[error("{0}")]
     Transport(String),
+    /// An HTTP status without a JSON-RPC answer, and the start of the body.
+    #[error("HTTP status {status}: {body}")]
+    Http {
+        /// The status code.
+        status: u16,
+        /// The first 200 characters of the body.
+        body: String,
+    },
     /// An answer that is not one: not JSON, not a response to this
     /// request, or a result that does not read as the method's.
     #[error("{0}")]

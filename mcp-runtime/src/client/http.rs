@@ -1,5 +1,6 @@
-//! Streamable HTTP: one POST per request, answered with JSON or with an
-//! event stream whose last message is the answer.
+//! Streamable HTTP: one POST per message, a request answered with JSON or
+//! with an event stream that is read as it comes (the server's own
+//! requests on it are answered at once), its answer last.
 
 use bytes::Bytes;
 use http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE};
@@ -10,10 +11,33 @@ use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
 
 use super::error::Error;
+use super::server_requests;
 use crate::protocol::RequestId;
 
 /// The most an answer may weigh.
 const MAX_ANSWER_BYTES: usize = 16 * 1024 * 1024;
+
+/// `Mcp-Session-Id`.
+const SESSION_ID: &str = "mcp-session-id";
+
+/// The headers a message travels with, which its revision decides.
+pub(super) struct Head<'a> {
+    /// `MCP-Protocol-Version`.
+    pub(super) version: &'a str,
+    /// `Mcp-Method`, and `Mcp-Name` when the request names a target
+    /// (2026-07-28 only).
+    pub(super) method: Option<(&'a str, Option<&'a str>)>,
+    /// `Mcp-Session-Id`: a 2025-era session's requests.
+    pub(super) session: Option<&'a str>,
+    /// `Authorization: Bearer`.
+    pub(super) bearer: Option<&'a str>,
+}
+
+/// A response, and the session id its HTTP response gave.
+pub(super) struct Answer {
+    pub(super) message: Value,
+    pub(super) session: Option<String>,
+}
 
 #[derive(Clone)]
 pub(super) struct HttpTransport {
@@ -30,66 +54,125 @@ impl HttpTransport {
         &self.url
     }
 
-    pub(super) async fn send(
-        &self,
-        message: &Value,
-        (version, method, target): (&str, &str, Option<&str>),
-        bearer: Option<&str>,
-        id: &RequestId,
-    ) -> Result<Value, Error> {
+    fn post(&self, message: &Value, head: &Head<'_>) -> Result<http::Request<Full<Bytes>>, Error> {
         let mut request = http::Request::post(&self.url)
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json, text/event-stream")
-            .header("mcp-protocol-version", version)
-            .header("mcp-method", method);
-        if let Some(target) = target.filter(|t| t.is_ascii() && !t.contains(['\r', '\n'])) {
-            request = request.header("mcp-name", target);
+            .header("mcp-protocol-version", head.version);
+        if let Some((method, target)) = head.method {
+            request = request.header("mcp-method", method);
+            if let Some(target) = target.filter(|t| t.is_ascii() && !t.contains(['\r', '\n'])) {
+                request = request.header("mcp-name", target);
+            }
         }
-        if let Some(token) = bearer {
+        if let Some(session) = head.session {
+            request = request.header(SESSION_ID, session);
+        }
+        if let Some(token) = head.bearer {
             request = request.header(AUTHORIZATION, format!("Bearer {token}"));
         }
-        let request = request
+        request
             .body(Full::new(Bytes::from(message.to_string())))
-            .map_err(|e| Error::Transport(format!("`{}` is not a URL to post to: {e}", self.url)))?;
+            .map_err(|e| Error::Transport(format!("`{}` is not a URL to post to: {e}", self.url)))
+    }
+
+    /// Sends request `id` and reads its answer.
+    pub(super) async fn send(&self, message: &Value, head: &Head<'_>, id: &RequestId) -> Result<Answer, Error> {
+        let request = self.post(message, head)?;
         let response = self.http.request(request).await.map_err(|e| Error::Transport(format!("{}: {e}", self.url)))?;
         let status = response.status();
+        let session = response.headers().get(SESSION_ID).and_then(|v| v.to_str().ok()).map(str::to_owned);
         let streamed = response
             .headers()
             .get(CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.starts_with("text/event-stream"));
+        if streamed && status.is_success() {
+            let message = self.read_stream(response.into_body(), head, id).await?;
+            return Ok(Answer { message, session });
+        }
         let body = Limited::new(response.into_body(), MAX_ANSWER_BYTES)
             .collect()
             .await
             .map_err(|e| Error::Transport(format!("the answer could not be read: {e}")))?
             .to_bytes();
-        let answer = if streamed { answer_in_stream(&body, id) } else { serde_json::from_slice(&body).ok() };
-        match answer {
+        match serde_json::from_slice::<Value>(&body) {
             // A JSON-RPC answer, even with a 4xx (a refused header, an
             // unknown method): the error says more than the status.
-            Some(answer) => Ok(answer),
-            None if !status.is_success() => Err(Error::Transport(format!(
-                "HTTP status {}: {}",
-                status.as_u16(),
-                String::from_utf8_lossy(&body).chars().take(200).collect::<String>()
-            ))),
-            None => Err(Error::Invalid(format!(
-                "an answer that is not JSON-RPC: {}",
-                String::from_utf8_lossy(&body).chars().take(200).collect::<String>()
-            ))),
+            Ok(message) if message.get("jsonrpc").is_some() => Ok(Answer { message, session }),
+            _ if !status.is_success() => Err(Error::Http { status: status.as_u16(), body: start_of(&body) }),
+            _ => Err(Error::Invalid(format!("an answer that is not JSON-RPC: {}", start_of(&body)))),
         }
+    }
+
+    /// Sends a notification (or the answer to a server's request): 202.
+    pub(super) async fn notify(&self, message: &Value, head: &Head<'_>) -> Result<(), Error> {
+        let response = self
+            .http
+            .request(self.post(message, head)?)
+            .await
+            .map_err(|e| Error::Transport(format!("{}: {e}", self.url)))?;
+        let status = response.status();
+        if status.is_success() {
+            return Ok(());
+        }
+        let body = Limited::new(response.into_body(), 64 * 1024).collect().await.map(|b| b.to_bytes());
+        Err(Error::Http { status: status.as_u16(), body: body.as_deref().map(start_of).unwrap_or_default() })
+    }
+
+    /// Reads an event stream as it comes until the answer to `id`,
+    /// answering the server's requests met on the way.
+    async fn read_stream(
+        &self,
+        mut body: hyper::body::Incoming,
+        head: &Head<'_>,
+        id: &RequestId,
+    ) -> Result<Value, Error> {
+        let id = id.to_value();
+        let mut buffer = Vec::new();
+        let mut read = 0usize;
+        while let Some(frame) = body.frame().await {
+            let frame = frame.map_err(|e| Error::Transport(format!("the event stream broke off: {e}")))?;
+            let Ok(data) = frame.into_data() else { continue };
+            read += data.len();
+            if read > MAX_ANSWER_BYTES {
+                return Err(Error::Transport(format!("an event stream of more than {MAX_ANSWER_BYTES} bytes")));
+            }
+            // JSON escapes its carriage returns: any left end lines.
+            buffer.extend(data.iter().filter(|&&b| b != b'\r'));
+            while let Some(end) = buffer.windows(2).position(|w| w == b"\n\n") {
+                let event: Vec<u8> = buffer.drain(..end + 2).collect();
+                let Some(message) = message_of(&event) else { continue };
+                if message.get("method").is_none() {
+                    if message.get("id") == Some(&id) {
+                        return Ok(message);
+                    }
+                    continue;
+                }
+                if let Some(answer) = server_requests::answer(&message) {
+                    // Sent on its own: the server may hold our answer until it has its own.
+                    let answer = self.post(&answer, &Head { method: None, ..*head })?;
+                    let http = self.http.clone();
+                    tokio::spawn(async move {
+                        if let Err(e) = http.request(answer).await {
+                            tracing::debug!(error = %e, "the answer to the server's request was not sent");
+                        }
+                    });
+                }
+            }
+        }
+        Err(Error::Transport("the event stream ended without the answer".to_owned()))
     }
 }
 
-/// The response to `id` among an event stream's messages (notifications
-/// and requests from the server come before it, and are skipped).
-fn answer_in_stream(body: &[u8], id: &RequestId) -> Option<Value> {
-    let text = String::from_utf8_lossy(body);
-    let id = id.to_value();
-    text.split("\n\n")
-        .filter_map(|event| {
-            let data: Vec<&str> = event.lines().filter_map(|l| l.strip_prefix("data:")).map(str::trim_start).collect();
-            serde_json::from_str::<Value>(&data.join("\n")).ok()
-        })
-        .find(|message| message.get("id") == Some(&id) && message.get("method").is_none())
+/// The JSON-RPC message in one event (its `data:` lines), if any.
+fn message_of(event: &[u8]) -> Option<Value> {
+    let text = String::from_utf8_lossy(event);
+    let data: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("data:")).map(str::trim_start).collect();
+    serde_json::from_str::<Value>(&data.join("\n")).ok()
+}
+
+/// The start of a body, for an error message.
+fn start_of(body: &[u8]) -> String {
+    String::from_utf8_lossy(body).chars().take(200).collect()
 }

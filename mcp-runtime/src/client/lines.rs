@@ -13,12 +13,13 @@ use super::error::Error;
 use crate::protocol::RequestId;
 
 type Waiting = Arc<Mutex<Option<HashMap<RequestId, oneshot::Sender<Value>>>>>;
+type Writer = Arc<tokio::sync::Mutex<Box<dyn tokio::io::AsyncWrite + Send + Unpin>>>;
 
 /// The write half and the requests waiting for an answer. `None` once the
 /// reader ended (the other side closed, or wrote what is no JSON).
 #[derive(Clone)]
 pub(super) struct LinesTransport {
-    writer: Arc<tokio::sync::Mutex<Box<dyn tokio::io::AsyncWrite + Send + Unpin>>>,
+    writer: Writer,
     waiting: Waiting,
     /// The child process, killed when the last clone goes.
     _child: Option<Arc<tokio::process::Child>>,
@@ -35,12 +36,16 @@ impl LinesTransport {
         W: tokio::io::AsyncWrite + Send + Unpin + 'static,
     {
         let waiting: Waiting = Arc::new(Mutex::new(Some(HashMap::new())));
-        tokio::spawn(read(reader, Arc::clone(&waiting)));
-        LinesTransport {
-            writer: Arc::new(tokio::sync::Mutex::new(Box::new(writer))),
-            waiting,
-            _child: child.map(Arc::new),
-        }
+        let writer: Writer = Arc::new(tokio::sync::Mutex::new(Box::new(writer)));
+        tokio::spawn(read(reader, Arc::clone(&waiting), Arc::clone(&writer)));
+        LinesTransport { writer, waiting, _child: child.map(Arc::new) }
+    }
+
+    /// Writes a notification.
+    pub(super) async fn notify(&self, message: &Value) -> Result<(), Error> {
+        write(&self.writer, message)
+            .await
+            .map_err(|e| Error::Transport(format!("the message could not be written: {e}")))
     }
 
     pub(super) async fn send(&self, message: &Value, id: &RequestId) -> Result<Value, Error> {
@@ -49,13 +54,7 @@ impl LinesTransport {
             Some(waiting) => waiting.insert(id.clone(), answer),
             None => return Err(Error::Transport("the server's output ended".to_owned())),
         };
-        let line = format!("{message}\n");
-        let written = async {
-            let mut writer = self.writer.lock().await;
-            writer.write_all(line.as_bytes()).await?;
-            writer.flush().await
-        };
-        if let Err(e) = written.await {
+        if let Err(e) = write(&self.writer, message).await {
             if let Some(waiting) = lock(&self.waiting).as_mut() {
                 waiting.remove(id);
             }
@@ -65,9 +64,18 @@ impl LinesTransport {
     }
 }
 
+/// Writes one message on its line.
+async fn write(writer: &Writer, message: &Value) -> std::io::Result<()> {
+    let line = format!("{message}\n");
+    let mut writer = writer.lock().await;
+    writer.write_all(line.as_bytes()).await?;
+    writer.flush().await
+}
+
 /// Reads answers until the other side closes, or writes a line that is no
-/// JSON: then every request still waiting is told so.
-async fn read<R: tokio::io::AsyncRead + Unpin>(reader: R, waiting: Waiting) {
+/// JSON: then every request still waiting is told so. The server's own
+/// requests are answered as they come.
+async fn read<R: tokio::io::AsyncRead + Unpin>(reader: R, waiting: Waiting, writer: Writer) {
     let mut lines = BufReader::new(reader).lines();
     while let Ok(Some(line)) = lines.next_line().await {
         if line.trim().is_empty() {
@@ -77,8 +85,14 @@ async fn read<R: tokio::io::AsyncRead + Unpin>(reader: R, waiting: Waiting) {
             tracing::warn!("the server wrote a line that is not JSON: the connection is given up");
             break;
         };
-        // Notifications and requests from the server are not answered yet.
         if message.get("method").is_some() {
+            if let Some(answer) = super::server_requests::answer(&message) {
+                // Written on its own: a write waiting behind a request's must not stop the reading.
+                let writer = Arc::clone(&writer);
+                tokio::spawn(async move {
+                    let _ = write(&writer, &answer).await;
+                });
+            }
             continue;
         }
         let Some(Ok(id)) = message.get("id").map(RequestId::deserialize) else { continue };

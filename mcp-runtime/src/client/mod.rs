@@ -1,6 +1,8 @@
-//! A client for MCP servers of the stateless revision (2026-07-28), over
-//! Streamable HTTP or newline-delimited JSON (a child's stdio, or any
-//! pipe): discover, list (every page), call, read, get prompts.
+//! A client for MCP servers, over Streamable HTTP or newline-delimited
+//! JSON (a child's stdio, or any pipe): discover, list (every page), call,
+//! read, get prompts. It speaks the stateless revision (2026-07-28) with a
+//! server that does, and opens a 2025-era session (`initialize`, 2025-11-25
+//! down to 2025-03-26) with one that does not ([`Revision`]).
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), mcp_runtime::client::Error> {
@@ -12,15 +14,18 @@
 //! # let _ = (tools, sum); Ok(()) }
 //! ```
 //!
-//! Not there yet: the 2025-era revisions (`initialize` and sessions) and
-//! their negotiation, answering a server's input requests (elicitation,
-//! sampling, roots: an `input_required` result is [`Error::InputRequired`]),
-//! progress, cancellation and `subscriptions/listen`.
+//! Not there yet: answering a server's input requests (elicitation,
+//! sampling, roots: an `input_required` result is [`Error::InputRequired`];
+//! a 2025-era server's request for them is refused with `-32601`, a `ping`
+//! answered), progress, cancellation, `subscriptions/listen`, and ending a
+//! 2025-era session with `DELETE`.
 
 mod error;
 mod http;
 mod lines;
+mod negotiation;
 mod remote;
+mod server_requests;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -30,8 +35,10 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 pub use error::Error;
-use http::HttpTransport;
+use http::{Head, HttpTransport};
 use lines::LinesTransport;
+pub use negotiation::{LEGACY_PROTOCOL_VERSION, Revision};
+use negotiation::{LegacySession, Negotiated};
 pub use remote::Remote;
 
 use crate::protocol::{
@@ -39,7 +46,7 @@ use crate::protocol::{
     RequestMeta, Tool,
 };
 
-/// The revision this client speaks.
+/// The stateless revision this client speaks.
 pub const PROTOCOL_VERSION: &str = "2026-07-28";
 
 /// How long a request may take unless told otherwise.
@@ -57,6 +64,9 @@ pub struct Client {
     timeout: Duration,
     bearer: Option<Arc<str>>,
     next_id: Arc<AtomicI64>,
+    revision: Revision,
+    /// Settled by the first request, shared by the clones.
+    negotiated: Arc<tokio::sync::OnceCell<Negotiated>>,
 }
 
 #[derive(Clone)]
@@ -116,7 +126,119 @@ impl Client {
             timeout: DEFAULT_TIMEOUT,
             bearer: None,
             next_id: Arc::new(AtomicI64::new(1)),
+            revision: Revision::default(),
+            negotiated: Arc::new(tokio::sync::OnceCell::new()),
         }
+    }
+
+    /// The revision to speak (default [`Revision::Auto`]). Set before the
+    /// first request: the first request settles it for every clone.
+    pub fn revision(mut self, revision: Revision) -> Self {
+        self.revision = revision;
+        self.negotiated = Arc::new(tokio::sync::OnceCell::new());
+        self
+    }
+
+    /// The protocol revision spoken with the server, settled now if no
+    /// request has settled it yet (see [`Revision`]).
+    pub async fn protocol_version(&self) -> Result<String, Error> {
+        Ok(match self.negotiated().await? {
+            Negotiated::Modern => PROTOCOL_VERSION.to_owned(),
+            Negotiated::Legacy(session) => session.version.clone(),
+        })
+    }
+
+    async fn negotiated(&self) -> Result<&Negotiated, Error> {
+        self.negotiated.get_or_try_init(|| self.negotiate()).await
+    }
+
+    async fn negotiate(&self) -> Result<Negotiated, Error> {
+        match self.revision {
+            Revision::Modern => Ok(Negotiated::Modern),
+            Revision::Legacy => Ok(Negotiated::Legacy(self.initialize().await?)),
+            Revision::Auto => match self.exchange(&Negotiated::Modern, "server/discover", Map::new()).await {
+                Ok(_) => Ok(Negotiated::Modern),
+                Err(error) if negotiation::refuses_modern(&error) => {
+                    Ok(Negotiated::Legacy(self.initialize().await.map_err(|legacy| {
+                        Error::Invalid(format!(
+                            "the server speaks neither 2026-07-28 (`server/discover`: {error}) nor a 2025-era \
+                             revision (`initialize`: {legacy})"
+                        ))
+                    })?))
+                }
+                Err(error) => Err(error),
+            },
+        }
+    }
+
+    /// `initialize` and `notifications/initialized`: a 2025-era session.
+    async fn initialize(&self) -> Result<LegacySession, Error> {
+        let params = json!({
+            "protocolVersion": LEGACY_PROTOCOL_VERSION,
+            "capabilities": self.meta.client_capabilities,
+            "clientInfo": self.meta.client_info,
+        });
+        let id = self.next_id();
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": params});
+        let (answer, session_id) = self.send(&message, &id, self.head(LEGACY_PROTOCOL_VERSION, None, None)).await?;
+        let session = LegacySession::of(error::result_of(answer, &id)?, session_id)?;
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let head = self.head(&session.version, None, session.id.as_deref());
+        let notified = async {
+            match &self.transport {
+                Transport::Http(http) => http.notify(&initialized, &head).await,
+                Transport::Lines(lines) => lines.notify(&initialized).await,
+            }
+        };
+        tokio::time::timeout(self.timeout, notified).await.map_err(|_| Error::Timeout(self.timeout))??;
+        Ok(session)
+    }
+
+    fn next_id(&self) -> RequestId {
+        RequestId::from(self.next_id.fetch_add(1, Ordering::Relaxed))
+    }
+
+    fn head<'a>(
+        &'a self,
+        version: &'a str,
+        method: Option<(&'a str, Option<&'a str>)>,
+        session: Option<&'a str>,
+    ) -> Head<'a> {
+        Head { version, method, session, bearer: self.bearer.as_deref() }
+    }
+
+    /// Sends request `id` and waits (at most the client's time limit) for
+    /// its answer, and the session id an HTTP response gave.
+    async fn send(&self, message: &Value, id: &RequestId, head: Head<'_>) -> Result<(Value, Option<String>), Error> {
+        let exchange = async {
+            match &self.transport {
+                Transport::Http(http) => http.send(message, &head, id).await.map(|a| (a.message, a.session)),
+                Transport::Lines(lines) => lines.send(message, id).await.map(|message| (message, None)),
+            }
+        };
+        tokio::time::timeout(self.timeout, exchange).await.map_err(|_| Error::Timeout(self.timeout))?
+    }
+
+    /// One request in the settled revision: with the client's `_meta` and
+    /// the 2026-07-28 headers, or in the session.
+    async fn exchange(
+        &self,
+        negotiated: &Negotiated,
+        method: &str,
+        mut params: Map<String, Value>,
+    ) -> Result<Value, Error> {
+        let id = self.next_id();
+        let target = ["name", "uri", "taskId"].iter().find_map(|key| params.get(*key)?.as_str().map(str::to_owned));
+        let head = match negotiated {
+            Negotiated::Modern => {
+                params.insert("_meta".to_owned(), self.meta.to_value());
+                self.head(PROTOCOL_VERSION, Some((method, target.as_deref())), None)
+            }
+            Negotiated::Legacy(session) => self.head(&session.version, None, session.id.as_deref()),
+        };
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let (answer, _) = self.send(&message, &id, head).await?;
+        error::result_of(answer, &id)
     }
 
     /// Sends `Authorization: Bearer <token>` with every HTTP request.
@@ -143,30 +265,18 @@ impl Client {
         self
     }
 
-    /// Sends `method` with `params` (an object, or `Null` for none) and the
-    /// client's `_meta`, and returns the result as it came.
+    /// Sends `method` with `params` (an object, or `Null` for none) in the
+    /// revision spoken with the server (with the client's `_meta` in
+    /// 2026-07-28, in the session otherwise), and returns the result as it
+    /// came.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, Error> {
-        let mut params = match params {
+        let params = match params {
             Value::Null => Map::new(),
             Value::Object(params) => params,
             other => return Err(Error::Invalid(format!("params must be an object, not {other}"))),
         };
-        params.insert("_meta".to_owned(), self.meta.to_value());
-        let id = RequestId::from(self.next_id.fetch_add(1, Ordering::Relaxed));
-        let target = ["name", "uri", "taskId"].iter().find_map(|key| params.get(*key)?.as_str().map(str::to_owned));
-        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        let exchange = async {
-            match &self.transport {
-                Transport::Http(http) => {
-                    let head = (PROTOCOL_VERSION, method, target.as_deref());
-                    http.send(&message, head, self.bearer.as_deref(), &id).await
-                }
-                Transport::Lines(lines) => lines.send(&message, &id).await,
-            }
-        };
-        let response =
-            tokio::time::timeout(self.timeout, exchange).await.map_err(|_| Error::Timeout(self.timeout))??;
-        error::result_of(response, &id)
+        let negotiated = self.negotiated().await?;
+        self.exchange(negotiated, method, params).await
     }
 
     async fn typed<T: DeserializeOwned>(&self, method: &str, params: Value) -> Result<T, Error> {
@@ -175,8 +285,18 @@ impl Client {
             .map_err(|e| Error::Invalid(format!("a `{method}` result that does not read: {e}")))
     }
 
-    /// `server/discover`: what the server is and offers.
+    /// `server/discover`: what the server is and offers. In a 2025-era
+    /// session, what its `initialize` result said (the revision it answered
+    /// with as the one version).
     pub async fn discover(&self) -> Result<DiscoverResult, Error> {
+        if let Negotiated::Legacy(session) = self.negotiated().await? {
+            let capabilities = session.result.get("capabilities").cloned().unwrap_or_else(|| json!({}));
+            let capabilities = serde_json::from_value(capabilities)
+                .map_err(|e| Error::Invalid(format!("`initialize` capabilities that do not read: {e}")))?;
+            let mut discovered = DiscoverResult::new(vec![session.version.clone()], capabilities);
+            discovered.instructions = session.result.get("instructions").and_then(Value::as_str).map(str::to_owned);
+            return Ok(discovered);
+        }
         self.typed("server/discover", Value::Null).await
     }
 

@@ -1,0 +1,84 @@
+//! Which revision a client speaks with its server: the stateless one
+//! (2026-07-28), or a 2025-era session opened with `initialize`; chosen by
+//! the user, or found out on the first request.
+
+use serde_json::Value;
+
+use super::error::Error;
+use crate::eras::LEGACY_VERSIONS;
+
+/// The 2025-era revision a client offers in `initialize`; the server may
+/// answer with an older one it speaks.
+pub const LEGACY_PROTOCOL_VERSION: &str = "2025-11-25";
+
+/// The revision a [`Client`](super::Client) speaks with its server.
+///
+/// ```
+/// use mcp_runtime::client::{Client, Revision};
+///
+/// // A server known to speak only the 2025-era revisions.
+/// let client = Client::http("http://127.0.0.1:3000/mcp").revision(Revision::Legacy);
+/// # let _ = client;
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Revision {
+    /// 2026-07-28 if the server speaks it, found out with a
+    /// `server/discover` before the first request; a server that refuses it
+    /// (a JSON-RPC error, or an HTTP 4xx without one) is opened a 2025-era
+    /// session instead, as the official SDKs do.
+    #[default]
+    Auto,
+    /// 2026-07-28 only: every request self-describing, no session.
+    Modern,
+    /// A 2025-era session: `initialize` offering
+    /// [`LEGACY_PROTOCOL_VERSION`] (the server may answer 2025-06-18 or
+    /// 2025-03-26), `notifications/initialized`, then every request in the
+    /// session (`Mcp-Session-Id` over HTTP).
+    Legacy,
+}
+
+/// What the first request settled, for the life of the client.
+#[derive(Debug)]
+pub(super) enum Negotiated {
+    Modern,
+    Legacy(LegacySession),
+}
+
+/// A 2025-era session the client opened.
+#[derive(Debug)]
+pub(super) struct LegacySession {
+    /// The revision the server answered `initialize` with.
+    pub(super) version: String,
+    /// `Mcp-Session-Id`, over HTTP when the server gave one.
+    pub(super) id: Option<String>,
+    /// The `initialize` result, as it came.
+    pub(super) result: Value,
+}
+
+impl LegacySession {
+    /// The session the `initialize` result opens, if it names a revision
+    /// this client speaks.
+    pub(super) fn of(result: Value, id: Option<String>) -> Result<LegacySession, Error> {
+        let version = result.get("protocolVersion").and_then(Value::as_str).unwrap_or_default().to_owned();
+        if !LEGACY_VERSIONS.contains(&version.as_str()) {
+            return Err(Error::Invalid(format!(
+                "the server answered `initialize` with protocol version {version:?}, which this client does not \
+                 speak (it speaks {})",
+                LEGACY_VERSIONS.join(", ")
+            )));
+        }
+        Ok(LegacySession { version, id, result })
+    }
+}
+
+/// Whether the answer to a `server/discover` says the server does not
+/// speak 2026-07-28 (so that a 2025-era session is the way in), rather
+/// than that it cannot be reached.
+pub(super) fn refuses_modern(error: &Error) -> bool {
+    match error {
+        Error::Rpc(_) => true,
+        Error::Http { status, .. } => (400..500).contains(status) && ![401, 403].contains(status),
+        _ => false,
+    }
+}
