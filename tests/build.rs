@@ -10,6 +10,9 @@
 //! - `no_oidc_provider`: no `node`, or no oidc-provider installed where
 //!   `.ci/install.sh` puts it (`oauth` runs against it; see
 //!   `support/oidc.rs` for where it is looked for);
+//! - `no_python_sdk`: the official Python SDK is not installed where
+//!   `.ci/install.sh` puts it (`client_python` runs its server; see
+//!   `support/python_sdk.rs`);
 //! - `off_pinned_toolchain`: the compiler is not the one `rust-toolchain.toml`
 //!   pins, whose diagnostics the UI snapshots hold (`ui`).
 //!
@@ -25,6 +28,8 @@ fn main() {
     println!("cargo::rustc-check-cfg=cfg(no_haproxy)");
     println!("cargo::rustc-check-cfg=cfg(off_pinned_toolchain)");
     println!("cargo::rustc-check-cfg=cfg(no_oidc_provider)");
+    println!("cargo::rustc-check-cfg=cfg(no_python_sdk)");
+    println!("cargo::rerun-if-env-changed=MCP_PYTHON_SDK_DIR");
     println!("cargo::rerun-if-env-changed=MCP_OIDC_PROVIDER_DIR");
     println!("cargo::rerun-if-env-changed=CI_CACHE_DIR");
     println!("cargo::rerun-if-env-changed=CI");
@@ -36,6 +41,7 @@ fn main() {
     prerequisite("haproxy", "no_haproxy", ci);
     prerequisite("node", "no_oidc_provider", ci);
     oidc_provider(ci);
+    python_sdk(ci);
 
     let toolchain_file = Path::new(&env::var("CARGO_MANIFEST_DIR").unwrap_or_default()).join("../rust-toolchain.toml");
     println!("cargo::rerun-if-changed={}", toolchain_file.display());
@@ -61,6 +67,24 @@ fn oidc_provider(ci: bool) {
     println!("cargo::rerun-if-changed={}", watched.display());
     if !ci && !installed.is_file() {
         println!("cargo::rustc-cfg=no_oidc_provider");
+    }
+}
+
+/// Sets `no_python_sdk` when the official Python SDK's virtual environment
+/// is not where `.ci/install.sh` makes it (never under CI). Where it is
+/// looked for is `support/python_sdk.rs`'s `venv`, repeated here.
+fn python_sdk(ci: bool) {
+    let dir = match (env::var_os("MCP_PYTHON_SDK_DIR"), env::var_os("CI_CACHE_DIR")) {
+        (Some(dir), _) => PathBuf::from(dir),
+        (None, Some(cache)) => PathBuf::from(cache).join("tools/py"),
+        (None, None) => Path::new(&env::var("CARGO_MANIFEST_DIR").unwrap_or_default()).join("../target/ci/tools/py"),
+    };
+    // Written last by the install, once the SDK is in.
+    let installed = dir.join(".pins");
+    let watched = installed.ancestors().find(|p| p.exists()).unwrap_or(&dir);
+    println!("cargo::rerun-if-changed={}", watched.display());
+    if !ci && !installed.is_file() {
+        println!("cargo::rustc-cfg=no_python_sdk");
     }
 }
 

@@ -8,6 +8,7 @@ pub mod http_wire;
 pub mod legacy_schema;
 pub mod oidc;
 pub mod process;
+pub mod python_sdk;
 pub mod redis;
 pub mod stdio_session;
 pub mod task_schema;
