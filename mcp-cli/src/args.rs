@@ -1,0 +1,230 @@
+//! The command line, read into what to do, with which server, and how.
+
+use std::time::Duration;
+
+use mcp_runtime::client::Revision;
+use serde_json::{Map, Value};
+
+pub(crate) const USAGE: &str = "\
+usage:
+  mcp discover                         TARGET
+  mcp list [tools|prompts|resources]   TARGET
+  mcp call NAME [--arg KEY=VALUE]... [--args JSON]   TARGET
+  mcp read URI                         TARGET
+  mcp prompt NAME [--arg KEY=VALUE]... TARGET
+
+TARGET is one of:
+  --url URL              a Streamable HTTP endpoint (http://host:port/mcp)
+  -- COMMAND [ARGS...]   a command speaking MCP on its stdio, started and ended here
+
+options (anywhere before `--`):
+  --revision auto|modern|legacy   which protocol era to speak (default auto: 2026-07-28
+                                  if the server speaks it, else a 2025-era session)
+  --bearer TOKEN                  sent as `Authorization: Bearer` over HTTP
+                                  (default: $MCP_BEARER_TOKEN)
+  --timeout SECONDS               for each request (default 60)
+
+--arg KEY=VALUE sets one argument: VALUE is read as JSON when it is JSON (3, true,
+[1,2], {\"a\":1}, \"text\"), as a string otherwise; a prompt's arguments are always
+strings. --args takes them all as one JSON object.
+
+Prints the result as JSON. Exit status: 0; 1 when the server answered with an
+error or a tool's result is an error; 2 for bad usage; 3 when no answer came
+(no server, a command that ended, no answer in time, an answer that is none).";
+
+/// What the command line asks for.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Invocation {
+    pub(crate) action: Action,
+    pub(crate) target: Target,
+    pub(crate) revision: Revision,
+    pub(crate) bearer: Option<String>,
+    pub(crate) timeout: Duration,
+}
+
+/// What to ask the server.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Action {
+    Discover,
+    List(Listed),
+    Call { name: String, arguments: Map<String, Value> },
+    Read { uri: String },
+    Prompt { name: String, arguments: Map<String, Value> },
+}
+
+/// What `list` lists.
+#[derive(Debug, PartialEq, Clone, Copy)]
+pub(crate) enum Listed {
+    Tools,
+    Prompts,
+    Resources,
+}
+
+/// Where the server is.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Target {
+    Url(String),
+    Command(Vec<String>),
+}
+
+/// Reads the arguments after the program's name; `bearer` is the
+/// environment's token, used unless `--bearer` gives one.
+pub(crate) fn parse(args: &[String], bearer: Option<String>) -> Result<Invocation, String> {
+    let (ours, command) = match args.iter().position(|a| a == "--") {
+        Some(at) => (&args[..at], Some(args[at + 1..].to_vec())),
+        None => (args, None),
+    };
+    let mut url = None;
+    let mut revision = Revision::Auto;
+    let mut bearer = bearer.filter(|t| !t.is_empty());
+    let mut timeout = Duration::from_secs(60);
+    let mut arguments = Map::new();
+    let mut positional = Vec::new();
+    let mut words = ours.iter();
+    while let Some(word) = words.next() {
+        let mut value = |name: &str| words.next().cloned().ok_or_else(|| format!("{name} needs a value"));
+        match word.as_str() {
+            "--url" => url = Some(value("--url")?),
+            "--bearer" => bearer = Some(value("--bearer")?),
+            "--revision" => revision = revision_of(&value("--revision")?)?,
+            "--timeout" => {
+                let seconds = value("--timeout")?;
+                let seconds: f64 = seconds.parse().map_err(|_| format!("--timeout takes seconds, not `{seconds}`"))?;
+                if !(seconds.is_finite() && seconds > 0.0) {
+                    return Err("--timeout takes a positive number of seconds".into());
+                }
+                timeout = Duration::from_secs_f64(seconds);
+            }
+            "--arg" => {
+                let pair = value("--arg")?;
+                let (key, text) = pair.split_once('=').ok_or_else(|| format!("--arg takes KEY=VALUE, not `{pair}`"))?;
+                arguments.insert(key.to_owned(), serde_json::from_str(text).unwrap_or_else(|_| Value::from(text)));
+            }
+            "--args" => {
+                let text = value("--args")?;
+                match serde_json::from_str(&text) {
+                    Ok(Value::Object(all)) => arguments.extend(all),
+                    _ => return Err(format!("--args takes a JSON object, not `{text}`")),
+                }
+            }
+            flag if flag.starts_with("--") => return Err(format!("unknown option `{flag}`")),
+            _ => positional.push(word.clone()),
+        }
+    }
+    let target = match (url, command) {
+        (Some(_), Some(_)) => return Err("give --url or a command after `--`, not both".into()),
+        (Some(url), None) => Target::Url(url),
+        (None, Some(command)) if !command.is_empty() => Target::Command(command),
+        _ => return Err("no server: give --url URL or `-- COMMAND [ARGS...]`".into()),
+    };
+    let action = action_of(&positional, arguments)?;
+    Ok(Invocation { action, target, revision, bearer, timeout })
+}
+
+fn revision_of(text: &str) -> Result<Revision, String> {
+    match text {
+        "auto" => Ok(Revision::Auto),
+        "modern" => Ok(Revision::Modern),
+        "legacy" => Ok(Revision::Legacy),
+        other => Err(format!("--revision is auto, modern or legacy, not `{other}`")),
+    }
+}
+
+fn action_of(positional: &[String], arguments: Map<String, Value>) -> Result<Action, String> {
+    let words: Vec<&str> = positional.iter().map(String::as_str).collect();
+    let takes_arguments = matches!(words.first(), Some(&"call" | &"prompt"));
+    if !arguments.is_empty() && !takes_arguments {
+        return Err("--arg and --args go with call or prompt".into());
+    }
+    Ok(match words.as_slice() {
+        ["discover"] => Action::Discover,
+        ["list"] | ["list", "tools"] => Action::List(Listed::Tools),
+        ["list", "prompts"] => Action::List(Listed::Prompts),
+        ["list", "resources"] => Action::List(Listed::Resources),
+        ["list", other] => return Err(format!("list tools, prompts or resources, not `{other}`")),
+        ["call", name] => Action::Call { name: (*name).to_owned(), arguments },
+        ["read", uri] => Action::Read { uri: (*uri).to_owned() },
+        ["prompt", name] => {
+            // A prompt's arguments are strings, whatever they look like.
+            let arguments = arguments
+                .into_iter()
+                .map(|(key, value)| match value {
+                    Value::String(text) => (key, Value::String(text)),
+                    other => (key, Value::String(other.to_string())),
+                })
+                .collect();
+            Action::Prompt { name: (*name).to_owned(), arguments }
+        }
+        [] => return Err("nothing to do: discover, list, call, read or prompt".into()),
+        [action, ..] => return Err(format!("`{}` is not `mcp {action} ...` as the usage shows", words.join(" "))),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn parsed(line: &str) -> Result<Invocation, String> {
+        let args: Vec<String> = line.split(' ').map(str::to_owned).collect();
+        parse(&args, None)
+    }
+
+    #[test]
+    fn a_call_over_http_with_arguments_read_as_json_where_they_are_json() {
+        let call = parsed("call add --arg a=2 --arg b=true --arg c=text --args {\"d\":[1]} --url http://h/mcp")
+            .expect("parsed");
+        assert_eq!(call.target, Target::Url("http://h/mcp".into()));
+        let Action::Call { name, arguments } = call.action else { panic!("a call") };
+        assert_eq!(name, "add");
+        assert_eq!(Value::Object(arguments), json!({"a": 2, "b": true, "c": "text", "d": [1]}));
+        assert_eq!((call.revision, call.timeout), (Revision::Auto, Duration::from_secs(60)));
+    }
+
+    #[test]
+    fn a_command_after_the_double_dash_and_the_options_before_it() {
+        let list = parsed("list prompts --revision legacy --timeout 2.5 --bearer t -- server --stdio --url x")
+            .expect("parsed");
+        assert_eq!(list.action, Action::List(Listed::Prompts));
+        assert_eq!(list.target, Target::Command(vec!["server".into(), "--stdio".into(), "--url".into(), "x".into()]));
+        assert_eq!((list.revision, list.bearer.as_deref()), (Revision::Legacy, Some("t")));
+        assert_eq!(list.timeout, Duration::from_millis(2500));
+        let prompt = parsed("prompt greet --arg n=3 --url u").expect("parsed");
+        assert_eq!(
+            prompt.action,
+            Action::Prompt {
+                name: "greet".into(),
+                arguments: json!({"n": "3"}).as_object().cloned().unwrap_or_default()
+            }
+        );
+    }
+
+    #[test]
+    fn each_mistake_is_named() {
+        for (line, says) in [
+            ("call add", "no server"),
+            ("call add --url u -- cmd", "not both"),
+            ("call --url u", "is not `mcp call"),
+            ("list things --url u", "not `things`"),
+            ("read x --arg a=1 --url u", "go with call or prompt"),
+            ("call x --arg a --url u", "KEY=VALUE"),
+            ("call x --args [1] --url u", "a JSON object"),
+            ("call x --revision new --url u", "auto, modern or legacy"),
+            ("call x --timeout 0 --url u", "positive"),
+            ("call x --frobnicate --url u", "unknown option"),
+            ("--url u", "nothing to do"),
+            ("call x --url", "--url needs a value"),
+        ] {
+            let error = parsed(line).expect_err(line);
+            assert!(error.contains(says), "{line}: {error}");
+        }
+    }
+
+    #[test]
+    fn the_environments_token_unless_one_is_given() {
+        let args: Vec<String> = ["discover", "--url", "u"].map(str::to_owned).to_vec();
+        assert_eq!(parse(&args, Some("env".into())).expect("parsed").bearer.as_deref(), Some("env"));
+        assert_eq!(parse(&args, Some(String::new())).expect("parsed").bearer, None, "an empty one is none");
+    }
+}
