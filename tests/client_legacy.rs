@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use mcp_runtime::client::{Client, Error, Revision};
-use mcp_runtime::entry::ToolEntry;
+use mcp_runtime::entry::{PromptEntry, ResourceEntry, ToolEntry};
 use mcp_runtime::input::Elicitation;
 use mcp_runtime::server::Eras;
 use mcp_runtime::transport::http::HttpConfig;
@@ -28,6 +28,8 @@ fn server(eras: Eras) -> Server {
                 None => "no name".to_owned(),
             }
         }))
+        .prompt(PromptEntry::new("greet", || async { "Say hello." }).description("A greeting."))
+        .resource(ResourceEntry::fixed("docs://readme", "readme", || async { "# Old" }).mime_type("text/markdown"))
         .build()
         .expect("a server")
 }
@@ -114,4 +116,16 @@ async fn a_2025_era_server_is_mounted_behind_a_gateway_that_speaks_2026_07_28() 
     let client = Client::http(url).revision(Revision::Modern);
     let result = client.call_tool("old_echo", json!({"text": "through the gateway"})).await.expect("forwarded");
     assert_eq!(serde_json::to_value(&result.content).expect("JSON")[0]["text"], "through the gateway");
+
+    // Its prompts and resources too, under the same rule as a mounted server's.
+    let prompts = client.list_prompts().await.expect("prompts/list");
+    assert_eq!(prompts, [json!({"name": "old_greet", "description": "A greeting."})]);
+    let prompt = client.get_prompt("old_greet", json!({})).await.expect("prompts/get forwarded");
+    assert_eq!(serde_json::to_value(&prompt.messages).expect("JSON")[0]["content"]["text"], "Say hello.");
+    let resources = client.list_resources().await.expect("resources/list");
+    assert_eq!(resources[0]["uri"], "docs://old/readme", "{resources:?}");
+    assert_eq!(resources[0]["mimeType"], "text/markdown");
+    let readme = client.read_resource("docs://old/readme").await.expect("resources/read forwarded");
+    let contents = serde_json::to_value(&readme.contents).expect("JSON");
+    assert_eq!(contents, json!([{"uri": "docs://old/readme", "mimeType": "text/markdown", "text": "# Old"}]));
 }

@@ -2,14 +2,19 @@
 //! server serves as its own
 //! ([`ServerBuilder::mount_remote`](crate::ServerBuilder::mount_remote)).
 
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
 use super::Client;
 use super::error::Error;
-use crate::protocol::Tool;
+use crate::protocol::{Prompt, Resource, Tool};
 
-/// A server in another process or behind a URL, with the tools it listed
-/// when it was connected: what
+/// A server in another process or behind a URL, with the tools, prompts
+/// and resources it listed when it was connected: what
 /// [`ServerBuilder::mount_remote`](crate::ServerBuilder::mount_remote)
-/// serves, each call forwarded through the client.
+/// serves, each call, prompt and read forwarded through the client.
+/// Resource templates, list changes, subscriptions, completions and input
+/// requests are not relayed yet.
 ///
 /// ```no_run
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -27,17 +32,46 @@ use crate::protocol::Tool;
 pub struct Remote {
     pub(crate) client: Client,
     pub(crate) tools: Vec<Tool>,
+    pub(crate) prompts: Vec<Prompt>,
+    pub(crate) resources: Vec<Resource>,
 }
 
 impl Remote {
-    /// Lists the server's tools (every page) through `client`.
+    /// Lists, through `client`, what the server offers (every page): its
+    /// tools, and its prompts and resources when it declares them.
     pub async fn connect(client: Client) -> Result<Remote, Error> {
-        let tools = client.list_tools().await?;
-        Ok(Remote { client, tools })
+        let offered = client.discover().await?.capabilities;
+        let tools = if offered.tools.is_some() { client.list_tools().await? } else { Vec::new() };
+        let prompts = match offered.prompts {
+            Some(_) => typed(client.list_prompts().await?, "prompts")?,
+            None => Vec::new(),
+        };
+        let resources = match offered.resources {
+            Some(_) => typed(client.list_resources().await?, "resources")?,
+            None => Vec::new(),
+        };
+        Ok(Remote { client, tools, prompts, resources })
     }
 
     /// The tools the server listed.
     pub fn tools(&self) -> &[Tool] {
         &self.tools
     }
+
+    /// The prompts the server listed.
+    pub fn prompts(&self) -> &[Prompt] {
+        &self.prompts
+    }
+
+    /// The resources the server listed.
+    pub fn resources(&self) -> &[Resource] {
+        &self.resources
+    }
+}
+
+fn typed<T: DeserializeOwned>(listed: Vec<Value>, what: &str) -> Result<Vec<T>, Error> {
+    listed
+        .into_iter()
+        .map(|item| serde_json::from_value(item).map_err(|e| Error::Invalid(format!("in the remote's {what}: {e}"))))
+        .collect()
 }

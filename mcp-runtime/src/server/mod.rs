@@ -34,6 +34,8 @@ pub(crate) mod builder;
 mod catalog_dump;
 pub(crate) mod mount;
 pub(crate) mod mount_links;
+#[cfg(feature = "client")]
+pub(crate) mod mount_remote;
 #[cfg(all(test, any(not(feature = "legacy"), not(feature = "tasks"))))]
 mod without_features_tests;
 

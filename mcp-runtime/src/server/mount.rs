@@ -204,39 +204,3 @@ impl Server {
         Ok(changed)
     }
 }
-
-/// A remote tool served under `namespace`, each call forwarded by `client`.
-#[cfg(feature = "client")]
-pub(crate) fn forwarded(namespace: &str, remote: crate::protocol::Tool, client: crate::client::Client) -> ToolEntry {
-    use crate::client::Error;
-    use crate::handler::extract::Args;
-    use crate::handler::outcome::RpcError;
-    use crate::protocol::ErrorObject;
-    use serde_json::Value;
-
-    let name: Arc<str> = remote.name.as_str().into();
-    let served = Arc::<str>::from(namespace);
-    let mut entry = ToolEntry::new(mounted_name(namespace, &remote.name), move |Args(arguments): Args<Value>| {
-        let (client, name, served) = (client.clone(), Arc::clone(&name), Arc::clone(&served));
-        async move {
-            let arguments = match arguments {
-                Value::Null => Value::Object(serde_json::Map::new()),
-                other => other,
-            };
-            client.call_tool(&name, arguments).await.map_err(|e| -> RpcError {
-                match e {
-                    Error::Rpc(error) => error.into(),
-                    Error::InputRequired(_) => ErrorObject::internal(format!(
-                        "The server mounted at `{served}` asks for input, which is not relayed yet"
-                    ))
-                    .into(),
-                    other => ErrorObject::internal(format!("The server mounted at `{served}`: {other}")).into(),
-                }
-            })
-        }
-    });
-    let mut definition = remote;
-    definition.name = std::mem::take(&mut entry.definition.name);
-    entry.definition = definition;
-    entry
-}

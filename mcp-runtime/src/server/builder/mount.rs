@@ -62,8 +62,15 @@ impl ServerBuilder {
             self.deferred_errors.push(e);
             return self;
         }
+        use crate::server::mount_remote;
         for tool in remote.tools {
-            self.tools.push(crate::server::mount::forwarded(&namespace, tool, remote.client.clone()));
+            self.tools.push(mount_remote::tool(&namespace, tool, remote.client.clone()));
+        }
+        for prompt in remote.prompts {
+            self.prompts.push(mount_remote::prompt(&namespace, prompt, remote.client.clone()));
+        }
+        for resource in remote.resources {
+            self.resources.push(mount_remote::resource(&namespace, resource, remote.client.clone()));
         }
         self
     }
