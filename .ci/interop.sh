@@ -18,6 +18,7 @@
 #
 #   .ci/interop.sh [--http-only LABEL] [URL]
 #   .ci/interop.sh --protected
+#   .ci/interop.sh --gateway
 #
 # Without URL it starts $CARGO_TARGET_DIR/debug/everything --http 127.0.0.1:0 (the system picks the port)
 # (build it first: cargo build -p examples --bin everything); the stdio runs always start
@@ -34,6 +35,13 @@
 # MCP_BEARER_TOKEN (the clients put it in `Authorization: Bearer` on every request). Runs
 # are named *-oauth.
 #
+# --gateway is interop through the `gateway` example, over HTTP only: it starts the gateway
+# in front of `everything` over its stdio, serving only the 2025-era revisions (lib.sh's
+# start_gateway), and runs py and node in modern, legacy and auto mode and node-v1, each
+# calling everything's tool under the gateway's name for it ($GATEWAY_TOOL). The elicit runs
+# are left out: the gateway does not relay a remote's input requests yet. Runs are named
+# *-gateway.
+#
 # Installs the SDKs (and, for --protected, oidc-provider) into $CI_CACHE/tools when missing.
 # Outputs: $CI_CACHE/results/interop-LABEL.{json,stderr}
 set -euo pipefail
@@ -44,7 +52,12 @@ URL=""
 HTTP_LABEL=http
 WITH_STDIO=1
 PROTECTED=""
-if [ "${1:-}" = --protected ]; then
+GATEWAY=""
+if [ "${1:-}" = --gateway ]; then
+  [ $# -eq 1 ] || die "usage: .ci/interop.sh --gateway"
+  GATEWAY=1 WITH_STDIO=""
+  shift
+elif [ "${1:-}" = --protected ]; then
   [ $# -eq 1 ] || die "usage: .ci/interop.sh --protected"
   PROTECTED=1 WITH_STDIO=""
   shift
@@ -56,7 +69,7 @@ fi
 case "${1:-}" in
   "") ;;
   http://* | https://*) URL=$1 ;;
-  *) die "usage: .ci/interop.sh [--http-only LABEL] [URL] | --protected" ;;
+  *) die "usage: .ci/interop.sh [--http-only LABEL] [URL] | --protected | --gateway" ;;
 esac
 
 ensure_py_client >/dev/null
@@ -64,7 +77,12 @@ ensure_node_client >/dev/null
 [ -z "$PROTECTED" ] || ensure_oidc_provider >/dev/null
 [ -x "$EVERYTHING_BIN" ] || die "$EVERYTHING_BIN not built (cargo build -p examples --bin everything)"
 
-if [ -n "$PROTECTED" ]; then
+if [ -n "$GATEWAY" ]; then
+  trap stop_http_server EXIT
+  trap 'exit 130' INT TERM
+  start_gateway
+  URL="$SERVER_URL"
+elif [ -n "$PROTECTED" ]; then
   trap 'stop_http_server; stop_oidc_provider' EXIT
   trap 'exit 130' INT TERM
   start_oidc_provider
@@ -167,11 +185,27 @@ protected_runs() {
   unset MCP_BEARER_TOKEN
 }
 
+# gateway_runs: the --gateway runs against $URL (see the header).
+GATEWAY_TOOL=everything_test_simple_text
+gateway_runs() {
+  local tool=(--tool "$GATEWAY_TOOL" --url "$URL")
+  run_client py-modern-gateway modern "${PY[@]}" --mode modern "${tool[@]}"
+  run_client py-legacy-gateway legacy "${PY[@]}" --mode legacy "${tool[@]}"
+  run_client py-auto-gateway modern "${PY[@]}" --mode auto "${tool[@]}"
+  run_client node-modern-gateway modern "${NODE[@]}" --mode modern "${tool[@]}"
+  run_client node-legacy-gateway legacy "${NODE[@]}" --mode legacy "${tool[@]}"
+  run_client node-auto-gateway modern "${NODE[@]}" --mode auto "${tool[@]}"
+  run_client node-v1-gateway legacy "${NODE_V1[@]}" --mode legacy "${tool[@]}"
+}
+
 version_of() { node -p 'require(process.argv[1]).version' "$NODE_MODULES/$1/package.json"; }
 echo "python mcp $("$PY_VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("mcp"))')," \
   "node @modelcontextprotocol/client $(version_of @modelcontextprotocol/client)," \
   "node @modelcontextprotocol/sdk $(version_of @modelcontextprotocol/sdk) (v1)"
-if [ -n "$PROTECTED" ]; then
+if [ -n "$GATEWAY" ]; then
+  section "interop through the gateway (in front of everything over stdio, 2025-era only): $URL"
+  gateway_runs
+elif [ -n "$PROTECTED" ]; then
   section "interop with OAuth over Streamable HTTP: $URL (issuer $OIDC_ISSUER)"
   protected_runs
 else

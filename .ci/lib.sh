@@ -19,6 +19,7 @@ CI_CACHE="${CI_CACHE_DIR:-$REPO_ROOT/target/ci}"
 TOOLS_DIR="$CI_CACHE/tools"
 RESULTS_DIR="$CI_CACHE/results"
 EVERYTHING_BIN="${EVERYTHING_BIN:-$TARGET_DIR/debug/everything}"
+GATEWAY_BIN="${GATEWAY_BIN:-$TARGET_DIR/debug/gateway}"
 
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 export npm_config_audit=false npm_config_fund=false npm_config_update_notifier=false
@@ -305,6 +306,33 @@ start_http_server() {
     die "server did not answer"
   }
   echo "server up: $SERVER_URL (pid $SERVER_PID; server/discover answered $status)"
+}
+
+# start_gateway: the `gateway` example over HTTP on a loopback port it binds itself, in
+# front of `everything` over its stdio serving only the 2025-era revisions (so the gateway's
+# client opens it a session); waits until the gateway has answered a `server/discover`. Sets
+# SERVER_PID, SERVER_URL and SERVER_LOG ($RESULTS_DIR/gateway.log); callers must
+# `trap stop_http_server EXIT`.
+start_gateway() {
+  [ -x "$GATEWAY_BIN" ] || die "$GATEWAY_BIN not built (cargo build -p examples --bin gateway)"
+  [ -x "$EVERYTHING_BIN" ] || die "$EVERYTHING_BIN not built (cargo build -p examples --bin everything)"
+  mkdir -p "$RESULTS_DIR"
+  SERVER_LOG="$RESULTS_DIR/gateway.log"
+  local remote="everything=$EVERYTHING_BIN --stdio --eras legacy" address status
+  echo "starting: $GATEWAY_BIN --http 127.0.0.1:0 \"$remote\" (log: $SERVER_LOG)"
+  spawn "$SERVER_LOG" - env NO_COLOR=1 RUST_LOG=info "$GATEWAY_BIN" --http 127.0.0.1:0 "$remote"
+  SERVER_PID=$STARTED_PID
+  address="$(await_bound_address "$SERVER_PID" "$SERVER_LOG")" || {
+    show_log "$SERVER_LOG"
+    SERVER_PID=""
+    die "the gateway did not come up"
+  }
+  SERVER_URL="http://$address/mcp"
+  status="$(await_http "$SERVER_PID" '[1-5][0-9][0-9]' "$SERVER_URL" "${DISCOVER_ARGS[@]}")" || {
+    show_log "$SERVER_LOG"
+    die "the gateway did not answer"
+  }
+  echo "gateway up: $SERVER_URL (pid $SERVER_PID; server/discover answered $status)"
 }
 
 stop_http_server() {

@@ -11,8 +11,8 @@
 // Mcp-Session-Id and opens its GET stream), tools/list, one tools/call (default
 // test_simple_text with the --args object, default {}), which must succeed with non-empty,
 // non-error content, then one follow-up read: prompts/get of a prompt that needs no
-// arguments (test_simple_prompt when listed), or else resources/read (test://static-text
-// when listed, else the first resource). Over HTTP the session then ends with DELETE,
+// arguments (test_simple_prompt when listed, or a gateway's NAME_test_simple_prompt), or else
+// resources/read (test://static-text when listed, else the first resource). Over HTTP the session then ends with DELETE,
 // which must succeed.
 //
 // Over HTTP, a non-empty MCP_BEARER_TOKEN in the environment is sent as
@@ -51,7 +51,8 @@ async function followUp(client, capabilities, timeout, out) {
     out.stage = 'prompts/list';
     const { prompts } = await client.listPrompts(undefined, { timeout });
     const free = prompts.filter((p) => !(p.arguments ?? []).some((a) => a.required));
-    const name = (free.find((p) => p.name === 'test_simple_prompt') ?? free[0])?.name;
+    const simple = (p) => p.name === 'test_simple_prompt' || p.name.endsWith('_test_simple_prompt');
+    const name = (free.find(simple) ?? free[0])?.name;
     if (name !== undefined) {
       out.stage = 'prompts/get';
       const result = await client.getPrompt({ name, arguments: {} }, { timeout });

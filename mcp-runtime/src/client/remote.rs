@@ -53,6 +53,11 @@ impl Remote {
         Ok(Remote { client, tools, prompts, resources })
     }
 
+    /// The client the server is reached through.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
     /// The tools the server listed.
     pub fn tools(&self) -> &[Tool] {
         &self.tools

@@ -1,0 +1,33 @@
+//! The `gateway` example in front of `everything` served over its stdio and
+//! speaking only the 2025-era revisions: clients of either era reach its
+//! tools, prompts and resources through the gateway over HTTP, under its
+//! name.
+
+use mcp_runtime::client::{Client, Revision};
+use mcp_tests::process::serve;
+use serde_json::json;
+use tokio::process::Command;
+
+#[tokio::test]
+async fn a_2025_era_stdio_server_is_reached_through_the_gateway_in_either_era() {
+    let remote = format!("everything={} --stdio --eras legacy", env!("CARGO_BIN_EXE_everything"));
+    let mut gateway = Command::new(env!("CARGO_BIN_EXE_gateway"));
+    gateway.args(["--http", "127.0.0.1:0", &remote]).env("NO_COLOR", "1").env("RUST_LOG", "info");
+    let served = serve(gateway).await;
+    assert_eq!(served.log.count(r#"protocol="2025-11-25""#), 1, "the remote was opened a 2025-era session");
+    let url = format!("http://{}/mcp", served.addr);
+    for revision in [Revision::Modern, Revision::Legacy] {
+        let client = Client::http(&url).revision(revision);
+        let tools = client.list_tools().await.expect("tools/list");
+        assert!(tools.iter().all(|t| t.name.starts_with("everything_")), "{revision:?}");
+        assert!(tools.iter().any(|t| t.name == "everything_test_simple_text"));
+        let called = client.call_tool("everything_test_simple_text", json!({})).await.expect("tools/call");
+        let text = &serde_json::to_value(&called.content).expect("JSON")[0]["text"];
+        assert_eq!(text, "This is a simple text response for testing.", "{revision:?}");
+        let prompt = client.get_prompt("everything_test_simple_prompt", json!({})).await.expect("prompts/get");
+        assert!(!prompt.messages.is_empty());
+        let read = client.read_resource("test://everything/static-text").await.expect("resources/read");
+        let contents = serde_json::to_value(&read.contents).expect("JSON");
+        assert_eq!(contents[0]["uri"], "test://everything/static-text", "{contents}");
+    }
+}
