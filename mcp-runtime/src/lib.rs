@@ -207,6 +207,7 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod answering;
 pub mod apps;
 pub mod auth;
 #[cfg(feature = "client")]

@@ -2,17 +2,10 @@
 //! way an SDK client does: a callback per kind of request, and retries with
 //! the answers until the result is complete.
 
-use std::sync::Arc;
+use serde_json::Value;
 
-use serde_json::{Map, Value};
-
-use crate::handler::functions::BoxFuture;
-use crate::input::Root;
-use crate::protocol::{ClientCapabilities, CreateMessageResult, ElicitRequest, ElicitResult, ErrorObject};
-
-type ElicitFn = Arc<dyn Fn(ElicitRequest) -> BoxFuture<ElicitResult> + Send + Sync>;
-type SampleFn = Arc<dyn Fn(Value) -> BoxFuture<CreateMessageResult> + Send + Sync>;
-type RootsFn = Arc<dyn Fn() -> BoxFuture<Vec<Root>> + Send + Sync>;
+use crate::answering::Unanswered;
+use crate::protocol::ErrorObject;
 
 /// Why [`TestClient::request`](super::TestClient::request) (and the calls built on it) gave no result.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -70,68 +63,11 @@ impl ClientError {
     }
 }
 
-/// The callbacks that answer each kind of input request.
-#[derive(Clone, Default)]
-pub(super) struct Callbacks {
-    pub(super) elicitation: Option<ElicitFn>,
-    pub(super) sampling: Option<SampleFn>,
-    pub(super) roots: Option<RootsFn>,
-}
-
-impl std::fmt::Debug for Callbacks {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Callbacks")
-            .field("elicitation", &self.elicitation.is_some())
-            .field("sampling", &self.sampling.is_some())
-            .field("roots", &self.roots.is_some())
-            .finish()
-    }
-}
-
-impl Callbacks {
-    /// `declared`, plus everything a callback can answer that it leaves out.
-    pub(super) fn declare(&self, mut declared: ClientCapabilities) -> ClientCapabilities {
-        if self.elicitation.is_some() && declared.elicitation.is_none() {
-            declared = declared.with_elicitation().with_url_elicitation();
+impl From<Unanswered> for ClientError {
+    fn from(unanswered: Unanswered) -> Self {
+        match unanswered {
+            Unanswered::NoCallback { key, method, callback } => ClientError::NoCallback { key, method, callback },
+            Unanswered::Malformed(why) => ClientError::Malformed(why),
         }
-        if self.sampling.is_some() && declared.sampling.is_none() {
-            declared = declared.with_sampling_tools().with_sampling_context();
-        }
-        if self.roots.is_some() && declared.roots.is_none() {
-            declared = declared.with_roots();
-        }
-        declared
-    }
-
-    /// The answer to one embedded request `{method, params}`.
-    pub(super) async fn answer(&self, key: &str, request: &Value) -> Result<Value, ClientError> {
-        let method = request.get("method").and_then(Value::as_str).ok_or_else(|| {
-            ClientError::Malformed(format!("the input request `{key}` has no string `method`: {request}"))
-        })?;
-        let params = request.get("params").cloned().unwrap_or_else(|| Value::Object(Map::new()));
-        let missing = |callback| ClientError::NoCallback { key: key.to_owned(), method: method.to_owned(), callback };
-        let answer = match method {
-            "elicitation/create" => {
-                let callback = self.elicitation.as_ref().ok_or_else(|| missing("on_elicitation"))?;
-                let request = serde_json::from_value(params).map_err(|e| {
-                    ClientError::Malformed(format!("the elicitation `{key}` has unreadable params: {e}"))
-                })?;
-                serde_json::to_value(callback(request).await)
-            }
-            "sampling/createMessage" => {
-                let callback = self.sampling.as_ref().ok_or_else(|| missing("on_sampling"))?;
-                serde_json::to_value(callback(params).await)
-            }
-            "roots/list" => {
-                let callback = self.roots.as_ref().ok_or_else(|| missing("on_roots"))?;
-                Ok(serde_json::json!({ "roots": callback().await }))
-            }
-            other => {
-                return Err(ClientError::Malformed(format!(
-                    "the input request `{key}` has an unknown method `{other}`"
-                )));
-            }
-        };
-        answer.map_err(|e| ClientError::Malformed(format!("the answer to `{key}` does not serialize: {e}")))
     }
 }

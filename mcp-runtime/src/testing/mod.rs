@@ -61,11 +61,11 @@ use std::sync::atomic::{AtomicI64, Ordering};
 
 use serde_json::{Map, Value, json};
 
-use self::answer::Callbacks;
 pub use self::answer::ClientError;
 pub use self::catalog::assert_catalog_snapshot;
 use self::observe::Observers;
 pub use self::observe::{MessageKind, Observed};
+use crate::answering::Callbacks;
 use crate::dispatch::{RequestOptions, Response, Stage};
 use crate::handler::context::NotificationSink;
 use crate::input::Root;

@@ -1,0 +1,90 @@
+//! Answering a server's requests for input the way an SDK client does: a
+//! callback per kind of request (elicitation, sampling, roots), for the
+//! test client and the real one alike.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use crate::handler::functions::BoxFuture;
+use crate::input::Root;
+use crate::protocol::{ClientCapabilities, CreateMessageResult, ElicitRequest, ElicitResult};
+
+pub(crate) type ElicitFn = Arc<dyn Fn(ElicitRequest) -> BoxFuture<ElicitResult> + Send + Sync>;
+pub(crate) type SampleFn = Arc<dyn Fn(Value) -> BoxFuture<CreateMessageResult> + Send + Sync>;
+pub(crate) type RootsFn = Arc<dyn Fn() -> BoxFuture<Vec<Root>> + Send + Sync>;
+
+/// Why an input request got no answer.
+#[derive(Debug)]
+pub(crate) enum Unanswered {
+    /// No callback for its kind: `callback` names the method that adds one.
+    NoCallback { key: String, method: String, callback: &'static str },
+    /// A request that cannot be read, or an answer that cannot be written.
+    Malformed(String),
+}
+
+/// The callbacks that answer each kind of input request.
+#[derive(Clone, Default)]
+pub(crate) struct Callbacks {
+    pub(crate) elicitation: Option<ElicitFn>,
+    pub(crate) sampling: Option<SampleFn>,
+    pub(crate) roots: Option<RootsFn>,
+}
+
+impl std::fmt::Debug for Callbacks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Callbacks")
+            .field("elicitation", &self.elicitation.is_some())
+            .field("sampling", &self.sampling.is_some())
+            .field("roots", &self.roots.is_some())
+            .finish()
+    }
+}
+
+impl Callbacks {
+    /// `declared`, plus everything a callback can answer that it leaves out.
+    pub(crate) fn declare(&self, mut declared: ClientCapabilities) -> ClientCapabilities {
+        if self.elicitation.is_some() && declared.elicitation.is_none() {
+            declared = declared.with_elicitation().with_url_elicitation();
+        }
+        if self.sampling.is_some() && declared.sampling.is_none() {
+            declared = declared.with_sampling_tools().with_sampling_context();
+        }
+        if self.roots.is_some() && declared.roots.is_none() {
+            declared = declared.with_roots();
+        }
+        declared
+    }
+
+    /// The answer to one embedded request `{method, params}`.
+    pub(crate) async fn answer(&self, key: &str, request: &Value) -> Result<Value, Unanswered> {
+        let method = request.get("method").and_then(Value::as_str).ok_or_else(|| {
+            Unanswered::Malformed(format!("the input request `{key}` has no string `method`: {request}"))
+        })?;
+        let params = request.get("params").cloned().unwrap_or_else(|| Value::Object(Map::new()));
+        let missing = |callback| Unanswered::NoCallback { key: key.to_owned(), method: method.to_owned(), callback };
+        let answer = match method {
+            "elicitation/create" => {
+                let callback = self.elicitation.as_ref().ok_or_else(|| missing("on_elicitation"))?;
+                let request = serde_json::from_value(params).map_err(|e| {
+                    Unanswered::Malformed(format!("the elicitation `{key}` has unreadable params: {e}"))
+                })?;
+                serde_json::to_value(callback(request).await)
+            }
+            "sampling/createMessage" => {
+                let callback = self.sampling.as_ref().ok_or_else(|| missing("on_sampling"))?;
+                serde_json::to_value(callback(params).await)
+            }
+            "roots/list" => {
+                let callback = self.roots.as_ref().ok_or_else(|| missing("on_roots"))?;
+                Ok(serde_json::json!({ "roots": callback().await }))
+            }
+            other => {
+                return Err(Unanswered::Malformed(format!(
+                    "the input request `{key}` has an unknown method `{other}`"
+                )));
+            }
+        };
+        answer.map_err(|e| Unanswered::Malformed(format!("the answer to `{key}` does not serialize: {e}")))
+    }
+}
