@@ -88,3 +88,48 @@ impl Callbacks {
         answer.map_err(|e| Unanswered::Malformed(format!("the answer to `{key}` does not serialize: {e}")))
     }
 }
+
+impl Callbacks {
+    /// The answers to every request an `input_required` result embeds, by
+    /// their keys.
+    pub(crate) async fn answer_all(&self, result: &Value) -> Result<Map<String, Value>, Unanswered> {
+        let mut answers = Map::new();
+        if let Some(requests) = result.get("inputRequests") {
+            let requests = requests
+                .as_object()
+                .ok_or_else(|| Unanswered::Malformed(format!("`inputRequests` is not an object: {requests}")))?;
+            for (key, request) in requests {
+                answers.insert(key.clone(), self.answer(key, request).await?);
+            }
+        }
+        Ok(answers)
+    }
+}
+
+/// Whether `result` asks for input rather than completing.
+pub(crate) fn is_input_required(result: &Value) -> bool {
+    result.get("resultType").and_then(Value::as_str) == Some("input_required")
+}
+
+/// Turns `params` into those of the request's next round: this round's
+/// `answers` and the state the server sealed in `result`. Each retry
+/// carries its own round's answers only: earlier ones travel in that state.
+pub(crate) fn next_round(
+    params: &mut Map<String, Value>,
+    result: &Value,
+    answers: Map<String, Value>,
+) -> Result<(), Unanswered> {
+    params.remove("inputResponses");
+    params.remove("requestState");
+    if !answers.is_empty() {
+        params.insert("inputResponses".into(), Value::Object(answers));
+    }
+    match result.get("requestState") {
+        Some(Value::String(state)) => {
+            params.insert("requestState".into(), Value::String(state.clone()));
+        }
+        Some(other) => return Err(Unanswered::Malformed(format!("`requestState` is not a string: {other}"))),
+        None => {}
+    }
+    Ok(())
+}

@@ -65,7 +65,7 @@ pub use self::answer::ClientError;
 pub use self::catalog::assert_catalog_snapshot;
 use self::observe::Observers;
 pub use self::observe::{MessageKind, Observed};
-use crate::answering::Callbacks;
+use crate::answering::{self, Callbacks};
 use crate::dispatch::{RequestOptions, Response, Stage};
 use crate::handler::context::NotificationSink;
 use crate::input::Root;
@@ -399,36 +399,15 @@ impl TestClient {
         let mut rounds = 0;
         loop {
             let result = result_of(self.exchange(method, Value::Object(params.clone())).await.response)?;
-            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+            if !answering::is_input_required(&result) {
                 return Ok(result);
             }
             if rounds == self.max_rounds {
                 return Err(ClientError::TooManyRounds { rounds, last: result });
             }
             rounds += 1;
-            let mut answers = Map::new();
-            if let Some(requests) = result.get("inputRequests") {
-                let requests = requests
-                    .as_object()
-                    .ok_or_else(|| ClientError::Malformed(format!("`inputRequests` is not an object: {requests}")))?;
-                for (key, request) in requests {
-                    answers.insert(key.clone(), self.callbacks.answer(key, request).await?);
-                }
-            }
-            // Each retry carries this round's answers only: earlier ones travel
-            // in the server's sealed state.
-            params.remove("inputResponses");
-            params.remove("requestState");
-            if !answers.is_empty() {
-                params.insert("inputResponses".into(), Value::Object(answers));
-            }
-            match result.get("requestState") {
-                Some(Value::String(state)) => {
-                    params.insert("requestState".into(), Value::String(state.clone()));
-                }
-                Some(other) => return Err(ClientError::Malformed(format!("`requestState` is not a string: {other}"))),
-                None => {}
-            }
+            let answers = self.callbacks.answer_all(&result).await?;
+            answering::next_round(&mut params, &result, answers)?;
         }
     }
 }
