@@ -14,9 +14,10 @@ pub enum Error {
     /// The server answered with a JSON-RPC error.
     #[error("the server answered with error {}: {}", .0.code, .0.message)]
     Rpc(ErrorObject),
-    /// The server asks for input (elicitation, sampling, roots), which this
-    /// client does not answer yet: the `input_required` result as it came.
-    #[error("the server asks for input, which this client does not answer")]
+    /// The server asks for input (elicitation, sampling, roots) that no
+    /// callback of this client answers: the `input_required` result as it
+    /// came.
+    #[error("the server asks for input that no callback of this client answers")]
     InputRequired(Value),
     /// No answer could be had: no connection, a process that ended.
     #[error("{0}")]
@@ -51,8 +52,5 @@ pub(super) fn result_of(mut response: Value, id: &RequestId) -> Result<Value, Er
     let Some(result) = response.get_mut("result").map(Value::take) else {
         return Err(Error::Invalid(format!("neither a result nor an error: {response}")));
     };
-    if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
-        return Err(Error::InputRequired(result));
-    }
     Ok(result)
 }

@@ -11,7 +11,7 @@ use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
 
 use super::error::Error;
-use super::server_requests;
+use super::server_requests::{self, SharedCallbacks};
 use crate::protocol::RequestId;
 
 /// The most an answer may weigh.
@@ -31,6 +31,8 @@ pub(super) struct Head<'a> {
     pub(super) session: Option<&'a str>,
     /// `Authorization: Bearer`.
     pub(super) bearer: Option<&'a str>,
+    /// What answers the server's requests met on an event stream.
+    pub(super) callbacks: &'a SharedCallbacks,
 }
 
 /// A response, and the session id its HTTP response gave.
@@ -149,16 +151,25 @@ impl HttpTransport {
                     }
                     continue;
                 }
-                if let Some(answer) = server_requests::answer(&message) {
-                    // Sent on its own: the server may hold our answer until it has its own.
-                    let answer = self.post(&answer, &Head { method: None, ..*head })?;
-                    let http = self.http.clone();
-                    tokio::spawn(async move {
-                        if let Err(e) = http.request(answer).await {
-                            tracing::debug!(error = %e, "the answer to the server's request was not sent");
-                        }
-                    });
-                }
+                // Answered on its own: a person may take a while, and the
+                // stream goes on meanwhile.
+                let answering = self.clone();
+                let callbacks = std::sync::Arc::clone(head.callbacks);
+                let (version, session, bearer) =
+                    (head.version.to_owned(), head.session.map(str::to_owned), head.bearer.map(str::to_owned));
+                tokio::spawn(async move {
+                    let Some(answer) = server_requests::answer(&callbacks, &message).await else { return };
+                    let head = Head {
+                        version: &version,
+                        method: None,
+                        session: session.as_deref(),
+                        bearer: bearer.as_deref(),
+                        callbacks: &callbacks,
+                    };
+                    if let Err(e) = answering.notify(&answer, &head).await {
+                        tracing::debug!(error = %e, "the answer to the server's request was not sent");
+                    }
+                });
             }
         }
         Err(Error::Transport("the event stream ended without the answer".to_owned()))

@@ -30,14 +30,19 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl LinesTransport {
-    pub(super) fn new<R, W>(reader: R, writer: W, child: Option<tokio::process::Child>) -> Self
+    pub(super) fn new<R, W>(
+        reader: R,
+        writer: W,
+        child: Option<tokio::process::Child>,
+        callbacks: super::server_requests::SharedCallbacks,
+    ) -> Self
     where
         R: tokio::io::AsyncRead + Send + Unpin + 'static,
         W: tokio::io::AsyncWrite + Send + Unpin + 'static,
     {
         let waiting: Waiting = Arc::new(Mutex::new(Some(HashMap::new())));
         let writer: Writer = Arc::new(tokio::sync::Mutex::new(Box::new(writer)));
-        tokio::spawn(read(reader, Arc::clone(&waiting), Arc::clone(&writer)));
+        tokio::spawn(read(reader, Arc::clone(&waiting), Arc::clone(&writer), callbacks));
         LinesTransport { writer, waiting, _child: child.map(Arc::new) }
     }
 
@@ -75,7 +80,12 @@ async fn write(writer: &Writer, message: &Value) -> std::io::Result<()> {
 /// Reads answers until the other side closes, or writes a line that is no
 /// JSON: then every request still waiting is told so. The server's own
 /// requests are answered as they come.
-async fn read<R: tokio::io::AsyncRead + Unpin>(reader: R, waiting: Waiting, writer: Writer) {
+async fn read<R: tokio::io::AsyncRead + Unpin>(
+    reader: R,
+    waiting: Waiting,
+    writer: Writer,
+    callbacks: super::server_requests::SharedCallbacks,
+) {
     let mut lines = BufReader::new(reader).lines();
     while let Ok(Some(line)) = lines.next_line().await {
         if line.trim().is_empty() {
@@ -86,13 +96,14 @@ async fn read<R: tokio::io::AsyncRead + Unpin>(reader: R, waiting: Waiting, writ
             break;
         };
         if message.get("method").is_some() {
-            if let Some(answer) = super::server_requests::answer(&message) {
-                // Written on its own: a write waiting behind a request's must not stop the reading.
-                let writer = Arc::clone(&writer);
-                tokio::spawn(async move {
+            // Answered on its own: a person may take a while, and a write
+            // waiting behind a request's must not stop the reading.
+            let (writer, callbacks) = (Arc::clone(&writer), Arc::clone(&callbacks));
+            tokio::spawn(async move {
+                if let Some(answer) = super::server_requests::answer(&callbacks, &message).await {
                     let _ = write(&writer, &answer).await;
-                });
-            }
+                }
+            });
             continue;
         }
         let Some(Ok(id)) = message.get("id").map(RequestId::deserialize) else { continue };

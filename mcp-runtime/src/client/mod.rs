@@ -14,11 +14,17 @@
 //! # let _ = (tools, sum); Ok(()) }
 //! ```
 //!
-//! Not there yet: answering a server's input requests (elicitation,
-//! sampling, roots: an `input_required` result is [`Error::InputRequired`];
-//! a 2025-era server's request for them is refused with `-32601`, a `ping`
-//! answered), progress, cancellation, `subscriptions/listen`, and ending a
-//! 2025-era session with `DELETE`.
+//! A server's requests for input (elicitation, sampling, roots) are
+//! answered by the client's callbacks ([`Client::on_elicitation`],
+//! [`Client::on_sampling`], [`Client::on_roots`]) in either era: an
+//! `input_required` result is answered and the request sent again, a
+//! 2025-era server's request is answered on its stream. Without a callback
+//! for it, an `input_required` result is [`Error::InputRequired`], and a
+//! 2025-era server's request is refused with `-32601` (a `ping` is always
+//! answered).
+//!
+//! Not there yet: progress, cancellation, `subscriptions/listen`, and
+//! ending a 2025-era session with `DELETE`.
 
 mod error;
 mod http;
@@ -27,6 +33,7 @@ mod negotiation;
 mod remote;
 mod server_requests;
 
+use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
@@ -40,10 +47,13 @@ use lines::LinesTransport;
 pub use negotiation::{LEGACY_PROTOCOL_VERSION, Revision};
 use negotiation::{LegacySession, Negotiated};
 pub use remote::Remote;
+use server_requests::SharedCallbacks;
 
+use crate::answering::{self, Unanswered};
+use crate::input::Root;
 use crate::protocol::{
-    CallToolResult, ClientCapabilities, DiscoverResult, GetPromptResult, Implementation, ReadResourceResult, RequestId,
-    RequestMeta, Tool,
+    CallToolResult, ClientCapabilities, CreateMessageResult, DiscoverResult, ElicitRequest, ElicitResult,
+    GetPromptResult, Implementation, ReadResourceResult, RequestId, RequestMeta, Tool,
 };
 
 /// The stateless revision this client speaks.
@@ -56,6 +66,10 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 /// is not followed forever.
 const MAX_PAGES: usize = 1000;
 
+/// How many times one request is sent again with answers before the
+/// client gives up on a server that keeps asking.
+const MAX_ROUNDS: usize = 16;
+
 /// A client of one server. Cheap to clone; clones share the connection.
 #[derive(Clone)]
 pub struct Client {
@@ -67,6 +81,9 @@ pub struct Client {
     revision: Revision,
     /// Settled by the first request, shared by the clones.
     negotiated: Arc<tokio::sync::OnceCell<Negotiated>>,
+    /// What answers the server's requests for input; shared with the
+    /// transports, which answer a 2025-era server's requests as they come.
+    callbacks: SharedCallbacks,
 }
 
 #[derive(Clone)]
@@ -90,7 +107,7 @@ impl Client {
     /// A client of the server whose MCP endpoint is `url` (`http://`; each
     /// request on a pooled connection).
     pub fn http(url: impl Into<String>) -> Client {
-        Self::with(Transport::Http(Box::new(HttpTransport::new(url.into()))))
+        Self::with(Transport::Http(Box::new(HttpTransport::new(url.into()))), SharedCallbacks::default())
     }
 
     /// A client speaking newline-delimited JSON on `reader` and `writer`
@@ -101,7 +118,8 @@ impl Client {
         R: tokio::io::AsyncRead + Send + Unpin + 'static,
         W: tokio::io::AsyncWrite + Send + Unpin + 'static,
     {
-        Self::with(Transport::Lines(LinesTransport::new(reader, writer, None)))
+        let callbacks = SharedCallbacks::default();
+        Self::with(Transport::Lines(LinesTransport::new(reader, writer, None, Arc::clone(&callbacks))), callbacks)
     }
 
     /// Starts `command` and speaks newline-delimited JSON on its stdin and
@@ -114,10 +132,12 @@ impl Client {
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(Error::Transport("the server's stdin or stdout is not a pipe".to_owned()));
         };
-        Ok(Self::with(Transport::Lines(LinesTransport::new(stdout, stdin, Some(child)))))
+        let callbacks = SharedCallbacks::default();
+        let transport = Transport::Lines(LinesTransport::new(stdout, stdin, Some(child), Arc::clone(&callbacks)));
+        Ok(Self::with(transport, callbacks))
     }
 
-    fn with(transport: Transport) -> Client {
+    fn with(transport: Transport, callbacks: SharedCallbacks) -> Client {
         let mut meta = RequestMeta::new(PROTOCOL_VERSION);
         meta.client_info = Some(Implementation::new("mcp-runtime-client", env!("CARGO_PKG_VERSION")));
         Client {
@@ -128,7 +148,66 @@ impl Client {
             next_id: Arc::new(AtomicI64::new(1)),
             revision: Revision::default(),
             negotiated: Arc::new(tokio::sync::OnceCell::new()),
+            callbacks,
         }
+    }
+
+    /// Answers the server's elicitations with `callback`, and declares
+    /// elicitation (form and URL) unless
+    /// [`capabilities`](Self::capabilities) declares it. Set before the
+    /// first request: clones share the callbacks.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), mcp_runtime::client::Error> {
+    /// use mcp_runtime::client::Client;
+    /// use mcp_runtime::protocol::{ElicitRequest, ElicitResult};
+    ///
+    /// let client = Client::http("http://127.0.0.1:3000/mcp").on_elicitation(|request| async move {
+    ///     match request {
+    ///         ElicitRequest::Form { .. } => ElicitResult::accept(serde_json::json!({"name": "Ada"})),
+    ///         _ => ElicitResult::decline(),
+    ///     }
+    /// });
+    /// let greeting = client.call_tool("greet", serde_json::json!({})).await?;
+    /// # let _ = greeting; Ok(()) }
+    /// ```
+    pub fn on_elicitation<F, Fut>(self, callback: F) -> Self
+    where
+        F: Fn(ElicitRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ElicitResult> + Send + 'static,
+    {
+        self.with_callbacks(|callbacks| callbacks.elicitation = Some(Arc::new(move |r| Box::pin(callback(r)))))
+    }
+
+    /// Answers the server's sampling requests with `callback`, which gets
+    /// the `sampling/createMessage` params, and declares sampling unless
+    /// [`capabilities`](Self::capabilities) declares it.
+    pub fn on_sampling<F, Fut>(self, callback: F) -> Self
+    where
+        F: Fn(Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = CreateMessageResult> + Send + 'static,
+    {
+        self.with_callbacks(|callbacks| callbacks.sampling = Some(Arc::new(move |params| Box::pin(callback(params)))))
+    }
+
+    /// Answers the server's roots requests with `callback`, and declares
+    /// roots unless [`capabilities`](Self::capabilities) declares it.
+    pub fn on_roots<F, Fut>(self, callback: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Vec<Root>> + Send + 'static,
+    {
+        self.with_callbacks(|callbacks| callbacks.roots = Some(Arc::new(move || Box::pin(callback()))))
+    }
+
+    fn with_callbacks(mut self, set: impl FnOnce(&mut answering::Callbacks)) -> Self {
+        let declared = {
+            let mut callbacks = self.callbacks.write().unwrap_or_else(|e| e.into_inner());
+            set(&mut callbacks);
+            callbacks.declare(self.meta.client_capabilities.clone())
+        };
+        Arc::make_mut(&mut self.meta).client_capabilities = declared;
+        self
     }
 
     /// The revision to speak (default [`Revision::Auto`]). Set before the
@@ -204,7 +283,7 @@ impl Client {
         method: Option<(&'a str, Option<&'a str>)>,
         session: Option<&'a str>,
     ) -> Head<'a> {
-        Head { version, method, session, bearer: self.bearer.as_deref() }
+        Head { version, method, session, bearer: self.bearer.as_deref(), callbacks: &self.callbacks }
     }
 
     /// Sends request `id` and waits (at most the client's time limit) for
@@ -268,15 +347,32 @@ impl Client {
     /// Sends `method` with `params` (an object, or `Null` for none) in the
     /// revision spoken with the server (with the client's `_meta` in
     /// 2026-07-28, in the session otherwise), and returns the result as it
-    /// came.
+    /// came. An `input_required` result is answered with the callbacks and
+    /// the request sent again, until the result is complete.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, Error> {
-        let params = match params {
+        let mut params = match params {
             Value::Null => Map::new(),
             Value::Object(params) => params,
             other => return Err(Error::Invalid(format!("params must be an object, not {other}"))),
         };
         let negotiated = self.negotiated().await?;
-        self.exchange(negotiated, method, params).await
+        for _ in 0..=MAX_ROUNDS {
+            let result = self.exchange(negotiated, method, params.clone()).await?;
+            if !answering::is_input_required(&result) {
+                return Ok(result);
+            }
+            let callbacks = server_requests::current(&self.callbacks);
+            let answers = match callbacks.answer_all(&result).await {
+                Ok(answers) => answers,
+                Err(Unanswered::NoCallback { .. }) => return Err(Error::InputRequired(result)),
+                Err(Unanswered::Malformed(why)) => return Err(Error::Invalid(why)),
+            };
+            answering::next_round(&mut params, &result, answers).map_err(|unanswered| match unanswered {
+                Unanswered::Malformed(why) => Error::Invalid(why),
+                Unanswered::NoCallback { .. } => Error::InputRequired(result.clone()),
+            })?;
+        }
+        Err(Error::Invalid(format!("`{method}` still asked for input after {MAX_ROUNDS} rounds of answers")))
     }
 
     async fn typed<T: DeserializeOwned>(&self, method: &str, params: Value) -> Result<T, Error> {

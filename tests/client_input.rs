@@ -1,0 +1,103 @@
+//! The client answers a server's requests for input with its callbacks,
+//! in either era and over either transport: in 2026-07-28 by answering the
+//! `input_required` result and calling again, in a 2025-era session by
+//! answering the server's request on its stream. Without a callback, the
+//! result is `Error::InputRequired` (2026-07-28), the request refused
+//! (2025).
+
+use mcp_runtime::client::{Client, Error, Revision};
+use mcp_runtime::entry::ToolEntry;
+use mcp_runtime::input::{Elicitation, Root, Sampling};
+use mcp_runtime::protocol::{CreateMessageResult, ElicitRequest, ElicitResult};
+use mcp_runtime::server::Eras;
+use mcp_runtime::transport::http::HttpConfig;
+use mcp_runtime::transport::stdio::StdioConfig;
+use mcp_runtime::{Input, Server};
+use serde_json::json;
+
+fn server() -> Server {
+    Server::builder("input-test", "1.0.0")
+        .eras(Eras::Dual)
+        .tool(ToolEntry::new("greet", |input: Input| async move {
+            let answer = input.elicit("name", Elicitation::form("Your name?").text("name", true)).await;
+            format!("Hello, {}!", answer.field("name").unwrap_or_else(|| "nobody".to_owned()))
+        }))
+        .tool(ToolEntry::new("summarize", |input: Input| async move {
+            let sampled = input.sample("text", Sampling::prompt("Summarize: a long text", 100)).await;
+            let roots = input.roots("roots").await;
+            format!("{} ({} roots)", sampled.text().unwrap_or("none"), roots.len())
+        }))
+        .build()
+        .expect("a server")
+}
+
+async fn over_http() -> Client {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
+    tokio::spawn(server().serve_http_with_shutdown(listener, HttpConfig::default(), std::future::pending()));
+    Client::http(url)
+}
+
+fn over_pipe() -> Client {
+    let (ours, theirs) = tokio::io::duplex(1 << 16);
+    let (their_read, their_write) = tokio::io::split(theirs);
+    tokio::spawn(server().serve_io(their_read, their_write, StdioConfig::default()));
+    let (read, write) = tokio::io::split(ours);
+    Client::stdio(read, write)
+}
+
+fn answering(client: Client) -> Client {
+    client
+        .on_elicitation(|request| async move {
+            match request {
+                ElicitRequest::Form { .. } => ElicitResult::accept(json!({"name": "Ada"})),
+                _ => ElicitResult::decline(),
+            }
+        })
+        .on_sampling(|params| async move {
+            let asked = params["messages"][0]["content"]["text"].as_str().unwrap_or_default().to_owned();
+            CreateMessageResult::text("echo-model", format!("summary of `{asked}`"))
+        })
+        .on_roots(|| async { vec![Root { uri: "file:///repo".into(), name: Some("repo".into()) }] })
+}
+
+fn text(result: &mcp_runtime::protocol::CallToolResult) -> String {
+    serde_json::to_value(&result.content).expect("JSON")[0]["text"].as_str().unwrap_or_default().to_owned()
+}
+
+#[tokio::test]
+async fn callbacks_answer_the_servers_questions_in_either_era_over_either_transport() {
+    for revision in [Revision::Modern, Revision::Legacy] {
+        for (transport, client) in [("http", over_http().await), ("pipe", over_pipe())] {
+            let client = answering(client.revision(revision));
+            let greeted = client.call_tool("greet", json!({})).await.expect("answered");
+            assert_eq!(text(&greeted), "Hello, Ada!", "{revision:?} over {transport}");
+            let summary = client.call_tool("summarize", json!({})).await.expect("answered");
+            assert_eq!(
+                text(&summary),
+                "summary of `Summarize: a long text` (1 roots)",
+                "{revision:?} over {transport}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn without_a_callback_the_question_is_an_error_not_a_hang() {
+    // Declared, but with no callback to answer.
+    let capabilities: mcp_runtime::protocol::ClientCapabilities =
+        serde_json::from_value(json!({"elicitation": {}})).expect("capabilities");
+    let modern = over_http().await.revision(Revision::Modern).capabilities(capabilities.clone());
+    match modern.call_tool("greet", json!({})).await {
+        Err(Error::InputRequired(result)) => {
+            assert_eq!(result["inputRequests"]["name"]["method"], "elicitation/create")
+        }
+        other => panic!("the input_required result, not {other:?}"),
+    }
+    // The 2025-era server is refused at once.
+    let legacy = over_pipe().revision(Revision::Legacy).capabilities(capabilities);
+    match legacy.call_tool("greet", json!({})).await {
+        Err(Error::Rpc(error)) => assert!(error.message.contains("elicitation/create"), "{error:?}"),
+        other => panic!("the server's error for the refused request, not {other:?}"),
+    }
+}
