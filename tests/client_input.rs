@@ -101,3 +101,25 @@ async fn without_a_callback_the_question_is_an_error_not_a_hang() {
         other => panic!("the server's error for the refused request, not {other:?}"),
     }
 }
+
+#[tokio::test]
+async fn a_gateway_relays_a_remotes_questions_to_its_own_client_in_either_era() {
+    // The remote speaks 2026-07-28 over a pipe: its questions come as input_required results.
+    let remote = mcp_runtime::client::Remote::connect(over_pipe()).await.expect("connected");
+    let gateway = Server::builder("gateway", "1.0.0").mount_remote("far", remote).build().expect("a gateway");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
+    tokio::spawn(gateway.serve_http_with_shutdown(listener, HttpConfig::default(), std::future::pending()));
+    for revision in [Revision::Modern, Revision::Legacy] {
+        let client = answering(Client::http(&url).revision(revision));
+        let greeted = client.call_tool("far_greet", json!({})).await.expect("relayed and answered");
+        assert_eq!(text(&greeted), "Hello, Ada!", "{revision:?}");
+        let summary = client.call_tool("far_summarize", json!({})).await.expect("relayed and answered");
+        assert_eq!(text(&summary), "summary of `Summarize: a long text` (1 roots)", "{revision:?}");
+    }
+    // A client that declares nothing is told what the remote's question needs.
+    match Client::http(&url).revision(Revision::Modern).call_tool("far_greet", json!({})).await {
+        Err(Error::Rpc(error)) => assert_eq!(error.code, -32021, "{error:?}"),
+        other => panic!("missing capabilities, not {other:?}"),
+    }
+}

@@ -304,13 +304,24 @@ impl Client {
         &self,
         negotiated: &Negotiated,
         method: &str,
+        params: Map<String, Value>,
+    ) -> Result<Value, Error> {
+        self.exchange_as(negotiated, method, params, &self.meta).await
+    }
+
+    /// [`exchange`](Self::exchange) with `meta` for the client's own.
+    async fn exchange_as(
+        &self,
+        negotiated: &Negotiated,
+        method: &str,
         mut params: Map<String, Value>,
+        meta: &RequestMeta,
     ) -> Result<Value, Error> {
         let id = self.next_id();
         let target = ["name", "uri", "taskId"].iter().find_map(|key| params.get(*key)?.as_str().map(str::to_owned));
         let head = match negotiated {
             Negotiated::Modern => {
-                params.insert("_meta".to_owned(), self.meta.to_value());
+                params.insert("_meta".to_owned(), meta.to_value());
                 self.head(PROTOCOL_VERSION, Some((method, target.as_deref())), None)
             }
             Negotiated::Legacy(session) => self.head(&session.version, None, session.id.as_deref()),
@@ -342,6 +353,27 @@ impl Client {
     pub fn capabilities(mut self, capabilities: ClientCapabilities) -> Self {
         Arc::make_mut(&mut self.meta).client_capabilities = capabilities;
         self
+    }
+
+    /// One round of `method`, declaring `capabilities` instead of the
+    /// client's (in 2026-07-28; a 2025-era session declared its own at
+    /// `initialize`): what a server that forwards its own client's request
+    /// declares for it. An `input_required` result is
+    /// [`Error::InputRequired`], for the caller to answer.
+    pub(crate) async fn request_declaring(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        capabilities: &ClientCapabilities,
+    ) -> Result<Value, Error> {
+        let negotiated = self.negotiated().await?;
+        let mut meta = (*self.meta).clone();
+        meta.client_capabilities = capabilities.clone();
+        let result = self.exchange_as(negotiated, method, params, &meta).await?;
+        if answering::is_input_required(&result) {
+            return Err(Error::InputRequired(result));
+        }
+        Ok(result)
     }
 
     /// Sends `method` with `params` (an object, or `Null` for none) in the

@@ -13,8 +13,10 @@ use crate::protocol::{Prompt, Resource, Tool};
 /// and resources it listed when it was connected: what
 /// [`ServerBuilder::mount_remote`](crate::ServerBuilder::mount_remote)
 /// serves, each call, prompt and read forwarded through the client.
-/// Resource templates, list changes, subscriptions, completions and input
-/// requests are not relayed yet.
+/// A remote's questions (`input_required`) are relayed to the serving
+/// server's client; a 2025-era remote's requests on its session, resource
+/// templates, list changes, subscriptions and completions are not relayed
+/// yet.
 ///
 /// ```no_run
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {

@@ -227,7 +227,7 @@ impl Input {
         Input { state }
     }
 
-    fn capabilities(&self) -> &ClientCapabilities {
+    pub(crate) fn capabilities(&self) -> &ClientCapabilities {
         &self.state.meta.client_capabilities
     }
 
@@ -302,6 +302,14 @@ impl Input {
     pub async fn roots(&self, key: &str) -> Vec<Root> {
         let answer: RootsAnswer = self.wait(key, InputRequest::ListRoots(Map::new())).await;
         answer.roots
+    }
+
+    /// Asks the client what another server asked through a request this
+    /// one forwarded (a mounted remote's `inputRequests`), under the same
+    /// key; completes with the client's answer as it came.
+    #[cfg(feature = "client")]
+    pub(crate) async fn relay(&self, key: &str, request: InputRequest) -> Value {
+        self.wait(key, request).await
     }
 
     async fn wait<T: DeserializeOwned>(&self, key: &str, request: InputRequest) -> T {

@@ -5,26 +5,44 @@
 //! its client. The remote's JSON-RPC errors are passed on as it gave them;
 //! its failures (gone, a bad answer, no answer in time) are `-32603` naming
 //! the mount, and this server goes on.
+//!
+//! A remote that answers a call or a prompt with `input_required` has its
+//! questions asked of this server's client, under the remote's keys (as
+//! this server's own, so in either era), and the request sent to it again
+//! with the answers. A 2025-era remote asks on its session instead, which
+//! is not relayed: its question is refused.
 
 use std::sync::Arc;
 
-use serde_json::{Map, Value};
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
 
 use super::mount::{mounted_name, mounted_uri};
+use crate::answering::{self, Unanswered};
 use crate::client::{Client, Error};
 use crate::handler::extract::Args;
 use crate::handler::outcome::RpcError;
-use crate::protocol::{ErrorObject, Prompt, ReadResourceResult, Resource, Tool};
+use crate::input::Input;
+use crate::protocol::{
+    CallToolResult, ErrorObject, GetPromptResult, InputRequest, Prompt, ReadResourceResult, Resource, Tool,
+};
 use crate::registry::entry::{PromptEntry, ResourceEntry, ResourceKind, ToolEntry};
+
+/// How many rounds of questions one forwarded request may bring.
+const MAX_ROUNDS: usize = 16;
 
 /// A remote tool served under `namespace`, each call forwarded.
 pub(crate) fn tool(namespace: &str, remote: Tool, client: Client) -> ToolEntry {
     let name: Arc<str> = remote.name.as_str().into();
     let served = Arc::<str>::from(namespace);
-    let mut entry = ToolEntry::new(mounted_name(namespace, &remote.name), move |Args(arguments): Args<Value>| {
+    let handler = move |Args(arguments): Args<Value>, input: Input| {
         let (client, name, served) = (client.clone(), Arc::clone(&name), Arc::clone(&served));
-        async move { client.call_tool(&name, object(arguments)).await.map_err(|e| relayed(&served, e)) }
-    });
+        async move {
+            let params = json!({"name": &*name, "arguments": object(arguments)});
+            forward::<CallToolResult>(&client, "tools/call", params, &input, &served).await
+        }
+    };
+    let mut entry = ToolEntry::new(mounted_name(namespace, &remote.name), handler);
     let mut definition = remote;
     definition.name = std::mem::take(&mut entry.definition.name);
     entry.definition = definition;
@@ -35,10 +53,14 @@ pub(crate) fn tool(namespace: &str, remote: Tool, client: Client) -> ToolEntry {
 pub(crate) fn prompt(namespace: &str, remote: Prompt, client: Client) -> PromptEntry {
     let name: Arc<str> = remote.name.as_str().into();
     let served = Arc::<str>::from(namespace);
-    let mut entry = PromptEntry::new(mounted_name(namespace, &remote.name), move |Args(arguments): Args<Value>| {
+    let handler = move |Args(arguments): Args<Value>, input: Input| {
         let (client, name, served) = (client.clone(), Arc::clone(&name), Arc::clone(&served));
-        async move { client.get_prompt(&name, object(arguments)).await.map_err(|e| relayed(&served, e)) }
-    });
+        async move {
+            let params = json!({"name": &*name, "arguments": object(arguments)});
+            forward::<GetPromptResult>(&client, "prompts/get", params, &input, &served).await
+        }
+    };
+    let mut entry = PromptEntry::new(mounted_name(namespace, &remote.name), handler);
     let mut definition = remote;
     definition.name = std::mem::take(&mut entry.definition.name);
     entry.definition = definition;
@@ -75,6 +97,65 @@ pub(crate) fn resource(namespace: &str, remote: Resource, client: Client) -> Res
     entry
 }
 
+/// Sends `method` to the remote, relaying its questions to this server's
+/// client until it answers with a complete result.
+async fn forward<T: DeserializeOwned>(
+    client: &Client,
+    method: &str,
+    params: Value,
+    input: &Input,
+    served: &str,
+) -> Result<T, RpcError> {
+    let mut params = match params {
+        Value::Object(params) => params,
+        _ => Map::new(),
+    };
+    for _ in 0..=MAX_ROUNDS {
+        let result = match client.request_declaring(method, params.clone(), input.capabilities()).await {
+            Ok(result) => result,
+            Err(Error::InputRequired(result)) => {
+                let answers = relay(input, &result, served).await?;
+                answering::next_round(&mut params, &result, answers).map_err(|unanswered| {
+                    let why = match unanswered {
+                        Unanswered::Malformed(why) => why,
+                        Unanswered::NoCallback { method, .. } => method,
+                    };
+                    RpcError::from(ErrorObject::internal(format!("The server mounted at `{served}`: {why}")))
+                })?;
+                continue;
+            }
+            Err(other) => return Err(relayed(served, other)),
+        };
+        return serde_json::from_value(result).map_err(|e| {
+            ErrorObject::internal(format!(
+                "The server mounted at `{served}` gave a `{method}` result that does not read: {e}"
+            ))
+            .into()
+        });
+    }
+    Err(ErrorObject::internal(format!(
+        "The server mounted at `{served}` still asked for input after {MAX_ROUNDS} rounds"
+    ))
+    .into())
+}
+
+/// Asks this server's client, all at once, what the remote's
+/// `input_required` result asks; completes with the answers once it has
+/// them all (until then the request waits, or ends `input_required` here).
+async fn relay(input: &Input, result: &Value, served: &str) -> Result<Map<String, Value>, RpcError> {
+    let Some(Value::Object(requests)) = result.get("inputRequests") else { return Ok(Map::new()) };
+    let mut asked = Vec::with_capacity(requests.len());
+    for (key, request) in requests {
+        let request: InputRequest = serde_json::from_value(request.clone()).map_err(|e| {
+            RpcError::from(ErrorObject::internal(format!(
+                "The server mounted at `{served}` asks for input this server cannot relay (`{key}`: {e})"
+            )))
+        })?;
+        asked.push(async move { (key.clone(), input.relay(key, request).await) });
+    }
+    Ok(futures_util::future::join_all(asked).await.into_iter().collect())
+}
+
 /// Arguments as an object: none is `{}`.
 fn object(arguments: Value) -> Value {
     match arguments {
@@ -88,8 +169,7 @@ fn relayed(served: &str, error: Error) -> RpcError {
     match error {
         Error::Rpc(error) => error.into(),
         Error::InputRequired(_) => {
-            ErrorObject::internal(format!("The server mounted at `{served}` asks for input, which is not relayed yet"))
-                .into()
+            ErrorObject::internal(format!("The server mounted at `{served}` asks for input that is not relayed")).into()
         }
         other => ErrorObject::internal(format!("The server mounted at `{served}`: {other}")).into(),
     }
