@@ -36,10 +36,11 @@
 # are named *-oauth.
 #
 # --gateway is interop through the `gateway` example, over HTTP only: it starts the gateway
-# in front of `everything` over its stdio, serving only the 2025-era revisions (lib.sh's
-# start_gateway), and runs py and node in modern, legacy and auto mode and node-v1, each
-# calling everything's tool under the gateway's name for it ($GATEWAY_TOOL). The elicit runs
-# are left out: the gateway does not relay a remote's input requests yet. Runs are named
+# in front of two `everything`s over their stdio, `legacy` (2025-era revisions only) and
+# `modern` (lib.sh's start_gateway), and runs py and node in modern, legacy and auto mode and
+# node-v1, each calling the legacy one's tool under the gateway's name for it
+# ($GATEWAY_TOOL); then the three *-elicit runs call the modern one's eliciting tool, whose
+# question the gateway relays to the client and whose answer it sends back. Runs are named
 # *-gateway.
 #
 # Installs the SDKs (and, for --protected, oidc-provider) into $CI_CACHE/tools when missing.
@@ -186,7 +187,8 @@ protected_runs() {
 }
 
 # gateway_runs: the --gateway runs against $URL (see the header).
-GATEWAY_TOOL=everything_test_simple_text
+GATEWAY_TOOL=legacy_test_simple_text
+GATEWAY_ELICIT=(--mode legacy --tool "modern_$ELICIT_TOOL" --args "$ELICIT_ARGS" --elicit "$ELICIT_ANSWER" --url "$URL")
 gateway_runs() {
   local tool=(--tool "$GATEWAY_TOOL" --url "$URL")
   run_client py-modern-gateway modern "${PY[@]}" --mode modern "${tool[@]}"
@@ -196,6 +198,9 @@ gateway_runs() {
   run_client node-legacy-gateway legacy "${NODE[@]}" --mode legacy "${tool[@]}"
   run_client node-auto-gateway modern "${NODE[@]}" --mode auto "${tool[@]}"
   run_client node-v1-gateway legacy "${NODE_V1[@]}" --mode legacy "${tool[@]}"
+  run_client py-elicit-gateway "legacy:$ELICIT_ECHO" "${PY[@]}" "${GATEWAY_ELICIT[@]}"
+  run_client node-elicit-gateway "legacy:$ELICIT_ECHO" "${NODE[@]}" "${GATEWAY_ELICIT[@]}"
+  run_client node-v1-elicit-gateway "legacy:$ELICIT_ECHO" "${NODE_V1[@]}" "${GATEWAY_ELICIT[@]}"
 }
 
 version_of() { node -p 'require(process.argv[1]).version' "$NODE_MODULES/$1/package.json"; }
@@ -203,7 +208,7 @@ echo "python mcp $("$PY_VENV/bin/python" -c 'import importlib.metadata as m; pri
   "node @modelcontextprotocol/client $(version_of @modelcontextprotocol/client)," \
   "node @modelcontextprotocol/sdk $(version_of @modelcontextprotocol/sdk) (v1)"
 if [ -n "$GATEWAY" ]; then
-  section "interop through the gateway (in front of everything over stdio, 2025-era only): $URL"
+  section "interop through the gateway (in front of two everythings over stdio, one 2025-era only): $URL"
   gateway_runs
 elif [ -n "$PROTECTED" ]; then
   section "interop with OAuth over Streamable HTTP: $URL (issuer $OIDC_ISSUER)"
