@@ -22,7 +22,7 @@ use mcp_runtime::{
 pub(crate) const DEFAULT_ADDR: &str = "127.0.0.1:3000";
 
 /// The environment variables read; anything else is ignored.
-pub(crate) const VARIABLES: [&str; 12] = [
+pub(crate) const VARIABLES: [&str; 14] = [
     "MCP_HTTP_ADDR",
     "MCP_REDIS_URL",
     "MCP_REQUEST_STATE_KEY",
@@ -35,6 +35,8 @@ pub(crate) const VARIABLES: [&str; 12] = [
     "MCP_OAUTH_RESOURCE",
     "MCP_OAUTH_CLIENT_ID",
     "MCP_OAUTH_CLIENT_SECRET",
+    "MCP_TLS_CERT",
+    "MCP_TLS_KEY",
 ];
 
 /// The shortest `MCP_REQUEST_STATE_KEY` accepted: a shorter secret is
@@ -68,6 +70,9 @@ pub(crate) struct Deployment {
     /// `--issuer`: HTTP requests need a bearer token from this
     /// authorization server.
     pub(crate) oauth: Option<Authorization>,
+    /// `--tls-cert` and `--tls-key`: HTTPS, with the certificate chain and
+    /// its key from these PEM files (read again when they change).
+    pub(crate) tls: Option<(String, String)>,
 }
 
 /// The `MCP_*` variables of this process. A value that is not UTF-8 is an
@@ -97,6 +102,8 @@ pub(crate) fn parse(args: Vec<String>, env: &BTreeMap<String, String>) -> anyhow
     let mut issuer = var("MCP_OAUTH_ISSUER").map(str::to_owned);
     let mut resource = var("MCP_OAUTH_RESOURCE").map(str::to_owned);
     let mut public_url = var("MCP_PUBLIC_URL").map(|v| v.trim_end_matches('/').to_owned());
+    let mut tls_cert = var("MCP_TLS_CERT").map(str::to_owned);
+    let mut tls_key = var("MCP_TLS_KEY").map(str::to_owned);
     // Taken whole: spaces at their ends are part of the secret.
     let secret = |name: &str| match env.get(name).filter(|v| !v.is_empty()) {
         Some(secret) if secret.len() < MIN_KEY_BYTES => bail!(
@@ -140,6 +147,8 @@ pub(crate) fn parse(args: Vec<String>, env: &BTreeMap<String, String>) -> anyhow
             "--eras" => eras = Some(era(&value("modern, legacy or dual")?).context("--eras")?),
             "--issuer" => issuer = Some(value("the URL of an authorization server")?),
             "--resource" => resource = Some(value("this server's URI, such as https://mcp.example.com/mcp")?),
+            "--tls-cert" => tls_cert = Some(value("a PEM certificate chain file")?),
+            "--tls-key" => tls_key = Some(value("a PEM private key file")?),
             "--health" => health = true,
             "--no-health" => health = false,
             "--shutdown-drain" => {
@@ -172,6 +181,11 @@ pub(crate) fn parse(args: Vec<String>, env: &BTreeMap<String, String>) -> anyhow
         None if resource.is_some() => bail!("--resource (MCP_OAUTH_RESOURCE) needs --issuer (MCP_OAUTH_ISSUER)"),
         None => None,
     };
+    let tls = match (tls_cert, tls_key) {
+        (Some(cert), Some(key)) => Some((cert, key)),
+        (None, None) => None,
+        _ => bail!("--tls-cert (MCP_TLS_CERT) and --tls-key (MCP_TLS_KEY) go together"),
+    };
     let deployment = Deployment {
         addr,
         redis_url,
@@ -182,6 +196,7 @@ pub(crate) fn parse(args: Vec<String>, env: &BTreeMap<String, String>) -> anyhow
         eras,
         dump_catalog,
         oauth,
+        tls,
     };
     Ok((deployment, rest))
 }
@@ -292,6 +307,9 @@ impl Deployment {
         if let Some(shared) = shared {
             config = config.session_store(shared.store);
         }
+        if let Some((cert, key)) = &self.tls {
+            config = config.tls(cert, key);
+        }
         config
     }
 }
@@ -310,6 +328,15 @@ mod tests {
 
     fn error(list: &[&str], pairs: &[(&str, &str)]) -> String {
         format!("{:#}", parse(args(list), &env(pairs)).expect_err("an error"))
+    }
+
+    #[test]
+    fn https_takes_a_certificate_and_its_key_together() {
+        let (deployment, _) =
+            parse(args(&["--tls-cert", "c.pem"]), &env(&[("MCP_TLS_KEY", "k.pem")])).expect("flag and variable");
+        assert_eq!(deployment.tls, Some(("c.pem".to_owned(), "k.pem".to_owned())));
+        assert!(error(&["--tls-key", "k.pem"], &[]).contains("go together"));
+        assert!(parse(args(&[]), &env(&[])).expect("valid").0.tls.is_none(), "plain HTTP by default");
     }
 
     #[test]

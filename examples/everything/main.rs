@@ -30,7 +30,7 @@ use std::collections::BTreeMap;
 use crate::deploy::Deployment;
 
 const USAGE: &str = "usage: everything [--stdio | --http ADDR] [--redis URL] [--public-url URL] [--issuer URL \
-                     [--resource URI]] [--health | \
+                     [--resource URI]] [--tls-cert PEM --tls-key PEM] [--health | \
                      --no-health] [--eras modern|legacy|dual] [--dump-catalog[=PATH]]";
 
 /// How to serve, from the command line and the environment.

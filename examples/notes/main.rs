@@ -59,7 +59,7 @@ fn parse_args(args: Vec<String>, env: &BTreeMap<String, String>) -> anyhow::Resu
             "--db" => options.db = args.next().context("--db needs a file path")?.into(),
             other => bail!(
                 "unknown argument `{other}`; usage: notes [--stdio | --http ADDR] [--db PATH] [--redis URL] \
-                 [--public-url URL] [--issuer URL [--resource URI]] [--health | --no-health] [--eras modern|legacy|dual] \
+                 [--public-url URL] [--issuer URL [--resource URI]] [--tls-cert PEM --tls-key PEM] [--health | --no-health] [--eras modern|legacy|dual] \
                  [--dump-catalog[=PATH]]"
             ),
         }

@@ -78,6 +78,8 @@ pub struct HttpConfig {
     pub(crate) session_store: Option<StoreSlot>,
     pub(crate) health: Option<HealthPaths>,
     pub(crate) shutdown_drain: Duration,
+    #[cfg(feature = "tls")]
+    pub(crate) tls: Option<super::tls::TlsFiles>,
 }
 
 /// The store [`HttpConfig::session_store`] set.
@@ -118,6 +120,8 @@ impl Default for HttpConfig {
             session_store: None,
             health: None,
             shutdown_drain: Duration::ZERO,
+            #[cfg(feature = "tls")]
+            tls: None,
         }
     }
 }
@@ -378,6 +382,29 @@ impl HttpConfig {
     /// [`CORS_REQUEST_HEADERS`](super::CORS_REQUEST_HEADERS) for `tower-http`'s `CorsLayer`.
     pub fn cors(mut self, enabled: bool) -> Self {
         self.cors = enabled;
+        self
+    }
+
+    /// Serves HTTPS (`tls` feature): the certificate chain and its private
+    /// key from these PEM files (the chain's first certificate the
+    /// server's own; the key PKCS#8, PKCS#1 or SEC1). Both are read when the
+    /// server starts (a file that does not read stops it with an error
+    /// naming the file) and again when either changes, so that a renewed
+    /// certificate is served without a restart. ALPN offers HTTP/2 and
+    /// HTTP/1.1. Standalone server only: an application that
+    /// [mounts](crate::Server::http_service) the service terminates TLS
+    /// itself.
+    ///
+    /// ```
+    /// use mcp_runtime::transport::http::HttpConfig;
+    ///
+    /// let config = HttpConfig::default().tls("/etc/mcp/fullchain.pem", "/etc/mcp/privkey.pem");
+    /// # let _ = config;
+    /// ```
+    #[cfg(feature = "tls")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "tls")))]
+    pub fn tls(mut self, cert: impl Into<std::path::PathBuf>, key: impl Into<std::path::PathBuf>) -> Self {
+        self.tls = Some(super::tls::TlsFiles { cert: cert.into(), key: key.into() });
         self
     }
 

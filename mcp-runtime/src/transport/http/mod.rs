@@ -88,6 +88,8 @@ mod serve;
 mod service;
 mod shared;
 mod stall;
+#[cfg(feature = "tls")]
+mod tls;
 
 pub use crate::endpoint::body::McpBody;
 pub use config::HttpConfig;

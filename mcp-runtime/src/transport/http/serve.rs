@@ -156,6 +156,9 @@ impl Server {
         // does not fit in it.
         http.http1().header_read_timeout(None).max_buf_size(config.max_header_bytes.max(8192));
         http.http2().max_header_list_size(u32::try_from(config.max_header_bytes).unwrap_or(u32::MAX));
+        // Read before anything is served: a certificate that does not read stops the server.
+        #[cfg(feature = "tls")]
+        let tls = config.tls.as_ref().map(super::tls::acceptor).transpose()?;
         let graceful = GracefulShutdown::new();
         let permits = Arc::new(Semaphore::new(config.max_connections));
         let mut connections = JoinSet::new();
@@ -197,7 +200,6 @@ impl Server {
             let (stream, peer) = stream;
             // Events are small and must not wait for more bytes.
             let _ = stream.set_nodelay(true);
-            let io = StallGuard::new(TokioIo::new(stream), config.write_timeout);
             let activity = Activity::new();
             let endpoint = Endpoint {
                 path: Arc::clone(&path),
@@ -206,14 +208,31 @@ impl Server {
                 cors: cors.clone(),
                 client: layered.then_some(ClientAddress(peer)),
             };
+            let limits = (config.write_timeout, config.header_read_timeout);
+            #[cfg(feature = "tls")]
+            if let Some(tls) = &tls {
+                // The handshake in the connection's task, never in the accept loop,
+                // within the time a request head may take.
+                let (tls, http, watcher) = (tls.clone(), http.clone(), graceful.watcher());
+                connections.spawn(async move {
+                    match tokio::time::timeout(limits.1, tls.accept(stream)).await {
+                        Ok(Ok(stream)) => {
+                            let io = StallGuard::new(TokioIo::new(stream), limits.0);
+                            let connection = watcher.watch(http.serve_connection(io, endpoint).into_owned());
+                            ended(IdleLimited::new(connection, activity, limits.1).await);
+                        }
+                        Ok(Err(e)) => tracing::debug!(error = %e, "a TLS handshake failed"),
+                        Err(_) => tracing::debug!("a TLS handshake did not finish in time"),
+                    }
+                    drop(permit);
+                });
+                continue;
+            }
+            let io = StallGuard::new(TokioIo::new(stream), limits.0);
             let connection = graceful.watch(http.serve_connection(io, endpoint).into_owned());
-            let connection = IdleLimited::new(connection, activity, config.header_read_timeout);
+            let connection = IdleLimited::new(connection, activity, limits.1);
             connections.spawn(async move {
-                match connection.await {
-                    Some(Ok(())) => {}
-                    Some(Err(e)) => tracing::debug!(error = %e, "connection ended with an error"),
-                    None => tracing::debug!("connection closed after waiting too long for a request"),
-                }
+                ended(connection.await);
                 drop(permit);
             });
         }
@@ -227,6 +246,15 @@ impl Server {
         }
         connections.shutdown().await;
         Ok(())
+    }
+}
+
+/// Logs how a connection ended.
+fn ended<E: std::fmt::Display>(outcome: Option<Result<(), E>>) {
+    match outcome {
+        Some(Ok(())) => {}
+        Some(Err(e)) => tracing::debug!(error = %e, "connection ended with an error"),
+        None => tracing::debug!("connection closed after waiting too long for a request"),
     }
 }
 
