@@ -21,6 +21,7 @@ use super::mount::{mounted_name, mounted_uri};
 use crate::answering::{self, Unanswered};
 use crate::client::{Client, Error};
 use crate::handler::extract::Args;
+use crate::handler::functions::BoxFuture;
 use crate::handler::outcome::RpcError;
 use crate::input::Input;
 use crate::protocol::{
@@ -33,15 +34,7 @@ const MAX_ROUNDS: usize = 16;
 
 /// A remote tool served under `namespace`, each call forwarded.
 pub(crate) fn tool(namespace: &str, remote: Tool, client: Client) -> ToolEntry {
-    let name: Arc<str> = remote.name.as_str().into();
-    let served = Arc::<str>::from(namespace);
-    let handler = move |Args(arguments): Args<Value>, input: Input| {
-        let (client, name, served) = (client.clone(), Arc::clone(&name), Arc::clone(&served));
-        async move {
-            let params = json!({"name": &*name, "arguments": object(arguments)});
-            forward::<CallToolResult>(&client, "tools/call", params, &input, &served).await
-        }
-    };
+    let handler = forwarding::<CallToolResult>(client, "tools/call", &remote.name, namespace);
     let mut entry = ToolEntry::new(mounted_name(namespace, &remote.name), handler);
     let mut definition = remote;
     definition.name = std::mem::take(&mut entry.definition.name);
@@ -51,20 +44,30 @@ pub(crate) fn tool(namespace: &str, remote: Tool, client: Client) -> ToolEntry {
 
 /// A remote prompt served under `namespace`, each `prompts/get` forwarded.
 pub(crate) fn prompt(namespace: &str, remote: Prompt, client: Client) -> PromptEntry {
-    let name: Arc<str> = remote.name.as_str().into();
-    let served = Arc::<str>::from(namespace);
-    let handler = move |Args(arguments): Args<Value>, input: Input| {
-        let (client, name, served) = (client.clone(), Arc::clone(&name), Arc::clone(&served));
-        async move {
-            let params = json!({"name": &*name, "arguments": object(arguments)});
-            forward::<GetPromptResult>(&client, "prompts/get", params, &input, &served).await
-        }
-    };
+    let handler = forwarding::<GetPromptResult>(client, "prompts/get", &remote.name, namespace);
     let mut entry = PromptEntry::new(mounted_name(namespace, &remote.name), handler);
     let mut definition = remote;
     definition.name = std::mem::take(&mut entry.definition.name);
     entry.definition = definition;
     entry
+}
+
+/// The handler of the remote tool or prompt `name`: its arguments sent as
+/// `method`, the result read as `T`.
+fn forwarding<T: DeserializeOwned + Send + 'static>(
+    client: Client,
+    method: &'static str,
+    name: &str,
+    served: &str,
+) -> impl Fn(Args<Value>, Input) -> BoxFuture<Result<T, RpcError>> + Clone + Send + Sync + 'static {
+    let (name, served): (Arc<str>, Arc<str>) = (name.into(), served.into());
+    move |Args(arguments), input| {
+        let (client, name, served) = (client.clone(), Arc::clone(&name), Arc::clone(&served));
+        Box::pin(async move {
+            let params = json!({"name": &*name, "arguments": object(arguments)});
+            forward::<T>(&client, method, params, &input, &served).await
+        })
+    }
 }
 
 /// A remote resource served under `namespace` (its URI rewritten), each
