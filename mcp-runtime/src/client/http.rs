@@ -11,6 +11,7 @@ use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
 
 use super::error::Error;
+use super::notices::Notices;
 use super::server_requests::{self, SharedCallbacks};
 use crate::protocol::RequestId;
 
@@ -33,6 +34,8 @@ pub(super) struct Head<'a> {
     pub(super) bearer: Option<&'a str>,
     /// What answers the server's requests met on an event stream.
     pub(super) callbacks: &'a SharedCallbacks,
+    /// What hears the notifications sent for the request (progress).
+    pub(super) notices: Option<&'a Notices>,
 }
 
 /// A response, and the session id its HTTP response gave.
@@ -151,6 +154,12 @@ impl HttpTransport {
                     }
                     continue;
                 }
+                if message.get("id").is_none() {
+                    if let Some(notices) = head.notices {
+                        notices(&message);
+                    }
+                    continue;
+                }
                 // Answered on its own: a person may take a while, and the
                 // stream goes on meanwhile.
                 let answering = self.clone();
@@ -165,6 +174,7 @@ impl HttpTransport {
                         session: session.as_deref(),
                         bearer: bearer.as_deref(),
                         callbacks: &callbacks,
+                        notices: None,
                     };
                     if let Err(e) = answering.notify(&answer, &head).await {
                         tracing::debug!(error = %e, "the answer to the server's request was not sent");

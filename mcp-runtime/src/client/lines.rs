@@ -10,10 +10,13 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::oneshot;
 
 use super::error::Error;
+use super::notices::Notices;
 use crate::protocol::RequestId;
 
 type Waiting = Arc<Mutex<Option<HashMap<RequestId, oneshot::Sender<Value>>>>>;
 type Writer = Arc<tokio::sync::Mutex<Box<dyn tokio::io::AsyncWrite + Send + Unpin>>>;
+/// What hears the notifications of each request that asked to.
+type Watching = Arc<Mutex<HashMap<RequestId, Notices>>>;
 
 /// The write half and the requests waiting for an answer. `None` once the
 /// reader ended (the other side closed, or wrote what is no JSON).
@@ -21,6 +24,7 @@ type Writer = Arc<tokio::sync::Mutex<Box<dyn tokio::io::AsyncWrite + Send + Unpi
 pub(super) struct LinesTransport {
     writer: Writer,
     waiting: Waiting,
+    watching: Watching,
     /// The child process, killed when the last clone goes.
     _child: Option<Arc<tokio::process::Child>>,
 }
@@ -42,8 +46,15 @@ impl LinesTransport {
     {
         let waiting: Waiting = Arc::new(Mutex::new(Some(HashMap::new())));
         let writer: Writer = Arc::new(tokio::sync::Mutex::new(Box::new(writer)));
-        tokio::spawn(read(reader, Arc::clone(&waiting), Arc::clone(&writer), callbacks));
-        LinesTransport { writer, waiting, _child: child.map(Arc::new) }
+        let watching = Watching::default();
+        let reading = Reading {
+            waiting: Arc::clone(&waiting),
+            watching: Arc::clone(&watching),
+            writer: Arc::clone(&writer),
+            callbacks,
+        };
+        tokio::spawn(read(reader, reading));
+        LinesTransport { writer, waiting, watching, _child: child.map(Arc::new) }
     }
 
     /// Writes a notification.
@@ -53,12 +64,19 @@ impl LinesTransport {
             .map_err(|e| Error::Transport(format!("the message could not be written: {e}")))
     }
 
-    pub(super) async fn send(&self, message: &Value, id: &RequestId) -> Result<Value, Error> {
+    pub(super) async fn send(
+        &self,
+        message: &Value,
+        id: &RequestId,
+        notices: Option<&Notices>,
+    ) -> Result<Value, Error> {
         let (answer, answered) = oneshot::channel();
         match lock(&self.waiting).as_mut() {
             Some(waiting) => waiting.insert(id.clone(), answer),
             None => return Err(Error::Transport("the server's output ended".to_owned())),
         };
+        // Heard until the answer, however the wait ends.
+        let _watched = notices.map(|notices| Watched::new(&self.watching, id, notices));
         if let Err(e) = write(&self.writer, message).await {
             if let Some(waiting) = lock(&self.waiting).as_mut() {
                 waiting.remove(id);
@@ -67,6 +85,33 @@ impl LinesTransport {
         }
         answered.await.map_err(|_| Error::Transport("the server's output ended before its answer".to_owned()))
     }
+}
+
+/// A request's notifications heard while it is alive.
+struct Watched<'a> {
+    watching: &'a Watching,
+    id: RequestId,
+}
+
+impl<'a> Watched<'a> {
+    fn new(watching: &'a Watching, id: &RequestId, notices: &Notices) -> Self {
+        lock(watching).insert(id.clone(), Arc::clone(notices));
+        Watched { watching, id: id.clone() }
+    }
+}
+
+impl Drop for Watched<'_> {
+    fn drop(&mut self) {
+        lock(self.watching).remove(&self.id);
+    }
+}
+
+/// What the reader task hands answers, notifications and requests to.
+struct Reading {
+    waiting: Waiting,
+    watching: Watching,
+    writer: Writer,
+    callbacks: super::server_requests::SharedCallbacks,
 }
 
 /// Writes one message on its line.
@@ -80,12 +125,8 @@ async fn write(writer: &Writer, message: &Value) -> std::io::Result<()> {
 /// Reads answers until the other side closes, or writes a line that is no
 /// JSON: then every request still waiting is told so. The server's own
 /// requests are answered as they come.
-async fn read<R: tokio::io::AsyncRead + Unpin>(
-    reader: R,
-    waiting: Waiting,
-    writer: Writer,
-    callbacks: super::server_requests::SharedCallbacks,
-) {
+async fn read<R: tokio::io::AsyncRead + Unpin>(reader: R, reading: Reading) {
+    let Reading { waiting, watching, writer, callbacks } = reading;
     let mut lines = BufReader::new(reader).lines();
     while let Ok(Some(line)) = lines.next_line().await {
         if line.trim().is_empty() {
@@ -95,6 +136,14 @@ async fn read<R: tokio::io::AsyncRead + Unpin>(
             tracing::warn!("the server wrote a line that is not JSON: the connection is given up");
             break;
         };
+        if message.get("method").is_some() && message.get("id").is_none() {
+            // A notification: each request that listens filters its own.
+            let listening: Vec<Notices> = lock(&watching).values().cloned().collect();
+            for notices in listening {
+                notices(&message);
+            }
+            continue;
+        }
         if message.get("method").is_some() {
             // Answered on its own: a person may take a while, and a write
             // waiting behind a request's must not stop the reading.

@@ -23,13 +23,20 @@
 //! 2025-era server's request is refused with `-32601` (a `ping` is always
 //! answered).
 //!
-//! Not there yet: progress, cancellation, `subscriptions/listen`, and
+//! A request's progress is heard with
+//! [`call_tool_with_progress`](Client::call_tool_with_progress); a request
+//! given up (its future dropped, or the time limit reached) is cancelled
+//! at the server.
+//!
+//! Not there yet: `subscriptions/listen` and resource subscriptions, and
 //! ending a 2025-era session with `DELETE`.
 
 mod error;
 mod http;
+mod in_flight;
 mod lines;
 mod negotiation;
+mod notices;
 mod remote;
 mod server_requests;
 
@@ -46,6 +53,7 @@ use http::{Head, HttpTransport};
 use lines::LinesTransport;
 pub use negotiation::{LEGACY_PROTOCOL_VERSION, Revision};
 use negotiation::{LegacySession, Negotiated};
+use notices::Notices;
 pub use remote::Remote;
 use server_requests::SharedCallbacks;
 
@@ -283,7 +291,7 @@ impl Client {
         method: Option<(&'a str, Option<&'a str>)>,
         session: Option<&'a str>,
     ) -> Head<'a> {
-        Head { version, method, session, bearer: self.bearer.as_deref(), callbacks: &self.callbacks }
+        Head { version, method, session, bearer: self.bearer.as_deref(), callbacks: &self.callbacks, notices: None }
     }
 
     /// Sends request `id` and waits (at most the client's time limit) for
@@ -292,7 +300,7 @@ impl Client {
         let exchange = async {
             match &self.transport {
                 Transport::Http(http) => http.send(message, &head, id).await.map(|a| (a.message, a.session)),
-                Transport::Lines(lines) => lines.send(message, id).await.map(|message| (message, None)),
+                Transport::Lines(lines) => lines.send(message, id, head.notices).await.map(|message| (message, None)),
             }
         };
         tokio::time::timeout(self.timeout, exchange).await.map_err(|_| Error::Timeout(self.timeout))?
@@ -306,28 +314,40 @@ impl Client {
         method: &str,
         params: Map<String, Value>,
     ) -> Result<Value, Error> {
-        self.exchange_as(negotiated, method, params, &self.meta).await
+        self.exchange_as(negotiated, method, params, &self.meta, None).await
     }
 
-    /// [`exchange`](Self::exchange) with `meta` for the client's own.
+    /// [`exchange`](Self::exchange) with `meta` for the client's own, and
+    /// the request's progress token and what hears its notifications.
+    /// Given up before its answer, the request is cancelled.
     async fn exchange_as(
         &self,
         negotiated: &Negotiated,
         method: &str,
         mut params: Map<String, Value>,
         meta: &RequestMeta,
+        progress: Option<&(Value, Notices)>,
     ) -> Result<Value, Error> {
         let id = self.next_id();
         let target = ["name", "uri", "taskId"].iter().find_map(|key| params.get(*key)?.as_str().map(str::to_owned));
-        let head = match negotiated {
+        let mut head = match negotiated {
             Negotiated::Modern => {
                 params.insert("_meta".to_owned(), meta.to_value());
                 self.head(PROTOCOL_VERSION, Some((method, target.as_deref())), None)
             }
             Negotiated::Legacy(session) => self.head(&session.version, None, session.id.as_deref()),
         };
+        if let Some((token, notices)) = progress {
+            let meta = params.entry("_meta").or_insert_with(|| json!({}));
+            if let Some(meta) = meta.as_object_mut() {
+                meta.insert("progressToken".to_owned(), token.clone());
+            }
+            head.notices = Some(notices);
+        }
         let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let outstanding = self.outstanding(negotiated, &id);
         let (answer, _) = self.send(&message, &id, head).await?;
+        outstanding.answered();
         error::result_of(answer, &id)
     }
 
@@ -369,7 +389,7 @@ impl Client {
         let negotiated = self.negotiated().await?;
         let mut meta = (*self.meta).clone();
         meta.client_capabilities = capabilities.clone();
-        let result = self.exchange_as(negotiated, method, params, &meta).await?;
+        let result = self.exchange_as(negotiated, method, params, &meta, None).await?;
         if answering::is_input_required(&result) {
             return Err(Error::InputRequired(result));
         }
@@ -382,6 +402,17 @@ impl Client {
     /// came. An `input_required` result is answered with the callbacks and
     /// the request sent again, until the result is complete.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, Error> {
+        self.request_as(method, params, None).await
+    }
+
+    /// [`request`](Self::request), with a progress token and what hears
+    /// the request's notifications.
+    async fn request_as(
+        &self,
+        method: &str,
+        params: Value,
+        progress: Option<(Value, Notices)>,
+    ) -> Result<Value, Error> {
         let mut params = match params {
             Value::Null => Map::new(),
             Value::Object(params) => params,
@@ -389,7 +420,7 @@ impl Client {
         };
         let negotiated = self.negotiated().await?;
         for _ in 0..=MAX_ROUNDS {
-            let result = self.exchange(negotiated, method, params.clone()).await?;
+            let result = self.exchange_as(negotiated, method, params.clone(), &self.meta, progress.as_ref()).await?;
             if !answering::is_input_required(&result) {
                 return Ok(result);
             }

@@ -1,0 +1,139 @@
+//! A request while it waits for its answer: the notifications the server
+//! sends for it (progress), and its cancellation when the caller stops
+//! waiting (the future dropped, or the client's time limit reached).
+//!
+//! Cancelling is what each transport and era says: over stdio, and in a
+//! 2025-era session over HTTP, `notifications/cancelled` naming the
+//! request; over HTTP in 2026-07-28, closing the request's connection,
+//! which dropping its response does (no notification there).
+
+use std::future::Future;
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::negotiation::Negotiated;
+use super::notices::Notices;
+use super::{Client, Error, Transport};
+use crate::protocol::{CallToolResult, ProgressParams, RequestId};
+
+/// Sends `notifications/cancelled` for a request unless it was answered.
+pub(super) struct Outstanding {
+    /// Where to send it; `None` once answered, or where closing suffices.
+    cancel: Option<Box<dyn FnOnce() + Send>>,
+}
+
+impl Outstanding {
+    /// Marks the request answered: nothing is sent.
+    pub(super) fn answered(mut self) {
+        self.cancel = None;
+    }
+}
+
+impl Drop for Outstanding {
+    fn drop(&mut self) {
+        if let Some(cancel) = self.cancel.take() {
+            cancel();
+        }
+    }
+}
+
+impl Client {
+    /// What cancels request `id` if it is given up.
+    pub(super) fn outstanding(&self, negotiated: &Negotiated, id: &RequestId) -> Outstanding {
+        let notice = json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": { "requestId": id, "reason": "The client stopped waiting for the answer" },
+        });
+        let cancel: Option<Box<dyn FnOnce() + Send>> = match (&self.transport, negotiated) {
+            (Transport::Lines(lines), _) => {
+                let lines = lines.clone();
+                Some(Box::new(move || spawn(async move { lines.notify(&notice).await })))
+            }
+            (Transport::Http(http), Negotiated::Legacy(session)) => {
+                let (http, version, session) = ((**http).clone(), session.version.clone(), session.id.clone());
+                let (bearer, callbacks) = (self.bearer.clone(), Arc::clone(&self.callbacks));
+                Some(Box::new(move || {
+                    spawn(async move {
+                        let head = super::http::Head {
+                            version: &version,
+                            method: None,
+                            session: session.as_deref(),
+                            bearer: bearer.as_deref(),
+                            callbacks: &callbacks,
+                            notices: None,
+                        };
+                        http.notify(&notice, &head).await
+                    })
+                }))
+            }
+            // Dropping the response closes its connection: that is the cancellation.
+            (Transport::Http(_), Negotiated::Modern) => None,
+        };
+        Outstanding { cancel }
+    }
+
+    /// [`request`](Self::request), with the server's progress reported to
+    /// `on_progress` as it comes (the request carries a `progressToken`).
+    pub async fn request_with_progress(
+        &self,
+        method: &str,
+        params: Value,
+        on_progress: impl Fn(ProgressParams) + Send + Sync + 'static,
+    ) -> Result<Value, Error> {
+        let token = Value::from(format!("progress-{}", self.next_id()));
+        let notices: Notices = {
+            let token = token.clone();
+            Arc::new(move |message: &Value| {
+                let params = message.get("params");
+                if message.get("method").and_then(Value::as_str) == Some("notifications/progress")
+                    && params.and_then(|p| p.get("progressToken")) == Some(&token)
+                    && let Some(Ok(progress)) = params.map(|p| serde_json::from_value::<ProgressParams>(p.clone()))
+                {
+                    on_progress(progress);
+                }
+            })
+        };
+        self.request_as(method, params, Some((token, notices))).await
+    }
+
+    /// [`call_tool`](Self::call_tool), with the server's progress reported
+    /// to `on_progress` as it comes.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), mcp_runtime::client::Error> {
+    /// use mcp_runtime::client::Client;
+    ///
+    /// let client = Client::http("http://127.0.0.1:3000/mcp");
+    /// let result = client
+    ///     .call_tool_with_progress("export", serde_json::json!({}), |p| {
+    ///         eprintln!("{} of {:?}: {}", p.progress, p.total, p.message.unwrap_or_default())
+    ///     })
+    ///     .await?;
+    /// # let _ = result; Ok(()) }
+    /// ```
+    pub async fn call_tool_with_progress(
+        &self,
+        name: &str,
+        arguments: Value,
+        on_progress: impl Fn(ProgressParams) + Send + Sync + 'static,
+    ) -> Result<CallToolResult, Error> {
+        let result = self
+            .request_with_progress("tools/call", json!({ "name": name, "arguments": arguments }), on_progress)
+            .await?;
+        serde_json::from_value(result)
+            .map_err(|e| Error::Invalid(format!("a `tools/call` result that does not read: {e}")))
+    }
+}
+
+/// Runs `sending` on its own, if there is a runtime to run it on.
+fn spawn(sending: impl Future<Output = Result<(), Error>> + Send + 'static) {
+    if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+        runtime.spawn(async move {
+            if let Err(e) = sending.await {
+                tracing::debug!(error = %e, "the cancellation was not sent");
+            }
+        });
+    }
+}
