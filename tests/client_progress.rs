@@ -96,3 +96,34 @@ async fn progress_is_heard_and_a_request_given_up_is_cancelled_in_either_era_and
         }
     }
 }
+
+#[tokio::test]
+async fn a_gateway_passes_a_remotes_progress_on_and_cancels_what_its_client_gives_up() {
+    let cancelled = Arc::new(AtomicUsize::new(0));
+    let remote = mcp_runtime::client::Remote::connect(over_pipe(Arc::clone(&cancelled))).await.expect("connected");
+    let gateway = Server::builder("gateway", "1.0.0").mount_remote("far", remote).build().expect("a gateway");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
+    tokio::spawn(gateway.serve_http_with_shutdown(listener, HttpConfig::default(), std::future::pending()));
+    for revision in [Revision::Modern, Revision::Legacy] {
+        let client = Client::http(&url).revision(revision);
+        let heard = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = Arc::clone(&heard);
+        client
+            .call_tool_with_progress("far_count", json!({}), move |p| log.lock().expect("lock").push(p.progress))
+            .await
+            .expect("answered");
+        assert_eq!(*heard.lock().expect("lock"), [1.0, 2.0, 3.0], "{revision:?}");
+
+        let before = cancelled.load(Ordering::SeqCst);
+        let impatient = client.clone().timeout(Duration::from_millis(200));
+        assert!(matches!(impatient.call_tool("far_wait", json!({})).await, Err(Error::Timeout(_))), "{revision:?}");
+        let heard_of = tokio::time::timeout(Duration::from_secs(10), async {
+            while cancelled.load(Ordering::SeqCst) == before {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        })
+        .await;
+        assert!(heard_of.is_ok(), "{revision:?}: the remote never heard that the call was given up");
+    }
+}

@@ -82,20 +82,27 @@ impl Client {
         params: Value,
         on_progress: impl Fn(ProgressParams) + Send + Sync + 'static,
     ) -> Result<Value, Error> {
+        self.request_as(method, params, Some(self.progress_listener(on_progress))).await
+    }
+
+    /// A progress token of this client, and what passes the progress the
+    /// server reports under it to `on_progress`.
+    pub(crate) fn progress_listener(
+        &self,
+        on_progress: impl Fn(ProgressParams) + Send + Sync + 'static,
+    ) -> (Value, Notices) {
         let token = Value::from(format!("progress-{}", self.next_id()));
-        let notices: Notices = {
-            let token = token.clone();
-            Arc::new(move |message: &Value| {
-                let params = message.get("params");
-                if message.get("method").and_then(Value::as_str) == Some("notifications/progress")
-                    && params.and_then(|p| p.get("progressToken")) == Some(&token)
-                    && let Some(Ok(progress)) = params.map(|p| serde_json::from_value::<ProgressParams>(p.clone()))
-                {
-                    on_progress(progress);
-                }
-            })
-        };
-        self.request_as(method, params, Some((token, notices))).await
+        let named = token.clone();
+        let notices: Notices = Arc::new(move |message: &Value| {
+            let params = message.get("params");
+            if message.get("method").and_then(Value::as_str) == Some("notifications/progress")
+                && params.and_then(|p| p.get("progressToken")) == Some(&named)
+                && let Some(Ok(progress)) = params.map(|p| serde_json::from_value::<ProgressParams>(p.clone()))
+            {
+                on_progress(progress);
+            }
+        });
+        (token, notices)
     }
 
     /// [`call_tool`](Self::call_tool), with the server's progress reported

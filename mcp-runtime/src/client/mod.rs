@@ -378,18 +378,21 @@ impl Client {
     /// One round of `method`, declaring `capabilities` instead of the
     /// client's (in 2026-07-28; a 2025-era session declared its own at
     /// `initialize`): what a server that forwards its own client's request
-    /// declares for it. An `input_required` result is
-    /// [`Error::InputRequired`], for the caller to answer.
+    /// declares for it, with its progress heard by `progress` if given (see
+    /// [`progress_listener`](Self::progress_listener)). An
+    /// `input_required` result is [`Error::InputRequired`], for the caller
+    /// to answer.
     pub(crate) async fn request_declaring(
         &self,
         method: &str,
         params: Map<String, Value>,
         capabilities: &ClientCapabilities,
+        progress: Option<&(Value, Notices)>,
     ) -> Result<Value, Error> {
         let negotiated = self.negotiated().await?;
         let mut meta = (*self.meta).clone();
         meta.client_capabilities = capabilities.clone();
-        let result = self.exchange_as(negotiated, method, params, &meta, None).await?;
+        let result = self.exchange_as(negotiated, method, params, &meta, progress).await?;
         if answering::is_input_required(&result) {
             return Err(Error::InputRequired(result));
         }

@@ -6,6 +6,10 @@
 //! its failures (gone, a bad answer, no answer in time) are `-32603` naming
 //! the mount, and this server goes on.
 //!
+//! A remote's progress is passed on to this server's client when it asked
+//! for progress, and a forwarded request this server gives up (its client
+//! cancelled, or it ran out of time) is cancelled at the remote.
+//!
 //! A remote that answers a call or a prompt with `input_required` has its
 //! questions asked of this server's client, under the remote's keys (as
 //! this server's own, so in either era), and the request sent to it again
@@ -22,10 +26,12 @@ use crate::answering::{self, Unanswered};
 use crate::client::{Client, Error};
 use crate::handler::extract::Args;
 use crate::handler::functions::BoxFuture;
+use crate::handler::notify::Progress;
 use crate::handler::outcome::RpcError;
 use crate::input::Input;
 use crate::protocol::{
-    CallToolResult, ErrorObject, GetPromptResult, InputRequest, Prompt, ReadResourceResult, Resource, Tool,
+    CallToolResult, ErrorObject, GetPromptResult, InputRequest, ProgressParams, Prompt, ReadResourceResult, Resource,
+    Tool,
 };
 use crate::registry::entry::{PromptEntry, ResourceEntry, ResourceKind, ToolEntry};
 
@@ -59,13 +65,13 @@ fn forwarding<T: DeserializeOwned + Send + 'static>(
     method: &'static str,
     name: &str,
     served: &str,
-) -> impl Fn(Args<Value>, Input) -> BoxFuture<Result<T, RpcError>> + Clone + Send + Sync + 'static {
+) -> impl Fn(Args<Value>, Input, Progress) -> BoxFuture<Result<T, RpcError>> + Clone + Send + Sync + 'static {
     let (name, served): (Arc<str>, Arc<str>) = (name.into(), served.into());
-    move |Args(arguments), input| {
+    move |Args(arguments), input, progress| {
         let (client, name, served) = (client.clone(), Arc::clone(&name), Arc::clone(&served));
         Box::pin(async move {
             let params = json!({"name": &*name, "arguments": object(arguments)});
-            forward::<T>(&client, method, params, &input, &served).await
+            forward::<T>(&client, method, params, (&input, &progress), &served).await
         })
     }
 }
@@ -101,34 +107,46 @@ pub(crate) fn resource(namespace: &str, remote: Resource, client: Client) -> Res
 }
 
 /// Sends `method` to the remote, relaying its questions to this server's
-/// client until it answers with a complete result.
+/// client until it answers with a complete result, and its progress when
+/// this server's client asked for progress.
 async fn forward<T: DeserializeOwned>(
     client: &Client,
     method: &str,
     params: Value,
-    input: &Input,
+    (input, progress): (&Input, &Progress),
     served: &str,
 ) -> Result<T, RpcError> {
     let mut params = match params {
         Value::Object(params) => params,
         _ => Map::new(),
     };
+    let relayed_progress = progress.is_requested().then(|| {
+        let progress = progress.clone();
+        client.progress_listener(move |p: ProgressParams| {
+            match p.message {
+                Some(message) => progress.report_with_message(p.progress, p.total, message),
+                None => progress.report(p.progress, p.total),
+            };
+        })
+    });
     for _ in 0..=MAX_ROUNDS {
-        let result = match client.request_declaring(method, params.clone(), input.capabilities()).await {
-            Ok(result) => result,
-            Err(Error::InputRequired(result)) => {
-                let answers = relay(input, &result, served).await?;
-                answering::next_round(&mut params, &result, answers).map_err(|unanswered| {
-                    let why = match unanswered {
-                        Unanswered::Malformed(why) => why,
-                        Unanswered::NoCallback { method, .. } => method,
-                    };
-                    RpcError::from(ErrorObject::internal(format!("The server mounted at `{served}`: {why}")))
-                })?;
-                continue;
-            }
-            Err(other) => return Err(relayed(served, other)),
-        };
+        let capabilities = input.capabilities();
+        let result =
+            match client.request_declaring(method, params.clone(), capabilities, relayed_progress.as_ref()).await {
+                Ok(result) => result,
+                Err(Error::InputRequired(result)) => {
+                    let answers = relay(input, &result, served).await?;
+                    answering::next_round(&mut params, &result, answers).map_err(|unanswered| {
+                        let why = match unanswered {
+                            Unanswered::Malformed(why) => why,
+                            Unanswered::NoCallback { method, .. } => method,
+                        };
+                        RpcError::from(ErrorObject::internal(format!("The server mounted at `{served}`: {why}")))
+                    })?;
+                    continue;
+                }
+                Err(other) => return Err(relayed(served, other)),
+            };
         return serde_json::from_value(result).map_err(|e| {
             ErrorObject::internal(format!(
                 "The server mounted at `{served}` gave a `{method}` result that does not read: {e}"
