@@ -21,7 +21,8 @@
 # redis-server on loopback (ready when it answers PING) and keeps the
 # sessions there (Redis's own work is not counted, the client's is);
 # RATE_LIMIT=1 builds with the `rate-limit` feature and puts a server-wide
-# RateLimit that never refuses in front of every call.
+# RateLimit that never refuses in front of every call. HTTP2=1 builds with the
+# `http2` feature (HTTP/2 served beside HTTP/1.1; the calls stay HTTP/1.1).
 #
 # The kernel's share (TCP, epoll) is not counted here; see profile.sh.
 set -euo pipefail

@@ -27,6 +27,10 @@ build_for_profiling() {
         dir=target/profiling-rate-limit
         features=(--features rate-limit)
     fi
+    if [[ -n "${HTTP2:-}" && "$server" == ours ]]; then
+        dir=target/profiling-http2
+        features=(--features http2)
+    fi
     CARGO_TARGET_DIR=$dir CARGO_PROFILE_RELEASE_DEBUG=line-tables-only \
         cargo build --release --quiet -p "bench-$server" "${features[@]}"
     server_bin=$dir/release/bench-$server

@@ -146,6 +146,7 @@
 //! | `tasks` | yes | the tasks extension: `#[tool(task)]` answered with a task handle, `tasks/get`, `tasks/update`, `tasks/cancel`, the task stores ([`tasks`]); without it a `task` tool runs as a plain call |
 //! | `redis` | no | an [`EventBus`](events::EventBus) over Redis pub/sub, so `subscriptions/listen` works across replicas, and task and session stores in Redis, so any replica serves any task or 2025-era session |
 //! | `sqlite` | no | a task store in an SQLite file (bundled), so tasks outlive a restart (implies `tasks`) |
+//! | `http2` | yes | HTTP/2 beside HTTP/1.1 on the standalone server's port (prior knowledge, or ALPN over TLS), each connection's protocol decided once |
 //! | `tls` | no | HTTPS for the standalone server (`HttpConfig::tls`): PEM files read again when they change, ALPN `h2` and `http/1.1` (rustls) |
 //! | `auth` | no | OAuth 2.1 resource server on HTTP (`ServerBuilder::authorization`): bearer tokens verified on every request, the Protected Resource Metadata document, the 401 challenges |
 //! | `otel` | no | OpenTelemetry: the client's trace context as each request span's parent, the conventions' metrics, and `otel::init` (logs, and OTLP export from the `OTEL_*` variables) |

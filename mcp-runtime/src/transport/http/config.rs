@@ -144,11 +144,11 @@ impl HttpConfig {
     }
 
     /// The largest request head (request line and headers) accepted by the
-    /// standalone server, in bytes (default 32 KiB, at least 8 KiB); a larger
-    /// one is answered 431 over HTTP/1.1, and refused over HTTP/2 (the
-    /// header list, as HTTP/2 counts it).
+    /// standalone server, in bytes (default 32 KiB, at least 4 KiB); a larger
+    /// one is answered 431 (over HTTP/2, the header list as HTTP/2 counts
+    /// it).
     pub fn max_header_bytes(mut self, bytes: usize) -> Self {
-        self.max_header_bytes = bytes.max(8192);
+        self.max_header_bytes = bytes.max(4096);
         self
     }
 

@@ -83,6 +83,7 @@ mod cors;
 mod health;
 mod idle;
 mod origin;
+mod protocol;
 mod request_headers;
 mod serve;
 mod service;

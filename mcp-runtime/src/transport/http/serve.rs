@@ -10,9 +10,13 @@ use std::time::Duration;
 
 use http::{Request, StatusCode};
 use hyper::body::Incoming;
-use hyper_util::rt::{TokioExecutor, TokioIo};
-use hyper_util::server::conn::auto;
-use hyper_util::server::graceful::GracefulShutdown;
+use hyper::server::conn::http1;
+#[cfg(feature = "http2")]
+use hyper::server::conn::http2;
+#[cfg(feature = "http2")]
+use hyper_util::rt::TokioExecutor;
+use hyper_util::rt::TokioIo;
+use hyper_util::server::graceful::{GracefulShutdown, Watcher};
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
@@ -20,6 +24,7 @@ use tokio::task::JoinSet;
 use super::HttpConfig;
 use super::cors::{Cors, WithCors};
 use super::idle::{Activity, IdleLimited, TrackedBody, TrackedFuture};
+use super::protocol::{self, Protocol};
 use super::service::{McpService, ResponseFuture};
 use super::stall::StallGuard;
 use crate::endpoint::responses::transport_error;
@@ -147,15 +152,23 @@ impl Server {
         let sessions = self.eras().serves_legacy();
         let cors = config.cors.then(|| Arc::new(Cors::new(config.origin.clone().resolve(Some(loopback)), sessions)));
         let service = McpService::new(self, config.clone(), Some(loopback));
-        // HTTP/1.1 and HTTP/2 (prior knowledge, the connection preface
-        // tells) on the same port.
-        let mut http = auto::Builder::new(TokioExecutor::new());
+        // HTTP/1.1 and HTTP/2 on the same port, which each connection
+        // speaks decided once (`protocol.rs`).
+        let mut h1 = http1::Builder::new();
         // hyper's header-read timeout would arm a timer per request;
         // `IdleLimited` does that job with one per connection.
-        // The read buffer bounds the head: hyper answers 431 when a head
-        // does not fit in it.
-        http.http1().header_read_timeout(None).max_buf_size(config.max_header_bytes.max(8192));
-        http.http2().max_header_list_size(u32::try_from(config.max_header_bytes).unwrap_or(u32::MAX));
+        h1.header_read_timeout(None).max_header_size(config.max_header_bytes);
+        #[cfg(feature = "http2")]
+        let h2 = {
+            let mut h2 = http2::Builder::new(TokioExecutor::new());
+            h2.max_header_list_size(u32::try_from(config.max_header_bytes).unwrap_or(u32::MAX));
+            h2
+        };
+        let http = Arc::new(Builders {
+            h1,
+            #[cfg(feature = "http2")]
+            h2,
+        });
         // Read before anything is served: a certificate that does not read stops the server.
         #[cfg(feature = "tls")]
         let tls = config.tls.as_ref().map(super::tls::acceptor).transpose()?;
@@ -208,18 +221,18 @@ impl Server {
                 cors: cors.clone(),
                 client: layered.then_some(ClientAddress(peer)),
             };
-            let limits = (config.write_timeout, config.header_read_timeout);
+            let limits = Limits { write: config.write_timeout, idle: config.header_read_timeout };
+            let (http, watcher) = (Arc::clone(&http), graceful.watcher());
             #[cfg(feature = "tls")]
             if let Some(tls) = &tls {
                 // The handshake in the connection's task, never in the accept loop,
                 // within the time a request head may take.
-                let (tls, http, watcher) = (tls.clone(), http.clone(), graceful.watcher());
+                let tls = tls.clone();
                 connections.spawn(async move {
-                    match tokio::time::timeout(limits.1, tls.accept(stream)).await {
+                    match tokio::time::timeout(limits.idle, tls.accept(stream)).await {
                         Ok(Ok(stream)) => {
-                            let io = StallGuard::new(TokioIo::new(stream), limits.0);
-                            let connection = watcher.watch(http.serve_connection(io, endpoint).into_owned());
-                            ended(IdleLimited::new(connection, activity, limits.1).await);
+                            let protocol = protocol::negotiated(stream.get_ref().1.alpn_protocol());
+                            http.serve(protocol, stream, endpoint, (watcher, activity, limits)).await;
                         }
                         Ok(Err(e)) => tracing::debug!(error = %e, "a TLS handshake failed"),
                         Err(_) => tracing::debug!("a TLS handshake did not finish in time"),
@@ -228,11 +241,11 @@ impl Server {
                 });
                 continue;
             }
-            let io = StallGuard::new(TokioIo::new(stream), limits.0);
-            let connection = graceful.watch(http.serve_connection(io, endpoint).into_owned());
-            let connection = IdleLimited::new(connection, activity, limits.1);
             connections.spawn(async move {
-                ended(connection.await);
+                match protocol::sniff(&stream, limits.idle).await {
+                    Some(protocol) => http.serve(protocol, stream, endpoint, (watcher, activity, limits)).await,
+                    None => tracing::debug!("connection closed before it said anything"),
+                }
                 drop(permit);
             });
         }
@@ -246,6 +259,50 @@ impl Server {
         }
         connections.shutdown().await;
         Ok(())
+    }
+}
+
+/// The time limits of one connection.
+#[derive(Clone, Copy)]
+struct Limits {
+    /// Without write progress, the connection is closed (`StallGuard`).
+    write: std::time::Duration,
+    /// Waiting for a request, the connection is closed (`IdleLimited`).
+    idle: std::time::Duration,
+}
+
+/// hyper's servers of each protocol, as configured.
+struct Builders {
+    h1: http1::Builder,
+    #[cfg(feature = "http2")]
+    h2: http2::Builder<TokioExecutor>,
+}
+
+impl Builders {
+    /// Serves `io` in `protocol` until it ends, watched for shutdown.
+    async fn serve<I>(
+        &self,
+        protocol: Protocol,
+        io: I,
+        endpoint: Endpoint,
+        (watcher, activity, limits): (Watcher, Arc<Activity>, Limits),
+    ) where
+        I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        let io = StallGuard::new(TokioIo::new(io), limits.write);
+        match protocol {
+            #[cfg(feature = "http2")]
+            Protocol::Http2 => {
+                let connection = watcher.watch(self.h2.serve_connection(io, endpoint));
+                ended(IdleLimited::new(connection, activity, limits.idle).await);
+            }
+            // Without the `http2` feature an HTTP/2 preface goes to the
+            // HTTP/1.1 server too, which refuses it.
+            _ => {
+                let connection = watcher.watch(self.h1.serve_connection(io, endpoint));
+                ended(IdleLimited::new(connection, activity, limits.idle).await);
+            }
+        }
     }
 }
 

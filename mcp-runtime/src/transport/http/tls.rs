@@ -34,7 +34,8 @@ pub(crate) fn acceptor(files: &TlsFiles) -> io::Result<tokio_rustls::TlsAcceptor
         .map_err(io::Error::other)?
         .with_no_client_auth()
         .with_cert_resolver(Arc::new(resolver));
-    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    config.alpn_protocols =
+        if cfg!(feature = "http2") { vec![b"h2".to_vec(), b"http/1.1".to_vec()] } else { vec![b"http/1.1".to_vec()] };
     Ok(tokio_rustls::TlsAcceptor::from(Arc::new(config)))
 }
 
