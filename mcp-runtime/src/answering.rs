@@ -19,8 +19,25 @@ pub(crate) type RootsFn = Arc<dyn Fn() -> BoxFuture<Vec<Root>> + Send + Sync>;
 pub(crate) enum Unanswered {
     /// No callback for its kind: `callback` names the method that adds one.
     NoCallback { key: String, method: String, callback: &'static str },
+    /// A method no callback kind answers (none this revision knows).
+    UnknownMethod { key: String, method: String },
     /// A request that cannot be read, or an answer that cannot be written.
     Malformed(String),
+}
+
+impl Unanswered {
+    /// What went wrong, for a request that cannot be answered as it is.
+    pub(crate) fn unreadable(self) -> String {
+        match self {
+            Unanswered::NoCallback { key, method, callback } => {
+                format!("the input request `{key}` (`{method}`) has no `{callback}` callback")
+            }
+            Unanswered::UnknownMethod { key, method } => {
+                format!("the input request `{key}` has an unknown method `{method}`")
+            }
+            Unanswered::Malformed(why) => why,
+        }
+    }
 }
 
 /// The callbacks that answer each kind of input request.
@@ -79,11 +96,7 @@ impl Callbacks {
                 let callback = self.roots.as_ref().ok_or_else(|| missing("on_roots"))?;
                 Ok(serde_json::json!({ "roots": callback().await }))
             }
-            other => {
-                return Err(Unanswered::Malformed(format!(
-                    "the input request `{key}` has an unknown method `{other}`"
-                )));
-            }
+            other => return Err(Unanswered::UnknownMethod { key: key.to_owned(), method: other.to_owned() }),
         };
         answer.map_err(|e| Unanswered::Malformed(format!("the answer to `{key}` does not serialize: {e}")))
     }
@@ -118,7 +131,7 @@ pub(crate) fn next_round(
     params: &mut Map<String, Value>,
     result: &Value,
     answers: Map<String, Value>,
-) -> Result<(), Unanswered> {
+) -> Result<(), String> {
     params.remove("inputResponses");
     params.remove("requestState");
     if !answers.is_empty() {
@@ -128,7 +141,7 @@ pub(crate) fn next_round(
         Some(Value::String(state)) => {
             params.insert("requestState".into(), Value::String(state.clone()));
         }
-        Some(other) => return Err(Unanswered::Malformed(format!("`requestState` is not a string: {other}"))),
+        Some(other) => return Err(format!("`requestState` is not a string: {other}")),
         None => {}
     }
     Ok(())

@@ -125,6 +125,18 @@ impl HttpTransport {
         Err(Error::Http { status: status.as_u16(), body: body.as_deref().map(start_of).unwrap_or_default() })
     }
 
+    /// What posts messages later, on a task of its own, with `head`'s
+    /// version, session and token.
+    pub(super) fn poster(&self, head: &Head<'_>) -> Poster {
+        Poster {
+            http: self.clone(),
+            version: head.version.to_owned(),
+            session: head.session.map(str::to_owned),
+            bearer: head.bearer.map(str::to_owned),
+            callbacks: std::sync::Arc::clone(head.callbacks),
+        }
+    }
+
     /// Reads an event stream as it comes until the answer to `id`,
     /// answering the server's requests met on the way.
     async fn read_stream(
@@ -162,27 +174,41 @@ impl HttpTransport {
                 }
                 // Answered on its own: a person may take a while, and the
                 // stream goes on meanwhile.
-                let answering = self.clone();
-                let callbacks = std::sync::Arc::clone(head.callbacks);
-                let (version, session, bearer) =
-                    (head.version.to_owned(), head.session.map(str::to_owned), head.bearer.map(str::to_owned));
+                let poster = self.poster(head);
                 tokio::spawn(async move {
-                    let Some(answer) = server_requests::answer(&callbacks, &message).await else { return };
-                    let head = Head {
-                        version: &version,
-                        method: None,
-                        session: session.as_deref(),
-                        bearer: bearer.as_deref(),
-                        callbacks: &callbacks,
-                        notices: None,
-                    };
-                    if let Err(e) = answering.notify(&answer, &head).await {
+                    let Some(answer) = server_requests::answer(&poster.callbacks, &message).await else { return };
+                    if let Err(e) = poster.post(&answer).await {
                         tracing::debug!(error = %e, "the answer to the server's request was not sent");
                     }
                 });
             }
         }
         Err(Error::Transport("the event stream ended without the answer".to_owned()))
+    }
+}
+
+/// Posts messages into a conversation after the request that named it has
+/// gone: the answer to a server's request, or a cancellation.
+pub(super) struct Poster {
+    http: HttpTransport,
+    version: String,
+    session: Option<String>,
+    bearer: Option<String>,
+    pub(super) callbacks: SharedCallbacks,
+}
+
+impl Poster {
+    /// Posts `message` (a notification or an answer): 202.
+    pub(super) async fn post(&self, message: &Value) -> Result<(), Error> {
+        let head = Head {
+            version: &self.version,
+            method: None,
+            session: self.session.as_deref(),
+            bearer: self.bearer.as_deref(),
+            callbacks: &self.callbacks,
+            notices: None,
+        };
+        self.http.notify(message, &head).await
     }
 }
 

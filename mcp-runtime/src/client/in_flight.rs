@@ -52,21 +52,8 @@ impl Client {
                 Some(Box::new(move || spawn(async move { lines.notify(&notice).await })))
             }
             (Transport::Http(http), Negotiated::Legacy(session)) => {
-                let (http, version, session) = ((**http).clone(), session.version.clone(), session.id.clone());
-                let (bearer, callbacks) = (self.bearer.clone(), Arc::clone(&self.callbacks));
-                Some(Box::new(move || {
-                    spawn(async move {
-                        let head = super::http::Head {
-                            version: &version,
-                            method: None,
-                            session: session.as_deref(),
-                            bearer: bearer.as_deref(),
-                            callbacks: &callbacks,
-                            notices: None,
-                        };
-                        http.notify(&notice, &head).await
-                    })
-                }))
+                let poster = http.poster(&self.head(&session.version, None, session.id.as_deref()));
+                Some(Box::new(move || spawn(async move { poster.post(&notice).await })))
             }
             // Dropping the response closes its connection: that is the cancellation.
             (Transport::Http(_), Negotiated::Modern) => None,
@@ -126,11 +113,8 @@ impl Client {
         arguments: Value,
         on_progress: impl Fn(ProgressParams) + Send + Sync + 'static,
     ) -> Result<CallToolResult, Error> {
-        let result = self
-            .request_with_progress("tools/call", json!({ "name": name, "arguments": arguments }), on_progress)
-            .await?;
-        serde_json::from_value(result)
-            .map_err(|e| Error::Invalid(format!("a `tools/call` result that does not read: {e}")))
+        let params = json!({ "name": name, "arguments": arguments });
+        super::read_as("tools/call", self.request_with_progress("tools/call", params, on_progress).await?)
     }
 }
 

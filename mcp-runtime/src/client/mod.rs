@@ -431,20 +431,15 @@ impl Client {
             let answers = match callbacks.answer_all(&result).await {
                 Ok(answers) => answers,
                 Err(Unanswered::NoCallback { .. }) => return Err(Error::InputRequired(result)),
-                Err(Unanswered::Malformed(why)) => return Err(Error::Invalid(why)),
+                Err(other) => return Err(Error::Invalid(other.unreadable())),
             };
-            answering::next_round(&mut params, &result, answers).map_err(|unanswered| match unanswered {
-                Unanswered::Malformed(why) => Error::Invalid(why),
-                Unanswered::NoCallback { .. } => Error::InputRequired(result.clone()),
-            })?;
+            answering::next_round(&mut params, &result, answers).map_err(Error::Invalid)?;
         }
         Err(Error::Invalid(format!("`{method}` still asked for input after {MAX_ROUNDS} rounds of answers")))
     }
 
     async fn typed<T: DeserializeOwned>(&self, method: &str, params: Value) -> Result<T, Error> {
-        let result = self.request(method, params).await?;
-        serde_json::from_value(result)
-            .map_err(|e| Error::Invalid(format!("a `{method}` result that does not read: {e}")))
+        read_as(method, self.request(method, params).await?)
     }
 
     /// `server/discover`: what the server is and offers. In a 2025-era
@@ -514,4 +509,9 @@ impl Client {
     pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult, Error> {
         self.typed("prompts/get", json!({ "name": name, "arguments": arguments })).await
     }
+}
+
+/// The result of `method` read as the type it has.
+fn read_as<T: DeserializeOwned>(method: &str, result: Value) -> Result<T, Error> {
+    serde_json::from_value(result).map_err(|e| Error::Invalid(format!("a `{method}` result that does not read: {e}")))
 }

@@ -42,13 +42,11 @@ pub(super) async fn answer(callbacks: &SharedCallbacks, message: &Value) -> Opti
             error.message = format!("This client answers no `{method}` (it has no `{callback}` callback)");
             json!({"jsonrpc": "2.0", "id": id, "error": error})
         }
+        Err(Unanswered::UnknownMethod { .. }) => {
+            json!({"jsonrpc": "2.0", "id": id, "error": ErrorObject::method_not_found(method)})
+        }
         Err(Unanswered::Malformed(why)) => {
-            let error = if why.contains("unknown method") {
-                ErrorObject::method_not_found(method)
-            } else {
-                ErrorObject::invalid_params(why)
-            };
-            json!({"jsonrpc": "2.0", "id": id, "error": error})
+            json!({"jsonrpc": "2.0", "id": id, "error": ErrorObject::invalid_params(why)})
         }
     })
 }

@@ -22,7 +22,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use super::mount::{mounted_name, mounted_uri};
-use crate::answering::{self, Unanswered};
+use crate::answering;
 use crate::client::{Client, Error};
 use crate::handler::extract::Args;
 use crate::handler::functions::BoxFuture;
@@ -136,11 +136,7 @@ async fn forward<T: DeserializeOwned>(
                 Ok(result) => result,
                 Err(Error::InputRequired(result)) => {
                     let answers = relay(input, &result, served).await?;
-                    answering::next_round(&mut params, &result, answers).map_err(|unanswered| {
-                        let why = match unanswered {
-                            Unanswered::Malformed(why) => why,
-                            Unanswered::NoCallback { method, .. } => method,
-                        };
+                    answering::next_round(&mut params, &result, answers).map_err(|why| {
                         RpcError::from(ErrorObject::internal(format!("The server mounted at `{served}`: {why}")))
                     })?;
                     continue;

@@ -67,7 +67,7 @@ impl From<Unanswered> for ClientError {
     fn from(unanswered: Unanswered) -> Self {
         match unanswered {
             Unanswered::NoCallback { key, method, callback } => ClientError::NoCallback { key, method, callback },
-            Unanswered::Malformed(why) => ClientError::Malformed(why),
+            other => ClientError::Malformed(other.unreadable()),
         }
     }
 }

@@ -407,7 +407,7 @@ impl TestClient {
             }
             rounds += 1;
             let answers = self.callbacks.answer_all(&result).await?;
-            answering::next_round(&mut params, &result, answers)?;
+            answering::next_round(&mut params, &result, answers).map_err(ClientError::Malformed)?;
         }
     }
 }
