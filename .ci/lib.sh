@@ -426,15 +426,20 @@ ensure_haproxy() {
   echo "haproxy: $(haproxy -v | head -n 1)"
 }
 
-# start_redis LOG: a redis-server on loopback, without persistence, logging to LOG. It cannot
-# bind port 0 (it reads 0 as "no TCP"): a picked port, another one when the bind fails. Ready
-# when it answers PING on that port and the process answering is the one started here. Sets
-# REDIS_PORT and adds its pid to CLUSTER_PIDS.
+# start_redis LOG [ARG...]: a redis-server on loopback, without persistence, logging to LOG,
+# with the ARGs after the usual ones ({port} in them is its port). It cannot bind port 0 (it
+# reads 0 as "no TCP"): a picked port, another one when the bind fails. Ready when it answers
+# PING on that port and the process answering is the one started here. Sets REDIS_PORT and
+# adds its pid to CLUSTER_PIDS.
 start_redis() {
   local log=$1 attempt pid deadline
+  shift
   for ((attempt = 1; attempt <= BIND_ATTEMPTS; attempt++)); do
     REDIS_PORT="$(pick_port)"
-    spawn "$log" - redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no
+    # A cluster node's bus listens 10000 ports higher: its port must leave room for that.
+    while [ -n "${REDIS_MAX_PORT:-}" ] && [ "$REDIS_PORT" -gt "$REDIS_MAX_PORT" ]; do REDIS_PORT="$(pick_port)"; done
+    spawn "$log" - redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no \
+      "${@//\{port\}/$REDIS_PORT}"
     pid=$STARTED_PID
     deadline=$((SECONDS + READY_TIMEOUT_S))
     while kill -0 "$pid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do
@@ -502,10 +507,47 @@ start_haproxy() {
   die "haproxy: $BIND_ATTEMPTS ports taken in a row"
 }
 
-# start_balanced_replicas: a redis-server, three `everything` replicas sharing it and one
-# requestState key (health probes on), and HAProxy in front with .ci/haproxy.cfg. Sets
-# BALANCER_URL, REPLICA_PIDS (replica1..3 in order), REPLICA_PORTS; callers must
-# `trap stop_balanced_replicas EXIT`.
+# start_redis_cluster: a Redis Cluster on loopback, six redis-servers (three masters, each
+# with a replica) joined by `redis-cli --cluster create`. Ready when every node reports
+# cluster_state:ok with all 16384 slots served and every replica is in sync with its master.
+# Sets REDIS_URL (redis+cluster:// with every node) and adds the pids to CLUSTER_PIDS.
+start_redis_cluster() {
+  local dir i nodes=() port deadline ok
+  dir="$RESULTS_DIR/redis-cluster"
+  rm -rf "$dir" && mkdir -p "$dir"
+  for i in 1 2 3 4 5 6; do
+    REDIS_MAX_PORT=55535 start_redis "$dir/node$i.log" --cluster-enabled yes --cluster-config-file "nodes-{port}.conf" \
+      --cluster-node-timeout 1000 --repl-diskless-sync-delay 0 --dir "$dir"
+    nodes+=("127.0.0.1:$REDIS_PORT")
+  done
+  timeout 60 redis-cli --cluster create "${nodes[@]}" --cluster-replicas 1 --cluster-yes > "$dir/create.log" 2>&1 \
+    || { show_log "$dir/create.log"; die "redis-cli --cluster create failed"; }
+  deadline=$((SECONDS + READY_TIMEOUT_S))
+  while [ "$SECONDS" -lt "$deadline" ]; do
+    ok=1
+    for port in "${nodes[@]##*:}"; do
+      timeout 5 redis-cli -p "$port" cluster info 2>/dev/null | tr -d '\r' | grep -qx 'cluster_state:ok' || ok=0
+      timeout 5 redis-cli -p "$port" cluster info 2>/dev/null | tr -d '\r' | grep -qx 'cluster_slots_ok:16384' || ok=0
+      if timeout 5 redis-cli -p "$port" info replication 2>/dev/null | tr -d '\r' | grep -qx 'role:slave'; then
+        timeout 5 redis-cli -p "$port" info replication 2>/dev/null | tr -d '\r' | grep -qx 'master_link_status:up' || ok=0
+      fi
+    done
+    if [ "$ok" -eq 1 ]; then
+      local IFS=,
+      REDIS_URL="redis+cluster://${nodes[*]}/"
+      echo "Redis Cluster of 6 nodes (3 masters, 3 replicas), healthy: $REDIS_URL"
+      return 0
+    fi
+    sleep 0.2
+  done
+  timeout 5 redis-cli -p "${nodes[0]##*:}" cluster nodes || true
+  die "the Redis Cluster was not healthy within ${READY_TIMEOUT_S}s"
+}
+
+# start_balanced_replicas [cluster]: a redis-server (with `cluster`, a Redis Cluster), three
+# `everything` replicas sharing it and one requestState key (health probes on), and HAProxy in
+# front with .ci/haproxy.cfg. Sets BALANCER_URL, REPLICA_PIDS (replica1..3 in order),
+# REPLICA_PORTS; callers must `trap stop_balanced_replicas EXIT`.
 CLUSTER_PIDS=()
 REPLICA_PIDS=()
 REPLICA_PORTS=()
@@ -516,11 +558,16 @@ start_balanced_replicas() {
   command -v haproxy >/dev/null 2>&1 || die "haproxy not found (.ci/install.sh installs it)"
   mkdir -p "$RESULTS_DIR"
   local key i pid log address
-  start_redis "$RESULTS_DIR/balanced-redis.log"
+  if [ "${1:-}" = cluster ]; then
+    start_redis_cluster
+  else
+    start_redis "$RESULTS_DIR/balanced-redis.log"
+    REDIS_URL="redis://127.0.0.1:$REDIS_PORT/"
+  fi
   key="$(head -c 48 /dev/urandom | base64 | tr -d '\n')"
   for i in 1 2 3; do
     log="$RESULTS_DIR/balanced-replica$i.log"
-    MCP_REDIS_URL="redis://127.0.0.1:$REDIS_PORT/" MCP_REQUEST_STATE_KEY="$key" MCP_HEALTH=1 \
+    MCP_REDIS_URL="$REDIS_URL" MCP_REQUEST_STATE_KEY="$key" MCP_HEALTH=1 \
       run_everything "$log" 0
     pid=$STARTED_PID
     CLUSTER_PIDS+=("$pid")
@@ -533,7 +580,7 @@ start_balanced_replicas() {
   start_haproxy "$RESULTS_DIR/balanced-haproxy.log" \
     "127.0.0.1:${REPLICA_PORTS[0]}" "127.0.0.1:${REPLICA_PORTS[1]}" "127.0.0.1:${REPLICA_PORTS[2]}"
   BALANCER_URL="http://127.0.0.1:$BALANCER_PORT/mcp"
-  echo "3 replicas (ports ${REPLICA_PORTS[*]}, redis $REDIS_PORT) behind HAProxy, each answering through it: $BALANCER_URL"
+  echo "3 replicas (ports ${REPLICA_PORTS[*]}, $REDIS_URL) behind HAProxy, each answering through it: $BALANCER_URL"
 }
 
 stop_balanced_replicas() {

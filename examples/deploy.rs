@@ -207,8 +207,15 @@ fn address(text: &str) -> anyhow::Result<SocketAddr> {
 
 fn redis(text: &str) -> anyhow::Result<String> {
     let text = text.trim();
-    if !(text.starts_with("redis://") || text.starts_with("rediss://") || text.starts_with("unix://")) {
-        bail!("`{text}` is not a Redis URL (redis://HOST:PORT/, rediss:// or unix://)");
+    let cluster = ["redis+cluster://", "rediss+cluster://"].iter().any(|scheme| text.starts_with(scheme));
+    let nodes = text
+        .split(',')
+        .all(|node| ["redis://", "rediss://", "unix://"].iter().any(|scheme| node.trim().starts_with(scheme)));
+    if !(cluster || nodes) {
+        bail!(
+            "`{text}` is not a Redis URL (redis://HOST:PORT/, rediss:// or unix://; for a cluster \
+             redis+cluster://HOST:PORT,HOST:PORT/)"
+        );
     }
     Ok(text.to_owned())
 }
@@ -432,6 +439,14 @@ mod tests {
         assert_eq!(deployment.shutdown_drain, Duration::from_secs(1));
         assert_eq!(deployment.eras, Some(Eras::Dual));
         assert_eq!(deployment.public_host.as_deref(), Some("a.test:81"));
+    }
+
+    #[test]
+    fn a_cluster_is_named_by_its_nodes() {
+        for url in ["redis+cluster://10.0.0.1:7000,10.0.0.2:7000/", "redis://10.0.0.1:7000,redis://10.0.0.2:7000"] {
+            assert_eq!(redis(url).expect("a cluster URL"), url);
+        }
+        assert!(redis("redis://10.0.0.1:7000,10.0.0.2:7000").is_err(), "each node of a list is a URL");
     }
 
     #[test]

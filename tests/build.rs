@@ -5,8 +5,10 @@
 //! - `no_redis_server`: no `redis-server` on the PATH (`redis_bus`,
 //!   `redis_sessions`, `redis_tasks`, `redis_restart`, `replica_loss` and the
 //!   Redis half of `session_store` need one);
-//! - `no_haproxy`: no `haproxy` on the PATH (`replica_loss` puts one in
-//!   front of its replicas);
+//! - `no_redis_cli`: no `redis-cli` on the PATH (`redis_cluster` makes its
+//!   cluster with it);
+//! - `no_haproxy`: no `haproxy` on the PATH (`replica_loss` and
+//!   `redis_cluster` put one in front of their replicas);
 //! - `no_oidc_provider`: no `node`, or no oidc-provider installed where
 //!   `.ci/install.sh` puts it (`oauth` runs against it; see
 //!   `support/oidc.rs` for where it is looked for);
@@ -25,6 +27,7 @@ use std::path::{Path, PathBuf};
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(no_redis_server)");
+    println!("cargo::rustc-check-cfg=cfg(no_redis_cli)");
     println!("cargo::rustc-check-cfg=cfg(no_haproxy)");
     println!("cargo::rustc-check-cfg=cfg(off_pinned_toolchain)");
     println!("cargo::rustc-check-cfg=cfg(no_oidc_provider)");
@@ -38,6 +41,7 @@ fn main() {
     let ci = env::var("CI").as_deref() == Ok("true");
 
     prerequisite("redis-server", "no_redis_server", ci);
+    prerequisite("redis-cli", "no_redis_cli", ci);
     prerequisite("haproxy", "no_haproxy", ci);
     prerequisite("node", "no_oidc_provider", ci);
     oidc_provider(ci);

@@ -5,7 +5,9 @@
 //! `/healthz` and `/readyz`. Spawned by the `redis_sessions`,
 //! `redis_tasks` and `replica_loss` tests.
 //!
-//! Usage: `http_replica <redis-url> <prefix> <port> [<request-state-key>]`
+//! Usage: `http_replica <redis-url> <prefix> <port> [<request-state-key>]`;
+//! `TASK_LEASE_SECS` sets another task lease (`redis_cluster` outlasts
+//! failovers with it).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -46,8 +48,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let store = RedisSessionStore::connect(&url, &prefix).await?;
     let bus = RedisBus::connect(&url, &format!("{prefix}:events")).await?;
     let tasks = RedisTaskStore::connect(&url, &prefix).await?;
+    let lease = std::env::var("TASK_LEASE_SECS").ok().and_then(|secs| secs.parse().ok()).unwrap_or(1);
     let mut builder =
-        Server::builder("replica", "1.0.0").event_bus(bus).task_store(tasks).task_lease(Duration::from_secs(1));
+        Server::builder("replica", "1.0.0").event_bus(bus).task_store(tasks).task_lease(Duration::from_secs(lease));
     if let Some(key) = key {
         builder = builder.request_state_key(RequestStateKey::from_secret(key.as_bytes()));
     }

@@ -10,6 +10,7 @@ pub mod oidc;
 pub mod process;
 pub mod python_sdk;
 pub mod redis;
+pub mod redis_cluster;
 pub mod stdio_session;
 pub mod task_schema;
 pub mod validated_client;

@@ -53,7 +53,7 @@ const ATTEMPTS: usize = 10;
 pub async fn start() -> RedisServer {
     let mut refused = Vec::new();
     for _ in 0..ATTEMPTS {
-        match try_start(free_port()).await {
+        match try_start(free_port(), &[]).await {
             Ok(server) => return server,
             Err(why) => refused.push(why),
         }
@@ -65,14 +65,16 @@ pub async fn start() -> RedisServer {
 /// it answers `PING`. The port must be this one (clients know it), so a
 /// failure to bind it is not retried elsewhere.
 pub async fn start_on(port: u16) -> RedisServer {
-    try_start(port).await.unwrap_or_else(|why| panic!("{why}"))
+    try_start(port, &[]).await.unwrap_or_else(|why| panic!("{why}"))
 }
 
-/// Starts `redis-server` on `port`; ready once it answers `PING` with
-/// `PONG`, or `Err` with what it wrote if it exits first (port taken).
-async fn try_start(port: u16) -> Result<RedisServer, String> {
+/// Starts `redis-server` on `port` with the `extra` arguments after the
+/// usual ones; ready once it answers `PING` with `PONG`, or `Err` with what
+/// it wrote if it exits first (port taken).
+pub(crate) async fn try_start(port: u16, extra: &[String]) -> Result<RedisServer, String> {
     let mut child = Command::new("redis-server")
         .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+        .args(extra)
         .stdout(Stdio::piped())
         .stdin(Stdio::null())
         .kill_on_drop(true)

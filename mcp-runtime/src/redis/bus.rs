@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::{broadcast, mpsc};
 
 use super::commands::Commands;
+use super::subscription::Subscription;
 use crate::events::{EventBus, LocalBus, ReadyFuture, ServerEvent};
 
 /// Events shared through a Redis channel.
@@ -49,10 +50,8 @@ impl RedisBus {
     /// Connects to Redis at `url` and shares events on `channel`. Fails when
     /// the first connection cannot be made; later outages are retried.
     pub async fn connect(url: &str, channel: &str) -> redis::RedisResult<Self> {
-        let commands = Commands::connect(redis::Client::open(url)?).await?;
-        let client = commands.client().clone();
-        let mut pubsub = client.get_async_pubsub().await?;
-        pubsub.subscribe(channel).await?;
+        let commands = Commands::connect(url).await?;
+        let subscription = Subscription::open(commands.address(), &[channel.to_owned()]).await?;
 
         let mut origin_bytes = [0u8; 16];
         let _ = getrandom::fill(&mut origin_bytes);
@@ -60,7 +59,7 @@ impl RedisBus {
         let local = LocalBus::default();
         let (outgoing, rx) = mpsc::unbounded_channel();
         tokio::spawn(publish_loop(commands.clone(), channel.to_owned(), rx));
-        tokio::spawn(subscribe_loop(client, pubsub, channel.to_owned(), origin.clone(), local.sender().downgrade()));
+        tokio::spawn(subscribe_loop(subscription, channel.to_owned(), origin.clone(), local.sender().downgrade()));
         Ok(RedisBus { local, outgoing, origin, channel: channel.to_owned(), commands })
     }
 }
@@ -84,10 +83,10 @@ impl EventBus for RedisBus {
         self.local.subscribe()
     }
 
-    /// A `PING`, on a fresh connection when the last one broke, so that a
-    /// Redis that comes back makes the replica ready again.
+    /// A `PING` ([`Commands::ping`]), so that a Redis that comes back
+    /// makes the replica ready again.
     fn ready(&self) -> ReadyFuture<'_> {
-        Box::pin(async move { self.commands.run::<String>(&redis::cmd("PING")).await.map(drop).map_err(Into::into) })
+        Box::pin(async move { self.commands.ping().await.map_err(Into::into) })
     }
 }
 
@@ -96,17 +95,14 @@ impl EventBus for RedisBus {
 /// subscription comes back); the next one tries a new connection.
 async fn publish_loop(commands: Commands, channel: String, mut outgoing: mpsc::UnboundedReceiver<String>) {
     while let Some(message) = outgoing.recv().await {
-        let mut publish = redis::cmd("PUBLISH");
-        publish.arg(&channel).arg(&message);
-        if let Err(e) = commands.run::<i64>(&publish).await {
+        if let Err(e) = commands.publish(&channel, &message).await {
             tracing::warn!(error = %e, "could not publish a change event to Redis");
         }
     }
 }
 
 async fn subscribe_loop(
-    client: redis::Client,
-    first: redis::aio::PubSub,
+    subscription: Subscription,
     channel: String,
     origin: String,
     local: broadcast::WeakSender<ServerEvent>,
@@ -134,5 +130,5 @@ async fn subscribe_loop(
             let _ = local.send(ServerEvent::EventsMissed);
         }
     };
-    super::subscription::follow(client, first, vec![channel], "event bus", wanted, deliver, resumed).await;
+    super::subscription::follow(subscription, vec![channel], "event bus", wanted, deliver, resumed).await;
 }

@@ -20,9 +20,33 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! # One server or a cluster
+//!
+//! Every `connect` takes the same URL forms:
+//!
+//! - `redis://host:port/` (`rediss://` for TLS, `unix://` for a socket):
+//!   one Redis or Valkey server.
+//! - `redis+cluster://host:port,host:port/` (`rediss+cluster://`): a Redis
+//!   Cluster or Valkey cluster, named by one or more of its nodes (the rest
+//!   are learnt from them), with credentials and query, if any, for all. A
+//!   comma-separated list of plain URLs, one per node, says the same.
+//!
+//! On a cluster, commands follow `MOVED` and `ASK` redirections and the
+//! topology as it changes (the `redis` crate's cluster connection): when a
+//! master fails and the cluster promotes its replica, the commands that
+//! meanwhile found no master are retried against the new one. The keys one
+//! script touches share a hash tag. Messages between replicas travel by
+//! sharded pub/sub (`SPUBLISH`/`SSUBSCRIBE`, Redis 7 or Valkey 7.2 and
+//! later), which the connection moves to the channel's new master; the
+//! [`RedisBus`] tells its listeners of the gap a failover leaves
+//! ([`ServerEvent::EventsMissed`](crate::events::ServerEvent::EventsMissed)).
+//! Replication in Redis is asynchronous: a write that a master acknowledged
+//! just before it failed may be missing on the replica that takes over.
 #![cfg_attr(not(feature = "tasks"), doc = "\n\n[`RedisTaskStore`]: crate::tasks::TaskSupport")]
 #![cfg_attr(not(feature = "legacy"), doc = "\n\n[`RedisSessionStore`]: crate::server::Eras")]
 
+mod address;
 mod bus;
 mod commands;
 #[cfg(feature = "cache")]

@@ -28,7 +28,7 @@ impl RedisResultStore {
     /// Connects to Redis at `url`, keeping results under the keys that
     /// start with `prefix`. Fails when the first connection cannot be made.
     pub async fn connect(url: &str, prefix: &str) -> redis::RedisResult<Self> {
-        let commands = Commands::connect(redis::Client::open(url)?).await?;
+        let commands = Commands::connect(url).await?;
         Ok(RedisResultStore { commands, prefix: prefix.into() })
     }
 

@@ -1,16 +1,20 @@
 //! A [`SessionStore`] in Redis, shared by every replica of a server.
 //!
-//! Each session is one hash, `<prefix>:session:<id>`: its record as JSON
+//! Each session is one hash, `{<prefix>}:session:<id>`: its record as JSON
 //! under `record`, the log level under `level`, one `sub:<uri>` field per
 //! subscription, so that a change is one field written and two replicas
 //! changing different things do not overwrite each other; the owner, also
 //! in the record, is repeated under `owner` for the load script to compare
 //! before it counts a use (a record without it has no owner). The key expires
 //! after the idle timeout, and loading the record pushes that back: expiry
-//! is Redis's job. The sorted set `<prefix>:sessions` scores each live
+//! is Redis's job. The sorted set `{<prefix>}:sessions` scores each live
 //! session by its last use; `create` drops the entries older than the idle
 //! timeout and counts the rest against the cap. Each step runs as one Lua
-//! script, atomic in Redis, with Redis's own clock.
+//! script, atomic in Redis, with Redis's own clock. The braces are a hash
+//! tag: on a Redis Cluster every key of the store lives in the one slot of
+//! `<prefix>`, so that a script that touches a session and the index runs
+//! on one node (the store's load is then one master's, whatever the size
+//! of the cluster).
 //!
 //! Messages between replicas travel by pub/sub: on `<prefix>:replica:<id>`
 //! for one replica, on `<prefix>:replicas` for all. A lost connection is
@@ -25,6 +29,7 @@ use std::time::Duration;
 use tokio::sync::broadcast;
 
 use super::commands::{Commands, script};
+use super::subscription::Subscription;
 use crate::legacy::{
     SessionChange, SessionLimits, SessionOwner, SessionRecord, SessionStore, StoreError, StoreFuture, Touched,
 };
@@ -120,7 +125,9 @@ return 1
 /// passed by a few when sessions go idle and come back at once. The memory
 /// each replica spends stays bounded by the same number: it holds copies
 /// of the sessions it serves, at most that many, and forgets the idle ones.
-/// Not for Redis Cluster: a script touches keys of different slots.
+/// On a Redis Cluster (a `redis+cluster://` URL, see [the module](crate::redis))
+/// the store's keys share one hash slot and its messages travel by sharded
+/// pub/sub.
 #[derive(Clone)]
 pub struct RedisSessionStore {
     commands: Commands,
@@ -134,27 +141,23 @@ impl RedisSessionStore {
     /// channels that start with `prefix`. Fails when the first connection
     /// cannot be made; later outages are retried.
     pub async fn connect(url: &str, prefix: &str) -> redis::RedisResult<Self> {
-        let commands = Commands::connect(redis::Client::open(url)?).await?;
-        let client = commands.client().clone();
+        let commands = Commands::connect(url).await?;
         let mut bytes = [0u8; 8];
         let _ = getrandom::fill(&mut bytes);
         let replica: Arc<str> = bytes.iter().map(|b| format!("{b:02x}")).collect::<String>().into();
         let channels = [format!("{prefix}:replica:{replica}"), format!("{prefix}:replicas")];
-        let mut pubsub = client.get_async_pubsub().await?;
-        for channel in &channels {
-            pubsub.subscribe(channel).await?;
-        }
+        let subscription = Subscription::open(commands.address(), &channels).await?;
         let (incoming, _) = broadcast::channel(1024);
-        tokio::spawn(subscribe_loop(client.clone(), pubsub, channels, incoming.downgrade()));
+        tokio::spawn(subscribe_loop(subscription, channels, incoming.downgrade()));
         Ok(RedisSessionStore { commands, prefix: prefix.into(), replica, incoming })
     }
 
     fn key(&self, id: &str) -> String {
-        format!("{}:session:{id}", self.prefix)
+        format!("{{{}}}:session:{id}", self.prefix)
     }
 
     fn index(&self) -> String {
-        format!("{}:sessions", self.prefix)
+        format!("{{{}}}:sessions", self.prefix)
     }
 
     /// Runs `command`, connecting again once if the connection was lost.
@@ -296,9 +299,7 @@ impl SessionStore for RedisSessionStore {
                 Some(replica) => format!("{}:replica:{replica}", self.prefix),
                 None => format!("{}:replicas", self.prefix),
             };
-            let mut command = redis::cmd("PUBLISH");
-            command.arg(channel).arg(message);
-            self.run::<i64>(&command).await.map(drop)
+            self.commands.publish(&channel, &message).await.map_err(StoreError::backend)
         })
     }
 
@@ -307,16 +308,11 @@ impl SessionStore for RedisSessionStore {
     }
 
     fn ready(&self) -> StoreFuture<'_, ()> {
-        Box::pin(async move { self.run::<String>(&redis::cmd("PING")).await.map(drop) })
+        Box::pin(async move { self.commands.ping().await.map_err(StoreError::backend) })
     }
 }
 
-async fn subscribe_loop(
-    client: redis::Client,
-    first: redis::aio::PubSub,
-    channels: [String; 2],
-    incoming: broadcast::WeakSender<String>,
-) {
+async fn subscribe_loop(subscription: Subscription, channels: [String; 2], incoming: broadcast::WeakSender<String>) {
     let wanted = || incoming.upgrade().is_some();
     // The store is gone once its last handle is dropped.
     let deliver = |payload: String| match incoming.upgrade() {
@@ -329,5 +325,5 @@ async fn subscribe_loop(
     // Signals other replicas sent meanwhile are lost; no listener here
     // keeps anything to announce again.
     let resumed = || {};
-    super::subscription::follow(client, first, channels.into(), "session store", wanted, deliver, resumed).await;
+    super::subscription::follow(subscription, channels.into(), "session store", wanted, deliver, resumed).await;
 }

@@ -65,7 +65,7 @@ impl RedisTaskStore {
     /// with `prefix`. Fails when the first connection cannot be made; later
     /// outages are retried.
     pub async fn connect(url: &str, prefix: &str) -> redis::RedisResult<Self> {
-        let commands = Commands::connect(redis::Client::open(url)?).await?;
+        let commands = Commands::connect(url).await?;
         Ok(RedisTaskStore { commands, prefix: prefix.into() })
     }
 
