@@ -17,12 +17,16 @@
 # oidc.sh) on loopback and protects the server with it, every call carrying
 # an access token signed with ALG (the keys are fetched during the
 # uninstrumented warm-up, so the counted calls verify with cached keys);
-# REDIS=1 (with LEGACY=1) builds with the `redis` feature, starts a
-# redis-server on loopback (ready when it answers PING) and keeps the
-# sessions there (Redis's own work is not counted, the client's is);
+# REDIS=1 builds with the `redis` feature, starts a redis-server on
+# loopback (ready when it answers PING) and shares change events, tasks and
+# 2025-era sessions through it (Redis's own work is not counted, the
+# client's is); REDIS=cluster does the same with a Redis Cluster of three
+# masters on loopback (ready when every node reports cluster_state:ok);
 # RATE_LIMIT=1 builds with the `rate-limit` feature and puts a server-wide
 # RateLimit that never refuses in front of every call. HTTP2=1 builds with the
-# `http2` feature (HTTP/2 served beside HTTP/1.1; the calls stay HTTP/1.1).
+# `http2` feature (HTTP/2 served beside HTTP/1.1; the calls stay HTTP/1.1);
+# H2C=1 with it sends the calls over HTTP/2 (prior knowledge, one stream at a
+# time per connection).
 #
 # The kernel's share (TCP, epoll) is not counted here; see profile.sh.
 set -euo pipefail
@@ -57,19 +61,45 @@ if [[ -n "${AUTH:-}" && "$server" == ours ]]; then
     export BEARER
     server_args+=(--issuer "$issuer")
 fi
-if [[ -n "${REDIS:-}" && "$server" == ours ]]; then
-    command -v redis-server >/dev/null || { echo "redis-server is not installed" >&2; exit 1; }
-    redis_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no >/dev/null 2>&1 &
+# start_redis_node [ARG...]: a redis-server on a free loopback port (below 55536: a
+# cluster node's bus listens 10000 higher), ready when it answers PING; sets redis_port.
+start_redis_node() {
+    redis_port=60000
+    while ((redis_port > 55535)); do
+        redis_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    done
+    redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no "$@" >/dev/null 2>&1 &
     helpers+=($!)
     for _ in $(seq 100); do
-        [[ "$(redis-cli -p "$redis_port" ping 2>/dev/null)" == PONG ]] && break
+        [[ "$(redis-cli -p "$redis_port" ping 2>/dev/null)" == PONG ]] && return
         sleep 0.1
     done
-    [[ "$(redis-cli -p "$redis_port" ping 2>/dev/null)" == PONG ]] || { echo "redis-server did not start" >&2; exit 1; }
-    server_args+=(--sessions-redis "redis://127.0.0.1:$redis_port/")
+    echo "redis-server did not start" >&2
+    exit 1
+}
+if [[ -n "${REDIS:-}" && "$server" == ours ]]; then
+    command -v redis-server >/dev/null || { echo "redis-server is not installed" >&2; exit 1; }
+    if [[ "$REDIS" == cluster ]]; then
+        cluster_dir=$(mktemp -d)
+        nodes=()
+        for _ in 1 2 3; do
+            start_redis_node --cluster-enabled yes --cluster-config-file nodes.conf --dir "$(mktemp -d -p "$cluster_dir")"
+            nodes+=("127.0.0.1:$redis_port")
+        done
+        redis-cli --cluster create "${nodes[@]}" --cluster-yes >/dev/null
+        for node in "${nodes[@]}"; do
+            for _ in $(seq 100); do
+                redis-cli -p "${node##*:}" cluster info | tr -d '\r' | grep -qx 'cluster_state:ok' && break
+                sleep 0.1
+            done
+        done
+        server_args+=(--redis "redis+cluster://$(IFS=,; echo "${nodes[*]}")/")
+    else
+        start_redis_node
+        server_args+=(--redis "redis://127.0.0.1:$redis_port/")
+    fi
 fi
-out="target/profiling/$server${TOOLS:+-$TOOLS-tools}${LIST:+-list}${LEGACY:+-legacy}${LOG:+-log-$LOG}${OTLP:+-otlp}${AUTH:+-auth-$AUTH}${REDIS:+-redis}.$$.callgrind.out"
+out="target/profiling/$server${TOOLS:+-$TOOLS-tools}${LIST:+-list}${LEGACY:+-legacy}${LOG:+-log-$LOG}${OTLP:+-otlp}${AUTH:+-auth-$AUTH}${REDIS:+-redis-$REDIS}${H2C:+-h2c}.$$.callgrind.out"
 mkdir -p target/profiling
 rm -f "$out"
 valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out" \

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
-use hyper::client::conn::http1::SendRequest;
+use hyper::client::conn::{http1, http2};
 use hyper::header::{HeaderMap, HeaderValue};
 use hyper::{Method, Request, StatusCode, header};
 use hyper_util::rt::TokioIo;
@@ -42,9 +42,17 @@ const NO_SESSION: &str = "00000000-0000-0000-0000-000000000000";
 /// `Mcp-Session-Id`.
 const SESSION_ID: &str = "mcp-session-id";
 
+/// How a connection sends: HTTP/1.1, or HTTP/2 with prior knowledge when
+/// the environment has `H2C=1` (one stream at a time per connection, as
+/// HTTP/1.1 sends one request at a time).
+enum Sender {
+    Http1(http1::SendRequest<Full<Bytes>>),
+    Http2(http2::SendRequest<Full<Bytes>>),
+}
+
 /// One keep-alive connection.
 struct Connection {
-    sender: SendRequest<Full<Bytes>>,
+    sender: Sender,
     host: String,
     /// The 2025-era session its calls belong to, once opened.
     session: Option<HeaderValue>,
@@ -57,10 +65,20 @@ struct Connection {
 async fn connect(addr: SocketAddr) -> Result<Connection> {
     let stream = tokio::net::TcpStream::connect(addr).await.with_context(|| format!("connecting to {addr}"))?;
     stream.set_nodelay(true)?;
-    let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
-    tokio::spawn(async move {
-        let _ = connection.await;
-    });
+    let sender = if std::env::var("H2C").as_deref() == Ok("1") {
+        let executor = hyper_util::rt::TokioExecutor::new();
+        let (sender, connection) = http2::handshake(executor, TokioIo::new(stream)).await?;
+        tokio::spawn(async move {
+            let _ = connection.await;
+        });
+        Sender::Http2(sender)
+    } else {
+        let (sender, connection) = http1::handshake(TokioIo::new(stream)).await?;
+        tokio::spawn(async move {
+            let _ = connection.await;
+        });
+        Sender::Http1(sender)
+    };
     let bearer = match std::env::var("BEARER") {
         Ok(token) => Some(HeaderValue::try_from(format!("Bearer {token}")).context("BEARER is not a header value")?),
         Err(_) => None,
@@ -71,9 +89,14 @@ async fn connect(addr: SocketAddr) -> Result<Connection> {
 impl Connection {
     /// A request to the endpoint with the headers every request carries.
     fn request(&self, method: Method) -> hyper::http::request::Builder {
+        // HTTP/2 carries the authority in the request's target.
+        let uri = match self.sender {
+            Sender::Http1(_) => "/mcp".to_owned(),
+            Sender::Http2(_) => format!("http://{}/mcp", self.host),
+        };
         let request = Request::builder()
             .method(method)
-            .uri("/mcp")
+            .uri(uri)
             .header(header::HOST, &self.host)
             .header(header::CONTENT_TYPE, "application/json")
             .header(header::ACCEPT, "application/json, text/event-stream");
@@ -91,9 +114,17 @@ impl Connection {
 
     /// Sends one request and reads its whole answer.
     async fn exchange(&mut self, request: Request<Full<Bytes>>) -> Result<(StatusCode, HeaderMap, Bytes)> {
-        self.sender.ready().await?;
         let response = tokio::time::timeout(CALL_TIMEOUT, async {
-            let response = self.sender.send_request(request).await?;
+            let response = match &mut self.sender {
+                Sender::Http1(sender) => {
+                    sender.ready().await?;
+                    sender.send_request(request).await?
+                }
+                Sender::Http2(sender) => {
+                    sender.ready().await?;
+                    sender.send_request(request).await?
+                }
+            };
             let (parts, body) = response.into_parts();
             let body = body.collect().await?.to_bytes();
             anyhow::Ok((parts.status, parts.headers, body))

@@ -2,7 +2,9 @@
 //! one `#[tool]` function, collected by `server!()`.
 //!
 //! `bench-ours http 127.0.0.1:PORT [--health] [--tools N]` or `bench-ours stdio [--tools N]`;
-//! built with the `redis` feature, `--sessions-redis URL` keeps 2025-era sessions in Redis.
+//! built with the `redis` feature, `--redis URL` shares change events (`RedisBus`), tasks
+//! (`RedisTaskStore`) and 2025-era sessions (`RedisSessionStore`) through that Redis (one
+//! server, or a cluster by a `redis+cluster://` URL), as replicas behind a balancer do.
 //! `--tools N` serves N tools in all: `echo` and N - 1 more with the same
 //! input, for the scaling runs; `--page-size N` sets how many items one
 //! `tools/list` page holds (default 100); `--health` (HTTP only) answers
@@ -83,6 +85,21 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if args.iter().any(|a| a == "--rate-limit") {
         return Err("--rate-limit needs bench-ours built with the `rate-limit` feature".into());
     }
+    #[cfg(feature = "redis")]
+    let redis = match args.iter().position(|a| a == "--redis") {
+        Some(i) => {
+            let url = args.get(i + 1).ok_or("--redis needs a URL")?;
+            builder = builder
+                .event_bus(mcp_runtime::redis::RedisBus::connect(url, "bench-ours:events").await?)
+                .task_store(mcp_runtime::redis::RedisTaskStore::connect(url, "bench-ours").await?);
+            Some(mcp_runtime::redis::RedisSessionStore::connect(url, "bench-ours").await?)
+        }
+        None => None,
+    };
+    #[cfg(not(feature = "redis"))]
+    if args.iter().any(|a| a == "--redis") {
+        return Err("--redis needs bench-ours built with the `redis` feature".into());
+    }
     let server = builder.build()?;
     if let Some(i) = args.iter().position(|a| a == "--log") {
         let level: tracing_subscriber::filter::LevelFilter = args.get(i + 1).ok_or("--log needs a level")?.parse()?;
@@ -95,15 +112,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let health = args.iter().any(|a| a == "--health");
     #[cfg(feature = "redis")]
-    if let Some(i) = args.iter().position(|a| a == "--sessions-redis") {
-        let url = args.get(i + 1).ok_or("--sessions-redis needs a URL")?;
-        let addr = args.get(1).ok_or("--sessions-redis needs http ADDR")?;
-        let store = mcp_runtime::redis::RedisSessionStore::connect(url, "bench-ours").await?;
+    if let Some(store) = redis {
+        let addr = args.get(1).ok_or("--redis needs http ADDR")?;
         return Ok(server.serve_http_with(addr.as_str(), HttpConfig::default().session_store(store)).await?);
-    }
-    #[cfg(not(feature = "redis"))]
-    if args.iter().any(|a| a == "--sessions-redis") {
-        return Err("--sessions-redis needs bench-ours built with the `redis` feature".into());
     }
     match (args.first().map(String::as_str), args.get(1)) {
         (Some("http"), Some(addr)) if health => {
