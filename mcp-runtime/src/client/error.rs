@@ -41,7 +41,11 @@ pub enum Error {
 
 /// The result of `response`, the answer to request `id`.
 pub(super) fn result_of(mut response: Value, id: &RequestId) -> Result<Value, Error> {
-    if response.get("id") != Some(&id.to_value()) {
+    // An error without an id (or with null) answers a request the server
+    // could not read the id of, or refused before reading it (a 2025-era
+    // session that is gone): it is this request's.
+    let unnamed = response.get("error").is_some() && response.get("id").is_none_or(Value::is_null);
+    if response.get("id") != Some(&id.to_value()) && !unnamed {
         return Err(Error::Invalid(format!("an answer to another request: {response}")));
     }
     if let Some(error) = response.get_mut("error").map(Value::take) {

@@ -139,56 +139,145 @@ impl HttpTransport {
 
     /// Reads an event stream as it comes until the answer to `id`,
     /// answering the server's requests met on the way.
-    async fn read_stream(
-        &self,
-        mut body: hyper::body::Incoming,
-        head: &Head<'_>,
-        id: &RequestId,
-    ) -> Result<Value, Error> {
+    async fn read_stream(&self, body: hyper::body::Incoming, head: &Head<'_>, id: &RequestId) -> Result<Value, Error> {
         let id = id.to_value();
-        let mut buffer = Vec::new();
-        let mut read = 0usize;
-        while let Some(frame) = body.frame().await {
-            let frame = frame.map_err(|e| Error::Transport(format!("the event stream broke off: {e}")))?;
-            let Ok(data) = frame.into_data() else { continue };
-            read += data.len();
-            if read > MAX_ANSWER_BYTES {
-                return Err(Error::Transport(format!("an event stream of more than {MAX_ANSWER_BYTES} bytes")));
-            }
-            // JSON escapes its carriage returns: any left end lines.
-            buffer.extend(data.iter().filter(|&&b| b != b'\r'));
-            while let Some(end) = buffer.windows(2).position(|w| w == b"\n\n") {
-                let event: Vec<u8> = buffer.drain(..end + 2).collect();
-                let Some(message) = message_of(&event) else { continue };
-                if message.get("method").is_none() {
-                    if message.get("id") == Some(&id) {
-                        return Ok(message);
-                    }
-                    continue;
+        let mut events = Events::of(body, MAX_ANSWER_BYTES);
+        while let Some(message) = events.next().await? {
+            if message.get("method").is_none() {
+                if message.get("id") == Some(&id) {
+                    return Ok(message);
                 }
-                if message.get("id").is_none() {
-                    if let Some(notices) = head.notices {
-                        notices(&message);
-                    }
-                    continue;
-                }
-                // Answered on its own: a person may take a while, and the
-                // stream goes on meanwhile.
-                let poster = self.poster(head);
-                tokio::spawn(async move {
-                    let Some(answer) = server_requests::answer(&poster.callbacks, &message).await else { return };
-                    if let Err(e) = poster.post(&answer).await {
-                        tracing::debug!(error = %e, "the answer to the server's request was not sent");
-                    }
-                });
+                continue;
             }
+            if message.get("id").is_none() {
+                if let Some(notices) = head.notices {
+                    notices(&message);
+                }
+                continue;
+            }
+            self.poster(head).answer_later(message);
         }
         Err(Error::Transport("the event stream ended without the answer".to_owned()))
+    }
+
+    /// Posts request `message` and returns its event stream, which a
+    /// `subscriptions/listen` is answered with; a JSON answer (an error) is
+    /// read as the answer to `id`.
+    pub(super) async fn open_stream(&self, message: &Value, head: &Head<'_>, id: &RequestId) -> Result<Events, Error> {
+        let request = self.post(message, head)?;
+        self.stream_of(request, Some(id)).await
+    }
+
+    /// `GET` on the endpoint: a 2025-era session's standalone stream.
+    pub(super) async fn standalone_stream(&self, head: &Head<'_>) -> Result<Events, Error> {
+        let mut request = http::Request::get(&self.url)
+            .header(ACCEPT, "text/event-stream")
+            .header("mcp-protocol-version", head.version);
+        if let Some(session) = head.session {
+            request = request.header(SESSION_ID, session);
+        }
+        if let Some(token) = head.bearer {
+            request = request.header(AUTHORIZATION, format!("Bearer {token}"));
+        }
+        let request = request
+            .body(Full::new(Bytes::new()))
+            .map_err(|e| Error::Transport(format!("`{}` is not a URL to get: {e}", self.url)))?;
+        self.stream_of(request, None).await
+    }
+
+    /// `DELETE` on the endpoint with the session's id: the end of a
+    /// 2025-era session. A server that does not let clients end sessions
+    /// answers 405, which is no failure.
+    pub(super) async fn end_session(&self, head: &Head<'_>) -> Result<(), Error> {
+        let mut request = http::Request::delete(&self.url).header("mcp-protocol-version", head.version);
+        if let Some(session) = head.session {
+            request = request.header(SESSION_ID, session);
+        }
+        if let Some(token) = head.bearer {
+            request = request.header(AUTHORIZATION, format!("Bearer {token}"));
+        }
+        let request = request
+            .body(Full::new(Bytes::new()))
+            .map_err(|e| Error::Transport(format!("`{}` is not a URL to delete: {e}", self.url)))?;
+        let response = self.http.request(request).await.map_err(|e| Error::Transport(format!("{}: {e}", self.url)))?;
+        let status = response.status();
+        if status.is_success() || status == http::StatusCode::METHOD_NOT_ALLOWED {
+            return Ok(());
+        }
+        let body = Limited::new(response.into_body(), 64 * 1024).collect().await.map(|b| b.to_bytes());
+        Err(Error::Http { status: status.as_u16(), body: body.as_deref().map(start_of).unwrap_or_default() })
+    }
+
+    /// The event stream `request` is answered with; another answer is an
+    /// error (read as the answer to `id` when it is JSON-RPC).
+    async fn stream_of(&self, request: http::Request<Full<Bytes>>, id: Option<&RequestId>) -> Result<Events, Error> {
+        let response = self.http.request(request).await.map_err(|e| Error::Transport(format!("{}: {e}", self.url)))?;
+        let status = response.status();
+        let streamed = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"));
+        if streamed && status.is_success() {
+            // A stream that lives as long as it is listened to: no bound.
+            return Ok(Events::of(response.into_body(), usize::MAX));
+        }
+        let body = Limited::new(response.into_body(), MAX_ANSWER_BYTES)
+            .collect()
+            .await
+            .map_err(|e| Error::Transport(format!("the answer could not be read: {e}")))?
+            .to_bytes();
+        match (serde_json::from_slice::<Value>(&body), id) {
+            (Ok(message), Some(id)) if message.get("jsonrpc").is_some() => {
+                super::error::result_of(message, id)?;
+                Err(Error::Invalid("a result where an event stream was expected".to_owned()))
+            }
+            _ => Err(Error::Http { status: status.as_u16(), body: start_of(&body) }),
+        }
+    }
+}
+
+/// The messages of an event stream, one by one.
+pub(super) struct Events {
+    body: hyper::body::Incoming,
+    buffer: Vec<u8>,
+    read: usize,
+    limit: usize,
+}
+
+impl Events {
+    fn of(body: hyper::body::Incoming, limit: usize) -> Self {
+        Events { body, buffer: Vec::new(), read: 0, limit }
+    }
+
+    /// The next JSON-RPC message, or `None` at the end of the stream.
+    pub(super) async fn next(&mut self) -> Result<Option<Value>, Error> {
+        loop {
+            while let Some(end) = self.buffer.windows(2).position(|w| w == b"\n\n") {
+                let event: Vec<u8> = self.buffer.drain(..end + 2).collect();
+                if let Some(message) = message_of(&event) {
+                    return Ok(Some(message));
+                }
+            }
+            let Some(frame) = self.body.frame().await else { return Ok(None) };
+            let frame = frame.map_err(|e| Error::Transport(format!("the event stream broke off: {e}")))?;
+            let Ok(data) = frame.into_data() else { continue };
+            self.read = self.read.saturating_add(data.len());
+            if self.read > self.limit {
+                return Err(Error::Transport(format!("an event stream of more than {} bytes", self.limit)));
+            }
+            // JSON escapes its carriage returns: any left end lines.
+            self.buffer.extend(data.iter().filter(|&&b| b != b'\r'));
+            if self.buffer.len() > MAX_ANSWER_BYTES {
+                return Err(Error::Transport(format!("an event of more than {MAX_ANSWER_BYTES} bytes")));
+            }
+        }
     }
 }
 
 /// Posts messages into a conversation after the request that named it has
 /// gone: the answer to a server's request, or a cancellation.
+#[derive(Clone)]
 pub(super) struct Poster {
     http: HttpTransport,
     version: String,
@@ -198,6 +287,18 @@ pub(super) struct Poster {
 }
 
 impl Poster {
+    /// Answers a server's request met on a stream, on its own: a person
+    /// may take a while, and the stream goes on meanwhile.
+    pub(super) fn answer_later(&self, message: Value) {
+        let poster = self.clone();
+        tokio::spawn(async move {
+            let Some(answer) = server_requests::answer(&poster.callbacks, &message).await else { return };
+            if let Err(e) = poster.post(&answer).await {
+                tracing::debug!(error = %e, "the answer to the server's request was not sent");
+            }
+        });
+    }
+
     /// Posts `message` (a notification or an answer): 202.
     pub(super) async fn post(&self, message: &Value) -> Result<(), Error> {
         let head = Head {

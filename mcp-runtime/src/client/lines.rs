@@ -87,6 +87,50 @@ impl LinesTransport {
     }
 }
 
+impl LinesTransport {
+    /// Writes request `message` and returns what its answer will come on,
+    /// without waiting for it (a `subscriptions/listen`, answered only when
+    /// it ends).
+    pub(super) async fn start(&self, message: &Value, id: &RequestId) -> Result<oneshot::Receiver<Value>, Error> {
+        let (answer, answered) = oneshot::channel();
+        match lock(&self.waiting).as_mut() {
+            Some(waiting) => waiting.insert(id.clone(), answer),
+            None => return Err(Error::Transport("the server's output ended".to_owned())),
+        };
+        if let Err(e) = write(&self.writer, message).await {
+            self.forget(id);
+            return Err(Error::Transport(format!("the request could not be written: {e}")));
+        }
+        Ok(answered)
+    }
+
+    /// Stops waiting for the answer to `id`.
+    pub(super) fn forget(&self, id: &RequestId) {
+        if let Some(waiting) = lock(&self.waiting).as_mut() {
+            waiting.remove(id);
+        }
+    }
+
+    /// Hands every notification to `notices` (under `key`, which must be
+    /// no request's id) until the returned value is dropped.
+    pub(super) fn watch(&self, key: RequestId, notices: Notices) -> Watch {
+        lock(&self.watching).insert(key.clone(), notices);
+        Watch { watching: Arc::clone(&self.watching), key }
+    }
+}
+
+/// Notifications heard until dropped.
+pub(super) struct Watch {
+    watching: Watching,
+    key: RequestId,
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        lock(&self.watching).remove(&self.key);
+    }
+}
+
 /// A request's notifications heard while it is alive.
 struct Watched<'a> {
     watching: &'a Watching,

@@ -28,13 +28,15 @@
 //! given up (its future dropped, or the time limit reached) is cancelled
 //! at the server.
 //!
-//! Not there yet: `subscriptions/listen` and resource subscriptions, and
-//! ending a 2025-era session with `DELETE`.
+//! What the server announces (its lists changing, resources updated) is
+//! heard with [`Client::listen`], in either era; [`Client::close`] ends a
+//! 2025-era session.
 
 mod error;
 mod http;
 mod in_flight;
 mod lines;
+mod listen;
 mod negotiation;
 mod notices;
 mod remote;
@@ -51,6 +53,7 @@ use serde_json::{Map, Value, json};
 pub use error::Error;
 use http::{Head, HttpTransport};
 use lines::LinesTransport;
+pub use listen::{Change, Interests, Listener};
 pub use negotiation::{LEGACY_PROTOCOL_VERSION, Revision};
 use negotiation::{LegacySession, Negotiated};
 use notices::Notices;
@@ -503,6 +506,23 @@ impl Client {
     /// `resources/read` of `uri`.
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, Error> {
         self.typed("resources/read", json!({ "uri": uri })).await
+    }
+
+    /// Ends the conversation with the server: a 2025-era session over
+    /// HTTP is ended with `DELETE` (a server that does not let clients end
+    /// sessions answers 405, which is taken as done); nothing else keeps
+    /// state at the server (a child process ends when the last clone of
+    /// its client is dropped). Requests after it fail: open a new client.
+    pub async fn close(&self) -> Result<(), Error> {
+        let (Some(Negotiated::Legacy(session)), Transport::Http(http)) = (self.negotiated.get(), &self.transport)
+        else {
+            return Ok(());
+        };
+        if session.id.is_none() {
+            return Ok(());
+        }
+        let head = self.head(&session.version, None, session.id.as_deref());
+        tokio::time::timeout(self.timeout, http.end_session(&head)).await.map_err(|_| Error::Timeout(self.timeout))?
     }
 
     /// `prompts/get` of `name` with `arguments` (an object of strings).

@@ -1,0 +1,120 @@
+//! The client hearing what a server announces ([`Client::listen`]) in
+//! both eras and over both transports: list changes it asked for, updates
+//! of the resources it follows, and nothing it did not ask for; and a
+//! 2025-era session ended with `DELETE` ([`Client::close`]).
+
+use std::time::Duration;
+
+use mcp_runtime::client::{Change, Client, Error, Interests, Listener, Revision};
+use mcp_runtime::entry::{PromptEntry, ResourceEntry, ToolEntry};
+use mcp_runtime::transport::http::HttpConfig;
+use mcp_runtime::transport::stdio::StdioConfig;
+use mcp_runtime::{Args, Server};
+use serde_json::Value;
+
+const README: &str = "docs://readme";
+
+fn server() -> Server {
+    Server::builder("listen-test", "1.0.0")
+        .tool(ToolEntry::new("echo", |Args(args): Args<Value>| async move { args.to_string() }))
+        .prompt(PromptEntry::new("greet", || async { "Say hello." }))
+        .resource(ResourceEntry::fixed(README, "readme", || async { "# Readme" }))
+        .resource(ResourceEntry::fixed("docs://other", "other", || async { "# Other" }))
+        .build()
+        .expect("a server")
+}
+
+async fn over_http(server: &Server) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
+    let serving = server.clone().serve_http_with_shutdown(listener, HttpConfig::default(), std::future::pending());
+    tokio::spawn(serving);
+    url
+}
+
+fn over_pipe(server: &Server) -> Client {
+    let (ours, theirs) = tokio::io::duplex(1 << 16);
+    let (their_read, their_write) = tokio::io::split(theirs);
+    tokio::spawn(server.clone().serve_io(their_read, their_write, StdioConfig::default()));
+    let (read, write) = tokio::io::split(ours);
+    Client::stdio(read, write)
+}
+
+async fn next(changes: &mut Listener) -> Change {
+    tokio::time::timeout(Duration::from_secs(10), changes.next())
+        .await
+        .expect("a change in time")
+        .expect("the stream goes on")
+}
+
+/// Listens for tool list changes and updates of the readme; then changes
+/// the prompts (not asked for), the tools, another resource (not followed)
+/// and the readme: only the tools and the readme are heard, in order.
+async fn hears_what_it_asked_for(server: &Server, client: &Client) {
+    let mut changes = client.listen(Interests::new().tools().resource(README)).await.expect("listening");
+    server.add_prompt(PromptEntry::new("late_prompt", || async { "Late." })).expect("a prompt");
+    server.add_tool(ToolEntry::new("late", || async { "late" })).expect("a tool");
+    assert_eq!(next(&mut changes).await, Change::Tools);
+    server.notify_resource_updated("docs://other");
+    server.notify_resource_updated(README);
+    assert_eq!(next(&mut changes).await, Change::Resource { uri: README.to_owned() });
+    // What was heard can be acted on with the same client.
+    let names: Vec<String> = client.list_tools().await.expect("tools/list").into_iter().map(|t| t.name).collect();
+    assert!(names.contains(&"late".to_owned()), "{names:?}");
+}
+
+#[tokio::test]
+async fn a_listener_hears_what_it_asked_for_in_2026_07_28_over_http() {
+    let server = server();
+    let client = Client::http(over_http(&server).await);
+    hears_what_it_asked_for(&server, &client).await;
+}
+
+#[tokio::test]
+async fn a_listener_hears_what_it_asked_for_in_2026_07_28_over_a_pipe() {
+    let server = server();
+    let client = over_pipe(&server);
+    hears_what_it_asked_for(&server, &client).await;
+}
+
+#[tokio::test]
+async fn a_listener_hears_what_it_asked_for_in_a_2025_era_session_over_http() {
+    let server = server();
+    let client = Client::http(over_http(&server).await).revision(Revision::Legacy);
+    assert_eq!(client.protocol_version().await.expect("a session"), "2025-11-25");
+    hears_what_it_asked_for(&server, &client).await;
+}
+
+#[tokio::test]
+async fn a_listener_hears_what_it_asked_for_in_a_2025_era_session_over_a_pipe() {
+    let server = server();
+    let client = over_pipe(&server).revision(Revision::Legacy);
+    assert_eq!(client.protocol_version().await.expect("a session"), "2025-11-25");
+    hears_what_it_asked_for(&server, &client).await;
+}
+
+#[tokio::test]
+async fn a_listener_can_be_dropped_and_another_begun() {
+    let server = server();
+    let client = over_pipe(&server);
+    let first = client.listen(Interests::new().tools()).await.expect("listening");
+    drop(first);
+    let mut second = client.listen(Interests::new().tools()).await.expect("listening again");
+    server.add_tool(ToolEntry::new("late", || async { "late" })).expect("a tool");
+    assert_eq!(next(&mut second).await, Change::Tools);
+}
+
+#[tokio::test]
+async fn a_2025_era_session_is_ended_with_delete() {
+    let server = server();
+    let client = Client::http(over_http(&server).await).revision(Revision::Legacy);
+    client.list_tools().await.expect("in the session");
+    client.close().await.expect("ended");
+    match client.list_tools().await {
+        Err(Error::Http { status: 404, .. }) => {}
+        Err(Error::Rpc(error)) => assert!(error.message.to_lowercase().contains("session"), "{error:?}"),
+        other => panic!("a request after the end of the session: {other:?}"),
+    }
+    // Closing a client that keeps no session is nothing.
+    Client::http(over_http(&server).await).close().await.expect("nothing to end");
+}
