@@ -26,7 +26,10 @@
 # RateLimit that never refuses in front of every call. HTTP2=1 builds with the
 # `http2` feature (HTTP/2 served beside HTTP/1.1; the calls stay HTTP/1.1);
 # H2C=1 with it sends the calls over HTTP/2 (prior knowledge, one stream at a
-# time per connection).
+# time per connection). FORWARD=1 counts a pure gateway (the `forward`
+# feature, `--forward`) in front of an uninstrumented bench-ours on
+# loopback: the gateway's share of a forwarded call (the remote's own is the
+# plain figure).
 #
 # The kernel's share (TCP, epoll) is not counted here; see profile.sh.
 set -euo pipefail
@@ -99,7 +102,21 @@ if [[ -n "${REDIS:-}" && "$server" == ours ]]; then
         server_args+=(--redis "redis://127.0.0.1:$redis_port/")
     fi
 fi
-out="target/profiling/$server${TOOLS:+-$TOOLS-tools}${LIST:+-list}${LEGACY:+-legacy}${LOG:+-log-$LOG}${OTLP:+-otlp}${AUTH:+-auth-$AUTH}${REDIS:+-redis-$REDIS}${H2C:+-h2c}.$$.callgrind.out"
+if [[ -n "${FORWARD:-}" && "$server" == ours ]]; then
+    # The remote: the plain server (not instrumented), ready when it answers a call.
+    cargo build --release --quiet -p bench-ours
+    remote_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    target/release/bench-ours http "127.0.0.1:$remote_port" &
+    helpers+=($!)
+    for _ in $(seq 100); do
+        target/release/bench-driver load "127.0.0.1:$remote_port" "${helpers[-1]}" --concurrency 1 --calls 1 \
+            >/dev/null 2>&1 && break
+        sleep 0.1
+    done
+    server_args+=(--forward "http://127.0.0.1:$remote_port/mcp")
+    export ECHO_TOOL=fwd_echo
+fi
+out="target/profiling/$server${TOOLS:+-$TOOLS-tools}${LIST:+-list}${LEGACY:+-legacy}${LOG:+-log-$LOG}${OTLP:+-otlp}${AUTH:+-auth-$AUTH}${REDIS:+-redis-$REDIS}${H2C:+-h2c}${FORWARD:+-forward}.$$.callgrind.out"
 mkdir -p target/profiling
 rm -f "$out"
 valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out" \

@@ -27,6 +27,10 @@ build_for_profiling() {
         dir=target/profiling-rate-limit
         features=(--features rate-limit)
     fi
+    if [[ -n "${FORWARD:-}" && "$server" == ours ]]; then
+        dir=target/profiling-forward
+        features=(--features forward)
+    fi
     if [[ -n "${HTTP2:-}" && "$server" == ours ]]; then
         dir=target/profiling-http2
         features=(--features http2)

@@ -12,6 +12,13 @@ pub(crate) const VERSION: &str = "2026-07-28";
 /// The revision the 2025-era session's requests speak.
 pub(crate) const LEGACY_VERSION: &str = "2025-11-25";
 
+/// The name `echo` is called by: `echo`, or what `ECHO_TOOL` says (a
+/// gateway serves a remote's `echo` under a prefix).
+pub(crate) fn echo_name() -> &'static str {
+    static NAME: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    NAME.get_or_init(|| std::env::var("ECHO_TOOL").unwrap_or_else(|_| "echo".to_owned()))
+}
+
 /// The text `echo` is called with, and so must come back.
 pub(crate) const TEXT: &str = "hello";
 
@@ -43,7 +50,7 @@ impl Call {
     pub(crate) fn echo() -> Call {
         Call {
             method: "tools/call",
-            name: Some("echo"),
+            name: Some(echo_name()),
             legacy: false,
             body: Bytes::from(Call::echo_line(1)),
             expect: br#"{"type":"text","text":"hello"}"#,
@@ -61,7 +68,8 @@ impl Call {
     /// servers order its members differently.
     pub(crate) fn legacy_echo() -> Call {
         let body = format!(
-            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{TEXT}"}}}}}}"#
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"{}","arguments":{{"text":"{TEXT}"}}}}}}"#,
+            echo_name()
         );
         Call { legacy: true, body: Bytes::from(body), expect: br#""text":"hello""#, ..Call::echo() }
     }
@@ -82,7 +90,8 @@ impl Call {
     /// in flight need distinct ids.
     pub(crate) fn echo_line(id: u64) -> String {
         format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{TEXT}"}},{}}}}}"#,
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{}","arguments":{{"text":"{TEXT}"}},{}}}}}"#,
+            echo_name(),
             meta()
         )
     }

@@ -18,6 +18,10 @@
 //! environment with `mcp_runtime::otel::init`. Without either, no
 //! subscriber is installed.
 //!
+//! `--forward URL` (built with the `forward` feature) makes it a pure gateway: no tool of its
+//! own, the server at URL mounted as a remote under `fwd` (its `echo` served as `fwd_echo`),
+//! each call forwarded over HTTP.
+//!
 //! `--issuer URL` (built with the `auth` feature) protects the server:
 //! every request needs `Authorization: Bearer <token>`, an access token
 //! from that authorization server for the resource `http://ADDR/mcp`,
@@ -62,6 +66,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     };
     let mut builder = with_fillers(mcp_runtime::server!(), option("--tools")?.unwrap_or(1));
+    #[cfg(feature = "forward")]
+    if let Some(i) = args.iter().position(|a| a == "--forward") {
+        let url = args.get(i + 1).ok_or("--forward needs a URL")?;
+        let remote = mcp_runtime::client::Remote::connect(mcp_runtime::client::Client::http(url.as_str())).await?;
+        builder = mcp_runtime::Server::builder("bench-gateway", "0.1.0").mount_remote("fwd", remote);
+    }
+    #[cfg(not(feature = "forward"))]
+    if args.iter().any(|a| a == "--forward") {
+        return Err("--forward needs bench-ours built with the `forward` feature".into());
+    }
     if let Some(size) = option("--page-size")? {
         builder = builder.page_size(size);
     }

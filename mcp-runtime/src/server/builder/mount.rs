@@ -50,12 +50,14 @@ impl ServerBuilder {
     /// The tools are those the remote listed when it was connected
     /// ([`Remote::connect`](crate::client::Remote::connect)), with their
     /// schemas and annotations; this server's scopes, layers and telemetry
-    /// apply to them as to its own. A call the remote answers with an error
-    /// is answered with that error; one it cannot answer (it ended, it
-    /// answered nothing usable, or nothing within the client's time limit)
-    /// with `-32603` saying why. Not relayed yet: the remote's prompts and
-    /// resources, its list changes, its requests for input, progress and
-    /// cancellation.
+    /// apply to them as to its own. Its prompts and fixed resources are
+    /// served the same way. A call's progress, its cancellation, and the
+    /// remote's questions (`input_required`) are relayed both ways. A call
+    /// the remote answers with an error is answered with that error; one it
+    /// cannot answer (it ended, it answered nothing usable, or nothing
+    /// within the client's time limit) with `-32603` saying why. Not relayed
+    /// yet: the remote's resource templates, list changes, subscriptions
+    /// and completions.
     pub fn mount_remote(mut self, namespace: impl Into<String>, remote: crate::client::Remote) -> Self {
         let namespace: std::sync::Arc<str> = namespace.into().into();
         if let Err(e) = crate::server::mount::check_namespace(&namespace) {
