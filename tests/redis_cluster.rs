@@ -211,3 +211,35 @@ async fn every_master_of_the_cluster_fails_over_under_load() {
     assert_eq!(read["status"], "cancelled", "{read}");
     drop(replicas);
 }
+
+/// The shared result cache's store, whose keys spread over the cluster's
+/// slots: a result put through one connection is read through another,
+/// and one never put is absent.
+#[cfg_attr(no_redis_server, ignore = "redis-server is not on PATH: apt-get install redis-server")]
+#[cfg_attr(no_redis_cli, ignore = "redis-cli is not on PATH: apt-get install redis-tools")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_result_store_spreads_over_the_cluster() {
+    use mcp_runtime::middleware::ResultStore as _;
+    use mcp_runtime::redis::RedisResultStore;
+
+    let cluster = Cluster::start().await;
+    let writer = RedisResultStore::connect(&cluster.url(), "mcp:cluster").await.expect("connected");
+    let reader = RedisResultStore::connect(&cluster.url(), "mcp:cluster").await.expect("connected");
+    let ttl = std::time::Duration::from_secs(60);
+    for i in 0..32 {
+        writer.put(&format!("call {i}"), format!("result {i}"), ttl).await.expect("stored");
+    }
+    for i in 0..32 {
+        assert_eq!(reader.get(&format!("call {i}")).await.expect("read"), Some(format!("result {i}")));
+    }
+    assert_eq!(reader.get("never stored").await.expect("read"), None);
+    // The keys landed on every master: the store is not held to one slot.
+    let mut holding = 0;
+    for master in cluster.masters().await {
+        let keys = mcp_tests::redis_cluster::cli(master, &["dbsize"]).await;
+        if keys.trim().parse::<u64>().unwrap_or(0) > 0 {
+            holding += 1;
+        }
+    }
+    assert_eq!(holding, 3, "results on every master");
+}
