@@ -1,11 +1,12 @@
 //! The client hearing what a server announces ([`Client::listen`]) in
 //! both eras and over both transports: list changes it asked for, updates
-//! of the resources it follows, and nothing it did not ask for; and a
-//! 2025-era session ended with `DELETE` ([`Client::close`]).
+//! of the resources it follows, and nothing it did not ask for; a
+//! 2025-era session ended with `DELETE` ([`Client::close`]); and a gateway
+//! following the list changes of the remotes it mounts.
 
 use std::time::Duration;
 
-use mcp_runtime::client::{Change, Client, Error, Interests, Listener, Revision};
+use mcp_runtime::client::{Change, Client, Error, Interests, Listener, Remote, Revision};
 use mcp_runtime::entry::{PromptEntry, ResourceEntry, ToolEntry};
 use mcp_runtime::transport::http::HttpConfig;
 use mcp_runtime::transport::stdio::StdioConfig;
@@ -117,4 +118,40 @@ async fn a_2025_era_session_is_ended_with_delete() {
     }
     // Closing a client that keeps no session is nothing.
     Client::http(over_http(&server).await).close().await.expect("nothing to end");
+}
+
+async fn tool_names(client: &Client) -> Vec<String> {
+    client.list_tools().await.expect("tools/list").into_iter().map(|t| t.name).collect()
+}
+
+#[tokio::test]
+async fn a_gateway_follows_the_list_changes_of_the_remotes_it_mounts() {
+    let web = server();
+    let old = server();
+    let web_client = Client::http(over_http(&web).await);
+    let old_client = over_pipe(&old).revision(Revision::Legacy);
+    let gateway = Server::builder("gateway", "1.0.0")
+        .mount_remote("web", Remote::connect(web_client).await.expect("the modern remote"))
+        .mount_remote("old", Remote::connect(old_client).await.expect("the 2025-era remote"))
+        .build()
+        .expect("a gateway");
+    let client = Client::http(over_http(&gateway).await);
+    let mut changes = client.listen(Interests::new().tools().prompts()).await.expect("listening");
+    assert_eq!(tool_names(&client).await, ["old_echo", "web_echo"]);
+
+    // A tool added at a remote is served by the gateway, and called there.
+    web.add_tool(ToolEntry::new("late", || async { "late" })).expect("a tool");
+    assert_eq!(next(&mut changes).await, Change::Tools);
+    assert_eq!(tool_names(&client).await, ["old_echo", "web_echo", "web_late"]);
+    let late = client.call_tool("web_late", serde_json::json!({})).await.expect("the new tool");
+    assert_eq!(serde_json::to_value(&late.content).expect("JSON")[0]["text"], "late");
+
+    // A tool removed at a 2025-era remote goes; a prompt added comes.
+    assert!(old.remove_tool("echo"));
+    assert_eq!(next(&mut changes).await, Change::Tools);
+    assert_eq!(tool_names(&client).await, ["web_echo", "web_late"]);
+    old.add_prompt(PromptEntry::new("late_prompt", || async { "Late." })).expect("a prompt");
+    assert_eq!(next(&mut changes).await, Change::Prompts);
+    let prompts: Vec<Value> = client.list_prompts().await.expect("prompts/list");
+    assert!(prompts.iter().any(|p| p["name"] == "old_late_prompt"), "{prompts:?}");
 }

@@ -39,7 +39,7 @@ mod lines;
 mod listen;
 mod negotiation;
 mod notices;
-mod remote;
+pub(crate) mod remote;
 mod server_requests;
 
 use std::future::Future;

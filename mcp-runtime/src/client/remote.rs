@@ -14,9 +14,9 @@ use crate::protocol::{Prompt, Resource, Tool};
 /// [`ServerBuilder::mount_remote`](crate::ServerBuilder::mount_remote)
 /// serves, each call, prompt and read forwarded through the client.
 /// A remote's questions (`input_required`) are relayed to the serving
-/// server's client; a 2025-era remote's requests on its session, resource
-/// templates, list changes, subscriptions and completions are not relayed
-/// yet.
+/// server's client, and its list changes followed; a 2025-era remote's
+/// requests on its session, resource templates, resource updates and
+/// completions are not relayed yet.
 ///
 /// ```no_run
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -42,16 +42,7 @@ impl Remote {
     /// Lists, through `client`, what the server offers (every page): its
     /// tools, and its prompts and resources when it declares them.
     pub async fn connect(client: Client) -> Result<Remote, Error> {
-        let offered = client.discover().await?.capabilities;
-        let tools = if offered.tools.is_some() { client.list_tools().await? } else { Vec::new() };
-        let prompts = match offered.prompts {
-            Some(_) => typed(client.list_prompts().await?, "prompts")?,
-            None => Vec::new(),
-        };
-        let resources = match offered.resources {
-            Some(_) => typed(client.list_resources().await?, "resources")?,
-            None => Vec::new(),
-        };
+        let (tools, prompts, resources) = listed(&client).await?;
         Ok(Remote { client, tools, prompts, resources })
     }
 
@@ -73,6 +64,35 @@ impl Remote {
     /// The resources the server listed.
     pub fn resources(&self) -> &[Resource] {
         &self.resources
+    }
+}
+
+/// What the server behind `client` offers now: its tools, and its prompts
+/// and resources when it declares them. A list the server no longer offers
+/// is empty (a 2025-era session's capabilities are those of its start: a
+/// server whose last tool went may answer `tools/list` with -32601).
+pub(crate) async fn listed(client: &Client) -> Result<(Vec<Tool>, Vec<Prompt>, Vec<Resource>), Error> {
+    let offered = client.discover().await?.capabilities;
+    let tools = match offered.tools {
+        Some(_) => or_none(client.list_tools().await)?,
+        None => Vec::new(),
+    };
+    let prompts = match offered.prompts {
+        Some(_) => typed(or_none(client.list_prompts().await)?, "prompts")?,
+        None => Vec::new(),
+    };
+    let resources = match offered.resources {
+        Some(_) => typed(or_none(client.list_resources().await)?, "resources")?,
+        None => Vec::new(),
+    };
+    Ok((tools, prompts, resources))
+}
+
+/// A list, or none for a method the server does not know (any more).
+fn or_none<T>(listed: Result<Vec<T>, Error>) -> Result<Vec<T>, Error> {
+    match listed {
+        Err(Error::Rpc(error)) if error.code == -32601 => Ok(Vec::new()),
+        listed => listed,
     }
 }
 

@@ -33,6 +33,8 @@ use crate::tasks::Tasks;
 pub(crate) mod builder;
 mod catalog_dump;
 pub(crate) mod mount;
+#[cfg(feature = "client")]
+pub(crate) mod mount_follow;
 pub(crate) mod mount_links;
 #[cfg(feature = "client")]
 pub(crate) mod mount_remote;
@@ -74,6 +76,26 @@ pub const DEFAULT_PAGE_SIZE: usize = 100;
 #[derive(Clone)]
 pub struct Server {
     inner: Arc<ServerInner>,
+}
+
+/// A handle on a server that does not keep it alive: what a task that
+/// serves it in the background holds.
+#[cfg(feature = "client")]
+pub(crate) struct WeakServer(std::sync::Weak<ServerInner>);
+
+#[cfg(feature = "client")]
+impl WeakServer {
+    /// The server, while anything else holds it.
+    pub(crate) fn upgrade(&self) -> Option<Server> {
+        self.0.upgrade().map(|inner| Server { inner })
+    }
+}
+
+#[cfg(feature = "client")]
+impl Server {
+    pub(crate) fn downgrade(&self) -> WeakServer {
+        WeakServer(Arc::downgrade(&self.inner))
+    }
 }
 
 struct ServerInner {

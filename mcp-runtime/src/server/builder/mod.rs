@@ -70,6 +70,9 @@ pub struct ServerBuilder {
     pub(crate) layers: Vec<Arc<dyn crate::middleware::Layer>>,
     /// Servers served under a namespace (in `mounts`).
     pub(crate) mounts: Vec<crate::server::mount::Mount>,
+    /// Remotes mounted, whose list changes are followed once built.
+    #[cfg(feature = "client")]
+    pub(crate) followed: Vec<crate::server::mount_follow::Followed>,
     /// Mistakes of a setting that returns the builder, reported by `build`.
     #[cfg_attr(not(feature = "client"), allow(dead_code))]
     pub(crate) deferred_errors: Vec<BuildError>,
@@ -105,6 +108,8 @@ impl ServerBuilder {
             authenticated: false,
             layers: Vec::new(),
             mounts: Vec::new(),
+            #[cfg(feature = "client")]
+            followed: Vec::new(),
             deferred_errors: Vec::new(),
         }
     }
@@ -482,6 +487,8 @@ impl ServerBuilder {
             }),
         };
         server.adopt(&self.mounts);
+        #[cfg(feature = "client")]
+        crate::server::mount_follow::follow(&server, self.followed);
         // Answered here rather than when serving: `main` prints and sets up
         // between `build()` and serving, and none of it belongs in a dump.
         if self.catalog_flag

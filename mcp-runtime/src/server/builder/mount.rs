@@ -55,9 +55,11 @@ impl ServerBuilder {
     /// remote's questions (`input_required`) are relayed both ways. A call
     /// the remote answers with an error is answered with that error; one it
     /// cannot answer (it ended, it answered nothing usable, or nothing
-    /// within the client's time limit) with `-32603` saying why. Not relayed
-    /// yet: the remote's resource templates, list changes, subscriptions
-    /// and completions.
+    /// within the client's time limit) with `-32603` saying why. The
+    /// remote's list changes are followed (when the server is built inside
+    /// a Tokio runtime): what it adds, changes or removes later is served
+    /// here too, and announced to this server's listeners. Not relayed yet:
+    /// the remote's resource templates, resource updates, and completions.
     pub fn mount_remote(mut self, namespace: impl Into<String>, remote: crate::client::Remote) -> Self {
         let namespace: std::sync::Arc<str> = namespace.into().into();
         if let Err(e) = crate::server::mount::check_namespace(&namespace) {
@@ -65,6 +67,7 @@ impl ServerBuilder {
             return self;
         }
         use crate::server::mount_remote;
+        self.followed.push(crate::server::mount_follow::Followed::new(std::sync::Arc::clone(&namespace), &remote));
         for tool in remote.tools {
             self.tools.push(mount_remote::tool(&namespace, tool, remote.client.clone()));
         }
