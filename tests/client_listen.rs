@@ -155,3 +155,33 @@ async fn a_gateway_follows_the_list_changes_of_the_remotes_it_mounts() {
     let prompts: Vec<Value> = client.list_prompts().await.expect("prompts/list");
     assert!(prompts.iter().any(|p| p["name"] == "old_late_prompt"), "{prompts:?}");
 }
+
+#[tokio::test]
+async fn a_gateway_serves_the_resource_templates_of_a_remote_and_follows_them() {
+    let web = Server::builder("templates", "1.0.0")
+        .resource(ResourceEntry::template("notes://{id}", "note", |Args(args): Args<Value>| async move {
+            format!("note {}", args["id"].as_str().unwrap_or_default())
+        }))
+        .build()
+        .expect("a server");
+    let remote = Remote::connect(Client::http(over_http(&web).await)).await.expect("the remote");
+    assert_eq!(remote.resource_templates().len(), 1);
+    let gateway = Server::builder("gateway", "1.0.0").mount_remote("web", remote).build().expect("a gateway");
+    let client = Client::http(over_http(&gateway).await);
+    let templates = client.list_resource_templates().await.expect("resources/templates/list");
+    assert_eq!(templates[0]["uriTemplate"], "notes://web/{id}", "{templates:?}");
+    let read = client.read_resource("notes://web/7").await.expect("a read through the gateway");
+    let contents = serde_json::to_value(&read.contents).expect("JSON");
+    assert_eq!(contents[0]["uri"], "notes://web/7", "{contents}");
+    assert_eq!(contents[0]["text"], "note 7", "{contents}");
+
+    // A template the remote adds later is served too.
+    let mut changes = client.listen(Interests::new().resources()).await.expect("listening");
+    web.add_resource(ResourceEntry::template("drafts://{id}", "draft", |Args(args): Args<Value>| async move {
+        format!("draft {}", args["id"].as_str().unwrap_or_default())
+    }))
+    .expect("a template");
+    assert_eq!(next(&mut changes).await, Change::Resources);
+    let read = client.read_resource("drafts://web/3").await.expect("the new template");
+    assert_eq!(serde_json::to_value(&read.contents).expect("JSON")[0]["text"], "draft 3");
+}

@@ -475,6 +475,11 @@ impl Client {
         self.list("resources/list", "resources").await
     }
 
+    /// `resources/templates/list`, every page, as JSON objects.
+    pub async fn list_resource_templates(&self) -> Result<Vec<Value>, Error> {
+        self.list("resources/templates/list", "resourceTemplates").await
+    }
+
     async fn list<T: DeserializeOwned>(&self, method: &str, key: &str) -> Result<Vec<T>, Error> {
         let mut items = Vec::new();
         let mut cursor: Option<String> = None;

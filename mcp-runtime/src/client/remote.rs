@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::Client;
 use super::error::Error;
-use crate::protocol::{Prompt, Resource, Tool};
+use crate::protocol::{Prompt, Resource, ResourceTemplate, Tool};
 
 /// A server in another process or behind a URL, with the tools, prompts
 /// and resources it listed when it was connected: what
@@ -15,8 +15,8 @@ use crate::protocol::{Prompt, Resource, Tool};
 /// serves, each call, prompt and read forwarded through the client.
 /// A remote's questions (`input_required`) are relayed to the serving
 /// server's client, and its list changes followed; a 2025-era remote's
-/// requests on its session, resource templates, resource updates and
-/// completions are not relayed yet.
+/// requests on its session, resource updates and completions are not
+/// relayed yet.
 ///
 /// ```no_run
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -36,14 +36,15 @@ pub struct Remote {
     pub(crate) tools: Vec<Tool>,
     pub(crate) prompts: Vec<Prompt>,
     pub(crate) resources: Vec<Resource>,
+    pub(crate) templates: Vec<ResourceTemplate>,
 }
 
 impl Remote {
     /// Lists, through `client`, what the server offers (every page): its
     /// tools, and its prompts and resources when it declares them.
     pub async fn connect(client: Client) -> Result<Remote, Error> {
-        let (tools, prompts, resources) = listed(&client).await?;
-        Ok(Remote { client, tools, prompts, resources })
+        let Listed { tools, prompts, resources, templates } = listed(&client).await?;
+        Ok(Remote { client, tools, prompts, resources, templates })
     }
 
     /// The client the server is reached through.
@@ -65,13 +66,18 @@ impl Remote {
     pub fn resources(&self) -> &[Resource] {
         &self.resources
     }
+
+    /// The resource templates the server listed.
+    pub fn resource_templates(&self) -> &[ResourceTemplate] {
+        &self.templates
+    }
 }
 
 /// What the server behind `client` offers now: its tools, and its prompts
 /// and resources when it declares them. A list the server no longer offers
 /// is empty (a 2025-era session's capabilities are those of its start: a
 /// server whose last tool went may answer `tools/list` with -32601).
-pub(crate) async fn listed(client: &Client) -> Result<(Vec<Tool>, Vec<Prompt>, Vec<Resource>), Error> {
+pub(crate) async fn listed(client: &Client) -> Result<Listed, Error> {
     let offered = client.discover().await?.capabilities;
     let tools = match offered.tools {
         Some(_) => or_none(client.list_tools().await)?,
@@ -81,11 +87,22 @@ pub(crate) async fn listed(client: &Client) -> Result<(Vec<Tool>, Vec<Prompt>, V
         Some(_) => typed(or_none(client.list_prompts().await)?, "prompts")?,
         None => Vec::new(),
     };
-    let resources = match offered.resources {
-        Some(_) => typed(or_none(client.list_resources().await)?, "resources")?,
-        None => Vec::new(),
+    let (resources, templates) = match offered.resources {
+        Some(_) => (
+            typed(or_none(client.list_resources().await)?, "resources")?,
+            typed(or_none(client.list_resource_templates().await)?, "resource templates")?,
+        ),
+        None => (Vec::new(), Vec::new()),
     };
-    Ok((tools, prompts, resources))
+    Ok(Listed { tools, prompts, resources, templates })
+}
+
+/// What a server listed.
+pub(crate) struct Listed {
+    pub(crate) tools: Vec<Tool>,
+    pub(crate) prompts: Vec<Prompt>,
+    pub(crate) resources: Vec<Resource>,
+    pub(crate) templates: Vec<ResourceTemplate>,
 }
 
 /// A list, or none for a method the server does not know (any more).

@@ -48,6 +48,16 @@ pub(crate) fn mounted_name(namespace: &str, name: &str) -> String {
     format!("{namespace}_{name}")
 }
 
+/// The URI a mounted resource has at its own server: `uri` with
+/// `namespace` taken out, as [`mounted_uri`] put it in; `None` for a URI
+/// that is not under it.
+pub(crate) fn unmounted_uri(namespace: &str, uri: &str) -> Option<String> {
+    match uri.split_once("://") {
+        Some((scheme, rest)) => Some(format!("{scheme}://{}", rest.strip_prefix(namespace)?.strip_prefix('/')?)),
+        None => Some(uri.strip_prefix(namespace)?.strip_prefix('/')?.to_owned()),
+    }
+}
+
 /// The URI (or URI template) a mounted resource is served under.
 pub(crate) fn mounted_uri(namespace: &str, uri: &str) -> String {
     match uri.split_once("://") {

@@ -18,7 +18,7 @@ use std::time::Duration;
 use super::mount::{mounted_name, mounted_uri};
 use super::{Server, WeakServer, mount_remote};
 use crate::client::{Change, Client, Error, Interests, remote};
-use crate::protocol::{Prompt, Resource, Tool};
+use crate::protocol::{Prompt, Resource, ResourceTemplate, Tool};
 
 /// A remote mounted under `namespace`, and what of it is served here now,
 /// by the remote's own names and URIs.
@@ -28,6 +28,7 @@ pub(crate) struct Followed {
     pub(crate) tools: BTreeMap<String, Tool>,
     pub(crate) prompts: BTreeMap<String, Prompt>,
     pub(crate) resources: BTreeMap<String, Resource>,
+    pub(crate) templates: BTreeMap<String, ResourceTemplate>,
 }
 
 impl Followed {
@@ -38,6 +39,7 @@ impl Followed {
             tools: remote.tools().iter().map(|t| (t.name.clone(), t.clone())).collect(),
             prompts: remote.prompts().iter().map(|p| (p.name.clone(), p.clone())).collect(),
             resources: remote.resources().iter().map(|r| (r.uri.clone(), r.clone())).collect(),
+            templates: remote.resource_templates().iter().map(|t| (t.uri_template.clone(), t.clone())).collect(),
         }
     }
 }
@@ -100,7 +102,7 @@ async fn catch_up(server: &WeakServer, remote: &mut Followed) -> bool {
         }
     };
     let Some(server) = server.upgrade() else { return false };
-    let (tools, prompts, resources) = listed;
+    let remote::Listed { tools, prompts, resources, templates } = listed;
     let ns = std::sync::Arc::clone(&remote.namespace);
     let client = remote.client.clone();
     apply(
@@ -120,6 +122,12 @@ async fn catch_up(server: &WeakServer, remote: &mut Followed) -> bool {
         resources.into_iter().map(|r| (r.uri.clone(), r)).collect(),
         |uri| server.remove_resource(&mounted_uri(&ns, uri)),
         |resource| server.add_resource(mount_remote::resource(&ns, resource, client.clone())),
+    );
+    apply(
+        &mut remote.templates,
+        templates.into_iter().map(|t| (t.uri_template.clone(), t)).collect(),
+        |template| server.remove_resource(&mounted_uri(&ns, template)),
+        |template| server.add_resource(mount_remote::template(&ns, template, client.clone())),
     );
     true
 }

@@ -21,17 +21,18 @@ use std::sync::Arc;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use super::mount::{mounted_name, mounted_uri};
+use super::mount::{mounted_name, mounted_uri, unmounted_uri};
 use crate::answering;
 use crate::client::{Client, Error};
+use crate::handler::call::ResourceCall;
 use crate::handler::extract::Args;
 use crate::handler::functions::BoxFuture;
 use crate::handler::notify::Progress;
-use crate::handler::outcome::RpcError;
+use crate::handler::outcome::{Outcome, RpcError};
 use crate::input::Input;
 use crate::protocol::{
     CallToolResult, ErrorObject, GetPromptResult, InputRequest, ProgressParams, Prompt, ReadResourceResult, Resource,
-    Tool,
+    ResourceTemplate, Tool,
 };
 use crate::registry::entry::{PromptEntry, ResourceEntry, ResourceKind, ToolEntry};
 
@@ -103,6 +104,39 @@ pub(crate) fn resource(namespace: &str, remote: Resource, client: Client) -> Res
     let mut definition = remote;
     definition.uri = here.to_string();
     entry.kind = ResourceKind::Fixed(definition);
+    entry
+}
+
+/// A remote resource template served under `namespace` (its template
+/// rewritten as a URI is), each read of a URI it matches forwarded as the
+/// URI at the remote, and the contents given the URI read here.
+pub(crate) fn template(namespace: &str, remote: ResourceTemplate, client: Client) -> ResourceEntry {
+    let here = mounted_uri(namespace, &remote.uri_template);
+    let served: Arc<str> = namespace.into();
+    // Built with a placeholder, then given the handler that reads the URI
+    // requested (a template's handlers see only its variables).
+    let mut entry = ResourceEntry::template(here.clone(), remote.name.clone(), || async { "" });
+    entry.handler = Arc::new(move |call: ResourceCall, _mime| {
+        let (client, served) = (client.clone(), Arc::clone(&served));
+        Box::pin(async move {
+            let requested = call.uri().to_owned();
+            let original = unmounted_uri(&served, &requested).ok_or_else(|| {
+                ErrorObject::invalid_params(format!("`{requested}` is not under the mount `{served}`"))
+            })?;
+            let mut result = client.read_resource(&original).await.map_err(|e| relayed(&served, e).0)?;
+            for contents in &mut result.contents {
+                if contents.uri == original {
+                    contents.uri.clone_from(&requested);
+                }
+            }
+            Ok(Outcome::Complete(result))
+        })
+    });
+    if let crate::registry::entry::ResourceKind::Template(definition, _) = &mut entry.kind {
+        let mut remote = remote;
+        remote.uri_template = here;
+        *definition = remote;
+    }
     entry
 }
 

@@ -50,8 +50,8 @@ impl ServerBuilder {
     /// The tools are those the remote listed when it was connected
     /// ([`Remote::connect`](crate::client::Remote::connect)), with their
     /// schemas and annotations; this server's scopes, layers and telemetry
-    /// apply to them as to its own. Its prompts and fixed resources are
-    /// served the same way. A call's progress, its cancellation, and the
+    /// apply to them as to its own. Its prompts, resources and resource
+    /// templates are served the same way. A call's progress, its cancellation, and the
     /// remote's questions (`input_required`) are relayed both ways. A call
     /// the remote answers with an error is answered with that error; one it
     /// cannot answer (it ended, it answered nothing usable, or nothing
@@ -76,6 +76,9 @@ impl ServerBuilder {
         }
         for resource in remote.resources {
             self.resources.push(mount_remote::resource(&namespace, resource, remote.client.clone()));
+        }
+        for template in remote.templates {
+            self.resources.push(mount_remote::template(&namespace, template, remote.client.clone()));
         }
         self
     }
