@@ -185,3 +185,46 @@ async fn a_gateway_serves_the_resource_templates_of_a_remote_and_follows_them() 
     let read = client.read_resource("drafts://web/3").await.expect("the new template");
     assert_eq!(serde_json::to_value(&read.contents).expect("JSON")[0]["text"], "draft 3");
 }
+
+#[tokio::test]
+async fn a_gateway_forwards_completions_to_the_remote_in_either_era() {
+    use mcp_runtime::extract::CompleteCall;
+    use mcp_runtime::protocol::{Completion, CompletionReference};
+
+    let languages = |c: CompleteCall| async move {
+        let known = ["en", "fr", "fi"].into_iter().filter(|l| l.starts_with(c.value())).map(str::to_owned);
+        Ok(Completion::from_values(known.collect::<Vec<_>>()))
+    };
+    let remote_server = Server::builder("completing", "1.0.0")
+        .prompt(
+            PromptEntry::new(
+                "greet",
+                |Args(args): Args<Value>| async move { format!("Hello in {}", args["language"]) },
+            )
+            .argument("language", "A language", true)
+            .completer(languages),
+        )
+        .resource(
+            ResourceEntry::template("docs://{language}", "doc", |Args(args): Args<Value>| async move {
+                args["language"].to_string()
+            })
+            .completer(languages),
+        )
+        .build()
+        .expect("a server");
+    for revision in [Revision::Modern, Revision::Legacy] {
+        let remote = over_pipe(&remote_server).revision(revision);
+        let gateway = Server::builder("gateway", "1.0.0")
+            .mount_remote("web", Remote::connect(remote).await.expect("the remote"))
+            .build()
+            .expect("a gateway");
+        let client = Client::http(over_http(&gateway).await);
+        let none = Default::default();
+        let prompt = CompletionReference::Prompt { name: "web_greet".into(), title: None };
+        let completion = client.complete(prompt, "language", "f", &none).await.expect("completed");
+        assert_eq!(completion.values, ["fr", "fi"], "{revision:?}");
+        let template = CompletionReference::Resource { uri: "docs://web/{language}".into() };
+        let completion = client.complete(template, "language", "e", &none).await.expect("completed");
+        assert_eq!(completion.values, ["en"], "{revision:?}");
+    }
+}

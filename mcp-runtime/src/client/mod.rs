@@ -63,8 +63,8 @@ use server_requests::SharedCallbacks;
 use crate::answering::{self, Unanswered};
 use crate::input::Root;
 use crate::protocol::{
-    CallToolResult, ClientCapabilities, CreateMessageResult, DiscoverResult, ElicitRequest, ElicitResult,
-    GetPromptResult, Implementation, ReadResourceResult, RequestId, RequestMeta, Tool,
+    CallToolResult, ClientCapabilities, Completion, CompletionReference, CreateMessageResult, DiscoverResult,
+    ElicitRequest, ElicitResult, GetPromptResult, Implementation, ReadResourceResult, RequestId, RequestMeta, Tool,
 };
 
 /// The stateless revision this client speaks.
@@ -528,6 +528,33 @@ impl Client {
         }
         let head = self.head(&session.version, None, session.id.as_deref());
         tokio::time::timeout(self.timeout, http.end_session(&head)).await.map_err(|_| Error::Timeout(self.timeout))?
+    }
+
+    /// `completion/complete`: values for `argument` of the prompt or
+    /// resource template `reference`, of which `value` is typed so far,
+    /// given the `other` arguments already chosen (empty for none).
+    ///
+    /// ```no_run
+    /// # async fn run(client: mcp_runtime::client::Client) -> Result<(), mcp_runtime::client::Error> {
+    /// use mcp_runtime::protocol::CompletionReference;
+    ///
+    /// let prompt = CompletionReference::Prompt { name: "greet".into(), title: None };
+    /// let completion = client.complete(prompt, "language", "fr", &Default::default()).await?;
+    /// # let _ = completion; Ok(()) }
+    /// ```
+    pub async fn complete(
+        &self,
+        reference: CompletionReference,
+        argument: &str,
+        value: &str,
+        other: &Map<String, Value>,
+    ) -> Result<Completion, Error> {
+        let mut params = json!({"ref": reference, "argument": {"name": argument, "value": value}});
+        if !other.is_empty() {
+            params["context"] = json!({ "arguments": other });
+        }
+        let mut result = self.request("completion/complete", params).await?;
+        read_as("completion/complete", result.get_mut("completion").map(Value::take).unwrap_or_default())
     }
 
     /// `prompts/get` of `name` with `arguments` (an object of strings).

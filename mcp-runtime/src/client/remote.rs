@@ -14,9 +14,9 @@ use crate::protocol::{Prompt, Resource, ResourceTemplate, Tool};
 /// [`ServerBuilder::mount_remote`](crate::ServerBuilder::mount_remote)
 /// serves, each call, prompt and read forwarded through the client.
 /// A remote's questions (`input_required`) are relayed to the serving
-/// server's client, and its list changes followed; a 2025-era remote's
-/// requests on its session, resource updates and completions are not
-/// relayed yet.
+/// server's client, its list changes followed and its completions
+/// forwarded; a 2025-era remote's requests on its session and resource
+/// updates are not relayed yet.
 ///
 /// ```no_run
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -37,14 +37,16 @@ pub struct Remote {
     pub(crate) prompts: Vec<Prompt>,
     pub(crate) resources: Vec<Resource>,
     pub(crate) templates: Vec<ResourceTemplate>,
+    /// Whether it completes arguments (`completions`).
+    pub(crate) completes: bool,
 }
 
 impl Remote {
     /// Lists, through `client`, what the server offers (every page): its
     /// tools, and its prompts and resources when it declares them.
     pub async fn connect(client: Client) -> Result<Remote, Error> {
-        let Listed { tools, prompts, resources, templates } = listed(&client).await?;
-        Ok(Remote { client, tools, prompts, resources, templates })
+        let Listed { tools, prompts, resources, templates, completes } = listed(&client).await?;
+        Ok(Remote { client, tools, prompts, resources, templates, completes })
     }
 
     /// The client the server is reached through.
@@ -94,7 +96,7 @@ pub(crate) async fn listed(client: &Client) -> Result<Listed, Error> {
         ),
         None => (Vec::new(), Vec::new()),
     };
-    Ok(Listed { tools, prompts, resources, templates })
+    Ok(Listed { tools, prompts, resources, templates, completes: offered.completions.is_some() })
 }
 
 /// What a server listed.
@@ -103,6 +105,7 @@ pub(crate) struct Listed {
     pub(crate) prompts: Vec<Prompt>,
     pub(crate) resources: Vec<Resource>,
     pub(crate) templates: Vec<ResourceTemplate>,
+    pub(crate) completes: bool,
 }
 
 /// A list, or none for a method the server does not know (any more).

@@ -102,7 +102,7 @@ async fn catch_up(server: &WeakServer, remote: &mut Followed) -> bool {
         }
     };
     let Some(server) = server.upgrade() else { return false };
-    let remote::Listed { tools, prompts, resources, templates } = listed;
+    let remote::Listed { tools, prompts, resources, templates, completes } = listed;
     let ns = std::sync::Arc::clone(&remote.namespace);
     let client = remote.client.clone();
     apply(
@@ -115,7 +115,7 @@ async fn catch_up(server: &WeakServer, remote: &mut Followed) -> bool {
         &mut remote.prompts,
         prompts.into_iter().map(|p| (p.name.clone(), p)).collect(),
         |name| server.remove_prompt(&mounted_name(&ns, name)),
-        |prompt| server.add_prompt(mount_remote::prompt(&ns, prompt, client.clone())),
+        |prompt| server.add_prompt(mount_remote::prompt(&ns, prompt, client.clone(), completes)),
     );
     apply(
         &mut remote.resources,
@@ -127,7 +127,7 @@ async fn catch_up(server: &WeakServer, remote: &mut Followed) -> bool {
         &mut remote.templates,
         templates.into_iter().map(|t| (t.uri_template.clone(), t)).collect(),
         |template| server.remove_resource(&mounted_uri(&ns, template)),
-        |template| server.add_resource(mount_remote::template(&ns, template, client.clone())),
+        |template| server.add_resource(mount_remote::template(&ns, template, client.clone(), completes)),
     );
     true
 }

@@ -1,8 +1,8 @@
 //! A remote server's catalog served as this server's own
 //! ([`ServerBuilder::mount_remote`](crate::ServerBuilder::mount_remote)):
-//! its tools, prompts and fixed resources under the namespace, by the rule
-//! of [`mount`](super::mount), each call, prompt and read forwarded through
-//! its client. The remote's JSON-RPC errors are passed on as it gave them;
+//! its tools, prompts, resources and resource templates under the
+//! namespace, by the rule of [`mount`](super::mount), each call, prompt,
+//! read and completion forwarded through its client. The remote's JSON-RPC errors are passed on as it gave them;
 //! its failures (gone, a bad answer, no answer in time) are `-32603` naming
 //! the mount, and this server goes on.
 //!
@@ -24,15 +24,15 @@ use serde_json::{Map, Value, json};
 use super::mount::{mounted_name, mounted_uri, unmounted_uri};
 use crate::answering;
 use crate::client::{Client, Error};
-use crate::handler::call::ResourceCall;
+use crate::handler::call::{CompleteCall, ResourceCall};
 use crate::handler::extract::Args;
 use crate::handler::functions::BoxFuture;
 use crate::handler::notify::Progress;
 use crate::handler::outcome::{Outcome, RpcError};
 use crate::input::Input;
 use crate::protocol::{
-    CallToolResult, ErrorObject, GetPromptResult, InputRequest, ProgressParams, Prompt, ReadResourceResult, Resource,
-    ResourceTemplate, Tool,
+    CallToolResult, Completion, CompletionReference, ErrorObject, GetPromptResult, InputRequest, ProgressParams,
+    Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
 };
 use crate::registry::entry::{PromptEntry, ResourceEntry, ResourceKind, ToolEntry};
 
@@ -49,10 +49,16 @@ pub(crate) fn tool(namespace: &str, remote: Tool, client: Client) -> ToolEntry {
     entry
 }
 
-/// A remote prompt served under `namespace`, each `prompts/get` forwarded.
-pub(crate) fn prompt(namespace: &str, remote: Prompt, client: Client) -> PromptEntry {
+/// A remote prompt served under `namespace`, each `prompts/get` forwarded,
+/// and each completion of its arguments when the remote `completes`.
+pub(crate) fn prompt(namespace: &str, remote: Prompt, client: Client, completes: bool) -> PromptEntry {
+    let reference = CompletionReference::Prompt { name: remote.name.clone(), title: None };
+    let completer = completes.then(|| completing(client.clone(), reference, namespace));
     let handler = forwarding::<GetPromptResult>(client, "prompts/get", &remote.name, namespace);
     let mut entry = PromptEntry::new(mounted_name(namespace, &remote.name), handler);
+    if let Some(completer) = completer {
+        entry = entry.completer(completer);
+    }
     let mut definition = remote;
     definition.name = std::mem::take(&mut entry.definition.name);
     entry.definition = definition;
@@ -109,13 +115,18 @@ pub(crate) fn resource(namespace: &str, remote: Resource, client: Client) -> Res
 
 /// A remote resource template served under `namespace` (its template
 /// rewritten as a URI is), each read of a URI it matches forwarded as the
-/// URI at the remote, and the contents given the URI read here.
-pub(crate) fn template(namespace: &str, remote: ResourceTemplate, client: Client) -> ResourceEntry {
+/// URI at the remote, and the contents given the URI read here; and each
+/// completion of its variables when the remote `completes`.
+pub(crate) fn template(namespace: &str, remote: ResourceTemplate, client: Client, completes: bool) -> ResourceEntry {
     let here = mounted_uri(namespace, &remote.uri_template);
     let served: Arc<str> = namespace.into();
     // Built with a placeholder, then given the handler that reads the URI
     // requested (a template's handlers see only its variables).
     let mut entry = ResourceEntry::template(here.clone(), remote.name.clone(), || async { "" });
+    if completes {
+        let reference = CompletionReference::Resource { uri: remote.uri_template.clone() };
+        entry = entry.completer(completing(client.clone(), reference, namespace));
+    }
     entry.handler = Arc::new(move |call: ResourceCall, _mime| {
         let (client, served) = (client.clone(), Arc::clone(&served));
         Box::pin(async move {
@@ -138,6 +149,25 @@ pub(crate) fn template(namespace: &str, remote: ResourceTemplate, client: Client
         *definition = remote;
     }
     entry
+}
+
+/// The completer of a mounted prompt or template: `completion/complete`
+/// forwarded with the remote's own `reference`.
+fn completing(
+    client: Client,
+    reference: CompletionReference,
+    served: &str,
+) -> impl Fn(CompleteCall) -> BoxFuture<Result<Completion, ErrorObject>> + Send + Sync + 'static {
+    let served: Arc<str> = served.into();
+    move |call| {
+        let (client, reference, served) = (client.clone(), reference.clone(), Arc::clone(&served));
+        Box::pin(async move {
+            client
+                .complete(reference, call.argument(), call.value(), call.other_arguments())
+                .await
+                .map_err(|e| relayed(&served, e).0)
+        })
+    }
 }
 
 /// Sends `method` to the remote, relaying its questions to this server's

@@ -58,8 +58,10 @@ impl ServerBuilder {
     /// within the client's time limit) with `-32603` saying why. The
     /// remote's list changes are followed (when the server is built inside
     /// a Tokio runtime): what it adds, changes or removes later is served
-    /// here too, and announced to this server's listeners. Not relayed yet:
-    /// the remote's resource templates, resource updates, and completions.
+    /// here too, and announced to this server's listeners. Its resource
+    /// templates are served too, and completions of its prompts' arguments
+    /// and its templates' variables forwarded. Not relayed yet: the
+    /// remote's resource updates.
     pub fn mount_remote(mut self, namespace: impl Into<String>, remote: crate::client::Remote) -> Self {
         let namespace: std::sync::Arc<str> = namespace.into().into();
         if let Err(e) = crate::server::mount::check_namespace(&namespace) {
@@ -72,13 +74,13 @@ impl ServerBuilder {
             self.tools.push(mount_remote::tool(&namespace, tool, remote.client.clone()));
         }
         for prompt in remote.prompts {
-            self.prompts.push(mount_remote::prompt(&namespace, prompt, remote.client.clone()));
+            self.prompts.push(mount_remote::prompt(&namespace, prompt, remote.client.clone(), remote.completes));
         }
         for resource in remote.resources {
             self.resources.push(mount_remote::resource(&namespace, resource, remote.client.clone()));
         }
         for template in remote.templates {
-            self.resources.push(mount_remote::template(&namespace, template, remote.client.clone()));
+            self.resources.push(mount_remote::template(&namespace, template, remote.client.clone(), remote.completes));
         }
         self
     }
