@@ -2,7 +2,8 @@
 //! both eras and over both transports: list changes it asked for, updates
 //! of the resources it follows, and nothing it did not ask for; a
 //! 2025-era session ended with `DELETE` ([`Client::close`]); and a gateway
-//! following the list changes of the remotes it mounts.
+//! following the list changes and resource updates of the remotes it
+//! mounts, serving their templates and forwarding completions.
 
 use std::time::Duration;
 
@@ -154,6 +155,16 @@ async fn a_gateway_follows_the_list_changes_of_the_remotes_it_mounts() {
     assert_eq!(next(&mut changes).await, Change::Prompts);
     let prompts: Vec<Value> = client.list_prompts().await.expect("prompts/list");
     assert!(prompts.iter().any(|p| p["name"] == "old_late_prompt"), "{prompts:?}");
+
+    // An update of a remote's resource is announced for its URI here, in
+    // either era of the remote.
+    let (web_readme, old_readme) = ("docs://web/readme", "docs://old/readme");
+    let mut updates =
+        client.listen(Interests::new().resource(web_readme).resource(old_readme)).await.expect("listening");
+    web.notify_resource_updated(README);
+    assert_eq!(next(&mut updates).await, Change::Resource { uri: web_readme.to_owned() });
+    old.notify_resource_updated(README);
+    assert_eq!(next(&mut updates).await, Change::Resource { uri: old_readme.to_owned() });
 }
 
 #[tokio::test]

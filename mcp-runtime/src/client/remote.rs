@@ -14,9 +14,9 @@ use crate::protocol::{Prompt, Resource, ResourceTemplate, Tool};
 /// [`ServerBuilder::mount_remote`](crate::ServerBuilder::mount_remote)
 /// serves, each call, prompt and read forwarded through the client.
 /// A remote's questions (`input_required`) are relayed to the serving
-/// server's client, its list changes followed and its completions
-/// forwarded; a 2025-era remote's requests on its session and resource
-/// updates are not relayed yet.
+/// server's client, its list changes and resource updates followed and
+/// its completions forwarded; a 2025-era remote's requests on its session
+/// are not relayed yet.
 ///
 /// ```no_run
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -39,14 +39,16 @@ pub struct Remote {
     pub(crate) templates: Vec<ResourceTemplate>,
     /// Whether it completes arguments (`completions`).
     pub(crate) completes: bool,
+    /// Whether it announces updates of resources (`resources.subscribe`).
+    pub(crate) subscribes: bool,
 }
 
 impl Remote {
     /// Lists, through `client`, what the server offers (every page): its
     /// tools, and its prompts and resources when it declares them.
     pub async fn connect(client: Client) -> Result<Remote, Error> {
-        let Listed { tools, prompts, resources, templates, completes } = listed(&client).await?;
-        Ok(Remote { client, tools, prompts, resources, templates, completes })
+        let Listed { tools, prompts, resources, templates, completes, subscribes } = listed(&client).await?;
+        Ok(Remote { client, tools, prompts, resources, templates, completes, subscribes })
     }
 
     /// The client the server is reached through.
@@ -81,6 +83,7 @@ impl Remote {
 /// server whose last tool went may answer `tools/list` with -32601).
 pub(crate) async fn listed(client: &Client) -> Result<Listed, Error> {
     let offered = client.discover().await?.capabilities;
+    let subscribes = offered.resources.as_ref().and_then(|r| r.subscribe) == Some(true);
     let tools = match offered.tools {
         Some(_) => or_none(client.list_tools().await)?,
         None => Vec::new(),
@@ -96,7 +99,7 @@ pub(crate) async fn listed(client: &Client) -> Result<Listed, Error> {
         ),
         None => (Vec::new(), Vec::new()),
     };
-    Ok(Listed { tools, prompts, resources, templates, completes: offered.completions.is_some() })
+    Ok(Listed { tools, prompts, resources, templates, completes: offered.completions.is_some(), subscribes })
 }
 
 /// What a server listed.
@@ -106,6 +109,7 @@ pub(crate) struct Listed {
     pub(crate) resources: Vec<Resource>,
     pub(crate) templates: Vec<ResourceTemplate>,
     pub(crate) completes: bool,
+    pub(crate) subscribes: bool,
 }
 
 /// A list, or none for a method the server does not know (any more).

@@ -5,6 +5,9 @@
 //! resources, lists them again and updates what this server serves under
 //! the namespace: new entries added, changed ones replaced, vanished ones
 //! removed, each announced to this server's own listeners as its change.
+//! The remote's fixed resources are followed too, when it announces their
+//! updates (`resources.subscribe`): an update is announced here for the URI
+//! the resource has here.
 //!
 //! A listen stream that ends (the remote restarted, the connection broke)
 //! is opened again with a growing delay (1 s, doubling to 30 s), and what
@@ -29,6 +32,8 @@ pub(crate) struct Followed {
     pub(crate) prompts: BTreeMap<String, Prompt>,
     pub(crate) resources: BTreeMap<String, Resource>,
     pub(crate) templates: BTreeMap<String, ResourceTemplate>,
+    /// Whether the remote announces updates of its resources.
+    pub(crate) subscribes: bool,
 }
 
 impl Followed {
@@ -40,6 +45,7 @@ impl Followed {
             prompts: remote.prompts().iter().map(|p| (p.name.clone(), p.clone())).collect(),
             resources: remote.resources().iter().map(|r| (r.uri.clone(), r.clone())).collect(),
             templates: remote.resource_templates().iter().map(|t| (t.uri_template.clone(), t.clone())).collect(),
+            subscribes: remote.subscribes,
         }
     }
 }
@@ -59,20 +65,35 @@ const LAST_DELAY: Duration = Duration::from_secs(30);
 
 async fn run(server: WeakServer, mut remote: Followed) {
     let mut delay = FIRST_DELAY;
-    let interests = Interests::new().tools().prompts().resources();
-    loop {
-        match remote.client.listen(interests.clone()).await {
+    'listening: loop {
+        let followed = remote.followed_uris();
+        let interests = followed
+            .iter()
+            .fold(Interests::new().tools().prompts().resources(), |interests, uri| interests.resource(uri.clone()));
+        match remote.client.listen(interests).await {
             Ok(mut changes) => {
                 delay = FIRST_DELAY;
                 // What changed while nothing listened (nothing, the first time).
                 if !catch_up(&server, &mut remote).await {
                     return;
                 }
-                while let Some(change) = changes.next().await {
-                    if matches!(change, Change::Tools | Change::Prompts | Change::Resources)
-                        && !catch_up(&server, &mut remote).await
-                    {
-                        return;
+                loop {
+                    // Resources come and go: the new ones are followed by a new listen.
+                    if remote.followed_uris() != followed {
+                        continue 'listening;
+                    }
+                    match changes.next().await {
+                        Some(Change::Tools | Change::Prompts | Change::Resources) => {
+                            if !catch_up(&server, &mut remote).await {
+                                return;
+                            }
+                        }
+                        Some(Change::Resource { uri }) => {
+                            let Some(server) = server.upgrade() else { return };
+                            server.notify_resource_updated(mounted_uri(&remote.namespace, &uri));
+                        }
+                        Some(_) => {}
+                        None => break,
                     }
                 }
                 tracing::info!(mount = %remote.namespace, "the mounted server's announcements ended; listening again");
@@ -91,6 +112,14 @@ async fn run(server: WeakServer, mut remote: Followed) {
     }
 }
 
+impl Followed {
+    /// The remote's fixed resources whose updates are followed: all of
+    /// them, if it announces updates.
+    fn followed_uris(&self) -> Vec<String> {
+        if self.subscribes { self.resources.keys().cloned().collect() } else { Vec::new() }
+    }
+}
+
 /// Lists the remote again and serves what it offers now; `false` once the
 /// server is gone.
 async fn catch_up(server: &WeakServer, remote: &mut Followed) -> bool {
@@ -102,7 +131,8 @@ async fn catch_up(server: &WeakServer, remote: &mut Followed) -> bool {
         }
     };
     let Some(server) = server.upgrade() else { return false };
-    let remote::Listed { tools, prompts, resources, templates, completes } = listed;
+    let remote::Listed { tools, prompts, resources, templates, completes, subscribes } = listed;
+    remote.subscribes = subscribes;
     let ns = std::sync::Arc::clone(&remote.namespace);
     let client = remote.client.clone();
     apply(

@@ -60,8 +60,8 @@ impl ServerBuilder {
     /// a Tokio runtime): what it adds, changes or removes later is served
     /// here too, and announced to this server's listeners. Its resource
     /// templates are served too, and completions of its prompts' arguments
-    /// and its templates' variables forwarded. Not relayed yet: the
-    /// remote's resource updates.
+    /// and its templates' variables forwarded, and updates of its fixed
+    /// resources announced for their URIs here.
     pub fn mount_remote(mut self, namespace: impl Into<String>, remote: crate::client::Remote) -> Self {
         let namespace: std::sync::Arc<str> = namespace.into().into();
         if let Err(e) = crate::server::mount::check_namespace(&namespace) {
