@@ -308,22 +308,24 @@ start_http_server() {
   echo "server up: $SERVER_URL (pid $SERVER_PID; server/discover answered $status)"
 }
 
-# start_gateway: the `gateway` example over HTTP on a loopback port it binds itself, in
-# front of two `everything`s over their stdio: `legacy`, serving only the 2025-era revisions
+# start_gateway [proxy]: the `gateway` example over HTTP on a loopback port it binds itself,
+# in front of two `everything`s over their stdio: `legacy`, serving only the 2025-era revisions
 # (so the gateway's client opens it a session), and `modern`, which the gateway speaks
 # 2026-07-28 with (so its questions come as input_required results, which the gateway
-# relays); waits until the gateway has answered a `server/discover`. Sets
-# SERVER_PID, SERVER_URL and SERVER_LOG ($RESULTS_DIR/gateway.log); callers must
-# `trap stop_http_server EXIT`.
+# relays); with `proxy`, in front of one `everything` over its stdio served as it is (no
+# namespace), for the conformance suite. Waits until the gateway has answered a
+# `server/discover`. Sets SERVER_PID, SERVER_URL and SERVER_LOG ($RESULTS_DIR/gateway.log);
+# callers must `trap stop_http_server EXIT`.
 start_gateway() {
   [ -x "$GATEWAY_BIN" ] || die "$GATEWAY_BIN not built (cargo build -p examples --bin gateway)"
   [ -x "$EVERYTHING_BIN" ] || die "$EVERYTHING_BIN not built (cargo build -p examples --bin everything)"
   mkdir -p "$RESULTS_DIR"
   SERVER_LOG="$RESULTS_DIR/gateway.log"
-  local legacy="legacy=$EVERYTHING_BIN --stdio --eras legacy" modern="modern=$EVERYTHING_BIN --stdio"
+  local remotes=("legacy=$EVERYTHING_BIN --stdio --eras legacy" "modern=$EVERYTHING_BIN --stdio")
+  [ "${1:-}" = proxy ] && remotes=("=$EVERYTHING_BIN --stdio")
   local address status
-  echo "starting: $GATEWAY_BIN --http 127.0.0.1:0 \"$legacy\" \"$modern\" (log: $SERVER_LOG)"
-  spawn "$SERVER_LOG" - env NO_COLOR=1 RUST_LOG=info "$GATEWAY_BIN" --http 127.0.0.1:0 "$legacy" "$modern"
+  echo "starting: $GATEWAY_BIN --http 127.0.0.1:0 ${remotes[*]} (log: $SERVER_LOG)"
+  spawn "$SERVER_LOG" - env NO_COLOR=1 RUST_LOG=info "$GATEWAY_BIN" --http 127.0.0.1:0 "${remotes[@]}"
   SERVER_PID=$STARTED_PID
   address="$(await_bound_address "$SERVER_PID" "$SERVER_LOG")" || {
     show_log "$SERVER_LOG"

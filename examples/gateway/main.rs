@@ -10,8 +10,9 @@
 //! ```
 //!
 //! `everything`'s tool `test_simple_text` is then `everything_test_simple_text`, its resource
-//! `test://static-text` is `test://everything/static-text`. A command is split at spaces (no
-//! quoting). What is not relayed yet: see `mcp_runtime::client::Remote`.
+//! `test://static-text` is `test://everything/static-text`. A remote without a name
+//! (`=COMMAND` or `=URL`) is served as it is, unprefixed: a proxy. A command is split at
+//! spaces (no quoting). What is not relayed yet: see `mcp_runtime::client::Remote`.
 
 #[path = "../observability.rs"]
 mod observability;
@@ -22,7 +23,7 @@ use anyhow::{Context as _, bail};
 use mcp_runtime::client::{Client, Remote};
 use mcp_runtime::transport::http::HttpConfig;
 
-const USAGE: &str = "usage: gateway [--stdio | --http ADDR] NAME=COMMAND... | NAME=URL...";
+const USAGE: &str = "usage: gateway [--stdio | --http ADDR] [NAME]=COMMAND... | [NAME]=URL...";
 
 /// What to serve, and how.
 #[derive(Debug, PartialEq)]
@@ -104,7 +105,8 @@ async fn main() -> anyhow::Result<()> {
     let mut builder = mcp_runtime::Server::builder("gateway", env!("CARGO_PKG_VERSION"))
         .instructions("A gateway: each server's tools, prompts and resources under its name.");
     for (name, target) in &options.remotes {
-        builder = builder.mount_remote(name.clone(), connect(name, target).await?);
+        let remote = connect(name, target).await?;
+        builder = if name.is_empty() { builder.proxy(remote) } else { builder.mount_remote(name.clone(), remote) };
     }
     let server = builder.build()?;
     if options.stdio {

@@ -34,7 +34,7 @@
 
 mod error;
 mod http;
-mod in_flight;
+pub(crate) mod in_flight;
 mod lines;
 mod listen;
 mod negotiation;
@@ -341,9 +341,12 @@ impl Client {
             Negotiated::Legacy(session) => self.head(&session.version, None, session.id.as_deref()),
         };
         if let Some((token, notices)) = progress {
-            let meta = params.entry("_meta").or_insert_with(|| json!({}));
-            if let Some(meta) = meta.as_object_mut() {
-                meta.insert("progressToken".to_owned(), token.clone());
+            // `Null`: the notifications are heard, but no progress asked for.
+            if !token.is_null() {
+                let meta = params.entry("_meta").or_insert_with(|| json!({}));
+                if let Some(meta) = meta.as_object_mut() {
+                    meta.insert("progressToken".to_owned(), token.clone());
+                }
             }
             head.notices = Some(notices);
         }
@@ -389,12 +392,13 @@ impl Client {
         &self,
         method: &str,
         params: Map<String, Value>,
-        capabilities: &ClientCapabilities,
+        (capabilities, log_level): (&ClientCapabilities, Option<crate::protocol::LoggingLevel>),
         progress: Option<&(Value, Notices)>,
     ) -> Result<Value, Error> {
         let negotiated = self.negotiated().await?;
         let mut meta = (*self.meta).clone();
         meta.client_capabilities = capabilities.clone();
+        meta.log_level = log_level;
         let result = self.exchange_as(negotiated, method, params, &meta, progress).await?;
         if answering::is_input_required(&result) {
             return Err(Error::InputRequired(result));

@@ -81,6 +81,11 @@ impl Logger {
         self
     }
 
+    /// The least level sent, if any (what a forwarded request asks for).
+    pub(crate) fn level(&self) -> Option<LoggingLevel> {
+        self.context.meta().log_level
+    }
+
     /// Whether a message at `level` would be sent.
     pub fn enabled(&self, level: LoggingLevel) -> bool {
         self.context.meta().log_level.is_some_and(|min| level >= min)

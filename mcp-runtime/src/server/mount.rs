@@ -43,8 +43,12 @@ pub(crate) fn check_namespace(namespace: &str) -> Result<(), BuildError> {
     })
 }
 
-/// The name a mounted tool or prompt is served under.
+/// The name a mounted tool or prompt is served under (the name itself
+/// for a proxied server, whose namespace is empty).
 pub(crate) fn mounted_name(namespace: &str, name: &str) -> String {
+    if namespace.is_empty() {
+        return name.to_owned();
+    }
     format!("{namespace}_{name}")
 }
 
@@ -52,14 +56,21 @@ pub(crate) fn mounted_name(namespace: &str, name: &str) -> String {
 /// `namespace` taken out, as [`mounted_uri`] put it in; `None` for a URI
 /// that is not under it.
 pub(crate) fn unmounted_uri(namespace: &str, uri: &str) -> Option<String> {
+    if namespace.is_empty() {
+        return Some(uri.to_owned());
+    }
     match uri.split_once("://") {
         Some((scheme, rest)) => Some(format!("{scheme}://{}", rest.strip_prefix(namespace)?.strip_prefix('/')?)),
         None => Some(uri.strip_prefix(namespace)?.strip_prefix('/')?.to_owned()),
     }
 }
 
-/// The URI (or URI template) a mounted resource is served under.
+/// The URI (or URI template) a mounted resource is served under (the URI
+/// itself for a proxied server).
 pub(crate) fn mounted_uri(namespace: &str, uri: &str) -> String {
+    if namespace.is_empty() {
+        return uri.to_owned();
+    }
     match uri.split_once("://") {
         Some((scheme, rest)) => format!("{scheme}://{namespace}/{rest}"),
         None => format!("{namespace}/{uri}"),

@@ -21,6 +21,7 @@ use std::time::Duration;
 use super::mount::{mounted_name, mounted_uri};
 use super::{Server, WeakServer, mount_remote};
 use crate::client::{Change, Client, Error, Interests, remote};
+use crate::events::ServerEvent;
 use crate::protocol::{Prompt, Resource, ResourceTemplate, Tool};
 
 /// A remote mounted under `namespace`, and what of it is served here now,
@@ -83,8 +84,8 @@ async fn run(server: WeakServer, mut remote: Followed) {
                         continue 'listening;
                     }
                     match changes.next().await {
-                        Some(Change::Tools | Change::Prompts | Change::Resources) => {
-                            if !catch_up(&server, &mut remote).await {
+                        Some(change @ (Change::Tools | Change::Prompts | Change::Resources)) => {
+                            if !catch_up_after(&server, &mut remote, Some(&change)).await {
                                 return;
                             }
                         }
@@ -123,6 +124,14 @@ impl Followed {
 /// Lists the remote again and serves what it offers now; `false` once the
 /// server is gone.
 async fn catch_up(server: &WeakServer, remote: &mut Followed) -> bool {
+    catch_up_after(server, remote, None).await
+}
+
+/// [`catch_up`] after the remote announced `change`: if listing it again
+/// changed nothing of that kind here, the announcement is passed on as it
+/// came (a remote may announce a change its lists do not show, and this
+/// server's listeners are told what its own would have been).
+async fn catch_up_after(server: &WeakServer, remote: &mut Followed, change: Option<&Change>) -> bool {
     let listed = match remote::listed(&remote.client).await {
         Ok(listed) => listed,
         Err(e) => {
@@ -135,51 +144,63 @@ async fn catch_up(server: &WeakServer, remote: &mut Followed) -> bool {
     remote.subscribes = subscribes;
     let ns = std::sync::Arc::clone(&remote.namespace);
     let client = remote.client.clone();
-    apply(
+    let tools_changed = apply(
         &mut remote.tools,
         tools.into_iter().map(|t| (t.name.clone(), t)).collect(),
         |name| server.remove_tool(&mounted_name(&ns, name)),
         |tool| server.add_tool(mount_remote::tool(&ns, tool, client.clone())),
     );
-    apply(
+    let prompts_changed = apply(
         &mut remote.prompts,
         prompts.into_iter().map(|p| (p.name.clone(), p)).collect(),
         |name| server.remove_prompt(&mounted_name(&ns, name)),
         |prompt| server.add_prompt(mount_remote::prompt(&ns, prompt, client.clone(), completes)),
     );
-    apply(
+    let resources_changed = apply(
         &mut remote.resources,
         resources.into_iter().map(|r| (r.uri.clone(), r)).collect(),
         |uri| server.remove_resource(&mounted_uri(&ns, uri)),
         |resource| server.add_resource(mount_remote::resource(&ns, resource, client.clone())),
     );
-    apply(
+    let templates_changed = apply(
         &mut remote.templates,
         templates.into_iter().map(|t| (t.uri_template.clone(), t)).collect(),
         |template| server.remove_resource(&mounted_uri(&ns, template)),
         |template| server.add_resource(mount_remote::template(&ns, template, client.clone(), completes)),
     );
+    let unseen = match change {
+        Some(Change::Tools) if !tools_changed => Some(ServerEvent::ToolsListChanged),
+        Some(Change::Prompts) if !prompts_changed => Some(ServerEvent::PromptsListChanged),
+        Some(Change::Resources) if !resources_changed && !templates_changed => Some(ServerEvent::ResourcesListChanged),
+        _ => None,
+    };
+    if let Some(event) = unseen {
+        server.notify(event);
+    }
     true
 }
 
-/// Makes `served` `now`: removes what vanished, adds what is new or changed.
-/// An entry this server cannot take (its name is taken by another) is left
-/// out, and logged.
+/// Makes `served` `now`: removes what vanished, adds what is new or changed;
+/// whether anything did. An entry this server cannot take (its name is
+/// taken by another) is left out, and logged.
 fn apply<T: Clone + PartialEq>(
     served: &mut BTreeMap<String, T>,
     now: BTreeMap<String, T>,
     remove: impl Fn(&str) -> bool,
     add: impl Fn(T) -> Result<(), crate::BuildError>,
-) {
+) -> bool {
+    let mut changed = false;
     for key in served.keys().filter(|key| !now.contains_key(*key)) {
-        remove(key);
+        changed |= remove(key);
     }
     for (key, item) in &now {
-        if served.get(key) != Some(item)
-            && let Err(e) = add(item.clone())
-        {
-            tracing::warn!(error = %e, "a mounted server's entry cannot be served");
+        if served.get(key) != Some(item) {
+            changed = true;
+            if let Err(e) = add(item.clone()) {
+                tracing::warn!(error = %e, "a mounted server's entry cannot be served");
+            }
         }
     }
     *served = now;
+    changed
 }

@@ -23,16 +23,17 @@ use serde_json::{Map, Value, json};
 
 use super::mount::{mounted_name, mounted_uri, unmounted_uri};
 use crate::answering;
+use crate::client::in_flight::{OnMessage, OnProgress};
 use crate::client::{Client, Error};
 use crate::handler::call::{CompleteCall, ResourceCall};
 use crate::handler::extract::Args;
 use crate::handler::functions::BoxFuture;
-use crate::handler::notify::Progress;
+use crate::handler::notify::{Logger, Progress};
 use crate::handler::outcome::{Outcome, RpcError};
 use crate::input::Input;
 use crate::protocol::{
-    CallToolResult, Completion, CompletionReference, ErrorObject, GetPromptResult, InputRequest, ProgressParams,
-    Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
+    CallToolResult, Completion, CompletionReference, ErrorObject, GetPromptResult, InputRequest, LoggingLevel,
+    ProgressParams, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
 };
 use crate::registry::entry::{PromptEntry, ResourceEntry, ResourceKind, ToolEntry};
 
@@ -72,13 +73,13 @@ fn forwarding<T: DeserializeOwned + Send + 'static>(
     method: &'static str,
     name: &str,
     served: &str,
-) -> impl Fn(Args<Value>, Input, Progress) -> BoxFuture<Result<T, RpcError>> + Clone + Send + Sync + 'static {
+) -> impl Fn(Args<Value>, Input, Progress, Logger) -> BoxFuture<Result<T, RpcError>> + Clone + Send + Sync + 'static {
     let (name, served): (Arc<str>, Arc<str>) = (name.into(), served.into());
-    move |Args(arguments), input, progress| {
+    move |Args(arguments), input, progress, logger| {
         let (client, name, served) = (client.clone(), Arc::clone(&name), Arc::clone(&served));
         Box::pin(async move {
             let params = json!({"name": &*name, "arguments": object(arguments)});
-            forward::<T>(&client, method, params, (&input, &progress), &served).await
+            forward::<T>(&client, method, params, (&input, &progress, &logger), &served).await
         })
     }
 }
@@ -171,42 +172,51 @@ fn completing(
 }
 
 /// Sends `method` to the remote, relaying its questions to this server's
-/// client until it answers with a complete result, and its progress when
-/// this server's client asked for progress.
+/// client until it answers with a complete result, its progress when this
+/// server's client asked for progress, and its log messages at the level
+/// this server's client asked for (a 2026-07-28 remote is asked for that
+/// level; a 2025-era one logs at its session's).
 async fn forward<T: DeserializeOwned>(
     client: &Client,
     method: &str,
     params: Value,
-    (input, progress): (&Input, &Progress),
+    (input, progress, logger): (&Input, &Progress, &Logger),
     served: &str,
 ) -> Result<T, RpcError> {
     let mut params = match params {
         Value::Object(params) => params,
         _ => Map::new(),
     };
-    let relayed_progress = progress.is_requested().then(|| {
+    let level = logger.level();
+    let on_progress = progress.is_requested().then(|| {
         let progress = progress.clone();
-        client.progress_listener(move |p: ProgressParams| {
+        Box::new(move |p: ProgressParams| {
             match p.message {
                 Some(message) => progress.report_with_message(p.progress, p.total, message),
                 None => progress.report(p.progress, p.total),
             };
-        })
+        }) as OnProgress
     });
+    let on_message = level.is_some().then(|| {
+        let logger = logger.clone();
+        Box::new(move |message: &Value| relay_log(&logger, message)) as OnMessage
+    });
+    let heard =
+        (on_progress.is_some() || on_message.is_some()).then(|| client.request_listener(on_progress, on_message));
     for _ in 0..=MAX_ROUNDS {
         let capabilities = input.capabilities();
-        let result =
-            match client.request_declaring(method, params.clone(), capabilities, relayed_progress.as_ref()).await {
-                Ok(result) => result,
-                Err(Error::InputRequired(result)) => {
-                    let answers = relay(input, &result, served).await?;
-                    answering::next_round(&mut params, &result, answers).map_err(|why| {
-                        RpcError::from(ErrorObject::internal(format!("The server mounted at `{served}`: {why}")))
-                    })?;
-                    continue;
-                }
-                Err(other) => return Err(relayed(served, other)),
-            };
+        let result = match client.request_declaring(method, params.clone(), (capabilities, level), heard.as_ref()).await
+        {
+            Ok(result) => result,
+            Err(Error::InputRequired(result)) => {
+                let answers = relay(input, &result, served).await?;
+                answering::next_round(&mut params, &result, answers).map_err(|why| {
+                    RpcError::from(ErrorObject::internal(format!("The server mounted at `{served}`: {why}")))
+                })?;
+                continue;
+            }
+            Err(other) => return Err(relayed(served, other)),
+        };
         return serde_json::from_value(result).map_err(|e| {
             ErrorObject::internal(format!(
                 "The server mounted at `{served}` gave a `{method}` result that does not read: {e}"
@@ -218,6 +228,20 @@ async fn forward<T: DeserializeOwned>(
         "The server mounted at `{served}` still asked for input after {MAX_ROUNDS} rounds"
     ))
     .into())
+}
+
+/// Passes a remote's `notifications/message` on to this server's client,
+/// through `logger` (which drops what is below the level asked for).
+fn relay_log(logger: &Logger, message: &Value) {
+    let Some(params) = message.get("params") else { return };
+    let Some(Ok(level)) = params.get("level").map(|l| serde_json::from_value::<LoggingLevel>(l.clone())) else {
+        return;
+    };
+    let data = params.get("data").cloned().unwrap_or(Value::Null);
+    match params.get("logger").and_then(Value::as_str) {
+        Some(name) => logger.clone().named(name).log(level, data),
+        None => logger.log(level, data),
+    };
 }
 
 /// Asks this server's client, all at once, what the remote's

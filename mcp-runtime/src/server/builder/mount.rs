@@ -68,6 +68,28 @@ impl ServerBuilder {
             self.deferred_errors.push(e);
             return self;
         }
+        self.serve_remote(namespace, remote)
+    }
+
+    /// Serves a remote server's catalog as it is, without a namespace: a
+    /// proxy in front of one server (an old stdio-only one served over
+    /// HTTP, say), with everything [`mount_remote`](Self::mount_remote)
+    /// relays. Its names must not clash with this server's own.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// use mcp_runtime::Server;
+    /// use mcp_runtime::client::{Client, Remote};
+    ///
+    /// let remote = Remote::connect(Client::spawn(tokio::process::Command::new("legacy-mcp-server"))?).await?;
+    /// Server::builder("proxy", "1.0.0").proxy(remote).build()?.serve_http("127.0.0.1:3000").await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn proxy(self, remote: crate::client::Remote) -> Self {
+        self.serve_remote("".into(), remote)
+    }
+
+    fn serve_remote(mut self, namespace: std::sync::Arc<str>, remote: crate::client::Remote) -> Self {
         use crate::server::mount_remote;
         self.followed.push(crate::server::mount_follow::Followed::new(std::sync::Arc::clone(&namespace), &remote));
         for tool in remote.tools {
