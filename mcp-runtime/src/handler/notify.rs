@@ -82,6 +82,7 @@ impl Logger {
     }
 
     /// The least level sent, if any (what a forwarded request asks for).
+    #[cfg(feature = "client")]
     pub(crate) fn level(&self) -> Option<LoggingLevel> {
         self.context.meta().log_level
     }

@@ -55,6 +55,7 @@ pub(crate) fn mounted_name(namespace: &str, name: &str) -> String {
 /// The URI a mounted resource has at its own server: `uri` with
 /// `namespace` taken out, as [`mounted_uri`] put it in; `None` for a URI
 /// that is not under it.
+#[cfg(feature = "client")]
 pub(crate) fn unmounted_uri(namespace: &str, uri: &str) -> Option<String> {
     if namespace.is_empty() {
         return Some(uri.to_owned());
