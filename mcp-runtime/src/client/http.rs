@@ -170,35 +170,33 @@ impl HttpTransport {
 
     /// `GET` on the endpoint: a 2025-era session's standalone stream.
     pub(super) async fn standalone_stream(&self, head: &Head<'_>) -> Result<Events, Error> {
-        let mut request = http::Request::get(&self.url)
-            .header(ACCEPT, "text/event-stream")
-            .header("mcp-protocol-version", head.version);
+        let request = self.in_session(http::Request::get(&self.url).header(ACCEPT, "text/event-stream"), head)?;
+        self.stream_of(request, None).await
+    }
+
+    /// A bodiless request of a 2025-era session: its version, id and token.
+    fn in_session(
+        &self,
+        request: http::request::Builder,
+        head: &Head<'_>,
+    ) -> Result<http::Request<Full<Bytes>>, Error> {
+        let mut request = request.header("mcp-protocol-version", head.version);
         if let Some(session) = head.session {
             request = request.header(SESSION_ID, session);
         }
         if let Some(token) = head.bearer {
             request = request.header(AUTHORIZATION, format!("Bearer {token}"));
         }
-        let request = request
+        request
             .body(Full::new(Bytes::new()))
-            .map_err(|e| Error::Transport(format!("`{}` is not a URL to get: {e}", self.url)))?;
-        self.stream_of(request, None).await
+            .map_err(|e| Error::Transport(format!("`{}` is not a URL to send to: {e}", self.url)))
     }
 
     /// `DELETE` on the endpoint with the session's id: the end of a
     /// 2025-era session. A server that does not let clients end sessions
     /// answers 405, which is no failure.
     pub(super) async fn end_session(&self, head: &Head<'_>) -> Result<(), Error> {
-        let mut request = http::Request::delete(&self.url).header("mcp-protocol-version", head.version);
-        if let Some(session) = head.session {
-            request = request.header(SESSION_ID, session);
-        }
-        if let Some(token) = head.bearer {
-            request = request.header(AUTHORIZATION, format!("Bearer {token}"));
-        }
-        let request = request
-            .body(Full::new(Bytes::new()))
-            .map_err(|e| Error::Transport(format!("`{}` is not a URL to delete: {e}", self.url)))?;
+        let request = self.in_session(http::Request::delete(&self.url), head)?;
         let response = self.http.request(request).await.map_err(|e| Error::Transport(format!("{}: {e}", self.url)))?;
         let status = response.status();
         if status.is_success() || status == http::StatusCode::METHOD_NOT_ALLOWED {

@@ -33,22 +33,15 @@ use crate::protocol::{Prompt, Resource, ResourceTemplate, Tool};
 #[derive(Debug, Clone)]
 pub struct Remote {
     pub(crate) client: Client,
-    pub(crate) tools: Vec<Tool>,
-    pub(crate) prompts: Vec<Prompt>,
-    pub(crate) resources: Vec<Resource>,
-    pub(crate) templates: Vec<ResourceTemplate>,
-    /// Whether it completes arguments (`completions`).
-    pub(crate) completes: bool,
-    /// Whether it announces updates of resources (`resources.subscribe`).
-    pub(crate) subscribes: bool,
+    pub(crate) listed: Listed,
 }
 
 impl Remote {
     /// Lists, through `client`, what the server offers (every page): its
     /// tools, and its prompts and resources when it declares them.
     pub async fn connect(client: Client) -> Result<Remote, Error> {
-        let Listed { tools, prompts, resources, templates, completes, subscribes } = listed(&client).await?;
-        Ok(Remote { client, tools, prompts, resources, templates, completes, subscribes })
+        let listed = listed(&client).await?;
+        Ok(Remote { client, listed })
     }
 
     /// The client the server is reached through.
@@ -58,22 +51,22 @@ impl Remote {
 
     /// The tools the server listed.
     pub fn tools(&self) -> &[Tool] {
-        &self.tools
+        &self.listed.tools
     }
 
     /// The prompts the server listed.
     pub fn prompts(&self) -> &[Prompt] {
-        &self.prompts
+        &self.listed.prompts
     }
 
     /// The resources the server listed.
     pub fn resources(&self) -> &[Resource] {
-        &self.resources
+        &self.listed.resources
     }
 
     /// The resource templates the server listed.
     pub fn resource_templates(&self) -> &[ResourceTemplate] {
-        &self.templates
+        &self.listed.templates
     }
 }
 
@@ -102,13 +95,16 @@ pub(crate) async fn listed(client: &Client) -> Result<Listed, Error> {
     Ok(Listed { tools, prompts, resources, templates, completes: offered.completions.is_some(), subscribes })
 }
 
-/// What a server listed.
+/// What a server listed, and what it declared of it.
+#[derive(Debug, Clone)]
 pub(crate) struct Listed {
     pub(crate) tools: Vec<Tool>,
     pub(crate) prompts: Vec<Prompt>,
     pub(crate) resources: Vec<Resource>,
     pub(crate) templates: Vec<ResourceTemplate>,
+    /// Whether it completes arguments (`completions`).
     pub(crate) completes: bool,
+    /// Whether it announces updates of resources (`resources.subscribe`).
     pub(crate) subscribes: bool,
 }
 

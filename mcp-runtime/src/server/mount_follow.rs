@@ -46,7 +46,7 @@ impl Followed {
             prompts: remote.prompts().iter().map(|p| (p.name.clone(), p.clone())).collect(),
             resources: remote.resources().iter().map(|r| (r.uri.clone(), r.clone())).collect(),
             templates: remote.resource_templates().iter().map(|t| (t.uri_template.clone(), t.clone())).collect(),
-            subscribes: remote.subscribes,
+            subscribes: remote.listed.subscribes,
         }
     }
 }

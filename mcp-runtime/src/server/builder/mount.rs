@@ -92,17 +92,22 @@ impl ServerBuilder {
     fn serve_remote(mut self, namespace: std::sync::Arc<str>, remote: crate::client::Remote) -> Self {
         use crate::server::mount_remote;
         self.followed.push(crate::server::mount_follow::Followed::new(std::sync::Arc::clone(&namespace), &remote));
-        for tool in remote.tools {
+        for tool in remote.listed.tools {
             self.tools.push(mount_remote::tool(&namespace, tool, remote.client.clone()));
         }
-        for prompt in remote.prompts {
-            self.prompts.push(mount_remote::prompt(&namespace, prompt, remote.client.clone(), remote.completes));
+        for prompt in remote.listed.prompts {
+            self.prompts.push(mount_remote::prompt(&namespace, prompt, remote.client.clone(), remote.listed.completes));
         }
-        for resource in remote.resources {
+        for resource in remote.listed.resources {
             self.resources.push(mount_remote::resource(&namespace, resource, remote.client.clone()));
         }
-        for template in remote.templates {
-            self.resources.push(mount_remote::template(&namespace, template, remote.client.clone(), remote.completes));
+        for template in remote.listed.templates {
+            self.resources.push(mount_remote::template(
+                &namespace,
+                template,
+                remote.client.clone(),
+                remote.listed.completes,
+            ));
         }
         self
     }
