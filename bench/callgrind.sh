@@ -92,9 +92,11 @@ if [[ -n "${REDIS:-}" && "$server" == ours ]]; then
         redis-cli --cluster create "${nodes[@]}" --cluster-yes >/dev/null
         for node in "${nodes[@]}"; do
             for _ in $(seq 100); do
-                redis-cli -p "${node##*:}" cluster info | tr -d '\r' | grep -qx 'cluster_state:ok' && break
+                redis-cli -p "${node##*:}" cluster info | tr -d '\r' | grep -qx 'cluster_state:ok' && continue 2
                 sleep 0.1
             done
+            echo "the Redis Cluster did not become healthy ($node)" >&2
+            exit 1
         done
         server_args+=(--redis "redis+cluster://$(IFS=,; echo "${nodes[*]}")/")
     else

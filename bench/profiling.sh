@@ -8,33 +8,19 @@
 # binaries `run.sh` measures stay built without debug information.
 # OTLP=1 (ours) builds with the `otel` feature, AUTH=ALG (ours) with the
 # `auth` feature, REDIS=1 (ours) with the `redis` feature, RATE_LIMIT=1
-# (ours) with the `rate-limit` feature, each in a folder of its own.
+# (ours) with the `rate-limit` feature, FORWARD=1 with `forward`, HTTP2=1 with
+# `http2`, each in a folder of its own.
 build_for_profiling() {
     local dir=target/profiling features=()
-    if [[ -n "${OTLP:-}" && "$server" == ours ]]; then
-        dir=target/profiling-otel
-        features=(--features otel)
-    fi
-    if [[ -n "${AUTH:-}" && "$server" == ours ]]; then
-        dir=target/profiling-auth
-        features=(--features auth)
-    fi
-    if [[ -n "${REDIS:-}" && "$server" == ours ]]; then
-        dir=target/profiling-redis
-        features=(--features redis)
-    fi
-    if [[ -n "${RATE_LIMIT:-}" && "$server" == ours ]]; then
-        dir=target/profiling-rate-limit
-        features=(--features rate-limit)
-    fi
-    if [[ -n "${FORWARD:-}" && "$server" == ours ]]; then
-        dir=target/profiling-forward
-        features=(--features forward)
-    fi
-    if [[ -n "${HTTP2:-}" && "$server" == ours ]]; then
-        dir=target/profiling-http2
-        features=(--features http2)
-    fi
+    # Each setting's feature, built in a folder of its own; the last set wins.
+    local setting name feature
+    for setting in OTLP:otel AUTH:auth REDIS:redis RATE_LIMIT:rate-limit FORWARD:forward HTTP2:http2; do
+        name=${setting%%:*} feature=${setting#*:}
+        if [[ -n "${!name:-}" && "$server" == ours ]]; then
+            dir=target/profiling-$feature
+            features=(--features "$feature")
+        fi
+    done
     CARGO_TARGET_DIR=$dir CARGO_PROFILE_RELEASE_DEBUG=line-tables-only \
         cargo build --release --quiet -p "bench-$server" "${features[@]}"
     server_bin=$dir/release/bench-$server

@@ -60,21 +60,17 @@ impl HttpTransport {
     }
 
     fn post(&self, message: &Value, head: &Head<'_>) -> Result<http::Request<Full<Bytes>>, Error> {
-        let mut request = http::Request::post(&self.url)
-            .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, "application/json, text/event-stream")
-            .header("mcp-protocol-version", head.version);
+        let mut request = headed(
+            http::Request::post(&self.url)
+                .header(CONTENT_TYPE, "application/json")
+                .header(ACCEPT, "application/json, text/event-stream"),
+            head,
+        );
         if let Some((method, target)) = head.method {
             request = request.header("mcp-method", method);
             if let Some(target) = target.filter(|t| t.is_ascii() && !t.contains(['\r', '\n'])) {
                 request = request.header("mcp-name", target);
             }
-        }
-        if let Some(session) = head.session {
-            request = request.header(SESSION_ID, session);
-        }
-        if let Some(token) = head.bearer {
-            request = request.header(AUTHORIZATION, format!("Bearer {token}"));
         }
         request
             .body(Full::new(Bytes::from(message.to_string())))
@@ -87,11 +83,7 @@ impl HttpTransport {
         let response = self.http.request(request).await.map_err(|e| Error::Transport(format!("{}: {e}", self.url)))?;
         let status = response.status();
         let session = response.headers().get(SESSION_ID).and_then(|v| v.to_str().ok()).map(str::to_owned);
-        let streamed = response
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.starts_with("text/event-stream"));
+        let streamed = is_event_stream(&response);
         if streamed && status.is_success() {
             let message = self.read_stream(response.into_body(), head, id).await?;
             return Ok(Answer { message, session });
@@ -121,8 +113,7 @@ impl HttpTransport {
         if status.is_success() {
             return Ok(());
         }
-        let body = Limited::new(response.into_body(), 64 * 1024).collect().await.map(|b| b.to_bytes());
-        Err(Error::Http { status: status.as_u16(), body: body.as_deref().map(start_of).unwrap_or_default() })
+        Err(refused(response).await)
     }
 
     /// What posts messages later, on a task of its own, with `head`'s
@@ -180,14 +171,7 @@ impl HttpTransport {
         request: http::request::Builder,
         head: &Head<'_>,
     ) -> Result<http::Request<Full<Bytes>>, Error> {
-        let mut request = request.header("mcp-protocol-version", head.version);
-        if let Some(session) = head.session {
-            request = request.header(SESSION_ID, session);
-        }
-        if let Some(token) = head.bearer {
-            request = request.header(AUTHORIZATION, format!("Bearer {token}"));
-        }
-        request
+        headed(request, head)
             .body(Full::new(Bytes::new()))
             .map_err(|e| Error::Transport(format!("`{}` is not a URL to send to: {e}", self.url)))
     }
@@ -202,8 +186,7 @@ impl HttpTransport {
         if status.is_success() || status == http::StatusCode::METHOD_NOT_ALLOWED {
             return Ok(());
         }
-        let body = Limited::new(response.into_body(), 64 * 1024).collect().await.map(|b| b.to_bytes());
-        Err(Error::Http { status: status.as_u16(), body: body.as_deref().map(start_of).unwrap_or_default() })
+        Err(refused(response).await)
     }
 
     /// The event stream `request` is answered with; another answer is an
@@ -211,11 +194,7 @@ impl HttpTransport {
     async fn stream_of(&self, request: http::Request<Full<Bytes>>, id: Option<&RequestId>) -> Result<Events, Error> {
         let response = self.http.request(request).await.map_err(|e| Error::Transport(format!("{}: {e}", self.url)))?;
         let status = response.status();
-        let streamed = response
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.starts_with("text/event-stream"));
+        let streamed = is_event_stream(&response);
         if streamed && status.is_success() {
             // A stream that lives as long as it is listened to: no bound.
             return Ok(Events::of(response.into_body(), usize::MAX));
@@ -309,6 +288,36 @@ impl Poster {
         };
         self.http.notify(message, &head).await
     }
+}
+
+/// `request` with the headers every message of `head` carries: the
+/// revision, the 2025-era session, the bearer token.
+fn headed(mut request: http::request::Builder, head: &Head<'_>) -> http::request::Builder {
+    request = request.header("mcp-protocol-version", head.version);
+    if let Some(session) = head.session {
+        request = request.header(SESSION_ID, session);
+    }
+    if let Some(token) = head.bearer {
+        request = request.header(AUTHORIZATION, format!("Bearer {token}"));
+    }
+    request
+}
+
+/// Whether `response` is an event stream.
+fn is_event_stream<B>(response: &http::Response<B>) -> bool {
+    response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"))
+}
+
+/// The error a response that refused a message is: its status and the
+/// start of its body.
+async fn refused(response: http::Response<hyper::body::Incoming>) -> Error {
+    let status = response.status();
+    let body = Limited::new(response.into_body(), 64 * 1024).collect().await.map(|b| b.to_bytes());
+    Error::Http { status: status.as_u16(), body: body.as_deref().map(start_of).unwrap_or_default() }
 }
 
 /// The JSON-RPC message in one event (its `data:` lines), if any.

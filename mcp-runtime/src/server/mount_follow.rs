@@ -75,7 +75,7 @@ async fn run(server: WeakServer, mut remote: Followed) {
             Ok(mut changes) => {
                 delay = FIRST_DELAY;
                 // What changed while nothing listened (nothing, the first time).
-                if !catch_up(&server, &mut remote).await {
+                if !catch_up(&server, &mut remote, None).await {
                     return;
                 }
                 loop {
@@ -85,7 +85,7 @@ async fn run(server: WeakServer, mut remote: Followed) {
                     }
                     match changes.next().await {
                         Some(change @ (Change::Tools | Change::Prompts | Change::Resources)) => {
-                            if !catch_up_after(&server, &mut remote, Some(&change)).await {
+                            if !catch_up(&server, &mut remote, Some(&change)).await {
                                 return;
                             }
                         }
@@ -123,15 +123,12 @@ impl Followed {
 
 /// Lists the remote again and serves what it offers now; `false` once the
 /// server is gone.
-async fn catch_up(server: &WeakServer, remote: &mut Followed) -> bool {
-    catch_up_after(server, remote, None).await
-}
-
-/// [`catch_up`] after the remote announced `change`: if listing it again
-/// changed nothing of that kind here, the announcement is passed on as it
-/// came (a remote may announce a change its lists do not show, and this
-/// server's listeners are told what its own would have been).
-async fn catch_up_after(server: &WeakServer, remote: &mut Followed, change: Option<&Change>) -> bool {
+///
+/// After the remote announced `change`, if listing it again changed nothing
+/// of that kind here, the announcement is passed on as it came (a remote
+/// may announce a change its lists do not show, and this server's
+/// listeners are told what its own would have been).
+async fn catch_up(server: &WeakServer, remote: &mut Followed, change: Option<&Change>) -> bool {
     let listed = match remote::listed(&remote.client).await {
         Ok(listed) => listed,
         Err(e) => {
