@@ -92,7 +92,8 @@ pub(crate) async fn listed(client: &Client) -> Result<Listed, Error> {
         ),
         None => (Vec::new(), Vec::new()),
     };
-    Ok(Listed { tools, prompts, resources, templates, completes: offered.completions.is_some(), subscribes })
+    let tasks = offered.extensions.as_ref().is_some_and(|e| e.contains_key(crate::tasks::TASKS_EXTENSION));
+    Ok(Listed { tools, prompts, resources, templates, completes: offered.completions.is_some(), subscribes, tasks })
 }
 
 /// What a server listed, and what it declared of it.
@@ -106,6 +107,9 @@ pub(crate) struct Listed {
     pub(crate) completes: bool,
     /// Whether it announces updates of resources (`resources.subscribe`).
     pub(crate) subscribes: bool,
+    /// Whether it may answer a `tools/call` with a task (it declares the
+    /// tasks extension).
+    pub(crate) tasks: bool,
 }
 
 /// A list, or none for a method the server does not know (any more).

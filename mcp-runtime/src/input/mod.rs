@@ -123,6 +123,12 @@ pub(crate) struct InputState {
     /// first wait for something else than input): it then waits for
     /// answers instead of stopping.
     task: OnceLock<Arc<dyn TaskChannel>>,
+    /// Set while a handler that may become a task
+    /// ([`input_first`](crate::tasks::TaskSupport::input_first)) wants its
+    /// waits to stay within the call: a forwarded call, until the server
+    /// it was forwarded to has answered whether it runs as a task.
+    #[cfg(any(feature = "client", feature = "tasks"))]
+    inline: std::sync::atomic::AtomicBool,
 }
 
 #[derive(Debug, Default)]
@@ -160,7 +166,16 @@ impl InputState {
             app_state: app_state.clone(),
             round: Mutex::new(Round { app_state, ..Round::default() }),
             task: OnceLock::new(),
+            #[cfg(any(feature = "client", feature = "tasks"))]
+            inline: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// Whether the handler's waits stay within the call for now
+    /// ([`Input::hold_inline`]).
+    #[cfg(feature = "tasks")]
+    pub(crate) fn is_held_inline(&self) -> bool {
+        self.inline.load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// The input state of a handler running as a task, whose answers come
@@ -229,6 +244,16 @@ impl Input {
 
     pub(crate) fn capabilities(&self) -> &ClientCapabilities {
         &self.state.meta.client_capabilities
+    }
+
+    /// While `hold`, a handler of an
+    /// [`input_first`](crate::tasks::TaskSupport::input_first) tool that
+    /// waits on something else than input goes on within the call rather
+    /// than becoming a task: what a forwarded call needs until the other
+    /// server has said whether it made a task of it.
+    #[cfg(feature = "client")]
+    pub(crate) fn hold_inline(&self, hold: bool) {
+        self.state.inline.store(hold, std::sync::atomic::Ordering::Release);
     }
 
     /// Whether this request's client accepts form elicitation.

@@ -38,6 +38,8 @@ pub(crate) mod mount_follow;
 pub(crate) mod mount_links;
 #[cfg(feature = "client")]
 pub(crate) mod mount_remote;
+#[cfg(feature = "client")]
+mod mount_task;
 #[cfg(all(test, any(not(feature = "legacy"), not(feature = "tasks"))))]
 mod without_features_tests;
 

@@ -137,7 +137,7 @@ async fn catch_up(server: &WeakServer, remote: &mut Followed, change: Option<&Ch
         }
     };
     let Some(server) = server.upgrade() else { return false };
-    let remote::Listed { tools, prompts, resources, templates, completes, subscribes } = listed;
+    let remote::Listed { tools, prompts, resources, templates, completes, subscribes, tasks } = listed;
     remote.subscribes = subscribes;
     let ns = std::sync::Arc::clone(&remote.namespace);
     let client = remote.client.clone();
@@ -145,7 +145,7 @@ async fn catch_up(server: &WeakServer, remote: &mut Followed, change: Option<&Ch
         &mut remote.tools,
         tools.into_iter().map(|t| (t.name.clone(), t)).collect(),
         |name| server.remove_tool(&mounted_name(&ns, name)),
-        |tool| server.add_tool(mount_remote::tool(&ns, tool, client.clone())),
+        |tool| server.add_tool(mount_remote::tool(&ns, tool, client.clone(), tasks)),
     );
     let prompts_changed = apply(
         &mut remote.prompts,

@@ -20,6 +20,7 @@ use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
 
 use super::mount::{mounted_name, mounted_uri, unmounted_uri};
 use crate::answering;
@@ -40,10 +41,17 @@ use crate::registry::entry::{PromptEntry, ResourceEntry, ResourceKind, ToolEntry
 /// How many rounds of questions one forwarded request may bring.
 const MAX_ROUNDS: usize = 16;
 
-/// A remote tool served under `namespace`, each call forwarded.
-pub(crate) fn tool(namespace: &str, remote: Tool, client: Client) -> ToolEntry {
+/// A remote tool served under `namespace`, each call forwarded. When the
+/// remote `runs_tasks` (it declares the tasks extension), a call it makes a
+/// task of is a task here too ([`mount_task`](super::mount_task)).
+pub(crate) fn tool(namespace: &str, remote: Tool, client: Client, runs_tasks: bool) -> ToolEntry {
     let handler = forwarding::<CallToolResult>(client, "tools/call", &remote.name, namespace);
     let mut entry = ToolEntry::new(mounted_name(namespace, &remote.name), handler);
+    if runs_tasks {
+        // The remote alone decides, call by call: the call stays within the
+        // request until it has (`input_first`, held by `forward`).
+        entry = entry.task(crate::tasks::TaskSupport::optional().input_first());
+    }
     let mut definition = remote;
     definition.name = std::mem::take(&mut entry.definition.name);
     entry.definition = definition;
@@ -73,13 +81,18 @@ fn forwarding<T: DeserializeOwned + Send + 'static>(
     method: &'static str,
     name: &str,
     served: &str,
-) -> impl Fn(Args<Value>, Input, Progress, Logger) -> BoxFuture<Result<T, RpcError>> + Clone + Send + Sync + 'static {
+) -> impl Fn(Args<Value>, Input, Progress, Logger, CancellationToken) -> BoxFuture<Result<T, RpcError>>
++ Clone
++ Send
++ Sync
++ 'static {
     let (name, served): (Arc<str>, Arc<str>) = (name.into(), served.into());
-    move |Args(arguments), input, progress, logger| {
+    move |Args(arguments), input, progress, logger, cancel| {
         let (client, name, served) = (client.clone(), Arc::clone(&name), Arc::clone(&served));
         Box::pin(async move {
             let params = json!({"name": &*name, "arguments": object(arguments)});
-            forward::<T>(&client, method, params, (&input, &progress, &logger), &served).await
+            let here = Here { input: &input, progress: &progress, logger: &logger, cancel: &cancel, served: &served };
+            forward::<T>(&client, method, params, here).await
         })
     }
 }
@@ -171,18 +184,30 @@ fn completing(
     }
 }
 
+/// What a forwarded request has of the request this server serves.
+#[derive(Clone, Copy)]
+pub(super) struct Here<'a> {
+    pub(super) input: &'a Input,
+    pub(super) progress: &'a Progress,
+    pub(super) logger: &'a Logger,
+    pub(super) cancel: &'a CancellationToken,
+    /// The namespace of the mount, for errors.
+    pub(super) served: &'a str,
+}
+
 /// Sends `method` to the remote, relaying its questions to this server's
 /// client until it answers with a complete result, its progress when this
 /// server's client asked for progress, and its log messages at the level
 /// this server's client asked for (a 2026-07-28 remote is asked for that
-/// level; a 2025-era one logs at its session's).
+/// level; a 2025-era one logs at its session's). A task the remote makes
+/// of the request is followed to its end.
 async fn forward<T: DeserializeOwned>(
     client: &Client,
     method: &str,
     params: Value,
-    (input, progress, logger): (&Input, &Progress, &Logger),
-    served: &str,
+    here: Here<'_>,
 ) -> Result<T, RpcError> {
+    let Here { input, progress, logger, served, .. } = here;
     let mut params = match params {
         Value::Object(params) => params,
         _ => Map::new(),
@@ -203,6 +228,10 @@ async fn forward<T: DeserializeOwned>(
     });
     let heard =
         (on_progress.is_some() || on_message.is_some()).then(|| client.request_listener(on_progress, on_message));
+    // Until the remote says whether it makes a task of the request, this
+    // server does not either (a tool that may run as a task here is
+    // `input_first`: its waits would otherwise make it one at once).
+    input.hold_inline(true);
     for _ in 0..=MAX_ROUNDS {
         let capabilities = input.capabilities();
         let result = match client.request_declaring(method, params.clone(), (capabilities, level), heard.as_ref()).await
@@ -216,6 +245,13 @@ async fn forward<T: DeserializeOwned>(
                 continue;
             }
             Err(other) => return Err(relayed(served, other)),
+        };
+        let result = match result.get("resultType").and_then(Value::as_str) {
+            Some("task") => {
+                input.hold_inline(false);
+                super::mount_task::follow(client, result, &here).await?
+            }
+            _ => result,
         };
         return serde_json::from_value(result).map_err(|e| {
             ErrorObject::internal(format!(
@@ -247,7 +283,7 @@ fn relay_log(logger: &Logger, message: &Value) {
 /// Asks this server's client, all at once, what the remote's
 /// `input_required` result asks; completes with the answers once it has
 /// them all (until then the request waits, or ends `input_required` here).
-async fn relay(input: &Input, result: &Value, served: &str) -> Result<Map<String, Value>, RpcError> {
+pub(super) async fn relay(input: &Input, result: &Value, served: &str) -> Result<Map<String, Value>, RpcError> {
     let Some(Value::Object(requests)) = result.get("inputRequests") else { return Ok(Map::new()) };
     let mut asked = Vec::with_capacity(requests.len());
     for (key, request) in requests {
@@ -270,7 +306,7 @@ fn object(arguments: Value) -> Value {
 }
 
 /// What a forwarded request's failure is answered with.
-fn relayed(served: &str, error: Error) -> RpcError {
+pub(super) fn relayed(served: &str, error: Error) -> RpcError {
     match error {
         Error::Rpc(error) => error.into(),
         Error::InputRequired(_) => {

@@ -135,7 +135,10 @@ enum Inline {
     Waiting(BoxFuture<ToolOutcome>),
 }
 
-/// Polls a handler once: whatever it waits on after that poll decides.
+/// Polls a handler once: whatever it waits on after that poll decides,
+/// unless the handler holds itself within the call
+/// ([`Input::hold_inline`](crate::Input)): it is then polled on until it
+/// lets go, finishes or asks for input.
 struct UntilFirstWait {
     future: Option<BoxFuture<ToolOutcome>>,
     context: RequestContext,
@@ -151,6 +154,8 @@ impl Future for UntilFirstWait {
             Ok(Poll::Ready(outcome)) => Inline::Done(outcome),
             Ok(Poll::Pending) => match self.context.started_input() {
                 Some(state) if state.is_waiting() => Inline::Interrupted(state.interruption()),
+                // Polled again when what it waits on wakes it.
+                Some(state) if state.is_held_inline() => return Poll::Pending,
                 // Its wakers are registered again by the task's first poll.
                 _ => match self.future.take() {
                     Some(future) => Inline::Waiting(future),

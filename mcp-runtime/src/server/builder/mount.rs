@@ -93,7 +93,7 @@ impl ServerBuilder {
         use crate::server::mount_remote;
         self.followed.push(crate::server::mount_follow::Followed::new(std::sync::Arc::clone(&namespace), &remote));
         for tool in remote.listed.tools {
-            self.tools.push(mount_remote::tool(&namespace, tool, remote.client.clone()));
+            self.tools.push(mount_remote::tool(&namespace, tool, remote.client.clone(), remote.listed.tasks));
         }
         for prompt in remote.listed.prompts {
             self.prompts.push(mount_remote::prompt(&namespace, prompt, remote.client.clone(), remote.listed.completes));
