@@ -40,8 +40,9 @@
 # `modern` (lib.sh's start_gateway), and runs py and node in modern, legacy and auto mode and
 # node-v1, each calling the legacy one's tool under the gateway's name for it
 # ($GATEWAY_TOOL); then the three *-elicit runs call the modern one's eliciting tool, whose
-# question the gateway relays to the client and whose answer it sends back. Runs are named
-# *-gateway.
+# question (an input_required result) the gateway relays to the client and whose answer it
+# sends back, and the two *-elicit-old runs the legacy one's, whose question comes as a
+# request on the gateway's session with it. Runs are named *-gateway.
 #
 # Installs the SDKs (and, for --protected, oidc-provider) into $CI_CACHE/tools when missing.
 # Outputs: $CI_CACHE/results/interop-LABEL.{json,stderr}
@@ -189,6 +190,7 @@ protected_runs() {
 # gateway_runs: the --gateway runs against $URL (see the header).
 GATEWAY_TOOL=legacy_test_simple_text
 GATEWAY_ELICIT=(--mode legacy --tool "modern_$ELICIT_TOOL" --args "$ELICIT_ARGS" --elicit "$ELICIT_ANSWER" --url "$URL")
+GATEWAY_ELICIT_OLD=(--mode legacy --tool "legacy_$ELICIT_TOOL" --args "$ELICIT_ARGS" --elicit "$ELICIT_ANSWER" --url "$URL")
 gateway_runs() {
   local tool=(--tool "$GATEWAY_TOOL" --url "$URL")
   run_client py-modern-gateway modern "${PY[@]}" --mode modern "${tool[@]}"
@@ -201,6 +203,8 @@ gateway_runs() {
   run_client py-elicit-gateway "legacy:$ELICIT_ECHO" "${PY[@]}" "${GATEWAY_ELICIT[@]}"
   run_client node-elicit-gateway "legacy:$ELICIT_ECHO" "${NODE[@]}" "${GATEWAY_ELICIT[@]}"
   run_client node-v1-elicit-gateway "legacy:$ELICIT_ECHO" "${NODE_V1[@]}" "${GATEWAY_ELICIT[@]}"
+  run_client py-elicit-old-gateway "legacy:$ELICIT_ECHO" "${PY[@]}" "${GATEWAY_ELICIT_OLD[@]}"
+  run_client node-elicit-old-gateway "legacy:$ELICIT_ECHO" "${NODE[@]}" "${GATEWAY_ELICIT_OLD[@]}"
 }
 
 version_of() { node -p 'require(process.argv[1]).version' "$NODE_MODULES/$1/package.json"; }

@@ -123,3 +123,39 @@ async fn a_gateway_relays_a_remotes_questions_to_its_own_client_in_either_era() 
         other => panic!("missing capabilities, not {other:?}"),
     }
 }
+
+#[tokio::test]
+async fn a_gateway_relays_a_2025_era_remotes_questions_on_its_session_to_its_own_client() {
+    // The remote speaks a 2025-era session, over a pipe and over HTTP: its
+    // questions are requests on the session, within the forwarded call.
+    for (transport, remote) in [("pipe", over_pipe()), ("http", over_http().await)] {
+        let remote = mcp_runtime::client::Remote::connect(remote.revision(Revision::Legacy)).await.expect("connected");
+        let gateway = Server::builder("gateway", "1.0.0").mount_remote("old", remote).build().expect("a gateway");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
+        tokio::spawn(gateway.serve_http_with_shutdown(listener, HttpConfig::default(), std::future::pending()));
+        for revision in [Revision::Modern, Revision::Legacy] {
+            let client = answering(Client::http(&url).revision(revision));
+            let greeted = client.call_tool("old_greet", json!({})).await.expect("relayed and answered");
+            assert_eq!(text(&greeted), "Hello, Ada!", "{revision:?} through a remote over {transport}");
+            let summary = client.call_tool("old_summarize", json!({})).await.expect("relayed and answered");
+            assert_eq!(
+                text(&summary),
+                "summary of `Summarize: a long text` (1 roots)",
+                "{revision:?} through a remote over {transport}"
+            );
+        }
+        // In 2026-07-28 the question comes back as this server's own round.
+        let capabilities: mcp_runtime::protocol::ClientCapabilities =
+            serde_json::from_value(json!({"elicitation": {}})).expect("capabilities");
+        let modern = Client::http(&url).revision(Revision::Modern).capabilities(capabilities);
+        match modern.call_tool("old_greet", json!({})).await {
+            Err(Error::InputRequired(result)) => {
+                let asked = &result["inputRequests"]["elicitation/create#1"];
+                assert_eq!(asked["method"], "elicitation/create", "{result}");
+                assert_eq!(asked["params"]["message"], "Your name?", "{result}");
+            }
+            other => panic!("the remote's question as an input_required round, not {other:?}"),
+        }
+    }
+}

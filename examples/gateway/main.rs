@@ -12,7 +12,7 @@
 //! `everything`'s tool `test_simple_text` is then `everything_test_simple_text`, its resource
 //! `test://static-text` is `test://everything/static-text`. A remote without a name
 //! (`=COMMAND` or `=URL`) is served as it is, unprefixed: a proxy. A command is split at
-//! spaces (no quoting). What is not relayed yet: see `mcp_runtime::client::Remote`.
+//! spaces (no quoting). What a gateway relays of a remote: see `mcp_runtime::client::Remote`.
 
 #[path = "../observability.rs"]
 mod observability;

@@ -11,7 +11,7 @@ use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
 
 use super::error::Error;
-use super::notices::Notices;
+use super::notices::{Asks, Notices};
 use super::server_requests::{self, SharedCallbacks};
 use crate::protocol::RequestId;
 
@@ -142,11 +142,11 @@ impl HttpTransport {
             }
             if message.get("id").is_none() {
                 if let Some(notices) = head.notices {
-                    notices(&message);
+                    notices.hear(&message);
                 }
                 continue;
             }
-            self.poster(head).answer_later(message);
+            self.poster(head).answer_later(message, head.notices.and_then(|n| n.asks.clone()));
         }
         Err(Error::Transport("the event stream ended without the answer".to_owned()))
     }
@@ -265,11 +265,14 @@ pub(super) struct Poster {
 
 impl Poster {
     /// Answers a server's request met on a stream, on its own: a person
-    /// may take a while, and the stream goes on meanwhile.
-    pub(super) fn answer_later(&self, message: Value) {
+    /// may take a while, and the stream goes on meanwhile. A question the
+    /// request it came within relays (`asks`) goes there.
+    pub(super) fn answer_later(&self, message: Value, asks: Option<Asks>) {
         let poster = self.clone();
         tokio::spawn(async move {
-            let Some(answer) = server_requests::answer(&poster.callbacks, &message).await else { return };
+            let Some(answer) = server_requests::answer(&poster.callbacks, asks.as_ref(), &message).await else {
+                return;
+            };
             if let Err(e) = poster.post(&answer).await {
                 tracing::debug!(error = %e, "the answer to the server's request was not sent");
             }

@@ -8,12 +8,11 @@
 //! which dropping its response does (no notification there).
 
 use std::future::Future;
-use std::sync::Arc;
 
 use serde_json::{Value, json};
 
 use super::negotiation::Negotiated;
-use super::notices::Notices;
+use super::notices::{Asks, Notices};
 use super::{Client, Error, Transport};
 use crate::protocol::{CallToolResult, ProgressParams, RequestId};
 
@@ -79,11 +78,13 @@ impl Client {
     /// What hears a forwarded request's notifications: the progress the
     /// server reports (under a token of this client, `Null` for none when
     /// `on_progress` is `None`) and its log messages (`notifications/message`,
-    /// to `on_message`).
+    /// to `on_message`); and where the questions a 2025-era server asks on
+    /// its session within the request go (`asks`), instead of the callbacks.
     pub(crate) fn request_listener(
         &self,
         on_progress: Option<OnProgress>,
         on_message: Option<OnMessage>,
+        asks: Option<Asks>,
     ) -> (Value, Notices) {
         let (token, progress) = match on_progress {
             Some(on_progress) => {
@@ -92,9 +93,10 @@ impl Client {
             }
             None => (Value::Null, None),
         };
-        let notices: Notices = Arc::new(move |message: &Value| {
+        let messages = on_message.is_some();
+        let mut notices = Notices::new(move |message: &Value| {
             if let Some(progress) = &progress {
-                progress(message);
+                progress.hear(message);
             }
             if let Some(on_message) = &on_message
                 && message.get("method").and_then(Value::as_str) == Some("notifications/message")
@@ -102,6 +104,8 @@ impl Client {
                 on_message(message);
             }
         });
+        notices.messages = messages;
+        notices.asks = asks;
         (token, notices)
     }
 
@@ -113,7 +117,7 @@ impl Client {
     ) -> (Value, Notices) {
         let token = Value::from(format!("progress-{}", self.next_id()));
         let named = token.clone();
-        let notices: Notices = Arc::new(move |message: &Value| {
+        let notices = Notices::new(move |message: &Value| {
             let params = message.get("params");
             if message.get("method").and_then(Value::as_str) == Some("notifications/progress")
                 && params.and_then(|p| p.get("progressToken")) == Some(&named)

@@ -139,7 +139,7 @@ struct Watched<'a> {
 
 impl<'a> Watched<'a> {
     fn new(watching: &'a Watching, id: &RequestId, notices: &Notices) -> Self {
-        lock(watching).insert(id.clone(), Arc::clone(notices));
+        lock(watching).insert(id.clone(), notices.clone());
         Watched { watching, id: id.clone() }
     }
 }
@@ -156,6 +156,12 @@ struct Reading {
     watching: Watching,
     writer: Writer,
     callbacks: super::server_requests::SharedCallbacks,
+}
+
+/// The one item of `items`; `None` for none or several.
+fn only<T>(mut items: impl Iterator<Item = T>) -> Option<T> {
+    let first = items.next()?;
+    items.next().is_none().then_some(first)
 }
 
 /// Writes one message on its line.
@@ -181,19 +187,31 @@ async fn read<R: tokio::io::AsyncRead + Unpin>(reader: R, reading: Reading) {
             break;
         };
         if message.get("method").is_some() && message.get("id").is_none() {
-            // A notification: each request that listens filters its own.
+            // A notification: each request that listens filters its own. A
+            // log message names no request: it goes to the one request
+            // that hears them, and to none when several do.
             let listening: Vec<Notices> = lock(&watching).values().cloned().collect();
+            if message.get("method").and_then(Value::as_str) == Some("notifications/message") {
+                match only(listening.iter().filter(|n| n.messages)) {
+                    Some(notices) => notices.hear(&message),
+                    None => tracing::debug!("a log message no single request listens for: not relayed"),
+                }
+                continue;
+            }
             for notices in listening {
-                notices(&message);
+                notices.hear(&message);
             }
             continue;
         }
         if message.get("method").is_some() {
+            // Nor does a question: it goes to the one request that relays
+            // them, else to the callbacks.
+            let asks = only(lock(&watching).values().filter_map(|n| n.asks.as_ref())).cloned();
             // Answered on its own: a person may take a while, and a write
             // waiting behind a request's must not stop the reading.
             let (writer, callbacks) = (Arc::clone(&writer), Arc::clone(&callbacks));
             tokio::spawn(async move {
-                if let Some(answer) = super::server_requests::answer(&callbacks, &message).await {
+                if let Some(answer) = super::server_requests::answer(&callbacks, asks.as_ref(), &message).await {
                     let _ = write(&writer, &answer).await;
                 }
             });
@@ -207,4 +225,91 @@ async fn read<R: tokio::io::AsyncRead + Unpin>(reader: R, reading: Reading) {
     }
     // Dropping the senders wakes every request still waiting.
     lock(&waiting).take();
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use serde_json::json;
+    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
+    use tokio::sync::mpsc;
+
+    use super::*;
+
+    /// A request's notices counting the log messages it hears, relaying
+    /// questions to `asks` if given.
+    fn counting(messages: bool, asks: Option<super::super::notices::Asks>) -> (Notices, Arc<AtomicUsize>) {
+        let heard = Arc::new(AtomicUsize::new(0));
+        let counter = Arc::clone(&heard);
+        let mut notices = Notices::new(move |message: &Value| {
+            if message["method"] == "notifications/message" {
+                counter.fetch_add(1, Ordering::SeqCst);
+            }
+        });
+        notices.messages = messages;
+        notices.asks = asks;
+        (notices, heard)
+    }
+
+    #[tokio::test]
+    async fn what_a_pipe_names_no_request_for_reaches_only_the_one_request_that_takes_it() {
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        let (read, write) = tokio::io::split(ours);
+        let (their_read, mut their_write) = tokio::io::split(theirs);
+        let mut written = BufReader::new(their_read).lines();
+        let lines = LinesTransport::new(read, write, None, Arc::default());
+        let log = format!(
+            "{}\n",
+            json!({"jsonrpc": "2.0", "method": "notifications/message",
+                                         "params": {"level": "info", "data": "hello"}})
+        );
+        // The reader takes lines in order: once a ping after the log
+        // message is answered, the message was handed out.
+        let mut pings = 0;
+        let mut settle = async || {
+            pings += 1;
+            let ping = json!({"jsonrpc": "2.0", "id": format!("ping-{pings}"), "method": "ping"});
+            their_write.write_all(format!("{log}{ping}\n").as_bytes()).await.expect("written");
+            let answer: Value = serde_json::from_str(&written.next_line().await.unwrap().unwrap()).unwrap();
+            assert_eq!(answer["id"], ping["id"]);
+        };
+
+        // One request listens for log messages, another does not: the first hears them.
+        let (one, one_heard) = counting(true, None);
+        let (other, other_heard) = counting(false, None);
+        let _one = lines.watch(RequestId::from(1_i64), one);
+        let _other = lines.watch(RequestId::from(2_i64), other);
+        settle().await;
+        assert_eq!((one_heard.load(Ordering::SeqCst), other_heard.load(Ordering::SeqCst)), (1, 0));
+
+        // Two listen: which one it belongs to is unknown, so neither hears it.
+        let (third, third_heard) = counting(true, None);
+        let _third = lines.watch(RequestId::from(3_i64), third);
+        settle().await;
+        assert_eq!((one_heard.load(Ordering::SeqCst), third_heard.load(Ordering::SeqCst)), (1, 0));
+
+        // A question goes to the one request relaying them; with two, to the
+        // callbacks (none here: refused).
+        let (asks, mut questions) = mpsc::unbounded_channel();
+        let (relaying, _) = counting(false, Some(asks));
+        let relaying = lines.watch(RequestId::from(4_i64), relaying);
+        let question = json!({"jsonrpc": "2.0", "id": "q1", "method": "roots/list"});
+        their_write.write_all(format!("{question}\n").as_bytes()).await.expect("written");
+        let asked = questions.recv().await.expect("the question relayed");
+        assert_eq!(asked.request["id"], "q1");
+        let _ = asked.answer.send(Ok(json!({"roots": []})));
+        let answer: Value = serde_json::from_str(&written.next_line().await.unwrap().unwrap()).unwrap();
+        assert_eq!(answer, json!({"jsonrpc": "2.0", "id": "q1", "result": {"roots": []}}));
+
+        let (second_asks, mut second_questions) = mpsc::unbounded_channel();
+        let (second, _) = counting(false, Some(second_asks));
+        let _second = lines.watch(RequestId::from(5_i64), second);
+        let question = json!({"jsonrpc": "2.0", "id": "q2", "method": "roots/list"});
+        their_write.write_all(format!("{question}\n").as_bytes()).await.expect("written");
+        let answer: Value = serde_json::from_str(&written.next_line().await.unwrap().unwrap()).unwrap();
+        assert_eq!((answer["id"].clone(), answer["error"]["code"].clone()), (json!("q2"), json!(-32601)), "{answer}");
+        assert!(questions.try_recv().is_err() && second_questions.try_recv().is_err(), "asked of no request");
+        drop(relaying);
+    }
 }

@@ -4,14 +4,13 @@
 //! a 2025-era session a `resources/subscribe` for each resource followed,
 //! and the session's standalone stream (over HTTP) or the pipe.
 
-use std::sync::Arc;
-
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use super::error::{self, Error};
 use super::lines::{LinesTransport, Watch};
 use super::negotiation::{LegacySession, Negotiated};
+use super::notices::Notices;
 use super::{Client, PROTOCOL_VERSION, Transport};
 use crate::protocol::RequestId;
 
@@ -249,7 +248,7 @@ impl Client {
                 let subscription = id.to_value();
                 let watch = lines.watch(
                     id.clone(),
-                    Arc::new(move |message: &Value| {
+                    Notices::new(move |message: &Value| {
                         let meta = message.pointer("/params/_meta").and_then(|meta| meta.get(SUBSCRIPTION_ID));
                         if meta == Some(&subscription) {
                             let _ = sender.send(message.clone());
@@ -288,7 +287,7 @@ impl Client {
                 let reader = tokio::spawn(async move {
                     while let Ok(Some(message)) = events.next().await {
                         match (message.get("method").is_some(), message.get("id").is_some()) {
-                            (true, true) => poster.answer_later(message),
+                            (true, true) => poster.answer_later(message, None),
                             (true, false) if sender.send(message).is_err() => return,
                             _ => {}
                         }
@@ -300,7 +299,7 @@ impl Client {
                 let key = self.next_id();
                 let watch = lines.watch(
                     key,
-                    Arc::new(move |message: &Value| {
+                    Notices::new(move |message: &Value| {
                         let _ = sender.send(message.clone());
                     }),
                 );

@@ -38,7 +38,7 @@ pub(crate) mod in_flight;
 mod lines;
 mod listen;
 mod negotiation;
-mod notices;
+pub(crate) mod notices;
 pub(crate) mod remote;
 mod server_requests;
 
@@ -379,6 +379,11 @@ impl Client {
     pub fn capabilities(mut self, capabilities: ClientCapabilities) -> Self {
         Arc::make_mut(&mut self.meta).client_capabilities = capabilities;
         self
+    }
+
+    /// The capabilities the client declares now.
+    pub(crate) fn declared_capabilities(&self) -> &ClientCapabilities {
+        &self.meta.client_capabilities
     }
 
     /// One round of `method`, declaring `capabilities` instead of the

@@ -3,7 +3,7 @@
 //! ([`ServerBuilder::mount_remote`](crate::ServerBuilder::mount_remote)).
 
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde_json::{Map, Value, json};
 
 use super::Client;
 use super::error::Error;
@@ -15,8 +15,8 @@ use crate::protocol::{Prompt, Resource, ResourceTemplate, Tool};
 /// serves, each call, prompt and read forwarded through the client.
 /// A remote's questions (`input_required`) are relayed to the serving
 /// server's client, its list changes and resource updates followed and
-/// its completions forwarded; a 2025-era remote's requests on its session
-/// are not relayed yet.
+/// its completions forwarded; a 2025-era remote's questions on its session
+/// are relayed too, and its tasks followed.
 ///
 /// ```no_run
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -39,7 +39,15 @@ pub struct Remote {
 impl Remote {
     /// Lists, through `client`, what the server offers (every page): its
     /// tools, and its prompts and resources when it declares them.
+    ///
+    /// The client declares elicitation (form and URL), sampling and roots
+    /// besides what it declared already: a 2025-era server asks only what
+    /// its session's client declared when it began, and the serving
+    /// server relays every question to its own client (which is asked
+    /// only what it declared itself). A session begun before `connect`
+    /// keeps what it declared.
     pub async fn connect(client: Client) -> Result<Remote, Error> {
+        let client = relaying(client);
         let listed = listed(&client).await?;
         Ok(Remote { client, listed })
     }
@@ -67,6 +75,22 @@ impl Remote {
     /// The resource templates the server listed.
     pub fn resource_templates(&self) -> &[ResourceTemplate] {
         &self.listed.templates
+    }
+}
+
+/// `client`, declaring the questions a serving server relays.
+fn relaying(client: Client) -> Client {
+    let mut declared =
+        serde_json::to_value(client.declared_capabilities()).unwrap_or_else(|_| Value::Object(Map::new()));
+    if let Some(declared) = declared.as_object_mut() {
+        let asked = [("elicitation", json!({"form": {}, "url": {}})), ("sampling", json!({})), ("roots", json!({}))];
+        for (capability, settings) in asked {
+            declared.entry(capability).or_insert(settings);
+        }
+    }
+    match serde_json::from_value(declared) {
+        Ok(capabilities) => client.capabilities(capabilities),
+        Err(_) => client,
     }
 }
 

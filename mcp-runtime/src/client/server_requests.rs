@@ -8,8 +8,15 @@ use std::sync::{Arc, RwLock};
 
 use serde_json::{Value, json};
 
+use tokio::sync::oneshot;
+
+use super::notices::{Asks, Question};
 use crate::answering::{Callbacks, Unanswered};
 use crate::protocol::ErrorObject;
+
+/// The requests a server asks a client's user or host through: what a
+/// request that relays questions takes.
+const QUESTIONS: [&str; 3] = ["elicitation/create", "sampling/createMessage", "roots/list"];
 
 /// The callbacks a client's transports answer with, set after they start.
 pub(super) type SharedCallbacks = Arc<RwLock<Callbacks>>;
@@ -20,14 +27,15 @@ pub(super) fn current(callbacks: &SharedCallbacks) -> Callbacks {
 }
 
 /// The answer to `message` when it is a request from the server; `None`
-/// for a notification, which needs none.
-pub(super) async fn answer(callbacks: &SharedCallbacks, message: &Value) -> Option<Value> {
+/// for a notification, which needs none. A question (an elicitation, a
+/// sampling or a roots request) goes to `asks` when the request it came
+/// within relays them, to the callbacks otherwise.
+pub(super) async fn answer(callbacks: &SharedCallbacks, asks: Option<&Asks>, message: &Value) -> Option<Value> {
     let id = message.get("id")?;
     let method = message.get("method")?.as_str().unwrap_or_default();
     if method == "ping" {
         return Some(json!({"jsonrpc": "2.0", "id": id, "result": {}}));
     }
-    let callbacks = current(callbacks);
     let mut request = message.clone();
     // A 2025-era form elicitation may leave its mode out: form is what it means.
     if method == "elicitation/create"
@@ -35,6 +43,22 @@ pub(super) async fn answer(callbacks: &SharedCallbacks, message: &Value) -> Opti
     {
         params.entry("mode").or_insert_with(|| Value::from("form"));
     }
+    if let Some(asks) = asks.filter(|_| QUESTIONS.contains(&method)) {
+        let (answer, answered) = oneshot::channel();
+        match asks.send(Question { request, answer }) {
+            Ok(()) => {
+                return Some(match answered.await {
+                    Ok(Ok(result)) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+                    Ok(Err(error)) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
+                    Err(_) => json!({"jsonrpc": "2.0", "id": id,
+                                     "error": ErrorObject::internal("The request this was asked within has ended")}),
+                });
+            }
+            // The request it came within has ended: the callbacks answer.
+            Err(unsent) => request = unsent.0.request,
+        }
+    }
+    let callbacks = current(callbacks);
     Some(match callbacks.answer(method, &request).await {
         Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
         Err(Unanswered::NoCallback { callback, .. }) => {
@@ -59,23 +83,24 @@ mod tests {
     #[tokio::test]
     async fn a_ping_is_answered_a_request_with_a_callback_too_anything_else_refused() {
         let none = SharedCallbacks::default();
-        let ping = answer(&none, &json!({"jsonrpc": "2.0", "id": 7, "method": "ping"})).await.expect("answered");
+        let ping = answer(&none, None, &json!({"jsonrpc": "2.0", "id": 7, "method": "ping"})).await.expect("answered");
         assert_eq!(ping, json!({"jsonrpc": "2.0", "id": 7, "result": {}}));
         // A 2025-era form elicitation, without `mode`.
         let ask = json!({"jsonrpc": "2.0", "id": "a", "method": "elicitation/create",
                          "params": {"message": "Name?", "requestedSchema": {"type": "object", "properties": {}}}});
-        let refused = answer(&none, &ask).await.expect("answered");
+        let refused = answer(&none, None, &ask).await.expect("answered");
         assert_eq!((refused["id"].clone(), refused["error"]["code"].clone()), (json!("a"), json!(-32601)), "{refused}");
         assert!(refused["error"]["message"].as_str().is_some_and(|m| m.contains("on_elicitation")), "{refused}");
-        assert!(answer(&none, &json!({"jsonrpc": "2.0", "method": "notifications/progress"})).await.is_none());
+        assert!(answer(&none, None, &json!({"jsonrpc": "2.0", "method": "notifications/progress"})).await.is_none());
 
         let with: SharedCallbacks = Arc::default();
         with.write().expect("lock").elicitation =
             Some(Arc::new(|_| Box::pin(async { ElicitResult::accept(json!({"name": "Ada"})) })));
-        let accepted = answer(&with, &ask).await.expect("answered");
+        let accepted = answer(&with, None, &ask).await.expect("answered");
         assert_eq!(accepted["result"]["action"], "accept", "{accepted}");
         assert_eq!(accepted["result"]["content"]["name"], "Ada");
-        let other = answer(&with, &json!({"jsonrpc": "2.0", "id": 1, "method": "frobnicate"})).await.expect("answered");
+        let other =
+            answer(&with, None, &json!({"jsonrpc": "2.0", "id": 1, "method": "frobnicate"})).await.expect("answered");
         assert_eq!(other["error"]["code"], -32601, "{other}");
     }
 }

@@ -32,10 +32,14 @@ use crate::tasks::Tasks;
 
 pub(crate) mod builder;
 mod catalog_dump;
+#[cfg(feature = "client")]
+mod forwarded;
 pub(crate) mod mount;
 #[cfg(feature = "client")]
 pub(crate) mod mount_follow;
 pub(crate) mod mount_links;
+#[cfg(feature = "client")]
+mod mount_questions;
 #[cfg(feature = "client")]
 pub(crate) mod mount_remote;
 #[cfg(feature = "client")]

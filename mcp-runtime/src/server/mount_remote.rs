@@ -13,8 +13,10 @@
 //! A remote that answers a call or a prompt with `input_required` has its
 //! questions asked of this server's client, under the remote's keys (as
 //! this server's own, so in either era), and the request sent to it again
-//! with the answers. A 2025-era remote asks on its session instead, which
-//! is not relayed: its question is refused.
+//! with the answers. A 2025-era remote asks on its session instead: its
+//! questions are asked of this server's client all the same
+//! ([`mount_questions`](super::mount_questions)). A call the remote makes a
+//! task of is a task here too ([`mount_task`](super::mount_task)).
 
 use std::sync::Arc;
 
@@ -22,6 +24,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::forwarded::{Here, relay, relayed};
 use super::mount::{mounted_name, mounted_uri, unmounted_uri};
 use crate::answering;
 use crate::client::in_flight::{OnMessage, OnProgress};
@@ -33,8 +36,8 @@ use crate::handler::notify::{Logger, Progress};
 use crate::handler::outcome::{Outcome, RpcError};
 use crate::input::Input;
 use crate::protocol::{
-    CallToolResult, Completion, CompletionReference, ErrorObject, GetPromptResult, InputRequest, LoggingLevel,
-    ProgressParams, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
+    CallToolResult, Completion, CompletionReference, ErrorObject, GetPromptResult, LoggingLevel, ProgressParams,
+    Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
 };
 use crate::registry::entry::{PromptEntry, ResourceEntry, ResourceKind, ToolEntry};
 
@@ -184,17 +187,6 @@ fn completing(
     }
 }
 
-/// What a forwarded request has of the request this server serves.
-#[derive(Clone, Copy)]
-pub(super) struct Here<'a> {
-    pub(super) input: &'a Input,
-    pub(super) progress: &'a Progress,
-    pub(super) logger: &'a Logger,
-    pub(super) cancel: &'a CancellationToken,
-    /// The namespace of the mount, for errors.
-    pub(super) served: &'a str,
-}
-
 /// Sends `method` to the remote, relaying its questions to this server's
 /// client until it answers with a complete result, its progress when this
 /// server's client asked for progress, and its log messages at the level
@@ -226,16 +218,16 @@ async fn forward<T: DeserializeOwned>(
         let logger = logger.clone();
         Box::new(move |message: &Value| relay_log(&logger, message)) as OnMessage
     });
-    let heard =
-        (on_progress.is_some() || on_message.is_some()).then(|| client.request_listener(on_progress, on_message));
+    let (asks, mut questions) = tokio::sync::mpsc::unbounded_channel();
+    let heard = client.request_listener(on_progress, on_message, Some(asks));
     // Until the remote says whether it makes a task of the request, this
     // server does not either (a tool that may run as a task here is
     // `input_first`: its waits would otherwise make it one at once).
     input.hold_inline(true);
     for _ in 0..=MAX_ROUNDS {
         let capabilities = input.capabilities();
-        let result = match client.request_declaring(method, params.clone(), (capabilities, level), heard.as_ref()).await
-        {
+        let request = client.request_declaring(method, params.clone(), (capabilities, level), Some(&heard));
+        let result = match super::mount_questions::answering(request, &mut questions, input).await {
             Ok(result) => result,
             Err(Error::InputRequired(result)) => {
                 let answers = relay(input, &result, served).await?;
@@ -280,38 +272,10 @@ fn relay_log(logger: &Logger, message: &Value) {
     };
 }
 
-/// Asks this server's client, all at once, what the remote's
-/// `input_required` result asks; completes with the answers once it has
-/// them all (until then the request waits, or ends `input_required` here).
-pub(super) async fn relay(input: &Input, result: &Value, served: &str) -> Result<Map<String, Value>, RpcError> {
-    let Some(Value::Object(requests)) = result.get("inputRequests") else { return Ok(Map::new()) };
-    let mut asked = Vec::with_capacity(requests.len());
-    for (key, request) in requests {
-        let request: InputRequest = serde_json::from_value(request.clone()).map_err(|e| {
-            RpcError::from(ErrorObject::internal(format!(
-                "The server mounted at `{served}` asks for input this server cannot relay (`{key}`: {e})"
-            )))
-        })?;
-        asked.push(async move { (key.clone(), input.relay(key, request).await) });
-    }
-    Ok(futures_util::future::join_all(asked).await.into_iter().collect())
-}
-
 /// Arguments as an object: none is `{}`.
 fn object(arguments: Value) -> Value {
     match arguments {
         Value::Null => Value::Object(Map::new()),
         other => other,
-    }
-}
-
-/// What a forwarded request's failure is answered with.
-pub(super) fn relayed(served: &str, error: Error) -> RpcError {
-    match error {
-        Error::Rpc(error) => error.into(),
-        Error::InputRequired(_) => {
-            ErrorObject::internal(format!("The server mounted at `{served}` asks for input that is not relayed")).into()
-        }
-        other => ErrorObject::internal(format!("The server mounted at `{served}`: {other}")).into(),
     }
 }

@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use super::mount_remote::{Here, relay, relayed};
+use super::forwarded::{Here, relay, relayed};
 use crate::client::{Client, Error};
 use crate::handler::outcome::RpcError;
 use crate::protocol::{ClientCapabilities, ErrorObject};
