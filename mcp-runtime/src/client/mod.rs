@@ -238,6 +238,12 @@ impl Client {
         })
     }
 
+    /// Whether the client speaks with its server in a 2025-era session
+    /// (known once it has spoken with it).
+    pub(crate) fn in_session(&self) -> bool {
+        matches!(self.negotiated.get(), Some(Negotiated::Legacy(_)))
+    }
+
     async fn negotiated(&self) -> Result<&Negotiated, Error> {
         self.negotiated.get_or_try_init(|| self.negotiate()).await
     }

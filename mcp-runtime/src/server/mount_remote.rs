@@ -218,16 +218,28 @@ async fn forward<T: DeserializeOwned>(
         let logger = logger.clone();
         Box::new(move |message: &Value| relay_log(&logger, message)) as OnMessage
     });
-    let (asks, mut questions) = tokio::sync::mpsc::unbounded_channel();
-    let heard = client.request_listener(on_progress, on_message, Some(asks));
+    // Only a 2025-era session asks questions with requests of its own.
+    let (asks, mut questions) = match client.in_session() {
+        true => {
+            let (asks, questions) = tokio::sync::mpsc::unbounded_channel();
+            (Some(asks), Some(questions))
+        }
+        false => (None, None),
+    };
+    let heard = (on_progress.is_some() || on_message.is_some() || asks.is_some())
+        .then(|| client.request_listener(on_progress, on_message, asks));
     // Until the remote says whether it makes a task of the request, this
     // server does not either (a tool that may run as a task here is
     // `input_first`: its waits would otherwise make it one at once).
     input.hold_inline(true);
     for _ in 0..=MAX_ROUNDS {
         let capabilities = input.capabilities();
-        let request = client.request_declaring(method, params.clone(), (capabilities, level), Some(&heard));
-        let result = match super::mount_questions::answering(request, &mut questions, input).await {
+        let request = client.request_declaring(method, params.clone(), (capabilities, level), heard.as_ref());
+        let answered = match &mut questions {
+            Some(questions) => super::mount_questions::answering(request, questions, input).await,
+            None => request.await,
+        };
+        let result = match answered {
             Ok(result) => result,
             Err(Error::InputRequired(result)) => {
                 let answers = relay(input, &result, served).await?;
