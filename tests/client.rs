@@ -200,3 +200,114 @@ async fn a_remote_under_a_bad_namespace_stops_the_build() {
         other => panic!("a bad namespace, not {:?}", other.map(|s| s.tool_names())),
     }
 }
+
+/// A gateway in front of a remote over a pipe whose `wait` tool tells
+/// `started` and never ends; `break_pipe` makes the remote's side write a
+/// line that is no JSON, and aborting the returned task ends the pipe as a
+/// remote that dies does.
+async fn gateway_to_a_failing_remote(
+    limit: Duration,
+) -> (Server, std::sync::Arc<tokio::sync::Notify>, std::sync::Arc<tokio::sync::Notify>, tokio::task::JoinHandle<()>) {
+    use tokio::io::AsyncBufReadExt as _;
+    let started = std::sync::Arc::new(tokio::sync::Notify::new());
+    let break_pipe = std::sync::Arc::new(tokio::sync::Notify::new());
+    let told = std::sync::Arc::clone(&started);
+    let remote = Server::builder("failing", "1.0.0")
+        .tool(ToolEntry::new("wait", move || {
+            let told = std::sync::Arc::clone(&told);
+            async move {
+                told.notify_one();
+                std::future::pending::<String>().await
+            }
+        }))
+        .build()
+        .expect("a remote");
+    // remote -> (its output, copied line by line unless broken) -> client
+    let (client_side, remote_side) = tokio::io::duplex(1 << 16);
+    let (remote_read, remote_write) = tokio::io::split(remote_side);
+    let (output, remote_output) = tokio::io::duplex(1 << 16);
+    let (remote_output_read, _) = tokio::io::split(remote_output);
+    let (_, output_write) = tokio::io::split(output);
+    tokio::spawn(remote.serve_io(remote_read, output_write, StdioConfig::default()));
+    let (client_read, client_write) = tokio::io::split(client_side);
+    let (to_client, mut to_client_write) = tokio::io::duplex(1 << 16);
+    let (to_client_read, _) = tokio::io::split(to_client);
+    let broken = std::sync::Arc::clone(&break_pipe);
+    let copying = tokio::spawn(async move {
+        let mut lines = tokio::io::BufReader::new(remote_output_read).lines();
+        let mut remote_write = remote_write;
+        let mut client_read = client_read;
+        // The client's requests go to the remote as they are.
+        tokio::spawn(async move {
+            let _ = tokio::io::copy(&mut client_read, &mut remote_write).await;
+        });
+        loop {
+            tokio::select! {
+                line = lines.next_line() => match line {
+                    Ok(Some(line)) => {
+                        let _ = to_client_write.write_all(format!("{line}\n").as_bytes()).await;
+                    }
+                    _ => return,
+                },
+                () = broken.notified() => {
+                    let _ = to_client_write.write_all(b"this is not JSON\n").await;
+                    std::future::pending::<()>().await;
+                }
+            }
+        }
+    });
+    let client = Client::stdio(to_client_read, client_write).timeout(limit);
+    let remote = Remote::connect(client).await.expect("listed");
+    let gateway = Server::builder("gateway", "1.0.0")
+        .tool(ToolEntry::new("local", || async { "local" }))
+        .mount_remote("remote", remote)
+        .build()
+        .expect("a gateway");
+    (gateway, started, break_pipe, copying)
+}
+
+#[tokio::test]
+async fn a_remote_that_never_answers_dies_mid_call_or_answers_garbage_is_a_clear_error() {
+    async fn failed(
+        client: &std::sync::Arc<mcp_runtime::testing::TestClient>,
+        pending: tokio::task::JoinHandle<Result<serde_json::Value, mcp_runtime::testing::ClientError>>,
+    ) -> String {
+        let answered = tokio::time::timeout(Duration::from_secs(10), pending).await.expect("no hang").expect("joined");
+        let local = client.call_tool("local", json!({})).await.expect("the gateway goes on");
+        assert_eq!(local["content"][0]["text"], "local");
+        match answered {
+            Err(mcp_runtime::testing::ClientError::Rpc(error)) => {
+                assert_eq!(error.code, -32603, "{error:?}");
+                assert!(error.message.starts_with("The server mounted at `remote`: "), "{}", error.message);
+                error.message
+            }
+            other => panic!("a clear error, not {other:?}"),
+        }
+    }
+    let call = |client: &std::sync::Arc<mcp_runtime::testing::TestClient>| {
+        let client = std::sync::Arc::clone(client);
+        tokio::spawn(async move { client.call_tool("remote_wait", json!({})).await })
+    };
+
+    // It never answers: the gateway's client gives up at its time limit.
+    let (gateway, _, _, _copying) = gateway_to_a_failing_remote(Duration::from_millis(300)).await;
+    let client = std::sync::Arc::new(mcp_tests::validated_client::checked(gateway));
+    let why = failed(&client, call(&client)).await;
+    assert!(why.contains("no answer within 0.3 s"), "{why}");
+
+    // It dies mid-call.
+    let (gateway, started, _, copying) = gateway_to_a_failing_remote(Duration::from_secs(60)).await;
+    let client = std::sync::Arc::new(mcp_tests::validated_client::checked(gateway));
+    let pending = call(&client);
+    started.notified().await;
+    copying.abort();
+    failed(&client, pending).await;
+
+    // It writes what is no JSON mid-call.
+    let (gateway, started, break_pipe, _copying) = gateway_to_a_failing_remote(Duration::from_secs(60)).await;
+    let client = std::sync::Arc::new(mcp_tests::validated_client::checked(gateway));
+    let pending = call(&client);
+    started.notified().await;
+    break_pipe.notify_one();
+    failed(&client, pending).await;
+}
