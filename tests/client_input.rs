@@ -31,11 +31,35 @@ fn server() -> Server {
         .expect("a server")
 }
 
-async fn over_http() -> Client {
+/// `server` served over HTTP on a port of its own; its URL.
+async fn serve(server: Server) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
-    tokio::spawn(server().serve_http_with_shutdown(listener, HttpConfig::default(), std::future::pending()));
-    Client::http(url)
+    tokio::spawn(server.serve_http_with_shutdown(listener, HttpConfig::default(), std::future::pending()));
+    url
+}
+
+async fn over_http() -> Client {
+    Client::http(serve(server()).await)
+}
+
+/// A gateway serving the remote behind `remote` as `namespace`, over HTTP; its URL.
+async fn gateway(namespace: &str, remote: Client) -> String {
+    let remote = mcp_runtime::client::Remote::connect(remote).await.expect("connected");
+    serve(Server::builder("gateway", "1.0.0").mount_remote(namespace, remote).build().expect("a gateway")).await
+}
+
+/// Checks that clients of either era of the gateway at `url` get the
+/// remote's questions (`greet`, `summarize` under `namespace`) and answer them.
+async fn relayed_in_either_era(url: &str, namespace: &str, remote: &str) {
+    for revision in [Revision::Modern, Revision::Legacy] {
+        let client = answering(Client::http(url).revision(revision));
+        let greeted = client.call_tool(&format!("{namespace}_greet"), json!({})).await.expect("relayed and answered");
+        assert_eq!(text(&greeted), "Hello, Ada!", "{revision:?} through {remote}");
+        let summary =
+            client.call_tool(&format!("{namespace}_summarize"), json!({})).await.expect("relayed and answered");
+        assert_eq!(text(&summary), "summary of `Summarize: a long text` (1 roots)", "{revision:?} through {remote}");
+    }
 }
 
 fn over_pipe() -> Client {
@@ -105,18 +129,8 @@ async fn without_a_callback_the_question_is_an_error_not_a_hang() {
 #[tokio::test]
 async fn a_gateway_relays_a_remotes_questions_to_its_own_client_in_either_era() {
     // The remote speaks 2026-07-28 over a pipe: its questions come as input_required results.
-    let remote = mcp_runtime::client::Remote::connect(over_pipe()).await.expect("connected");
-    let gateway = Server::builder("gateway", "1.0.0").mount_remote("far", remote).build().expect("a gateway");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
-    tokio::spawn(gateway.serve_http_with_shutdown(listener, HttpConfig::default(), std::future::pending()));
-    for revision in [Revision::Modern, Revision::Legacy] {
-        let client = answering(Client::http(&url).revision(revision));
-        let greeted = client.call_tool("far_greet", json!({})).await.expect("relayed and answered");
-        assert_eq!(text(&greeted), "Hello, Ada!", "{revision:?}");
-        let summary = client.call_tool("far_summarize", json!({})).await.expect("relayed and answered");
-        assert_eq!(text(&summary), "summary of `Summarize: a long text` (1 roots)", "{revision:?}");
-    }
+    let url = gateway("far", over_pipe()).await;
+    relayed_in_either_era(&url, "far", "a 2026-07-28 remote").await;
     // A client that declares nothing is told what the remote's question needs.
     match Client::http(&url).revision(Revision::Modern).call_tool("far_greet", json!({})).await {
         Err(Error::Rpc(error)) => assert_eq!(error.code, -32021, "{error:?}"),
@@ -129,22 +143,8 @@ async fn a_gateway_relays_a_2025_era_remotes_questions_on_its_session_to_its_own
     // The remote speaks a 2025-era session, over a pipe and over HTTP: its
     // questions are requests on the session, within the forwarded call.
     for (transport, remote) in [("pipe", over_pipe()), ("http", over_http().await)] {
-        let remote = mcp_runtime::client::Remote::connect(remote.revision(Revision::Legacy)).await.expect("connected");
-        let gateway = Server::builder("gateway", "1.0.0").mount_remote("old", remote).build().expect("a gateway");
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-        let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
-        tokio::spawn(gateway.serve_http_with_shutdown(listener, HttpConfig::default(), std::future::pending()));
-        for revision in [Revision::Modern, Revision::Legacy] {
-            let client = answering(Client::http(&url).revision(revision));
-            let greeted = client.call_tool("old_greet", json!({})).await.expect("relayed and answered");
-            assert_eq!(text(&greeted), "Hello, Ada!", "{revision:?} through a remote over {transport}");
-            let summary = client.call_tool("old_summarize", json!({})).await.expect("relayed and answered");
-            assert_eq!(
-                text(&summary),
-                "summary of `Summarize: a long text` (1 roots)",
-                "{revision:?} through a remote over {transport}"
-            );
-        }
+        let url = gateway("old", remote.revision(Revision::Legacy)).await;
+        relayed_in_either_era(&url, "old", &format!("a 2025-era remote over {transport}")).await;
         // In 2026-07-28 the question comes back as this server's own round.
         let capabilities: mcp_runtime::protocol::ClientCapabilities =
             serde_json::from_value(json!({"elicitation": {}})).expect("capabilities");
