@@ -72,8 +72,11 @@ impl HttpTransport {
                 request = request.header("mcp-name", target);
             }
         }
+        // Straight into bytes: `Display` would go through a formatter.
+        let body =
+            serde_json::to_vec(message).map_err(|e| Error::Invalid(format!("a request not to be written: {e}")))?;
         request
-            .body(Full::new(Bytes::from(message.to_string())))
+            .body(Full::new(Bytes::from(body)))
             .map_err(|e| Error::Transport(format!("`{}` is not a URL to post to: {e}", self.url)))
     }
 

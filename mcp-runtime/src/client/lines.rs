@@ -166,9 +166,11 @@ fn only<T>(mut items: impl Iterator<Item = T>) -> Option<T> {
 
 /// Writes one message on its line.
 async fn write(writer: &Writer, message: &Value) -> std::io::Result<()> {
-    let line = format!("{message}\n");
+    // Straight into bytes: `Display` would go through a formatter.
+    let mut line = serde_json::to_vec(message)?;
+    line.push(b'\n');
     let mut writer = writer.lock().await;
-    writer.write_all(line.as_bytes()).await?;
+    writer.write_all(&line).await?;
     writer.flush().await
 }
 
