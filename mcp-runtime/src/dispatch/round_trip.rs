@@ -19,7 +19,7 @@ use crate::handler::context::{InputSlot, RequestContext};
 use crate::handler::outcome::Outcome;
 use crate::handler::panic_guard::guarded;
 use crate::input::request_state::SealedState;
-use crate::input::{self, InputState, Interrupted};
+use crate::input::{self, Digest, InputState, Interrupted};
 use crate::protocol::{CacheHints, ErrorObject, InputRequest, InputRequiredResult, ResultType};
 use crate::response::Response;
 
@@ -48,7 +48,7 @@ pub(super) fn input_slot(
         Some(Value::Object(new)) => answers.extend(new),
         Some(_) => return Err(ErrorObject::invalid_params("`inputResponses` must be an object")),
     }
-    let state = Arc::new(InputState::new(answers, sealed.app, Arc::clone(&p.meta), digest));
+    let state = Arc::new(InputState::new(answers, sealed.app, Arc::clone(&p.meta), Digest::Taken(digest)));
     Ok(InputSlot::Available(OnceLock::from(state)))
 }
 

@@ -5,18 +5,20 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::handler::context::RequestContext;
+use crate::input::DeferredDigest;
 
 /// Something a handler is invoked with; extractors read from it.
 pub trait Call: Send + Sync {
     /// The request being served.
     fn context(&self) -> &RequestContext;
 
-    /// A digest of the arguments a retry must repeat for a sealed
-    /// `requestState` to be accepted; `None` when the call has none beyond
-    /// its target (a resource's URI).
+    /// What takes the digest of the arguments a retry must repeat for a
+    /// sealed `requestState` to be accepted (`None` when the call has none
+    /// beyond its target, a resource's URI). Deferred: it is needed only
+    /// when a state is sealed, and a handler that can ask seldom does.
     #[doc(hidden)]
-    fn arguments_digest(&self) -> Option<String> {
-        None
+    fn arguments_digest(&self) -> DeferredDigest {
+        Box::new(|| None)
     }
 }
 
@@ -50,8 +52,9 @@ impl Call for ToolCall {
         &self.context
     }
 
-    fn arguments_digest(&self) -> Option<String> {
-        Some(crate::input::request_state::tool_arguments_digest(self.arguments.as_deref()))
+    fn arguments_digest(&self) -> DeferredDigest {
+        let arguments = self.arguments.clone();
+        Box::new(move || Some(crate::input::request_state::tool_arguments_digest(arguments.as_deref())))
     }
 }
 
@@ -85,8 +88,11 @@ impl Call for PromptCall {
         &self.context
     }
 
-    fn arguments_digest(&self) -> Option<String> {
-        Some(crate::input::request_state::arguments_digest(&self.arguments))
+    fn arguments_digest(&self) -> DeferredDigest {
+        // A prompt's arguments are a map of strings: digested at once
+        // rather than copied.
+        let digest = Some(crate::input::request_state::arguments_digest(&self.arguments));
+        Box::new(move || digest.clone())
     }
 }
 

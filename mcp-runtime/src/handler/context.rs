@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::handler::http_request::HttpRequest;
 use crate::handler::state::StateMap;
-use crate::input::InputState;
+use crate::input::{Digest, InputState};
 use crate::protocol::{
     ClientCapabilities, Implementation, LogMessageParams, LoggingLevel, MESSAGE, Notification, PROGRESS,
     ProgressParams, RequestId, RequestMeta,
@@ -163,7 +163,7 @@ impl RequestContext {
     /// The request's input state, made now (bound to the arguments of
     /// `digest`) if it was not yet; `None` when the request cannot ask for
     /// input.
-    pub(crate) fn input_state(&self, digest: impl FnOnce() -> Option<String>) -> Option<Arc<InputState>> {
+    pub(crate) fn input_state(&self, digest: impl FnOnce() -> Digest) -> Option<Arc<InputState>> {
         match &self.inner.input {
             InputSlot::Unavailable => None,
             InputSlot::Available(cell) => {

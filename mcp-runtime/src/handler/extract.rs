@@ -15,7 +15,7 @@ use crate::handler::call::{Call, PromptCall, ResourceCall, ToolCall};
 use crate::handler::context::RequestContext;
 use crate::handler::principal::Principal;
 use crate::handler::state::StateRequirement;
-use crate::input::Input;
+use crate::input::{Digest, Input};
 use crate::protocol::{ErrorObject, RequestMeta};
 
 /// Why an extractor could not produce its value.
@@ -203,7 +203,7 @@ impl<T: DeserializeOwned> FromCall<ResourceCall> for Args<T> {
 
 impl<C: Call> FromCall<C> for Input {
     fn from_call(call: &C) -> Result<Self, Rejection> {
-        match call.context().input_state(|| call.arguments_digest()) {
+        match call.context().input_state(|| Digest::Deferred(call.arguments_digest())) {
             Some(state) => Ok(Input::new(state)),
             None => Err(Rejection::Rpc(ErrorObject::internal(
                 "input can only be requested by tools, prompts and resources",

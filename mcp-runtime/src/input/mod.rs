@@ -116,7 +116,7 @@ pub(crate) struct InputState {
     answers: Map<String, Value>,
     meta: Arc<RequestMeta>,
     /// The digest of the request's arguments, sealed with the state.
-    digest: Option<String>,
+    digest: Digest,
     app_state: Option<Value>,
     round: Mutex<Round>,
     /// Set when the handler runs as a task (from the start, or from its
@@ -129,6 +129,37 @@ pub(crate) struct InputState {
     /// it was forwarded to has answered whether it runs as a task.
     #[cfg(any(feature = "client", feature = "tasks"))]
     inline: std::sync::atomic::AtomicBool,
+}
+
+/// What takes the digest of a call's arguments when it is needed.
+pub(crate) type DeferredDigest = Box<dyn Fn() -> Option<String> + Send + Sync>;
+
+/// The digest of a request's arguments (`None` for a request that has none
+/// beyond its target), taken already or when first needed.
+pub(crate) enum Digest {
+    /// Taken: the request came with a state sealed for it.
+    Taken(Option<String>),
+    /// Taken if the handler asks (seldom): hashing the arguments would
+    /// otherwise cost every call of a handler that merely can ask.
+    Deferred(DeferredDigest),
+}
+
+impl Digest {
+    fn get(&self) -> Option<String> {
+        match self {
+            Digest::Taken(digest) => digest.clone(),
+            Digest::Deferred(take) => take(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Digest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Digest::Taken(digest) => f.debug_tuple("Taken").field(digest).finish(),
+            Digest::Deferred(_) => f.write_str("Deferred"),
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -157,7 +188,7 @@ impl InputState {
         answers: Map<String, Value>,
         app_state: Option<Value>,
         meta: Arc<RequestMeta>,
-        digest: Option<String>,
+        digest: Digest,
     ) -> Self {
         InputState {
             answers,
@@ -182,7 +213,7 @@ impl InputState {
     /// through `link`.
     #[cfg(feature = "tasks")]
     pub(crate) fn for_task(meta: Arc<RequestMeta>, link: Arc<dyn TaskChannel>) -> Self {
-        let state = InputState::new(Map::new(), None, meta, None);
+        let state = InputState::new(Map::new(), None, meta, Digest::Taken(None));
         state.run_as_task(link);
         state
     }
@@ -219,7 +250,7 @@ impl InputState {
             requests: std::mem::take(&mut round.requests),
             answers: self.answers.clone(),
             app_state: round.app_state.take(),
-            digest: self.digest.clone(),
+            digest: self.digest.get(),
         }
     }
 }
