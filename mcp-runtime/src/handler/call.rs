@@ -13,9 +13,10 @@ pub trait Call: Send + Sync {
     fn context(&self) -> &RequestContext;
 
     /// What takes the digest of the arguments a retry must repeat for a
-    /// sealed `requestState` to be accepted (`None` when the call has none
-    /// beyond its target, a resource's URI). Deferred: it is needed only
-    /// when a state is sealed, and a handler that can ask seldom does.
+    /// sealed `requestState` to be accepted (it gives `None` when the call
+    /// has none beyond its target, a resource's URI). Deferred: it is
+    /// needed only when a state is sealed, and a handler that can ask
+    /// seldom does.
     #[doc(hidden)]
     fn arguments_digest(&self) -> DeferredDigest {
         Box::new(|| None)

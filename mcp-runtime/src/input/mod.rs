@@ -137,7 +137,8 @@ pub(crate) type DeferredDigest = Box<dyn Fn() -> Option<String> + Send + Sync>;
 /// The digest of a request's arguments (`None` for a request that has none
 /// beyond its target), taken already or when first needed.
 pub(crate) enum Digest {
-    /// Taken: the request came with a state sealed for it.
+    /// Taken already (to open the state a retry brought), or none to take
+    /// (a task's state, which is never sealed).
     Taken(Option<String>),
     /// Taken if the handler asks (seldom): hashing the arguments would
     /// otherwise cost every call of a handler that merely can ask.
