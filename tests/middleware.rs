@@ -408,13 +408,18 @@ async fn a_2025_era_session_over_stdio_passes_the_same_layers() {
     // The session's own housekeeping passes no layer.
     session.request(6, "ping", json!({})).await;
     let seen = seen.lock().unwrap().clone();
-    assert_eq!(seen.len(), 7, "{seen:?}");
+    assert_eq!(seen.len(), 6, "the call over the rate is refused before any layer's call: {seen:?}");
     let lines = audit.audit_lines();
-    assert_eq!(lines.len(), 7, "one audit line per request that passed the layers: {lines:?}");
+    assert_eq!(lines.len(), 7, "one audit line per request that passed the layers, and one refusal: {lines:?}");
     assert!(
-        lines[0].contains(r#"caller=anonymous client="host" method="tools/call" target="add" outcome="ok""#),
+        lines[0].contains(r#"caller="anonymous" client="host" method="tools/call" target="add" outcome="ok""#),
         "{}",
         lines[0]
+    );
+    assert!(
+        lines[4].contains(r#"method="tools/call" target="add" outcome="refused" reason="admission""#),
+        "{}",
+        lines[4]
     );
     assert!(lines[1].contains(r#"target="forbidden" outcome="error" error_code=-32602"#), "{}", lines[1]);
     assert!(lines[2].contains(r#"target="slow" outcome="tool_error""#), "{}", lines[2]);
@@ -486,14 +491,15 @@ async fn over_http_layers_see_the_client_address_in_both_eras() {
             "tools/call lookup 2026-07-28 127.0.0.1",
             "tools/call lookup 2026-07-28 127.0.0.1",
             "tools/call add 2025-11-25 127.0.0.1",
-            "tools/call add 2025-11-25 127.0.0.1"
-        ]
+        ],
+        "the call over the rate is refused before any layer's call"
     );
     let lines = audit.audit_lines();
-    assert_eq!(lines.len(), seen.len(), "{lines:?}");
-    assert!(lines[0].contains(r#"caller=127.0.0.1 method="tools/call" target="add" outcome="ok""#), "{}", lines[0]);
+    assert_eq!(lines.len(), seen.len() + 1, "{lines:?}");
+    assert!(lines[0].contains(r#"caller="127.0.0.1" method="tools/call" target="add" outcome="ok""#), "{}", lines[0]);
     assert!(
-        lines.last().is_some_and(|l| l.contains(r#"client="c" method="tools/call" target="add" outcome="tool_error""#)),
+        lines.last().is_some_and(|l| l
+            .contains(r#"caller="127.0.0.1" method="tools/call" target="add" outcome="refused" reason="admission""#)),
         "{lines:?}"
     );
     stop.send(()).expect("serving");
@@ -593,10 +599,10 @@ fn the_audit_layer_records_who_did_what_and_arguments_only_where_asked() {
         })
     });
     let lines = buffer.audit_lines();
-    assert_eq!(lines.len(), 3, "an unknown tool is refused before the layers: {lines:?}");
+    assert_eq!(lines.len(), 4, "an unknown tool is refused before the layers, and recorded so: {lines:?}");
     assert!(
         lines[0].contains(
-            r#"caller=anonymous client="mcp-runtime-test-client" method="tools/call" target="add" outcome="ok""#
+            r#"caller="anonymous" client="mcp-runtime-test-client" method="tools/call" target="add" outcome="ok""#
         ),
         "{}",
         lines[0]
@@ -604,5 +610,10 @@ fn the_audit_layer_records_who_did_what_and_arguments_only_where_asked() {
     assert!(lines[0].contains(r#"arguments="{\"a\":1,\"b\":2}""#), "{}", lines[0]);
     assert!(lines[1].contains(r#"target="lookup" outcome="tool_error""#), "{}", lines[1]);
     assert!(!lines[1].contains("arguments"), "not asked for: {}", lines[1]);
-    assert!(lines[2].contains(r#"arguments="{\"a\":5,\"b\":6}""#), "the tool opted in: {}", lines[2]);
+    assert!(
+        lines[2].contains(r#"request refused caller="anonymous" method="tools/call" target="nope" outcome="refused" reason="invalid" error_code=-32602"#),
+        "{}",
+        lines[2]
+    );
+    assert!(lines[3].contains(r#"arguments="{\"a\":5,\"b\":6}""#), "the tool opted in: {}", lines[3]);
 }

@@ -76,7 +76,7 @@ pub fn open_request_state(
     digest: Option<&str>,
     sealed: &str,
 ) -> Result<(Map<String, Value>, Option<Value>), ErrorObject> {
-    key.open(method, target, digest, sealed).map(|state| (state.answers, state.app))
+    key.open(method, target, digest, None, sealed).map(|opened| (opened.state.answers, opened.state.app))
 }
 
 /// Seals a `requestState` for `method` on `target`, as a round trip does.
@@ -88,7 +88,7 @@ pub fn seal_request_state(
     answers: Map<String, Value>,
     app: Option<Value>,
 ) -> String {
-    key.seal(method, target, digest, &crate::input::request_state::SealedState { answers, app })
+    key.seal(method, target, digest, None, &crate::input::request_state::SealedState { answers, app })
 }
 
 /// Reads a `Last-Event-ID` as a 2025-era session over HTTP does: the

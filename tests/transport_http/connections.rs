@@ -73,7 +73,9 @@ async fn shutdown_closes_what_outlives_the_grace_period() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serves_256_concurrent_connections() {
-    let (server, _) = standard().await;
+    // Every connection comes from this one address.
+    let config = HttpConfig::default().max_connections_per_address(256);
+    let server = Running::start(fixture(Probe::default()), config).await;
     let addr = server.addr;
     let served = Arc::new(AtomicUsize::new(0));
     // Open every connection first, then send every request.

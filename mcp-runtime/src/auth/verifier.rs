@@ -178,8 +178,9 @@ impl Authorization {
     }
 }
 
-/// The principal of verified claims: `sub`, `client_id`, and the scopes of
-/// `scope` (space-separated, RFC 9068 §2.2.3) or of an `scp` array.
+/// The principal of verified claims: `iss`, `sub`, `client_id`, and the
+/// scopes of `scope` (space-separated, RFC 9068 §2.2.3) or of an `scp`
+/// array.
 fn principal(claims: Map<String, Value>) -> Principal {
     let text = |name: &str| claims.get(name).and_then(Value::as_str).map(str::to_owned);
     let mut principal = match text("sub") {
@@ -188,6 +189,9 @@ fn principal(claims: Map<String, Value>) -> Principal {
     };
     if let Some(client_id) = text("client_id") {
         principal = principal.with_client_id(client_id);
+    }
+    if let Some(issuer) = text("iss") {
+        principal = principal.with_issuer(issuer);
     }
     let scopes: Vec<String> = match (claims.get("scope"), claims.get("scp")) {
         (Some(Value::String(scope)), _) => scope.split_ascii_whitespace().map(str::to_owned).collect(),
@@ -205,12 +209,14 @@ mod tests {
 
     #[test]
     fn claims_make_the_principal() {
-        let Value::Object(claims) = json!({"sub": "alice", "client_id": "app", "scope": "a  b"}) else {
+        let Value::Object(claims) = json!({"iss": "https://as", "sub": "alice", "client_id": "app", "scope": "a  b"})
+        else {
             unreachable!()
         };
         let alice = principal(claims);
         assert_eq!(alice.subject(), Some("alice"));
         assert_eq!(alice.client_id(), Some("app"));
+        assert_eq!(alice.issuer(), Some("https://as"));
         assert!(alice.has_scopes(["a", "b"]));
         assert_eq!(alice.claim("scope"), Some(&json!("a  b")));
         let Value::Object(claims) = json!({"scp": ["x"]}) else { unreachable!() };

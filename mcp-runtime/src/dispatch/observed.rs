@@ -4,6 +4,7 @@
 
 use super::method::Route;
 use super::{HeaderCheck, Prepared, Request, RequestOptions, Response};
+use crate::middleware::{Refusal, RefusalReason};
 use crate::server::Server;
 use crate::telemetry::{self, Ending, Observation, Origin, Target};
 
@@ -19,6 +20,10 @@ impl Server {
             true => Observation::default(),
             false => Observation::start(request.method(), Some(request.id()), &origin),
         };
+        // What a refusal is told to the server's layers with (only a server
+        // with layers keeps it).
+        let named =
+            self.hears_refusals().then(|| (request.method().to_owned(), request.called_tool().map(str::to_owned)));
         // Changed in place and returned as is: the prepared request is large,
         // and this is on every request's path.
         let mut prepared = self.validate(request, headers);
@@ -31,7 +36,27 @@ impl Server {
             Err(refused) if origin.is_nested() => telemetry::note_refusal(refused.stage()),
             Err(refused) => observation.finish(Ending::Answered(refused)),
         }
+        if let (Err(refused), Some((method, tool))) = (&prepared, &named) {
+            self.refused_invalid(refused, method, tool.as_deref(), &origin);
+        }
         prepared
+    }
+
+    /// Tells the server's layers of a request the pipeline refused.
+    fn refused_invalid(&self, refused: &Response, method: &str, tool: Option<&str>, origin: &Origin<'_>) {
+        let Some(error) = refused.as_error() else { return };
+        let mut refusal = Refusal::new(RefusalReason::Invalid, &error.message);
+        refusal.method = Some(method);
+        refusal.target = tool;
+        refusal.error_code = Some(error.code);
+        #[cfg(feature = "http")]
+        if let Some(parts) = origin.http_parts() {
+            refusal.principal = parts.extensions.get::<crate::handler::principal::Principal>();
+            refusal.client_address =
+                parts.extensions.get::<crate::handler::caller::ClientAddress>().map(|address| address.0);
+        }
+        let _ = origin;
+        self.refused(&refusal);
     }
 
     /// [`handle`](Self::handle) for a request that came from `origin`.

@@ -36,6 +36,24 @@ impl Prepared {
         self.http = request;
     }
 
+    /// The head of the HTTP request that carried it, once attached.
+    #[cfg(feature = "http")]
+    pub(crate) fn http_parts(&self) -> Option<&http::request::Parts> {
+        self.http.parts()
+    }
+
+    /// Who makes it (once its HTTP head is attached).
+    #[cfg(feature = "http")]
+    pub(crate) fn caller(&self) -> crate::middleware::Caller {
+        self.http.caller()
+    }
+
+    /// The tool, prompt or resource it names.
+    #[cfg(feature = "http")]
+    pub(crate) fn target(&self) -> Option<&str> {
+        method::target_of(&self.route)
+    }
+
     /// The refusal of a request for an entry whose scopes its caller
     /// lacks; `None` when it may go on (or nothing is checked).
     pub(crate) fn scope_refusal(&self) -> Option<ScopeRefusal> {
@@ -175,6 +193,7 @@ impl Server {
             #[cfg(feature = "legacy")]
             session: None,
             past_layers: false,
+            opened: None,
         })
     }
 }

@@ -97,6 +97,9 @@ pub struct Prepared {
     pub(super) session: Option<&'static str>,
     /// Whether it has been through its layers, and goes to its handler now.
     pub(super) past_layers: bool,
+    /// The retry's `requestState`, opened before the layers (only when
+    /// there are layers, and a state).
+    pub(super) opened: Option<Box<super::round_trip::Opened>>,
 }
 
 impl std::fmt::Debug for Prepared {

@@ -56,6 +56,15 @@ impl Request {
         Request { id, method: Cow::Borrowed(method), params: Params::Call(ReadCall { meta, params }) }
     }
 
+    /// The tool a `tools/call` names, when its params were read with the
+    /// envelope.
+    pub(crate) fn called_tool(&self) -> Option<&str> {
+        match &self.params {
+            Params::Call(call) => Some(&call.params.name),
+            _ => None,
+        }
+    }
+
     pub(super) fn read(id: RequestId, method: &'static str, params: Params) -> Self {
         Request { id, method: Cow::Borrowed(method), params }
     }

@@ -16,32 +16,80 @@ use super::Prepared;
 use super::decorate::{failed, finish};
 use super::grace::Handled;
 use crate::handler::context::{InputSlot, RequestContext};
+use crate::handler::http_request::HttpRequest;
 use crate::handler::outcome::Outcome;
 use crate::handler::panic_guard::guarded;
-use crate::input::request_state::SealedState;
+use crate::input::request_state::{OpenedState, SealedState};
 use crate::input::{self, Digest, InputState, Interrupted};
 use crate::protocol::{CacheHints, ErrorObject, InputRequest, InputRequiredResult, ResultType};
 use crate::response::Response;
 
+/// A retry's `requestState`, opened before the request's layers run (so
+/// that what they are told of the round is what the state says), with
+/// the digest of the arguments it was opened against.
+pub(crate) struct Opened {
+    digest: Option<String>,
+    state: Result<OpenedState, ErrorObject>,
+}
+
+impl Opened {
+    /// The round the state resumes, if it opened.
+    pub(crate) fn round(&self) -> Option<crate::input::request_state::Round> {
+        self.state.as_ref().ok().map(|opened| opened.round)
+    }
+}
+
+/// Opens `request_state`, sealed for `target` with arguments of digest
+/// `digest`, for the caller of `http`.
+pub(crate) fn open(
+    p: &Prepared,
+    target: &str,
+    digest: Option<String>,
+    request_state: &str,
+    http: &HttpRequest,
+) -> Opened {
+    let caller = caller_identity(http);
+    let key = &p.server.settings().request_state_key;
+    let state = key.open(p.method.name(), target, digest.as_deref(), caller.as_ref(), request_state);
+    Opened { digest, state }
+}
+
+/// Whom a state is sealed for: the identity of an authenticated caller.
+/// Unauthenticated callers are not told apart (an address is no identity:
+/// it changes, and many share one), so their states are anybody's.
+pub(crate) fn caller_identity(http: &HttpRequest) -> Option<[u8; 16]> {
+    #[cfg(feature = "http")]
+    return http.principal().map(crate::handler::principal::Principal::identity);
+    #[cfg(not(feature = "http"))]
+    {
+        let _ = http;
+        None
+    }
+}
+
 /// The answers of earlier rounds (from a verified `requestState`, which
-/// must have been issued for the same arguments, of digest `digest`)
-/// merged with this round's `inputResponses`; without either, the state is
-/// only made if the handler asks for input.
+/// must have been issued for the same arguments, of digest `digest`, and
+/// to the same caller, the one of `http`) merged with this round's
+/// `inputResponses`; without either, the state is only made if the
+/// handler asks for input. `opened` is the state opened before the
+/// layers ran, when they did.
 pub(super) fn input_slot(
     p: &Prepared,
     target: &str,
     digest: impl FnOnce() -> Option<String>,
-    responses: Option<Value>,
-    request_state: Option<&str>,
+    (responses, request_state): (Option<Value>, Option<&str>),
+    http: &HttpRequest,
+    opened: Option<Box<Opened>>,
 ) -> Result<InputSlot, ErrorObject> {
     if request_state.is_none() && matches!(responses, None | Some(Value::Null)) {
         return Ok(InputSlot::Available(OnceLock::new()));
     }
-    let digest = digest();
-    let sealed = match request_state {
-        Some(state) => p.server.settings().request_state_key.open(p.method.name(), target, digest.as_deref(), state)?,
-        None => SealedState::default(),
+    let opened = match (opened, request_state) {
+        (Some(opened), _) => *opened,
+        (None, Some(state)) => open(p, target, digest(), state, http),
+        (None, None) => Opened { digest: digest(), state: Ok(OpenedState::default()) },
     };
+    let (digest, sealed) = (opened.digest, opened.state?.state);
     let mut answers = sealed.answers;
     match responses {
         None | Some(Value::Null) => {}
@@ -66,9 +114,10 @@ where
     // The handler hears through its token of the request being given up on.
     let watched = context.clone();
     let run = guarded(async move {
+        let caller = context.caller_identity();
         match Interruptible::new(start(), context).await {
             Ok(outcome) => checked(p, outcome),
-            Err(interrupted) => interruption(p, target, interrupted),
+            Err(interrupted) => interruption(p, target, caller, interrupted),
         }
     });
     Handled::new(run, watched).await
@@ -85,8 +134,13 @@ pub(super) fn checked<T>(p: &Prepared, outcome: Result<Outcome<T>, ErrorObject>)
 }
 
 /// What a handler stopped for, as the request's answer: `input_required`
-/// with the requests and the sealed state, or `-32021`.
-pub(super) fn interruption<T>(p: &Prepared, target: &str, interrupted: Interrupted) -> Result<Outcome<T>, ErrorObject> {
+/// with the requests and the state sealed for `caller`, or `-32021`.
+pub(super) fn interruption<T>(
+    p: &Prepared,
+    target: &str,
+    caller: Option<[u8; 16]>,
+    interrupted: Interrupted,
+) -> Result<Outcome<T>, ErrorObject> {
     match interrupted {
         Interrupted::MissingCapabilities(needed) => Err(ErrorObject::missing_client_capability(
             "This request needs client capabilities it did not declare",
@@ -94,7 +148,13 @@ pub(super) fn interruption<T>(p: &Prepared, target: &str, interrupted: Interrupt
         )),
         Interrupted::NeedsInput { requests, answers, app_state, digest } => {
             let key = &p.server.settings().request_state_key;
-            let state = key.seal(p.method.name(), target, digest.as_deref(), &SealedState { answers, app: app_state });
+            let state = key.seal(
+                p.method.name(),
+                target,
+                digest.as_deref(),
+                caller.as_ref(),
+                &SealedState { answers, app: app_state },
+            );
             if state.len() > crate::input::request_state::MAX_STATE_LEN {
                 return Err(ErrorObject::internal(format!(
                     "The request's state between rounds takes {} bytes sealed, more than the {} a requestState may",

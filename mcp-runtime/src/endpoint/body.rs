@@ -122,6 +122,39 @@ where
     }
 }
 
+/// Reads and drops what is left of a body that a refusal does not use, so
+/// that its HTTP/1.1 connection can carry the next request (a connection
+/// is kept only once a request's body is all read): at most `limit` bytes,
+/// within `timeout`. False when the body is longer, slower or broken: the
+/// connection must close then, and its response say so.
+pub(crate) async fn discard<B>(body: B, limit: usize, timeout: Duration) -> bool
+where
+    B: Body,
+    B::Error: Into<BoxError>,
+{
+    if body.is_end_stream() {
+        return true;
+    }
+    if body.size_hint().lower() > limit as u64 {
+        return false;
+    }
+    let drain = async {
+        let mut body = pin!(body);
+        let mut seen = 0usize;
+        while let Some(frame) = poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
+            let Ok(frame) = frame else { return false };
+            if let Ok(data) = frame.into_data() {
+                seen += data.remaining();
+                if seen > limit {
+                    return false;
+                }
+            }
+        }
+        true
+    };
+    Deadline::new(drain, timeout).await.unwrap_or(false)
+}
+
 async fn collect<B>(body: B, limit: usize) -> Result<Vec<u8>, BodyError>
 where
     B: Body,

@@ -73,6 +73,16 @@ impl Drop for Slot<'_> {
     }
 }
 
+/// What an event stream holds until its handler ends: its place under a
+/// limit.
+#[derive(Debug)]
+pub(crate) enum Held {
+    /// A request's, under the in-flight limit.
+    InFlight(#[allow(dead_code, reason = "held for its drop")] OwnedSlot),
+    /// A listen stream's, under the listen limits.
+    Listen(#[allow(dead_code, reason = "held for its drop")] super::listen_limit::ListenSlot),
+}
+
 /// A [`Slot`] that owns its counter.
 #[derive(Debug)]
 pub(crate) struct OwnedSlot(Arc<AtomicUsize>);

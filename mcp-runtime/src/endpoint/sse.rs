@@ -19,7 +19,7 @@ use tokio::sync::mpsc;
 use tokio::time::{Instant, Sleep};
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use super::in_flight::OwnedSlot;
+use super::in_flight::Held;
 use crate::dispatch::{Response, Stage};
 use crate::handler::context::NotificationSink;
 use crate::protocol::{ErrorObject, Notification, RequestId};
@@ -163,8 +163,9 @@ pub(crate) struct EventStream {
     guard: Option<DropGuard>,
     /// When to send a keep-alive comment if nothing else was sent.
     keep_alive: Option<(Duration, Pin<Box<Sleep>>)>,
-    /// The request's place under the in-flight limit, until its handler ends.
-    slot: Option<OwnedSlot>,
+    /// The request's place under the in-flight limit (a listen stream's,
+    /// under the listen limits), until its handler ends.
+    slot: Option<Held>,
     /// The request cut, and answered with an error, when its client falls
     /// too far behind; `None` for one that answers for itself once
     /// cancelled (a listen stream, with its closing result).
@@ -190,7 +191,7 @@ impl EventStream {
     }
 
     /// Holds `slot` until the handler ends.
-    pub(crate) fn holding(mut self, slot: Option<OwnedSlot>) -> Self {
+    pub(crate) fn holding(mut self, slot: Option<Held>) -> Self {
         self.slot = slot;
         self
     }

@@ -160,6 +160,21 @@ impl RequestContext {
         self.inner.server.is_authenticated()
     }
 
+    /// The identity of the authenticated caller, whom a `requestState` is
+    /// sealed for.
+    pub(crate) fn caller_identity(&self) -> Option<[u8; 16]> {
+        crate::dispatch::caller_identity(&self.inner.http)
+    }
+
+    /// Who makes the request, as the server's limits and caches tell
+    /// callers apart (see [`Caller`](crate::middleware::Caller)): the
+    /// authenticated principal, else the client's address over HTTP
+    /// (known when the server has layers, tasks or streams that ask),
+    /// else nobody in particular.
+    pub fn caller(&self) -> crate::middleware::Caller {
+        self.inner.http.caller()
+    }
+
     /// The request's input state, made now (bound to the arguments of
     /// `digest`) if it was not yet; `None` when the request cannot ask for
     /// input.

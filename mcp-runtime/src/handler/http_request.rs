@@ -5,6 +5,9 @@
 //! Only HTTP has a request; over stdio, and when a message is dispatched in
 //! process, there is none.
 
+use crate::handler::caller::Caller;
+#[cfg(feature = "http")]
+use crate::handler::caller::ClientAddress;
 #[cfg(feature = "http")]
 use crate::handler::principal::Principal;
 
@@ -45,5 +48,20 @@ impl HttpRequest {
     #[cfg(feature = "http")]
     pub(crate) fn principal(&self) -> Option<&Principal> {
         self.parts()?.extensions.get::<Principal>()
+    }
+
+    /// The client's address, when the transport put it in the request's
+    /// extensions (see [`ClientAddress`]).
+    #[cfg(feature = "http")]
+    pub(crate) fn client_address(&self) -> Option<std::net::SocketAddr> {
+        self.parts()?.extensions.get::<ClientAddress>().map(|address| address.0)
+    }
+
+    /// Who makes the request.
+    pub(crate) fn caller(&self) -> Caller {
+        #[cfg(feature = "http")]
+        return Caller::of(self.principal(), self.client_address().map(|address| address.ip()));
+        #[cfg(not(feature = "http"))]
+        Caller::of(None, None)
     }
 }

@@ -11,6 +11,7 @@
 //! input module's, and nothing of what serves it.
 
 pub(crate) mod call;
+pub(crate) mod caller;
 pub(crate) mod context;
 #[cfg(feature = "http")]
 pub(crate) mod extension;

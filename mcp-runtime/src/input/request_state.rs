@@ -2,10 +2,11 @@
 //!
 //! The state travels through the client, which must be treated as an
 //! attacker, so it is authenticated with HMAC-SHA256 and carries its own
-//! expiry and the request it belongs to (method, tool, prompt or resource
+//! expiry, the request it belongs to (method, tool, prompt or resource
 //! name, and a digest of the arguments, so that answers given for one set of
-//! arguments cannot be replayed with another). A tampered, expired or
-//! misplaced state is rejected with `-32602`.
+//! arguments cannot be replayed with another) and, on an authenticated
+//! server, the caller it was sealed for (another caller's state does not
+//! open). A tampered, expired or misplaced state is rejected with `-32602`.
 //! The key is random per process unless set, so replicas that must accept
 //! each other's state share a configured key.
 
@@ -127,12 +128,22 @@ impl RequestStateKey {
     }
 
     /// Seals `state` for the request `method` on `target` with arguments
-    /// of digest `digest` (see [`arguments_digest`]).
-    pub(crate) fn seal(&self, method: &str, target: &str, digest: Option<&str>, state: &SealedState) -> String {
+    /// of digest `digest` (see [`arguments_digest`]), made by `caller` (the
+    /// [identity](crate::auth::Principal) of an authenticated caller).
+    pub(crate) fn seal(
+        &self,
+        method: &str,
+        target: &str,
+        digest: Option<&str>,
+        caller: Option<&[u8; 16]>,
+        state: &SealedState,
+    ) -> String {
+        let caller = caller.map(|identity| URL_SAFE_NO_PAD.encode(identity));
         let payload = Payload {
             m: method,
             t: target,
             d: digest,
+            c: caller.as_deref(),
             exp: now_ms().saturating_add(self.lifetime.as_millis() as u64),
             a: &state.answers,
             s: state.app.as_ref(),
@@ -148,14 +159,16 @@ impl RequestStateKey {
     }
 
     /// Opens a state sealed for `method` on `target` with arguments of
-    /// digest `digest`, checking its MAC, its expiry and where it belongs.
+    /// digest `digest`, by `caller`, checking its MAC, its expiry and where
+    /// and whose it is.
     pub(crate) fn open(
         &self,
         method: &str,
         target: &str,
         digest: Option<&str>,
+        caller: Option<&[u8; 16]>,
         sealed: &str,
-    ) -> Result<SealedState, ErrorObject> {
+    ) -> Result<OpenedState, ErrorObject> {
         let invalid = |why: &str| ErrorObject::invalid_params(format!("Invalid requestState: {why}"));
         if sealed.len() > MAX_STATE_LEN {
             return Err(invalid(&format!("longer than {MAX_STATE_LEN} bytes, so not one this server sent")));
@@ -169,7 +182,7 @@ impl RequestStateKey {
             return Err(invalid("unknown format"));
         }
         let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| invalid("malformed"))?;
-        if !self.authentic(version, body, &tag) {
+        if tag.len() < 16 || !self.authentic(version, body, &tag) {
             return Err(invalid("integrity check failed"));
         }
         let json = URL_SAFE_NO_PAD.decode(body).map_err(|_| invalid("malformed"))?;
@@ -180,10 +193,20 @@ impl RequestStateKey {
         if payload.d.as_deref() != digest {
             return Err(invalid("it was issued for other arguments; send the same arguments as the first request"));
         }
+        if payload.c != caller.map(|identity| URL_SAFE_NO_PAD.encode(identity)) {
+            return Err(invalid("it was issued to another caller"));
+        }
         if payload.exp < now_ms() {
             return Err(invalid("expired; start the request again"));
         }
-        Ok(SealedState { answers: payload.a, app: payload.s })
+        // The MAC names the state: sealing the same payload again (within
+        // the same millisecond) is the only way to make one of the same id.
+        let mut id = [0u8; 16];
+        id.copy_from_slice(&tag[..16]);
+        Ok(OpenedState {
+            state: SealedState { answers: payload.a, app: payload.s },
+            round: Round { id, expires_at_ms: payload.exp },
+        })
     }
 }
 
@@ -201,6 +224,24 @@ impl fmt::Debug for RequestStateKey {
     }
 }
 
+/// A state that opened: what it carries, and the round it resumes.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct OpenedState {
+    pub(crate) state: SealedState,
+    pub(crate) round: Round,
+}
+
+/// A later round of a request: one that carried a state this server sealed
+/// for its caller, which opened.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Round {
+    /// Names the sealed state the round carried (the first half of its
+    /// MAC): the same state replayed is the same id.
+    pub(crate) id: [u8; 16],
+    /// When the state stops opening, in milliseconds since the Unix epoch.
+    pub(crate) expires_at_ms: u64,
+}
+
 /// What a sealed state carries between rounds: the answers received so far
 /// and the handler's own state.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -215,6 +256,9 @@ struct Payload<'a> {
     t: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     d: Option<&'a str>,
+    /// The caller it was sealed for, on an authenticated server.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    c: Option<&'a str>,
     exp: u64,
     a: &'a Map<String, Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -227,6 +271,8 @@ struct OwnedPayload {
     t: String,
     #[serde(default)]
     d: Option<String>,
+    #[serde(default)]
+    c: Option<String>,
     exp: u64,
     #[serde(default)]
     a: Map<String, Value>,
@@ -317,9 +363,9 @@ mod tests {
         for text in ["70000000000000000000000062", "7e25", "0.30000000000000004", "1.7976931348623157e308", "5e-324"] {
             let app: Value = serde_json::from_str(text).expect("a number");
             let sealed =
-                key.seal("tools/call", "t", None, &SealedState { answers: Map::new(), app: Some(app.clone()) });
-            let opened = key.open("tools/call", "t", None, &sealed).expect("opens");
-            assert_eq!(opened.app, Some(app), "{text}");
+                key.seal("tools/call", "t", None, None, &SealedState { answers: Map::new(), app: Some(app.clone()) });
+            let opened = key.open("tools/call", "t", None, None, &sealed).expect("opens");
+            assert_eq!(opened.state.app, Some(app), "{text}");
         }
     }
 
@@ -327,8 +373,9 @@ mod tests {
     fn a_saved_null_comes_back_as_saved() {
         let key = RequestStateKey::from_secret(b"k");
         for app in [None, Some(Value::Null), Some(json!(0))] {
-            let sealed = key.seal("tools/call", "t", None, &SealedState { answers: Map::new(), app: app.clone() });
-            assert_eq!(key.open("tools/call", "t", None, &sealed).expect("opens").app, app);
+            let sealed =
+                key.seal("tools/call", "t", None, None, &SealedState { answers: Map::new(), app: app.clone() });
+            assert_eq!(key.open("tools/call", "t", None, None, &sealed).expect("opens").state.app, app);
         }
     }
 
@@ -336,9 +383,9 @@ mod tests {
     fn a_state_is_bounded_before_it_is_checked() {
         let key = RequestStateKey::from_secret(b"k");
         let big = SealedState { answers: Map::new(), app: Some(Value::String("x".repeat(MAX_STATE_LEN))) };
-        let sealed = key.seal("tools/call", "t", None, &big);
+        let sealed = key.seal("tools/call", "t", None, None, &big);
         assert!(sealed.len() > MAX_STATE_LEN);
-        let error = key.open("tools/call", "t", None, &sealed).expect_err("too long");
+        let error = key.open("tools/call", "t", None, None, &sealed).expect_err("too long");
         assert_eq!(error.code, -32602);
         assert!(error.message.contains("longer than"), "{}", error.message);
     }
@@ -352,24 +399,24 @@ mod tests {
     #[test]
     fn round_trips_and_rejects_tampering() {
         let key = RequestStateKey::random();
-        let sealed = key.seal("tools/call", "t", None, &state());
-        assert_eq!(key.open("tools/call", "t", None, &sealed).unwrap(), state());
-        assert!(key.open("tools/call", "t", None, &format!("{sealed}x")).is_err());
-        assert!(key.open("tools/call", "other", None, &sealed).is_err());
-        assert!(key.open("prompts/get", "t", None, &sealed).is_err());
-        assert!(RequestStateKey::random().open("tools/call", "t", None, &sealed).is_err());
-        assert!(key.open("tools/call", "t", None, "garbage").is_err());
+        let sealed = key.seal("tools/call", "t", None, None, &state());
+        assert_eq!(key.open("tools/call", "t", None, None, &sealed).unwrap().state, state());
+        assert!(key.open("tools/call", "t", None, None, &format!("{sealed}x")).is_err());
+        assert!(key.open("tools/call", "other", None, None, &sealed).is_err());
+        assert!(key.open("prompts/get", "t", None, None, &sealed).is_err());
+        assert!(RequestStateKey::random().open("tools/call", "t", None, None, &sealed).is_err());
+        assert!(key.open("tools/call", "t", None, None, "garbage").is_err());
     }
 
     #[test]
     fn a_state_is_bound_to_its_arguments() {
         let key = RequestStateKey::random();
-        let sealed = key.seal("tools/call", "t", Some("digest-a"), &state());
-        assert!(key.open("tools/call", "t", Some("digest-a"), &sealed).is_ok());
-        assert!(key.open("tools/call", "t", Some("digest-b"), &sealed).is_err());
-        assert!(key.open("tools/call", "t", None, &sealed).is_err());
-        let unbound = key.seal("tools/call", "t", None, &state());
-        assert!(key.open("tools/call", "t", Some("digest-a"), &unbound).is_err());
+        let sealed = key.seal("tools/call", "t", Some("digest-a"), None, &state());
+        assert!(key.open("tools/call", "t", Some("digest-a"), None, &sealed).is_ok());
+        assert!(key.open("tools/call", "t", Some("digest-b"), None, &sealed).is_err());
+        assert!(key.open("tools/call", "t", None, None, &sealed).is_err());
+        let unbound = key.seal("tools/call", "t", None, None, &state());
+        assert!(key.open("tools/call", "t", Some("digest-a"), None, &unbound).is_err());
     }
 
     #[test]
@@ -388,32 +435,57 @@ mod tests {
     }
 
     #[test]
+    fn a_state_opens_for_the_caller_it_was_sealed_for_only() {
+        let key = RequestStateKey::random();
+        let (alice, bob) = ([1u8; 16], [2u8; 16]);
+        let sealed = key.seal("tools/call", "t", None, Some(&alice), &state());
+        assert!(key.open("tools/call", "t", None, Some(&alice), &sealed).is_ok());
+        let error = key.open("tools/call", "t", None, Some(&bob), &sealed).expect_err("another caller's");
+        assert!(error.message.contains("another caller"), "{}", error.message);
+        assert!(key.open("tools/call", "t", None, None, &sealed).is_err(), "nor without a caller");
+        let anonymous = key.seal("tools/call", "t", None, None, &state());
+        assert!(key.open("tools/call", "t", None, Some(&alice), &anonymous).is_err(), "nor sealed without one");
+    }
+
+    #[test]
+    fn a_state_is_named_by_its_seal() {
+        let key = RequestStateKey::random();
+        let one = key.seal("tools/call", "t", None, None, &state());
+        let again = key.open("tools/call", "t", None, None, &one).unwrap().round;
+        assert_eq!(again, key.open("tools/call", "t", None, None, &one).unwrap().round, "the same state, the same id");
+        let mut other = state();
+        other.answers.insert("step2".into(), json!(true));
+        let two = key.seal("tools/call", "t", None, None, &other);
+        assert_ne!(again.id, key.open("tools/call", "t", None, None, &two).unwrap().round.id);
+    }
+
+    #[test]
     fn a_rotated_key_accepts_the_previous_secret_for_its_window_only() {
         let old = RequestStateKey::from_secret(b"old");
-        let sealed_before = old.seal("tools/call", "t", None, &state());
+        let sealed_before = old.seal("tools/call", "t", None, None, &state());
         let rotated = RequestStateKey::from_secret(b"new").with_previous(b"old", Duration::from_secs(60));
-        assert_eq!(rotated.open("tools/call", "t", None, &sealed_before).unwrap(), state());
+        assert_eq!(rotated.open("tools/call", "t", None, None, &sealed_before).unwrap().state, state());
         // New states are sealed with the new secret only.
-        let sealed_after = rotated.seal("tools/call", "t", None, &state());
-        assert!(RequestStateKey::from_secret(b"new").open("tools/call", "t", None, &sealed_after).is_ok());
-        assert!(old.open("tools/call", "t", None, &sealed_after).is_err());
+        let sealed_after = rotated.seal("tools/call", "t", None, None, &state());
+        assert!(RequestStateKey::from_secret(b"new").open("tools/call", "t", None, None, &sealed_after).is_ok());
+        assert!(old.open("tools/call", "t", None, None, &sealed_after).is_err());
         // The previous secret is for the window only, and only that one.
         let closed = RequestStateKey::from_secret(b"new").with_previous(b"old", Duration::ZERO);
-        assert!(closed.open("tools/call", "t", None, &sealed_before).is_err());
+        assert!(closed.open("tools/call", "t", None, None, &sealed_before).is_err());
         let other = RequestStateKey::from_secret(b"new").with_previous(b"another", Duration::from_secs(60));
-        assert!(other.open("tools/call", "t", None, &sealed_before).is_err());
+        assert!(other.open("tools/call", "t", None, None, &sealed_before).is_err());
         // The rest of the checks still apply to a state of the previous secret.
-        assert!(rotated.open("tools/call", "other", None, &sealed_before).is_err());
+        assert!(rotated.open("tools/call", "other", None, None, &sealed_before).is_err());
     }
 
     #[test]
     fn shared_secret_works_across_instances_and_expires() {
         let a = RequestStateKey::from_secret(b"shared");
         let b = RequestStateKey::from_secret(b"shared");
-        let sealed = a.seal("tools/call", "t", None, &state());
-        assert!(b.open("tools/call", "t", None, &sealed).is_ok());
-        let expired = a.clone().with_lifetime(Duration::ZERO).seal("tools/call", "t", None, &state());
+        let sealed = a.seal("tools/call", "t", None, None, &state());
+        assert!(b.open("tools/call", "t", None, None, &sealed).is_ok());
+        let expired = a.clone().with_lifetime(Duration::ZERO).seal("tools/call", "t", None, None, &state());
         std::thread::sleep(Duration::from_millis(5));
-        assert!(b.open("tools/call", "t", None, &expired).is_err());
+        assert!(b.open("tools/call", "t", None, None, &expired).is_err());
     }
 }

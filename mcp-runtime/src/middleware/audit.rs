@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use serde::Deserialize;
 
-use super::{BoxFuture, Layer, McpRequest, Next, Response};
+use super::{BoxFuture, Layer, McpRequest, Next, Refusal, Response};
 use crate::protocol::Method;
 
 /// Records each request it sees as one `tracing` event (target
@@ -14,7 +14,9 @@ use crate::protocol::Method;
 /// when it exports them, say who called what and how it ended:
 ///
 /// - `caller`: the principal's subject, else the client's address, else
-///   `anonymous`; `client`: the client's name, when it sent one;
+///   `anonymous`, always quoted (a subject is the token issuer's text, and
+///   must not read as more fields of the line); `client`: the client's
+///   name, when it sent one;
 /// - `method` and `target` (the tool, prompt, resource or task);
 /// - `outcome`: `ok`, `tool_error` (a result with `isError`),
 ///   `input_required` or `error`, with `error_code` for the last;
@@ -24,6 +26,13 @@ use crate::protocol::Method;
 ///   which puts them in request spans too) or that
 ///   [`arguments_of`](Self::arguments_of) names: arguments may hold what a
 ///   log must not.
+///
+/// Requests refused before they reached the layers are recorded too, as
+/// `request refused` events with `outcome="refused"` and the `reason`
+/// (`origin`, `unauthenticated`, `forbidden`, `invalid`, `busy`,
+/// `admission`; see [`Refusal`](super::Refusal)), `http_status` and
+/// `error_code` as far as known. Texts the client chose (a method, a tool
+/// name) are cut at 256 characters.
 ///
 /// ```
 /// use mcp_runtime::middleware::Audit;
@@ -66,10 +75,10 @@ impl Layer for Audit {
                 (seen.method() == Method::ToolsCall && opted_in).then(|| seen.arguments().map_or("{}", |a| a.get()));
             tracing::info!(
                 target: "mcp_runtime::audit",
-                caller = %caller,
-                client = seen.client_info().map(|c| c.name.as_str()),
+                caller = ?caller,
+                client = seen.client_info().map(|c| cut(&c.name)),
                 method = seen.method().name(),
-                target = seen.target(),
+                target = seen.target().map(cut),
                 outcome,
                 error_code,
                 duration_ms,
@@ -80,6 +89,34 @@ impl Layer for Audit {
             );
             response
         })
+    }
+
+    fn refused(&self, refusal: &Refusal<'_>) {
+        let caller = match (refusal.principal().and_then(|p| p.subject()), refusal.client_address()) {
+            (Some(subject), _) => subject.to_owned(),
+            (None, Some(address)) => address.ip().to_string(),
+            (None, None) => "anonymous".to_owned(),
+        };
+        tracing::info!(
+            target: "mcp_runtime::audit",
+            caller = ?caller,
+            method = refusal.method().map(cut),
+            target = refusal.target().map(cut),
+            outcome = "refused",
+            reason = refusal.reason().as_str(),
+            http_status = refusal.http_status(),
+            error_code = refusal.error_code(),
+            detail = cut(refusal.message()),
+            "request refused"
+        );
+    }
+}
+
+/// At most 256 characters of a text the client chose.
+fn cut(text: &str) -> &str {
+    match text.char_indices().nth(256) {
+        Some((at, _)) => &text[..at],
+        None => text,
     }
 }
 

@@ -1,10 +1,16 @@
 //! [`ResultCache`]: results of read-only, idempotent tools answered again
-//! from memory for a while.
+//! from memory (or a shared store) for a while, to the caller that got
+//! them.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::Value;
+use serde_json::value::RawValue;
+use sha2::{Digest as _, Sha256};
 
 use super::{BoxFuture, Layer, McpRequest, Next, Response};
 use crate::protocol::{Method, Tool};
@@ -13,6 +19,10 @@ use crate::protocol::{Method, Tool};
 /// existing engine (Redis with
 /// [`RedisResultStore`](crate::redis::RedisResultStore), or one of
 /// yours), never memory of one process.
+///
+/// Keys are digests (SHA-256, in URL-safe base64) of everything a result
+/// depends on, the server's name and the caller included: a store needs
+/// no more than a prefix of its own in front of them.
 ///
 /// A store that fails is a miss, not an error: the call runs, and the
 /// failure is logged.
@@ -26,21 +36,39 @@ pub trait ResultStore: Send + Sync + 'static {
 /// How many results a cache keeps unless told otherwise.
 const DEFAULT_ENTRIES: u64 = 10_000;
 
+/// How many bytes of results a cache keeps in memory unless told otherwise.
+const DEFAULT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// What a result costs beyond its text and key (the map's own entry).
+const ENTRY_OVERHEAD: u64 = 64;
+
 /// Answers a `tools/call` from the result of an earlier call with the same
-/// arguments, for a while (`moka`'s cache: a time to live, and a bound on
-/// the number of results, the least used going first). The handler does
-/// not run for a call answered from the cache.
+/// arguments by the same caller, for a while (`moka`'s cache: a time to
+/// live, and bounds on the number of results and on their size, the least
+/// used going first). The handler does not run for a call answered from
+/// the cache.
 ///
 /// Only tools annotated read-only and idempotent
 /// (`annotations(read_only, idempotent)`) are cached: for any other the
 /// layer passes the call on, since answering a call that changes something
 /// from a cache would skip the change. Only complete results are kept
-/// (not errors, tool errors or input requests), by tool, arguments (their
-/// JSON with its keys sorted) and protocol revision, and by caller too with
-/// [`per_caller`](Self::per_caller) for results that depend on who asks.
+/// (not errors, tool errors or input requests), by the server's name, the
+/// protocol revision, the tool, the arguments (their JSON with its keys
+/// sorted) and the [caller](super::Caller): a result is only ever served
+/// to the caller who got it, whatever it depends on. Results that are the
+/// same for everyone are shared with
+/// [`same_for_every_caller`](Self::same_for_every_caller).
 ///
-/// The cache lives in the process (replicas each keep their own), or in a
-/// [`ResultStore`] they share with [`shared`](Self::shared).
+/// Over HTTP, a caller is known by its principal or its address; a call
+/// over HTTP whose caller is not known (a mounted service whose host gives
+/// no address, see [`PeerAddress`](crate::transport::http::PeerAddress))
+/// is not cached, unless results are the same for everyone. Over stdio,
+/// the one client is the caller.
+///
+/// The cache lives in the process (replicas each keep their own): at most
+/// 10,000 results and 64 MiB ([`max_entries`](Self::max_entries),
+/// [`max_bytes`](Self::max_bytes)); or in a [`ResultStore`] the replicas
+/// share, with [`shared`](Self::shared).
 ///
 /// ```
 /// use std::time::Duration;
@@ -49,7 +77,7 @@ const DEFAULT_ENTRIES: u64 = 10_000;
 /// /// Converts an amount at today's rate.
 /// #[mcp_runtime::tool(
 ///     annotations(read_only, idempotent),
-///     layer = ResultCache::new(Duration::from_secs(60)),
+///     layer = ResultCache::new(Duration::from_secs(60)).same_for_every_caller(),
 /// )]
 /// async fn convert(amount: f64, from: String, to: String) -> String {
 ///     format!("{amount} {from} is {} {to}", amount * 1.1)
@@ -57,17 +85,23 @@ const DEFAULT_ENTRIES: u64 = 10_000;
 /// ```
 #[derive(Clone)]
 pub struct ResultCache {
-    results: moka::sync::Cache<String, Arc<Value>>,
+    results: moka::sync::Cache<String, Arc<RawValue>>,
     ttl: Duration,
-    per_caller: bool,
+    entries: u64,
+    bytes: u64,
+    every_caller: bool,
     shared: Option<Arc<dyn ResultStore>>,
+    /// Whether the uncached calls of unknown callers were reported.
+    warned: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for ResultCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ResultCache")
             .field("ttl", &self.ttl)
-            .field("per_caller", &self.per_caller)
+            .field("max_entries", &self.entries)
+            .field("max_bytes", &self.bytes)
+            .field("same_for_every_caller", &self.every_caller)
             .field("shared", &self.shared.is_some())
             .field("entries", &self.results.entry_count())
             .finish()
@@ -75,15 +109,34 @@ impl std::fmt::Debug for ResultCache {
 }
 
 impl ResultCache {
-    /// Results kept for `ttl`, at most 10,000 of them.
+    /// Results kept for `ttl`, at most 10,000 of them and 64 MiB, each for
+    /// the caller who got it.
     pub fn new(ttl: Duration) -> Self {
-        Self::build(ttl, DEFAULT_ENTRIES, false)
+        ResultCache {
+            results: cache(ttl, DEFAULT_ENTRIES, DEFAULT_BYTES),
+            ttl,
+            entries: DEFAULT_ENTRIES,
+            bytes: DEFAULT_BYTES,
+            every_caller: false,
+            shared: None,
+            warned: Arc::default(),
+        }
     }
 
-    /// At most `entries` results (in memory; a shared store keeps what
-    /// its engine's memory policy lets it).
-    pub fn max_entries(self, entries: u64) -> Self {
-        ResultCache { shared: self.shared, ..Self::build(self.ttl, entries, self.per_caller) }
+    /// At most `entries` results in memory (at least 1; a shared store
+    /// keeps what its engine's memory policy lets it).
+    pub fn max_entries(mut self, entries: u64) -> Self {
+        self.entries = entries.max(1);
+        self.results = cache(self.ttl, self.entries, self.bytes);
+        self
+    }
+
+    /// At most `bytes` of results in memory, their JSON text and keys
+    /// counted (at least 1 KiB).
+    pub fn max_bytes(mut self, bytes: u64) -> Self {
+        self.bytes = bytes.max(1024);
+        self.results = cache(self.ttl, self.entries, self.bytes);
+        self
     }
 
     /// Keeps results in `store`, shared by the replicas that use it,
@@ -105,24 +158,44 @@ impl ResultCache {
         self
     }
 
-    /// Results kept apart for each caller (the principal's subject, else
-    /// the client's address).
-    pub fn per_caller(mut self) -> Self {
-        self.per_caller = true;
+    /// Serves one caller's result to every caller who makes the same call:
+    /// for tools whose results depend on their arguments alone (a
+    /// currency's rate, a public document), never on who asks. A result
+    /// that depends on the caller (what a user may see, their own data)
+    /// must stay per caller, the default.
+    pub fn same_for_every_caller(mut self) -> Self {
+        self.every_caller = true;
         self
     }
 
-    fn build(ttl: Duration, entries: u64, per_caller: bool) -> Self {
-        let results = moka::sync::Cache::builder().time_to_live(ttl).max_capacity(entries).build();
-        ResultCache { results, ttl, per_caller, shared: None }
+    /// Results kept apart for each caller: the default, so this changes
+    /// nothing; kept for code written when it was not.
+    #[deprecated(note = "results are kept per caller by default; `same_for_every_caller` shares them")]
+    pub fn per_caller(mut self) -> Self {
+        self.every_caller = false;
+        self
     }
 
     /// The key of a call's result, or `None` when it is not to be cached.
     fn key(&self, request: &McpRequest) -> Option<String> {
-        if request.method() != Method::ToolsCall || request.is_later_round() || request.is_task() {
+        // A call that carries answers or a state may be answered otherwise
+        // than its arguments alone say.
+        if request.method() != Method::ToolsCall || request.0.carries_input || request.is_task() {
             return None;
         }
         if !request.tool().is_some_and(cacheable) {
+            return None;
+        }
+        let caller = request.caller();
+        if !self.every_caller && !caller.is_known() && request.0.over_http {
+            if !self.warned.swap(true, Ordering::Relaxed) {
+                tracing::warn!(
+                    tool = request.target(),
+                    "ResultCache: calls over HTTP whose caller is unknown (no principal, no address) are not \
+                     cached, lest one caller's result reach another; give the mounted service the client's \
+                     address (PeerAddress), or use same_for_every_caller() for results that depend on nothing else"
+                );
+            }
             return None;
         }
         // Sorted keys (serde_json's map is ordered): `{"a":1,"b":2}` and
@@ -131,14 +204,33 @@ impl ResultCache {
             Some(raw) => serde_json::from_str::<Value>(raw.get()).ok()?.to_string(),
             None => "{}".to_owned(),
         };
-        let caller = match (self.per_caller, request.principal().and_then(|p| p.subject())) {
-            (false, _) => String::new(),
-            (true, Some(subject)) => format!("subject:{subject}"),
-            (true, None) => request.client_address().map(|a| format!("address:{}", a.ip())).unwrap_or_default(),
-        };
-        let tool = request.target()?;
-        Some(format!("{}\n{tool}\n{caller}\n{arguments}", request.protocol_version()))
+        let caller = if self.every_caller { String::new() } else { caller.to_string() };
+        let mut digest = Sha256::new();
+        // Each part with its length first: no choice of names runs two
+        // parts into one.
+        for part in
+            [request.0.answers.server_name(), request.protocol_version(), request.target()?, &caller, &arguments]
+        {
+            digest.update((part.len() as u64).to_be_bytes());
+            digest.update(part.as_bytes());
+        }
+        Some(URL_SAFE_NO_PAD.encode(digest.finalize()))
     }
+}
+
+/// A cache of at most `entries` results and `bytes` of them: every result
+/// weighs its size, and at least an even share of `bytes`, so that the
+/// total weight bounds both.
+fn cache(ttl: Duration, entries: u64, bytes: u64) -> moka::sync::Cache<String, Arc<RawValue>> {
+    let share = (bytes / entries).max(1);
+    moka::sync::Cache::builder()
+        .time_to_live(ttl)
+        .weigher(move |key: &String, result: &Arc<RawValue>| {
+            let size = key.len() as u64 + result.get().len() as u64 + ENTRY_OVERHEAD;
+            u32::try_from(size.max(share)).unwrap_or(u32::MAX)
+        })
+        .max_capacity(bytes)
+        .build()
 }
 
 /// Whether a tool's annotations let its results be reused.
@@ -147,10 +239,10 @@ fn cacheable(tool: &Tool) -> bool {
 }
 
 impl ResultCache {
-    async fn kept(&self, key: &str) -> Option<Arc<Value>> {
+    async fn kept(&self, key: &str) -> Option<Arc<RawValue>> {
         let Some(store) = &self.shared else { return self.results.get(key) };
         match store.get(key).await {
-            Ok(Some(text)) => serde_json::from_str(&text).ok().map(Arc::new),
+            Ok(Some(text)) => RawValue::from_string(text).ok().map(Arc::from),
             Ok(None) => None,
             Err(e) => {
                 tracing::warn!(error = %e, "the shared result cache could not be read: the call runs");
@@ -159,9 +251,9 @@ impl ResultCache {
         }
     }
 
-    async fn keep(&self, key: String, result: Value) {
-        let Some(store) = &self.shared else { return self.results.insert(key, Arc::new(result)) };
-        if let Err(e) = store.put(&key, result.to_string(), self.ttl).await {
+    async fn keep(&self, key: String, result: Box<RawValue>) {
+        let Some(store) = &self.shared else { return self.results.insert(key, Arc::from(result)) };
+        if let Err(e) = store.put(&key, result.get().to_owned(), self.ttl).await {
             tracing::warn!(error = %e, "the shared result cache could not keep a result");
         }
     }
@@ -185,13 +277,18 @@ impl Layer for ResultCache {
 
 /// A response's result, when it is one to keep: complete, and not a tool
 /// error.
-fn kept(response: &Response) -> Option<Value> {
+fn kept(response: &Response) -> Option<Box<RawValue>> {
     if response.needs_input() {
         return None;
     }
-    let result: Value = serde_json::from_str(response.as_result()?).ok()?;
-    if result.get("isError").and_then(Value::as_bool) == Some(true) {
+    #[derive(serde::Deserialize)]
+    struct Flags {
+        #[serde(rename = "isError", default)]
+        is_error: bool,
+    }
+    let text = response.as_result()?;
+    if serde_json::from_str::<Flags>(text).ok()?.is_error {
         return None;
     }
-    Some(result)
+    RawValue::from_string(text.to_owned()).ok()
 }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use futures_util::FutureExt as _;
 
-use super::McpRequest;
+use super::{McpRequest, Refusal, RefusalReason};
 use crate::protocol::ErrorObject;
 use crate::response::Response;
 
@@ -64,11 +64,64 @@ pub trait Layer: Send + Sync + 'static {
     /// Handles `request`: passes it on with `next.run(request)`, or answers
     /// it without doing so.
     fn call<'a>(&'a self, request: McpRequest, next: Next) -> BoxFuture<'a, Response>;
+
+    /// Decides whether `request` may go on at all, before anything of it
+    /// happens: before any layer's [`call`](Self::call) and before a tool
+    /// that runs as a task creates its task. `None` (the default) admits
+    /// it; a response refuses it, and is its answer: no `call` and no
+    /// handler run, and every layer's [`refused`](Self::refused) hears of
+    /// it. The layers' `admit` run outermost first, until one refuses.
+    ///
+    /// For checks that must hold whatever the request turns into, such as
+    /// a rate limit ([`RateLimit`](crate::middleware) counts calls here):
+    /// a layer that refused in `call` would do so inside a task, once the
+    /// task exists.
+    ///
+    /// ```
+    /// use mcp_runtime::middleware::{BoxFuture, Layer, McpRequest, Next, Response};
+    /// use mcp_runtime::protocol::ErrorObject;
+    ///
+    /// /// Refuses every call of the tool `reset` before anything of it runs.
+    /// struct NoReset;
+    ///
+    /// impl Layer for NoReset {
+    ///     fn admit(&self, request: &McpRequest) -> Option<Response> {
+    ///         (request.target() == Some("reset")).then(|| request.error(ErrorObject::invalid_params("Refused")))
+    ///     }
+    ///
+    ///     fn call<'a>(&'a self, request: McpRequest, next: Next) -> BoxFuture<'a, Response> {
+    ///         Box::pin(next.run(request))
+    ///     }
+    /// }
+    /// ```
+    fn admit(&self, request: &McpRequest) -> Option<Response> {
+        let _ = request;
+        None
+    }
+
+    /// Hears of a request the server refused before any layer's `call` saw
+    /// it (its `Origin`, its token, its scopes, an unknown tool, a full
+    /// server, or another layer's [`admit`](Self::admit)), so that an
+    /// audit trail holds what was refused too. The server's own layers
+    /// hear of every refusal; a tool's own layers, of its calls refused by
+    /// a layer's `admit`. It must not block: it runs on the path of the
+    /// refusal. The default ignores it.
+    fn refused(&self, refusal: &Refusal<'_>) {
+        let _ = refusal;
+    }
 }
 
 impl<L: Layer + ?Sized> Layer for Arc<L> {
     fn call<'a>(&'a self, request: McpRequest, next: Next) -> BoxFuture<'a, Response> {
         (**self).call(request, next)
+    }
+
+    fn admit(&self, request: &McpRequest) -> Option<Response> {
+        (**self).admit(request)
+    }
+
+    fn refused(&self, refusal: &Refusal<'_>) {
+        (**self).refused(refusal)
     }
 }
 
@@ -136,6 +189,38 @@ impl Next {
                 layer.call(request, self).await
             }
             None => (self.handler)().await,
+        }
+    }
+}
+
+/// The answer of the first of `outer`, then `own`, that refuses `request`
+/// in its [`Layer::admit`], which every layer then hears of; `None` when
+/// they all admit it. A layer that panics refuses with `-32603`.
+pub(crate) fn admission(outer: &Layers, own: Option<&Layers>, request: &McpRequest) -> Option<Response> {
+    let layers = || outer.iter().chain(own.into_iter().flat_map(|own| own.iter()));
+    let refusal = layers().find_map(|layer| {
+        std::panic::catch_unwind(AssertUnwindSafe(|| layer.admit(request))).unwrap_or_else(|_| {
+            tracing::error!("a middleware layer panicked");
+            Some(request.error(ErrorObject::internal("The request failed unexpectedly")))
+        })
+    })?;
+    let message = refusal.as_error().map(|e| e.message.as_str()).unwrap_or("refused by a layer");
+    let mut heard = Refusal::new(RefusalReason::Admission, message);
+    heard.method = Some(request.method().name());
+    heard.target = request.target();
+    heard.principal = request.principal();
+    heard.client_address = request.client_address();
+    heard.error_code = refusal.as_error().map(|e| e.code);
+    tell(layers(), &heard);
+    Some(refusal)
+}
+
+/// Tells each of `layers` of `refusal`; one that panics is logged and
+/// skipped.
+pub(crate) fn tell<'a>(layers: impl Iterator<Item = &'a Arc<dyn Layer>>, refusal: &Refusal<'_>) {
+    for layer in layers {
+        if std::panic::catch_unwind(AssertUnwindSafe(|| layer.refused(refusal))).is_err() {
+            tracing::error!("a middleware layer panicked while hearing of a refusal");
         }
     }
 }

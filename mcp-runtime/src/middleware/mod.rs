@@ -66,6 +66,7 @@
 
 mod audit;
 mod layer;
+mod refusal;
 mod request;
 mod time_limit;
 
@@ -81,10 +82,10 @@ pub use cache::{ResultCache, ResultStore};
 pub use rate_limit::{RETRY_AFTER, RateLimit};
 pub use time_limit::TimeLimit;
 
+pub use crate::handler::caller::Caller;
 pub use layer::{BoxFuture, FromFn, Layer, Next, from_fn};
-pub(crate) use layer::{Layers, ServerLayers, run_layered};
-#[cfg(feature = "http")]
-pub(crate) use request::ClientAddress;
+pub(crate) use layer::{Layers, ServerLayers, admission, run_layered, tell};
+pub use refusal::{Refusal, RefusalReason};
 pub use request::McpRequest;
 pub(crate) use request::{Answer, View};
 

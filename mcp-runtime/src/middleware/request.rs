@@ -8,17 +8,13 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use crate::handler::caller::Caller;
 use crate::handler::principal::Principal;
+use crate::input::request_state::Round;
 use crate::protocol::{
     CallToolResult, ClientCapabilities, ErrorObject, Implementation, Method, RequestId, RequestMeta, ResultType, Tool,
 };
 use crate::response::Response;
-
-/// The address of the client an HTTP request came from, put in the
-/// request's extensions by the standalone server when layers may ask.
-#[cfg(feature = "http")]
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct ClientAddress(pub(crate) SocketAddr);
 
 /// What a layer sees of a request, made once per request that passes
 /// layers.
@@ -27,10 +23,19 @@ pub(crate) struct View {
     pub(crate) target: Option<String>,
     pub(crate) arguments: Option<Box<RawValue>>,
     pub(crate) meta: Arc<RequestMeta>,
+    pub(crate) caller: Caller,
     pub(crate) principal: Option<Principal>,
     pub(crate) client_address: Option<SocketAddr>,
     pub(crate) task: bool,
-    pub(crate) later_round: bool,
+    /// The round a retry resumes: set only when it carried a state this
+    /// server sealed for this caller, which opened.
+    pub(crate) round: Option<Round>,
+    /// Whether it carried `inputResponses` or a `requestState` at all.
+    #[cfg_attr(not(feature = "cache"), allow(dead_code))]
+    pub(crate) carries_input: bool,
+    /// Whether it came over HTTP.
+    #[cfg_attr(not(feature = "cache"), allow(dead_code))]
+    pub(crate) over_http: bool,
     /// How answers are written for the request, by the dispatcher.
     pub(crate) answers: Box<dyn Answer>,
 }
@@ -45,6 +50,9 @@ pub(crate) trait Answer: Send + Sync {
     fn session(&self) -> Option<&'static str>;
     /// The definition of the tool a `tools/call` names.
     fn tool(&self) -> Option<&Tool>;
+    /// The name of the server serving the request.
+    #[cfg_attr(not(feature = "cache"), allow(dead_code))]
+    fn server_name(&self) -> &str;
     /// Whether that tool opted into having its content recorded.
     fn records_content(&self) -> bool;
     /// An error answer.
@@ -121,11 +129,21 @@ impl McpRequest {
         self.0.principal.as_ref()
     }
 
-    /// The address the request came from, over the standalone HTTP server
-    /// ([`Server::serve_http`](crate::Server::serve_http)); `None` over
+    /// The address the request came from over HTTP: the connection's peer
+    /// on the standalone server ([`Server::serve_http`](crate::Server::serve_http)),
+    /// or the address [trusted proxies](crate::transport::http::HttpConfig::trusted_proxies)
+    /// forwarded; in a mounted service, the one its host application gave
+    /// (see [`McpService`](crate::transport::http::McpService)). `None` over
     /// stdio and in process.
     pub fn client_address(&self) -> Option<SocketAddr> {
         self.0.client_address
+    }
+
+    /// Who makes the request, as limits and caches tell callers apart: the
+    /// principal, else the client's address (see [`Caller`]). What a layer
+    /// that counts or keeps something per caller keys it by.
+    pub fn caller(&self) -> Caller {
+        self.0.caller
     }
 
     /// The client's name and version, when it sent them.
@@ -165,10 +183,17 @@ impl McpRequest {
     }
 
     /// Whether this is a later round of a request whose handler asked for
-    /// input: it carries the client's answers (`inputResponses`, or a
-    /// `requestState`).
+    /// input: it carries a `requestState` that this server sealed for this
+    /// caller, and that opened (checked before any layer runs). Answers
+    /// alone (`inputResponses`) do not make a later round, nor does a state
+    /// that does not open, which the request then fails with.
+    ///
+    /// A state may be sent again while it lives: a layer that grants a
+    /// later round something once (a rate limit that does not count it)
+    /// keeps track of which rounds it granted; [`RateLimit`](crate::middleware)
+    /// does.
     pub fn is_later_round(&self) -> bool {
-        self.0.later_round
+        self.0.round.is_some()
     }
 
     /// An error answer to the request, as a layer that refuses it returns

@@ -5,8 +5,6 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use sha2::{Digest as _, Sha256};
-
 use super::commands::Commands;
 use crate::middleware::{BoxFuture, ResultStore};
 
@@ -14,8 +12,10 @@ use crate::middleware::{BoxFuture, ResultStore};
 /// that every replica shares: a result one replica computed answers the
 /// same call on another until it expires.
 ///
-/// Each result is one string, `<prefix>:result:<SHA-256 of the cache key>`,
-/// written with its time to live (`SET ... PX`): expiry is Redis's job.
+/// Each result is one string, `<prefix>:result:<cache key>` (a digest of
+/// the server's name, the revision, the tool, the caller and the
+/// arguments, so two servers under one prefix never mix), written with its
+/// time to live (`SET ... PX`): expiry is Redis's job.
 /// Every replica connects with the same `prefix`. A lost connection is made
 /// again at the next command; while Redis is away, calls run uncached.
 #[derive(Clone)]
@@ -32,11 +32,9 @@ impl RedisResultStore {
         Ok(RedisResultStore { commands, prefix: prefix.into() })
     }
 
-    /// The Redis key of a cache key: hashed, since arguments may be long.
+    /// The Redis key of a cache key, a digest already.
     fn key(&self, key: &str) -> String {
-        let digest = Sha256::digest(key.as_bytes());
-        let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-        format!("{}:result:{hex}", self.prefix)
+        format!("{}:result:{key}", self.prefix)
     }
 }
 

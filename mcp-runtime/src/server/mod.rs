@@ -353,6 +353,27 @@ impl Server {
             || self.snapshot().catalog().tools().iter().any(|tool| tool.entry().layers.is_some())
     }
 
+    /// Whether a tool served now may run as a task, whose quota is kept
+    /// per caller.
+    #[cfg(all(feature = "http", feature = "tasks"))]
+    pub(crate) fn has_task_tools(&self) -> bool {
+        self.snapshot().catalog().tools().iter().any(|tool| tool.entry().task.is_some())
+    }
+
+    /// Tells the server's layers of a request refused before they saw it;
+    /// a server without layers pays a length check.
+    pub(crate) fn refused(&self, refusal: &crate::middleware::Refusal<'_>) {
+        let layers = &self.inner.settings.layers.0;
+        if !layers.is_empty() {
+            crate::middleware::tell(layers.iter(), refusal);
+        }
+    }
+
+    /// Whether the server has layers of its own, which hear of refusals.
+    pub(crate) fn hears_refusals(&self) -> bool {
+        !self.inner.settings.layers.0.is_empty()
+    }
+
     /// What is served right now.
     pub(crate) fn snapshot(&self) -> Arc<Snapshot> {
         Arc::clone(&self.inner.snapshot.read().unwrap_or_else(|e| e.into_inner()))

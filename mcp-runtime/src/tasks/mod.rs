@@ -121,7 +121,7 @@ pub use record::{RunnerLease, TaskRecord, TaskStatus};
 #[cfg(all(feature = "tasks", feature = "sqlite"))]
 pub use sqlite::SqliteTaskStore;
 #[cfg(feature = "tasks")]
-pub use store::{TaskStore, TaskStoreError, TaskStoreFuture};
+pub use store::{DEFAULT_MAX_TASKS_PER_QUOTA, TaskStore, TaskStoreError, TaskStoreFuture};
 pub use support::TaskSupport;
 
 #[cfg(all(feature = "tasks", feature = "redis"))]
@@ -130,6 +130,8 @@ pub(crate) use clock::now_ms;
 pub(crate) use config::TaskConfig;
 #[cfg(feature = "tasks")]
 pub(crate) use id::new_task_id;
+#[cfg(all(feature = "tasks", feature = "redis"))]
+pub(crate) use memory::quota_full;
 #[cfg(feature = "tasks")]
 pub(crate) use runner::{Work, spawn};
 #[cfg(feature = "tasks")]

@@ -72,6 +72,15 @@ pub struct TaskRecord {
     /// the server tells no callers apart.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owner: Option<String>,
+    /// The caller whose quota it counts in: its owner, else the
+    /// [caller](crate::middleware::Caller) that created it (its address,
+    /// say); `None` when nothing tells callers apart, for a task that
+    /// counts in the store's total only. A store refuses to create a task
+    /// whose quota holds its limit
+    /// ([`DEFAULT_MAX_TASKS_PER_QUOTA`](super::DEFAULT_MAX_TASKS_PER_QUOTA)
+    /// by default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quota: Option<String>,
     /// Where it is.
     pub status: TaskStatus,
     /// A line for people about the status.
@@ -119,6 +128,7 @@ impl TaskRecord {
     ) -> Self {
         TaskRecord {
             task_id: task_id.into(),
+            quota: owner.clone(),
             owner,
             status: TaskStatus::Working,
             status_message: None,
@@ -133,6 +143,13 @@ impl TaskRecord {
             runner: None,
             revision: 0,
         }
+    }
+
+    /// Counts the task in `quota` (see [`quota`](Self::quota)).
+    #[must_use]
+    pub fn in_quota(mut self, quota: Option<String>) -> Self {
+        self.quota = quota;
+        self
     }
 
     /// When the task may be discarded, if ever.

@@ -92,9 +92,28 @@ impl Tasks {
         self.inner.running.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Who makes the request of `cx`, as the owner of the tasks it creates.
+    /// Who makes the request of `cx`, as the owner of the tasks it creates:
+    /// as the server's [`task_owner`](crate::ServerBuilder::task_owner) says,
+    /// else the authenticated caller (its issuer, subject and client), else
+    /// nobody in particular.
     pub(crate) fn owner_of(&self, cx: &RequestContext) -> Option<String> {
-        self.inner.owner.as_ref().and_then(|owner| owner(cx))
+        match &self.inner.owner {
+            Some(owner) => owner(cx),
+            None => {
+                let caller = cx.caller();
+                caller.is_authenticated().then(|| caller.to_string())
+            }
+        }
+    }
+
+    /// Whose quota the tasks `owner` creates in the request of `cx` count
+    /// in: the owner's, else the caller's (by its address), else none.
+    pub(crate) fn quota_of(cx: &RequestContext, owner: Option<&str>) -> Option<String> {
+        if let Some(owner) = owner {
+            return Some(format!("owner:{owner}"));
+        }
+        let caller = cx.caller();
+        caller.is_known().then(|| caller.to_string())
     }
 
     fn lease(&self, now: u64) -> RunnerLease {
@@ -102,9 +121,14 @@ impl Tasks {
         RunnerLease { process: self.inner.process.clone(), until_ms: now.saturating_add(lease_ms) }
     }
 
-    /// Stores a new `working` task run by this process: once this returns,
-    /// `tasks/get` finds it.
-    pub(crate) async fn create(&self, task_id: String, owner: Option<String>) -> Result<TaskRecord, ErrorObject> {
+    /// Stores a new `working` task run by this process, counted in `quota`:
+    /// once this returns, `tasks/get` finds it.
+    pub(crate) async fn create(
+        &self,
+        task_id: String,
+        owner: Option<String>,
+        quota: Option<String>,
+    ) -> Result<TaskRecord, ErrorObject> {
         let now = now_ms();
         self.sweep(now).await;
         let settings = &self.inner.settings;
@@ -115,7 +139,8 @@ impl Tasks {
             now,
             settings.ttl.map(millis),
             settings.poll_interval.map(millis).filter(|ms| *ms > 0),
-        );
+        )
+        .in_quota(quota);
         record.runner = Some(self.lease(now));
         self.inner.store.create(record.clone()).await?;
         Ok(record)

@@ -14,8 +14,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use rusqlite::{Connection, OptionalExtension as _, params};
 
 use super::clock::now_ms;
+use super::memory::quota_full;
 use super::record::TaskRecord;
-use super::store::{TaskStore, TaskStoreError, TaskStoreFuture};
+use super::store::{DEFAULT_MAX_TASKS_PER_QUOTA, TaskStore, TaskStoreError, TaskStoreFuture};
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS mcp_tasks (
@@ -26,6 +27,18 @@ CREATE TABLE IF NOT EXISTS mcp_tasks (
 );
 CREATE INDEX IF NOT EXISTS mcp_tasks_expiry ON mcp_tasks (expires_at_ms) WHERE expires_at_ms IS NOT NULL;
 ";
+
+/// The quota column, added to a table made before it had one.
+const QUOTA: &str = "
+ALTER TABLE mcp_tasks ADD COLUMN quota TEXT;
+";
+
+const QUOTA_INDEX: &str = "
+CREATE INDEX IF NOT EXISTS mcp_tasks_quota ON mcp_tasks (quota) WHERE quota IS NOT NULL;
+";
+
+/// How many tasks the store holds at most unless told otherwise.
+const DEFAULT_MAX_TASKS: usize = 100_000;
 
 /// Tasks in an SQLite file: they survive a restart of the server.
 ///
@@ -47,9 +60,16 @@ CREATE INDEX IF NOT EXISTS mcp_tasks_expiry ON mcp_tasks (expires_at_ms) WHERE e
 ///
 /// Meant for one server process per file; replicas share tasks through
 /// `RedisTaskStore` (feature `redis`) instead.
+///
+/// It holds at most 100,000 unexpired tasks ([`with_max_tasks`](Self::with_max_tasks)),
+/// and at most [`DEFAULT_MAX_TASKS_PER_QUOTA`] of one caller
+/// ([`with_max_tasks_per_quota`](Self::with_max_tasks_per_quota)): past
+/// either, creating one fails until some expire.
 #[derive(Clone)]
 pub struct SqliteTaskStore {
     connection: Arc<Mutex<Connection>>,
+    max_tasks: usize,
+    max_per_quota: usize,
 }
 
 fn failed(e: impl fmt::Display) -> TaskStoreError {
@@ -70,7 +90,31 @@ impl SqliteTaskStore {
         let _mode: String = connection.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0)).map_err(failed)?;
         connection.busy_timeout(std::time::Duration::from_secs(5)).map_err(failed)?;
         connection.execute_batch(SCHEMA).map_err(failed)?;
-        Ok(SqliteTaskStore { connection: Arc::new(Mutex::new(connection)) })
+        let has_quota: bool = connection
+            .query_row("SELECT COUNT(*) FROM pragma_table_info('mcp_tasks') WHERE name = 'quota'", [], |row| row.get(0))
+            .map_err(failed)?;
+        if !has_quota {
+            connection.execute_batch(QUOTA).map_err(failed)?;
+        }
+        connection.execute_batch(QUOTA_INDEX).map_err(failed)?;
+        Ok(SqliteTaskStore {
+            connection: Arc::new(Mutex::new(connection)),
+            max_tasks: DEFAULT_MAX_TASKS,
+            max_per_quota: DEFAULT_MAX_TASKS_PER_QUOTA,
+        })
+    }
+
+    /// Holds at most `max_tasks` unexpired tasks (at least 1; default 100,000).
+    pub fn with_max_tasks(mut self, max_tasks: usize) -> Self {
+        self.max_tasks = max_tasks.max(1);
+        self
+    }
+
+    /// Holds at most `max_tasks` unexpired tasks of one caller (at least 1;
+    /// default [`DEFAULT_MAX_TASKS_PER_QUOTA`]; see [`TaskRecord::quota`]).
+    pub fn with_max_tasks_per_quota(mut self, max_tasks: usize) -> Self {
+        self.max_per_quota = max_tasks.max(1);
+        self
     }
 
     /// Runs `work` on the connection, off the async workers.
@@ -113,16 +157,41 @@ fn json(record: &TaskRecord) -> Result<String, TaskStoreError> {
 
 impl TaskStore for SqliteTaskStore {
     fn create(&self, record: TaskRecord) -> TaskStoreFuture<'_, ()> {
+        let (max_tasks, max_per_quota) = (self.max_tasks, self.max_per_quota);
         self.with(move |db| {
             let body = json(&record)?;
             let expires = record.expires_at_ms().map(saturated);
-            let inserted = db
+            // Counted and inserted in one write transaction: another process
+            // on the file cannot slip a task in between.
+            let transaction = rusqlite::Transaction::new_unchecked(db, rusqlite::TransactionBehavior::Immediate)
+                .map_err(failed)?;
+            let now = saturated(now_ms());
+            let live = "(expires_at_ms IS NULL OR expires_at_ms > ?1)";
+            let count = |sql: &str, quota: Option<&str>| -> Result<usize, TaskStoreError> {
+                let counted: i64 = match quota {
+                    Some(quota) => transaction.query_row(sql, params![now, quota], |row| row.get(0)),
+                    None => transaction.query_row(sql, params![now], |row| row.get(0)),
+                }
+                .map_err(failed)?;
+                Ok(usize::try_from(counted).unwrap_or(usize::MAX))
+            };
+            if count(&format!("SELECT COUNT(*) FROM mcp_tasks WHERE {live}"), None)? >= max_tasks {
+                return Err(TaskStoreError(format!("the store holds its maximum of {max_tasks} tasks")));
+            }
+            if let Some(quota) = record.quota.as_deref() {
+                let sql = format!("SELECT COUNT(*) FROM mcp_tasks WHERE quota = ?2 AND {live}");
+                if count(&sql, Some(quota))? >= max_per_quota {
+                    return Err(quota_full(max_per_quota));
+                }
+            }
+            let inserted = transaction
                 .execute(
-                    "INSERT INTO mcp_tasks (task_id, record, revision, expires_at_ms) VALUES (?1, ?2, ?3, ?4) \
+                    "INSERT INTO mcp_tasks (task_id, record, revision, expires_at_ms, quota) VALUES (?1, ?2, ?3, ?4, ?5) \
                      ON CONFLICT (task_id) DO NOTHING",
-                    params![record.task_id, body, signed(record.revision), expires],
+                    params![record.task_id, body, signed(record.revision), expires, record.quota],
                 )
                 .map_err(failed)?;
+            transaction.commit().map_err(failed)?;
             if inserted == 1 { Ok(()) } else { Err(TaskStoreError("a task with that id exists".into())) }
         })
     }
@@ -197,11 +266,36 @@ mod tests {
         }
         let store = SqliteTaskStore::open(&path).unwrap();
         let a = store.get("a").await.unwrap().unwrap();
+        assert_eq!(a.quota.as_deref(), Some("ann"), "counted in its owner's quota");
         assert_eq!((a.revision, a.owner.as_deref()), (1, Some("ann")));
         assert_eq!(store.get("old").await.unwrap(), None, "expired reads as absent");
         assert_eq!(store.list_expired(now_ms(), 10).await.unwrap(), vec!["old".to_owned()]);
         store.delete("old").await.unwrap();
         assert!(store.list_expired(now_ms(), 10).await.unwrap().is_empty());
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[tokio::test]
+    async fn one_caller_cannot_fill_the_store_for_everyone() {
+        let connection = Connection::open_in_memory().unwrap();
+        // A table made before quotas: the column is added.
+        connection.execute_batch(SCHEMA).unwrap();
+        let store = SqliteTaskStore::with_connection(connection).unwrap().with_max_tasks(5).with_max_tasks_per_quota(2);
+        let now = now_ms();
+        let task =
+            |id: &str, quota: &str| TaskRecord::new(id, None, now, Some(60_000), None).in_quota(Some(quota.into()));
+        store.create(task("a1", "address:192.0.2.1")).await.unwrap();
+        store.create(task("a2", "address:192.0.2.1")).await.unwrap();
+        let refused = store.create(task("a3", "address:192.0.2.1")).await.unwrap_err();
+        assert!(refused.0.contains("maximum of 2"), "{refused}");
+        store.create(task("b1", "address:192.0.2.2")).await.expect("another caller has room");
+        // An expired task makes room at once.
+        store.create(TaskRecord::new("c0", None, 0, Some(1), None).in_quota(Some("c".into()))).await.unwrap();
+        store.create(task("c1", "c")).await.unwrap();
+        store.create(task("c2", "c")).await.expect("the expired one does not count");
+        let full = store.create(TaskRecord::new("n", None, now, None, None)).await.unwrap_err();
+        assert!(full.0.contains("maximum of 5"), "{full}");
+        store.delete("a1").await.unwrap();
+        store.create(task("a3", "address:192.0.2.1")).await.expect("room again");
     }
 }

@@ -9,6 +9,12 @@ use std::pin::Pin;
 use super::record::TaskRecord;
 use crate::protocol::ErrorObject;
 
+/// How many tasks one caller may have stored at once unless a store is told
+/// otherwise (see [`TaskRecord::quota`]), so that no caller fills a store
+/// for everyone: tasks stay stored, results included, until their time to
+/// live runs out.
+pub const DEFAULT_MAX_TASKS_PER_QUOTA: usize = 500;
+
 /// The future a [`TaskStore`] method returns.
 pub type TaskStoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, TaskStoreError>> + Send + 'a>>;
 
@@ -33,9 +39,13 @@ impl From<TaskStoreError> for ErrorObject {
 /// revision.
 ///
 /// `create` must be durable when it returns: the client is told of the task
-/// only then, and its first `tasks/get` must find it.
+/// only then, and its first `tasks/get` must find it. It must also keep
+/// each caller to its share: a record whose [`quota`](TaskRecord::quota)
+/// holds as many unexpired tasks as the store allows one quota is refused,
+/// as is any record once the store holds its total.
 pub trait TaskStore: Send + Sync + 'static {
-    /// Stores a new record; fails if its id is taken or the store is full.
+    /// Stores a new record; fails if its id is taken, if its quota holds
+    /// its limit of tasks, or if the store is full.
     fn create(&self, record: TaskRecord) -> TaskStoreFuture<'_, ()>;
 
     /// The record of `task_id`, unless absent or expired (an expired record

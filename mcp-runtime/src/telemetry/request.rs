@@ -36,6 +36,12 @@ impl<'a> Origin<'a> {
         Origin { nested: true, ..Origin::default() }
     }
 
+    /// The head of the HTTP request that carried it.
+    #[cfg(feature = "http")]
+    pub(crate) fn http_parts(&self) -> Option<&'a http::request::Parts> {
+        self.http
+    }
+
     /// Whether the request is observed by another.
     pub(crate) fn is_nested(&self) -> bool {
         self.nested

@@ -4,6 +4,7 @@
 #[cfg(feature = "tasks")]
 use tokio_util::sync::CancellationToken;
 
+use crate::dispatch::round_trip::Opened;
 use crate::dispatch::{Prepared, RequestOptions};
 use crate::handler::context::{DiscardNotifications, InputSlot, RequestContext};
 use crate::handler::http_request::HttpRequest;
@@ -12,6 +13,8 @@ use crate::handler::http_request::HttpRequest;
 pub(super) struct ContextParts {
     pub(super) options: RequestOptions,
     pub(super) http: HttpRequest,
+    /// The retry's `requestState`, when it was opened before the layers.
+    pub(super) opened: Option<Box<Opened>>,
 }
 
 impl ContextParts {
@@ -39,7 +42,7 @@ impl ContextParts {
     #[cfg(feature = "tasks")]
     pub(super) fn task_context(self, p: &Prepared, input: InputSlot, cancel: CancellationToken) -> RequestContext {
         let options = RequestOptions { sink: DiscardNotifications::shared(), cancellation: Some(cancel) };
-        ContextParts { options, http: self.http }.context(p, input)
+        ContextParts { options, http: self.http, opened: None }.context(p, input)
     }
 
     /// A context that only says who makes the request (for a route without
@@ -47,6 +50,6 @@ impl ContextParts {
     pub(super) fn split(self, p: &Prepared) -> (RequestContext, RequestOptions) {
         let options = self.options.clone();
         let quiet = RequestOptions { sink: DiscardNotifications::shared(), cancellation: None };
-        (ContextParts { options: quiet, http: self.http }.context(p, InputSlot::Unavailable), options)
+        (ContextParts { options: quiet, http: self.http, opened: None }.context(p, InputSlot::Unavailable), options)
     }
 }

@@ -9,6 +9,8 @@ use serde_json::{Map, Value};
 use super::parts::Route;
 use crate::dispatch::Prepared;
 use crate::dispatch::decorate::{Answers, failed, finish};
+use crate::dispatch::round_trip::{self, Opened};
+use crate::input::request_state::{self, Round};
 use crate::middleware::{Answer, Layers, McpRequest, View};
 use crate::protocol::{ErrorObject, RequestId, ResultType, Tool};
 use crate::response::Response;
@@ -34,9 +36,36 @@ pub(super) fn tool_of(route: &Route) -> Option<usize> {
     }
 }
 
+/// The `requestState` a retry of `p` carries, opened now, before its
+/// layers run: a layer is told the request is a later round only when the
+/// state is one this server sealed for this caller, and opens.
+pub(super) fn open_early(p: &Prepared) -> Option<Box<Opened>> {
+    let opened = match &p.route {
+        Route::CallTool(params, position) => {
+            let state = params.request_state.as_deref()?;
+            let target = p.snapshot.catalog().tool(*position).definition.name.as_str();
+            let digest = request_state::tool_arguments_digest(params.arguments.as_deref());
+            round_trip::open(p, target, Some(digest), state, &p.http)
+        }
+        Route::GetPrompt(params, _) => {
+            let state = params.request_state.as_deref()?;
+            let digest = match &params.arguments {
+                Some(arguments) => request_state::arguments_digest(arguments),
+                None => request_state::arguments_digest(&Map::new()),
+            };
+            round_trip::open(p, &params.name, Some(digest), state, &p.http)
+        }
+        Route::ReadResource(params) => {
+            round_trip::open(p, &params.uri, None, params.request_state.as_deref()?, &p.http)
+        }
+        _ => return None,
+    };
+    Some(Box::new(opened))
+}
+
 /// What a layer sees of `p`, routed as `route`.
 pub(super) fn view_of_route(p: &Prepared, route: &Route) -> McpRequest {
-    let (target, arguments, later_round) = match route {
+    let (target, arguments, carries_input) = match route {
         Route::CallTool(params, _) => (
             Some(params.name.clone()),
             params.arguments.clone(),
@@ -54,14 +83,19 @@ pub(super) fn view_of_route(p: &Prepared, route: &Route) -> McpRequest {
         Route::Task(request) => (Some(request.task_id().to_owned()), None, false),
         Route::Discover | Route::List(..) | Route::Complete(_) | Route::Listen(_) => (None, None, false),
     };
-    view(p, Call { target, arguments, later_round, tool: tool_of(route), task: false })
+    let round = p.opened.as_ref().and_then(|opened| opened.round());
+    view(p, Call { target, arguments, round, carries_input, tool: tool_of(route), task: false })
 }
 
 /// The parts of a view that come from the request's params.
 pub(super) struct Call {
     pub(super) target: Option<String>,
     pub(super) arguments: Option<Box<RawValue>>,
-    pub(super) later_round: bool,
+    /// The round a retry resumes, when its state opened.
+    pub(super) round: Option<Round>,
+    /// Whether it carries answers or a state at all (which a cache, keyed
+    /// by arguments alone, must not answer for).
+    pub(super) carries_input: bool,
     pub(super) tool: Option<usize>,
     pub(super) task: bool,
 }
@@ -69,10 +103,7 @@ pub(super) struct Call {
 /// What a layer sees of `p`.
 pub(super) fn view(p: &Prepared, call: Call) -> McpRequest {
     #[cfg(feature = "http")]
-    let (principal, client_address) = (
-        p.http.principal().cloned(),
-        p.http.parts().and_then(|parts| parts.extensions.get::<crate::middleware::ClientAddress>()).map(|a| a.0),
-    );
+    let (principal, client_address) = (p.http.principal().cloned(), p.http.client_address());
     #[cfg(not(feature = "http"))]
     let (principal, client_address) = (None, None);
     let answers = LayerAnswers {
@@ -87,12 +118,26 @@ pub(super) fn view(p: &Prepared, call: Call) -> McpRequest {
         target: call.target,
         arguments: call.arguments,
         meta: Arc::clone(&p.meta),
+        caller: p.http.caller(),
         principal,
         client_address,
         task: call.task,
-        later_round: call.later_round,
+        round: call.round,
+        carries_input: call.carries_input,
+        over_http: over_http(p),
         answers: Box::new(answers),
     }))
+}
+
+/// Whether `p` came over HTTP.
+fn over_http(p: &Prepared) -> bool {
+    #[cfg(feature = "http")]
+    return p.http.parts().is_some();
+    #[cfg(not(feature = "http"))]
+    {
+        let _ = p;
+        false
+    }
 }
 
 /// Answers for a request as its era reads them, and its tool.
@@ -130,6 +175,10 @@ impl Answer for LayerAnswers {
 
     fn tool(&self) -> Option<&Tool> {
         self.tool.map(|position| self.snapshot.catalog().tool(position).definition())
+    }
+
+    fn server_name(&self) -> &str {
+        &self.server.info().name
     }
 
     fn records_content(&self) -> bool {

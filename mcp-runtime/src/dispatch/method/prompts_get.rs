@@ -39,11 +39,12 @@ pub(super) fn route(snapshot: &Snapshot, p: GetPromptParams) -> Result<Route, (E
     Ok(Route::GetPrompt(p, handler))
 }
 
-pub(super) async fn run(p: &Prepared, params: GetPromptParams, handler: PromptFn, parts: ContextParts) -> Response {
+pub(super) async fn run(p: &Prepared, params: GetPromptParams, handler: PromptFn, mut parts: ContextParts) -> Response {
     let GetPromptParams { name, arguments, input_responses, request_state, .. } = params;
     let arguments = arguments.unwrap_or_default();
     let digest = || Some(request_state::arguments_digest(&arguments));
-    let input = match input_slot(p, &name, digest, input_responses, request_state.as_deref()) {
+    let round = (input_responses, request_state.as_deref());
+    let input = match input_slot(p, &name, digest, round, &parts.http, parts.opened.take()) {
         Ok(input) => input,
         Err(e) => return failed(p, e),
     };

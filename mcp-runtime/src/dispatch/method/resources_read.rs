@@ -25,7 +25,7 @@ pub(super) fn route(p: ReadResourceParams) -> Result<Route, (ErrorObject, Stage)
     Ok(Route::ReadResource(p))
 }
 
-pub(super) async fn run(p: &Prepared, params: ReadResourceParams, parts: ContextParts) -> Response {
+pub(super) async fn run(p: &Prepared, params: ReadResourceParams, mut parts: ContextParts) -> Response {
     let catalog = p.snapshot.catalog();
     let uri = params.uri.as_str();
     let (entry, variables) = match catalog.resource(uri) {
@@ -36,7 +36,8 @@ pub(super) async fn run(p: &Prepared, params: ReadResourceParams, parts: Context
         },
     };
     let cache = entry.cache.unwrap_or(p.server.settings().read_cache);
-    let input = match input_slot(p, uri, || None, params.input_responses, params.request_state.as_deref()) {
+    let round = (params.input_responses, params.request_state.as_deref());
+    let input = match input_slot(p, uri, || None, round, &parts.http, parts.opened.take()) {
         Ok(input) => input,
         Err(e) => return failed(p, e),
     };

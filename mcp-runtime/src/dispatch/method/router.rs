@@ -9,7 +9,7 @@ use super::parts::{ListKind, Route, params_of};
 use super::tasks;
 use super::{complete, discover, listen, lists, prompts_get, resources_read, tools_call};
 use crate::dispatch::{Body, HeaderCheck, Prepared, RequestOptions};
-use crate::middleware::{BoxFuture, run_layered};
+use crate::middleware::{BoxFuture, admission, run_layered};
 use crate::protocol::{ErrorObject, RequestMeta};
 use crate::response::{Response, Stage};
 use crate::server::Snapshot;
@@ -89,7 +89,11 @@ pub(crate) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
         if let Some((outer, own)) = layered::layers_of(&p, tool)
             && !tool.is_some_and(|position| runs_as_task(&p, position))
         {
+            p.opened = layered::open_early(&p);
             let request = layered::view_of_route(&p, &p.route);
+            if let Some(refused) = admission(&outer, own.as_ref(), &request) {
+                return refused;
+            }
             // A layer may give the handler up (a time limit): that cancels
             // the handler's token, which must not read as the client's own
             // cancelling (a 2025-era session answers nothing then).
@@ -102,7 +106,7 @@ pub(crate) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
     }
     // Taken out so that its params move into the call rather than being copied.
     let route = std::mem::replace(&mut p.route, Route::Discover);
-    let parts = ContextParts { options, http: std::mem::take(&mut p.http) };
+    let parts = ContextParts { options, http: std::mem::take(&mut p.http), opened: p.opened.take() };
     let p = &p;
     match route {
         Route::Discover => discover::run(p),

@@ -48,12 +48,19 @@ pub(super) async fn start(p: &Prepared, tool: &ToolEntry, params: CallToolParams
         let call = Call {
             target: Some(name.clone()),
             arguments: arguments.clone(),
-            later_round: false,
+            round: None,
+            carries_input: false,
             tool: position,
             task: true,
         };
         layered::view(p, call)
     });
+    // Admitted before the task exists: a call refused makes none.
+    if let (Some((outer, own)), Some(view)) = (&layers, &view)
+        && let Some(refused) = crate::middleware::admission(outer, own.as_ref(), view)
+    {
+        return refused;
+    }
     let task_id = match tasks::new_task_id() {
         Ok(id) => id,
         Err(e) => return failed(p, e),
@@ -80,7 +87,9 @@ async fn hand_over(
     link: Arc<TaskLink>,
 ) -> Response {
     let service = p.server.tasks();
-    let record = match service.create(task_id, service.owner_of(cx)).await {
+    let owner = service.owner_of(cx);
+    let quota = tasks::Tasks::quota_of(cx, owner.as_deref());
+    let record = match service.create(task_id, owner, quota).await {
         Ok(record) => record,
         Err(e) => return failed(p, e),
     };
@@ -98,11 +107,17 @@ async fn hand_over(
 
 /// Runs the handler within the call until it finishes, stops for input, or
 /// first waits on something else: then it becomes a task.
-async fn start_after_input(p: &Prepared, tool: &ToolEntry, params: CallToolParams, parts: ContextParts) -> Response {
+async fn start_after_input(
+    p: &Prepared,
+    tool: &ToolEntry,
+    params: CallToolParams,
+    mut parts: ContextParts,
+) -> Response {
     let CallToolParams { name, arguments, input_responses, request_state, .. } = params;
     let target = tool.definition.name.as_str();
     let digest = || Some(request_state::tool_arguments_digest(arguments.as_deref()));
-    let input = match input_slot(p, target, digest, input_responses, request_state.as_deref()) {
+    let round = (input_responses, request_state.as_deref());
+    let input = match input_slot(p, target, digest, round, &parts.http, parts.opened.take()) {
         Ok(input) => input,
         Err(e) => return failed(p, e),
     };
@@ -111,7 +126,7 @@ async fn start_after_input(p: &Prepared, tool: &ToolEntry, params: CallToolParam
     let future = (tool.handler)(ToolCall::new(name, arguments, cx.clone()));
     let outcome = match (UntilFirstWait { future: Some(future), context: cx.clone() }).await {
         Inline::Done(outcome) => checked(p, outcome),
-        Inline::Interrupted(interrupted) => interruption(p, target, interrupted),
+        Inline::Interrupted(interrupted) => interruption(p, target, cx.caller_identity(), interrupted),
         Inline::Waiting(future) => {
             let task_id = match tasks::new_task_id() {
                 Ok(id) => id,

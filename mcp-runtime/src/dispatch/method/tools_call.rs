@@ -44,7 +44,7 @@ pub(super) fn route(
     Ok(Route::CallTool(p, position))
 }
 
-pub(super) async fn run(p: &Prepared, params: CallToolParams, position: usize, parts: ContextParts) -> Response {
+pub(super) async fn run(p: &Prepared, params: CallToolParams, position: usize, mut parts: ContextParts) -> Response {
     let tool = p.snapshot.catalog().tool(position);
     // Without the feature a `task` tool runs as a plain call (and no server
     // is built with a `task(required)` one).
@@ -61,7 +61,8 @@ pub(super) async fn run(p: &Prepared, params: CallToolParams, position: usize, p
     let CallToolParams { name, arguments, input_responses, request_state, .. } = params;
     let target = tool.definition.name.as_str();
     let digest = || Some(request_state::tool_arguments_digest(arguments.as_deref()));
-    let input = match input_slot(p, target, digest, input_responses, request_state.as_deref()) {
+    let round = (input_responses, request_state.as_deref());
+    let input = match input_slot(p, target, digest, round, &parts.http, parts.opened.take()) {
         Ok(input) => input,
         Err(e) => return failed(p, e),
     };

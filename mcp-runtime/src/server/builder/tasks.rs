@@ -47,9 +47,12 @@ impl ServerBuilder {
     /// principal an authorization middleware put in the HTTP request's
     /// extensions, say). A task is bound to the owner of the request that
     /// created it, and `tasks/get`, `tasks/update`, `tasks/cancel` and
-    /// listen streams of another owner find no such task. By default no
-    /// callers are told apart (every owner is `None`): the task id, 128
-    /// random bits, is the only key.
+    /// listen streams of another owner find no such task. By default the
+    /// owner is the authenticated caller (its issuer, subject and client
+    /// together), and on a server that does not authenticate no callers
+    /// are told apart (every owner is `None`): the task id, 128 random
+    /// bits, is the only key. The owner is also whose share of the task
+    /// store a task takes ([`TaskRecord::quota`](crate::tasks::TaskRecord::quota)).
     ///
     /// ```
     /// use mcp_runtime::Server;

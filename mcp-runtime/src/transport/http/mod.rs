@@ -80,9 +80,11 @@
 mod auth;
 mod config;
 mod cors;
+mod forwarded;
 mod health;
 mod idle;
 mod origin;
+mod per_address;
 mod protocol;
 mod request_headers;
 mod serve;
@@ -93,9 +95,9 @@ mod stall;
 mod tls;
 
 pub use crate::endpoint::body::McpBody;
-pub use config::HttpConfig;
+pub use config::{ForwardedHeader, HttpConfig};
 pub use cors::{CORS_EXPOSED_HEADERS, CORS_REQUEST_HEADER_PREFIX, CORS_REQUEST_HEADERS};
-pub use service::{McpService, ResponseFuture};
+pub use service::{McpService, PeerAddress, ResponseFuture};
 
 /// The readers of this transport, for [`crate::fuzzing`].
 #[cfg(feature = "fuzzing")]

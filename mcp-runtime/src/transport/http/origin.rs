@@ -1,25 +1,30 @@
 //! `Origin` and `Host` checks against DNS rebinding, the first check an HTTP
 //! request meets (before its body is read).
 //!
-//! A page on `evil.example.com` can make its name resolve to 127.0.0.1 and
-//! then talk to a local server "same-origin". The browser still sends
-//! `Host: evil.example.com` (and an `Origin` naming it), which is what we
-//! refuse.
+//! A page on `evil.example.com` can make its name resolve to 127.0.0.1 (or
+//! to any address of a private network) and then talk to a server there
+//! "same-origin". The browser still sends `Host: evil.example.com` (and an
+//! `Origin` naming it), which is what we refuse. An address written as such
+//! (`Host: 10.0.3.7:3000`) cannot be rebound: only names can.
 
 use std::borrow::Cow;
 use std::net::IpAddr;
 
 use http::{HeaderMap, HeaderValue, Uri, header};
 
-/// Which `Host` values are accepted.
+/// Which `Host` values are accepted (the public URL's host always is).
 #[derive(Debug, Clone, Default)]
 enum HostRule {
     /// Loopback names only, unless the standalone server learns that it is
-    /// bound to a non-loopback address (then [`HostRule::Any`]).
+    /// bound to a non-loopback address (then [`HostRule::Wide`]).
     #[default]
     Auto,
     /// `localhost`, `127.0.0.0/8` and `[::1]`, any port.
     Loopback,
+    /// A server bound to a wider address: the loopback names, and
+    /// addresses written as such (`10.0.3.7:3000`, `[2001:db8::7]`); no
+    /// other name.
+    Wide,
     /// The listed hosts.
     List(Vec<HostPattern>),
     /// Any host; `Origin` must then be same-origin or listed.
@@ -38,6 +43,8 @@ struct HostPattern {
 pub(crate) struct OriginPolicy {
     hosts: HostRule,
     origins: Vec<String>,
+    /// The host (and port) of the server's public URL.
+    public: Option<HostPattern>,
 }
 
 /// Why a request was refused.
@@ -99,6 +106,32 @@ impl OriginPolicy {
         self.hosts = HostRule::List(list);
     }
 
+    /// Accepts the host of the server's public URL (and pages of its
+    /// origin), whatever the rule.
+    pub(crate) fn allow_public(&mut self, url: &Uri) {
+        let Some(authority) = url.authority() else { return };
+        let Some((host, port)) = split_host_port(authority.as_str()) else { return };
+        let default_port = match url.scheme_str() {
+            Some("https") => Some(443),
+            _ => Some(80),
+        };
+        self.public = Some(HostPattern { host: host.into_owned(), port: port.or(default_port) });
+    }
+
+    /// What to set to accept what `refusal` refused, for its message.
+    pub(crate) fn hint(&self, refusal: &Refusal) -> &'static str {
+        match refusal {
+            Refusal::Host(_) | Refusal::MissingHost => match self.hosts {
+                HostRule::Any => "",
+                _ => {
+                    " (a server reached by a name must be told it: HttpConfig::public_url, or HttpConfig::allowed_hosts)"
+                }
+            },
+            Refusal::Origin(_) => " (pages of another origin are let in with HttpConfig::allowed_origins)",
+            Refusal::Repeated(_) => "",
+        }
+    }
+
     pub(crate) fn allow_any_host(&mut self) {
         self.hosts = HostRule::Any;
     }
@@ -111,7 +144,7 @@ impl OriginPolicy {
     /// (`None`: mounted somewhere unknown, keep the loopback default).
     pub(crate) fn resolve(mut self, bound_to_loopback: Option<bool>) -> Self {
         if let HostRule::Auto = self.hosts {
-            self.hosts = if bound_to_loopback == Some(false) { HostRule::Any } else { HostRule::Loopback };
+            self.hosts = if bound_to_loopback == Some(false) { HostRule::Wide } else { HostRule::Loopback };
         }
         self
     }
@@ -154,18 +187,28 @@ impl OriginPolicy {
         }
         let Some((name, port)) = origin_authority(origin).and_then(split_host_port) else { return Err(shown()) };
         let allowed = match &self.hosts {
-            HostRule::Any => host.as_ref().is_some_and(|(h, p)| *h == name && *p == port),
+            HostRule::Any => {
+                host.as_ref().is_some_and(|(h, p)| *h == name && *p == port) || self.is_public(&name, port)
+            }
             rule => self.host_allowed(rule, &name, port),
         };
         if allowed { Ok(()) } else { Err(shown()) }
     }
 
     fn host_allowed(&self, rule: &HostRule, name: &str, port: Option<u16>) -> bool {
-        match rule {
-            HostRule::Any => true,
-            HostRule::Auto | HostRule::Loopback => is_loopback(name),
-            HostRule::List(list) => list.iter().any(|p| p.host == name && (p.port.is_none() || p.port == port)),
-        }
+        self.is_public(name, port)
+            || match rule {
+                HostRule::Any => true,
+                HostRule::Auto | HostRule::Loopback => is_loopback(name),
+                HostRule::Wide => is_loopback(name) || name.parse::<IpAddr>().is_ok(),
+                HostRule::List(list) => list.iter().any(|p| p.host == name && (p.port.is_none() || p.port == port)),
+            }
+    }
+
+    /// Whether `name` and `port` are the public URL's. A `Host` without a
+    /// port is on the scheme's default port.
+    fn is_public(&self, name: &str, port: Option<u16>) -> bool {
+        self.public.as_ref().is_some_and(|p| p.host == name && (port.is_none() || port == p.port))
     }
 }
 
@@ -326,9 +369,35 @@ mod tests {
     }
 
     #[test]
+    fn a_wide_bind_refuses_rebound_names_and_takes_addresses_loopback_and_the_public_url() {
+        let p = OriginPolicy::default().resolve(Some(false));
+        let rebound = "rebind.attacker.example:3000";
+        assert_eq!(check(&p, Some(rebound), None), Err(Refusal::Host(rebound.into())));
+        assert_eq!(
+            check(&p, Some(rebound), Some("http://rebind.attacker.example:3000")),
+            Err(Refusal::Host(rebound.into()))
+        );
+        assert!(p.hint(&Refusal::Host(rebound.into())).contains("public_url"));
+        for host in ["localhost:3000", "10.0.3.7:3000", "[2001:db8::7]:3000", "192.0.2.1"] {
+            assert_eq!(check(&p, Some(host), None), Ok(()), "{host}");
+        }
+        assert_eq!(check(&p, Some("10.0.3.7:3000"), Some("http://10.0.3.7:3000")), Ok(()));
+        assert!(check(&p, Some("10.0.3.7:3000"), Some("http://evil.example.com")).is_err());
+
+        let mut p = OriginPolicy::default();
+        p.allow_public(&Uri::from_static("https://mcp.example.com/mcp"));
+        let p = p.resolve(Some(false));
+        assert_eq!(check(&p, Some("mcp.example.com"), None), Ok(()));
+        assert_eq!(check(&p, Some("mcp.example.com:443"), Some("https://mcp.example.com")), Ok(()));
+        assert!(check(&p, Some("mcp.example.com:8443"), None).is_err(), "another port is another server");
+        assert!(check(&p, Some("other.example.com"), None).is_err());
+    }
+
+    #[test]
     fn any_host_requires_same_origin_or_a_listed_origin() {
         let mut p = OriginPolicy::default();
         p.allow_origins(["https://App.example.com/".to_owned()].into_iter());
+        p.allow_any_host();
         let p = p.resolve(Some(false));
         assert_eq!(check(&p, Some("mcp.example.com"), None), Ok(()));
         assert_eq!(check(&p, Some("mcp.example.com"), Some("https://mcp.example.com")), Ok(()));

@@ -7,8 +7,10 @@
 //! the same, passes every read through a rewinding wrapper and polls one
 //! layer more, about 160 instructions per `tools/call` (`bench/callgrind.sh`).
 
+use std::io;
 use std::time::Duration;
 
+use tokio::io::Interest;
 use tokio::net::TcpStream;
 use tokio::time::Instant;
 
@@ -22,22 +24,42 @@ pub(crate) enum Protocol {
 /// What an HTTP/2 connection with prior knowledge opens with.
 const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
-/// How long to wait before looking again when the first bytes are a
-/// prefix of the preface and more are on their way (rare: a client sends
-/// the preface in one piece).
-const PARTIAL_WAIT: Duration = Duration::from_millis(1);
+/// The longest wait for more bytes before looking again when the first
+/// bytes are a prefix of the preface (rare: a client sends the preface in
+/// one piece). Waits start at a millisecond and double up to this.
+const PARTIAL_WAIT: Duration = Duration::from_millis(250);
 
 /// What a plain connection speaks, from its first bytes, which stay
 /// unread; `None` when it closes or says nothing within `limit`.
+///
+/// Bytes that leave it open (a lone `P`, the start of `POST` and of the
+/// preface) are looked at again only when more arrive: the socket's read
+/// readiness, cleared once it has been seen, is waited for, so that a
+/// client that sends one byte and nothing more costs a few wake-ups, not
+/// one a millisecond. A wake-up lost to a byte arriving just as the
+/// readiness is cleared costs at most [`PARTIAL_WAIT`].
 pub(crate) async fn sniff(stream: &TcpStream, limit: Duration) -> Option<Protocol> {
     let deadline = Instant::now() + limit;
     let mut first = [0u8; PREFACE.len()];
+    let mut wait = Duration::from_millis(1);
+    let mut seen = 0;
     loop {
-        let seen = tokio::time::timeout_at(deadline, stream.peek(&mut first)).await.ok()?.ok()?;
-        if let Some(protocol) = decided(&first[..seen]) {
+        let peeked = tokio::time::timeout_at(deadline, stream.peek(&mut first)).await.ok()?.ok()?;
+        if let Some(protocol) = decided(&first[..peeked]) {
             return protocol;
         }
-        tokio::time::timeout_at(deadline, tokio::time::sleep(PARTIAL_WAIT)).await.ok()?;
+        if peeked == seen {
+            // Nothing new since the last look: closed, or wait for more.
+            let ready = tokio::time::timeout_at(deadline, stream.ready(Interest::READABLE)).await.ok()?.ok()?;
+            if ready.is_read_closed() {
+                return None;
+            }
+            // Clears the readiness the bytes already seen left set.
+            let _ = stream.try_io(Interest::READABLE, || Err::<(), _>(io::Error::from(io::ErrorKind::WouldBlock)));
+            let _ = tokio::time::timeout_at(deadline, tokio::time::timeout(wait, stream.readable())).await.ok()?;
+            wait = (wait * 2).min(PARTIAL_WAIT);
+        }
+        seen = peeked;
     }
 }
 
@@ -97,5 +119,55 @@ mod tests {
         let (server, _) = listener.accept().await.expect("accepted");
         assert_eq!(sniff(&server, Duration::from_millis(50)).await, None, "nothing said in time");
         drop(silent);
+    }
+
+    /// A client that sends `P` and nothing more is waited for, not polled:
+    /// over a second, the sniff wakes a handful of times, where it used to
+    /// look every millisecond.
+    #[tokio::test]
+    async fn one_byte_and_silence_is_waited_for_not_polled() {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use tokio::io::AsyncWriteExt;
+
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("an address");
+        let mut client = TcpStream::connect(addr).await.expect("connect");
+        let (server, _) = listener.accept().await.expect("accepted");
+        client.write_all(b"P").await.expect("written");
+        // Counts the sniff's polls.
+        let polls = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&polls);
+        let sniffing = async move {
+            let mut sniff = std::pin::pin!(sniff(&server, Duration::from_secs(1)));
+            std::future::poll_fn(|cx| {
+                counted.fetch_add(1, Ordering::Relaxed);
+                sniff.as_mut().poll(cx)
+            })
+            .await
+        };
+        assert_eq!(sniffing.await, None, "undecided when the time is up");
+        let polls = polls.load(Ordering::Relaxed);
+        assert!(polls < 40, "polled {polls} times in a second");
+
+        // And it is decided as soon as the rest comes.
+        let mut client = TcpStream::connect(addr).await.expect("connect");
+        let (server, _) = listener.accept().await.expect("accepted");
+        client.write_all(b"P").await.expect("written");
+        let sniffing = tokio::spawn(async move { sniff(&server, Duration::from_secs(10)).await });
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        client.write_all(b"OST / HTTP/1.1\r\n").await.expect("written");
+        let started = std::time::Instant::now();
+        assert_eq!(sniffing.await.expect("sniffed"), Some(Protocol::Http1));
+        assert!(started.elapsed() < Duration::from_millis(300), "decided when the bytes came");
+
+        // A client that closes after `P` is done with at once.
+        let mut client = TcpStream::connect(addr).await.expect("connect");
+        let (server, _) = listener.accept().await.expect("accepted");
+        client.write_all(b"P").await.expect("written");
+        drop(client);
+        let started = std::time::Instant::now();
+        assert_eq!(sniff(&server, Duration::from_secs(10)).await, None);
+        assert!(started.elapsed() < Duration::from_secs(1), "a closed connection is not waited on");
     }
 }

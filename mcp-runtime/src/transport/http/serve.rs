@@ -4,6 +4,7 @@
 use std::convert::Infallible;
 use std::future::Future;
 use std::io;
+use std::net::SocketAddr;
 use std::pin::pin;
 use std::sync::Arc;
 use std::time::Duration;
@@ -24,11 +25,11 @@ use tokio::task::JoinSet;
 use super::HttpConfig;
 use super::cors::{Cors, WithCors};
 use super::idle::{Activity, IdleLimited, TrackedBody, TrackedFuture};
+use super::per_address::PerAddress;
 use super::protocol::{self, Protocol};
 use super::service::{McpService, ResponseFuture};
 use super::stall::StallGuard;
 use crate::endpoint::responses::transport_error;
-use crate::middleware::ClientAddress;
 use crate::server::Server;
 
 /// The MCP service at one path, and the probes when they are on, for one
@@ -40,9 +41,9 @@ struct Endpoint {
     activity: Arc<Activity>,
     /// `None` unless [`HttpConfig::cors`] is on.
     cors: Option<Arc<Cors>>,
-    /// The client's address, given to requests when middleware may ask
-    /// for it (`None` on a server without layers, which pays nothing).
-    client: Option<ClientAddress>,
+    /// The client's address, which the service gives to the requests that
+    /// ask who calls.
+    peer: SocketAddr,
 }
 
 impl hyper::service::Service<Request<Incoming>> for Endpoint {
@@ -50,15 +51,12 @@ impl hyper::service::Service<Request<Incoming>> for Endpoint {
     type Error = Infallible;
     type Future = WithCors<TrackedFuture>;
 
-    fn call(&self, mut request: Request<Incoming>) -> WithCors<TrackedFuture> {
+    fn call(&self, request: Request<Incoming>) -> WithCors<TrackedFuture> {
         let in_progress = self.activity.begin();
-        if let Some(client) = self.client {
-            request.extensions_mut().insert(client);
-        }
         let path = request.uri().path();
         if path != &*self.path && self.service.is_health_path(path) {
             // Probes get no CORS headers: they are for balancers, not pages.
-            return WithCors::new(TrackedFuture::new(self.service.handle(request), in_progress), None);
+            return WithCors::new(TrackedFuture::new(self.service.handle_from(request, self.peer), in_progress), None);
         }
         let mut grant =
             self.cors.as_ref().and_then(|cors| Some(Box::new((Arc::clone(cors), cors.allowed_origin(&request)?))));
@@ -68,7 +66,7 @@ impl hyper::service::Service<Request<Incoming>> for Endpoint {
                     grant = None;
                     ResponseFuture::ready(preflight)
                 }
-                None => self.service.handle(request),
+                None => self.service.handle_from(request, self.peer),
             }
         } else {
             let message = format!("Not found: the MCP endpoint is {}", self.path);
@@ -146,7 +144,6 @@ impl Server {
         // what an operator, a script or a test reads to reach the server.
         tracing::info!(address = %bound, endpoint = %config.endpoint, "serving MCP over HTTP");
         let loopback = bound.ip().is_loopback();
-        let layered = self.has_layers();
         let server = self.clone();
         let path: Arc<str> = Arc::from(config.endpoint.as_str());
         let sessions = self.eras().serves_legacy();
@@ -161,7 +158,8 @@ impl Server {
         #[cfg(feature = "http2")]
         let h2 = {
             let mut h2 = http2::Builder::new(TokioExecutor::new());
-            h2.max_header_list_size(u32::try_from(config.max_header_bytes).unwrap_or(u32::MAX));
+            h2.max_header_list_size(u32::try_from(config.max_header_bytes).unwrap_or(u32::MAX))
+                .max_concurrent_streams(config.http2_max_concurrent_streams);
             h2
         };
         let http = Arc::new(Builders {
@@ -174,6 +172,7 @@ impl Server {
         let tls = config.tls.as_ref().map(super::tls::acceptor).transpose()?;
         let graceful = GracefulShutdown::new();
         let permits = Arc::new(Semaphore::new(config.max_connections));
+        let per_address = config.connections_per_address().map(PerAddress::new);
         let mut connections = JoinSet::new();
         // Readiness turns 503 first; the server keeps serving through the
         // drain, so that balancers see it and send nothing new, then stops.
@@ -211,6 +210,17 @@ impl Server {
                 },
             };
             let (stream, peer) = stream;
+            // Closed at once: one client does not get to hold every connection.
+            let address_slot = match &per_address {
+                None => None,
+                Some(counts) => match counts.enter(peer.ip()) {
+                    Some(slot) => Some(slot),
+                    None => {
+                        tracing::debug!(%peer, "a connection over its address's limit was closed");
+                        continue;
+                    }
+                },
+            };
             // Events are small and must not wait for more bytes.
             let _ = stream.set_nodelay(true);
             let activity = Activity::new();
@@ -219,7 +229,7 @@ impl Server {
                 service: service.clone(),
                 activity: Arc::clone(&activity),
                 cors: cors.clone(),
-                client: layered.then_some(ClientAddress(peer)),
+                peer,
             };
             let limits = Limits { write: config.write_timeout, idle: config.header_read_timeout };
             let (http, watcher) = (Arc::clone(&http), graceful.watcher());
@@ -237,7 +247,7 @@ impl Server {
                         Ok(Err(e)) => tracing::debug!(error = %e, "a TLS handshake failed"),
                         Err(_) => tracing::debug!("a TLS handshake did not finish in time"),
                     }
-                    drop(permit);
+                    drop((permit, address_slot));
                 });
                 continue;
             }
@@ -246,7 +256,7 @@ impl Server {
                     Some(protocol) => http.serve(protocol, stream, endpoint, (watcher, activity, limits)).await,
                     None => tracing::debug!("connection closed before it said anything"),
                 }
-                drop(permit);
+                drop((permit, address_slot));
             });
         }
 

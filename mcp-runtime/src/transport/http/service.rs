@@ -3,6 +3,7 @@
 
 use std::convert::Infallible;
 use std::future::Future;
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,7 +24,8 @@ use super::shared::Shared;
 use crate::dispatch::{Message, Prepared, RequestOptions, Response, Stage, parse_message};
 use crate::endpoint::body::{BodyError, BoxError, McpBody, read_body};
 use crate::endpoint::deadline::Deadline;
-use crate::endpoint::in_flight::{InFlight, OwnedSlot, Slot, busy_response};
+use crate::endpoint::in_flight::{BUSY_CODE, Held, InFlight, Slot, busy_response};
+use crate::endpoint::listen_limit::{ListenLimit, ListenSlot};
 use crate::endpoint::media::{self, Acceptable};
 use crate::endpoint::responses::busy_http;
 use crate::endpoint::responses::{
@@ -34,6 +36,7 @@ use crate::handler::context::DiscardNotifications;
 use crate::handler::http_request::HttpRequest;
 #[cfg(feature = "legacy")]
 use crate::legacy::http::{self as legacy, EndpointSettings, SessionEndpoint, SessionSettings};
+use crate::middleware::{Refusal, RefusalReason};
 use crate::protocol::{ErrorObject, RequestId};
 use crate::server::Server;
 use crate::telemetry::Origin;
@@ -134,9 +137,16 @@ impl McpService {
             };
             SessionEndpoint::new(server.clone(), sessions, settings)
         });
+        // Layers and task quotas ask who calls.
+        #[cfg(feature = "tasks")]
+        let wants_client_address = server.has_layers() || server.has_task_tools();
+        #[cfg(not(feature = "tasks"))]
+        let wants_client_address = server.has_layers();
         McpService {
             shared: Arc::new(Shared {
                 server,
+                wants_client_address,
+                listen_limit: ListenLimit::new(config.max_listen_streams, config.max_listen_streams_per_caller),
                 config,
                 #[cfg(feature = "legacy")]
                 legacy,
@@ -188,8 +198,49 @@ impl McpService {
         B::Data: Send,
         B::Error: Into<BoxError>,
     {
-        ResponseFuture { inner: Box::pin(respond(Arc::clone(&self.shared), request)) }
+        ResponseFuture { inner: Box::pin(respond(Arc::clone(&self.shared), request, None)) }
     }
+
+    /// [`handle`](Self::handle), for a request received from `peer` by the
+    /// standalone server.
+    pub(crate) fn handle_from<B>(&self, request: Request<B>, peer: SocketAddr) -> ResponseFuture
+    where
+        B: Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Into<BoxError>,
+    {
+        ResponseFuture { inner: Box::pin(respond(Arc::clone(&self.shared), request, Some(peer))) }
+    }
+}
+
+/// The address of the client of a request, for an application that mounts
+/// the [`McpService`] and knows it: inserted into the request's
+/// extensions, it is what rate limits, caches, quotas and audit logs key
+/// unauthenticated callers by ([`McpRequest::client_address`](crate::middleware::McpRequest::client_address)).
+/// (With the `axum` feature, axum's `ConnectInfo<SocketAddr>` is read too,
+/// as `into_make_service_with_connect_info::<SocketAddr>()` inserts it.)
+/// Behind [trusted proxies](HttpConfig::trusted_proxies), the address they
+/// forwarded is read from the request instead.
+///
+/// ```
+/// use mcp_runtime::transport::http::PeerAddress;
+///
+/// let mut request = http::Request::post("/mcp").body(String::new()).unwrap();
+/// request.extensions_mut().insert(PeerAddress("192.0.2.7:51000".parse().unwrap()));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PeerAddress(pub SocketAddr);
+
+/// The peer a mounted service's host application gave, if any.
+fn given_peer(parts: &Parts) -> Option<SocketAddr> {
+    if let Some(peer) = parts.extensions.get::<PeerAddress>() {
+        return Some(peer.0);
+    }
+    #[cfg(feature = "axum")]
+    if let Some(info) = parts.extensions.get::<axum::extract::ConnectInfo<SocketAddr>>() {
+        return Some(info.0);
+    }
+    None
 }
 
 /// Says, once per service, that the scopes the server's entries declare are
@@ -231,14 +282,23 @@ where
 
 /// Every check of a request in order (origin and host, method and path,
 /// media types, size, the envelope, `_meta`, the MCP headers, the version,
-/// routing, the params), then the handler.
-async fn respond<B>(shared: Arc<Shared>, request: Request<B>) -> http::Response<McpBody>
+/// routing, the params), then the handler. `peer`: where the standalone
+/// server received it from.
+async fn respond<B>(shared: Arc<Shared>, request: Request<B>, peer: Option<SocketAddr>) -> http::Response<McpBody>
 where
     B: Body,
     B::Error: Into<BoxError>,
 {
-    #[cfg_attr(not(feature = "auth"), expect(unused_mut, reason = "only the bearer-token gate changes the head"))]
     let (mut parts, body) = request.into_parts();
+    let peer = peer.or_else(|| given_peer(&parts));
+    // Where layers or tasks may ask who calls: known from the start, so
+    // that refusals name their caller too. Others learn it only for the
+    // requests that ask (listen streams), and pay nothing.
+    if shared.wants_client_address
+        && let Some(peer) = peer
+    {
+        shared.attach_client_address(&mut parts, peer);
+    }
     // Before the `Origin`/`Host` check, which a balancer's probe by address
     // would fail; a probe learns nothing but ok or not.
     if let Some(probe) = shared.config.health.as_ref().and_then(|h| h.probe(parts.uri.path())) {
@@ -247,13 +307,17 @@ where
     }
     if let Err(refusal) = shared.config.origin.check(&parts.headers, &parts.uri) {
         tracing::debug!(%refusal, "request refused");
-        return transport_error(refusal.status(), refusal.to_string());
+        let message = refusal.to_string();
+        let status = refusal.status();
+        let hint = shared.config.origin.hint(&refusal);
+        shared.server.refused(&Refusal::over_http(RefusalReason::Origin, &message, Some(&parts), status));
+        return unread(&shared.config, &parts, body, transport_error(status, format!("{message}{hint}"))).await;
     }
     // Every request past here, of either era, needs a valid bearer token.
     #[cfg(feature = "auth")]
     if let Some(verifier) = &shared.auth {
         if let Some(document) = super::auth::metadata(verifier, &parts) {
-            return document;
+            return unread(&shared.config, &parts, body, document).await;
         }
         // The token a client sends on every request is found at once; the
         // full check is boxed, so that no other request's future carries
@@ -261,7 +325,14 @@ where
         if !super::auth::known_caller(verifier, &mut parts)
             && let Err(refusal) = Box::pin(super::auth::authenticate(verifier, &mut parts)).await
         {
-            return refusal;
+            if refusal.status() != StatusCode::SERVICE_UNAVAILABLE {
+                let message = "no valid bearer token";
+                let heard = Refusal::over_http(RefusalReason::Unauthenticated, message, Some(&parts), refusal.status());
+                shared.server.refused(&heard);
+            }
+            // The first step of every client's OAuth discovery: its next
+            // request comes on the same connection.
+            return unread(&shared.config, &parts, body, refusal).await;
         }
     }
     if parts.method != Method::POST {
@@ -271,9 +342,13 @@ where
         if let Some(sessions) = &shared.legacy {
             return Box::pin(sessions.respond_other(&parts)).await;
         }
-        return not_allowed(&parts.method);
+        return unread(&shared.config, &parts, body, not_allowed(&parts.method)).await;
     }
-    let (accept, bytes) = match read_request(&shared.config, &parts, body).await {
+    let accept = match acceptable(&parts) {
+        Ok(accept) => accept,
+        Err((status, message)) => return unread(&shared.config, &parts, body, transport_error(status, message)).await,
+    };
+    let bytes = match read_request(&shared.config, &parts, body).await {
         Ok(read) => read,
         Err(refusal) => return refusal,
     };
@@ -287,55 +362,96 @@ where
             return Box::pin(sessions.serve_post(era, parts, accept, &bytes, &shared.in_flight)).await;
         }
     }
-    serve_modern(&shared, parts, accept, &bytes).await
+    serve_modern(&shared, parts, accept, &bytes, peer).await
 }
 
-/// The checks of a POST before its body is parsed (media types, size, read
-/// time), the same for both eras; the formats the client takes, and the body.
+/// The media types of a POST, checked before its body is read, the same
+/// for both eras: the formats the client takes.
+fn acceptable(parts: &Parts) -> Result<Acceptable, (StatusCode, &'static str)> {
+    if !media::is_json_content(&parts.headers) {
+        return Err((StatusCode::UNSUPPORTED_MEDIA_TYPE, "The body must be `Content-Type: application/json`"));
+    }
+    let accept = media::acceptable(&parts.headers);
+    if !accept.json && !accept.event_stream {
+        return Err((StatusCode::NOT_ACCEPTABLE, "The Accept header must allow application/json or text/event-stream"));
+    }
+    Ok(accept)
+}
+
+/// The body of a POST, bounded in size and read time. A body refused
+/// part-way leaves the rest unread: its HTTP/1.1 connection closes, and the
+/// refusal says so.
 pub(super) async fn read_request<B>(
     config: &HttpConfig,
     parts: &Parts,
     body: B,
-) -> Result<(Acceptable, Vec<u8>), http::Response<McpBody>>
+) -> Result<Vec<u8>, http::Response<McpBody>>
 where
     B: Body,
     B::Error: Into<BoxError>,
 {
-    if !media::is_json_content(&parts.headers) {
-        return Err(transport_error(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "The body must be `Content-Type: application/json`",
-        ));
-    }
-    let accept = media::acceptable(&parts.headers);
-    if !accept.json && !accept.event_stream {
-        return Err(transport_error(
-            StatusCode::NOT_ACCEPTABLE,
-            "The Accept header must allow application/json or text/event-stream",
-        ));
-    }
-    match read_body(body, config.max_body_bytes, config.body_timeout).await {
-        Ok(bytes) => Ok((accept, bytes)),
+    let refusal = match read_body(body, config.max_body_bytes, config.body_timeout).await {
+        Ok(bytes) => return Ok(bytes),
         Err(BodyError::TooLarge) => {
             let message = format!("The request body is larger than {} bytes", config.max_body_bytes);
-            Err(transport_error(StatusCode::PAYLOAD_TOO_LARGE, message))
+            transport_error(StatusCode::PAYLOAD_TOO_LARGE, message)
         }
         Err(BodyError::TimedOut) => {
-            Err(transport_error(StatusCode::REQUEST_TIMEOUT, "The request body took too long to arrive"))
+            transport_error(StatusCode::REQUEST_TIMEOUT, "The request body took too long to arrive")
         }
         Err(BodyError::Read(e)) => {
-            Err(transport_error(StatusCode::BAD_REQUEST, format!("The request body could not be read: {e}")))
+            transport_error(StatusCode::BAD_REQUEST, format!("The request body could not be read: {e}"))
         }
+    };
+    Err(closing(parts, refusal))
+}
+
+/// How much of a refused request's body is read to keep its connection:
+/// what a client sends before it learns it needs a token, say.
+const DISCARDED_BODY: usize = 64 * 1024;
+
+/// The longest a refused request's body is waited for.
+const DISCARD_TIME: Duration = Duration::from_secs(5);
+
+/// `response`, to a request whose body it does not use: over HTTP/1.1 the
+/// body is read and dropped first, so that the connection carries the
+/// client's next request; one too long or too slow to be worth it closes
+/// the connection, and the response says so (`Connection: close`), rather
+/// than the client learning it from a broken pipe.
+async fn unread<B>(
+    config: &HttpConfig,
+    parts: &Parts,
+    body: B,
+    response: http::Response<McpBody>,
+) -> http::Response<McpBody>
+where
+    B: Body,
+    B::Error: Into<BoxError>,
+{
+    // HTTP/2 ends the request's stream alone; the connection goes on.
+    if parts.version == http::Version::HTTP_2 {
+        return response;
     }
+    let time = config.body_timeout.unwrap_or(DISCARD_TIME).min(DISCARD_TIME);
+    if crate::endpoint::body::discard(body, DISCARDED_BODY, time).await { response } else { closing(parts, response) }
+}
+
+/// `response` announcing that the HTTP/1.x connection closes after it.
+fn closing(parts: &Parts, mut response: http::Response<McpBody>) -> http::Response<McpBody> {
+    if parts.version != http::Version::HTTP_2 {
+        response.headers_mut().insert(http::header::CONNECTION, http::HeaderValue::from_static("close"));
+    }
+    response
 }
 
 /// A stateless request whose body was read: the dispatcher's pipeline,
 /// then the handler.
 pub(super) async fn serve_modern(
     shared: &Shared,
-    parts: Parts,
+    mut parts: Parts,
     accept: Acceptable,
     bytes: &[u8],
+    peer: Option<SocketAddr>,
 ) -> http::Response<McpBody> {
     let config = &shared.config;
     let request = match parse_message(bytes) {
@@ -351,14 +467,29 @@ pub(super) async fn serve_modern(
         Ok(prepared) => prepared,
         Err(response) => return json_response(*response),
     };
+    let listen = prepared.streams();
+    if listen
+        && !shared.wants_client_address
+        && let Some(peer) = peer
+    {
+        shared.attach_client_address(&mut parts, peer);
+    }
     // Moved rather than cloned: handlers that never read it cost a box.
     prepared.attach_http_request(HttpRequest::new(parts));
     if let Some(refusal) = prepared.scope_refusal() {
-        let response = Response::error(Some(id), refusal.error(), Stage::Params);
+        let error = refusal.error();
+        if shared.server.hears_refusals() {
+            let parts = prepared.http_parts();
+            let mut heard = Refusal::over_http(RefusalReason::Forbidden, &error.message, parts, StatusCode::FORBIDDEN);
+            heard.method = Some(prepared.method());
+            heard.target = prepared.target();
+            heard.error_code = Some(error.code);
+            shared.server.refused(&heard);
+        }
+        let response = Response::error(Some(id), error, Stage::Params);
         prepared.refuse(&response);
         return insufficient_scope(json_response(response), &refusal, shared.resource_metadata_url());
     }
-    let listen = prepared.streams();
     if listen && !accept.event_stream {
         let error =
             ErrorObject::invalid_request("subscriptions/listen needs an Accept header allowing text/event-stream");
@@ -369,16 +500,22 @@ pub(super) async fn serve_modern(
         return response;
     }
     // A listen stream lasts as long as the client wants it; it is not a
-    // request that could take too long, nor one that holds a handler's place.
-    let (timeout, slot) = if listen {
-        (None, None)
+    // request that could take too long, nor one that holds a handler's
+    // place: the listen limits bound them instead.
+    let (timeout, slot, held) = if listen {
+        match shared.listen_limit.enter(prepared.caller()) {
+            Ok(held) => (None, None, Some(held)),
+            Err(full) => {
+                let message = full.message();
+                let error = ErrorObject { code: BUSY_CODE, message, data: None };
+                return busy(shared, prepared, Response::error(Some(id), error, Stage::Envelope));
+            }
+        }
     } else {
         let Some(slot) = shared.in_flight.enter() else {
-            let refusal = busy_response(id, shared.in_flight.limit());
-            prepared.refuse(&refusal);
-            return busy_http(refusal.into_bytes());
+            return busy(shared, prepared, busy_response(id, shared.in_flight.limit()));
         };
-        (config.request_timeout, Some(slot))
+        (config.request_timeout, Some(slot), None)
     };
     // Without a progress token or a log level nothing can be sent before the
     // result (and a listen stream always streams), so a client that takes
@@ -389,7 +526,24 @@ pub(super) async fn serve_modern(
         listen || (!config.buffered_responses && (meta.progress_token.is_some() || meta.log_level.is_some()));
     let accept = Acceptable { event_stream: accept.event_stream && (may_notify || !accept.json), ..accept };
     let limits = StreamLimits { keep_alive: config.sse_keep_alive, buffer: config.max_stream_buffer };
-    run(prepared, id, accept, timeout, limits, slot).await
+    // Only what holds a slot or a listen place is held by the stream.
+    run(prepared, id, accept, timeout, limits, slot, held).await
+}
+
+/// 503 with `Retry-After` and `refusal`, for a request refused for want of
+/// room, which the server's layers hear of.
+fn busy(shared: &Shared, prepared: Prepared, refusal: Response) -> http::Response<McpBody> {
+    if shared.server.hears_refusals() {
+        let message = refusal.as_error().map(|e| e.message.as_str()).unwrap_or_default();
+        let parts = prepared.http_parts();
+        let mut heard = Refusal::over_http(RefusalReason::Busy, message, parts, StatusCode::SERVICE_UNAVAILABLE);
+        heard.method = Some(prepared.method());
+        heard.target = prepared.target();
+        heard.error_code = refusal.as_error().map(|e| e.code);
+        shared.server.refused(&heard);
+    }
+    prepared.refuse(&refusal);
+    busy_http(refusal.into_bytes())
 }
 
 /// What bounds an event stream: its keep-alive period and its unread bytes.
@@ -410,6 +564,7 @@ fn run<'a>(
     timeout: Option<Duration>,
     limits: StreamLimits,
     slot: Option<Slot<'a>>,
+    listen: Option<ListenSlot>,
 ) -> impl Future<Output = http::Response<McpBody>> + 'a {
     if !accept.event_stream {
         // A client gone or a timeout drops this future: the handler's token
@@ -423,7 +578,8 @@ fn run<'a>(
     }
     // Boxed, so that the (much larger) streaming state is only paid for by
     // requests that may stream.
-    Either::Right(Box::pin(run_streaming(prepared, id, accept, timeout, limits, slot.map(Slot::owned))))
+    let held = slot.map(|slot| Held::InFlight(slot.owned())).or(listen.map(Held::Listen));
+    Either::Right(Box::pin(run_streaming(prepared, id, accept, timeout, limits, held)))
 }
 
 async fn run_streaming(
@@ -432,7 +588,7 @@ async fn run_streaming(
     accept: Acceptable,
     timeout: Option<Duration>,
     limits: StreamLimits,
-    slot: Option<OwnedSlot>,
+    slot: Option<Held>,
 ) -> http::Response<McpBody> {
     let token = CancellationToken::new();
     // Dropping the guard (client gone) cancels the request, even once the

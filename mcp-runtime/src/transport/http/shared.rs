@@ -2,10 +2,12 @@
 //! server, the settings, the 2025-era sessions, the in-flight count, the
 //! token verifier.
 
+use std::net::SocketAddr;
 use std::sync::atomic::AtomicBool;
 
 use super::HttpConfig;
 use crate::endpoint::in_flight::InFlight;
+use crate::handler::caller::ClientAddress;
 #[cfg(feature = "legacy")]
 use crate::legacy::http::SessionEndpoint;
 use crate::server::Server;
@@ -13,6 +15,9 @@ use crate::server::Server;
 /// The state of one service, behind one `Arc`.
 pub(super) struct Shared {
     pub(super) server: Server,
+    /// Whether every request is told its client's address (the server has
+    /// layers or tasks, which ask who calls).
+    pub(super) wants_client_address: bool,
     pub(super) config: HttpConfig,
     /// The 2025-era sessions, when the server serves that era.
     #[cfg(feature = "legacy")]
@@ -21,12 +26,22 @@ pub(super) struct Shared {
     pub(super) draining: AtomicBool,
     /// The requests being handled, under [`HttpConfig::max_in_flight`].
     pub(super) in_flight: InFlight,
+    /// The listen streams open, under [`HttpConfig::max_listen_streams`].
+    pub(super) listen_limit: crate::endpoint::listen_limit::ListenLimit,
     /// The bearer-token verifier of a protected server.
     #[cfg(feature = "auth")]
     pub(super) auth: Option<std::sync::Arc<crate::auth::Verifier>>,
 }
 
 impl Shared {
+    /// Puts the address of the client of the request `parts`, received
+    /// from `peer`, into its extensions: the peer, or the address trusted
+    /// proxies forwarded.
+    pub(super) fn attach_client_address(&self, parts: &mut http::request::Parts, peer: SocketAddr) {
+        let address = super::forwarded::client_address(peer, &parts.headers, self.config.trusted_proxies.as_ref());
+        parts.extensions.insert(ClientAddress(address));
+    }
+
     /// The URL of the Protected Resource Metadata this server publishes,
     /// when it verifies tokens itself.
     pub(super) fn resource_metadata_url(&self) -> Option<&str> {

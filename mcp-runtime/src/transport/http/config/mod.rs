@@ -1,8 +1,14 @@
-//! [`HttpConfig`]: the settings of the HTTP transport.
+//! [`HttpConfig`]: the settings of the HTTP transport; who reaches the
+//! server and by which names in `reach`.
+
+mod reach;
 
 #[cfg(feature = "legacy")]
 use std::sync::Arc;
 use std::time::Duration;
+
+pub use reach::ForwardedHeader;
+pub(crate) use reach::TrustedProxies;
 
 use super::origin::OriginPolicy;
 #[cfg(feature = "legacy")]
@@ -22,10 +28,14 @@ use crate::legacy::SessionStore;
 /// | [`header_read_timeout`](Self::header_read_timeout) (standalone) | 10 s, also the keep-alive idle limit |
 /// | [`write_timeout`](Self::write_timeout) (standalone) | 30 s without write progress closes the connection |
 /// | [`max_connections`](Self::max_connections) (standalone) | 1024 |
+/// | [`max_connections_per_address`](Self::max_connections_per_address) (standalone) | 128 from one address (an IPv6 /64); off behind [trusted proxies](Self::trusted_proxies) |
+/// | [`http2_max_concurrent_streams`](Self::http2_max_concurrent_streams) (standalone) | 100 requests at once on one HTTP/2 connection |
 /// | [`max_in_flight`](Self::max_in_flight) | 512 requests handled at once (503 with `Retry-After` beyond) |
+/// | [`max_listen_streams`](Self::max_listen_streams) | 1024 `subscriptions/listen` streams open at once, 16 per caller (503 beyond) |
 /// | [`max_stream_buffer`](Self::max_stream_buffer) | 1 MiB unread on one event stream (the stream is ended beyond) |
 /// | [`shutdown_grace`](Self::shutdown_grace) (standalone) | 10 s |
-/// | `Origin`/`Host` checks | loopback names only; see [`allowed_hosts`](Self::allowed_hosts) |
+/// | `Origin`/`Host` checks | loopback names only; bound wider, loopback names and addresses; see [`public_url`](Self::public_url), [`allowed_hosts`](Self::allowed_hosts) |
+/// | [`trusted_proxies`](Self::trusted_proxies) | none: the client is the connection's peer |
 /// | [`cors`](Self::cors) (standalone) | off |
 /// | [`max_sessions`](Self::max_sessions) (2025-era clients, `legacy` feature) | 10 000 live at once (503 beyond) |
 /// | [`session_idle_timeout`](Self::session_idle_timeout) (2025-era clients, `legacy` feature) | 30 min unused ends a session |
@@ -34,11 +44,14 @@ use crate::legacy::SessionStore;
 /// | [`shutdown_drain`](Self::shutdown_drain) (standalone) | none |
 ///
 /// The `Origin`/`Host` check guards against DNS rebinding: a web page must
-/// not reach a server on `localhost` through a name it controls. By default
-/// only `localhost`, `127.0.0.1` and `[::1]` (any port) are accepted as
-/// `Host`, and an `Origin`, when sent, must name one of them. A standalone
-/// server bound to a non-loopback address instead accepts any `Host` and
-/// only same-origin or [allowed](Self::allowed_origins) `Origin`s. A
+/// not reach a server on `localhost`, or on a private network, through a
+/// name it controls. By default only `localhost`, `127.0.0.1` and `[::1]`
+/// (any port) are accepted as `Host`, and an `Origin`, when sent, must name
+/// one of them. A standalone server bound to a non-loopback address (such
+/// as `0.0.0.0`) accepts those and addresses written as such
+/// (`10.0.3.7:3000`, which no one can rebind), and no other name until told
+/// its own: its [public URL](Self::public_url), or
+/// [allowed hosts](Self::allowed_hosts); a refused request's 403 says so. A
 /// service mounted in another application keeps the loopback default until
 /// told otherwise, since it cannot know where it listens.
 ///
@@ -65,7 +78,14 @@ pub struct HttpConfig {
     pub(crate) header_read_timeout: Duration,
     pub(crate) write_timeout: Duration,
     pub(crate) max_connections: usize,
+    /// `None`: the default, 128, unless behind trusted proxies.
+    pub(crate) max_connections_per_address: Option<usize>,
+    pub(crate) http2_max_concurrent_streams: u32,
     pub(crate) max_in_flight: usize,
+    pub(crate) max_listen_streams: usize,
+    pub(crate) max_listen_streams_per_caller: usize,
+    pub(crate) public_url: Option<http::Uri>,
+    pub(crate) trusted_proxies: Option<TrustedProxies>,
     pub(crate) max_stream_buffer: usize,
     pub(crate) shutdown_grace: Duration,
     pub(crate) origin: OriginPolicy,
@@ -107,7 +127,13 @@ impl Default for HttpConfig {
             header_read_timeout: Duration::from_secs(10),
             write_timeout: Duration::from_secs(30),
             max_connections: 1024,
+            max_connections_per_address: None,
+            http2_max_concurrent_streams: 100,
             max_in_flight: 512,
+            max_listen_streams: 1024,
+            max_listen_streams_per_caller: 16,
+            public_url: None,
+            trusted_proxies: None,
             max_stream_buffer: 1024 * 1024,
             shutdown_grace: Duration::from_secs(10),
             origin: OriginPolicy::default(),
@@ -242,6 +268,51 @@ impl HttpConfig {
         self
     }
 
+    /// How many connections the standalone server keeps open at once from
+    /// one address (default 128, at least 1; an IPv6 address counts by its
+    /// /64, as one host holds a whole /64). A connection beyond it is
+    /// closed as soon as it is accepted, so that one client cannot take the
+    /// [`max_connections`](Self::max_connections) of all. Behind
+    /// [trusted proxies](Self::trusted_proxies), whose peers are the
+    /// proxies, it is off unless set.
+    pub fn max_connections_per_address(mut self, connections: usize) -> Self {
+        self.max_connections_per_address = Some(connections.max(1));
+        self
+    }
+
+    /// How many requests the standalone server handles at once on one
+    /// HTTP/2 connection (default 100, at least 1; `http2` feature): the
+    /// `SETTINGS_MAX_CONCURRENT_STREAMS` it announces.
+    pub fn http2_max_concurrent_streams(mut self, streams: u32) -> Self {
+        self.http2_max_concurrent_streams = streams.max(1);
+        self
+    }
+
+    /// How many `subscriptions/listen` streams may be open at once
+    /// (default 1024, at least 1), and how many of them one
+    /// [caller](crate::middleware::Caller) may hold (default 16, at least
+    /// 1). A listen stream lasts as long as its client wants and takes no
+    /// place under [`max_in_flight`](Self::max_in_flight), so these bound
+    /// them instead: one more is answered 503 with `Retry-After` and a
+    /// JSON-RPC error. Callers are told apart by their principal, else
+    /// their address (behind [trusted proxies](Self::trusted_proxies), the
+    /// forwarded one).
+    pub fn max_listen_streams(mut self, streams: usize, per_caller: usize) -> Self {
+        self.max_listen_streams = streams.max(1);
+        self.max_listen_streams_per_caller = per_caller.max(1);
+        self
+    }
+
+    /// The per-address connection limit in force: the one set, else 128
+    /// unless behind trusted proxies.
+    pub(crate) fn connections_per_address(&self) -> Option<usize> {
+        match (self.max_connections_per_address, self.trusted_proxies) {
+            (Some(limit), _) => Some(limit),
+            (None, None) => Some(128),
+            (None, Some(_)) => None,
+        }
+    }
+
     /// How many requests may be handled at once (default 512, at least 1).
     /// One more is refused at once rather than queued: HTTP 503 with
     /// `Retry-After: 1` and a JSON-RPC error (`-32000`) echoing the
@@ -323,65 +394,6 @@ impl HttpConfig {
     /// (default 10 s); connections still busy after that are closed.
     pub fn shutdown_grace(mut self, grace: Duration) -> Self {
         self.shutdown_grace = grace;
-        self
-    }
-
-    /// Accepts these `Host` values instead of the loopback names: a name
-    /// without a port (`mcp.example.com`) accepts any port, one with a port
-    /// (`mcp.example.com:8443`) only that port. An `Origin` naming an
-    /// allowed host is accepted too. Add `localhost` yourself if you still
-    /// want it.
-    pub fn allowed_hosts<I, S>(mut self, hosts: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        self.origin.allow_hosts(hosts.into_iter().map(Into::into));
-        self
-    }
-
-    /// Accepts any `Host`, for servers reached through names that cannot be
-    /// listed. An `Origin`, when sent, must then be same-origin (its host
-    /// equals the `Host` header) or [allowed](Self::allowed_origins).
-    pub fn allow_any_host(mut self) -> Self {
-        self.origin.allow_any_host();
-        self
-    }
-
-    /// Accepts requests carrying these exact `Origin` values (such as
-    /// `https://app.example.com`) in addition to the ones the host rule
-    /// accepts.
-    pub fn allowed_origins<I, S>(mut self, origins: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        self.origin.allow_origins(origins.into_iter().map(Into::into));
-        self
-    }
-
-    /// Lets web pages call the standalone server from other origins
-    /// (default off): it answers CORS preflights (`OPTIONS`, 204) and adds
-    /// `Access-Control-Allow-Origin` to its responses, for the origins the
-    /// `Origin`/`Host` check accepts (so loopback pages by default, plus
-    /// [`allowed_origins`](Self::allowed_origins)); other origins are still
-    /// refused with 403. Browsers may then send the MCP headers
-    /// ([`CORS_REQUEST_HEADERS`](super::CORS_REQUEST_HEADERS), and `Mcp-Param-*`) and read
-    /// [`CORS_EXPOSED_HEADERS`](super::CORS_EXPOSED_HEADERS). Off, a preflight is answered 405 and no
-    /// page of another origin can read a response.
-    ///
-    /// ```
-    /// use mcp_runtime::transport::http::HttpConfig;
-    ///
-    /// let config = HttpConfig::default().allowed_origins(["https://app.example.com"]).cors(true);
-    /// # let _ = config;
-    /// ```
-    ///
-    /// A service [mounted](crate::Server::http_service) in another application
-    /// leaves CORS to that application's layers; see
-    /// [`CORS_REQUEST_HEADERS`](super::CORS_REQUEST_HEADERS) for `tower-http`'s `CorsLayer`.
-    pub fn cors(mut self, enabled: bool) -> Self {
-        self.cors = enabled;
         self
     }
 
