@@ -569,7 +569,7 @@ start_balanced_replicas() {
   key="$(head -c 48 /dev/urandom | base64 | tr -d '\n')"
   for i in 1 2 3; do
     log="$RESULTS_DIR/balanced-replica$i.log"
-    MCP_REDIS_URL="$REDIS_URL" MCP_REQUEST_STATE_KEY="$key" MCP_HEALTH=1 \
+    MCP_REDIS_URL="$REDIS_URL" MCP_REQUEST_STATE_KEY="$key" MCP_HEALTH=1 MCP_TRUSTED_PROXIES=1 \
       run_everything "$log" 0
     pid=$STARTED_PID
     CLUSTER_PIDS+=("$pid")

@@ -12,7 +12,7 @@ use mcp_runtime::auth::Authorization;
 use mcp_runtime::redis::RedisBus;
 use mcp_runtime::redis::RedisSessionStore;
 use mcp_runtime::redis::RedisTaskStore;
-use mcp_runtime::transport::http::HttpConfig;
+use mcp_runtime::transport::http::{ForwardedHeader, HttpConfig};
 use mcp_runtime::{
     ServerBuilder,
     server::{CatalogDump, Eras, RequestStateKey},
@@ -22,12 +22,13 @@ use mcp_runtime::{
 pub(crate) const DEFAULT_ADDR: &str = "127.0.0.1:3000";
 
 /// The environment variables read; anything else is ignored.
-pub(crate) const VARIABLES: [&str; 14] = [
+pub(crate) const VARIABLES: [&str; 15] = [
     "MCP_HTTP_ADDR",
     "MCP_REDIS_URL",
     "MCP_REQUEST_STATE_KEY",
     "MCP_REQUEST_STATE_PREVIOUS_KEY",
     "MCP_PUBLIC_URL",
+    "MCP_TRUSTED_PROXIES",
     "MCP_HEALTH",
     "MCP_SHUTDOWN_DRAIN",
     "MCP_ERAS",
@@ -55,8 +56,13 @@ pub(crate) struct Deployment {
     /// otherwise.
     pub(crate) request_state_key: Option<RequestStateKey>,
     /// The `Host` clients reach the server by (`name` or `name:port`), from
-    /// the public URL: the only one accepted then.
+    /// the public URL.
     pub(crate) public_host: Option<String>,
+    /// The public URL itself, which the HTTP transport accepts the host of.
+    pub(crate) public_url: Option<String>,
+    /// How many proxies in front write the client's address into
+    /// `X-Forwarded-For`; none by default.
+    pub(crate) trusted_proxies: usize,
     /// Whether `/healthz` and `/readyz` answer.
     pub(crate) health: bool,
     /// How long to keep serving once shutdown begins (readiness already
@@ -104,6 +110,8 @@ pub(crate) fn parse(args: Vec<String>, env: &BTreeMap<String, String>) -> anyhow
     let mut public_url = var("MCP_PUBLIC_URL").map(|v| v.trim_end_matches('/').to_owned());
     let mut tls_cert = var("MCP_TLS_CERT").map(str::to_owned);
     let mut tls_key = var("MCP_TLS_KEY").map(str::to_owned);
+    let mut trusted_proxies =
+        var("MCP_TRUSTED_PROXIES").map(|v| hops(v).context("MCP_TRUSTED_PROXIES")).transpose()?.unwrap_or(0);
     // Taken whole: spaces at their ends are part of the secret.
     let secret = |name: &str| match env.get(name).filter(|v| !v.is_empty()) {
         Some(secret) if secret.len() < MIN_KEY_BYTES => bail!(
@@ -145,6 +153,9 @@ pub(crate) fn parse(args: Vec<String>, env: &BTreeMap<String, String>) -> anyhow
                 public_url = Some(url.trim_end_matches('/').to_owned());
             }
             "--eras" => eras = Some(era(&value("modern, legacy or dual")?).context("--eras")?),
+            "--trusted-proxies" => {
+                trusted_proxies = hops(&value("a number of proxies")?).context("--trusted-proxies")?;
+            }
             "--issuer" => issuer = Some(value("the URL of an authorization server")?),
             "--resource" => resource = Some(value("this server's URI, such as https://mcp.example.com/mcp")?),
             "--tls-cert" => tls_cert = Some(value("a PEM certificate chain file")?),
@@ -191,6 +202,8 @@ pub(crate) fn parse(args: Vec<String>, env: &BTreeMap<String, String>) -> anyhow
         redis_url,
         request_state_key,
         public_host,
+        public_url,
+        trusted_proxies,
         health,
         shutdown_drain,
         eras,
@@ -233,6 +246,11 @@ fn public(text: &str) -> anyhow::Result<String> {
         return Err(invalid());
     }
     Ok(authority.to_ascii_lowercase())
+}
+
+/// A number of proxies, 0 for none.
+fn hops(text: &str) -> anyhow::Result<usize> {
+    text.trim().parse().map_err(|_| anyhow::anyhow!("`{text}` is not a number of proxies such as 1"))
 }
 
 fn seconds(text: &str) -> anyhow::Result<Duration> {
@@ -300,12 +318,15 @@ impl Deployment {
         builder
     }
 
-    /// The HTTP transport's share: the accepted `Host`, the probes, and the
-    /// session store.
+    /// The HTTP transport's share: the public URL, the proxies in front, the
+    /// probes, and the session store.
     pub(crate) fn http_config(&self, shared: Option<Shared>) -> HttpConfig {
         let mut config = HttpConfig::default();
-        if let Some(host) = &self.public_host {
-            config = config.allowed_hosts([host.clone()]);
+        if let Some(url) = &self.public_url {
+            config = config.public_url(url);
+        }
+        if self.trusted_proxies > 0 {
+            config = config.trusted_proxies(self.trusted_proxies, ForwardedHeader::XForwardedFor);
         }
         if self.health {
             config = config.health_endpoints("/healthz", "/readyz");
@@ -388,9 +409,11 @@ mod tests {
                 ("MCP_HEALTH", "1"),
                 ("MCP_SHUTDOWN_DRAIN", "2.5"),
                 ("MCP_ERAS", "modern"),
+                ("MCP_TRUSTED_PROXIES", "1"),
             ]),
         )
         .expect("valid");
+        assert_eq!(deployment.trusted_proxies, 1);
         assert_eq!(deployment.addr, "0.0.0.0:8080".parse::<SocketAddr>().expect("an address"));
         assert_eq!(deployment.redis_url.as_deref(), Some("redis://redis:6379/"));
         assert!(deployment.request_state_key.is_some());
@@ -424,8 +447,11 @@ mod tests {
                 "http://a.test:81",
                 "--shutdown-drain",
                 "1",
+                "--trusted-proxies",
+                "2",
             ]),
             &env(&[
+                ("MCP_TRUSTED_PROXIES", "1"),
                 ("MCP_HTTP_ADDR", "0.0.0.0:8080"),
                 ("MCP_HEALTH", "on"),
                 ("MCP_SHUTDOWN_DRAIN", "30"),
@@ -437,6 +463,7 @@ mod tests {
         assert_eq!(deployment.addr, "127.0.0.1:4000".parse::<SocketAddr>().expect("an address"));
         assert!(!deployment.health);
         assert_eq!(deployment.shutdown_drain, Duration::from_secs(1));
+        assert_eq!(deployment.trusted_proxies, 2);
         assert_eq!(deployment.eras, Some(Eras::Dual));
         assert_eq!(deployment.public_host.as_deref(), Some("a.test:81"));
     }
