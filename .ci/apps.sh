@@ -3,9 +3,10 @@
 # loopback port it binds itself (a fresh notebook under $CI_CACHE/results), waits until it has
 # answered a `server/discover`, then runs .ci/apps/run.mjs: Debian's chromium-headless-shell,
 # driven by playwright-core, with the official host library (AppBridge from
-# @modelcontextprotocol/ext-apps, pinned in .ci/apps/) rendering the notes board in a
-# sandboxed iframe, in both protocol eras (see run.mjs for what is checked). Prints
-# `N passed, N failed` last.
+# @modelcontextprotocol/ext-apps, pinned in .ci/apps/) rendering the notes board in an
+# iframe sandboxed with `allow-scripts` alone, under the CSP its resource declares, in both
+# protocol eras; any error the page reports and any network request the view makes fails it
+# (see run.mjs for what is checked). Prints `N passed, N failed` last.
 #
 #   .ci/apps.sh
 #

@@ -23,12 +23,20 @@
 #   expected-failures-REV.txt  known failures (env CONFORMANCE_BASELINE=FILE overrides):
 #                              a listed scenario that fails is XFAIL, one that passes is
 #                              XPASS and fails the run
+#   untestable-REV.txt         scenarios of the lists above that this version of the suite
+#                              cannot test: it skips every check of them itself. Each is
+#                              reported N/T ("not testable", with the reason the suite wrote
+#                              in its skipped checks), neither passed nor failed; one that
+#                              fails is FAIL, and one with a check that succeeded is STALE
+#                              and fails the run (the suite tests it now: take it off)
 # Each scenario runs alone, and .ci/conformance/judge.py judges it: it passes when the
 # harness exited 0 (a time-out fails, and says so), none of the checks in its checks.json
 # is FAILURE (with --strict: and none is WARNING either, such as a stream that could not
-# be resumed), and at least one is SUCCESS (a scored scenario that only skipped checks,
-# or wrote none, tested nothing; a not-scored one passes but its line says so). Prints a
-# line per scenario, then `N passed, N failed`.
+# be resumed), and at least one of the scenario's own checks is SUCCESS, scored or not
+# (the suite's wire-schema-* checks, added to every scenario, are not its own: a scenario
+# whose own checks were all skipped, or that wrote none, tested nothing and fails).
+# Prints a line per scenario, then the counts: `scored: ...; not scored: ...`, and last
+# `N passed, N failed, N not testable`.
 # Results: $CI_CACHE/results/conformance-REV[-NAME]/ (per-scenario logs and checks.json,
 # summary.txt). Env CONFORMANCE_SCENARIO_TIMEOUT: seconds per scenario (default 120).
 set -euo pipefail
@@ -60,6 +68,7 @@ EXTENSIONS_FILE="$DATA/extensions-$REV.txt"
 # The extensions this server implements, by the prefix of their scenarios' names.
 EXTENSION_PREFIXES="tasks-"
 BASELINE_FILE="${CONFORMANCE_BASELINE:-$DATA/expected-failures-$REV.txt}"
+UNTESTABLE_FILE="$DATA/untestable-$REV.txt"
 [ -f "$SCORED_FILE" ] || die "unknown revision $REV: no $SCORED_FILE"
 [ -z "${CONFORMANCE_BASELINE:-}" ] || [ -f "$BASELINE_FILE" ] || die "CONFORMANCE_BASELINE=$BASELINE_FILE not found"
 TIMEOUT_S="${CONFORMANCE_SCENARIO_TIMEOUT:-120}"
@@ -78,6 +87,7 @@ SCORED="$(names "$SCORED_FILE")"
 UNSCORED="$(names "$UNSCORED_FILE")"
 EXTENSIONS="$(names "$EXTENSIONS_FILE")"
 BASELINE="$(names "$BASELINE_FILE")"
+UNTESTABLE="$(names "$UNTESTABLE_FILE")"
 
 # Our scored list must be the suite's frozen one for this revision (the `server:` list).
 frozen="$(awk '/^[^ #]/ { in_server = ($0 ~ /^server:/); next }
@@ -112,6 +122,14 @@ if [ -f "$EXTENSIONS_FILE" ]; then
   fi
 fi
 
+# What is not testable is one of the scenarios we run, and not an expected failure as well.
+while IFS= read -r s; do
+  [ -z "$s" ] && continue
+  in_list "$s" "$SCORED"$'\n'"$UNSCORED"$'\n'"$EXTENSIONS" \
+    || die "$s, in untestable-$REV.txt, is in none of scored-$REV.txt, unscored-$REV.txt, extensions-$REV.txt"
+  ! in_list "$s" "$BASELINE" || die "$s is both not testable (untestable-$REV.txt) and an expected failure"
+done <<< "$UNTESTABLE"
+
 if [ ${#ONLY[@]} -gt 0 ]; then
   for s in "${ONLY[@]}"; do
     in_list "$s" "$SCORED"$'\n'"$UNSCORED"$'\n'"$EXTENSIONS" \
@@ -141,8 +159,9 @@ mkdir -p "$OUT"
 section "conformance $SUITE_VERSION, revision $REV, $URL (node $("$NODE_BIN" --version))"
 echo "results: $OUT"
 [ -z "$BASELINE" ] || echo "expected failures: $BASELINE_FILE"
+[ -z "$UNTESTABLE" ] || echo "not testable by this suite: $UNTESTABLE_FILE"
 
-passed=0 failed=0 xfailed=0 scored_passed=0 scored_failed=0
+passed=0 failed=0 xfailed=0 untestable=0 scored_passed=0 scored_failed=0
 run_scenario() {
   local scenario=$1 kind=$2 dir="$OUT/$1" log="$OUT/$1.log" rc=0 verdict tag reason note=""
   mkdir -p "$dir"
@@ -151,12 +170,17 @@ run_scenario() {
     > "$log" 2>&1 < /dev/null || rc=$?
   local judged judge_rc=0 judge_args=(--exit-status "$rc")
   [ -z "$STRICT" ] || judge_args+=(--strict)
-  [ "$kind" = scored ] || judge_args+=(--unscored)
+  ! in_list "$scenario" "$UNTESTABLE" || judge_args+=(--untestable)
   judged="$(python3 "$DATA/judge.py" "${judge_args[@]}" "$dir")" || judge_rc=$?
   [ "$judge_rc" -le 1 ] || die "judge.py could not judge $dir (exit $judge_rc)"
   IFS=$'\t' read -r verdict reason <<< "$(head -n 1 <<< "$judged")"
-  [ "$verdict" = PASS ] || reason="$reason; see $log"
-  if in_list "$scenario" "$BASELINE"; then
+  case "$verdict" in PASS | FAIL | UNTESTABLE | STALE) ;; *) die "judge.py said $verdict of $dir" ;; esac
+  [ "$verdict" = PASS ] || [ "$verdict" = UNTESTABLE ] || reason="$reason; see $log"
+  if [ "$verdict" = UNTESTABLE ]; then
+    tag=N/T; untestable=$((untestable + 1))
+  elif [ "$verdict" = STALE ]; then
+    tag=STALE note=" [listed in $(basename "$UNTESTABLE_FILE"): remove it]"; failed=$((failed + 1))
+  elif in_list "$scenario" "$BASELINE"; then
     if [ "$verdict" = FAIL ]; then
       tag=XFAIL note=" [expected failure]"; xfailed=$((xfailed + 1))
     else
@@ -168,7 +192,7 @@ run_scenario() {
     tag=FAIL; failed=$((failed + 1))
   fi
   if [ "$kind" = scored ]; then
-    case "$tag" in PASS) scored_passed=$((scored_passed + 1)) ;; FAIL | XPASS) scored_failed=$((scored_failed + 1)) ;; esac
+    case "$tag" in PASS) scored_passed=$((scored_passed + 1)) ;; FAIL | XPASS | STALE) scored_failed=$((scored_failed + 1)) ;; esac
   elif [ "$kind" = extension ]; then
     note="$note (extension, not scored)"
   else
@@ -176,6 +200,7 @@ run_scenario() {
   fi
   printf '%-5s %-46s %s%s\n' "$tag" "$scenario" "$reason" "$note" | tee -a "$OUT/summary.txt"
   [ "$tag" != FAIL ] || tail -n +2 <<< "$judged"
+  return 0
 }
 
 while IFS= read -r s; do [ -z "$s" ] || run_scenario "$s" scored; done <<< "$SCORED"
@@ -183,7 +208,7 @@ while IFS= read -r s; do [ -z "$s" ] || run_scenario "$s" unscored; done <<< "$U
 while IFS= read -r s; do [ -z "$s" ] || run_scenario "$s" extension; done <<< "$EXTENSIONS"
 
 {
-  echo "scored: $scored_passed passed, $scored_failed failed; not scored: $((passed - scored_passed)) passed, $((failed - scored_failed)) failed$([ "$xfailed" -eq 0 ] || echo "; $xfailed expected failures")"
-  echo "$passed passed, $failed failed"
+  echo "scored: $scored_passed passed, $scored_failed failed; not scored: $((passed - scored_passed)) passed, $((failed - scored_failed)) failed; $untestable not testable$([ "$xfailed" -eq 0 ] || echo "; $xfailed expected failures")"
+  echo "$passed passed, $failed failed, $untestable not testable"
 } | tee -a "$OUT/summary.txt"
 [ "$failed" -eq 0 ] || die "conformance failed (results: $OUT, server log: ${SERVER_LOG:-n/a})"

@@ -230,6 +230,11 @@ await_bound_address() {
 # await_http PID STATUS URL [CURL_ARGS...]: wait until URL answers with an HTTP status
 # matching the extended regex STATUS (a request read and answered, not merely a connection
 # accepted); print that status. Fails as soon as PID has exited, or after READY_TIMEOUT_S.
+# Ready is a success (READY_STATUS: any 2xx), or the one status a caller knows a working
+# server gives (401 to a request without the token it needs), never any answer at all: a
+# 5xx says that a process listens, not that it works (a proxy whose backend is not up yet,
+# a store it cannot reach).
+READY_STATUS='2[0-9][0-9]'
 await_http() {
   local pid=$1 expect=$2 url=$3 deadline=$((SECONDS + READY_TIMEOUT_S)) status
   shift 3
@@ -252,7 +257,7 @@ await_http() {
 }
 
 # The first request of a 2026-07-28 client: every `everything` answers it, with 200, or with
-# 401 when it needs a token.
+# 401 when it needs a token (and nothing else when it works).
 DISCOVER_BODY='{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
 DISCOVER_ARGS=(-X POST -H 'content-type: application/json' -H 'accept: application/json, text/event-stream'
   -H 'mcp-protocol-version: 2026-07-28' -H 'mcp-method: server/discover' --data "$DISCOVER_BODY")
@@ -269,7 +274,8 @@ run_everything() {
 
 # start_http_server [ARGS...]: run the `everything` example over HTTP on a loopback port,
 # with ARGS after `--http ADDR` (e.g. `--issuer URL`), and wait until it has answered a
-# `server/discover`. Sets SERVER_PID, SERVER_URL and SERVER_LOG
+# `server/discover` with 200 (with `--issuer`, with 401: the request carries no token, and
+# the refusal is its working answer). Sets SERVER_PID, SERVER_URL and SERVER_LOG
 # ($RESULTS_DIR/everything-$SERVER_LOG_LABEL.log, label `http` unless set); callers must
 # `trap stop_http_server EXIT`.
 SERVER_PID=""
@@ -278,11 +284,11 @@ start_http_server() {
   [ -x "$EVERYTHING_BIN" ] || die "$EVERYTHING_BIN not built (cargo build -p examples --bin everything)"
   mkdir -p "$RESULTS_DIR"
   SERVER_LOG="$RESULTS_DIR/everything-${SERVER_LOG_LABEL:-http}.log"
-  local port=0 attempt=1 address rc status
+  local port=0 attempt=1 address rc status expect=$READY_STATUS
   # With --issuer the server names its resource after its listen address
   # (http://ADDR/mcp), and clients get tokens for the URL they reach: the address must
   # hold the real port from the start, so port 0 will not do.
-  case " $* " in *" --issuer "*) port="$(pick_port)" ;; esac
+  case " $* " in *" --issuer "*) port="$(pick_port)" expect=401 ;; esac
   while :; do
     echo "starting: $EVERYTHING_BIN --http 127.0.0.1:$port${*:+ $*} (log: $SERVER_LOG)"
     run_everything "$SERVER_LOG" "$port" "$@"
@@ -301,9 +307,9 @@ start_http_server() {
     die "server did not come up"
   done
   SERVER_URL="http://$address/mcp"
-  status="$(await_http "$SERVER_PID" '[1-5][0-9][0-9]' "$SERVER_URL" "${DISCOVER_ARGS[@]}")" || {
+  status="$(await_http "$SERVER_PID" "$expect" "$SERVER_URL" "${DISCOVER_ARGS[@]}")" || {
     show_log "$SERVER_LOG"
-    die "server did not answer"
+    die "server did not answer server/discover with $([ "$expect" = "$READY_STATUS" ] && echo a 2xx || echo "$expect")"
   }
   echo "server up: $SERVER_URL (pid $SERVER_PID; server/discover answered $status)"
 }
@@ -333,9 +339,10 @@ start_gateway() {
     die "the gateway did not come up"
   }
   SERVER_URL="http://$address/mcp"
-  status="$(await_http "$SERVER_PID" '[1-5][0-9][0-9]' "$SERVER_URL" "${DISCOVER_ARGS[@]}")" || {
+  # 2xx: the gateway answers a discover from what its remotes listed, so they are up too.
+  status="$(await_http "$SERVER_PID" "$READY_STATUS" "$SERVER_URL" "${DISCOVER_ARGS[@]}")" || {
     show_log "$SERVER_LOG"
-    die "the gateway did not answer"
+    die "the gateway did not answer server/discover with a success"
   }
   echo "gateway up: $SERVER_URL (pid $SERVER_PID; server/discover answered $status)"
 }

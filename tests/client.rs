@@ -98,12 +98,17 @@ async fn over_a_pipe_the_same_calls_answer() {
 
 #[tokio::test]
 async fn no_server_an_answer_that_is_none_and_no_answer_are_clear_errors() {
-    // Nothing listens.
-    let port = std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port();
+    // Nothing listens: a port held by a socket of ours that never listens, so that no other
+    // process can take it meanwhile, and every connection to it is refused.
+    let held = tokio::net::TcpSocket::new_v4().expect("a socket");
+    held.bind("127.0.0.1:0".parse().expect("an address")).expect("bound");
+    let port = held.local_addr().expect("its address").port();
+    assert!(std::net::TcpListener::bind(("127.0.0.1", port)).is_err(), "the port is ours until the end");
     match Client::http(format!("http://127.0.0.1:{port}/mcp")).discover().await {
         Err(Error::Transport(why)) => assert!(why.contains(&port.to_string()), "{why}"),
         other => panic!("a transport error, not {other:?}"),
     }
+    drop(held);
 
     // Something answers, but not JSON-RPC; then something that never answers.
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
@@ -266,7 +271,12 @@ async fn gateway_to_a_failing_remote(
     (gateway, started, break_pipe, copying)
 }
 
-#[tokio::test]
+// On a paused clock, which moves only when every task waits: the 300 ms
+// limit of the first gateway's client, under which it also connects (a
+// `Remote` keeps the client it was connected through, limit and all), can
+// run out only in the call that hangs, never while the remote is being
+// listed on a machine too busy to list it in 300 ms of wall time.
+#[tokio::test(start_paused = true)]
 async fn a_remote_that_never_answers_dies_mid_call_or_answers_garbage_is_a_clear_error() {
     async fn failed(
         client: &std::sync::Arc<mcp_runtime::testing::TestClient>,

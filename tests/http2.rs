@@ -4,6 +4,8 @@
 //! size limit.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
 use http::{Request, StatusCode, Version};
@@ -16,11 +18,31 @@ use serde_json::{Value, json};
 
 type Sender = hyper::client::conn::http2::SendRequest<Full<Bytes>>;
 
-/// A server on a loopback port of its own, stopped when the test ends.
+/// How many calls the test sends at once on one connection.
+const AT_ONCE: usize = 16;
+
+/// How long a call of `together` waits for the others: generous, so that
+/// only calls served one after the other run out of it, and within
+/// [`STUCK`], so that the test fails rather than hangs.
+const TOGETHER: Duration = Duration::from_secs(20);
+
+/// A server on a loopback port of its own, stopped when the test ends. Its
+/// `together` tool answers with its text only once [`AT_ONCE`] calls of it
+/// are in flight at the same time (else, after [`TOGETHER`], says so).
 async fn serve() -> SocketAddr {
+    let all_in = Arc::new(tokio::sync::Barrier::new(AT_ONCE));
     let server = mcp_runtime::Server::builder("h2", "1.0.0")
         .tool(ToolEntry::new("echo", |mcp_runtime::Args(args): mcp_runtime::Args<Value>| async move {
             args["text"].as_str().unwrap_or_default().to_owned()
+        }))
+        .tool(ToolEntry::new("together", move |mcp_runtime::Args(args): mcp_runtime::Args<Value>| {
+            let all_in = Arc::clone(&all_in);
+            async move {
+                match tokio::time::timeout(TOGETHER, all_in.wait()).await {
+                    Ok(_) => args["text"].as_str().unwrap_or_default().to_owned(),
+                    Err(_) => format!("not every one of the {AT_ONCE} calls was in flight within {TOGETHER:?}"),
+                }
+            }
         }))
         .build()
         .expect("a server");
@@ -50,9 +72,13 @@ fn post(addr: SocketAddr, headers: &[(&str, &str)], body: &Value) -> Request<Ful
 }
 
 fn call(addr: SocketAddr, id: u64, text: &str) -> Request<Full<Bytes>> {
+    call_of("echo", addr, id, text)
+}
+
+fn call_of(tool: &str, addr: SocketAddr, id: u64, text: &str) -> Request<Full<Bytes>> {
     let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-                      "params": {"name": "echo", "arguments": {"text": text}, "_meta": modern_meta(json!({}))}});
-    let headers = [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "echo")];
+                      "params": {"name": tool, "arguments": {"text": text}, "_meta": modern_meta(json!({}))}});
+    let headers = [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", tool)];
     post(addr, &headers, &body)
 }
 
@@ -72,9 +98,10 @@ fn json_of(body: &Bytes) -> Value {
 async fn calls_are_answered_over_http2_many_at_once_on_one_connection() {
     let addr = serve().await;
     let sender = connect(addr).await;
-    let calls = (0..16u64).map(|id| {
+    // Each call answers only when all of them are in flight: streams served one by one fail.
+    let calls = (0..AT_ONCE as u64).map(|id| {
         let mut sender = sender.clone();
-        async move { (id, send(&mut sender, call(addr, id, &format!("call {id}"))).await) }
+        async move { (id, send(&mut sender, call_of("together", addr, id, &format!("call {id}"))).await) }
     });
     for (id, (parts, body)) in futures_util::future::join_all(calls).await {
         assert_eq!(parts.version, Version::HTTP_2);

@@ -127,12 +127,23 @@ async fn the_gateway_makes_a_task_exactly_when_the_remote_does() {
     };
     assert!(round_one.get("taskId").is_none(), "no task before the remote makes one: {round_one}");
     assert_eq!(round_one["inputRequests"]["name"]["method"], "elicitation/create", "{round_one}");
-    let mut again = json!({"name": "far_greet_later", "arguments": {},
-                           "inputResponses": {"name": {"action": "accept", "content": {"name": "Ada"}}}});
-    if let Some(state) = round_one.get("requestState") {
-        again["requestState"] = state.clone();
+    // The gateway resumes the remote's call on the retry from what the round carries (it keeps
+    // nothing between requests): the remote's own state, sealed in the gateway's. The client
+    // echoes it verbatim, and the gateway, whose logic it drives, refuses it altered (-32602).
+    let state = round_one["requestState"].as_str().filter(|s| !s.is_empty());
+    let state = state.unwrap_or_else(|| panic!("round 1 carries a requestState: {round_one}")).to_owned();
+    let retry = |state: &str| {
+        json!({"name": "far_greet_later", "arguments": {}, "requestState": state,
+               "inputResponses": {"name": {"action": "accept", "content": {"name": "Ada"}}}})
+    };
+    let mut altered: Vec<char> = state.chars().collect();
+    let middle = altered.len() / 2;
+    altered[middle] = if altered[middle] == 'A' { 'B' } else { 'A' };
+    match client.request("tools/call", retry(&altered.into_iter().collect::<String>())).await {
+        Err(Error::Rpc(error)) => assert_eq!(error.code, -32602, "{error:?}"),
+        other => panic!("an altered requestState refused with -32602, not {other:?}"),
     }
-    let created = client.request("tools/call", again).await.expect("the task");
+    let created = client.request("tools/call", retry(&state)).await.expect("the task");
     assert_eq!(created["resultType"], "task", "{created}");
     assert!(created.get("requestState").is_none() && created.get("inputRequests").is_none(), "{created}");
     let done = until(&client, &created["taskId"], |t| t["status"] != "working").await;

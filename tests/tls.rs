@@ -1,6 +1,8 @@
 //! HTTPS on the standalone server (`HttpConfig::tls`): calls over TLS with
 //! HTTP/1.1 and HTTP/2 chosen by ALPN, a renewed certificate served without
-//! a restart, and files that do not read refused at start, naming the file.
+//! a restart (noticed by what the files hold, whatever their modification
+//! times say), handshakes that never wait for the files, and files that do
+//! not read refused at start, naming the file.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -57,6 +59,25 @@ async fn serve(cert: &Path, key: &Path) -> SocketAddr {
     let config = HttpConfig::default().tls(cert, key);
     tokio::spawn(server.serve_http_with_shutdown(listener, config, std::future::pending()));
     addr
+}
+
+/// [`serve`] on a runtime of its own, in a thread of its own that nothing
+/// waits for: a server whose worker is stuck (in a handshake that waits
+/// for a file) stops neither the test's clock nor its end, so the test
+/// fails rather than waits with it.
+#[cfg(unix)]
+fn serve_apart(cert: &Path, key: &Path) -> SocketAddr {
+    let (cert, key) = (cert.to_owned(), key.to_owned());
+    let (bound, address) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime =
+            tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().expect("a runtime");
+        runtime.block_on(async move {
+            bound.send(serve(&cert, &key).await).expect("told");
+            std::future::pending::<()>().await
+        });
+    });
+    address.recv().expect("the server's address")
 }
 
 /// A TLS connection trusting only `trusted`, offering `alpn`.
@@ -125,28 +146,100 @@ async fn calls_are_served_over_tls_with_http1_or_http2_as_alpn_chooses() {
     assert_eq!(answer(response).await["result"]["content"][0]["text"], "Hello over TLS");
 }
 
+/// The first certificate of the chain a handshake was served.
+fn served(stream: &tokio_rustls::client::TlsStream<tokio::net::TcpStream>) -> Option<CertificateDer<'static>> {
+    stream.get_ref().1.peer_certificates().and_then(|chain| chain.first().cloned())
+}
+
+/// Handshakes, a tenth of a second apart, until one trusting only
+/// `renewed` succeeds: the server serves it. The files are looked at once
+/// a second: 20 s is room enough for a busy machine.
+async fn until_served(addr: SocketAddr, renewed: &Certificate) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    // Until then the old certificate fails each handshake.
+    while tokio::time::timeout(STUCK, try_connect(addr, &renewed.der)).await.expect("a handshake in time").is_none() {
+        assert!(tokio::time::Instant::now() < deadline, "the renewed certificate was not served within 20 s");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(served(&connect(addr, &renewed.der, &[b"http/1.1"]).await), Some(renewed.der.clone()));
+}
+
 #[tokio::test]
 async fn a_renewed_certificate_is_served_without_a_restart() {
     let (first, second) = (certificate(), certificate());
     let dir = folder("renewed");
     let (cert, key) = write(&dir, &first);
+    let modified = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).expect("a modification time");
+    let stamps = (modified(&cert), modified(&key));
     let addr = serve(&cert, &key).await;
-    let served = |stream: &tokio_rustls::client::TlsStream<tokio::net::TcpStream>| {
-        stream.get_ref().1.peer_certificates().and_then(|chain| chain.first().cloned())
-    };
     assert_eq!(served(&connect(addr, &first.der, &[b"http/1.1"]).await), Some(first.der.clone()));
 
+    // Renewed with the modification times of the old files (a copy that keeps them, or a
+    // write within the same tick of a coarse clock): what changed is what they hold.
     write(&dir, &second);
-    // The files are looked at once a second, at a handshake: the new one comes soon.
-    let renewed = tokio::time::timeout(Duration::from_secs(20), async {
-        // Each attempt is a handshake, which looks; until then the old one fails it.
-        while tokio::time::timeout(STUCK, try_connect(addr, &second.der)).await.expect("in time").is_none() {
-            tokio::time::sleep(Duration::from_millis(100)).await;
+    for (path, stamp) in [(&cert, stamps.0), (&key, stamps.1)] {
+        let file = std::fs::File::options().write(true).open(path).expect("opened");
+        file.set_modified(stamp).expect("the old modification time");
+    }
+    assert_eq!((modified(&cert), modified(&key)), stamps);
+    until_served(addr, &second).await;
+}
+
+/// Undoes a stuck read of a named pipe when the test ends: a reader
+/// waiting on it is given a writer, and an empty file.
+#[cfg(unix)]
+struct Unblock(PathBuf);
+
+#[cfg(unix)]
+impl Drop for Unblock {
+    fn drop(&mut self) {
+        use std::os::unix::fs::FileTypeExt as _;
+        if std::fs::symlink_metadata(&self.0).is_ok_and(|m| m.file_type().is_fifo()) {
+            // Read and write: opening never waits, and a reader's open returns.
+            drop(std::fs::File::options().read(true).write(true).open(&self.0));
         }
-    })
-    .await;
-    assert!(renewed.is_ok(), "the renewed certificate was never served");
-    assert_eq!(served(&connect(addr, &second.der, &[b"http/1.1"]).await), Some(second.der.clone()));
+    }
+}
+
+/// A handshake takes the certificate in place and reads no file: with the
+/// certificate's file a named pipe that nobody writes (any read of it
+/// waits), handshakes are served at once, with the old certificate, for
+/// three seconds of checks; once the pipe is written, the certificate it
+/// held is served.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_handshake_never_waits_for_the_files() {
+    use std::io::Write as _;
+
+    let (first, second) = (certificate(), certificate());
+    let dir = folder("handshake");
+    let (cert, key) = write(&dir, &first);
+    let addr = serve_apart(&cert, &key);
+    assert_eq!(served(&connect(addr, &first.der, &[b"http/1.1"]).await), Some(first.der.clone()));
+
+    let pipe = dir.join("cert.fifo");
+    let made = std::process::Command::new("mkfifo").arg(&pipe).status().expect("mkfifo runs");
+    assert!(made.success(), "mkfifo {}", pipe.display());
+    std::fs::rename(&pipe, &cert).expect("the pipe in the certificate's place");
+    let _unblock = Unblock(cert.clone());
+    std::fs::write(&key, &second.key_pem).expect("the new key");
+
+    let until = tokio::time::Instant::now() + Duration::from_secs(3);
+    while tokio::time::Instant::now() < until {
+        // Within STUCK, or `connect` fails the test: a handshake that reads the pipe never ends.
+        assert_eq!(served(&connect(addr, &first.der, &[b"http/1.1"]).await), Some(first.der.clone()));
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    // A writer first (a read waiting on the pipe goes on), then the new file in the pipe's
+    // place (for any read after this), then the pipe's content (for the one waiting).
+    let mut writer = std::fs::File::options().read(true).write(true).open(&cert).expect("the pipe, opened");
+    let aside = dir.join("cert.new");
+    std::fs::write(&aside, &second.cert_pem).expect("written");
+    std::fs::rename(&aside, &cert).expect("renamed");
+    writer.write_all(second.cert_pem.as_bytes()).expect("the pipe, written");
+    drop(writer);
+    until_served(addr, &second).await;
 }
 
 /// A handshake trusting only `trusted`, if the server's certificate is it.

@@ -4,7 +4,7 @@
 //! (`board.html`), with nothing loaded from elsewhere.
 
 use mcp_runtime::protocol::{CallToolResult, ContentBlock};
-use mcp_runtime::{RequestContext, State, resource, tool};
+use mcp_runtime::{Input, RequestContext, State, resource, tool};
 use serde_json::json;
 
 use crate::db::{Db, DbError};
@@ -38,20 +38,18 @@ async fn show_board(db: State<Db>, tag: Option<String>, cx: RequestContext) -> R
     Ok(result)
 }
 
-/// Takes a note off the board (deletes it): for the board's delete button,
-/// where the user has just clicked, so it asks nothing more.
+/// Takes a note off the board (deletes it) once the user confirms: for
+/// the board's delete button, the host asking the user as `delete_note`
+/// does (a client that cannot ask is refused, and the note stays).
+// Asking here too, though the view's user has just clicked: being for the
+// view only (`visibility = app`) is advice to hosts, which do not offer the
+// tool to the model, not a gate; any client may call it.
 #[tool(
     view = "ui://notes/board.html",
     visibility = app,
     scopes = ["notes:write"],
     annotations(destructive, idempotent)
 )]
-async fn remove_from_board(db: State<Db>, id: i64, cx: RequestContext) -> Result<String, DbError> {
-    let removed = db.0.run(move |db| db.delete(id)).await?;
-    if removed {
-        cx.server().notify(mcp_runtime::events::ServerEvent::ResourcesListChanged);
-        Ok(format!("Note {id} was deleted."))
-    } else {
-        Ok(format!("There is no note {id}."))
-    }
+async fn remove_from_board(db: State<Db>, id: i64, input: Input, cx: RequestContext) -> Result<String, DbError> {
+    crate::tools::delete_once_confirmed(&db.0, id, &input, &cx).await
 }

@@ -114,6 +114,10 @@ async fn main() -> anyhow::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use mcp_runtime::protocol::{ClientCapabilities, ElicitResult};
+    use mcp_runtime::testing::{ClientError, TestClient};
+    use serde_json::json;
+
     use super::*;
 
     fn args(list: &[&str]) -> Vec<String> {
@@ -138,9 +142,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread")]
     async fn export_notes_runs_as_a_task_whose_result_is_the_notebook_in_markdown() {
-        use mcp_runtime::protocol::ClientCapabilities;
         use mcp_runtime::tasks::{MemoryTaskStore, TASKS_EXTENSION};
-        use serde_json::json;
 
         let db = Db::open(std::path::Path::new(":memory:")).expect("an in-memory notebook");
         db.add("Groceries", "Eggs, flour.", &["home".to_owned()]).expect("added");
@@ -165,8 +167,6 @@ mod tests {
     #[tokio::test]
     async fn the_board_is_a_view_served_from_the_binary_with_its_tools() {
         use mcp_runtime::apps::{EXTENSION, MIME_TYPE};
-        use mcp_runtime::protocol::ClientCapabilities;
-        use serde_json::json;
 
         let db = Db::open(std::path::Path::new(":memory:")).expect("an in-memory notebook");
         db.add("Groceries", "Eggs, flour.", &["home".to_owned()]).expect("added");
@@ -193,12 +193,81 @@ mod tests {
         let text = listed["content"][0]["text"].as_str().expect("text");
         assert!(text.contains(&format!("- Groceries (#{groceries}): home")), "{text}");
 
+        // The board's delete button: the host asks its user, who confirms.
         let before = host.call_tool("show_board", json!({})).await.expect("the board");
         let count = |board: &serde_json::Value| board["structuredContent"]["notes"].as_array().map_or(0, Vec::len);
-        let removed = host.call_tool("remove_from_board", json!({"id": groceries})).await.expect("removed");
+        let confirming = mcp_runtime::testing::TestClient::new(server)
+            .with_capabilities(renders_and_asks())
+            .on_elicitation(|_| async { ElicitResult::accept(json!({"delete": true})) });
+        let removed = confirming.call_tool("remove_from_board", json!({"id": groceries})).await.expect("removed");
         assert_eq!(removed["content"][0]["text"], format!("Note {groceries} was deleted."));
         let after = host.call_tool("show_board", json!({})).await.expect("the board");
         assert_eq!(count(&after), count(&before) - 1);
+    }
+
+    /// What a host that renders views and asks its user declares.
+    fn renders_and_asks() -> ClientCapabilities {
+        use mcp_runtime::apps::{EXTENSION, MIME_TYPE};
+        let renders = ClientCapabilities::default().with_extension(EXTENSION, json!({"mimeTypes": [MIME_TYPE]}));
+        let mut declared = serde_json::to_value(renders).expect("JSON");
+        declared["elicitation"] = json!({"form": {}});
+        serde_json::from_value(declared).expect("capabilities")
+    }
+
+    /// A notebook with one note of ours, its server, and the note's id.
+    fn notebook() -> (Db, mcp_runtime::Server, i64) {
+        let db = Db::open(std::path::Path::new(":memory:")).expect("an in-memory notebook");
+        let note = db.add("Groceries", "Eggs, flour.", &["home".to_owned()]).expect("added");
+        let server = server_builder(db.clone()).build().expect("builds");
+        (db, server, note.id)
+    }
+
+    /// `call` was refused as a request that needs elicitation, which the
+    /// client did not declare.
+    fn refused_for_want_of_elicitation(call: Result<serde_json::Value, ClientError>) {
+        match call {
+            Err(ClientError::Rpc(error)) => {
+                assert_eq!(error.code, -32021, "{error:?}");
+                let required = error.data.as_ref().map(|d| d["requiredCapabilities"].clone());
+                assert_eq!(required, Some(json!({"elicitation": {"form": {}}})), "{error:?}");
+            }
+            other => panic!("refused with -32021, not {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_client_that_cannot_ask_its_user_deletes_no_note_through_delete_note() {
+        let (db, server, id) = notebook();
+        refused_for_want_of_elicitation(TestClient::new(server).call_tool("delete_note", json!({"id": id})).await);
+        assert!(db.get(id).expect("read").is_some(), "the note was deleted unasked");
+    }
+
+    #[tokio::test]
+    async fn a_client_calling_the_app_only_remove_from_board_itself_deletes_no_note_unconfirmed() {
+        let (db, server, id) = notebook();
+        // Any client may call it, whatever its visibility says: one that cannot ask is refused...
+        let plain = TestClient::new(server.clone());
+        refused_for_want_of_elicitation(plain.call_tool("remove_from_board", json!({"id": id})).await);
+        assert!(db.get(id).expect("read").is_some(), "the note was deleted unasked");
+        // ...one that can is asked, and a user who declines keeps the note...
+        let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let questions = std::sync::Arc::clone(&asked);
+        let declining = TestClient::new(server.clone()).on_elicitation(move |request| {
+            questions.lock().unwrap().push(serde_json::to_value(request).expect("JSON"));
+            async { ElicitResult::decline() }
+        });
+        let kept = declining.call_tool("remove_from_board", json!({"id": id})).await.expect("answered");
+        assert_eq!(kept["content"][0]["text"], format!("Note {id} was kept."));
+        assert!(db.get(id).expect("read").is_some(), "the note was deleted though the user declined");
+        let asked = asked.lock().unwrap().clone();
+        assert_eq!(asked.len(), 1, "{asked:?}");
+        assert_eq!(asked[0]["message"], format!("Delete note {id}, \"Groceries\"?"), "{asked:?}");
+        // ...and one who confirms deletes it.
+        let confirming =
+            TestClient::new(server).on_elicitation(|_| async { ElicitResult::accept(json!({"delete": true})) });
+        let removed = confirming.call_tool("remove_from_board", json!({"id": id})).await.expect("answered");
+        assert_eq!(removed["content"][0]["text"], format!("Note {id} was deleted."));
+        assert!(db.get(id).expect("read").is_none());
     }
 
     #[test]

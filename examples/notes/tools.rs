@@ -49,22 +49,47 @@ async fn tag_note(db: State<Db>, id: i64, tag: String) -> Result<String, DbError
     Ok(if found { format!("Note {id} is tagged `{shown}`.") } else { format!("There is no note {id}.") })
 }
 
-/// Deletes a note, after the user confirms.
+/// Deletes a note once the user confirms, asked through the client (which
+/// must support form elicitation: nothing is deleted unasked).
 #[tool(scopes = ["notes:write"], annotations(destructive, idempotent))]
 async fn delete_note(db: State<Db>, id: i64, input: Input, cx: RequestContext) -> Result<String, DbError> {
-    let Some(note) = db.0.run(move |db| db.get(id)).await? else {
+    delete_once_confirmed(&db.0, id, &input, &cx).await
+}
+
+/// Deletes note `id` if the user, asked through the client, confirms it;
+/// what `delete_note` and the board's `remove_from_board` do.
+///
+/// Nothing is deleted unasked. A client that cannot put the question to
+/// its user (it did not declare form elicitation) is refused with the
+/// error the runtime raises when `input.elicit` is awaited without that
+/// capability, and the note stays: -32021 (missing required client
+/// capability, naming it) at 2026-07-28, a tool error naming it to a
+/// 2025-era session, which has no such code. That error rather than a tool
+/// result of our own, because it is the protocol's answer to a request
+/// that needs a capability the client did not declare: a client reads it
+/// by its code and knows what to declare to be asked, and every tool of
+/// every server that asks says it the same way.
+pub(crate) async fn delete_once_confirmed(
+    db: &Db,
+    id: i64,
+    input: &Input,
+    cx: &RequestContext,
+) -> Result<String, DbError> {
+    let Some(note) = db.run(move |db| db.get(id)).await? else {
         return Ok(format!("There is no note {id}."));
     };
-    if input.can_elicit() {
-        let question = format!("Delete note {id}, \"{}\"?", note.title);
-        let answer = input.elicit("confirm", Elicitation::form(question).boolean("delete", true)).await;
-        if answer.field("delete").as_deref() != Some("true") {
-            return Ok(format!("Note {id} was kept."));
-        }
+    let question = format!("Delete note {id}, \"{}\"?", note.title);
+    let answer = input.elicit("confirm", Elicitation::form(question).boolean("delete", true)).await;
+    if answer.field("delete").as_deref() != Some("true") {
+        return Ok(format!("Note {id} was kept."));
     }
-    db.0.run(move |db| db.delete(id)).await?;
-    cx.server().notify(mcp_runtime::events::ServerEvent::ResourcesListChanged);
-    Ok(format!("Note {id} was deleted."))
+    if db.run(move |db| db.delete(id)).await? {
+        cx.server().notify(mcp_runtime::events::ServerEvent::ResourcesListChanged);
+        Ok(format!("Note {id} was deleted."))
+    } else {
+        // Deleted by another request while the user was asked.
+        Ok(format!("There is no note {id}."))
+    }
 }
 
 /// Exports every note as one Markdown document, oldest first. A large
