@@ -55,10 +55,8 @@ pub(crate) struct Deployment {
     /// The `requestState` key every replica shares; a random one per process
     /// otherwise.
     pub(crate) request_state_key: Option<RequestStateKey>,
-    /// The `Host` clients reach the server by (`name` or `name:port`), from
-    /// the public URL.
-    pub(crate) public_host: Option<String>,
-    /// The public URL itself, which the HTTP transport accepts the host of.
+    /// The URL clients reach the server by, whose host the HTTP transport
+    /// accepts.
     pub(crate) public_url: Option<String>,
     /// How many proxies in front write the client's address into
     /// `X-Forwarded-For`; none by default.
@@ -100,7 +98,9 @@ pub(crate) fn parse(args: Vec<String>, env: &BTreeMap<String, String>) -> anyhow
     let var = |name: &str| env.get(name).map(|v| v.trim()).filter(|v| !v.is_empty());
     let mut addr = var("MCP_HTTP_ADDR").map(|v| address(v).context("MCP_HTTP_ADDR")).transpose()?;
     let mut redis_url = var("MCP_REDIS_URL").map(|v| redis(v).context("MCP_REDIS_URL")).transpose()?;
-    let mut public_host = var("MCP_PUBLIC_URL").map(|v| public(v).context("MCP_PUBLIC_URL")).transpose()?;
+    if let Some(url) = var("MCP_PUBLIC_URL") {
+        public(url).context("MCP_PUBLIC_URL")?;
+    }
     let mut health = var("MCP_HEALTH").map(|v| switch(v).context("MCP_HEALTH")).transpose()?.unwrap_or(false);
     let mut shutdown_drain =
         var("MCP_SHUTDOWN_DRAIN").map(|v| seconds(v).context("MCP_SHUTDOWN_DRAIN")).transpose()?.unwrap_or_default();
@@ -149,7 +149,7 @@ pub(crate) fn parse(args: Vec<String>, env: &BTreeMap<String, String>) -> anyhow
             "--redis" => redis_url = Some(redis(&value("a URL such as redis://127.0.0.1:6379/")?).context("--redis")?),
             "--public-url" => {
                 let url = value("a URL such as https://mcp.example.com")?;
-                public_host = Some(public(&url).context("--public-url")?);
+                public(&url).context("--public-url")?;
                 public_url = Some(url.trim_end_matches('/').to_owned());
             }
             "--eras" => eras = Some(era(&value("modern, legacy or dual")?).context("--eras")?),
@@ -201,7 +201,6 @@ pub(crate) fn parse(args: Vec<String>, env: &BTreeMap<String, String>) -> anyhow
         addr,
         redis_url,
         request_state_key,
-        public_host,
         public_url,
         trusted_proxies,
         health,
@@ -233,7 +232,8 @@ fn redis(text: &str) -> anyhow::Result<String> {
     Ok(text.to_owned())
 }
 
-/// `https://name[:port][/path]` → `name[:port]`, the `Host` to accept.
+/// `https://name[:port][/path]` → `name[:port]`: a URL the server can be
+/// reached by, or an error.
 fn public(text: &str) -> anyhow::Result<String> {
     let text = text.trim();
     let invalid = || anyhow::anyhow!("`{text}` is not a base URL such as https://mcp.example.com");
@@ -388,7 +388,7 @@ mod tests {
     fn defaults_without_flags_or_environment() {
         let (deployment, rest) = parse(args(&["--stdio"]), &env(&[])).expect("valid");
         assert_eq!(deployment.addr, DEFAULT_ADDR.parse::<SocketAddr>().expect("an address"));
-        assert!(deployment.redis_url.is_none() && deployment.public_host.is_none());
+        assert!(deployment.redis_url.is_none() && deployment.public_url.is_none());
         assert!(deployment.request_state_key.is_none() && deployment.eras.is_none() && !deployment.health);
         assert_eq!(rest, ["--stdio"], "the example's own flags are left to it");
         assert!(deployment.dump_catalog.is_none());
@@ -417,7 +417,7 @@ mod tests {
         assert_eq!(deployment.addr, "0.0.0.0:8080".parse::<SocketAddr>().expect("an address"));
         assert_eq!(deployment.redis_url.as_deref(), Some("redis://redis:6379/"));
         assert!(deployment.request_state_key.is_some());
-        assert_eq!(deployment.public_host.as_deref(), Some("mcp.example.com"));
+        assert_eq!(deployment.public_url.as_deref(), Some("https://MCP.example.com/mcp"));
         assert!(deployment.health);
         assert_eq!(deployment.shutdown_drain, Duration::from_millis(2500));
         assert_eq!(deployment.eras, Some(Eras::Modern));
@@ -465,7 +465,7 @@ mod tests {
         assert_eq!(deployment.shutdown_drain, Duration::from_secs(1));
         assert_eq!(deployment.trusted_proxies, 2);
         assert_eq!(deployment.eras, Some(Eras::Dual));
-        assert_eq!(deployment.public_host.as_deref(), Some("a.test:81"));
+        assert_eq!(deployment.public_url.as_deref(), Some("http://a.test:81"));
     }
 
     #[test]
