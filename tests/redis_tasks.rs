@@ -122,3 +122,45 @@ async fn a_task_run_by_one_replica_is_read_answered_and_cancelled_on_the_other()
     assert!(message.contains("stopped before it finished"), "{message}");
     drop(redis);
 }
+
+/// One store under its limits: two tasks of a quota, five in all.
+async fn one_caller_cannot_fill_the_store(url: &str) {
+    use mcp_runtime::redis::RedisTaskStore;
+    use mcp_runtime::tasks::{TaskRecord, TaskStore};
+    let prefix = format!("quota-{}", std::process::id());
+    let store =
+        RedisTaskStore::connect(url, &prefix).await.expect("connected").with_max_tasks(5).with_max_tasks_per_quota(2);
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).expect("now").as_millis() as u64;
+    let task = |id: &str, quota: &str| TaskRecord::new(id, None, now, Some(60_000), None).in_quota(Some(quota.into()));
+    store.create(task("a1", "address:192.0.2.1")).await.expect("one");
+    store.create(task("a2", "address:192.0.2.1")).await.expect("two");
+    let refused = store.create(task("a3", "address:192.0.2.1")).await.expect_err("a third of one caller");
+    assert!(refused.0.contains("maximum of 2"), "{refused}");
+    store.create(task("b1", "address:192.0.2.2")).await.expect("another caller has room");
+    // A task that expires makes room as it does.
+    let short = TaskRecord::new("c1", None, now, Some(300), None).in_quota(Some("c".into()));
+    store.create(short).await.expect("a short one");
+    let refused = store.create(task("c2", "c")).await;
+    assert!(refused.is_ok(), "the quota holds one: {refused:?}");
+    store.create(TaskRecord::new("n1", None, now, None, None)).await.expect_err("five in all");
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    store.create(TaskRecord::new("n1", None, now, None, None)).await.expect("the expired one made room");
+    // A task deleted gives its place back.
+    store.delete("a1").await.expect("deleted");
+    store.create(task("a3", "address:192.0.2.1")).await.expect("room again");
+}
+
+#[tokio::test]
+#[cfg_attr(no_redis_server, ignore = "redis-server is not on PATH: apt-get install redis-server")]
+async fn one_caller_cannot_fill_a_redis_task_store_for_everyone() {
+    let redis = mcp_tests::redis::start().await;
+    one_caller_cannot_fill_the_store(&redis.url).await;
+}
+
+#[tokio::test]
+#[cfg_attr(no_redis_server, ignore = "redis-server is not on PATH: apt-get install redis-server")]
+#[cfg_attr(no_redis_cli, ignore = "redis-cli is not on PATH: apt-get install redis-tools")]
+async fn one_caller_cannot_fill_a_redis_cluster_task_store_for_everyone() {
+    let cluster = mcp_tests::redis_cluster::Cluster::start().await;
+    one_caller_cannot_fill_the_store(&cluster.url()).await;
+}

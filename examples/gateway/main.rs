@@ -13,6 +13,14 @@
 //! `test://static-text` is `test://everything/static-text`. A remote without a name
 //! (`=COMMAND` or `=URL`) is served as it is, unprefixed: a proxy. A command is split at
 //! spaces (no quoting). What a gateway relays of a remote: see `mcp_runtime::client::Remote`.
+//!
+//! Every caller reaches every remote with the gateway's one connection to it (a 2025-era
+//! remote: one session, shared by every caller). Over HTTP, `--issuer URL` makes callers show
+//! a bearer token from that authorization server (`--resource URI` names this gateway for the
+//! tokens, by default `http://ADDR/mcp`, or the `--public-url`'s), and `--scopes NAME=S1,S2`
+//! makes a mount's entries need those scopes. Bound to another address than loopback, the
+//! gateway refuses to start without `--issuer` unless told `--allow-unauthenticated`.
+//! `--trusted-proxies N` believes the `X-Forwarded-For` of N proxies in front.
 
 #[path = "../observability.rs"]
 mod observability;
@@ -20,18 +28,36 @@ mod observability;
 use std::net::SocketAddr;
 
 use anyhow::{Context as _, bail};
+use mcp_runtime::auth::Authorization;
 use mcp_runtime::client::{Client, Remote};
-use mcp_runtime::transport::http::HttpConfig;
+use mcp_runtime::transport::http::{ForwardedHeader, HttpConfig};
 
-const USAGE: &str = "usage: gateway [--stdio | --http ADDR] [NAME]=COMMAND... | [NAME]=URL...";
+const USAGE: &str = "usage: gateway [--stdio | --http ADDR] [--issuer URL [--resource URI]] [--public-url URL] \
+                     [--scopes NAME=SCOPE,...]... [--trusted-proxies N] [--allow-unauthenticated] \
+                     [NAME]=COMMAND... | [NAME]=URL...";
 
 /// What to serve, and how.
-#[derive(Debug, PartialEq)]
+#[derive(Debug, Default, PartialEq)]
 struct Options {
     /// Serve over stdio rather than HTTP.
     stdio: bool,
-    addr: SocketAddr,
+    addr: Option<SocketAddr>,
     remotes: Vec<(String, Target)>,
+    /// The authorization server whose tokens callers show over HTTP.
+    issuer: Option<String>,
+    resource: Option<String>,
+    public_url: Option<String>,
+    /// The scopes each mount's entries need, by its name.
+    scopes: Vec<(String, Vec<String>)>,
+    trusted_proxies: usize,
+    /// Serves a wide bind without authentication, on purpose.
+    allow_unauthenticated: bool,
+}
+
+impl Options {
+    fn addr(&self) -> SocketAddr {
+        self.addr.unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 3000)))
+    }
 }
 
 /// Where a remote server is.
@@ -42,15 +68,30 @@ enum Target {
 }
 
 fn parse_args(args: &[String]) -> anyhow::Result<Options> {
-    let mut options = Options { stdio: false, addr: "127.0.0.1:3000".parse()?, remotes: Vec::new() };
+    let mut options = Options::default();
     let mut args = args.iter();
     while let Some(arg) = args.next() {
+        let mut value = |what: &str| args.next().with_context(|| format!("{arg} needs {what}"));
         match arg.as_str() {
             "--stdio" => options.stdio = true,
             "--http" => {
-                let addr = args.next().context("--http needs an address")?;
-                options.addr = addr.parse().with_context(|| format!("`{addr}` is not an address"))?;
+                let addr = value("an address")?;
+                options.addr = Some(addr.parse().with_context(|| format!("`{addr}` is not an address"))?);
             }
+            "--issuer" => options.issuer = Some(value("the URL of an authorization server")?.clone()),
+            "--resource" => options.resource = Some(value("this gateway's URI")?.clone()),
+            "--public-url" => options.public_url = Some(value("a URL")?.trim_end_matches('/').to_owned()),
+            "--scopes" => {
+                let given = value("NAME=SCOPE,...")?;
+                let Some((name, scopes)) = given.split_once('=') else { bail!("`{given}` is not NAME=SCOPE,...") };
+                let scopes: Vec<String> = scopes.split(',').filter(|s| !s.is_empty()).map(str::to_owned).collect();
+                options.scopes.push((name.to_owned(), scopes));
+            }
+            "--trusted-proxies" => {
+                let hops = value("a number of proxies")?;
+                options.trusted_proxies = hops.parse().with_context(|| format!("`{hops}` is not a number"))?;
+            }
+            "--allow-unauthenticated" => options.allow_unauthenticated = true,
             flag if flag.starts_with("--") => bail!("unknown option `{flag}`\n{USAGE}"),
             remote => {
                 let Some((name, target)) = remote.split_once('=') else {
@@ -71,6 +112,23 @@ fn parse_args(args: &[String]) -> anyhow::Result<Options> {
     }
     if options.remotes.is_empty() {
         bail!("no server to serve\n{USAGE}");
+    }
+    for (name, _) in &options.scopes {
+        if !options.remotes.iter().any(|(remote, _)| remote == name) {
+            bail!("--scopes names `{name}`, which is no server's name");
+        }
+    }
+    if options.resource.is_some() && options.issuer.is_none() {
+        bail!("--resource needs --issuer");
+    }
+    // Every caller would reach every remote with the gateway's credentials.
+    let wide = !options.stdio && !options.addr().ip().is_loopback();
+    if wide && options.issuer.is_none() && !options.allow_unauthenticated {
+        bail!(
+            "{} is reachable from other hosts, and every caller would reach every server behind the gateway: \
+             protect it with --issuer URL, or say --allow-unauthenticated",
+            options.addr()
+        );
     }
     Ok(options)
 }
@@ -105,14 +163,31 @@ async fn main() -> anyhow::Result<()> {
     let mut builder = mcp_runtime::Server::builder("gateway", env!("CARGO_PKG_VERSION"))
         .instructions("A gateway: each server's tools, prompts and resources under its name.");
     for (name, target) in &options.remotes {
-        let remote = connect(name, target).await?;
+        let mut remote = connect(name, target).await?;
+        if let Some((_, scopes)) = options.scopes.iter().find(|(mount, _)| mount == name) {
+            remote = remote.scopes(scopes.clone());
+        }
         builder = if name.is_empty() { builder.proxy(remote) } else { builder.mount_remote(name.clone(), remote) };
+    }
+    if let Some(issuer) = &options.issuer {
+        let resource = options.resource.clone().unwrap_or_else(|| match &options.public_url {
+            Some(url) => format!("{url}/mcp"),
+            None => format!("http://{}/mcp", options.addr()),
+        });
+        builder = builder.authorization(Authorization::new(issuer.clone(), resource));
     }
     let server = builder.build()?;
     if options.stdio {
         server.serve_stdio().await?;
     } else {
-        server.serve_http_with(options.addr, HttpConfig::default()).await?;
+        let mut config = HttpConfig::default();
+        if let Some(url) = &options.public_url {
+            config = config.public_url(url);
+        }
+        if options.trusted_proxies > 0 {
+            config = config.trusted_proxies(options.trusted_proxies, ForwardedHeader::XForwardedFor);
+        }
+        server.serve_http_with(options.addr(), config).await?;
     }
     Ok(())
 }
@@ -129,7 +204,7 @@ mod tests {
     fn remotes_are_commands_or_urls_by_name() {
         let options =
             parse_args(&args(&["--http", "127.0.0.1:0", "a=server --stdio", "b=http://h:1/mcp"])).expect("valid");
-        assert_eq!(options.addr, "127.0.0.1:0".parse::<SocketAddr>().expect("an address"));
+        assert_eq!(options.addr(), "127.0.0.1:0".parse::<SocketAddr>().expect("an address"));
         assert_eq!(
             options.remotes,
             [
@@ -142,9 +217,24 @@ mod tests {
             (&["x"], "NAME=TARGET"),
             (&[], "no server"),
             (&["a= "], "no command"),
+            (&["--scopes", "b=x", "a=server"], "no server's name"),
+            (&["--resource", "http://g/mcp", "a=server"], "needs --issuer"),
         ] {
             let message = parse_args(&args(bad)).expect_err("refused").to_string();
             assert!(message.contains(says), "{bad:?}: {message}");
         }
+    }
+
+    #[test]
+    fn a_wide_bind_needs_authentication_or_to_be_told_it_has_none() {
+        let wide = ["--http", "0.0.0.0:3000", "a=server"];
+        let message = parse_args(&args(&wide)).expect_err("refused").to_string();
+        assert!(message.contains("--issuer") && message.contains("--allow-unauthenticated"), "{message}");
+        let protected = parse_args(&args(&[&wide[..], &["--issuer", "https://auth.example"]].concat())).expect("valid");
+        assert_eq!(protected.issuer.as_deref(), Some("https://auth.example"));
+        parse_args(&args(&[&wide[..], &["--allow-unauthenticated"]].concat())).expect("told so");
+        parse_args(&args(&["--stdio", "a=server"])).expect("stdio has one client");
+        let scoped = parse_args(&args(&["a=server", "--scopes", "a=x:read,x:write"])).expect("valid");
+        assert_eq!(scoped.scopes, [("a".to_owned(), vec!["x:read".to_owned(), "x:write".to_owned()])]);
     }
 }

@@ -56,6 +56,16 @@ impl UriTemplate {
         }
     }
 
+    /// How many characters the template's text has before its first
+    /// expression: how specific it is. When several templates match a URI,
+    /// the one with the longest such prefix serves it.
+    pub(crate) fn literal_prefix_len(&self) -> usize {
+        match self.template.parts().first() {
+            Some(Part::Literal(text)) => text.len(),
+            _ => 0,
+        }
+    }
+
     /// The longest URI a template will try to match.
     pub const MAX_URI_LEN: usize = 8 * 1024;
 

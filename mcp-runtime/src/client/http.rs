@@ -11,12 +11,10 @@ use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
 
 use super::error::Error;
+use super::limits::SharedLimits;
 use super::notices::{Asks, Notices};
 use super::server_requests::{self, SharedCallbacks};
 use crate::protocol::RequestId;
-
-/// The most an answer may weigh.
-const MAX_ANSWER_BYTES: usize = 16 * 1024 * 1024;
 
 /// `Mcp-Session-Id`.
 const SESSION_ID: &str = "mcp-session-id";
@@ -48,11 +46,12 @@ pub(super) struct Answer {
 pub(super) struct HttpTransport {
     url: String,
     http: Client<HttpConnector, Full<Bytes>>,
+    limits: SharedLimits,
 }
 
 impl HttpTransport {
-    pub(super) fn new(url: String) -> Self {
-        HttpTransport { url, http: Client::builder(TokioExecutor::new()).build_http() }
+    pub(super) fn new(url: String, limits: SharedLimits) -> Self {
+        HttpTransport { url, http: Client::builder(TokioExecutor::new()).build_http(), limits }
     }
 
     pub(super) fn url(&self) -> &str {
@@ -91,7 +90,7 @@ impl HttpTransport {
             let message = self.read_stream(response.into_body(), head, id).await?;
             return Ok(Answer { message, session });
         }
-        let body = Limited::new(response.into_body(), MAX_ANSWER_BYTES)
+        let body = Limited::new(response.into_body(), self.limits.message_bytes())
             .collect()
             .await
             .map_err(|e| Error::Transport(format!("the answer could not be read: {e}")))?
@@ -135,7 +134,8 @@ impl HttpTransport {
     /// answering the server's requests met on the way.
     async fn read_stream(&self, body: hyper::body::Incoming, head: &Head<'_>, id: &RequestId) -> Result<Value, Error> {
         let id = id.to_value();
-        let mut events = Events::of(body, MAX_ANSWER_BYTES);
+        let most = self.limits.message_bytes();
+        let mut events = Events::of(body, most, most);
         while let Some(message) = events.next().await? {
             if message.get("method").is_none() {
                 if message.get("id") == Some(&id) {
@@ -149,7 +149,7 @@ impl HttpTransport {
                 }
                 continue;
             }
-            self.poster(head).answer_later(message, head.notices.and_then(|n| n.asks.clone()));
+            self.poster(head).answer_later(message, head.notices.and_then(|n| n.asks.clone())).await;
         }
         Err(Error::Transport("the event stream ended without the answer".to_owned()))
     }
@@ -199,10 +199,11 @@ impl HttpTransport {
         let status = response.status();
         let streamed = is_event_stream(&response);
         if streamed && status.is_success() {
-            // A stream that lives as long as it is listened to: no bound.
-            return Ok(Events::of(response.into_body(), usize::MAX));
+            // A stream that lives as long as it is listened to: no bound
+            // on it, only on each of its events.
+            return Ok(Events::of(response.into_body(), usize::MAX, self.limits.message_bytes()));
         }
-        let body = Limited::new(response.into_body(), MAX_ANSWER_BYTES)
+        let body = Limited::new(response.into_body(), self.limits.message_bytes())
             .collect()
             .await
             .map_err(|e| Error::Transport(format!("the answer could not be read: {e}")))?
@@ -221,24 +222,32 @@ impl HttpTransport {
 pub(super) struct Events {
     body: hyper::body::Incoming,
     buffer: Vec<u8>,
+    /// How much of the buffer is known to hold no event's end: only what
+    /// came after it is looked at, so that an event arriving a byte at a
+    /// time is scanned once, not once per byte.
+    scanned: usize,
     read: usize,
     limit: usize,
+    event_limit: usize,
 }
 
 impl Events {
-    fn of(body: hyper::body::Incoming, limit: usize) -> Self {
-        Events { body, buffer: Vec::new(), read: 0, limit }
+    fn of(body: hyper::body::Incoming, limit: usize, event_limit: usize) -> Self {
+        Events { body, buffer: Vec::new(), scanned: 0, read: 0, limit, event_limit }
     }
 
     /// The next JSON-RPC message, or `None` at the end of the stream.
     pub(super) async fn next(&mut self) -> Result<Option<Value>, Error> {
         loop {
-            while let Some(end) = self.buffer.windows(2).position(|w| w == b"\n\n") {
+            while let Some(end) = event_end(&self.buffer, self.scanned) {
                 let event: Vec<u8> = self.buffer.drain(..end + 2).collect();
+                self.scanned = 0;
                 if let Some(message) = message_of(&event) {
                     return Ok(Some(message));
                 }
             }
+            // The last byte may be the first of an end.
+            self.scanned = self.buffer.len().saturating_sub(1);
             let Some(frame) = self.body.frame().await else { return Ok(None) };
             let frame = frame.map_err(|e| Error::Transport(format!("the event stream broke off: {e}")))?;
             let Ok(data) = frame.into_data() else { continue };
@@ -248,11 +257,17 @@ impl Events {
             }
             // JSON escapes its carriage returns: any left end lines.
             self.buffer.extend(data.iter().filter(|&&b| b != b'\r'));
-            if self.buffer.len() > MAX_ANSWER_BYTES {
-                return Err(Error::Transport(format!("an event of more than {MAX_ANSWER_BYTES} bytes")));
+            if self.buffer.len() > self.event_limit {
+                return Err(Error::Transport(format!("an event of more than {} bytes", self.event_limit)));
             }
         }
     }
+}
+
+/// Where the first event of `buffer` ends (its blank line), looking from
+/// `from` on.
+fn event_end(buffer: &[u8], from: usize) -> Option<usize> {
+    memchr::memmem::find(&buffer[from.min(buffer.len())..], b"\n\n").map(|at| from + at)
 }
 
 /// Posts messages into a conversation after the request that named it has
@@ -270,9 +285,20 @@ impl Poster {
     /// Answers a server's request met on a stream, on its own: a person
     /// may take a while, and the stream goes on meanwhile. A question the
     /// request it came within relays (`asks`) goes there.
-    pub(super) fn answer_later(&self, message: Value, asks: Option<Asks>) {
+    ///
+    /// One more than the client answers at once is refused, before the
+    /// stream is read further: the server cannot make the client hold any
+    /// number of its requests.
+    pub(super) async fn answer_later(&self, message: Value, asks: Option<Asks>) {
         let poster = self.clone();
+        let Some(place) = self.http.limits.question() else {
+            if let Some(refusal) = server_requests::too_many(&message) {
+                let _ = poster.post(&refusal).await;
+            }
+            return;
+        };
         tokio::spawn(async move {
+            let _place = place;
             let Some(answer) = server_requests::answer(&poster.callbacks, asks.as_ref(), &message).await else {
                 return;
             };
@@ -336,4 +362,20 @@ fn message_of(event: &[u8]) -> Option<Value> {
 /// The start of a body, for an error message.
 fn start_of(body: &[u8]) -> String {
     String::from_utf8_lossy(body).chars().take(200).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_events_end_is_found_from_where_the_last_look_stopped() {
+        let mut buffer = b"data: {\"a\":1}\n".to_vec();
+        assert_eq!(event_end(&buffer, 0), None);
+        // The last byte of what was looked at may begin the end.
+        let scanned = buffer.len() - 1;
+        buffer.extend_from_slice(b"\nnext");
+        assert_eq!(event_end(&buffer, scanned), Some(13));
+        assert_eq!(event_end(&buffer, buffer.len() + 5), None, "past the end is nothing");
+    }
 }

@@ -1,15 +1,18 @@
 //! Newline-delimited JSON: one writer, one reader task that hands each
-//! response to the request waiting for its id.
+//! response to the request waiting for its id. Lines are bounded
+//! ([`Client::max_message_bytes`](super::Client::max_message_bytes)), and
+//! so are the server's requests answered at once.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use serde::Deserialize as _;
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::oneshot;
 
 use super::error::Error;
+use super::limits::SharedLimits;
 use super::notices::Notices;
 use crate::protocol::RequestId;
 
@@ -17,6 +20,8 @@ type Waiting = Arc<Mutex<Option<HashMap<RequestId, oneshot::Sender<Value>>>>>;
 type Writer = Arc<tokio::sync::Mutex<Box<dyn tokio::io::AsyncWrite + Send + Unpin>>>;
 /// What hears the notifications of each request that asked to.
 type Watching = Arc<Mutex<HashMap<RequestId, Notices>>>;
+/// The requests answered only when their stream ends (`subscriptions/listen`).
+type Streaming = Arc<Mutex<HashSet<RequestId>>>;
 
 /// The write half and the requests waiting for an answer. `None` once the
 /// reader ended (the other side closed, or wrote what is no JSON).
@@ -25,6 +30,7 @@ pub(super) struct LinesTransport {
     writer: Writer,
     waiting: Waiting,
     watching: Watching,
+    streaming: Streaming,
     /// The child process, killed when the last clone goes.
     _child: Option<Arc<tokio::process::Child>>,
 }
@@ -39,6 +45,7 @@ impl LinesTransport {
         writer: W,
         child: Option<tokio::process::Child>,
         callbacks: super::server_requests::SharedCallbacks,
+        limits: SharedLimits,
     ) -> Self
     where
         R: tokio::io::AsyncRead + Send + Unpin + 'static,
@@ -47,14 +54,17 @@ impl LinesTransport {
         let waiting: Waiting = Arc::new(Mutex::new(Some(HashMap::new())));
         let writer: Writer = Arc::new(tokio::sync::Mutex::new(Box::new(writer)));
         let watching = Watching::default();
+        let streaming = Streaming::default();
         let reading = Reading {
             waiting: Arc::clone(&waiting),
             watching: Arc::clone(&watching),
+            streaming: Arc::clone(&streaming),
             writer: Arc::clone(&writer),
             callbacks,
+            limits,
         };
         tokio::spawn(read(reader, reading));
-        LinesTransport { writer, waiting, watching, _child: child.map(Arc::new) }
+        LinesTransport { writer, waiting, watching, streaming, _child: child.map(Arc::new) }
     }
 
     /// Writes a notification.
@@ -97,6 +107,7 @@ impl LinesTransport {
             Some(waiting) => waiting.insert(id.clone(), answer),
             None => return Err(Error::Transport("the server's output ended".to_owned())),
         };
+        lock(&self.streaming).insert(id.clone());
         if let Err(e) = write(&self.writer, message).await {
             self.forget(id);
             return Err(Error::Transport(format!("the request could not be written: {e}")));
@@ -109,6 +120,7 @@ impl LinesTransport {
         if let Some(waiting) = lock(&self.waiting).as_mut() {
             waiting.remove(id);
         }
+        lock(&self.streaming).remove(id);
     }
 
     /// Hands every notification to `notices` (under `key`, which must be
@@ -154,8 +166,10 @@ impl Drop for Watched<'_> {
 struct Reading {
     waiting: Waiting,
     watching: Watching,
+    streaming: Streaming,
     writer: Writer,
     callbacks: super::server_requests::SharedCallbacks,
+    limits: SharedLimits,
 }
 
 /// The one item of `items`; `None` for none or several.
@@ -174,29 +188,83 @@ async fn write(writer: &Writer, message: &Value) -> std::io::Result<()> {
     writer.flush().await
 }
 
+/// A line longer than the client takes.
+#[derive(Debug)]
+struct TooLong;
+
+/// The next line of `reader` into `line` (without its end): `Ok(false)` at
+/// the end of the input, `Err` for one longer than `most` bytes, which is
+/// not kept.
+async fn next_line<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+    line: &mut Vec<u8>,
+    most: usize,
+) -> Result<bool, Option<TooLong>> {
+    line.clear();
+    loop {
+        let available = reader.fill_buf().await.map_err(|_| None)?;
+        if available.is_empty() {
+            return Ok(!line.is_empty());
+        }
+        let (taken, ended) = match memchr::memchr(b'\n', available) {
+            Some(at) => (at, true),
+            None => (available.len(), false),
+        };
+        if line.len() + taken > most {
+            return Err(Some(TooLong));
+        }
+        line.extend_from_slice(&available[..taken]);
+        reader.consume(if ended { taken + 1 } else { taken });
+        if ended {
+            return Ok(true);
+        }
+    }
+}
+
 /// Reads answers until the other side closes, or writes a line that is no
-/// JSON: then every request still waiting is told so. The server's own
-/// requests are answered as they come.
+/// JSON or longer than the client takes: then every request still waiting
+/// is told so, and every listener that its stream ended. The server's own
+/// requests are answered as they come, as many at once as the client
+/// takes.
 async fn read<R: tokio::io::AsyncRead + Unpin>(reader: R, reading: Reading) {
-    let Reading { waiting, watching, writer, callbacks } = reading;
-    let mut lines = BufReader::new(reader).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
-        if line.trim().is_empty() {
+    let Reading { waiting, watching, streaming, writer, callbacks, limits } = reading;
+    let mut reader = BufReader::new(reader);
+    let mut line = Vec::new();
+    loop {
+        match next_line(&mut reader, &mut line, limits.message_bytes()).await {
+            Ok(true) => {}
+            Ok(false) | Err(None) => break,
+            Err(Some(TooLong)) => {
+                let most = limits.message_bytes();
+                tracing::warn!(
+                    most,
+                    "the server wrote a line longer than the client takes: the connection is given up"
+                );
+                break;
+            }
+        }
+        if line.trim_ascii().is_empty() {
             continue;
         }
-        let Ok(message) = serde_json::from_str::<Value>(&line) else {
+        let Ok(message) = serde_json::from_slice::<Value>(&line) else {
             tracing::warn!("the server wrote a line that is not JSON: the connection is given up");
             break;
         };
         if message.get("method").is_some() && message.get("id").is_none() {
             // A notification: each request that listens filters its own. A
             // log message names no request: it goes to the one request
-            // that hears them, and to none when several do.
+            // that hears them, when it is the one request in flight (a
+            // listen stream aside); with another in flight it may be that
+            // one's, which may be another caller's behind a gateway.
             let listening: Vec<Notices> = lock(&watching).values().cloned().collect();
             if message.get("method").and_then(Value::as_str) == Some("notifications/message") {
-                match only(listening.iter().filter(|n| n.messages)) {
+                let in_flight = {
+                    let streams = lock(&streaming);
+                    lock(&waiting).as_ref().map_or(0, |w| w.keys().filter(|id| !streams.contains(*id)).count())
+                };
+                match only(listening.iter().filter(|n| n.messages)).filter(|_| in_flight == 1) {
                     Some(notices) => notices.hear(&message),
-                    None => tracing::debug!("a log message no single request listens for: not relayed"),
+                    None => tracing::debug!("a log message no single request in flight listens for: not relayed"),
                 }
                 continue;
             }
@@ -209,10 +277,19 @@ async fn read<R: tokio::io::AsyncRead + Unpin>(reader: R, reading: Reading) {
             // Nor does a question: it goes to the one request that relays
             // them, else to the callbacks.
             let asks = only(lock(&watching).values().filter_map(|n| n.asks.as_ref())).cloned();
+            let Some(place) = limits.question() else {
+                // Refused before the next line is read: the server cannot
+                // make the client hold any number of its requests.
+                if let Some(refusal) = super::server_requests::too_many(&message) {
+                    let _ = write(&writer, &refusal).await;
+                }
+                continue;
+            };
             // Answered on its own: a person may take a while, and a write
             // waiting behind a request's must not stop the reading.
             let (writer, callbacks) = (Arc::clone(&writer), Arc::clone(&callbacks));
             tokio::spawn(async move {
+                let _place = place;
                 if let Some(answer) = super::server_requests::answer(&callbacks, asks.as_ref(), &message).await {
                     let _ = write(&writer, &answer).await;
                 }
@@ -225,8 +302,10 @@ async fn read<R: tokio::io::AsyncRead + Unpin>(reader: R, reading: Reading) {
             let _ = sender.send(message);
         }
     }
-    // Dropping the senders wakes every request still waiting.
+    // Dropping the senders wakes every request still waiting, and dropping
+    // what listens ends the listeners' streams.
     lock(&waiting).take();
+    lock(&watching).clear();
 }
 
 #[cfg(test)]
@@ -260,7 +339,7 @@ mod tests {
         let (read, write) = tokio::io::split(ours);
         let (their_read, mut their_write) = tokio::io::split(theirs);
         let mut written = BufReader::new(their_read).lines();
-        let lines = LinesTransport::new(read, write, None, Arc::default());
+        let lines = LinesTransport::new(read, write, None, Arc::default(), Arc::default());
         let log = format!(
             "{}\n",
             json!({"jsonrpc": "2.0", "method": "notifications/message",
@@ -277,6 +356,12 @@ mod tests {
             assert_eq!(answer["id"], ping["id"]);
         };
 
+        // Requests in flight, as `send` leaves them while they wait.
+        let in_flight = |id: i64| {
+            let (answer, _) = oneshot::channel();
+            lock(&lines.waiting).as_mut().expect("reading").insert(RequestId::from(id), answer);
+        };
+        in_flight(1);
         // One request listens for log messages, another does not: the first hears them.
         let (one, one_heard) = counting(true, None);
         let (other, other_heard) = counting(false, None);
@@ -285,11 +370,19 @@ mod tests {
         settle().await;
         assert_eq!((one_heard.load(Ordering::SeqCst), other_heard.load(Ordering::SeqCst)), (1, 0));
 
+        // Another request in flight that does not listen: the message may be
+        // its own (another caller's, behind a gateway), so no one hears it.
+        in_flight(2);
+        settle().await;
+        assert_eq!(one_heard.load(Ordering::SeqCst), 1, "relayed with two requests in flight");
+        lines.forget(&RequestId::from(2_i64));
+
         // Two listen: which one it belongs to is unknown, so neither hears it.
         let (third, third_heard) = counting(true, None);
         let _third = lines.watch(RequestId::from(3_i64), third);
         settle().await;
         assert_eq!((one_heard.load(Ordering::SeqCst), third_heard.load(Ordering::SeqCst)), (1, 0));
+        lines.forget(&RequestId::from(1_i64));
 
         // A question goes to the one request relaying them; with two, to the
         // callbacks (none here: refused).
@@ -313,5 +406,66 @@ mod tests {
         assert_eq!((answer["id"].clone(), answer["error"]["code"].clone()), (json!("q2"), json!(-32601)), "{answer}");
         assert!(questions.try_recv().is_err() && second_questions.try_recv().is_err(), "asked of no request");
         drop(relaying);
+    }
+
+    #[tokio::test]
+    async fn a_line_longer_than_the_client_takes_gives_the_connection_up_unread() {
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        let (read, write) = tokio::io::split(ours);
+        let (_their_read, mut their_write) = tokio::io::split(theirs);
+        let limits: SharedLimits = Arc::default();
+        limits.set_message_bytes(64 * 1024);
+        let lines = LinesTransport::new(read, write, None, Arc::default(), Arc::clone(&limits));
+        let waiting = tokio::spawn({
+            let lines = lines.clone();
+            async move {
+                lines.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}), &RequestId::from(1_i64), None).await
+            }
+        });
+        // A line that never ends: the reader gives up past the limit, long
+        // before the writer is done, and the request waiting is told.
+        let writing = tokio::spawn(async move {
+            let chunk = vec![b'x'; 16 * 1024];
+            for _ in 0..1024 {
+                if their_write.write_all(&chunk).await.is_err() {
+                    return false;
+                }
+            }
+            true
+        });
+        let answer =
+            tokio::time::timeout(std::time::Duration::from_secs(10), waiting).await.expect("in time").expect("joined");
+        assert!(matches!(answer, Err(Error::Transport(_))), "{answer:?}");
+        // Our end closed, the writer learns that no one reads any more.
+        drop(lines);
+        let wrote_all = tokio::time::timeout(std::time::Duration::from_secs(10), writing).await.expect("in time");
+        assert!(!wrote_all.expect("joined"), "the reader kept reading 16 MiB of one line");
+    }
+
+    #[tokio::test]
+    async fn a_server_cannot_make_the_client_answer_more_at_once_than_it_takes() {
+        let (ours, theirs) = tokio::io::duplex(1 << 20);
+        let (read, write) = tokio::io::split(ours);
+        let (their_read, mut their_write) = tokio::io::split(theirs);
+        let mut written = BufReader::new(their_read).lines();
+        let limits: SharedLimits = Arc::default();
+        limits.set_questions_at_once(2);
+        let (asks, mut questions) = mpsc::unbounded_channel();
+        let (relaying, _) = counting(false, Some(asks));
+        let lines = LinesTransport::new(read, write, None, Arc::default(), limits);
+        let _relaying = lines.watch(RequestId::from(1_i64), relaying);
+        // Five questions at once, none answered yet: two are taken, three refused.
+        for n in 0..5 {
+            let question = json!({"jsonrpc": "2.0", "id": format!("q{n}"), "method": "roots/list"});
+            their_write.write_all(format!("{question}\n").as_bytes()).await.expect("written");
+        }
+        for _ in 0..3 {
+            let refused: Value = serde_json::from_str(&written.next_line().await.unwrap().unwrap()).unwrap();
+            assert_eq!(refused["error"]["code"], -32603, "{refused}");
+        }
+        let first = questions.recv().await.expect("taken");
+        let second = questions.recv().await.expect("taken");
+        assert!(questions.try_recv().is_err(), "only two taken");
+        let _ = (first.answer.send(Ok(json!({"roots": []}))), second.answer.send(Ok(json!({"roots": []}))));
     }
 }

@@ -4,8 +4,11 @@
 //! a 2025-era session a `resources/subscribe` for each resource followed,
 //! and the session's standalone stream (over HTTP) or the pipe.
 
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, MutexGuard};
+
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
+use tokio::sync::Notify;
 
 use super::error::{self, Error};
 use super::lines::{LinesTransport, Watch};
@@ -89,7 +92,7 @@ impl Interests {
             Change::Prompts => self.prompts,
             Change::Resources => self.resources,
             Change::Resource { uri } => self.uris.contains(uri),
-            Change::Other(_) => true,
+            Change::Other(_) | Change::Lagged => true,
         }
     }
 }
@@ -112,6 +115,10 @@ pub enum Change {
     /// Another notification on the stream (a task's status, with the tasks
     /// extension), as it came.
     Other(Value),
+    /// Announcements were dropped: more came than the listener holds
+    /// while its reader does not read ([`Client::max_pending_changes`]).
+    /// Everything followed may have changed: list again, read again.
+    Lagged,
 }
 
 impl Change {
@@ -150,15 +157,21 @@ impl Change {
 /// }
 /// # Ok(()) }
 /// ```
+///
+/// What the server announces is held for the reader, bounded however fast
+/// it comes: a list change as one, however often it is announced before it
+/// is read (list again once, not once per announcement); other
+/// announcements in order, a resource's update once, up to
+/// [`Client::max_pending_changes`]; beyond that, they are dropped, and the
+/// reader is told so with [`Change::Lagged`].
 pub struct Listener {
-    messages: mpsc::UnboundedReceiver<Value>,
-    interests: Interests,
+    held: Arc<Held>,
     _end: End,
 }
 
 impl std::fmt::Debug for Listener {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Listener").field("interests", &self.interests).finish_non_exhaustive()
+        f.debug_struct("Listener").field("interests", &self.held.interests).finish_non_exhaustive()
     }
 }
 
@@ -166,12 +179,116 @@ impl Listener {
     /// The next change, or `None` once the server ended the stream (or the
     /// connection was lost: listen again to go on).
     pub async fn next(&mut self) -> Option<Change> {
-        while let Some(message) = self.messages.recv().await {
-            if let Some(change) = Change::of(&message).filter(|change| self.interests.wants(change)) {
+        loop {
+            let woken = self.held.wake.notified();
+            tokio::pin!(woken);
+            woken.as_mut().enable();
+            {
+                let mut pending = self.held.pending();
+                if let Some(change) = pending.take() {
+                    return Some(change);
+                }
+                if pending.ended {
+                    return None;
+                }
+            }
+            woken.await;
+        }
+    }
+}
+
+/// What a listener holds for its reader.
+struct Held {
+    interests: Interests,
+    pending: Mutex<Pending>,
+    wake: Notify,
+}
+
+/// The announcements not read yet.
+#[derive(Default)]
+struct Pending {
+    tools: bool,
+    prompts: bool,
+    resources: bool,
+    /// Resource updates and other announcements, in order.
+    queue: VecDeque<Change>,
+    /// How many the queue holds at most.
+    limit: usize,
+    lagged: bool,
+    /// The stream ended: nothing more comes.
+    ended: bool,
+}
+
+impl Held {
+    fn new(interests: Interests, limit: usize) -> Arc<Self> {
+        Arc::new(Held { interests, pending: Mutex::new(Pending { limit, ..Pending::default() }), wake: Notify::new() })
+    }
+
+    fn pending(&self) -> MutexGuard<'_, Pending> {
+        self.pending.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Pending {
+    /// The change to read first: what was dropped, then the lists, then the
+    /// rest in order.
+    fn take(&mut self) -> Option<Change> {
+        if std::mem::take(&mut self.lagged) {
+            return Some(Change::Lagged);
+        }
+        for (flag, change) in [
+            (&mut self.tools, Change::Tools),
+            (&mut self.prompts, Change::Prompts),
+            (&mut self.resources, Change::Resources),
+        ] {
+            if std::mem::take(flag) {
                 return Some(change);
             }
         }
-        None
+        self.queue.pop_front()
+    }
+
+    fn hold(&mut self, change: Change) {
+        match change {
+            Change::Tools => self.tools = true,
+            Change::Prompts => self.prompts = true,
+            Change::Resources => self.resources = true,
+            Change::Lagged => self.lagged = true,
+            update @ Change::Resource { .. } if self.queue.contains(&update) => {}
+            other if self.queue.len() >= self.limit => {
+                drop(other);
+                self.lagged = true;
+            }
+            other => self.queue.push_back(other),
+        }
+    }
+}
+
+/// What feeds a listener's announcements; the stream is over once the
+/// last clone is dropped.
+#[derive(Clone)]
+struct Feed(Arc<FeedEnd>);
+
+struct FeedEnd(Arc<Held>);
+
+impl Feed {
+    fn new(held: &Arc<Held>) -> Self {
+        Feed(Arc::new(FeedEnd(Arc::clone(held))))
+    }
+
+    /// Holds what `message` announces, if the listener is to hear of it.
+    fn push(&self, message: &Value) {
+        let held = &self.0.0;
+        let Some(change) = Change::of(message).filter(|change| held.interests.wants(change)) else { return };
+        held.pending().hold(change);
+        held.wake.notify_one();
+    }
+}
+
+impl Drop for FeedEnd {
+    fn drop(&mut self) {
+        self.0.pending().ended = true;
+        self.0.wake.notify_one();
     }
 }
 
@@ -227,7 +344,8 @@ impl Client {
         let id = self.next_id();
         let params = json!({"_meta": self.meta.to_value(), "notifications": interests.notifications()});
         let message = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen", "params": params});
-        let (sender, mut messages) = mpsc::unbounded_channel();
+        let held = Held::new(interests, self.limits.pending_changes());
+        let feed = Feed::new(&held);
         let end = match &self.transport {
             Transport::Http(http) => {
                 let head = self.head(PROTOCOL_VERSION, Some(("subscriptions/listen", None)), None);
@@ -237,21 +355,31 @@ impl Client {
                 acknowledged(&first, &id)?;
                 let reader = tokio::spawn(async move {
                     while let Ok(Some(message)) = events.next().await {
-                        if message.get("id").is_some() || sender.send(message).is_err() {
+                        if message.get("id").is_some() {
                             return;
                         }
+                        feed.push(&message);
                     }
                 });
                 End::Reader(reader.abort_handle())
             }
             Transport::Lines(lines) => {
                 let subscription = id.to_value();
+                // The acknowledgement comes first, once.
+                let (acknowledge, acknowledgement) = tokio::sync::oneshot::channel::<Value>();
+                let acknowledge = Mutex::new(Some(acknowledge));
                 let watch = lines.watch(
                     id.clone(),
                     Notices::new(move |message: &Value| {
                         let meta = message.pointer("/params/_meta").and_then(|meta| meta.get(SUBSCRIPTION_ID));
-                        if meta == Some(&subscription) {
-                            let _ = sender.send(message.clone());
+                        if meta != Some(&subscription) {
+                            return;
+                        }
+                        match acknowledge.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                            Some(first) => {
+                                let _ = first.send(message.clone());
+                            }
+                            None => feed.push(message),
                         }
                     }),
                 );
@@ -259,7 +387,7 @@ impl Client {
                 let end = End::Cancel { lines: lines.clone(), id: id.clone(), _watch: watch };
                 let first = async {
                     tokio::select! {
-                        first = messages.recv() => first.ok_or_else(|| Error::Transport("the server's output ended".to_owned())),
+                        first = acknowledgement => first.map_err(|_| Error::Transport("the server's output ended".to_owned())),
                         answer = answered => {
                             let answer = answer.map_err(|_| Error::Transport("the server's output ended".to_owned()))?;
                             error::result_of(answer, &id)?;
@@ -271,14 +399,15 @@ impl Client {
                 end
             }
         };
-        Ok(Listener { messages, interests, _end: end })
+        Ok(Listener { held, _end: end })
     }
 
     async fn listen_in_session(&self, session: &LegacySession, interests: Interests) -> Result<Listener, Error> {
         for uri in &interests.uris {
             self.request("resources/subscribe", json!({ "uri": uri })).await?;
         }
-        let (sender, messages) = mpsc::unbounded_channel();
+        let held = Held::new(interests, self.limits.pending_changes());
+        let feed = Feed::new(&held);
         let end = match &self.transport {
             Transport::Http(http) => {
                 let head = self.head(&session.version, None, session.id.as_deref());
@@ -287,8 +416,8 @@ impl Client {
                 let reader = tokio::spawn(async move {
                     while let Ok(Some(message)) = events.next().await {
                         match (message.get("method").is_some(), message.get("id").is_some()) {
-                            (true, true) => poster.answer_later(message, None),
-                            (true, false) if sender.send(message).is_err() => return,
+                            (true, true) => poster.answer_later(message, None).await,
+                            (true, false) => feed.push(&message),
                             _ => {}
                         }
                     }
@@ -297,16 +426,11 @@ impl Client {
             }
             Transport::Lines(lines) => {
                 let key = self.next_id();
-                let watch = lines.watch(
-                    key,
-                    Notices::new(move |message: &Value| {
-                        let _ = sender.send(message.clone());
-                    }),
-                );
+                let watch = lines.watch(key, Notices::new(move |message: &Value| feed.push(message)));
                 End::Stop { _watch: watch }
             }
         };
-        Ok(Listener { messages, interests, _end: end })
+        Ok(Listener { held, _end: end })
     }
 
     /// `future`, within the client's time limit.
@@ -325,4 +449,47 @@ fn acknowledged(message: &Value, id: &RequestId) -> Result<(), Error> {
         error::result_of(message.clone(), id)?;
     }
     Err(Error::Invalid(format!("a listen stream that does not begin with its acknowledgement: {message}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn updated(uri: &str) -> Value {
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": uri}})
+    }
+
+    #[tokio::test]
+    async fn a_flood_of_announcements_is_held_bounded_and_the_reader_told_what_was_dropped() {
+        let interests = Interests::new().tools().resource("a://1").resource("a://2");
+        let uris: Vec<String> = (0..100).map(|i| format!("a://{i}")).collect();
+        let interests = uris.iter().fold(interests, |interests, uri| interests.resource(uri.clone()));
+        let held = Held::new(interests, 10);
+        let feed = Feed::new(&held);
+        let reader = tokio::spawn(async {}).abort_handle();
+        let mut listener = Listener { held: Arc::clone(&held), _end: End::Reader(reader) };
+        // A million list changes are one; a resource's updates are one until read.
+        for _ in 0..1_000_000 {
+            feed.push(&json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}));
+        }
+        for _ in 0..1000 {
+            feed.push(&updated("a://1"));
+        }
+        assert_eq!(held.pending().queue.len(), 1);
+        // More updates than are held: the rest dropped, and said so.
+        for uri in &uris {
+            feed.push(&updated(uri));
+        }
+        assert_eq!(held.pending().queue.len(), 10, "bounded");
+        assert_eq!(listener.next().await, Some(Change::Lagged));
+        assert_eq!(listener.next().await, Some(Change::Tools));
+        assert_eq!(listener.next().await, Some(Change::Resource { uri: "a://1".into() }));
+        for _ in 0..9 {
+            assert!(matches!(listener.next().await, Some(Change::Resource { .. })));
+        }
+        // What is not of interest is not held; the end of the feed ends it.
+        feed.push(&json!({"jsonrpc": "2.0", "method": "notifications/prompts/list_changed"}));
+        drop(feed);
+        assert_eq!(listener.next().await, None);
+    }
 }

@@ -35,6 +35,7 @@
 mod error;
 mod http;
 pub(crate) mod in_flight;
+mod limits;
 mod lines;
 mod listen;
 mod negotiation;
@@ -52,6 +53,7 @@ use serde_json::{Map, Value, json};
 
 pub use error::Error;
 use http::{Head, HttpTransport};
+use limits::SharedLimits;
 use lines::LinesTransport;
 pub use listen::{Change, Interests, Listener};
 pub use negotiation::{LEGACY_PROTOCOL_VERSION, Revision};
@@ -77,10 +79,6 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 /// is not followed forever.
 const MAX_PAGES: usize = 1000;
 
-/// How many times one request is sent again with answers before the
-/// client gives up on a server that keeps asking.
-const MAX_ROUNDS: usize = 16;
-
 /// A client of one server. Cheap to clone; clones share the connection.
 #[derive(Clone)]
 pub struct Client {
@@ -95,6 +93,9 @@ pub struct Client {
     /// What answers the server's requests for input; shared with the
     /// transports, which answer a 2025-era server's requests as they come.
     callbacks: SharedCallbacks,
+    /// What the client takes of the server at most; shared with the
+    /// transports.
+    limits: SharedLimits,
 }
 
 #[derive(Clone)]
@@ -118,7 +119,9 @@ impl Client {
     /// A client of the server whose MCP endpoint is `url` (`http://`; each
     /// request on a pooled connection).
     pub fn http(url: impl Into<String>) -> Client {
-        Self::with(Transport::Http(Box::new(HttpTransport::new(url.into()))), SharedCallbacks::default())
+        let limits = SharedLimits::default();
+        let transport = Transport::Http(Box::new(HttpTransport::new(url.into(), Arc::clone(&limits))));
+        Self::with(transport, SharedCallbacks::default(), limits)
     }
 
     /// A client speaking newline-delimited JSON on `reader` and `writer`
@@ -129,8 +132,10 @@ impl Client {
         R: tokio::io::AsyncRead + Send + Unpin + 'static,
         W: tokio::io::AsyncWrite + Send + Unpin + 'static,
     {
-        let callbacks = SharedCallbacks::default();
-        Self::with(Transport::Lines(LinesTransport::new(reader, writer, None, Arc::clone(&callbacks))), callbacks)
+        let (callbacks, limits) = (SharedCallbacks::default(), SharedLimits::default());
+        let transport =
+            Transport::Lines(LinesTransport::new(reader, writer, None, Arc::clone(&callbacks), Arc::clone(&limits)));
+        Self::with(transport, callbacks, limits)
     }
 
     /// Starts `command` and speaks newline-delimited JSON on its stdin and
@@ -143,12 +148,18 @@ impl Client {
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(Error::Transport("the server's stdin or stdout is not a pipe".to_owned()));
         };
-        let callbacks = SharedCallbacks::default();
-        let transport = Transport::Lines(LinesTransport::new(stdout, stdin, Some(child), Arc::clone(&callbacks)));
-        Ok(Self::with(transport, callbacks))
+        let (callbacks, limits) = (SharedCallbacks::default(), SharedLimits::default());
+        let transport = Transport::Lines(LinesTransport::new(
+            stdout,
+            stdin,
+            Some(child),
+            Arc::clone(&callbacks),
+            Arc::clone(&limits),
+        ));
+        Ok(Self::with(transport, callbacks, limits))
     }
 
-    fn with(transport: Transport, callbacks: SharedCallbacks) -> Client {
+    fn with(transport: Transport, callbacks: SharedCallbacks, limits: SharedLimits) -> Client {
         let mut meta = RequestMeta::new(PROTOCOL_VERSION);
         meta.client_info = Some(Implementation::new("mcp-runtime-client", env!("CARGO_PKG_VERSION")));
         Client {
@@ -160,6 +171,7 @@ impl Client {
             revision: Revision::default(),
             negotiated: Arc::new(tokio::sync::OnceCell::new()),
             callbacks,
+            limits,
         }
     }
 
@@ -375,6 +387,61 @@ impl Client {
         self
     }
 
+    /// The longest message taken from the server (default 16 MiB, at
+    /// least 1 KiB): an answer, an event of a stream, a line of a pipe. A
+    /// longer one fails its request; on a pipe, whose next message cannot
+    /// be found without reading it, the connection is given up. Shared by
+    /// the client's clones.
+    pub fn max_message_bytes(self, bytes: usize) -> Self {
+        self.limits.set_message_bytes(bytes);
+        self
+    }
+
+    /// The most items one list may have over all its pages (default
+    /// 100,000, at least 1; a list is also followed for at most 1,000
+    /// pages): a server whose lists never end fails the listing instead.
+    /// Shared by the client's clones.
+    pub fn max_list_items(self, items: usize) -> Self {
+        self.limits.set_list_items(items);
+        self
+    }
+
+    /// The most announcements a [`Listener`] holds for a reader that does
+    /// not read them (default 1024, at least 1), besides list changes,
+    /// which are held as one each however often they come; beyond it the
+    /// rest is dropped and the reader told [`Change::Lagged`]. Shared by
+    /// the client's clones.
+    pub fn max_pending_changes(self, changes: usize) -> Self {
+        self.limits.set_pending_changes(changes);
+        self
+    }
+
+    /// The most requests of the server (a 2025-era server's elicitations,
+    /// pings, ...) answered at once (default 16, at least 1): one more is
+    /// refused at once with `-32603`, so that a server cannot make the
+    /// client hold any number of them. Also the most questions one
+    /// `input_required` round may ask of a server that relays them (a
+    /// gateway). Shared by the client's clones.
+    pub fn max_questions_at_once(self, questions: usize) -> Self {
+        self.limits.set_questions_at_once(questions);
+        self
+    }
+
+    /// How many rounds of `input_required` answers one request is sent
+    /// again with before the client gives up on a server that keeps asking
+    /// (default 16, at least 1); a server that relays a remote's questions
+    /// (a gateway, and the tasks it follows there) keeps to it too. Shared
+    /// by the client's clones.
+    pub fn max_rounds(self, rounds: usize) -> Self {
+        self.limits.set_rounds(rounds);
+        self
+    }
+
+    /// The limits the client keeps to, for a server that forwards to it.
+    pub(crate) fn limits(&self) -> &limits::Limits {
+        &self.limits
+    }
+
     /// The name and version the client gives of itself.
     pub fn client_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
         Arc::make_mut(&mut self.meta).client_info = Some(Implementation::new(name, version));
@@ -440,7 +507,8 @@ impl Client {
             other => return Err(Error::Invalid(format!("params must be an object, not {other}"))),
         };
         let negotiated = self.negotiated().await?;
-        for _ in 0..=MAX_ROUNDS {
+        let rounds = self.limits.rounds();
+        for _ in 0..=rounds {
             let result = self.exchange_as(negotiated, method, params.clone(), &self.meta, progress.as_ref()).await?;
             if !answering::is_input_required(&result) {
                 return Ok(result);
@@ -453,7 +521,7 @@ impl Client {
             };
             answering::next_round(&mut params, &result, answers).map_err(Error::Invalid)?;
         }
-        Err(Error::Invalid(format!("`{method}` still asked for input after {MAX_ROUNDS} rounds of answers")))
+        Err(Error::Invalid(format!("`{method}` still asked for input after {rounds} rounds of answers")))
     }
 
     async fn typed<T: DeserializeOwned>(&self, method: &str, params: Value) -> Result<T, Error> {
@@ -496,6 +564,7 @@ impl Client {
     }
 
     async fn list<T: DeserializeOwned>(&self, method: &str, key: &str) -> Result<Vec<T>, Error> {
+        let most = self.limits.list_items();
         let mut items = Vec::new();
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_PAGES {
@@ -507,6 +576,9 @@ impl Client {
             let Some(Value::Array(list)) = page.get_mut(key).map(Value::take) else {
                 return Err(Error::Invalid(format!("a `{method}` result without `{key}`")));
             };
+            if items.len().saturating_add(list.len()) > most {
+                return Err(Error::Invalid(format!("`{method}` lists more than {most} items")));
+            }
             for item in list {
                 items.push(serde_json::from_value(item).map_err(|e| Error::Invalid(format!("in `{key}`: {e}")))?);
             }

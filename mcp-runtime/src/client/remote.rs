@@ -2,6 +2,9 @@
 //! server serves as its own
 //! ([`ServerBuilder::mount_remote`](crate::ServerBuilder::mount_remote)).
 
+use std::collections::BTreeMap;
+use std::time::Duration;
+
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
@@ -30,10 +33,46 @@ use crate::protocol::{Prompt, Resource, ResourceTemplate, Tool};
 /// gateway.serve_http("127.0.0.1:3000").await?;
 /// # Ok(()) }
 /// ```
+///
+/// A remote is a peer this server may trust less than itself. What it
+/// serves here is its own: it never replaces nor removes an entry of this
+/// server or of another mount, however its lists change. Its entries need
+/// the scopes given with [`scopes`](Self::scopes) and
+/// [`entry_scopes`](Self::entry_scopes) on an authenticated server, like
+/// the server's own; without them every caller the server lets in reaches
+/// every entry of the remote, with the one credential of its client.
 #[derive(Debug, Clone)]
 pub struct Remote {
     pub(crate) client: Client,
     pub(crate) listed: Listed,
+    pub(crate) scopes: RemoteScopes,
+    pub(crate) relist: (Duration, Duration),
+}
+
+/// How long the first wait between two relistings of a remote whose lists
+/// keep changing lasts, and the longest.
+pub(crate) const RELIST_PACE: (Duration, Duration) = (Duration::from_millis(250), Duration::from_secs(30));
+
+/// The scopes a remote's entries need here.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RemoteScopes {
+    every: Vec<String>,
+    /// By the remote's own tool or prompt name, or resource URI (template).
+    by_entry: BTreeMap<String, Vec<String>>,
+}
+
+impl RemoteScopes {
+    /// What the remote's entry `key` needs: the scopes of every entry and
+    /// its own; `None` for none.
+    pub(crate) fn of(&self, key: &str) -> Option<Vec<String>> {
+        let mut scopes = self.every.clone();
+        for scope in self.by_entry.get(key).into_iter().flatten() {
+            if !scopes.contains(scope) {
+                scopes.push(scope.clone());
+            }
+        }
+        (!scopes.is_empty()).then_some(scopes)
+    }
 }
 
 impl Remote {
@@ -49,7 +88,50 @@ impl Remote {
     pub async fn connect(client: Client) -> Result<Remote, Error> {
         let client = relaying(client);
         let listed = listed(&client).await?;
-        Ok(Remote { client, listed })
+        Ok(Remote { client, listed, scopes: RemoteScopes::default(), relist: RELIST_PACE })
+    }
+
+    /// The scopes a caller must be granted, every one, to see and use each
+    /// of the remote's entries here, on an authenticated server (see
+    /// [`ToolEntry::scopes`](crate::entry::ToolEntry::scopes), whose rules
+    /// apply). Entries the remote adds later need them too.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// use mcp_runtime::client::{Client, Remote};
+    ///
+    /// let weather = Remote::connect(Client::http("http://127.0.0.1:4000/mcp")).await?
+    ///     .scopes(["weather:read"])
+    ///     .entry_scopes("set_alert", ["weather:write"]);
+    /// # let _ = weather; Ok(()) }
+    /// ```
+    pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes.every = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// More scopes the remote's entry `key` needs here, besides those of
+    /// [`scopes`](Self::scopes): `key` is the remote's own name of a tool
+    /// or prompt, or the URI (or URI template) of a resource, as the
+    /// remote lists it.
+    pub fn entry_scopes<S: Into<String>>(
+        mut self,
+        key: impl Into<String>,
+        scopes: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.scopes.by_entry.insert(key.into(), scopes.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// How often, at most, the remote's lists are read again when it keeps
+    /// announcing changes: at once the first time, then waiting `first`
+    /// between two readings, twice as long each time the changes keep
+    /// coming, up to `last` (defaults 250 ms and 30 s); a quiet spell twice
+    /// as long as the wait brings it back to `first`. Announcements that
+    /// come meanwhile are read as one.
+    pub fn relist_pace(mut self, first: Duration, last: Duration) -> Self {
+        self.relist = (first, last.max(first));
+        self
     }
 
     /// The client the server is reached through.

@@ -26,6 +26,14 @@ pub(super) fn current(callbacks: &SharedCallbacks) -> Callbacks {
     callbacks.read().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
+/// The refusal of a request of the server met while the client answers as
+/// many as it takes at once; `None` for a notification.
+pub(super) fn too_many(message: &Value) -> Option<Value> {
+    let id = message.get("id")?;
+    let error = ErrorObject::internal("The client is answering as many of the server's requests as it takes at once");
+    Some(json!({"jsonrpc": "2.0", "id": id, "error": error}))
+}
+
 /// The answer to `message` when it is a request from the server; `None`
 /// for a notification, which needs none. A question (an elicitation, a
 /// sampling or a roots request) goes to `asks` when the request it came

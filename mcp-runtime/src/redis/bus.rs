@@ -83,7 +83,7 @@ impl EventBus for RedisBus {
         self.local.subscribe()
     }
 
-    /// A `PING` ([`Commands::ping`]), so that a Redis that comes back
+    /// A `PING`, so that a Redis that comes back
     /// makes the replica ready again.
     fn ready(&self) -> ReadyFuture<'_> {
         Box::pin(async move { self.commands.ping().await.map_err(Into::into) })

@@ -190,7 +190,7 @@ impl Catalog {
         fixed.sort_by(|a, b| (a.entry.name(), &a.key).cmp(&(b.entry.name(), &b.key)));
         let resource_index = fixed.iter().enumerate().map(|(i, r)| (r.key.clone(), i)).collect();
         templates.sort_by(|a, b| (a.entry.name(), &a.key).cmp(&(b.entry.name(), &b.key)));
-        let matchers = templates
+        let mut matchers: Vec<Template> = templates
             .iter()
             .enumerate()
             .filter_map(|(index, t)| match &t.entry.kind {
@@ -198,6 +198,10 @@ impl Catalog {
                 _ => None,
             })
             .collect();
+        // The most specific first: a catch-all template (a proxied remote's
+        // `{+uri}`) never takes the reads of one written for a namespace
+        // (`file://files/{path}`), whatever their names.
+        matchers.sort_by_key(|t| std::cmp::Reverse(t.matcher.literal_prefix_len()));
 
         Ok(Catalog {
             tools: listed_tools,
@@ -265,7 +269,9 @@ impl Catalog {
         self.resource_index.get(uri).map(|&i| &self.resources[i].entry)
     }
 
-    /// The first template (in list order) matching `uri`, with its variables.
+    /// The template matching `uri`, with its variables: the most specific
+    /// (the longest text before its first variable), then the first in
+    /// list order.
     pub(crate) fn match_template(
         &self,
         uri: &str,

@@ -59,7 +59,14 @@ pub struct ToolEntry {
     pub(crate) scopes: Option<Vec<String>>,
     /// Its own middleware, inside the server's; `None` for none.
     pub(crate) layers: Option<Layers>,
+    /// The mounted remote that serves it, which alone may replace or
+    /// remove it while serving; `None` for the server's own.
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub(crate) owner: Option<Owner>,
 }
+
+/// Names a mounted remote, the owner of the entries it serves.
+pub(crate) type Owner = Arc<str>;
 
 impl ToolEntry {
     /// A tool named `name` served by `handler`. The input schema comes from
@@ -85,6 +92,7 @@ impl ToolEntry {
             trace_content: false,
             scopes: None,
             layers: None,
+            owner: None,
         }
     }
 
@@ -101,6 +109,7 @@ impl ToolEntry {
             trace_content: false,
             scopes: of_descriptor(d.scopes),
             layers: d.layers.map(|layers| layers().into()),
+            owner: None,
         };
         let entry = match d.view {
             Some(uri) => entry.view(uri),
@@ -268,6 +277,9 @@ pub struct PromptEntry {
     pub(crate) requirements: Vec<StateRequirement>,
     pub(crate) location: SourceLocation,
     pub(crate) scopes: Option<Vec<String>>,
+    /// The mounted remote that serves it (see [`ToolEntry`]'s).
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub(crate) owner: Option<Owner>,
 }
 
 impl PromptEntry {
@@ -281,6 +293,7 @@ impl PromptEntry {
             requirements: H::requirements(),
             location: SourceLocation::caller(),
             scopes: None,
+            owner: None,
         }
     }
 
@@ -293,6 +306,7 @@ impl PromptEntry {
             requirements: (d.requirements)(),
             location: d.location,
             scopes: of_descriptor(d.scopes),
+            owner: None,
         }
     }
 
@@ -397,6 +411,9 @@ pub struct ResourceEntry {
     pub(crate) scopes: Option<Vec<String>>,
     /// Set when the resource is an interactive view (MCP Apps).
     pub(crate) view: Option<crate::apps::View>,
+    /// The mounted remote that serves it (see [`ToolEntry`]'s).
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub(crate) owner: Option<Owner>,
 }
 
 impl ResourceEntry {
@@ -432,6 +449,7 @@ impl ResourceEntry {
             location: SourceLocation::caller(),
             scopes: None,
             view: None,
+            owner: None,
         }
     }
 
@@ -453,6 +471,7 @@ impl ResourceEntry {
             location: d.location,
             scopes: of_descriptor(d.scopes),
             view: None,
+            owner: None,
         }
         .with_view(d.view)
     }

@@ -7,7 +7,7 @@
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::client::Error;
+use crate::client::{Client, Error};
 use crate::handler::notify::{Logger, Progress};
 use crate::handler::outcome::RpcError;
 use crate::input::Input;
@@ -27,27 +27,54 @@ pub(super) struct Here<'a> {
 /// Asks this server's client, all at once, what the remote's
 /// `input_required` result asks; completes with the answers once it has
 /// them all (until then the request waits, or ends `input_required` here).
-pub(super) async fn relay(input: &Input, result: &Value, served: &str) -> Result<Map<String, Value>, RpcError> {
+/// A round asking more than `client`'s
+/// [`max_questions_at_once`](crate::client::Client::max_questions_at_once)
+/// is refused.
+pub(super) async fn relay(
+    input: &Input,
+    result: &Value,
+    served: &str,
+    client: &Client,
+) -> Result<Map<String, Value>, RpcError> {
     let Some(Value::Object(requests)) = result.get("inputRequests") else { return Ok(Map::new()) };
+    let most = client.limits().questions_at_once();
+    if requests.len() > most {
+        tracing::warn!(mount = served, asked = requests.len(), most, "a mounted server asked too much at once");
+        return Err(ErrorObject::internal(format!(
+            "The server mounted at `{served}` asked more than {most} questions at once"
+        ))
+        .into());
+    }
     let mut asked = Vec::with_capacity(requests.len());
     for (key, request) in requests {
-        let request: InputRequest = serde_json::from_value(request.clone()).map_err(|e| {
-            RpcError::from(ErrorObject::internal(format!(
-                "The server mounted at `{served}` asks for input this server cannot relay (`{key}`: {e})"
-            )))
-        })?;
+        let request: InputRequest = serde_json::from_value(request.clone())
+            .map_err(|e| unreadable(served, "asks for input this server cannot relay", &e))?;
         asked.push(async move { (key.clone(), input.relay(key, request).await) });
     }
     Ok(futures_util::future::join_all(asked).await.into_iter().collect())
 }
 
-/// What a forwarded request's failure is answered with.
+/// What a forwarded request's failure is answered with. The remote's
+/// JSON-RPC error is passed on as it gave it (its code and `data` are the
+/// protocol's: `-32021`'s `requiredCapabilities`, `-32022`'s `supported`).
+/// A failure to reach it or to read it is logged with the details (a URL,
+/// an HTTP body, which may name hosts of the network behind the gateway),
+/// and the caller is told only what kind of failure it was, naming the
+/// mount.
 pub(super) fn relayed(served: &str, error: Error) -> RpcError {
-    match error {
-        Error::Rpc(error) => error.into(),
-        Error::InputRequired(_) => {
-            ErrorObject::internal(format!("The server mounted at `{served}` asks for input that is not relayed")).into()
-        }
-        other => ErrorObject::internal(format!("The server mounted at `{served}`: {other}")).into(),
-    }
+    let what = match error {
+        Error::Rpc(error) => return error.into(),
+        Error::InputRequired(_) => "asks for input that is not relayed",
+        Error::Timeout(_) => "did not answer in time",
+        Error::Http { .. } | Error::Transport(_) => "could not be reached",
+        _ => "gave an answer that does not read",
+    };
+    tracing::warn!(mount = served, %error, "a request forwarded to a mounted server failed");
+    ErrorObject::internal(format!("The server mounted at `{served}` {what}")).into()
+}
+
+/// A forwarded request's failure, for the log only.
+pub(super) fn unreadable(served: &str, what: &str, detail: &dyn std::fmt::Display) -> RpcError {
+    tracing::warn!(mount = served, %detail, "{what}");
+    ErrorObject::internal(format!("The server mounted at `{served}` {what}")).into()
 }

@@ -405,11 +405,22 @@ impl Server {
     /// entries, then announces `event`, unless `change` reports that it
     /// changed nothing.
     fn update(&self, change: impl FnOnce(&mut Entries) -> bool, event: ServerEvent) -> Result<bool, BuildError> {
-        {
+        let changed = self.update_with(|entries| if change(entries) { vec![event] } else { Vec::new() })?;
+        Ok(!changed.is_empty())
+    }
+
+    /// Changes the entries served with `change`, in one new catalog, and
+    /// announces what it says changed (nothing: no new catalog).
+    fn update_with(
+        &self,
+        change: impl FnOnce(&mut Entries) -> Vec<ServerEvent>,
+    ) -> Result<Vec<ServerEvent>, BuildError> {
+        let events = {
             let mut slot = self.inner.snapshot.write().unwrap_or_else(|e| e.into_inner());
             let mut entries = slot.catalog.entries();
-            if !change(&mut entries) {
-                return Ok(false);
+            let events = change(&mut entries);
+            if events.is_empty() {
+                return Ok(events);
             }
             check_entries(&entries, &self.inner.state, self.inner.settings.authenticated)?;
             if let Some(profile) = self.inner.settings.schema_profile {
@@ -417,10 +428,13 @@ impl Server {
             }
             let catalog = Catalog::build(entries)?;
             *slot = Arc::new(Snapshot::new(catalog, &self.inner.settings));
+            events
+        };
+        for event in &events {
+            self.changed_for_parents(event);
+            self.inner.bus.publish(event.clone());
         }
-        self.changed_for_parents(&event);
-        self.inner.bus.publish(event);
-        Ok(true)
+        Ok(events)
     }
 
     /// Adds a tool (or replaces the one with the same name) while serving,

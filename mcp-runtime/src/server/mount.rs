@@ -43,6 +43,38 @@ pub(crate) fn check_namespace(namespace: &str) -> Result<(), BuildError> {
     })
 }
 
+/// Refuses namespaces whose names could run into each other: `a` with a
+/// tool `b_x` and `a_b` with a tool `x` would both serve `a_b_x`, and one
+/// mount could serve a name the other's remote announces later. Rather
+/// than renaming every mounted name, such namespaces are refused when the
+/// server is built.
+pub(crate) fn check_unambiguous(namespaces: &[&str]) -> Result<(), BuildError> {
+    for (i, a) in namespaces.iter().enumerate() {
+        for b in &namespaces[i + 1..] {
+            let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+            // Proxied remotes have none: their names are taken as they are.
+            if short.is_empty() {
+                continue;
+            }
+            if short == long || long.strip_prefix(*short).is_some_and(|rest| rest.starts_with('_')) {
+                return Err(BuildError::Mount {
+                    namespace: (*long).to_owned(),
+                    reason: match short == long {
+                        true => "two mounts have this namespace".to_owned(),
+                        false => format!(
+                            "its names could be those of the mount `{short}` (`{short}` with a tool `{rest}_x` and \
+                             `{long}` with a tool `x` would both serve `{long}_x`): choose namespaces of which \
+                             neither is the other followed by `_`",
+                            rest = &long[short.len() + 1..]
+                        ),
+                    },
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The name a mounted tool or prompt is served under (the name itself
 /// for a proxied server, whose namespace is empty).
 pub(crate) fn mounted_name(namespace: &str, name: &str) -> String {

@@ -24,10 +24,11 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::forwarded::{Here, relay, relayed};
+use super::forwarded::{Here, relay, relayed, unreadable};
 use super::mount::{mounted_name, mounted_uri, unmounted_uri};
 use crate::answering;
 use crate::client::in_flight::{OnMessage, OnProgress};
+use crate::client::remote::RemoteScopes;
 use crate::client::{Client, Error};
 use crate::handler::call::{CompleteCall, ResourceCall};
 use crate::handler::extract::Args;
@@ -39,17 +40,42 @@ use crate::protocol::{
     CallToolResult, Completion, CompletionReference, ErrorObject, GetPromptResult, LoggingLevel, ProgressParams,
     Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
 };
-use crate::registry::entry::{PromptEntry, ResourceEntry, ResourceKind, ToolEntry};
+use crate::registry::entry::{Owner, PromptEntry, ResourceEntry, ResourceKind, ToolEntry};
 
-/// How many rounds of questions one forwarded request may bring.
-const MAX_ROUNDS: usize = 16;
+/// A remote mounted here, as its entries are made: under its namespace,
+/// owned by it (no other mount, nor the server's own code through it,
+/// replaces them), needing the scopes it was given.
+#[derive(Clone)]
+pub(crate) struct Mounted {
+    pub(crate) namespace: Arc<str>,
+    pub(crate) client: Client,
+    pub(crate) owner: Owner,
+    pub(crate) scopes: Arc<RemoteScopes>,
+}
 
-/// A remote tool served under `namespace`, each call forwarded. When the
-/// remote `runs_tasks` (it declares the tasks extension), a call it makes a
-/// task of is a task here too ([`mount_task`](super::mount_task)).
-pub(crate) fn tool(namespace: &str, remote: Tool, client: Client, runs_tasks: bool) -> ToolEntry {
-    let handler = forwarding::<CallToolResult>(client, "tools/call", &remote.name, namespace);
+impl Mounted {
+    pub(crate) fn new(namespace: Arc<str>, remote: &crate::client::Remote) -> Self {
+        static MOUNTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = MOUNTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let owner = format!("{namespace}#{n}").into();
+        Mounted { namespace, client: remote.client.clone(), owner, scopes: Arc::new(remote.scopes.clone()) }
+    }
+
+    /// How the mount is named in logs and errors.
+    pub(crate) fn name(&self) -> &str {
+        if self.namespace.is_empty() { "(proxied)" } else { &self.namespace }
+    }
+}
+
+/// A remote tool served under its mount's namespace, each call forwarded.
+/// When the remote `runs_tasks` (it declares the tasks extension), a call
+/// it makes a task of is a task here too ([`mount_task`](super::mount_task)).
+pub(crate) fn tool(mount: &Mounted, remote: Tool, runs_tasks: bool) -> ToolEntry {
+    let namespace = &*mount.namespace;
+    let handler = forwarding::<CallToolResult>(mount.client.clone(), "tools/call", &remote.name, namespace);
     let mut entry = ToolEntry::new(mounted_name(namespace, &remote.name), handler);
+    entry.owner = Some(Arc::clone(&mount.owner));
+    entry.scopes = mount.scopes.of(&remote.name);
     if runs_tasks {
         // The remote alone decides, call by call: the call stays within the
         // request until it has (`input_first`, held by `forward`).
@@ -61,13 +87,17 @@ pub(crate) fn tool(namespace: &str, remote: Tool, client: Client, runs_tasks: bo
     entry
 }
 
-/// A remote prompt served under `namespace`, each `prompts/get` forwarded,
-/// and each completion of its arguments when the remote `completes`.
-pub(crate) fn prompt(namespace: &str, remote: Prompt, client: Client, completes: bool) -> PromptEntry {
+/// A remote prompt served under its mount's namespace, each `prompts/get`
+/// forwarded, and each completion of its arguments when the remote
+/// `completes`.
+pub(crate) fn prompt(mount: &Mounted, remote: Prompt, completes: bool) -> PromptEntry {
+    let (namespace, client) = (&*mount.namespace, mount.client.clone());
     let reference = CompletionReference::Prompt { name: remote.name.clone(), title: None };
     let completer = completes.then(|| completing(client.clone(), reference, namespace));
     let handler = forwarding::<GetPromptResult>(client, "prompts/get", &remote.name, namespace);
     let mut entry = PromptEntry::new(mounted_name(namespace, &remote.name), handler);
+    entry.owner = Some(Arc::clone(&mount.owner));
+    entry.scopes = mount.scopes.of(&remote.name);
     if let Some(completer) = completer {
         entry = entry.completer(completer);
     }
@@ -100,9 +130,11 @@ fn forwarding<T: DeserializeOwned + Send + 'static>(
     }
 }
 
-/// A remote resource served under `namespace` (its URI rewritten), each
-/// read forwarded and its contents given the URI served here.
-pub(crate) fn resource(namespace: &str, remote: Resource, client: Client) -> ResourceEntry {
+/// A remote resource served under its mount's namespace (its URI
+/// rewritten), each read forwarded and its contents given the URI served
+/// here.
+pub(crate) fn resource(mount: &Mounted, remote: Resource) -> ResourceEntry {
+    let (namespace, client) = (&*mount.namespace, mount.client.clone());
     let original: Arc<str> = remote.uri.as_str().into();
     let here: Arc<str> = mounted_uri(namespace, &remote.uri).into();
     let served = Arc::<str>::from(namespace);
@@ -124,22 +156,27 @@ pub(crate) fn resource(namespace: &str, remote: Resource, client: Client) -> Res
         }
     };
     let mut entry = ResourceEntry::fixed(here.to_string(), remote.name.clone(), read);
+    entry.owner = Some(Arc::clone(&mount.owner));
+    entry.scopes = mount.scopes.of(&remote.uri);
     let mut definition = remote;
     definition.uri = here.to_string();
     entry.kind = ResourceKind::Fixed(definition);
     entry
 }
 
-/// A remote resource template served under `namespace` (its template
-/// rewritten as a URI is), each read of a URI it matches forwarded as the
-/// URI at the remote, and the contents given the URI read here; and each
-/// completion of its variables when the remote `completes`.
-pub(crate) fn template(namespace: &str, remote: ResourceTemplate, client: Client, completes: bool) -> ResourceEntry {
+/// A remote resource template served under its mount's namespace (its
+/// template rewritten as a URI is), each read of a URI it matches forwarded
+/// as the URI at the remote, and the contents given the URI read here; and
+/// each completion of its variables when the remote `completes`.
+pub(crate) fn template(mount: &Mounted, remote: ResourceTemplate, completes: bool) -> ResourceEntry {
+    let (namespace, client) = (&*mount.namespace, mount.client.clone());
     let here = mounted_uri(namespace, &remote.uri_template);
     let served: Arc<str> = namespace.into();
     // Built with a placeholder, then given the handler that reads the URI
     // requested (a template's handlers see only its variables).
     let mut entry = ResourceEntry::template(here.clone(), remote.name.clone(), || async { "" });
+    entry.owner = Some(Arc::clone(&mount.owner));
+    entry.scopes = mount.scopes.of(&remote.uri_template);
     if completes {
         let reference = CompletionReference::Resource { uri: remote.uri_template.clone() };
         entry = entry.completer(completing(client.clone(), reference, namespace));
@@ -232,7 +269,8 @@ async fn forward<T: DeserializeOwned>(
     // server does not either (a tool that may run as a task here is
     // `input_first`: its waits would otherwise make it one at once).
     input.hold_inline(true);
-    for _ in 0..=MAX_ROUNDS {
+    let rounds = client.limits().rounds();
+    for _ in 0..=rounds {
         let capabilities = input.capabilities();
         let request = client.request_declaring(method, params.clone(), (capabilities, level), heard.as_ref());
         let answered = match &mut questions {
@@ -242,10 +280,9 @@ async fn forward<T: DeserializeOwned>(
         let result = match answered {
             Ok(result) => result,
             Err(Error::InputRequired(result)) => {
-                let answers = relay(input, &result, served).await?;
-                answering::next_round(&mut params, &result, answers).map_err(|why| {
-                    RpcError::from(ErrorObject::internal(format!("The server mounted at `{served}`: {why}")))
-                })?;
+                let answers = relay(input, &result, served, client).await?;
+                answering::next_round(&mut params, &result, answers)
+                    .map_err(|why| unreadable(served, "gave an input request that does not read", &why))?;
                 continue;
             }
             Err(other) => return Err(relayed(served, other)),
@@ -257,17 +294,10 @@ async fn forward<T: DeserializeOwned>(
             }
             _ => result,
         };
-        return serde_json::from_value(result).map_err(|e| {
-            ErrorObject::internal(format!(
-                "The server mounted at `{served}` gave a `{method}` result that does not read: {e}"
-            ))
-            .into()
-        });
+        return serde_json::from_value(result).map_err(|e| unreadable(served, "gave a result that does not read", &e));
     }
-    Err(ErrorObject::internal(format!(
-        "The server mounted at `{served}` still asked for input after {MAX_ROUNDS} rounds"
-    ))
-    .into())
+    Err(ErrorObject::internal(format!("The server mounted at `{served}` still asked for input after {rounds} rounds"))
+        .into())
 }
 
 /// Passes a remote's `notifications/message` on to this server's client,

@@ -49,6 +49,9 @@ pub(super) async fn follow(client: &Client, created: Value, here: &Here<'_>) -> 
     let mut answered: Map<String, Value> = Map::new();
     let mut reported: Option<String> = None;
     let mut step = 0.0;
+    // Rounds of questions asked of this server's client, bounded as the
+    // rounds of a call are.
+    let mut rounds = 0;
     loop {
         match task.get("status").and_then(Value::as_str) {
             Some("completed") => {
@@ -74,13 +77,25 @@ pub(super) async fn follow(client: &Client, created: Value, here: &Here<'_>) -> 
             Some("input_required") => {
                 let asked = unanswered(&task, &answered);
                 if !asked.is_empty() {
-                    let answers = relay(here.input, &json!({"inputRequests": asked}), served).await?;
+                    rounds += 1;
+                    if rounds > client.limits().rounds() {
+                        tracing::warn!(mount = served, rounds, "a mounted server's task kept asking for input");
+                        return Err(ErrorObject::internal(format!(
+                            "The server mounted at `{served}` still asked for input after {} rounds",
+                            client.limits().rounds()
+                        ))
+                        .into());
+                    }
+                    let answers = relay(here.input, &json!({"inputRequests": asked}), served, client).await?;
                     remote.update(&answers).await.map_err(|e| relayed(served, e))?;
                     answered.extend(asked);
                 }
             }
             Some("working") => {}
-            other => return Err(unreadable(served, &format!("a task whose status is {other:?}"))),
+            other => {
+                tracing::warn!(mount = served, status = ?other, "a mounted server's task has a status that does not read");
+                return Err(unreadable(served, "a task whose status does not read"));
+            }
         }
         let message = task.get("statusMessage").and_then(Value::as_str);
         if let Some(message) = message.filter(|m| reported.as_deref() != Some(*m)) {

@@ -1,6 +1,7 @@
-//! `resources/read`: the resource at the URI (a fixed one, else the first
-//! template that matches), then its handler, which may ask for input. An
-//! unknown URI, or a read with no contents, is "resource not found".
+//! `resources/read`: the resource at the URI (a fixed one, else the most
+//! specific template that matches), then its handler, which may ask for
+//! input. An unknown URI, or a read with no contents, is "resource not
+//! found".
 
 use std::sync::Arc;
 

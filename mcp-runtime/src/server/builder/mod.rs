@@ -73,6 +73,9 @@ pub struct ServerBuilder {
     /// Remotes mounted, whose list changes are followed once built.
     #[cfg(feature = "client")]
     pub(crate) followed: Vec<crate::server::mount_follow::Followed>,
+    /// The namespaces of the remotes mounted (a proxied one's is empty).
+    #[cfg(feature = "client")]
+    pub(crate) mounted_namespaces: Vec<Arc<str>>,
     /// Mistakes of a setting that returns the builder, reported by `build`.
     #[cfg_attr(not(feature = "client"), allow(dead_code))]
     pub(crate) deferred_errors: Vec<BuildError>,
@@ -110,6 +113,8 @@ impl ServerBuilder {
             mounts: Vec::new(),
             #[cfg(feature = "client")]
             followed: Vec::new(),
+            #[cfg(feature = "client")]
+            mounted_namespaces: Vec::new(),
             deferred_errors: Vec::new(),
         }
     }
@@ -415,6 +420,11 @@ impl ServerBuilder {
         }
         let state = StateMap::from_map(self.state);
         let mut entries = Entries { tools: self.tools, prompts: self.prompts, resources: self.resources };
+        #[cfg_attr(not(feature = "client"), allow(unused_mut))]
+        let mut namespaces: Vec<&str> = self.mounts.iter().map(|m| &*m.namespace).collect();
+        #[cfg(feature = "client")]
+        namespaces.extend(self.mounted_namespaces.iter().map(|n| &**n));
+        crate::server::mount::check_unambiguous(&namespaces)?;
         let mut mounted = std::collections::BTreeMap::new();
         for mount in &self.mounts {
             crate::server::mount::check_namespace(&mount.namespace)?;

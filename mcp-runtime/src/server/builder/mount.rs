@@ -90,24 +90,22 @@ impl ServerBuilder {
     }
 
     fn serve_remote(mut self, namespace: std::sync::Arc<str>, remote: crate::client::Remote) -> Self {
-        use crate::server::mount_remote;
-        self.followed.push(crate::server::mount_follow::Followed::new(std::sync::Arc::clone(&namespace), &remote));
-        for tool in remote.listed.tools {
-            self.tools.push(mount_remote::tool(&namespace, tool, remote.client.clone(), remote.listed.tasks));
+        use crate::server::mount_remote::{self, Mounted};
+        let mount = Mounted::new(std::sync::Arc::clone(&namespace), &remote);
+        self.mounted_namespaces.push(namespace);
+        self.followed.push(crate::server::mount_follow::Followed::new(mount.clone(), &remote));
+        let crate::client::Remote { listed, .. } = remote;
+        for tool in listed.tools {
+            self.tools.push(mount_remote::tool(&mount, tool, listed.tasks));
         }
-        for prompt in remote.listed.prompts {
-            self.prompts.push(mount_remote::prompt(&namespace, prompt, remote.client.clone(), remote.listed.completes));
+        for prompt in listed.prompts {
+            self.prompts.push(mount_remote::prompt(&mount, prompt, listed.completes));
         }
-        for resource in remote.listed.resources {
-            self.resources.push(mount_remote::resource(&namespace, resource, remote.client.clone()));
+        for resource in listed.resources {
+            self.resources.push(mount_remote::resource(&mount, resource));
         }
-        for template in remote.listed.templates {
-            self.resources.push(mount_remote::template(
-                &namespace,
-                template,
-                remote.client.clone(),
-                remote.listed.completes,
-            ));
+        for template in listed.templates {
+            self.resources.push(mount_remote::template(&mount, template, listed.completes));
         }
         self
     }

@@ -84,6 +84,8 @@ pub struct HttpConfig {
     pub(crate) max_in_flight: usize,
     pub(crate) max_listen_streams: usize,
     pub(crate) max_listen_streams_per_caller: usize,
+    /// Where clients reach the endpoint: what names the server to them.
+    #[allow(dead_code, reason = "only its host is read yet, by the `Host` check, which keeps its own copy")]
     pub(crate) public_url: Option<http::Uri>,
     pub(crate) trusted_proxies: Option<TrustedProxies>,
     pub(crate) max_stream_buffer: usize,
