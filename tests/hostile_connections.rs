@@ -361,3 +361,58 @@ fn a_subject_cannot_forge_fields_of_the_audit_line() {
     assert!(lines[0].contains(r#"caller="mallory outcome=\"error\" target=\"admin\" x=\"""#), "{}", lines[0]);
     assert!(lines[0].contains(r#"target="echo" outcome="ok""#), "{}", lines[0]);
 }
+
+#[test]
+fn a_request_refused_for_its_scopes_is_audited() {
+    let logged = Logged::default();
+    let writer = logged.clone();
+    let subscriber = tracing_subscriber::fmt().with_writer(move || writer.clone()).with_ansi(false).finish();
+    tracing::subscriber::with_default(subscriber, || {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+        runtime.block_on(async {
+            let server = Server::builder("audited", "1.0.0")
+                .tool(ToolEntry::new("admin", || async { "done" }).scopes(["admin"]))
+                .layer(Audit::new())
+                .authenticated_by_layer()
+                .build()
+                .expect("a server");
+            let service = server.http_service(HttpConfig::default());
+            let response = service.handle(http_wire::call_as("admin", Some(Principal::new("mallory")))).await;
+            assert_eq!(response.expect("infallible").status(), StatusCode::FORBIDDEN);
+        });
+    });
+    let lines = logged.audit_lines();
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].contains(r#"caller="mallory" method="tools/call" target="admin" outcome="refused" reason="forbidden" http_status=403"#),
+        "{}",
+        lines[0]
+    );
+}
+
+#[tokio::test]
+async fn in_axum_the_client_address_comes_from_connect_info() {
+    let seen: Arc<Mutex<Vec<Option<SocketAddr>>>> = Arc::default();
+    let record = Arc::clone(&seen);
+    let server = Server::builder("mounted", "1.0.0")
+        .tool(ToolEntry::new("echo", || async { "echo" }))
+        .layer(mcp_runtime::middleware::from_fn(move |request: mcp_runtime::middleware::McpRequest, next| {
+            record.lock().unwrap().push(request.client_address());
+            next.run(request)
+        }))
+        .build()
+        .expect("a server");
+    let app = axum::Router::new().route_service("/mcp", server.http_service(HttpConfig::default()));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("an address");
+    tokio::spawn(async move {
+        axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>()).await.expect("served");
+    });
+    let response = http_wire::post(addr, None, &call(1, "echo")).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 1);
+    let address = seen[0].expect("the layer saw the client's address");
+    assert_eq!(address.ip(), addr.ip());
+    assert_ne!(address.port(), addr.port(), "the client's port, not the server's");
+}

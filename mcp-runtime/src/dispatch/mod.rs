@@ -13,6 +13,7 @@ mod meta_cache;
 mod method;
 mod nesting;
 mod observed;
+mod opened;
 mod pagination;
 mod params_head;
 mod request;
@@ -34,7 +35,6 @@ pub(crate) use method::Method;
 pub(crate) use method::modern as modern_method;
 pub(crate) use prepared::Body;
 pub use prepared::{CalledTool, HeaderCheck, Prepared, RequestOptions};
-pub(crate) use round_trip::caller_identity;
 #[cfg(feature = "legacy")]
 pub(crate) use tools_call_reader::read_call;
 

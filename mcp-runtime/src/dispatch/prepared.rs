@@ -99,7 +99,7 @@ pub struct Prepared {
     pub(super) past_layers: bool,
     /// The retry's `requestState`, opened before the layers (only when
     /// there are layers, and a state).
-    pub(super) opened: Option<Box<super::round_trip::Opened>>,
+    pub(super) opened: Option<Box<super::opened::Opened>>,
 }
 
 impl std::fmt::Debug for Prepared {

@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 use super::Prepared;
 use super::decorate::{failed, finish};
 use super::grace::Handled;
+use super::opened::Opened;
 use crate::handler::context::{InputSlot, RequestContext};
 use crate::handler::http_request::HttpRequest;
 use crate::handler::outcome::Outcome;
@@ -23,21 +24,6 @@ use crate::input::request_state::{OpenedState, SealedState};
 use crate::input::{self, Digest, InputState, Interrupted};
 use crate::protocol::{CacheHints, ErrorObject, InputRequest, InputRequiredResult, ResultType};
 use crate::response::Response;
-
-/// A retry's `requestState`, opened before the request's layers run (so
-/// that what they are told of the round is what the state says), with
-/// the digest of the arguments it was opened against.
-pub(crate) struct Opened {
-    digest: Option<String>,
-    state: Result<OpenedState, ErrorObject>,
-}
-
-impl Opened {
-    /// The round the state resumes, if it opened.
-    pub(crate) fn round(&self) -> Option<crate::input::request_state::Round> {
-        self.state.as_ref().ok().map(|opened| opened.round)
-    }
-}
 
 /// Opens `request_state`, sealed for `target` with arguments of digest
 /// `digest`, for the caller of `http`.
@@ -48,23 +34,10 @@ pub(crate) fn open(
     request_state: &str,
     http: &HttpRequest,
 ) -> Opened {
-    let caller = caller_identity(http);
+    let caller = http.caller_identity();
     let key = &p.server.settings().request_state_key;
     let state = key.open(p.method.name(), target, digest.as_deref(), caller.as_ref(), request_state);
     Opened { digest, state }
-}
-
-/// Whom a state is sealed for: the identity of an authenticated caller.
-/// Unauthenticated callers are not told apart (an address is no identity:
-/// it changes, and many share one), so their states are anybody's.
-pub(crate) fn caller_identity(http: &HttpRequest) -> Option<[u8; 16]> {
-    #[cfg(feature = "http")]
-    return http.principal().map(crate::handler::principal::Principal::identity);
-    #[cfg(not(feature = "http"))]
-    {
-        let _ = http;
-        None
-    }
 }
 
 /// The answers of earlier rounds (from a verified `requestState`, which

@@ -163,7 +163,7 @@ impl RequestContext {
     /// The identity of the authenticated caller, whom a `requestState` is
     /// sealed for.
     pub(crate) fn caller_identity(&self) -> Option<[u8; 16]> {
-        crate::dispatch::caller_identity(&self.inner.http)
+        self.inner.http.caller_identity()
     }
 
     /// Who makes the request, as the server's limits and caches tell

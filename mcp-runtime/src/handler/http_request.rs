@@ -57,6 +57,17 @@ impl HttpRequest {
         self.parts()?.extensions.get::<ClientAddress>().map(|address| address.0)
     }
 
+    /// Whom a `requestState` is sealed for: the identity of an
+    /// authenticated caller. Unauthenticated callers are not told apart
+    /// (an address is no identity: it changes, and many share one), so
+    /// their states are anybody's.
+    pub(crate) fn caller_identity(&self) -> Option<[u8; 16]> {
+        #[cfg(feature = "http")]
+        return self.principal().map(Principal::identity);
+        #[cfg(not(feature = "http"))]
+        None
+    }
+
     /// Who makes the request.
     pub(crate) fn caller(&self) -> Caller {
         #[cfg(feature = "http")]

@@ -4,7 +4,7 @@
 #[cfg(feature = "tasks")]
 use tokio_util::sync::CancellationToken;
 
-use crate::dispatch::round_trip::Opened;
+use crate::dispatch::opened::Opened;
 use crate::dispatch::{Prepared, RequestOptions};
 use crate::handler::context::{DiscardNotifications, InputSlot, RequestContext};
 use crate::handler::http_request::HttpRequest;

@@ -8,7 +8,26 @@ use std::net::{IpAddr, SocketAddr};
 
 use http::HeaderMap;
 
-use super::config::{ForwardedHeader, TrustedProxies};
+/// Which header the [trusted proxies](super::HttpConfig::trusted_proxies) in
+/// front of the server write the client's address into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ForwardedHeader {
+    /// `X-Forwarded-For: client, proxy1, ...` (HAProxy's `option
+    /// forwardfor`, nginx's `$proxy_add_x_forwarded_for`, most cloud
+    /// balancers).
+    XForwardedFor,
+    /// `Forwarded: for=client, for=proxy1` (RFC 7239).
+    Forwarded,
+}
+
+/// How many proxies in front of the server are trusted to say who the
+/// client is, and in which header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TrustedProxies {
+    pub(crate) hops: usize,
+    pub(crate) header: ForwardedHeader,
+}
 
 /// The longest forwarding chain read: a header longer than this says more
 /// than any deployment's proxies would, and its first entries are the

@@ -95,8 +95,9 @@ mod stall;
 mod tls;
 
 pub use crate::endpoint::body::McpBody;
-pub use config::{ForwardedHeader, HttpConfig};
+pub use config::HttpConfig;
 pub use cors::{CORS_EXPOSED_HEADERS, CORS_REQUEST_HEADER_PREFIX, CORS_REQUEST_HEADERS};
+pub use forwarded::ForwardedHeader;
 pub use service::{McpService, PeerAddress, ResponseFuture};
 
 /// The readers of this transport, for [`crate::fuzzing`].

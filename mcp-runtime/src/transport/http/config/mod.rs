@@ -7,8 +7,7 @@ mod reach;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use reach::ForwardedHeader;
-pub(crate) use reach::TrustedProxies;
+use super::forwarded::TrustedProxies;
 
 use super::origin::OriginPolicy;
 #[cfg(feature = "legacy")]

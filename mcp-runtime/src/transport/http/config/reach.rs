@@ -2,27 +2,7 @@
 //! `Host` and `Origin` checks, the public URL, the proxies in front, CORS.
 
 use super::HttpConfig;
-
-/// Which header the [trusted proxies](HttpConfig::trusted_proxies) in
-/// front of the server write the client's address into.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ForwardedHeader {
-    /// `X-Forwarded-For: client, proxy1, ...` (HAProxy's `option
-    /// forwardfor`, nginx's `$proxy_add_x_forwarded_for`, most cloud
-    /// balancers).
-    XForwardedFor,
-    /// `Forwarded: for=client, for=proxy1` (RFC 7239).
-    Forwarded,
-}
-
-/// How many proxies in front of the server are trusted to say who the
-/// client is, and in which header.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct TrustedProxies {
-    pub(crate) hops: usize,
-    pub(crate) header: ForwardedHeader,
-}
+use crate::transport::http::forwarded::{ForwardedHeader, TrustedProxies};
 
 impl HttpConfig {
     /// Accepts these `Host` values instead of the loopback names (or,
