@@ -17,7 +17,12 @@
 // server through the host alone. The host page itself is set from here and
 // nothing is served to the browser, so no request is expected at all.
 //
-//   node run.mjs --modules DIR --url URL --chromium PATH
+//   node run.mjs --modules DIR --url URL --chromium PATH [--prefix PREFIX]
+//
+// PREFIX: what the server URL serves the notes server's tools under (`notes_`
+// through a gateway that mounts it at `notes`). The view itself calls the tools
+// by their own names, as the notes server names them: the server in front of it
+// serves those calls (a mounted view's calls are its own mount's).
 //
 // DIR is the node_modules of `npm ci` of this folder (.ci/install.sh puts it
 // under target/ci/tools/apps). Prints `N passed, N failed` last; exits 1 on
@@ -36,6 +41,7 @@ function arg(name) {
 const modules = arg('modules');
 const url = arg('url');
 const chromiumPath = arg('chromium');
+const prefix = process.argv.includes('--prefix') ? arg('prefix') : '';
 const { chromium } = await import(pathToFileURL(join(modules, 'playwright-core', 'index.mjs')).href);
 const esbuild = await import(pathToFileURL(join(modules, 'esbuild', 'lib', 'main.js')).href);
 
@@ -190,10 +196,10 @@ async function run(era) {
   const person = user([]);
   const server = await client(era, person);
   const tools = (await server.call('tools/list', {})).tools;
-  const tool = tools.find((t) => t.name === 'show_board');
+  const tool = tools.find((t) => t.name === `${prefix}show_board`);
   const uri = tool?._meta?.ui?.resourceUri;
-  if (!uri?.startsWith('ui://')) throw new Error(`show_board names no view: ${JSON.stringify(tool)}`);
-  const appOnly = tools.find((t) => t.name === 'remove_from_board');
+  if (!uri?.startsWith('ui://')) throw new Error(`${prefix}show_board names no view: ${JSON.stringify(tool)}`);
+  const appOnly = tools.find((t) => t.name === `${prefix}remove_from_board`);
   if (JSON.stringify(appOnly?._meta?.ui?.visibility) !== '["app"]') throw new Error('remove_from_board is not app-only');
   const { contents } = await server.call('resources/read', { uri });
   if (contents.length !== 1 || contents[0].mimeType !== MIME_TYPE) throw new Error(`the view ${uri} is read as ${contents.length} item(s) of type ${contents.map((c) => c.mimeType).join(', ')}, not one of ${MIME_TYPE}`);
@@ -284,7 +290,7 @@ async function run(era) {
     // The note is on the server, whoever asks.
     const reader = await client(era, user([]));
     const found = async () => JSON.stringify(
-      await reader.call('tools/call', { name: 'search_notes', arguments: { query: title } }));
+      await reader.call('tools/call', { name: `${prefix}search_notes`, arguments: { query: title } }));
     if (!(await found()).includes(title)) throw new Error(`the note is not on the server: ${await found()}`);
 
     // Deleting it from the board asks the user: who first says no, and the note stays...

@@ -40,7 +40,7 @@
 //! server cannot tell from the model's, so an app-only tool is checked like
 //! any other (scopes included).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use mcp_runtime_rules::view as view_rules;
@@ -71,8 +71,8 @@ pub const MIME_TYPE: &str = view_rules::MIME_TYPE;
 ///     .prefers_border(false);
 /// # let _ = view;
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 pub struct View {
     #[serde(skip_serializing_if = "Csp::is_empty")]
     csp: Csp,
@@ -84,8 +84,8 @@ pub struct View {
     prefers_border: Option<bool>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 struct Csp {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     connect_domains: Vec<String>,
@@ -104,8 +104,8 @@ impl Csp {
 }
 
 /// Each permission asked for is an empty object (its presence is the request).
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 struct Permissions {
     #[serde(skip_serializing_if = "Option::is_none")]
     camera: Option<Empty>,
@@ -123,7 +123,7 @@ impl Permissions {
     }
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 struct Empty {}
 
 fn strings(domains: impl IntoIterator<Item = impl Into<String>>) -> Vec<String> {
@@ -131,6 +131,19 @@ fn strings(domains: impl IntoIterator<Item = impl Into<String>>) -> Vec<String> 
 }
 
 impl View {
+    /// The view a resource of another server is, from what it lists: its
+    /// MIME type, and its `_meta.ui` (settings that do not read are left
+    /// out: the view's own read carries them to the host anyway). `None`
+    /// for a resource that is no view.
+    #[cfg(feature = "client")]
+    pub(crate) fn of_listed(resource: &crate::protocol::Resource) -> Option<View> {
+        if resource.mime_type.as_deref() != Some(MIME_TYPE) || !resource.uri.starts_with("ui://") {
+            return None;
+        }
+        let ui = resource.meta.as_ref().and_then(|meta| meta.get("ui"));
+        Some(ui.and_then(|ui| View::deserialize(ui).ok()).unwrap_or_default())
+    }
+
     /// A view with no external origins, no permissions, and the host's
     /// defaults for its origin and border.
     pub fn new() -> Self {

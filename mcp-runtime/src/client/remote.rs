@@ -218,6 +218,14 @@ pub(crate) struct Listed {
     pub(crate) tasks: bool,
 }
 
+impl Listed {
+    /// Whether the server serves interactive views (MCP Apps): its tools
+    /// are then called by its views under their own names.
+    pub(crate) fn has_views(&self) -> bool {
+        self.resources.iter().any(|resource| crate::apps::View::of_listed(resource).is_some())
+    }
+}
+
 /// A list, or none for a method the server does not know (any more).
 fn or_none<T>(listed: Result<Vec<T>, Error>) -> Result<Vec<T>, Error> {
     match listed {

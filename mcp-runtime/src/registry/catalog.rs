@@ -56,6 +56,10 @@ struct Template {
 pub(crate) struct Catalog {
     tools: Vec<Listed<ToolEntry>>,
     tool_index: HashMap<String, usize>,
+    /// Mounted tools by the names their own server's views call them
+    /// (`add_note` for `notes_add_note`): only names no tool has, and that
+    /// one mounted tool alone answers to.
+    view_aliases: HashMap<String, usize>,
     /// The `x-mcp-header` parameters of each tool, in `tools` order.
     tool_headers: Vec<Vec<HeaderParam>>,
     prompts: Vec<Listed<PromptEntry>>,
@@ -117,6 +121,21 @@ fn index<E>(
     Ok(map)
 }
 
+/// The names mounted tools answer to for their server's views: a tool's
+/// name at its own server, when no tool here has it and no other mounted
+/// tool answers to it (two mounts' `add_note` leave `add_note` to none).
+fn view_aliases(tools: &[Listed<ToolEntry>], index: &HashMap<String, usize>) -> HashMap<String, usize> {
+    let mut aliases: HashMap<String, Option<usize>> = HashMap::new();
+    for (position, tool) in tools.iter().enumerate() {
+        let Some(alias) = &tool.entry.view_alias else { continue };
+        if index.contains_key(alias) {
+            continue;
+        }
+        aliases.entry(alias.clone()).and_modify(|taken| *taken = None).or_insert(Some(position));
+    }
+    aliases.into_iter().filter_map(|(alias, position)| Some((alias, position?))).collect()
+}
+
 impl Catalog {
     /// Checks the entries (tool names, `x-mcp-header` annotations, resource
     /// templates, duplicates) and sorts and indexes them.
@@ -137,6 +156,7 @@ impl Catalog {
             })
             .collect::<Result<Vec<_>, _>>()?;
         let tool_index = index(&mut listed_tools, "tool", |t: &ToolEntry| t.location)?;
+        let view_aliases = view_aliases(&listed_tools, &tool_index);
         let tool_headers = listed_tools
             .iter()
             .map(|t| {
@@ -206,6 +226,7 @@ impl Catalog {
         Ok(Catalog {
             tools: listed_tools,
             tool_index,
+            view_aliases,
             tool_headers,
             prompts: listed_prompts,
             prompt_index,
@@ -250,9 +271,10 @@ impl Catalog {
         &self.tools[position].entry
     }
 
-    /// Where the tool `name` is in [`tools`](Self::tools).
+    /// Where the tool `name` is in [`tools`](Self::tools): the tool of
+    /// that name, else the mounted tool a view of its server calls so.
     pub(crate) fn tool_position(&self, name: &str) -> Option<usize> {
-        self.tool_index.get(name).copied()
+        self.tool_index.get(name).or_else(|| self.view_aliases.get(name)).copied()
     }
 
     /// The `x-mcp-header` parameters of the tool at `position` in

@@ -63,6 +63,10 @@ pub struct ToolEntry {
     /// remove it while serving; `None` for the server's own.
     #[cfg_attr(not(feature = "client"), allow(dead_code))]
     pub(crate) owner: Option<Owner>,
+    /// The tool's name at the server it was mounted from, when that server
+    /// serves views: what those views call it by (a view names its
+    /// server's tools as that server does, not as the mount renames them).
+    pub(crate) view_alias: Option<String>,
 }
 
 /// Names a mounted remote, the owner of the entries it serves.
@@ -93,6 +97,7 @@ impl ToolEntry {
             scopes: None,
             layers: None,
             owner: None,
+            view_alias: None,
         }
     }
 
@@ -110,6 +115,7 @@ impl ToolEntry {
             scopes: of_descriptor(d.scopes),
             layers: d.layers.map(|layers| layers().into()),
             owner: None,
+            view_alias: None,
         };
         let entry = match d.view {
             Some(uri) => entry.view(uri),

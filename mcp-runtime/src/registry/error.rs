@@ -25,7 +25,7 @@ use crate::uri_template::TemplateError;
 #[non_exhaustive]
 pub enum BuildError {
     /// Two tools, prompts, resources or templates share a name (or URI).
-    #[error("duplicate {kind} `{name}`: defined at {first} and again at {second}")]
+    #[error("{}", duplicate(kind, name, first, second))]
     Duplicate {
         /// `tool`, `prompt`, `resource` or `resource template`.
         kind: &'static str,
@@ -215,12 +215,44 @@ impl std::fmt::Display for RefusedTool {
     }
 }
 
+/// The message of [`BuildError::Duplicate`], which says how such a
+/// duplicate comes about where it can tell.
+fn duplicate(kind: &str, name: &str, first: &SourceLocation, second: &SourceLocation) -> String {
+    let mut message = format!("duplicate {kind} `{name}`: defined at {first} and again at {second}");
+    if first == second && !first.is_remote() {
+        message.push_str(&format!(
+            " (one definition registered twice: `server!()` holds every `#[{kind}]` linked into the binary \
+             already, so do not list it again with `tools![...]`, `.tool(...)` and the like)"
+        ));
+    } else if first.is_remote() || second.is_remote() {
+        message.push_str(
+            " (a mounted server's names must be its own: serve it under a namespace of its own, with \
+             `mount_remote(\"name\", remote)`, or `NAME=…` in the gateway)",
+        );
+    }
+    message
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn location() -> SourceLocation {
         SourceLocation { module_path: "demo::tools", file: "src/tools.rs", line: 12 }
+    }
+
+    #[test]
+    fn a_duplicate_says_how_it_came_about_where_it_can() {
+        let twice = BuildError::Duplicate { kind: "tool", name: "add".into(), first: location(), second: location() };
+        assert!(twice.to_string().contains("`server!()` holds every `#[tool]`"), "{twice}");
+        let elsewhere = SourceLocation { line: 40, ..location() };
+        let two = BuildError::Duplicate { kind: "tool", name: "add".into(), first: location(), second: elsewhere };
+        assert!(!two.to_string().contains("server!()"), "two definitions: {two}");
+        let remote = SourceLocation::remote("the server mounted at `notes`");
+        let clash = BuildError::Duplicate { kind: "tool", name: "add".into(), first: location(), second: remote };
+        let message = clash.to_string();
+        assert!(message.contains("again at the server mounted at `notes`"), "{message}");
+        assert!(message.contains("serve it under a namespace"), "{message}");
     }
 
     /// One of each variant (they all go through the one `Debug`).

@@ -15,6 +15,18 @@ pub struct SourceLocation {
 }
 
 impl SourceLocation {
+    /// The location of an entry another server serves through a mount
+    /// (`description` names it: "the server mounted at `notes`"), which no
+    /// line of this program defines.
+    pub(crate) fn remote(description: &'static str) -> Self {
+        SourceLocation { module_path: "", file: description, line: 0 }
+    }
+
+    /// Whether it is a [remote](Self::remote) entry's.
+    pub(crate) fn is_remote(&self) -> bool {
+        self.line == 0 && self.module_path.is_empty()
+    }
+
     /// The location of the caller of a `#[track_caller]` function.
     #[track_caller]
     pub fn caller() -> Self {
@@ -25,6 +37,9 @@ impl SourceLocation {
 
 impl fmt::Display for SourceLocation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_remote() {
+            return f.write_str(self.file);
+        }
         write!(f, "{}:{}", self.file, self.line)?;
         if !self.module_path.is_empty() {
             write!(f, " (in `{}`)", self.module_path)?;

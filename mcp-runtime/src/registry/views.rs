@@ -92,6 +92,24 @@ impl ToolEntry {
     }
 }
 
+impl ToolEntry {
+    /// Serves the tool under a mount: its view's URI as the mount serves
+    /// the view (`rewrite`), and its own name at its server kept as the
+    /// name its views call it by (see [`view_alias`](Self::view_alias)).
+    pub(crate) fn mounted_view(&mut self, own_name: &str, rewrite: impl Fn(&str) -> String) {
+        if let Some(meta) = self.definition.meta.as_mut() {
+            if let Some(Value::String(uri)) = meta.get_mut("ui").and_then(|ui| ui.get_mut("resourceUri")) {
+                *uri = rewrite(uri);
+            }
+            if let Some(Value::String(uri)) = meta.get_mut(FLAT_KEY) {
+                *uri = rewrite(uri);
+            }
+        }
+        // Mounted again, it keeps the name its views know it by.
+        self.view_alias.get_or_insert_with(|| own_name.to_owned());
+    }
+}
+
 /// The deprecated flat key of a tool's view.
 const FLAT_KEY: &str = "ui/resourceUri";
 

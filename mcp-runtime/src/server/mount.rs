@@ -124,15 +124,28 @@ impl Mount {
         let own = snapshot.catalog().entries();
         let access: Arc<dyn ServerAccess> = Arc::clone(&self.server.inner) as Arc<dyn ServerAccess>;
         let layers = &self.server.settings().layers.0;
+        let views = own.resources.iter().any(|r| r.view.is_some());
         Entries {
-            tools: own.tools.into_iter().map(|t| self.tool(t, &access, layers)).collect(),
+            tools: own.tools.into_iter().map(|t| self.tool(t, &access, layers, views)).collect(),
             prompts: own.prompts.into_iter().map(|p| self.prompt(p, &access)).collect(),
             resources: own.resources.into_iter().map(|r| self.resource(r, &access)).collect(),
         }
     }
 
-    fn tool(&self, mut tool: ToolEntry, access: &Arc<dyn ServerAccess>, layers: &[Arc<dyn Layer>]) -> ToolEntry {
-        tool.definition.name = mounted_name(&self.namespace, &tool.definition.name);
+    fn tool(
+        &self,
+        mut tool: ToolEntry,
+        access: &Arc<dyn ServerAccess>,
+        layers: &[Arc<dyn Layer>],
+        views: bool,
+    ) -> ToolEntry {
+        let own_name = std::mem::take(&mut tool.definition.name);
+        tool.definition.name = mounted_name(&self.namespace, &own_name);
+        // Its views are served here under the mount's URIs, and call it by
+        // its own name.
+        if views {
+            tool.mounted_view(&own_name, |uri| mounted_uri(&self.namespace, uri));
+        }
         let (handler, access) = (tool.handler, Arc::clone(access));
         tool.handler = Arc::new(move |call| {
             call.context.serve_as_mounted(Arc::clone(&access));

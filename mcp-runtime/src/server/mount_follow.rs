@@ -205,6 +205,7 @@ async fn catch_up(server: &WeakServer, remote: &mut Followed, change: Option<&Ch
         }
     };
     let Some(server) = server.upgrade() else { return false };
+    let views = listed.has_views();
     let remote::Listed { tools, prompts, resources, templates, completes, subscribes, tasks } = listed;
     remote.subscribes = subscribes;
     let mount = remote.mount.clone();
@@ -213,7 +214,7 @@ async fn catch_up(server: &WeakServer, remote: &mut Followed, change: Option<&Ch
     let resources = diff(&remote.resources, resources.into_iter().map(|r| (r.uri.clone(), r)).collect());
     let templates = diff(&remote.templates, templates.into_iter().map(|t| (t.uri_template.clone(), t)).collect());
     let change_here = MountChange::default()
-        .tools(&tools, |tool| mount_remote::tool(&mount, tool, tasks), &mount.namespace)
+        .tools(&tools, |tool| mount_remote::tool(&mount, tool, tasks, views), &mount.namespace)
         .prompts(&prompts, |prompt| mount_remote::prompt(&mount, prompt, completes), &mount.namespace)
         .resources(&resources, |resource| mount_remote::resource(&mount, resource), &mount.namespace)
         .resources(&templates, |template| mount_remote::template(&mount, template, completes), &mount.namespace);

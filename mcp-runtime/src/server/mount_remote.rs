@@ -41,6 +41,7 @@ use crate::protocol::{
     Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
 };
 use crate::registry::entry::{Owner, PromptEntry, ResourceEntry, ResourceKind, ToolEntry};
+use crate::registry::location::SourceLocation;
 
 /// A remote mounted here, as its entries are made: under its namespace,
 /// owned by it (no other mount, nor the server's own code through it,
@@ -51,6 +52,8 @@ pub(crate) struct Mounted {
     pub(crate) client: Client,
     pub(crate) owner: Owner,
     pub(crate) scopes: Arc<RemoteScopes>,
+    /// What errors about its entries name as their definition.
+    location: SourceLocation,
 }
 
 impl Mounted {
@@ -58,7 +61,14 @@ impl Mounted {
         static MOUNTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let n = MOUNTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let owner = format!("{namespace}#{n}").into();
-        Mounted { namespace, client: remote.client.clone(), owner, scopes: Arc::new(remote.scopes.clone()) }
+        // Made once per mount, when a server is built: a few bytes kept for
+        // the process's life, so that errors can name the remote.
+        let described: &'static str = match namespace.is_empty() {
+            true => "the server proxied here",
+            false => Box::leak(format!("the server mounted at `{namespace}`").into_boxed_str()),
+        };
+        let location = SourceLocation::remote(described);
+        Mounted { namespace, client: remote.client.clone(), owner, scopes: Arc::new(remote.scopes.clone()), location }
     }
 
     /// How the mount is named in logs and errors.
@@ -70,10 +80,13 @@ impl Mounted {
 /// A remote tool served under its mount's namespace, each call forwarded.
 /// When the remote `runs_tasks` (it declares the tasks extension), a call
 /// it makes a task of is a task here too ([`mount_task`](super::mount_task)).
-pub(crate) fn tool(mount: &Mounted, remote: Tool, runs_tasks: bool) -> ToolEntry {
+/// When the remote serves views, the tool's view is named as it is served
+/// here, and its views reach it by its own name.
+pub(crate) fn tool(mount: &Mounted, remote: Tool, runs_tasks: bool, views: bool) -> ToolEntry {
     let namespace = &*mount.namespace;
     let handler = forwarding::<CallToolResult>(mount.client.clone(), "tools/call", &remote.name, namespace);
     let mut entry = ToolEntry::new(mounted_name(namespace, &remote.name), handler);
+    entry.location = mount.location;
     entry.owner = Some(Arc::clone(&mount.owner));
     entry.scopes = mount.scopes.of(&remote.name);
     if runs_tasks {
@@ -81,9 +94,13 @@ pub(crate) fn tool(mount: &Mounted, remote: Tool, runs_tasks: bool) -> ToolEntry
         // request until it has (`input_first`, held by `forward`).
         entry = entry.task(crate::tasks::TaskSupport::optional().input_first());
     }
+    let own_name = remote.name.clone();
     let mut definition = remote;
     definition.name = std::mem::take(&mut entry.definition.name);
     entry.definition = definition;
+    if views && !namespace.is_empty() {
+        entry.mounted_view(&own_name, |uri| mounted_uri(namespace, uri));
+    }
     entry
 }
 
@@ -96,6 +113,7 @@ pub(crate) fn prompt(mount: &Mounted, remote: Prompt, completes: bool) -> Prompt
     let completer = completes.then(|| completing(client.clone(), reference, namespace));
     let handler = forwarding::<GetPromptResult>(client, "prompts/get", &remote.name, namespace);
     let mut entry = PromptEntry::new(mounted_name(namespace, &remote.name), handler);
+    entry.location = mount.location;
     entry.owner = Some(Arc::clone(&mount.owner));
     entry.scopes = mount.scopes.of(&remote.name);
     if let Some(completer) = completer {
@@ -156,8 +174,11 @@ pub(crate) fn resource(mount: &Mounted, remote: Resource) -> ResourceEntry {
         }
     };
     let mut entry = ResourceEntry::fixed(here.to_string(), remote.name.clone(), read);
+    entry.location = mount.location;
     entry.owner = Some(Arc::clone(&mount.owner));
     entry.scopes = mount.scopes.of(&remote.uri);
+    // A view of the remote's is one here too: the tools bound to it find it.
+    entry.view = crate::apps::View::of_listed(&remote);
     let mut definition = remote;
     definition.uri = here.to_string();
     entry.kind = ResourceKind::Fixed(definition);
@@ -175,6 +196,7 @@ pub(crate) fn template(mount: &Mounted, remote: ResourceTemplate, completes: boo
     // Built with a placeholder, then given the handler that reads the URI
     // requested (a template's handlers see only its variables).
     let mut entry = ResourceEntry::template(here.clone(), remote.name.clone(), || async { "" });
+    entry.location = mount.location;
     entry.owner = Some(Arc::clone(&mount.owner));
     entry.scopes = mount.scopes.of(&remote.uri_template);
     if completes {

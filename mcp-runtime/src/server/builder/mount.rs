@@ -95,8 +95,9 @@ impl ServerBuilder {
         self.mounted_namespaces.push(namespace);
         self.followed.push(crate::server::mount_follow::Followed::new(mount.clone(), &remote));
         let crate::client::Remote { listed, .. } = remote;
+        let views = listed.has_views();
         for tool in listed.tools {
-            self.tools.push(mount_remote::tool(&mount, tool, listed.tasks));
+            self.tools.push(mount_remote::tool(&mount, tool, listed.tasks, views));
         }
         for prompt in listed.prompts {
             self.prompts.push(mount_remote::prompt(&mount, prompt, listed.completes));
