@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use crate::registry::entry::{PromptEntry, ResourceEntry, ResourceKind, ToolEntry};
-use crate::registry::error::BuildError;
+use crate::registry::error::{BuildError, Problems};
 use crate::registry::location::SourceLocation;
 use crate::registry::param_headers::{self, HeaderParam};
 use crate::uri_template::UriTemplate;
@@ -93,32 +93,36 @@ fn listed<E, D: Serialize>(entry: E, definition: &D, key: String) -> Result<List
     Ok(Listed { entry, json, key })
 }
 
-/// Sorts by key and builds a name → position index, rejecting duplicates
-/// with both locations.
+/// Sorts by key and builds a name → position index, reporting each
+/// duplicate with both locations: against an earlier one from the same
+/// place when there is one (an entry listed twice), else the first.
 fn index<E>(
     items: &mut [Listed<E>],
     kind: &'static str,
     location: impl Fn(&E) -> SourceLocation,
-) -> Result<HashMap<String, usize>, BuildError> {
+    problems: &mut Problems,
+) -> HashMap<String, usize> {
     items.sort_by(|a, b| a.key.cmp(&b.key));
     let mut map = HashMap::with_capacity(items.len());
+    let mut reported = Vec::new();
     for (i, item) in items.iter().enumerate() {
         match map.entry(item.key.clone()) {
             Entry::Occupied(first) => {
-                let first: &usize = first.get();
-                return Err(BuildError::Duplicate {
-                    kind,
-                    name: item.key.clone(),
-                    first: location(&items[*first].entry),
-                    second: location(&item.entry),
-                });
+                let first: usize = *first.get();
+                let second = location(&item.entry);
+                let same_place = (first..i).map(|j| location(&items[j].entry)).find(|l| *l == second);
+                let first = same_place.unwrap_or_else(|| location(&items[first].entry));
+                if !reported.contains(&(&item.key, first, second)) {
+                    reported.push((&item.key, first, second));
+                    problems.push(BuildError::Duplicate { kind, name: item.key.clone(), first, second });
+                }
             }
             Entry::Vacant(slot) => {
                 slot.insert(i);
             }
         }
     }
-    Ok(map)
+    map
 }
 
 /// The names mounted tools answer to for their server's views: a tool's
@@ -138,75 +142,74 @@ fn view_aliases(tools: &[Listed<ToolEntry>], index: &HashMap<String, usize>) -> 
 
 impl Catalog {
     /// Checks the entries (tool names, `x-mcp-header` annotations, resource
-    /// templates, duplicates) and sorts and indexes them.
+    /// templates, duplicates) and sorts and indexes them. Every problem is
+    /// reported, not the first alone.
     pub(crate) fn build(entries: Entries) -> Result<Self, BuildError> {
         let Entries { tools, prompts, resources } = entries;
-        let mut listed_tools = tools
-            .into_iter()
-            .map(|t| {
-                mcp_runtime_rules::tool_name::check(&t.definition.name).map_err(|reason| BuildError::ToolName {
-                    name: t.definition.name.clone(),
-                    reason,
-                    location: t.location,
-                })?;
-                check_scopes("tool", &t.definition.name, t.scopes.as_deref(), t.location)?;
-                let key = t.definition.name.clone();
-                let def = t.definition.clone();
-                listed(t, &def, key)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let tool_index = index(&mut listed_tools, "tool", |t: &ToolEntry| t.location)?;
+        let mut problems = Problems::default();
+        let mut listed_tools = Vec::with_capacity(tools.len());
+        for t in tools {
+            if let Err(reason) = mcp_runtime_rules::tool_name::check(&t.definition.name) {
+                let (name, location) = (t.definition.name.clone(), t.location);
+                problems.push(BuildError::ToolName { name, reason, location });
+            }
+            problems.take(check_scopes("tool", &t.definition.name, t.scopes.as_deref(), t.location));
+            let key = t.definition.name.clone();
+            let def = t.definition.clone();
+            listed_tools.extend(problems.take(listed(t, &def, key)));
+        }
+        let tool_index = index(&mut listed_tools, "tool", |t: &ToolEntry| t.location, &mut problems);
         let view_aliases = view_aliases(&listed_tools, &tool_index);
         let tool_headers = listed_tools
             .iter()
             .map(|t| {
-                param_headers::find(&t.entry.definition.input_schema).map_err(|reason| BuildError::HeaderParam {
-                    tool: t.key.clone(),
-                    reason,
-                    location: t.entry.location,
-                })
+                let found = param_headers::find(&t.entry.definition.input_schema).map_err(|reason| {
+                    BuildError::HeaderParam { tool: t.key.clone(), reason, location: t.entry.location }
+                });
+                problems.take(found).unwrap_or_default()
             })
-            .collect::<Result<Vec<_>, _>>()?;
+            .collect();
 
-        let mut listed_prompts = prompts
-            .into_iter()
-            .map(|p| {
-                check_scopes("prompt", &p.definition.name, p.scopes.as_deref(), p.location)?;
-                let key = p.definition.name.clone();
-                let def = p.definition.clone();
-                listed(p, &def, key)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let prompt_index = index(&mut listed_prompts, "prompt", |p: &PromptEntry| p.location)?;
+        let mut listed_prompts = Vec::with_capacity(prompts.len());
+        for p in prompts {
+            problems.take(check_scopes("prompt", &p.definition.name, p.scopes.as_deref(), p.location));
+            let key = p.definition.name.clone();
+            let def = p.definition.clone();
+            listed_prompts.extend(problems.take(listed(p, &def, key)));
+        }
+        let prompt_index = index(&mut listed_prompts, "prompt", |p: &PromptEntry| p.location, &mut problems);
 
         let mut fixed = Vec::new();
         let mut templates = Vec::new();
         for r in resources {
             let kind = if matches!(r.kind, ResourceKind::Fixed(_)) { "resource" } else { "resource template" };
-            check_scopes(kind, r.uri(), r.scopes.as_deref(), r.location)?;
+            problems.take(check_scopes(kind, r.uri(), r.scopes.as_deref(), r.location));
             match &r.kind {
                 ResourceKind::Fixed(def) => {
                     // A read of it would be refused as no URI, and `resources/list` would fail the schema.
                     if let Err(e) = mcp_runtime_rules::uri::check_absolute(&def.uri) {
                         let (uri, reason) = (def.uri.clone(), e.to_string());
-                        return Err(BuildError::ResourceUri { uri, reason, location: r.location });
+                        problems.push(BuildError::ResourceUri { uri, reason, location: r.location });
+                        continue;
                     }
                     let (def, key) = (def.clone(), def.uri.clone());
-                    fixed.push(listed(r, &def, key)?);
+                    fixed.extend(problems.take(listed(r, &def, key)));
                 }
                 ResourceKind::Template(def, parsed) => {
                     if let Err(e) = parsed {
-                        return Err(BuildError::Template { error: e.clone(), location: r.location });
+                        problems.push(BuildError::Template { error: e.clone(), location: r.location });
+                        continue;
                     }
                     let (def, key) = (def.clone(), def.uri_template.clone());
-                    templates.push(listed(r, &def, key)?);
+                    templates.extend(problems.take(listed(r, &def, key)));
                 }
             }
         }
         // Duplicates are found by URI; lists are then ordered by name (then
         // URI), and lookups go through the URI index.
-        index(&mut fixed, "resource", |r: &ResourceEntry| r.location)?;
-        index(&mut templates, "resource template", |r: &ResourceEntry| r.location)?;
+        index(&mut fixed, "resource", |r: &ResourceEntry| r.location, &mut problems);
+        index(&mut templates, "resource template", |r: &ResourceEntry| r.location, &mut problems);
+        problems.into_result()?;
         fixed.sort_by(|a, b| (a.entry.name(), &a.key).cmp(&(b.entry.name(), &b.key)));
         let resource_index = fixed.iter().enumerate().map(|(i, r)| (r.key.clone(), i)).collect();
         templates.sort_by(|a, b| (a.entry.name(), &a.key).cmp(&(b.entry.name(), &b.key)));

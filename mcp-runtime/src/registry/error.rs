@@ -190,6 +190,72 @@ pub enum BuildError {
         /// The serializer's message.
         reason: String,
     },
+    /// More than one problem: every one found, in the order the build
+    /// checks them, so that one build shows all there is to fix. Each is
+    /// one of the other variants (never `Several` itself);
+    /// [`problems`](Self::problems) goes through them whatever the count.
+    #[error("{} problems stop this server from being built:{}", problems.len(), numbered(problems))]
+    Several {
+        /// Each problem, two or more.
+        problems: Vec<BuildError>,
+    },
+}
+
+impl BuildError {
+    /// Every problem this error reports: the one, or each of
+    /// [`Several`](Self::Several).
+    ///
+    /// ```
+    /// use mcp_runtime::{BuildError, Server, State, entry::ToolEntry};
+    ///
+    /// let error = Server::builder("demo", "1.0.0")
+    ///     .tool(ToolEntry::new("count", |State(n): State<u32>| async move { n }))
+    ///     .tool(ToolEntry::new("a b", || async { 1 }))
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert_eq!(error.problems().len(), 2);
+    /// assert!(matches!(error.problems()[0], BuildError::MissingState { .. }));
+    /// ```
+    pub fn problems(&self) -> &[BuildError] {
+        match self {
+            BuildError::Several { problems } => problems,
+            one => std::slice::from_ref(one),
+        }
+    }
+}
+
+/// The problems of [`BuildError::Several`], one numbered line each.
+fn numbered(problems: &[BuildError]) -> String {
+    problems.iter().enumerate().map(|(i, problem)| format!("\n  {}. {problem}", i + 1)).collect()
+}
+
+/// The problems a build has found so far: each check reports to it and
+/// goes on, and the build fails once, with all of them.
+#[derive(Default)]
+pub(crate) struct Problems(Vec<BuildError>);
+
+impl Problems {
+    /// Adds a problem (each of several).
+    pub(crate) fn push(&mut self, error: BuildError) {
+        match error {
+            BuildError::Several { problems } => self.0.extend(problems),
+            one => self.0.push(one),
+        }
+    }
+
+    /// The value of a check that succeeded; the problem of one that did not.
+    pub(crate) fn take<T>(&mut self, result: Result<T, BuildError>) -> Option<T> {
+        result.map_err(|error| self.push(error)).ok()
+    }
+
+    /// `Ok` with no problem, the problem alone, or [`BuildError::Several`].
+    pub(crate) fn into_result(mut self) -> Result<(), BuildError> {
+        match self.0.len() {
+            0 => Ok(()),
+            1 => Err(self.0.remove(0)),
+            _ => Err(BuildError::Several { problems: self.0 }),
+        }
+    }
 }
 
 impl std::fmt::Debug for BuildError {
@@ -282,7 +348,33 @@ mod tests {
             },
             BuildError::CatalogDump { to: "/nowhere/catalog.json".into(), reason: "No such file or directory".into() },
             BuildError::Definition { name: "add".into(), reason: "not JSON".into() },
+            BuildError::Several {
+                problems: vec![
+                    BuildError::Definition { name: "add".into(), reason: "not JSON".into() },
+                    BuildError::Unauthenticated { kind: "tool", name: "whoami".into(), location: location() },
+                ],
+            },
         ]
+    }
+
+    #[test]
+    fn several_problems_are_each_told_on_a_line_of_their_own() {
+        let mut problems = Problems::default();
+        problems.push(BuildError::Eras { reason: "none".into() });
+        let one = Problems(vec![BuildError::Eras { reason: "none".into() }]).into_result().unwrap_err();
+        assert!(matches!(one, BuildError::Eras { .. }), "one problem is itself: {one}");
+        problems.push(every_variant().pop().expect("Several"));
+        let error = problems.into_result().unwrap_err();
+        assert_eq!(error.problems().len(), 3, "nested problems are flattened: {error}");
+        assert_eq!(
+            error.to_string(),
+            "3 problems stop this server from being built:\n  \
+             1. the MCP_ERAS environment variable is invalid: none\n  \
+             2. the definition of `add` could not be serialized: not JSON\n  \
+             3. tool `whoami` (at src/tools.rs:12 (in `demo::tools`)) takes the authenticated caller (`Principal`), \
+             but the server has no authentication: configure it on the builder (`.authenticated_by_layer()` when a \
+             layer in front verifies tokens), or take `Option<Principal>`"
+        );
     }
 
     #[test]

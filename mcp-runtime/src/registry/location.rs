@@ -18,6 +18,7 @@ impl SourceLocation {
     /// The location of an entry another server serves through a mount
     /// (`description` names it: "the server mounted at `notes`"), which no
     /// line of this program defines.
+    #[cfg(any(feature = "client", test))]
     pub(crate) fn remote(description: &'static str) -> Self {
         SourceLocation { module_path: "", file: description, line: 0 }
     }

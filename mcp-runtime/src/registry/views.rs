@@ -9,7 +9,7 @@ use crate::apps::{MIME_TYPE, View, Visibility};
 use crate::protocol::ResourceContents;
 use crate::registry::catalog::Entries;
 use crate::registry::entry::{ResourceEntry, ResourceKind, ToolEntry};
-use crate::registry::error::BuildError;
+use crate::registry::error::{BuildError, Problems};
 
 impl ResourceEntry {
     /// Makes the resource an interactive view: its MIME type becomes
@@ -124,22 +124,21 @@ pub(crate) fn shape_contents(view: &View, contents: &mut [ResourceContents]) {
 }
 
 /// The views and the tools bound to them, checked when a server is built.
-pub(crate) fn check(entries: &Entries) -> Result<(), BuildError> {
-    let refuse = |kind, name: &str, reason: String, location| {
-        Err(BuildError::View { kind, name: name.to_owned(), reason, location })
+pub(crate) fn check(entries: &Entries, problems: &mut Problems) {
+    let mut refuse = |kind, name: &str, reason: String, location| {
+        problems.push(BuildError::View { kind, name: name.to_owned(), reason, location });
     };
     for resource in &entries.resources {
         let Some(view) = &resource.view else { continue };
         let uri = resource.uri();
         if matches!(resource.kind, ResourceKind::Template(..)) {
             let reason = "a view is one resource, not a template: make it with `ResourceEntry::fixed`".to_owned();
-            return refuse("resource", uri, reason, resource.location);
-        }
-        if let Some(reason) = mcp_runtime_rules::view::check_uri(uri) {
-            return refuse("resource", uri, reason, resource.location);
+            refuse("resource", uri, reason, resource.location);
+        } else if let Some(reason) = mcp_runtime_rules::view::check_uri(uri) {
+            refuse("resource", uri, reason, resource.location);
         }
         if let Some(reason) = view.invalid_domain() {
-            return refuse("resource", uri, reason, resource.location);
+            refuse("resource", uri, reason, resource.location);
         }
     }
     for tool in &entries.tools {
@@ -149,10 +148,9 @@ pub(crate) fn check(entries: &Entries) -> Result<(), BuildError> {
             let reason = format!(
                 "it is bound to the view `{uri}`, which no resource serves: register one with `ResourceEntry::fixed(\"{uri}\", …).view(View::new())`"
             );
-            return refuse("tool", &tool.definition.name, reason, tool.location);
+            refuse("tool", &tool.definition.name, reason, tool.location);
         }
     }
-    Ok(())
 }
 
 #[cfg(test)]

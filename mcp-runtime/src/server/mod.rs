@@ -50,6 +50,7 @@ mod without_features_tests;
 pub use crate::eras::{ERAS_ENV, Eras, LEGACY_VERSIONS};
 pub use crate::input::request_state::RequestStateKey;
 pub use crate::registry::catalog_dump::{CatalogDump, DUMP_CATALOG_FLAG};
+use crate::registry::error::Problems;
 pub use crate::registry::error::{BuildError, RefusedTool};
 pub use crate::registry::schema_profile::SchemaProfile;
 pub use builder::ServerBuilder;
@@ -422,11 +423,17 @@ impl Server {
             if events.is_empty() {
                 return Ok(events);
             }
-            check_entries(&entries, &self.inner.state, self.inner.settings.authenticated)?;
+            let mut problems = Problems::default();
+            check_entries(&entries, &self.inner.state, self.inner.settings.authenticated, &mut problems);
             if let Some(profile) = self.inner.settings.schema_profile {
-                schema_profile::apply(profile, &mut entries.tools)?;
+                problems.take(schema_profile::apply(profile, &mut entries.tools));
             }
-            let catalog = Catalog::build(entries)?;
+            let catalog = Catalog::build(entries);
+            if let Err(error) = &catalog {
+                problems.push(error.clone());
+            }
+            problems.into_result()?;
+            let catalog = catalog?;
             *slot = Arc::new(Snapshot::new(catalog, &self.inner.settings));
             events
         };
@@ -525,12 +532,12 @@ fn replace<E>(list: &mut Vec<E>, entry: E, key: impl Fn(&E) -> &str) -> bool {
     true
 }
 
-pub(crate) fn check_entries(entries: &Entries, state: &StateMap, authenticated: bool) -> Result<(), BuildError> {
+pub(crate) fn check_entries(entries: &Entries, state: &StateMap, authenticated: bool, problems: &mut Problems) {
     // Without the feature a tool that may run as a task runs as a plain
     // call; one that may only run as a task could never be served.
     #[cfg(not(feature = "tasks"))]
-    if let Some(tool) = entries.tools.iter().find(|t| t.task.is_some_and(crate::tasks::TaskSupport::is_required)) {
-        return Err(BuildError::MissingFeature {
+    for tool in entries.tools.iter().filter(|t| t.task.is_some_and(crate::tasks::TaskSupport::is_required)) {
+        problems.push(BuildError::MissingFeature {
             feature: "tasks",
             what: format!(
                 "tool `{}` (at {}), which runs only as a task (`task(required)`),",
@@ -539,11 +546,11 @@ pub(crate) fn check_entries(entries: &Entries, state: &StateMap, authenticated: 
             instead: "declare it `task`, which runs as a plain call without the feature",
         });
     }
-    crate::registry::views::check(entries)?;
+    crate::registry::views::check(entries, problems);
     let check = Requirements { state, authenticated };
-    check.all("tool", &entries.tools, |t| (&t.definition.name, &t.requirements, t.location))?;
-    check.all("prompt", &entries.prompts, |p| (&p.definition.name, &p.requirements, p.location))?;
-    check.all("resource", &entries.resources, |r| (r.uri(), &r.requirements, r.location))
+    check.all("tool", &entries.tools, |t| (&t.definition.name, &t.requirements, t.location), problems);
+    check.all("prompt", &entries.prompts, |p| (&p.definition.name, &p.requirements, p.location), problems);
+    check.all("resource", &entries.resources, |r| (r.uri(), &r.requirements, r.location), problems);
 }
 
 impl fmt::Debug for Server {
@@ -572,21 +579,21 @@ impl Requirements<'_> {
         kind: &'static str,
         entries: &'a [E],
         parts: impl Fn(&'a E) -> (&'a str, &'a Vec<StateRequirement>, SourceLocation),
-    ) -> Result<(), BuildError> {
+        problems: &mut Problems,
+    ) {
         for entry in entries {
             let (name, requirements, location) = parts(entry);
             for requirement in requirements {
                 if is_authenticated_requirement(requirement) {
                     if !self.authenticated {
-                        return Err(BuildError::Unauthenticated { kind, name: name.to_owned(), location });
+                        problems.push(BuildError::Unauthenticated { kind, name: name.to_owned(), location });
                     }
                 } else if !self.state.contains(requirement.type_id) {
                     let type_name = requirement.type_name;
-                    return Err(BuildError::MissingState { kind, name: name.to_owned(), type_name, location });
+                    problems.push(BuildError::MissingState { kind, name: name.to_owned(), type_name, location });
                 }
             }
         }
-        Ok(())
     }
 }
 

@@ -49,6 +49,7 @@ pub(crate) fn check_namespace(namespace: &str) -> Result<(), BuildError> {
 /// than renaming every mounted name, such namespaces are refused when the
 /// server is built.
 pub(crate) fn check_unambiguous(namespaces: &[&str]) -> Result<(), BuildError> {
+    let mut problems = crate::registry::error::Problems::default();
     for (i, a) in namespaces.iter().enumerate() {
         for b in &namespaces[i + 1..] {
             let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
@@ -57,7 +58,7 @@ pub(crate) fn check_unambiguous(namespaces: &[&str]) -> Result<(), BuildError> {
                 continue;
             }
             if short == long || long.strip_prefix(*short).is_some_and(|rest| rest.starts_with('_')) {
-                return Err(BuildError::Mount {
+                problems.push(BuildError::Mount {
                     namespace: (*long).to_owned(),
                     reason: match short == long {
                         true => "two mounts have this namespace".to_owned(),
@@ -72,7 +73,7 @@ pub(crate) fn check_unambiguous(namespaces: &[&str]) -> Result<(), BuildError> {
             }
         }
     }
-    Ok(())
+    problems.into_result()
 }
 
 /// The name a mounted tool or prompt is served under (the name itself

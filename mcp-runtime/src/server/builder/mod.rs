@@ -19,7 +19,7 @@ use crate::protocol::{CacheHints, Icon, Implementation, META_SERVER_INFO};
 use crate::registry::catalog::{Catalog, Entries};
 use crate::registry::catalog_dump::CatalogDump;
 use crate::registry::entry::{PromptEntry, ResourceEntry, ToolEntry};
-use crate::registry::error::BuildError;
+use crate::registry::error::{BuildError, Problems};
 use crate::registry::link_time;
 use crate::registry::schema_profile::{self, SchemaProfile};
 #[cfg(feature = "tasks")]
@@ -415,8 +415,9 @@ impl ServerBuilder {
     /// catalog snapshot and ends the process instead of returning (unless
     /// [`catalog_flag(false)`](Self::catalog_flag)).
     pub fn build(self) -> Result<Server, BuildError> {
-        if let Some(error) = self.deferred_errors.into_iter().next() {
-            return Err(error);
+        let mut problems = Problems::default();
+        for error in self.deferred_errors {
+            problems.push(error);
         }
         let state = StateMap::from_map(self.state);
         let mut entries = Entries { tools: self.tools, prompts: self.prompts, resources: self.resources };
@@ -424,35 +425,42 @@ impl ServerBuilder {
         let mut namespaces: Vec<&str> = self.mounts.iter().map(|m| &*m.namespace).collect();
         #[cfg(feature = "client")]
         namespaces.extend(self.mounted_namespaces.iter().map(|n| &**n));
-        crate::server::mount::check_unambiguous(&namespaces)?;
+        problems.take(crate::server::mount::check_unambiguous(&namespaces));
         let mut mounted = std::collections::BTreeMap::new();
         for mount in &self.mounts {
-            crate::server::mount::check_namespace(&mount.namespace)?;
+            problems.take(crate::server::mount::check_namespace(&mount.namespace));
             let theirs = mount.entries();
             mounted.insert(Arc::clone(&mount.namespace), crate::server::mount_links::MountedNames::of(&theirs));
             entries.tools.extend(theirs.tools);
             entries.prompts.extend(theirs.prompts);
             entries.resources.extend(theirs.resources);
         }
-        check_entries(&entries, &state, self.authenticated)?;
+        check_entries(&entries, &state, self.authenticated, &mut problems);
         if let Some(profile) = self.schema_profile {
-            schema_profile::apply(profile, &mut entries.tools)?;
+            problems.take(schema_profile::apply(profile, &mut entries.tools));
         }
-        let catalog = Catalog::build(entries)?;
+        let catalog = Catalog::build(entries);
+        if let Err(error) = &catalog {
+            problems.push(error.clone());
+        }
         let eras = match self.eras {
             Some(eras) => eras,
             None => match std::env::var(ERAS_ENV) {
-                Ok(text) => text.parse().map_err(|reason| BuildError::Eras { reason })?,
+                Ok(text) => {
+                    problems.take(text.parse().map_err(|reason| BuildError::Eras { reason })).unwrap_or_default()
+                }
                 Err(_) => Eras::default(),
             },
         };
         if eras.serves_legacy() && !cfg!(feature = "legacy") {
-            return Err(BuildError::MissingFeature {
+            problems.push(BuildError::MissingFeature {
                 feature: "legacy",
                 what: format!("serving 2025-era clients (eras `{eras}`)"),
                 instead: "serve `Eras::Modern` only",
             });
         }
+        problems.into_result()?;
+        let catalog = catalog?;
         let result_meta = if self.server_info_in_results {
             let mut meta = Map::new();
             meta.insert(META_SERVER_INFO.into(), serde_json::to_value(&self.info).unwrap_or(Value::Null));
