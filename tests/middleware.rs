@@ -295,10 +295,9 @@ fn lookup_with(runs: Arc<AtomicUsize>, cached: bool, cache: ResultCache) -> Tool
             }
             CallToolResult::text(format!("{} (run {n})", p.a * p.b))
         }
-    })
-    .layer(cache);
+    });
     if cached {
-        tool.annotations(ToolAnnotations::default().with_read_only_hint(true).with_idempotent_hint(true))
+        tool.annotations(ToolAnnotations::default().with_read_only_hint(true).with_idempotent_hint(true)).layer(cache)
     } else {
         tool
     }
@@ -322,13 +321,20 @@ async fn a_read_only_idempotent_tool_is_answered_from_the_cache() {
     }
     assert_eq!(runs.load(Ordering::SeqCst), 4);
 
-    // A tool that is not declared read-only and idempotent is never cached.
+    // A tool that is not declared read-only and idempotent is never cached
+    // by a server-wide cache...
     let runs = Arc::new(AtomicUsize::new(0));
-    let client = checked(Server::builder("cache", "1.0.0").tool(lookup(Arc::clone(&runs), false)).build().unwrap());
+    let server = Server::builder("cache", "1.0.0").layer(ResultCache::new(Duration::from_secs(60)));
+    let client = checked(server.tool(lookup(Arc::clone(&runs), false)).build().unwrap());
     for _ in 0..2 {
         client.call_tool("lookup", json!({"a": 6, "b": 7})).await.expect("tools/call");
     }
     assert_eq!(runs.load(Ordering::SeqCst), 2);
+    // ...and a cache of its own, which would never serve, stops the build.
+    let own = lookup(Arc::default(), false).layer(ResultCache::new(Duration::from_secs(60)));
+    let error = Server::builder("cache", "1.0.0").tool(own).build().expect_err("a cache that never serves");
+    assert!(matches!(&error, mcp_runtime::BuildError::Cache { tool, .. } if tool == "lookup"), "{error}");
+    assert!(error.to_string().contains("annotations(read_only, idempotent)"), "{error}");
 }
 
 #[tokio::test]

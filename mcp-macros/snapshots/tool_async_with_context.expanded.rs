@@ -131,6 +131,7 @@ const _: () = {
         view: ::core::option::Option::None,
         visibility: ::core::option::Option::None,
         layers: ::core::option::Option::None,
+        invalidates: &[],
     };
     impl __mcp::ToolItem for search {
         fn descriptor() -> &'static __mcp::ToolDescriptor {

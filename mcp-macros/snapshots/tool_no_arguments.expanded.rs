@@ -72,6 +72,7 @@ const _: () = {
         view: ::core::option::Option::None,
         visibility: ::core::option::Option::None,
         layers: ::core::option::Option::None,
+        invalidates: &[],
     };
     impl __mcp::ToolItem for simple_text {
         fn descriptor() -> &'static __mcp::ToolDescriptor {

@@ -41,6 +41,7 @@ impl Macro {
                 "view",
                 "visibility",
                 "layer",
+                "invalidates",
                 "crate",
             ],
             Macro::Prompt => &["name", "title", "description", "icons", "meta", "scopes", "crate"],
@@ -126,6 +127,9 @@ pub(crate) struct ItemAttrs {
     pub(crate) mime_type: Option<LitStr>,
     pub(crate) size: Option<LitInt>,
     pub(crate) scopes: Option<Scopes>,
+    /// `#[tool(invalidates = ["..."])]`: the tools whose cached results a
+    /// call makes stale.
+    pub(crate) invalidates: Option<Vec<LitStr>>,
     /// `#[resource(..., view(...))]`: the resource is an interactive view.
     pub(crate) view: Option<crate::view::ViewAttrs>,
     /// `#[tool(view = "ui://...")]`: the view the tool is bound to.
@@ -268,6 +272,10 @@ pub(crate) fn parse_item(kind: Macro, args: TokenStream, errors: &mut Errors) ->
                 let v = scopes(errors, item);
                 set(errors, &mut attrs.scopes, key, v);
             }
+            "invalidates" if kind == Macro::Tool => {
+                let v = tool_names(errors, item);
+                set(errors, &mut attrs.invalidates, key, v);
+            }
             "view" if kind == Macro::Resource => {
                 let v = crate::view::parse(errors, item);
                 set(errors, &mut attrs.view, key, v);
@@ -335,6 +343,24 @@ fn array(errors: &mut Errors, item: &Meta) -> Option<Vec<Expr>> {
             None
         }
     }
+}
+
+/// `invalidates = ["...", ...]`: tool names, as string literals, checked
+/// against the server's tools when it is built.
+fn tool_names(errors: &mut Errors, item: &Meta) -> Option<Vec<LitStr>> {
+    let Expr::Array(array) = value(errors, item, "[\"...\", ...]")? else {
+        let expr = value(errors, item, "")?;
+        errors.spanned(expr, "expected a list of tool names: `invalidates = [\"search_articles\", ...]`");
+        return None;
+    };
+    let mut names = Vec::new();
+    for elem in &array.elems {
+        match elem {
+            Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => names.push(s.clone()),
+            other => errors.spanned(other, "expected a tool's name as a string literal, e.g. `\"search_articles\"`"),
+        }
+    }
+    Some(names)
 }
 
 /// `scopes = ["...", ...]`: string literals only, checked later.

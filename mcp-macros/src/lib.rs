@@ -267,8 +267,22 @@ pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
 /// ```
 ///
 /// Arguments are tokio's (`flavor = "current_thread"`, `worker_threads = 2`,
-/// ...), except `crate = path`, the path of the runtime when it is renamed or
-/// re-exported.
+/// ...), except two:
+///
+/// - `logging`: logs on stderr, filtered by `RUST_LOG` (default `info`),
+///   set up before anything else in `main` (`mcp_runtime::logging::init`,
+///   the `logging` feature). Without a subscriber, nothing the runtime logs
+///   is printed; and one writing to stdout breaks a stdio server.
+/// - `crate = path`: the path of the runtime when it is renamed or
+///   re-exported.
+///
+/// ```no_run
+/// #[mcp_runtime::main(logging)]
+/// async fn main() -> Result<(), Box<dyn std::error::Error>> {
+///     mcp_runtime::server!().build()?.serve_stdio().await?;
+///     Ok(())
+/// }
+/// ```
 #[proc_macro_attribute]
 pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
     main_attr::expand(Entry::Main, args.into(), item.into()).into()

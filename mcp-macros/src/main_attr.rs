@@ -45,12 +45,22 @@ pub(crate) fn expand(entry: Entry, args: TokenStream, item: TokenStream) -> Toke
         (_, Ok(_)) => {}
     }
     let mut krate = None;
+    let mut logging = None;
     let mut tokio_args = Vec::new();
     match parse_list(args) {
         Ok(metas) => {
             for meta in metas {
                 if key_name(meta.path()) == "crate" {
                     krate = crate_path(&mut errors, &meta);
+                } else if key_name(meta.path()) == "logging" {
+                    match (&meta, entry) {
+                        (syn::Meta::Path(path), Entry::Main) => logging = Some(path.clone()),
+                        (syn::Meta::Path(path), Entry::Test) => errors.spanned(
+                            path,
+                            "`logging` is `#[mcp_runtime::main]`'s: a test sets logs up with `mcp_runtime::logging::init()`",
+                        ),
+                        _ => errors.spanned(&meta, "`logging` takes no value: write `#[mcp_runtime::main(logging)]`"),
+                    }
                 } else {
                     tokio_args.push(meta);
                 }
@@ -63,6 +73,15 @@ pub(crate) fn expand(entry: Entry, args: TokenStream, item: TokenStream) -> Toke
         return quote!(#error #item);
     }
     let root = crate::codegen::runtime(krate.as_ref());
+    // Logs are set up before anything of `main` runs, inside the runtime.
+    let item = match (logging, syn::parse2::<ItemFn>(item.clone())) {
+        (Some(flag), Ok(mut f)) => {
+            let init = quote::quote_spanned!(syn::spanned::Spanned::span(&flag)=> #root::logging::init_for_main(););
+            f.block.stmts.insert(0, syn::parse_quote!(#init));
+            f.into_token_stream()
+        }
+        _ => item,
+    };
     // tokio's `crate` key takes the path as a string.
     let tokio_path = format!("{}::tokio", root.to_token_stream()).replace(' ', "");
     let attribute = entry.tokio_attribute();

@@ -144,6 +144,7 @@
 //! | `http` | yes | Streamable HTTP: a tower `Service` and a standalone hyper server ([`transport::http`]) |
 //! | `legacy` | yes | the 2025-era revisions: clients that open with `initialize` and keep a session ([`legacy`]); without it a server serves 2026-07-28 only ([`Eras::Modern`](server::Eras::Modern)) |
 //! | `tasks` | yes | the tasks extension: `#[tool(task)]` answered with a task handle, `tasks/get`, `tasks/update`, `tasks/cancel`, the task stores ([`tasks`]); without it a `task` tool runs as a plain call |
+//! | `logging` | yes | [`logging::init`] and `#[mcp_runtime::main(logging)]`: logs on stderr, filtered by `RUST_LOG` |
 //! | `redis` | no | an [`EventBus`](events::EventBus) over Redis pub/sub, so `subscriptions/listen` works across replicas, and task and session stores in Redis, so any replica serves any task or 2025-era session |
 //! | `sqlite` | no | a task store in an SQLite file (bundled), so tasks outlive a restart (implies `tasks`) |
 //! | `http2` | yes | HTTP/2 beside HTTP/1.1 on the standalone server's port (prior knowledge, or ALPN over TLS), each connection's protocol decided once |
@@ -228,6 +229,9 @@ pub mod input;
 #[cfg(feature = "legacy")]
 #[cfg_attr(docsrs, doc(cfg(feature = "legacy")))]
 pub mod legacy;
+#[cfg(feature = "logging")]
+#[cfg_attr(docsrs, doc(cfg(feature = "logging")))]
+pub mod logging;
 mod macros;
 pub mod middleware;
 // Telemetry is one room; its one public part, the exporter set-up, is

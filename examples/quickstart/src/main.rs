@@ -23,7 +23,7 @@ async fn midpoint(from: Point, to: Point) -> Point {
     Point { x: (from.x + to.x) / 2.0, y: (from.y + to.y) / 2.0 }
 }
 
-#[mcp_runtime::main]
+#[mcp_runtime::main(logging)] // logs on stderr, filtered by RUST_LOG (default info)
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     mcp_runtime::server!() // every #[tool], #[resource], #[prompt] linked into the binary
         .build()? // duplicate names and missing state are errors here, not later

@@ -24,6 +24,7 @@ pub(super) fn generate(handler: &Handler) -> TokenStream {
     let name = &handler.name;
     let location = location(handler.ident().span());
     let scopes = scopes(handler);
+    let invalidates = handler.attrs.invalidates.iter().flatten();
     let (view, visibility) = crate::view::tool_view(handler.attrs.view_uri.as_ref(), handler.attrs.visibility.as_ref());
     let task = match handler.attrs.task {
         None => quote!(::core::option::Option::None),
@@ -46,6 +47,7 @@ pub(super) fn generate(handler: &Handler) -> TokenStream {
             view: #view,
             visibility: #visibility,
             layers: #layers,
+            invalidates: &[#(#invalidates),*],
         }
     };
     let register = register(handler, "TOOLS", "ToolItem", "ToolDescriptor", descriptor);

@@ -26,11 +26,22 @@ use crate::protocol::{Method, Tool};
 ///
 /// A store that fails is a miss, not an error: the call runs, and the
 /// failure is logged.
+///
+/// A tool's results are invalidated by moving the tool to a new
+/// *generation*, a number that is part of every key: the results kept
+/// before are then never read again, and expire with their time to live.
+/// The generations are the store's, so that an invalidation on one
+/// replica holds for all.
 pub trait ResultStore: Send + Sync + 'static {
     /// The result kept under `key`, if any (JSON text).
     fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<String>, String>>;
     /// Keeps `result` (JSON text) under `key` for `ttl`.
     fn put<'a>(&'a self, key: &'a str, result: String, ttl: Duration) -> BoxFuture<'a, Result<(), String>>;
+    /// The generation of `tool`'s results: 0 until they are first
+    /// invalidated.
+    fn generation<'a>(&'a self, tool: &'a str) -> BoxFuture<'a, Result<u64, String>>;
+    /// Moves `tool`'s results to their next generation, for every replica.
+    fn invalidate<'a>(&'a self, tool: &'a str) -> BoxFuture<'a, Result<(), String>>;
 }
 
 /// How many results a cache keeps unless told otherwise.
@@ -51,7 +62,20 @@ const ENTRY_OVERHEAD: u64 = 64;
 /// Only tools annotated read-only and idempotent
 /// (`annotations(read_only, idempotent)`) are cached: for any other the
 /// layer passes the call on, since answering a call that changes something
-/// from a cache would skip the change. Only complete results are kept
+/// from a cache would skip the change. A server-wide cache skips them; a
+/// cache put on one such tool (`#[tool(layer = ...)]`) is a
+/// [`BuildError::Cache`](crate::BuildError::Cache), since it would never
+/// cache anything.
+///
+/// A call that changes what a cached tool answers declares it:
+/// `#[tool(invalidates = ["search_articles"])]` (or
+/// [`ToolEntry::invalidates`](crate::entry::ToolEntry::invalidates)) on
+/// `add_article` invalidates `search_articles`' results, every caller's, in
+/// every `ResultCache` of the server (server-wide, and the tool's own)
+/// once a call of `add_article` has answered with a result (not an error):
+/// the next call of `search_articles` runs. Code that changes things
+/// otherwise calls [`invalidate`](Self::invalidate) on a clone of the
+/// cache (clones share their results). Only complete results are kept
 /// (not errors, tool errors or input requests), by the server's name, the
 /// protocol revision, the tool, the arguments (their JSON with its keys
 /// sorted) and the [caller](super::Caller): a result is only ever served
@@ -86,6 +110,9 @@ const ENTRY_OVERHEAD: u64 = 64;
 #[derive(Clone)]
 pub struct ResultCache {
     results: moka::sync::Cache<String, Arc<RawValue>>,
+    /// Each invalidated tool's generation, when results are kept in
+    /// memory (a shared store keeps its own).
+    generations: Arc<std::sync::Mutex<std::collections::HashMap<String, u64>>>,
     ttl: Duration,
     entries: u64,
     bytes: u64,
@@ -114,6 +141,7 @@ impl ResultCache {
     pub fn new(ttl: Duration) -> Self {
         ResultCache {
             results: cache(ttl, DEFAULT_ENTRIES, DEFAULT_BYTES),
+            generations: Arc::default(),
             ttl,
             entries: DEFAULT_ENTRIES,
             bytes: DEFAULT_BYTES,
@@ -176,8 +204,53 @@ impl ResultCache {
         self
     }
 
+    /// Invalidates every result of `tool` this cache keeps, every
+    /// caller's: the next call of it runs. With a [shared](Self::shared)
+    /// store, for every replica.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_runtime::middleware::ResultCache;
+    ///
+    /// # mcp_runtime::tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let articles = ResultCache::new(Duration::from_secs(60));
+    /// // Kept in the server's state, a clone reaches the same results:
+    /// let handle = articles.clone();
+    /// handle.invalidate("search_articles").await;
+    /// # });
+    /// ```
+    pub async fn invalidate(&self, tool: &str) {
+        let Some(store) = &self.shared else {
+            let mut generations = self.generations.lock().unwrap_or_else(|e| e.into_inner());
+            *generations.entry(tool.to_owned()).or_default() += 1;
+            return;
+        };
+        if let Err(e) = store.invalidate(tool).await {
+            tracing::error!(
+                error = %e, tool,
+                "the shared result cache could not invalidate a tool's results: they may be served until they expire"
+            );
+        }
+    }
+
+    /// The generation of `tool`'s results; `None` when the shared store
+    /// cannot tell (the call then runs, and its result is not kept).
+    async fn generation(&self, tool: &str) -> Option<u64> {
+        let Some(store) = &self.shared else {
+            let generations = self.generations.lock().unwrap_or_else(|e| e.into_inner());
+            return Some(generations.get(tool).copied().unwrap_or(0));
+        };
+        match store.generation(tool).await {
+            Ok(generation) => Some(generation),
+            Err(e) => {
+                tracing::warn!(error = %e, tool, "the shared result cache could not be read: the call runs");
+                None
+            }
+        }
+    }
+
     /// The key of a call's result, or `None` when it is not to be cached.
-    fn key(&self, request: &McpRequest) -> Option<String> {
+    fn key(&self, request: &McpRequest, generation: u64) -> Option<String> {
         // A call that carries answers or a state may be answered otherwise
         // than its arguments alone say.
         if request.method() != Method::ToolsCall || request.0.carries_input || request.is_task() {
@@ -205,12 +278,18 @@ impl ResultCache {
             None => "{}".to_owned(),
         };
         let caller = if self.every_caller { String::new() } else { caller.to_string() };
+        let generation = generation.to_string();
         let mut digest = Sha256::new();
         // Each part with its length first: no choice of names runs two
         // parts into one.
-        for part in
-            [request.0.answers.server_name(), request.protocol_version(), request.target()?, &caller, &arguments]
-        {
+        for part in [
+            request.0.answers.server_name(),
+            request.protocol_version(),
+            request.target()?,
+            &generation,
+            &caller,
+            &arguments,
+        ] {
             digest.update((part.len() as u64).to_be_bytes());
             digest.update(part.as_bytes());
         }
@@ -233,8 +312,16 @@ fn cache(ttl: Duration, entries: u64, bytes: u64) -> moka::sync::Cache<String, A
         .build()
 }
 
+/// The result caches among `layers`.
+pub(crate) fn caches_in(layers: &[Arc<dyn Layer>]) -> impl Iterator<Item = &ResultCache> {
+    layers.iter().filter_map(|layer| {
+        let layer: &dyn std::any::Any = &**layer;
+        layer.downcast_ref::<ResultCache>()
+    })
+}
+
 /// Whether a tool's annotations let its results be reused.
-fn cacheable(tool: &Tool) -> bool {
+pub(crate) fn cacheable(tool: &Tool) -> bool {
     tool.annotations.as_ref().is_some_and(|a| a.read_only_hint == Some(true) && a.idempotent_hint == Some(true))
 }
 
@@ -262,7 +349,13 @@ impl ResultCache {
 impl Layer for ResultCache {
     fn call<'a>(&'a self, request: McpRequest, next: Next) -> BoxFuture<'a, Response> {
         Box::pin(async move {
-            let Some(key) = self.key(&request) else { return next.run(request).await };
+            let generation = match request.target() {
+                Some(tool) if self.might_keep(&request) => self.generation(tool).await,
+                _ => None,
+            };
+            let Some(key) = generation.and_then(|generation| self.key(&request, generation)) else {
+                return next.run(request).await;
+            };
             if let Some(result) = self.kept(&key).await {
                 return request.reply(&*result);
             }
@@ -275,9 +368,17 @@ impl Layer for ResultCache {
     }
 }
 
+impl ResultCache {
+    /// Whether a call of a tool may be answered from this cache (the
+    /// generation is only read for those).
+    fn might_keep(&self, request: &McpRequest) -> bool {
+        request.method() == Method::ToolsCall && request.tool().is_some_and(cacheable)
+    }
+}
+
 /// A response's result, when it is one to keep: complete, and not a tool
 /// error.
-fn kept(response: &Response) -> Option<Box<RawValue>> {
+pub(crate) fn kept(response: &Response) -> Option<Box<RawValue>> {
     if response.needs_input() {
         return None;
     }

@@ -60,7 +60,7 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// let server = mcp_runtime::Server::builder("demo", "1.0.0").layer(Failures::default()).build().unwrap();
 /// # let _ = server;
 /// ```
-pub trait Layer: Send + Sync + 'static {
+pub trait Layer: std::any::Any + Send + Sync {
     /// Handles `request`: passes it on with `next.run(request)`, or answers
     /// it without doing so.
     fn call<'a>(&'a self, request: McpRequest, next: Next) -> BoxFuture<'a, Response>;

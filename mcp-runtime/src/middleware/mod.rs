@@ -71,7 +71,7 @@ mod request;
 mod time_limit;
 
 #[cfg(feature = "cache")]
-mod cache;
+pub(crate) mod cache;
 #[cfg(feature = "rate-limit")]
 mod rate_limit;
 

@@ -100,6 +100,7 @@ pub mod fallback {
         view: None,
         visibility: None,
         layers: None,
+        invalidates: &[],
     };
 
     fn prompt() -> Prompt {

@@ -15,7 +15,9 @@ use crate::middleware::{BoxFuture, ResultStore};
 /// Each result is one string, `<prefix>:result:<cache key>` (a digest of
 /// the server's name, the revision, the tool, the caller and the
 /// arguments, so two servers under one prefix never mix), written with its
-/// time to live (`SET ... PX`): expiry is Redis's job.
+/// time to live (`SET ... PX`): expiry is Redis's job. A tool's
+/// generation (see [`ResultStore`]) is `<prefix>:generation:<tool>`, moved
+/// on with `INCR`: a cached call reads it first, one round trip more.
 /// Every replica connects with the same `prefix`. A lost connection is made
 /// again at the next command; while Redis is away, calls run uncached.
 #[derive(Clone)]
@@ -59,6 +61,23 @@ impl ResultStore for RedisResultStore {
             let ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
             command.arg(self.key(key)).arg(result).arg("PX").arg(ms);
             self.commands.run::<()>(&command).await.map_err(|e| format!("Redis: {e}"))
+        })
+    }
+
+    fn generation<'a>(&'a self, tool: &'a str) -> BoxFuture<'a, Result<u64, String>> {
+        Box::pin(async move {
+            let mut command = redis::cmd("GET");
+            command.arg(format!("{}:generation:{tool}", self.prefix));
+            let generation: Option<u64> = self.commands.run(&command).await.map_err(|e| format!("Redis: {e}"))?;
+            Ok(generation.unwrap_or(0))
+        })
+    }
+
+    fn invalidate<'a>(&'a self, tool: &'a str) -> BoxFuture<'a, Result<(), String>> {
+        Box::pin(async move {
+            let mut command = redis::cmd("INCR");
+            command.arg(format!("{}:generation:{tool}", self.prefix));
+            self.commands.run::<u64>(&command).await.map(drop).map_err(|e| format!("Redis: {e}"))
         })
     }
 }

@@ -67,6 +67,8 @@ pub struct ToolEntry {
     /// serves views: what those views call it by (a view names its
     /// server's tools as that server does, not as the mount renames them).
     pub(crate) view_alias: Option<String>,
+    /// The tools whose cached results a call of this one makes stale.
+    pub(crate) invalidates: Vec<String>,
 }
 
 /// Names a mounted remote, the owner of the entries it serves.
@@ -98,6 +100,7 @@ impl ToolEntry {
             layers: None,
             owner: None,
             view_alias: None,
+            invalidates: Vec::new(),
         }
     }
 
@@ -116,6 +119,7 @@ impl ToolEntry {
             layers: d.layers.map(|layers| layers().into()),
             owner: None,
             view_alias: None,
+            invalidates: d.invalidates.iter().map(|&tool| tool.to_owned()).collect(),
         };
         let entry = match d.view {
             Some(uri) => entry.view(uri),
@@ -153,6 +157,26 @@ impl ToolEntry {
         let mut layers: Vec<Arc<dyn Layer>> = self.layers.as_deref().map(<[_]>::to_vec).unwrap_or_default();
         layers.push(Arc::new(layer));
         self.layers = Some(layers.into());
+        self
+    }
+
+    /// Declares that a call of this tool changes what `tool` answers: once
+    /// a call of it has answered with a result (not an error, nor a
+    /// question), `tool`'s results kept by a
+    /// [`ResultCache`](crate::middleware::ResultCache) of the server
+    /// (server-wide, or `tool`'s own) are invalidated, every caller's. What
+    /// `#[tool(invalidates = ["..."])]` declares. A server whose tools
+    /// invalidate a tool it does not have fails to build
+    /// ([`BuildError::Cache`](crate::BuildError::Cache)).
+    ///
+    /// ```
+    /// use mcp_runtime::entry::ToolEntry;
+    ///
+    /// let add = ToolEntry::new("add_article", || async { "added" }).invalidates("search_articles");
+    /// # let _ = add;
+    /// ```
+    pub fn invalidates(mut self, tool: impl Into<String>) -> Self {
+        self.invalidates.push(tool.into());
         self
     }
 
@@ -257,6 +281,9 @@ pub struct ToolDescriptor {
     pub visibility: Option<crate::apps::Visibility>,
     /// `layer = ...` (each of them): the tool's own middleware.
     pub layers: Option<LayersFn>,
+    /// `invalidates = [...]`: the tools whose cached results its calls
+    /// make stale.
+    pub invalidates: &'static [&'static str],
 }
 
 /// Builds a `#[tool(layer = ...)]`'s middleware, in order.

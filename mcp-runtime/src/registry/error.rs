@@ -135,6 +135,20 @@ pub enum BuildError {
         /// Where the entry is.
         location: SourceLocation,
     },
+    /// A result cache that could never serve, or an invalidation of a tool
+    /// the server does not have: a
+    /// [`ResultCache`](crate::middleware::ResultCache) put on a tool not
+    /// annotated read-only and idempotent, or `invalidates = [...]` naming
+    /// no tool.
+    #[error("tool `{tool}` (at {location}): {reason}")]
+    Cache {
+        /// The tool's name.
+        tool: String,
+        /// What is wrong, and what to do.
+        reason: String,
+        /// Where the tool is.
+        location: SourceLocation,
+    },
     /// A server mounted under a namespace that cannot prefix names
     /// ([`ServerBuilder::mount`](crate::ServerBuilder::mount)).
     #[error("the server mounted at `{namespace}`: {reason}")]
@@ -336,6 +350,7 @@ mod tests {
             BuildError::ToolName { name: "a b".into(), reason: ToolNameError::Char(' '), location: location() },
             BuildError::Scope { kind: "tool", name: "add".into(), reason: ScopeError::EmptyList, location: location() },
             BuildError::Unauthenticated { kind: "tool", name: "whoami".into(), location: location() },
+            BuildError::Cache { tool: "add".into(), reason: "no cache".into(), location: location() },
             BuildError::Eras { reason: "`both` is none of modern, legacy, dual".into() },
             BuildError::MissingFeature {
                 feature: "legacy",

@@ -547,6 +547,7 @@ pub(crate) fn check_entries(entries: &Entries, state: &StateMap, authenticated: 
         });
     }
     crate::registry::views::check(entries, problems);
+    check_caches(entries, problems);
     let check = Requirements { state, authenticated };
     check.all("tool", &entries.tools, |t| (&t.definition.name, &t.requirements, t.location), problems);
     check.all("prompt", &entries.prompts, |p| (&p.definition.name, &p.requirements, p.location), problems);
@@ -563,6 +564,35 @@ impl fmt::Debug for Server {
             .field("resources", &snapshot.catalog.resources().len())
             .field("templates", &snapshot.catalog.templates().len())
             .finish()
+    }
+}
+
+/// Result caches that could serve, and invalidations of tools there are.
+fn check_caches(entries: &Entries, problems: &mut Problems) {
+    for tool in &entries.tools {
+        let name = &tool.definition.name;
+        #[cfg(feature = "cache")]
+        if crate::middleware::cache::caches_in(tool.layers.as_deref().unwrap_or_default()).next().is_some()
+            && !crate::middleware::cache::cacheable(&tool.definition)
+        {
+            problems.push(BuildError::Cache {
+                tool: name.clone(),
+                reason: "its `ResultCache` would never keep a result: only tools annotated read-only and idempotent \
+                         are cached (`#[tool(annotations(read_only, idempotent))]`, or `ToolAnnotations` on the entry); \
+                         annotate it so if it is, else remove the layer"
+                    .to_owned(),
+                location: tool.location,
+            });
+        }
+        for stale in &tool.invalidates {
+            if !entries.tools.iter().any(|t| &t.definition.name == stale) {
+                problems.push(BuildError::Cache {
+                    tool: name.clone(),
+                    reason: format!("it invalidates `{stale}`, which is no tool of this server: name a tool it serves"),
+                    location: tool.location,
+                });
+            }
+        }
     }
 }
 

@@ -44,7 +44,43 @@ pub(super) fn route(
     Ok(Route::CallTool(p, position))
 }
 
-pub(super) async fn run(p: &Prepared, params: CallToolParams, position: usize, mut parts: ContextParts) -> Response {
+pub(super) async fn run(p: &Prepared, params: CallToolParams, position: usize, parts: ContextParts) -> Response {
+    #[cfg(feature = "cache")]
+    if !p.snapshot.catalog().tool(position).invalidates.is_empty() {
+        // Boxed: a plain call's future does not grow by this path's state.
+        return Box::pin(call_then_invalidate(p, params, position, parts)).await;
+    }
+    call(p, params, position, parts).await
+}
+
+/// A call of a tool that invalidates others' cached results: they are,
+/// once it has answered with a result.
+#[cfg(feature = "cache")]
+async fn call_then_invalidate(p: &Prepared, params: CallToolParams, position: usize, parts: ContextParts) -> Response {
+    let response = call(p, params, position, parts).await;
+    if crate::middleware::cache::kept(&response).is_some() {
+        invalidate(p, position).await;
+    }
+    response
+}
+
+/// Invalidates, in every result cache of the server that may keep them
+/// (the server's, and each stale tool's own), the results of the tools
+/// the tool at `position` invalidates.
+#[cfg(feature = "cache")]
+async fn invalidate(p: &Prepared, position: usize) {
+    use crate::middleware::cache::caches_in;
+    let catalog = p.snapshot.catalog();
+    let outer = &p.server.settings().layers.0;
+    for stale in &catalog.tool(position).invalidates {
+        let own = catalog.tool_position(stale).and_then(|at| catalog.tool(at).layers.as_deref()).unwrap_or_default();
+        for cache in caches_in(outer).chain(caches_in(own)) {
+            cache.invalidate(stale).await;
+        }
+    }
+}
+
+async fn call(p: &Prepared, params: CallToolParams, position: usize, mut parts: ContextParts) -> Response {
     let tool = p.snapshot.catalog().tool(position);
     // Without the feature a `task` tool runs as a plain call (and no server
     // is built with a `task(required)` one).
