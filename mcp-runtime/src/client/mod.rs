@@ -90,6 +90,10 @@ pub struct Client {
     revision: Revision,
     /// Settled by the first request, shared by the clones.
     negotiated: Arc<tokio::sync::OnceCell<Negotiated>>,
+    /// The result of the `server/discover` that settled the revision, kept
+    /// for the first [`discover`](Self::discover), which then asks nothing:
+    /// a command that discovers first sends one `server/discover`, not two.
+    discovered: Arc<std::sync::Mutex<Option<Value>>>,
     /// What answers the server's requests for input; shared with the
     /// transports, which answer a 2025-era server's requests as they come.
     callbacks: SharedCallbacks,
@@ -170,6 +174,7 @@ impl Client {
             next_id: Arc::new(AtomicI64::new(1)),
             revision: Revision::default(),
             negotiated: Arc::new(tokio::sync::OnceCell::new()),
+            discovered: Arc::default(),
             callbacks,
             limits,
         }
@@ -238,6 +243,7 @@ impl Client {
     pub fn revision(mut self, revision: Revision) -> Self {
         self.revision = revision;
         self.negotiated = Arc::new(tokio::sync::OnceCell::new());
+        self.discovered = Arc::default();
         self
     }
 
@@ -265,7 +271,10 @@ impl Client {
             Revision::Modern => Ok(Negotiated::Modern),
             Revision::Legacy => Ok(Negotiated::Legacy(self.initialize().await?)),
             Revision::Auto => match self.exchange(&Negotiated::Modern, "server/discover", Map::new()).await {
-                Ok(_) => Ok(Negotiated::Modern),
+                Ok(discovered) => {
+                    *self.discovered.lock().unwrap_or_else(|e| e.into_inner()) = Some(discovered);
+                    Ok(Negotiated::Modern)
+                }
                 Err(error) if negotiation::refuses_modern(&error) => {
                     Ok(Negotiated::Legacy(self.initialize().await.map_err(|legacy| {
                         Error::Invalid(format!(
@@ -530,9 +539,15 @@ impl Client {
 
     /// `server/discover`: what the server is and offers. In a 2025-era
     /// session, what its `initialize` result said (the revision it answered
-    /// with as the one version).
+    /// with as the one version). The first call after
+    /// [`Revision::Auto`] found out the revision with a `server/discover`
+    /// returns that one's result instead of asking again; later calls ask.
     pub async fn discover(&self) -> Result<DiscoverResult, Error> {
-        if let Negotiated::Legacy(session) = self.negotiated().await? {
+        let negotiated = self.negotiated().await?;
+        if let Some(discovered) = self.discovered.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            return read_as("server/discover", discovered);
+        }
+        if let Negotiated::Legacy(session) = negotiated {
             let capabilities = session.result.get("capabilities").cloned().unwrap_or_else(|| json!({}));
             let capabilities = serde_json::from_value(capabilities)
                 .map_err(|e| Error::Invalid(format!("`initialize` capabilities that do not read: {e}")))?;
