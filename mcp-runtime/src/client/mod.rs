@@ -228,11 +228,29 @@ impl Client {
         self.with_callbacks(|callbacks| callbacks.roots = Some(Arc::new(move || Box::pin(callback()))))
     }
 
+    /// Hears each request of the server this client refuses, with its
+    /// method and params, before the refusal goes out: one it has no
+    /// callback for (sampling without [`on_sampling`](Self::on_sampling),
+    /// ...), or a URL-mode elicitation when the client declared form
+    /// elicitation only ([`capabilities`](Self::capabilities)). A 2025-era
+    /// server's request is refused with a JSON-RPC error (`-32601`, or
+    /// `-32602` for the mode); in 2026-07-28 the request that asked fails
+    /// with [`Error::InputRequired`]. For a user who should hear what was
+    /// refused (a command line says it on stderr); it answers nothing.
+    pub fn on_refusal<F>(self, callback: F) -> Self
+    where
+        F: Fn(&str, &Value) + Send + Sync + 'static,
+    {
+        self.with_callbacks(|callbacks| callbacks.refused = Some(Arc::new(callback)))
+    }
+
     fn with_callbacks(mut self, set: impl FnOnce(&mut answering::Callbacks)) -> Self {
         let declared = {
             let mut callbacks = self.callbacks.write().unwrap_or_else(|e| e.into_inner());
             set(&mut callbacks);
-            callbacks.declare(self.meta.client_capabilities.clone())
+            let declared = callbacks.declare(self.meta.client_capabilities.clone());
+            callbacks.forms_only = forms_only(&declared);
+            declared
         };
         Arc::make_mut(&mut self.meta).client_capabilities = declared;
         self
@@ -457,8 +475,11 @@ impl Client {
         self
     }
 
-    /// The capabilities the client declares.
+    /// The capabilities the client declares. Declaring elicitation without
+    /// URL mode also refuses a URL-mode elicitation a server sends anyway
+    /// (see [`on_refusal`](Self::on_refusal)).
     pub fn capabilities(mut self, capabilities: ClientCapabilities) -> Self {
+        self.callbacks.write().unwrap_or_else(|e| e.into_inner()).forms_only = forms_only(&capabilities);
         Arc::make_mut(&mut self.meta).client_capabilities = capabilities;
         self
     }
@@ -525,7 +546,9 @@ impl Client {
             let callbacks = server_requests::current(&self.callbacks);
             let answers = match callbacks.answer_all(&result).await {
                 Ok(answers) => answers,
-                Err(Unanswered::NoCallback { .. }) => return Err(Error::InputRequired(result)),
+                Err(Unanswered::NoCallback { .. } | Unanswered::Undeclared { .. }) => {
+                    return Err(Error::InputRequired(result));
+                }
                 Err(other) => return Err(Error::Invalid(other.unreadable())),
             };
             answering::next_round(&mut params, &result, answers).map_err(Error::Invalid)?;
@@ -663,6 +686,11 @@ impl Client {
     pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult, Error> {
         self.typed("prompts/get", json!({ "name": name, "arguments": arguments })).await
     }
+}
+
+/// Whether `declared` has elicitation in form mode only.
+fn forms_only(declared: &ClientCapabilities) -> bool {
+    declared.elicitation.as_ref().is_some_and(|elicitation| !elicitation.supports_url())
 }
 
 /// The result of `method` read as the type it has.
