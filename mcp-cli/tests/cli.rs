@@ -233,3 +233,47 @@ fn a_server_that_writes_no_protocol_on_stdout_is_quoted() {
         "{said}"
     );
 }
+
+/// `mcp ARGS -- demo_server` at a terminal (a pseudo-terminal `script`
+/// opens), typing `typed`: what the terminal showed.
+fn at_a_terminal(args: &[&str], typed: &str) -> String {
+    use std::io::{Read as _, Write as _};
+    let quote = |word: &str| format!("'{}'", word.replace('\'', r"'\''"));
+    let mut line: Vec<String> =
+        std::iter::once(env!("CARGO_BIN_EXE_mcp")).chain(args.iter().copied()).map(quote).collect();
+    line.extend(["--".to_owned(), quote(demo_server().to_str().expect("UTF-8"))]);
+    let mut script = Command::new("script")
+        .args(["-q", "-e", "-c", &line.join(" "), "/dev/null"])
+        .env_remove("MCP_BEARER_TOKEN")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("`script` (util-linux) runs");
+    // Typed ahead: the terminal keeps each line until it is read. The input
+    // stays open until the command ends, as a person's keyboard does.
+    let mut keyboard = script.stdin.take().expect("stdin");
+    keyboard.write_all(typed.as_bytes()).expect("typed");
+    let mut shown = String::new();
+    script.stdout.take().expect("stdout").read_to_string(&mut shown).expect("read");
+    assert!(script.wait().expect("ended").success(), "{shown}");
+    drop(keyboard);
+    shown
+}
+
+#[test]
+fn at_a_terminal_a_question_is_asked_then_sent_or_declined() {
+    let sent = at_a_terminal(&["call", "delete"], "y\n\n");
+    assert!(
+        sent.contains("The server asks: Delete the file?") && sent.contains("delete [yes/no, required]: "),
+        "{sent}"
+    );
+    assert!(sent.contains("\"text\": \"deleted\""), "{sent}");
+    let declined = at_a_terminal(&["call", "delete", "--revision", "legacy"], "yes\nd\n");
+    assert!(declined.contains("\"text\": \"kept\""), "{declined}");
+    let survey = at_a_terminal(&["call", "survey"], "x\n36\n\nAda\n\n");
+    assert!(survey.contains("`age` takes an integer, not `x`"), "{survey}");
+    assert!(
+        survey.contains(r#"{\"action\":\"accept\",\"content\":{\"age\":36,\"colour\":\"red\",\"name\":\"Ada\"}}"#),
+        "{survey}"
+    );
+}
