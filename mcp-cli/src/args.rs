@@ -43,6 +43,8 @@ mcp asks it field by field on stderr, then whether to send, decline or cancel;
 can answer questions: without a terminal, --answer or --yes, a tool that must ask
 fails at once with the server's error (-32021) instead of waiting. A request to
 open a URL or to ask a language model (sampling) is refused, and said on stderr.
+In a 2025-era session the server asks while its request waits: --timeout then
+bounds your time to answer too.
 
 Lists print as a table (name, first line of the description); --json prints
 them, like every other result, as JSON. Exit status: 0; 1 when the server
