@@ -84,25 +84,38 @@ fn json(value: &serde_json::Value) -> impl IntoResponse + use<> {
     ([(CONTENT_TYPE, "application/json")], value.to_string())
 }
 
-fn parse_args() -> anyhow::Result<SocketAddr> {
+const USAGE: &str = "usage: axum_app [--addr ADDR]
+
+Serves /health, /api/counter and the MCP endpoint /mcp over HTTP.
+
+  --addr ADDR    the address to listen on (default 127.0.0.1:3000)
+  --help, -h     this text";
+
+/// The address to serve at, or `None` when the usage was asked for.
+fn parse_args(args: impl IntoIterator<Item = String>) -> anyhow::Result<Option<SocketAddr>> {
     let mut addr: SocketAddr = "127.0.0.1:3000".parse()?;
-    let mut args = std::env::args().skip(1);
+    let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--addr" => {
                 let value = args.next().context("--addr needs an address such as 127.0.0.1:3000")?;
                 addr = value.parse().with_context(|| format!("`{value}` is not an address"))?;
             }
-            other => bail!("unknown argument `{other}`; usage: axum_app [--addr ADDR]"),
+            "--help" | "-h" => return Ok(None),
+            other => bail!("unknown argument `{other}`\n{USAGE}"),
         }
     }
-    Ok(addr)
+    Ok(Some(addr))
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    let Some(addr) = parse_args(std::env::args().skip(1))? else {
+        use std::io::Write as _;
+        writeln!(std::io::stdout(), "{USAGE}")?;
+        return Ok(());
+    };
     let _telemetry = observability::init("axum_app")?;
-    let addr = parse_args()?;
     let app = app(Counter::default(), Tokens::demo())?;
     let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("binding {addr}"))?;
     tracing::info!(

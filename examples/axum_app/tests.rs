@@ -106,3 +106,14 @@ async fn tools_and_routes_share_the_app_state_and_the_app_routes_still_work() {
     let (_, body) = send(addr, get(addr, "/api/counter", Some("ada-token"))).await;
     assert_eq!(serde_json::from_str::<Value>(&body).expect("JSON"), json!({"value": 2}));
 }
+
+#[test]
+fn help_prints_the_usage_and_an_unknown_argument_shows_it() {
+    let args = |line: &[&str]| line.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+    assert_eq!(super::parse_args(args(&["--help"])).expect("help"), None);
+    assert_eq!(super::parse_args(args(&["--addr", "127.0.0.1:1", "-h"])).expect("help"), None);
+    let addr = super::parse_args(args(&["--addr", "127.0.0.1:8080"])).expect("valid");
+    assert_eq!(addr, Some("127.0.0.1:8080".parse().expect("an address")));
+    let message = super::parse_args(args(&["--frobnicate"])).expect_err("unknown").to_string();
+    assert!(message.contains("unknown argument `--frobnicate`") && message.contains("--addr ADDR"), "{message}");
+}

@@ -11,8 +11,11 @@
 //!
 //! `everything`'s tool `test_simple_text` is then `everything_test_simple_text`, its resource
 //! `test://static-text` is `test://everything/static-text`. A remote without a name
-//! (`=COMMAND` or `=URL`) is served as it is, unprefixed: a proxy. A command is split at
-//! spaces (no quoting). What a gateway relays of a remote: see `mcp_runtime::client::Remote`.
+//! (`=COMMAND` or `=URL`) is served as it is, unprefixed: a proxy. A command is split into
+//! words as a POSIX shell splits them, without running one: single quotes keep everything,
+//! double quotes keep all but `\"` and `\\`, a backslash keeps the next character; so a path
+//! with a space is quoted, `tools="'/opt/my tools/server' --stdio"`. What a gateway relays of
+//! a remote: see `mcp_runtime::client::Remote`. `--help` prints the usage.
 //!
 //! Every caller reaches every remote with the gateway's one connection to it (a 2025-era
 //! remote: one session, shared by every caller). Over HTTP, `--issuer URL` makes callers show
@@ -34,7 +37,21 @@ use mcp_runtime::transport::http::{ForwardedHeader, HttpConfig};
 
 const USAGE: &str = "usage: gateway [--stdio | --http ADDR] [--issuer URL [--resource URI]] [--public-url URL] \
                      [--scopes NAME=SCOPE,...]... [--trusted-proxies N] [--allow-unauthenticated] \
-                     [NAME]=COMMAND... | [NAME]=URL...";
+                     [NAME]=COMMAND... | [NAME]=URL...
+
+Serves the tools, prompts and resources of each remote server under its NAME (none: as it is).
+COMMAND speaks MCP on its stdio; it is split into words as a shell would, so quote a path with
+spaces: docs=\"'/opt/my docs/server' --stdio\". URL is a Streamable HTTP endpoint.
+
+  --stdio                    serve one client on stdin/stdout (default: HTTP)
+  --http ADDR                the HTTP address (default 127.0.0.1:3000)
+  --issuer URL               callers show a bearer token of this authorization server
+  --resource URI             this gateway's URI in those tokens (default http://ADDR/mcp)
+  --public-url URL           the URL callers reach the gateway at, behind a proxy
+  --scopes NAME=S1,S2        the scopes a mount's entries need (repeatable)
+  --trusted-proxies N        believe the X-Forwarded-For of N proxies in front
+  --allow-unauthenticated    serve a non-loopback address without --issuer, on purpose
+  --help, -h                 this text";
 
 /// What to serve, and how.
 #[derive(Debug, Default, PartialEq)]
@@ -67,7 +84,18 @@ enum Target {
     Command(Vec<String>),
 }
 
-fn parse_args(args: &[String]) -> anyhow::Result<Options> {
+/// What the command line asks for: to serve, or to print the usage.
+#[derive(Debug, PartialEq)]
+enum Invocation {
+    Serve(Options),
+    Help,
+}
+
+fn parse_args(args: &[String]) -> anyhow::Result<Invocation> {
+    // Asked for anywhere, the usage is all that is printed.
+    if args.iter().any(|arg| arg == "--help" || arg == "-h") {
+        return Ok(Invocation::Help);
+    }
     let mut options = Options::default();
     let mut args = args.iter();
     while let Some(arg) = args.next() {
@@ -100,7 +128,12 @@ fn parse_args(args: &[String]) -> anyhow::Result<Options> {
                 let target = if target.starts_with("http://") || target.starts_with("https://") {
                     Target::Url(target.to_owned())
                 } else {
-                    let words: Vec<String> = target.split_whitespace().map(str::to_owned).collect();
+                    let Some(words) = shlex::split(target) else {
+                        bail!(
+                            "the command of `{name}` has a quote that is not closed, or ends in a backslash: \
+                             `{target}`\n{USAGE}"
+                        )
+                    };
                     if words.is_empty() {
                         bail!("no command for `{name}`\n{USAGE}");
                     }
@@ -130,7 +163,7 @@ fn parse_args(args: &[String]) -> anyhow::Result<Options> {
             options.addr()
         );
     }
-    Ok(options)
+    Ok(Invocation::Serve(options))
 }
 
 /// Connects to the remote, which lists what it serves.
@@ -158,8 +191,15 @@ async fn connect(name: &str, target: &Target) -> anyhow::Result<Remote> {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    let options = match parse_args(&std::env::args().skip(1).collect::<Vec<_>>())? {
+        Invocation::Serve(options) => options,
+        Invocation::Help => {
+            use std::io::Write as _;
+            writeln!(std::io::stdout(), "{USAGE}")?;
+            return Ok(());
+        }
+    };
     let _telemetry = observability::init("gateway")?;
-    let options = parse_args(&std::env::args().skip(1).collect::<Vec<_>>())?;
     let mut builder = mcp_runtime::Server::builder("gateway", env!("CARGO_PKG_VERSION"))
         .instructions("A gateway: each server's tools, prompts and resources under its name.");
     for (name, target) in &options.remotes {
@@ -200,10 +240,45 @@ mod tests {
         line.iter().map(|s| (*s).to_owned()).collect()
     }
 
+    /// What `line` serves.
+    fn served(line: &[&str]) -> anyhow::Result<Options> {
+        match parse_args(&args(line))? {
+            Invocation::Serve(options) => Ok(options),
+            Invocation::Help => anyhow::bail!("the usage asked for"),
+        }
+    }
+
+    #[test]
+    fn a_command_is_split_as_a_shell_would_so_a_path_may_hold_spaces() {
+        let options = served(&[
+            r#"a='/opt/my tools/server' --stdio"#,
+            r#"b="/srv/it's here/bin" --name "x y""#,
+            r"c=/a\ b/server",
+        ])
+        .expect("valid");
+        let commands: Vec<&Target> = options.remotes.iter().map(|(_, target)| target).collect();
+        assert_eq!(
+            commands,
+            [
+                &Target::Command(vec!["/opt/my tools/server".into(), "--stdio".into()]),
+                &Target::Command(vec!["/srv/it's here/bin".into(), "--name".into(), "x y".into()]),
+                &Target::Command(vec!["/a b/server".into()]),
+            ]
+        );
+        let message = served(&["a='/opt/my tools/server --stdio"]).expect_err("unclosed").to_string();
+        assert!(message.contains("a quote that is not closed"), "{message}");
+    }
+
+    #[test]
+    fn help_anywhere_asks_for_the_usage_alone() {
+        assert_eq!(parse_args(&args(&["--help"])).expect("help"), Invocation::Help);
+        assert_eq!(parse_args(&args(&["--http", "0.0.0.0:1", "-h"])).expect("help"), Invocation::Help);
+        assert!(USAGE.contains("--allow-unauthenticated") && USAGE.contains("'/opt/my docs/server'"));
+    }
+
     #[test]
     fn remotes_are_commands_or_urls_by_name() {
-        let options =
-            parse_args(&args(&["--http", "127.0.0.1:0", "a=server --stdio", "b=http://h:1/mcp"])).expect("valid");
+        let options = served(&["--http", "127.0.0.1:0", "a=server --stdio", "b=http://h:1/mcp"]).expect("valid");
         assert_eq!(options.addr(), "127.0.0.1:0".parse::<SocketAddr>().expect("an address"));
         assert_eq!(
             options.remotes,
@@ -220,7 +295,7 @@ mod tests {
             (&["--scopes", "b=x", "a=server"], "no server's name"),
             (&["--resource", "http://g/mcp", "a=server"], "needs --issuer"),
         ] {
-            let message = parse_args(&args(bad)).expect_err("refused").to_string();
+            let message = served(bad).expect_err("refused").to_string();
             assert!(message.contains(says), "{bad:?}: {message}");
         }
     }
@@ -228,13 +303,13 @@ mod tests {
     #[test]
     fn a_wide_bind_needs_authentication_or_to_be_told_it_has_none() {
         let wide = ["--http", "0.0.0.0:3000", "a=server"];
-        let message = parse_args(&args(&wide)).expect_err("refused").to_string();
+        let message = served(&wide).expect_err("refused").to_string();
         assert!(message.contains("--issuer") && message.contains("--allow-unauthenticated"), "{message}");
-        let protected = parse_args(&args(&[&wide[..], &["--issuer", "https://auth.example"]].concat())).expect("valid");
+        let protected = served(&[&wide[..], &["--issuer", "https://auth.example"]].concat()).expect("valid");
         assert_eq!(protected.issuer.as_deref(), Some("https://auth.example"));
-        parse_args(&args(&[&wide[..], &["--allow-unauthenticated"]].concat())).expect("told so");
-        parse_args(&args(&["--stdio", "a=server"])).expect("stdio has one client");
-        let scoped = parse_args(&args(&["a=server", "--scopes", "a=x:read,x:write"])).expect("valid");
+        served(&[&wide[..], &["--allow-unauthenticated"]].concat()).expect("told so");
+        served(&["--stdio", "a=server"]).expect("stdio has one client");
+        let scoped = served(&["a=server", "--scopes", "a=x:read,x:write"]).expect("valid");
         assert_eq!(scoped.scopes, [("a".to_owned(), vec!["x:read".to_owned(), "x:write".to_owned()])]);
     }
 }

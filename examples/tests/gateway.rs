@@ -31,3 +31,31 @@ async fn a_2025_era_stdio_server_is_reached_through_the_gateway_in_either_era() 
         assert_eq!(contents[0]["uri"], "test://everything/static-text", "{contents}");
     }
 }
+
+#[test]
+fn help_prints_the_usage_and_exits_successfully() {
+    let help = std::process::Command::new(env!("CARGO_BIN_EXE_gateway")).arg("--help").output().expect("it runs");
+    assert!(help.status.success(), "{help:?}");
+    let usage = String::from_utf8_lossy(&help.stdout);
+    assert!(usage.starts_with("usage: gateway") && usage.contains("--allow-unauthenticated"), "{usage}");
+    let axum_app = std::process::Command::new(env!("CARGO_BIN_EXE_axum_app")).arg("-h").output().expect("it runs");
+    assert!(axum_app.status.success() && String::from_utf8_lossy(&axum_app.stdout).contains("--addr ADDR"));
+}
+
+#[tokio::test]
+async fn a_quoted_command_may_name_a_path_with_a_space() {
+    let dir = std::env::temp_dir().join(format!("mcp gateway {}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let server = dir.join("every thing");
+    let _ = std::fs::remove_file(&server);
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_everything"), &server).expect("a link");
+    let remote = format!("everything='{}' --stdio", server.display());
+    let mut gateway = Command::new(env!("CARGO_BIN_EXE_gateway"));
+    gateway.args(["--http", "127.0.0.1:0", &remote]).env("NO_COLOR", "1").env("RUST_LOG", "info");
+    let served = serve(gateway).await;
+    let client = Client::http(format!("http://{}/mcp", served.addr));
+    let tools = client.list_tools().await.expect("tools/list");
+    assert!(tools.iter().any(|t| t.name == "everything_test_simple_text"), "{tools:?}");
+    drop(served);
+    let _ = std::fs::remove_dir_all(&dir);
+}

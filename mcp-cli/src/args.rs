@@ -5,13 +5,15 @@ use std::time::Duration;
 use mcp_runtime::client::Revision;
 use serde_json::{Map, Value};
 
+use crate::form::Answers;
+
 pub(crate) const USAGE: &str = "\
 usage:
-  mcp discover                         TARGET
-  mcp list [tools|prompts|resources]   TARGET
+  mcp discover                                   TARGET
+  mcp list [tools|prompts|resources|templates]   TARGET
   mcp call NAME [--arg KEY=VALUE]... [--args JSON]   TARGET
-  mcp read URI                         TARGET
-  mcp prompt NAME [--arg KEY=VALUE]... TARGET
+  mcp read URI                                   TARGET
+  mcp prompt NAME [--arg KEY=VALUE]...           TARGET
 
 TARGET is one of:
   --url URL              a Streamable HTTP endpoint (http://host:port/mcp)
@@ -23,14 +25,32 @@ options (anywhere before `--`):
   --bearer TOKEN                  sent as `Authorization: Bearer` over HTTP
                                   (default: $MCP_BEARER_TOKEN)
   --timeout SECONDS               for each request (default 60)
+  --json                          print lists as JSON, not as a table
+  --answer FIELD=VALUE            answers the field of a question the server asks
+                                  (repeatable)
+  --yes, -y                       accepts the server's questions: each field at its
+                                  default, a yes/no one at yes (confirms)
+  --root PATH_OR_URI              a root to give a server that asks for roots
+                                  (repeatable; a path becomes a file:// URI)
 
 --arg KEY=VALUE sets one argument: VALUE is read as JSON when it is JSON (3, true,
 [1,2], {\"a\":1}, \"text\"), as a string otherwise; a prompt's arguments are always
 strings. --args takes them all as one JSON object.
 
-Prints the result as JSON. Exit status: 0; 1 when the server answered with an
-error or a tool's result is an error; 2 for bad usage; 3 when no answer came
-(no server, a command that ended, no answer in time, an answer that is none).";
+A tool may ask a question (a form: text, numbers, yes/no, choices). At a terminal
+mcp asks it field by field on stderr, then whether to send, decline or cancel;
+--answer and --yes answer it without asking. Only then does mcp tell the server it
+can answer questions: without a terminal, --answer or --yes, a tool that must ask
+fails at once with the server's error (-32021) instead of waiting. A request to
+open a URL or to ask a language model (sampling) is refused, and said on stderr.
+In a 2025-era session the server asks while its request waits: --timeout then
+bounds your time to answer too.
+
+Lists print as a table (name, first line of the description); --json prints
+them, like every other result, as JSON. Exit status: 0; 1 when the server
+answered with an error or a tool's result is an error; 2 for bad usage; 3 when no
+answer came (no server, a command that ended, no answer in time, an answer that
+is none).";
 
 /// What the command line asks for.
 #[derive(Debug, PartialEq)]
@@ -40,6 +60,12 @@ pub(crate) struct Invocation {
     pub(crate) revision: Revision,
     pub(crate) bearer: Option<String>,
     pub(crate) timeout: Duration,
+    /// `--json`: lists as JSON rather than a table.
+    pub(crate) json: bool,
+    /// `--answer` and `--yes`.
+    pub(crate) answers: Answers,
+    /// `--root`, as given.
+    pub(crate) roots: Vec<String>,
 }
 
 /// What to ask the server.
@@ -58,6 +84,8 @@ pub(crate) enum Listed {
     Tools,
     Prompts,
     Resources,
+    /// Resource templates.
+    Templates,
 }
 
 /// Where the server is.
@@ -79,6 +107,7 @@ pub(crate) fn parse(args: &[String], bearer: Option<String>) -> Result<Invocatio
     let mut bearer = bearer.filter(|t| !t.is_empty());
     let mut timeout = Duration::from_secs(60);
     let mut arguments = Map::new();
+    let (mut json, mut answers, mut roots) = (false, Answers::default(), Vec::new());
     let mut positional = Vec::new();
     let mut words = ours.iter();
     while let Some(word) = words.next() {
@@ -107,7 +136,16 @@ pub(crate) fn parse(args: &[String], bearer: Option<String>) -> Result<Invocatio
                     _ => return Err(format!("--args takes a JSON object, not `{text}`")),
                 }
             }
-            flag if flag.starts_with("--") => return Err(format!("unknown option `{flag}`")),
+            "--json" => json = true,
+            "--yes" | "-y" => answers.yes = true,
+            "--answer" => {
+                let pair = value("--answer")?;
+                let (field, text) =
+                    pair.split_once('=').ok_or_else(|| format!("--answer takes FIELD=VALUE, not `{pair}`"))?;
+                answers.given.push((field.to_owned(), text.to_owned()));
+            }
+            "--root" => roots.push(value("--root")?),
+            flag if flag.starts_with('-') && flag.len() > 1 => return Err(format!("unknown option `{flag}`")),
             _ => positional.push(word.clone()),
         }
     }
@@ -118,7 +156,7 @@ pub(crate) fn parse(args: &[String], bearer: Option<String>) -> Result<Invocatio
         _ => return Err("no server: give --url URL or `-- COMMAND [ARGS...]`".into()),
     };
     let action = action_of(&positional, arguments)?;
-    Ok(Invocation { action, target, revision, bearer, timeout })
+    Ok(Invocation { action, target, revision, bearer, timeout, json, answers, roots })
 }
 
 fn revision_of(text: &str) -> Result<Revision, String> {
@@ -141,7 +179,8 @@ fn action_of(positional: &[String], arguments: Map<String, Value>) -> Result<Act
         ["list"] | ["list", "tools"] => Action::List(Listed::Tools),
         ["list", "prompts"] => Action::List(Listed::Prompts),
         ["list", "resources"] => Action::List(Listed::Resources),
-        ["list", other] => return Err(format!("list tools, prompts or resources, not `{other}`")),
+        ["list", "templates"] => Action::List(Listed::Templates),
+        ["list", other] => return Err(format!("list tools, prompts, resources or templates, not `{other}`")),
         ["call", name] => Action::Call { name: (*name).to_owned(), arguments },
         ["read", uri] => Action::Read { uri: (*uri).to_owned() },
         ["prompt", name] => {
@@ -215,6 +254,8 @@ mod tests {
             ("call x --frobnicate --url u", "unknown option"),
             ("--url u", "nothing to do"),
             ("call x --url", "--url needs a value"),
+            ("call x --answer yes --url u", "FIELD=VALUE"),
+            ("call x -q --url u", "unknown option `-q`"),
         ] {
             let error = parsed(line).expect_err(line);
             assert!(error.contains(says), "{line}: {error}");
@@ -226,5 +267,18 @@ mod tests {
         let args: Vec<String> = ["discover", "--url", "u"].map(str::to_owned).to_vec();
         assert_eq!(parse(&args, Some("env".into())).expect("parsed").bearer.as_deref(), Some("env"));
         assert_eq!(parse(&args, Some(String::new())).expect("parsed").bearer, None, "an empty one is none");
+    }
+
+    #[test]
+    fn answers_roots_and_json_anywhere_before_the_double_dash() {
+        let call = parsed("call rm --answer ok=true -y --answer n=a=b --root /tmp --root file:///x --json --url u")
+            .expect("parsed");
+        let given = vec![("ok".to_owned(), "true".to_owned()), ("n".to_owned(), "a=b".to_owned())];
+        assert_eq!(call.answers, Answers { given, yes: true });
+        assert_eq!(call.roots, ["/tmp", "file:///x"]);
+        assert!(call.json);
+        assert_eq!(parsed("list templates --url u").expect("parsed").action, Action::List(Listed::Templates));
+        let plain = parsed("list --url u").expect("parsed");
+        assert!(!plain.json && !plain.answers.any() && plain.roots.is_empty());
     }
 }

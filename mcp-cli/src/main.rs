@@ -1,9 +1,14 @@
-//! `mcp`: pokes an MCP server from the terminal (list its tools, prompts
-//! and resources, call a tool, read a resource, get a prompt) over
-//! Streamable HTTP or a command's stdio, in whichever protocol era the
-//! server speaks. Built on `mcp_runtime::client`. `mcp --help` says how.
+//! `mcp`: pokes an MCP server from the terminal (list its tools, prompts,
+//! resources and resource templates, call a tool, read a resource, get a
+//! prompt) over Streamable HTTP or a command's stdio, in whichever protocol
+//! era the server speaks, answering the questions a tool asks (at the
+//! terminal, or from `--answer` and `--yes`). Built on
+//! `mcp_runtime::client`. `mcp --help` says how.
 
 mod args;
+mod form;
+mod questions;
+mod table;
 
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -43,16 +48,39 @@ fn main() -> ExitCode {
     runtime.block_on(run(invocation))
 }
 
-async fn run(invocation: Invocation) -> ExitCode {
+async fn run(mut invocation: Invocation) -> ExitCode {
+    // Before any server is started: a mistyped root is the user's to fix.
+    let roots = match invocation.roots.iter().map(|given| questions::root_of(given)).collect() {
+        Ok(roots) => roots,
+        Err(message) => {
+            eprintln!("mcp: {message}");
+            return ExitCode::from(BAD_USAGE);
+        }
+    };
     let client = match connect(&invocation) {
-        Ok(client) => client,
+        Ok(client) => questions::answering(client, std::mem::take(&mut invocation.answers), roots),
         Err(error) => return failed(&error),
     };
     let answer = match invocation.action {
         Action::Discover => client.discover().await.map(to_json),
-        Action::List(Listed::Tools) => client.list_tools().await.map(to_json),
-        Action::List(Listed::Prompts) => client.list_prompts().await.map(Value::from),
-        Action::List(Listed::Resources) => client.list_resources().await.map(Value::from),
+        Action::List(listed) => {
+            let items = match listed {
+                Listed::Tools => client.list_tools().await.map(|tools| tools.into_iter().map(to_json).collect()),
+                Listed::Prompts => client.list_prompts().await,
+                Listed::Resources => client.list_resources().await,
+                Listed::Templates => client.list_resource_templates().await,
+            };
+            match items {
+                Ok(items) if !invocation.json => {
+                    let mut out = std::io::stdout().lock();
+                    return match out.write_all(table::table(listed, &items).as_bytes()) {
+                        Ok(()) => ExitCode::SUCCESS,
+                        Err(_) => ExitCode::from(NO_ANSWER),
+                    };
+                }
+                items => items.map(Value::from),
+            }
+        }
         Action::Call { name, arguments } => client.call_tool(&name, Value::Object(arguments)).await.map(to_json),
         Action::Read { uri } => client.read_resource(&uri).await.map(to_json),
         Action::Prompt { name, arguments } => client.get_prompt(&name, Value::Object(arguments)).await.map(to_json),
@@ -100,13 +128,47 @@ fn failed(error: &Error) -> ExitCode {
     eprintln!("mcp: {error}");
     match error {
         Error::Rpc(object) => {
+            if object.code == MISSING_CAPABILITY {
+                for missing in missing_capabilities(object.data.as_ref()) {
+                    eprintln!("mcp: {missing}");
+                }
+            }
             let _ = print(&to_json(object));
             ExitCode::from(SERVER_ERROR)
         }
         Error::InputRequired(_) => {
-            eprintln!("mcp: answering a server's input requests is not supported yet");
+            // What was refused was said as it was refused.
+            eprintln!("mcp: the request was not sent again: it needs an answer mcp refused (said above)");
             ExitCode::from(SERVER_ERROR)
         }
         _ => ExitCode::from(NO_ANSWER),
     }
+}
+
+/// The server's error for a request that needs a capability the client
+/// did not declare.
+const MISSING_CAPABILITY: i32 = -32021;
+
+/// What the user can do about each capability a `-32021` error's data
+/// says is missing (`requiredCapabilities`).
+fn missing_capabilities(data: Option<&Value>) -> Vec<String> {
+    let Some(required) = data.and_then(|d| d.get("requiredCapabilities")).and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    required
+        .iter()
+        .map(|(capability, detail)| match capability.as_str() {
+            "elicitation" if detail.get("url").is_some() => {
+                "the server needs to send you to a URL (URL elicitation), which mcp does not do".to_owned()
+            }
+            "elicitation" => "the server needs to ask you a question: run mcp in a terminal, or give --yes (accept \
+                              the defaults, confirm) or --answer FIELD=VALUE"
+                .to_owned(),
+            "roots" => "the server needs the client's roots: give --root PATH (repeatable)".to_owned(),
+            "sampling" => "the server needs to ask a language model (sampling), which mcp does not do".to_owned(),
+            other => {
+                format!("the server needs the client capability `{}`, which mcp does not have", form::printable(other))
+            }
+        })
+        .collect()
 }

@@ -1,6 +1,6 @@
 //! `mcp` run as a user runs it, against the `demo_server` example: over its
 //! stdio (the command after `--`) and over HTTP (`--url`), in both eras,
-//! with each exit status.
+//! with each exit status; the questions its tools ask, answered or refused.
 
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
@@ -37,10 +37,10 @@ fn json_of(output: &Output) -> Value {
 #[test]
 fn over_stdio_it_lists_calls_reads_and_gets_in_both_eras() {
     for revision in ["auto", "legacy"] {
-        let tools = over_stdio(&["list", "--revision", revision]);
+        let tools = over_stdio(&["list", "--json", "--revision", revision]);
         assert!(tools.status.success(), "{tools:?}");
         let names: Vec<Value> = json_of(&tools).as_array().expect("a list").iter().map(|t| t["name"].clone()).collect();
-        assert_eq!(names, [json!("add"), json!("fail")]);
+        assert_eq!(names[..2], [json!("add"), json!("delete")]);
         let sum = over_stdio(&["call", "add", "--arg", "a=2", "--arg", "b=40", "--revision", revision]);
         assert!(sum.status.success(), "{sum:?}");
         assert_eq!(json_of(&sum)["content"][0]["text"], "42");
@@ -48,7 +48,7 @@ fn over_stdio_it_lists_calls_reads_and_gets_in_both_eras() {
         assert_eq!(json_of(&readme)["contents"][0]["text"], "# Demo");
         let prompt = over_stdio(&["prompt", "greet", "--revision", revision]);
         assert_eq!(json_of(&prompt)["messages"][0]["content"]["text"], "Say hello.");
-        assert_eq!(json_of(&over_stdio(&["list", "prompts"])).as_array().map(Vec::len), Some(1));
+        assert_eq!(json_of(&over_stdio(&["list", "prompts", "--json"])).as_array().map(Vec::len), Some(1));
     }
 }
 
@@ -98,4 +98,182 @@ fn each_exit_status_says_what_happened() {
     assert!(String::from_utf8_lossy(&no_command.stderr).contains("did not start"), "{no_command:?}");
     let help = mcp(&["--help"]);
     assert!(help.status.success() && String::from_utf8_lossy(&help.stdout).contains("TARGET"));
+}
+
+fn stderr_of(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// The text of a tool result's first content block.
+fn text_of(output: &Output) -> String {
+    json_of(output)["content"][0]["text"].as_str().unwrap_or_else(|| panic!("a text result: {output:?}")).to_owned()
+}
+
+#[test]
+fn lists_are_tables_for_people_and_json_when_asked_templates_too() {
+    let tools = over_stdio(&["list", "tools"]);
+    assert!(tools.status.success(), "{tools:?}");
+    let shown = String::from_utf8_lossy(&tools.stdout);
+    let lines: Vec<&str> = shown.lines().collect();
+    assert!(lines[0].starts_with("NAME") && lines[0].ends_with("DESCRIPTION"), "{shown}");
+    assert_eq!(lines[1..3].iter().map(|l| l.trim_end()).collect::<Vec<_>>(), ["add", "delete"], "{shown}");
+    let templates = over_stdio(&["list", "templates"]);
+    assert_eq!(
+        String::from_utf8_lossy(&templates.stdout),
+        "URI TEMPLATE         NAME  DESCRIPTION\ndocs://pages/{page}  page\n"
+    );
+    let templates = over_stdio(&["list", "templates", "--json", "--revision", "legacy"]);
+    assert_eq!(json_of(&templates)[0]["uriTemplate"], "docs://pages/{page}", "{templates:?}");
+    let resources = over_stdio(&["list", "resources"]);
+    assert!(String::from_utf8_lossy(&resources.stdout).contains("docs://readme  readme"), "{resources:?}");
+}
+
+#[test]
+fn a_question_is_answered_by_yes_or_answer_in_both_eras() {
+    for revision in ["auto", "legacy"] {
+        let deleted = over_stdio(&["call", "delete", "--yes", "--revision", revision]);
+        assert_eq!(text_of(&deleted), "deleted", "{revision}: {deleted:?}");
+        let kept = over_stdio(&["call", "delete", "--answer", "delete=no", "--revision", revision]);
+        assert_eq!(text_of(&kept), "kept", "{revision}: {kept:?}");
+        let survey =
+            over_stdio(&["call", "survey", "--answer", "name=Ada", "--answer", "age=36", "--revision", revision]);
+        let answer: Value = serde_json::from_str(&text_of(&survey)).expect("the answer as JSON");
+        assert_eq!(answer, json!({"action": "accept", "content": {"name": "Ada", "age": 36, "colour": "red"}}));
+        // An answer that does not fit: said, and the question cancelled.
+        let wrong =
+            over_stdio(&["call", "survey", "--answer", "name=Ada", "--answer", "age=old", "--revision", revision]);
+        assert_eq!(text_of(&wrong), r#"{"action":"cancel"}"#, "{revision}");
+        assert!(stderr_of(&wrong).contains("--answer age=old: `age` takes an integer, not `old`"), "{wrong:?}");
+        let missing = over_stdio(&["call", "survey", "--yes", "--revision", revision]);
+        assert!(stderr_of(&missing).contains("give --answer age=VALUE"), "{missing:?}");
+    }
+}
+
+#[test]
+fn without_a_terminal_or_an_answer_a_question_fails_at_once_and_says_how_to_answer() {
+    let started = std::time::Instant::now();
+    let unasked = over_stdio(&["call", "delete", "--timeout", "30"]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "it waited: {unasked:?}");
+    assert_eq!(unasked.status.code(), Some(1), "{unasked:?}");
+    assert_eq!(json_of(&unasked)["code"], -32021, "no elicitation declared");
+    assert!(stderr_of(&unasked).contains("run mcp in a terminal, or give --yes"), "{unasked:?}");
+    // The 2025-era session says it in the tool's error.
+    let legacy = over_stdio(&["call", "delete", "--revision", "legacy", "--timeout", "30"]);
+    assert_eq!((legacy.status.code(), json_of(&legacy)["isError"].clone()), (Some(1), json!(true)), "{legacy:?}");
+    assert!(text_of(&legacy).contains("elicitation"), "{legacy:?}");
+}
+
+#[test]
+fn a_url_or_a_models_answer_is_refused_with_a_reason_and_roots_given_from_root() {
+    let visit = over_stdio(&["call", "visit", "--yes"]);
+    assert_eq!(json_of(&visit)["data"]["requiredCapabilities"], json!({"elicitation": {"url": {}}}), "form only");
+    assert!(stderr_of(&visit).contains("send you to a URL"), "{visit:?}");
+    let sample = over_stdio(&["call", "summarize", "--yes"]);
+    assert_eq!(json_of(&sample)["data"]["requiredCapabilities"], json!({"sampling": {}}), "{sample:?}");
+    assert!(stderr_of(&sample).contains("ask a language model"), "{sample:?}");
+
+    // A server that asks anyway: refused, with a JSON-RPC error in a
+    // 2025-era session, by not answering at 2026-07-28; said on stderr.
+    let rogue = |revision: &str| {
+        let server = demo_server();
+        mcp(&["call", "anything", "--yes", "--revision", revision, "--", server.to_str().expect("UTF-8"), "--rogue"])
+    };
+    let legacy = rogue("legacy");
+    let told: Value = serde_json::from_str(&text_of(&legacy)).expect("what the rogue was told");
+    let codes: Vec<(Value, Value)> =
+        told.as_array().expect("answers").iter().map(|a| (a["id"].clone(), a["error"]["code"].clone())).collect();
+    assert!(
+        codes.contains(&(json!("visit"), json!(-32602))) && codes.contains(&(json!("summary"), json!(-32601))),
+        "{told}"
+    );
+    for refused in [legacy, rogue("modern")] {
+        let said = stderr_of(&refused);
+        assert!(said.contains("refused the server's request to open https://example.com/sign-in"), "{said}");
+        assert!(said.contains("refused the server's request for a language model's answer (sampling)"), "{said}");
+    }
+
+    let dir = std::env::temp_dir().join(format!("mcp cli roots {}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let roots = over_stdio(&["call", "roots", "--root", dir.to_str().expect("UTF-8"), "--root", "file:///srv"]);
+    let roots: Value = serde_json::from_str(&text_of(&roots)).expect("the roots as JSON");
+    let uris: Vec<&str> = roots.as_array().expect("roots").iter().filter_map(|r| r["uri"].as_str()).collect();
+    assert!(uris[0].starts_with("file:///") && uris[0].contains("/mcp%20cli%20roots%20"), "{uris:?}");
+    assert_eq!(uris[1], "file:///srv");
+    let _ = std::fs::remove_dir(&dir);
+    let no_roots = over_stdio(&["call", "roots"]);
+    assert!(stderr_of(&no_roots).contains("give --root PATH"), "{no_roots:?}");
+    let missing = over_stdio(&["call", "roots", "--root", "/nonexistent/mcp-root"]);
+    assert_eq!(missing.status.code(), Some(2), "{missing:?}");
+}
+
+#[test]
+fn one_server_discover_per_command() {
+    for (args, discovers) in
+        [(&["discover"][..], 1), (&["call", "add"][..], 1), (&["list", "--revision", "modern"][..], 0)]
+    {
+        let server = demo_server();
+        let mut all = args.to_vec();
+        all.extend(["--", server.to_str().expect("UTF-8"), "--trace"]);
+        let traced = mcp(&all);
+        assert!(traced.status.success(), "{traced:?}");
+        let said = stderr_of(&traced);
+        assert_eq!(said.matches("demo_server: server/discover").count(), discovers, "{args:?}: {said}");
+    }
+}
+
+#[test]
+fn a_server_that_writes_no_protocol_on_stdout_is_quoted() {
+    let server = demo_server();
+    let script = format!("echo 'Listening on stdio, port \"none\"'; exec '{}'", server.display());
+    let logged = mcp(&["discover", "--", "sh", "-c", &script]);
+    assert_eq!(logged.status.code(), Some(3), "{logged:?}");
+    let said = stderr_of(&logged);
+    assert!(
+        said.contains(r#"it wrote a line that is not a JSON-RPC message, "Listening on stdio, port \"none\"""#),
+        "{said}"
+    );
+}
+
+/// `mcp ARGS -- demo_server` at a terminal (a pseudo-terminal `script`
+/// opens), typing `typed`: what the terminal showed.
+fn at_a_terminal(args: &[&str], typed: &str) -> String {
+    use std::io::{Read as _, Write as _};
+    let quote = |word: &str| format!("'{}'", word.replace('\'', r"'\''"));
+    let mut line: Vec<String> =
+        std::iter::once(env!("CARGO_BIN_EXE_mcp")).chain(args.iter().copied()).map(quote).collect();
+    line.extend(["--".to_owned(), quote(demo_server().to_str().expect("UTF-8"))]);
+    let mut script = Command::new("script")
+        .args(["-q", "-e", "-c", &line.join(" "), "/dev/null"])
+        .env_remove("MCP_BEARER_TOKEN")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("`script` (util-linux) runs");
+    // Typed ahead: the terminal keeps each line until it is read. The input
+    // stays open until the command ends, as a person's keyboard does.
+    let mut keyboard = script.stdin.take().expect("stdin");
+    keyboard.write_all(typed.as_bytes()).expect("typed");
+    let mut shown = String::new();
+    script.stdout.take().expect("stdout").read_to_string(&mut shown).expect("read");
+    assert!(script.wait().expect("ended").success(), "{shown}");
+    drop(keyboard);
+    shown
+}
+
+#[test]
+fn at_a_terminal_a_question_is_asked_then_sent_or_declined() {
+    let sent = at_a_terminal(&["call", "delete"], "y\n\n");
+    assert!(
+        sent.contains("The server asks: Delete the file?") && sent.contains("delete [yes/no, required]: "),
+        "{sent}"
+    );
+    assert!(sent.contains("\"text\": \"deleted\""), "{sent}");
+    let declined = at_a_terminal(&["call", "delete", "--revision", "legacy"], "yes\nd\n");
+    assert!(declined.contains("\"text\": \"kept\""), "{declined}");
+    let survey = at_a_terminal(&["call", "survey"], "x\n36\n\nAda\n\n");
+    assert!(survey.contains("`age` takes an integer, not `x`"), "{survey}");
+    assert!(
+        survey.contains(r#"{\"action\":\"accept\",\"content\":{\"age\":36,\"colour\":\"red\",\"name\":\"Ada\"}}"#),
+        "{survey}"
+    );
 }

@@ -13,6 +13,8 @@ use crate::protocol::{ClientCapabilities, CreateMessageResult, ElicitRequest, El
 pub(crate) type ElicitFn = Arc<dyn Fn(ElicitRequest) -> BoxFuture<ElicitResult> + Send + Sync>;
 pub(crate) type SampleFn = Arc<dyn Fn(Value) -> BoxFuture<CreateMessageResult> + Send + Sync>;
 pub(crate) type RootsFn = Arc<dyn Fn() -> BoxFuture<Vec<Root>> + Send + Sync>;
+/// What hears a request the client refuses: its method and params.
+pub(crate) type RefusedFn = Arc<dyn Fn(&str, &Value) + Send + Sync>;
 
 /// Why an input request got no answer.
 #[derive(Debug)]
@@ -21,6 +23,9 @@ pub(crate) enum Unanswered {
     NoCallback { key: String, method: String, callback: &'static str },
     /// A method no callback kind answers (none this revision knows).
     UnknownMethod { key: String, method: String },
+    /// A kind the client has a callback for, in a mode it did not declare
+    /// (a URL-mode elicitation to a client that declared forms only).
+    Undeclared { key: String, method: String, why: &'static str },
     /// A request that cannot be read, or an answer that cannot be written.
     Malformed(String),
 }
@@ -35,6 +40,9 @@ impl Unanswered {
             Unanswered::UnknownMethod { key, method } => {
                 format!("the input request `{key}` has an unknown method `{method}`")
             }
+            Unanswered::Undeclared { key, method, why } => {
+                format!("the input request `{key}` (`{method}`) is refused: {why}")
+            }
             Unanswered::Malformed(why) => why,
         }
     }
@@ -46,6 +54,13 @@ pub(crate) struct Callbacks {
     pub(crate) elicitation: Option<ElicitFn>,
     pub(crate) sampling: Option<SampleFn>,
     pub(crate) roots: Option<RootsFn>,
+    /// Refuse URL-mode elicitations: the client declared form mode only,
+    /// so a server that asks for a URL anyway asks what it was told the
+    /// client does not do.
+    pub(crate) forms_only: bool,
+    /// Told of every request refused for want of a callback or of a
+    /// declared mode, before the refusal goes out.
+    pub(crate) refused: Option<RefusedFn>,
 }
 
 impl std::fmt::Debug for Callbacks {
@@ -54,6 +69,8 @@ impl std::fmt::Debug for Callbacks {
             .field("elicitation", &self.elicitation.is_some())
             .field("sampling", &self.sampling.is_some())
             .field("roots", &self.roots.is_some())
+            .field("forms_only", &self.forms_only)
+            .field("refused", &self.refused.is_some())
             .finish()
     }
 }
@@ -73,8 +90,46 @@ impl Callbacks {
         declared
     }
 
-    /// The answer to one embedded request `{method, params}`.
+    /// The answer to one embedded request `{method, params}`; a refusal
+    /// (no callback, a mode not declared) is told to
+    /// [`refused`](Self::refused) first.
     pub(crate) async fn answer(&self, key: &str, request: &Value) -> Result<Value, Unanswered> {
+        if let Some(refusal) = self.refusal(key, request) {
+            return Err(self.heard(refusal, request));
+        }
+        self.answer_unheard(key, request).await
+    }
+
+    /// The refusal `request` gets without anyone being asked: a kind this
+    /// client has no callback for, or a mode it did not declare.
+    fn refusal(&self, key: &str, request: &Value) -> Option<Unanswered> {
+        let method = request.get("method").and_then(Value::as_str)?;
+        let missing = |callback| Unanswered::NoCallback { key: key.to_owned(), method: method.to_owned(), callback };
+        let url = request.get("params").and_then(|p| p.get("mode")).and_then(Value::as_str) == Some("url");
+        match method {
+            "elicitation/create" if self.elicitation.is_none() => Some(missing("on_elicitation")),
+            "elicitation/create" if self.forms_only && url => Some(Unanswered::Undeclared {
+                key: key.to_owned(),
+                method: method.to_owned(),
+                why: "this client declared form elicitation only, not URL mode",
+            }),
+            "sampling/createMessage" if self.sampling.is_none() => Some(missing("on_sampling")),
+            "roots/list" if self.roots.is_none() => Some(missing("on_roots")),
+            _ => None,
+        }
+    }
+
+    /// `refusal` of `request`, once [`refused`](Self::refused) heard it.
+    fn heard(&self, refusal: Unanswered, request: &Value) -> Unanswered {
+        if let (Unanswered::NoCallback { method, .. } | Unanswered::Undeclared { method, .. }, Some(refused)) =
+            (&refusal, &self.refused)
+        {
+            refused(method, request.get("params").unwrap_or(&Value::Null));
+        }
+        refusal
+    }
+
+    async fn answer_unheard(&self, key: &str, request: &Value) -> Result<Value, Unanswered> {
         let method = request.get("method").and_then(Value::as_str).ok_or_else(|| {
             Unanswered::Malformed(format!("the input request `{key}` has no string `method`: {request}"))
         })?;
@@ -104,15 +159,25 @@ impl Callbacks {
 
 impl Callbacks {
     /// The answers to every request an `input_required` result embeds, by
-    /// their keys.
+    /// their keys. When one is refused, none is answered (no user is asked
+    /// a question whose answer would not be sent), and every refusal is
+    /// heard, not only the first.
     pub(crate) async fn answer_all(&self, result: &Value) -> Result<Map<String, Value>, Unanswered> {
         let mut answers = Map::new();
         if let Some(requests) = result.get("inputRequests") {
             let requests = requests
                 .as_object()
                 .ok_or_else(|| Unanswered::Malformed(format!("`inputRequests` is not an object: {requests}")))?;
+            // Every refusal is heard before the first is returned.
+            let refusals: Vec<Unanswered> = requests
+                .iter()
+                .filter_map(|(key, request)| Some(self.heard(self.refusal(key, request)?, request)))
+                .collect();
+            if let Some(first) = refusals.into_iter().next() {
+                return Err(first);
+            }
             for (key, request) in requests {
-                answers.insert(key.clone(), self.answer(key, request).await?);
+                answers.insert(key.clone(), self.answer_unheard(key, request).await?);
             }
         }
         Ok(answers)

@@ -23,12 +23,22 @@ type Watching = Arc<Mutex<HashMap<RequestId, Notices>>>;
 /// The requests answered only when their stream ends (`subscriptions/listen`).
 type Streaming = Arc<Mutex<HashSet<RequestId>>>;
 
+/// Why the reader ended, when the other side did something other than
+/// close: told to every request that waited, or comes later, so that a
+/// user sees what the server wrote instead of only that it stopped.
+type Ended = Arc<Mutex<Option<String>>>;
+
+/// The most characters of an offending line quoted back to the user: enough
+/// to recognise a log line, not a screenful.
+const QUOTED_CHARS: usize = 200;
+
 /// The write half and the requests waiting for an answer. `None` once the
 /// reader ended (the other side closed, or wrote what is no JSON).
 #[derive(Clone)]
 pub(super) struct LinesTransport {
     writer: Writer,
     waiting: Waiting,
+    ended: Ended,
     watching: Watching,
     streaming: Streaming,
     /// The child process, killed when the last clone goes.
@@ -55,7 +65,9 @@ impl LinesTransport {
         let writer: Writer = Arc::new(tokio::sync::Mutex::new(Box::new(writer)));
         let watching = Watching::default();
         let streaming = Streaming::default();
+        let ended = Ended::default();
         let reading = Reading {
+            ended: Arc::clone(&ended),
             waiting: Arc::clone(&waiting),
             watching: Arc::clone(&watching),
             streaming: Arc::clone(&streaming),
@@ -64,7 +76,16 @@ impl LinesTransport {
             limits,
         };
         tokio::spawn(read(reader, reading));
-        LinesTransport { writer, waiting, watching, streaming, _child: child.map(Arc::new) }
+        LinesTransport { writer, waiting, ended, watching, streaming, _child: child.map(Arc::new) }
+    }
+
+    /// The error of a request the reader can no longer answer: `what`
+    /// ended, and why, when the server wrote something that ended it.
+    fn ended(&self, what: &str) -> Error {
+        match lock(&self.ended).as_deref() {
+            Some(why) => Error::Transport(format!("{what}: {why}")),
+            None => Error::Transport(what.to_owned()),
+        }
     }
 
     /// Writes a notification.
@@ -83,7 +104,7 @@ impl LinesTransport {
         let (answer, answered) = oneshot::channel();
         match lock(&self.waiting).as_mut() {
             Some(waiting) => waiting.insert(id.clone(), answer),
-            None => return Err(Error::Transport("the server's output ended".to_owned())),
+            None => return Err(self.ended("the server's output ended")),
         };
         // Heard until the answer, however the wait ends.
         let _watched = notices.map(|notices| Watched::new(&self.watching, id, notices));
@@ -93,7 +114,7 @@ impl LinesTransport {
             }
             return Err(Error::Transport(format!("the request could not be written: {e}")));
         }
-        answered.await.map_err(|_| Error::Transport("the server's output ended before its answer".to_owned()))
+        answered.await.map_err(|_| self.ended("the server's output ended before its answer"))
     }
 }
 
@@ -105,7 +126,7 @@ impl LinesTransport {
         let (answer, answered) = oneshot::channel();
         match lock(&self.waiting).as_mut() {
             Some(waiting) => waiting.insert(id.clone(), answer),
-            None => return Err(Error::Transport("the server's output ended".to_owned())),
+            None => return Err(self.ended("the server's output ended")),
         };
         lock(&self.streaming).insert(id.clone());
         if let Err(e) = write(&self.writer, message).await {
@@ -164,6 +185,7 @@ impl Drop for Watched<'_> {
 
 /// What the reader task hands answers, notifications and requests to.
 struct Reading {
+    ended: Ended,
     waiting: Waiting,
     watching: Watching,
     streaming: Streaming,
@@ -186,6 +208,20 @@ async fn write(writer: &Writer, message: &Value) -> std::io::Result<()> {
     let mut writer = writer.lock().await;
     writer.write_all(&line).await?;
     writer.flush().await
+}
+
+/// `line` as a user can read it in one error message: its first
+/// [`QUOTED_CHARS`] characters, quoted and escaped (control characters,
+/// quotes, bytes that are no UTF-8), and `…` after the quote if cut.
+fn quoted(line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(line);
+    let mut kept: String = text.chars().take(QUOTED_CHARS).collect();
+    let cut = kept.len() < text.len();
+    kept = format!("{kept:?}");
+    if cut {
+        kept.push('…');
+    }
+    kept
 }
 
 /// A line longer than the client takes.
@@ -227,7 +263,7 @@ async fn next_line<R: AsyncBufRead + Unpin>(
 /// requests are answered as they come, as many at once as the client
 /// takes.
 async fn read<R: tokio::io::AsyncRead + Unpin>(reader: R, reading: Reading) {
-    let Reading { waiting, watching, streaming, writer, callbacks, limits } = reading;
+    let Reading { ended, waiting, watching, streaming, writer, callbacks, limits } = reading;
     let mut reader = BufReader::new(reader);
     let mut line = Vec::new();
     loop {
@@ -240,6 +276,7 @@ async fn read<R: tokio::io::AsyncRead + Unpin>(reader: R, reading: Reading) {
                     most,
                     "the server wrote a line longer than the client takes: the connection is given up"
                 );
+                *lock(&ended) = Some(format!("it wrote a line longer than {most} bytes, the most this client takes"));
                 break;
             }
         }
@@ -247,7 +284,14 @@ async fn read<R: tokio::io::AsyncRead + Unpin>(reader: R, reading: Reading) {
             continue;
         }
         let Ok(message) = serde_json::from_slice::<Value>(&line) else {
-            tracing::warn!("the server wrote a line that is not JSON: the connection is given up");
+            // Most often a server that logs to stdout, where only protocol
+            // messages may go: the line itself says so to its author.
+            let quoted = quoted(&line);
+            tracing::warn!(line = quoted, "the server wrote a line that is not JSON: the connection is given up");
+            *lock(&ended) = Some(format!(
+                "it wrote a line that is not a JSON-RPC message, {quoted} (a server writes only protocol messages \
+                 on stdout; logs go to stderr)"
+            ));
             break;
         };
         if message.get("method").is_some() && message.get("id").is_none() {
@@ -467,5 +511,38 @@ mod tests {
         let second = questions.recv().await.expect("taken");
         assert!(questions.try_recv().is_err(), "only two taken");
         let _ = (first.answer.send(Ok(json!({"roots": []}))), second.answer.send(Ok(json!({"roots": []}))));
+    }
+
+    #[tokio::test]
+    async fn a_line_that_is_no_message_is_quoted_to_the_request_it_ended() {
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        let (read, write) = tokio::io::split(ours);
+        let (their_read, mut their_write) = tokio::io::split(theirs);
+        let mut written = BufReader::new(their_read).lines();
+        let lines = LinesTransport::new(read, write, None, Arc::default(), Arc::default());
+        let waiting = tokio::spawn({
+            let lines = lines.clone();
+            async move {
+                lines.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}), &RequestId::from(1_i64), None).await
+            }
+        });
+        // Once the request is read, it is waiting for its answer.
+        written.next_line().await.expect("read").expect("the request");
+        // A server logging to stdout, with a terminal's colours.
+        their_write.write_all(b"\x1b[32mINFO\x1b[0m listening on stdio \"v1\"\n").await.expect("written");
+        let answer = waiting.await.expect("joined");
+        let Err(Error::Transport(message)) = answer else { panic!("{answer:?}") };
+        assert!(message.starts_with("the server's output ended before its answer: it wrote a line"), "{message}");
+        assert!(message.contains(r#""\u{1b}[32mINFO\u{1b}[0m listening on stdio \"v1\"""#), "{message}");
+        assert!(message.contains("logs go to stderr"), "{message}");
+        // And so is every later request, to the same line.
+        let later =
+            lines.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}), &RequestId::from(2_i64), None).await;
+        let Err(Error::Transport(later)) = later else { panic!("ended") };
+        assert!(later.starts_with("the server's output ended: it wrote") && later.contains("listening"), "{later}");
+
+        let long = quoted("é".repeat(500).as_bytes());
+        assert_eq!(long, format!("{:?}…", "é".repeat(QUOTED_CHARS)), "cut at characters, not bytes");
+        assert_eq!(quoted(b"\xff ok"), "\"\u{fffd} ok\"", "a byte that is no UTF-8, replaced");
     }
 }

@@ -90,6 +90,10 @@ pub struct Client {
     revision: Revision,
     /// Settled by the first request, shared by the clones.
     negotiated: Arc<tokio::sync::OnceCell<Negotiated>>,
+    /// The result of the `server/discover` that settled the revision, kept
+    /// for the first [`discover`](Self::discover), which then asks nothing:
+    /// a command that discovers first sends one `server/discover`, not two.
+    discovered: Arc<std::sync::Mutex<Option<Value>>>,
     /// What answers the server's requests for input; shared with the
     /// transports, which answer a 2025-era server's requests as they come.
     callbacks: SharedCallbacks,
@@ -170,6 +174,7 @@ impl Client {
             next_id: Arc::new(AtomicI64::new(1)),
             revision: Revision::default(),
             negotiated: Arc::new(tokio::sync::OnceCell::new()),
+            discovered: Arc::default(),
             callbacks,
             limits,
         }
@@ -223,11 +228,29 @@ impl Client {
         self.with_callbacks(|callbacks| callbacks.roots = Some(Arc::new(move || Box::pin(callback()))))
     }
 
+    /// Hears each request of the server this client refuses, with its
+    /// method and params, before the refusal goes out: one it has no
+    /// callback for (sampling without [`on_sampling`](Self::on_sampling),
+    /// ...), or a URL-mode elicitation when the client declared form
+    /// elicitation only ([`capabilities`](Self::capabilities)). A 2025-era
+    /// server's request is refused with a JSON-RPC error (`-32601`, or
+    /// `-32602` for the mode); in 2026-07-28 the request that asked fails
+    /// with [`Error::InputRequired`]. For a user who should hear what was
+    /// refused (a command line says it on stderr); it answers nothing.
+    pub fn on_refusal<F>(self, callback: F) -> Self
+    where
+        F: Fn(&str, &Value) + Send + Sync + 'static,
+    {
+        self.with_callbacks(|callbacks| callbacks.refused = Some(Arc::new(callback)))
+    }
+
     fn with_callbacks(mut self, set: impl FnOnce(&mut answering::Callbacks)) -> Self {
         let declared = {
             let mut callbacks = self.callbacks.write().unwrap_or_else(|e| e.into_inner());
             set(&mut callbacks);
-            callbacks.declare(self.meta.client_capabilities.clone())
+            let declared = callbacks.declare(self.meta.client_capabilities.clone());
+            callbacks.forms_only = forms_only(&declared);
+            declared
         };
         Arc::make_mut(&mut self.meta).client_capabilities = declared;
         self
@@ -238,6 +261,7 @@ impl Client {
     pub fn revision(mut self, revision: Revision) -> Self {
         self.revision = revision;
         self.negotiated = Arc::new(tokio::sync::OnceCell::new());
+        self.discovered = Arc::default();
         self
     }
 
@@ -265,7 +289,10 @@ impl Client {
             Revision::Modern => Ok(Negotiated::Modern),
             Revision::Legacy => Ok(Negotiated::Legacy(self.initialize().await?)),
             Revision::Auto => match self.exchange(&Negotiated::Modern, "server/discover", Map::new()).await {
-                Ok(_) => Ok(Negotiated::Modern),
+                Ok(discovered) => {
+                    *self.discovered.lock().unwrap_or_else(|e| e.into_inner()) = Some(discovered);
+                    Ok(Negotiated::Modern)
+                }
                 Err(error) if negotiation::refuses_modern(&error) => {
                     Ok(Negotiated::Legacy(self.initialize().await.map_err(|legacy| {
                         Error::Invalid(format!(
@@ -448,8 +475,11 @@ impl Client {
         self
     }
 
-    /// The capabilities the client declares.
+    /// The capabilities the client declares. Declaring elicitation without
+    /// URL mode also refuses a URL-mode elicitation a server sends anyway
+    /// (see [`on_refusal`](Self::on_refusal)).
     pub fn capabilities(mut self, capabilities: ClientCapabilities) -> Self {
+        self.callbacks.write().unwrap_or_else(|e| e.into_inner()).forms_only = forms_only(&capabilities);
         Arc::make_mut(&mut self.meta).client_capabilities = capabilities;
         self
     }
@@ -516,7 +546,9 @@ impl Client {
             let callbacks = server_requests::current(&self.callbacks);
             let answers = match callbacks.answer_all(&result).await {
                 Ok(answers) => answers,
-                Err(Unanswered::NoCallback { .. }) => return Err(Error::InputRequired(result)),
+                Err(Unanswered::NoCallback { .. } | Unanswered::Undeclared { .. }) => {
+                    return Err(Error::InputRequired(result));
+                }
                 Err(other) => return Err(Error::Invalid(other.unreadable())),
             };
             answering::next_round(&mut params, &result, answers).map_err(Error::Invalid)?;
@@ -530,9 +562,15 @@ impl Client {
 
     /// `server/discover`: what the server is and offers. In a 2025-era
     /// session, what its `initialize` result said (the revision it answered
-    /// with as the one version).
+    /// with as the one version). The first call after
+    /// [`Revision::Auto`] found out the revision with a `server/discover`
+    /// returns that one's result instead of asking again; later calls ask.
     pub async fn discover(&self) -> Result<DiscoverResult, Error> {
-        if let Negotiated::Legacy(session) = self.negotiated().await? {
+        let negotiated = self.negotiated().await?;
+        if let Some(discovered) = self.discovered.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            return read_as("server/discover", discovered);
+        }
+        if let Negotiated::Legacy(session) = negotiated {
             let capabilities = session.result.get("capabilities").cloned().unwrap_or_else(|| json!({}));
             let capabilities = serde_json::from_value(capabilities)
                 .map_err(|e| Error::Invalid(format!("`initialize` capabilities that do not read: {e}")))?;
@@ -648,6 +686,11 @@ impl Client {
     pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult, Error> {
         self.typed("prompts/get", json!({ "name": name, "arguments": arguments })).await
     }
+}
+
+/// Whether `declared` has elicitation in form mode only.
+fn forms_only(declared: &ClientCapabilities) -> bool {
+    declared.elicitation.as_ref().is_some_and(|elicitation| !elicitation.supports_url())
 }
 
 /// The result of `method` read as the type it has.

@@ -77,6 +77,10 @@ pub(super) async fn answer(callbacks: &SharedCallbacks, asks: Option<&Asks>, mes
         Err(Unanswered::UnknownMethod { .. }) => {
             json!({"jsonrpc": "2.0", "id": id, "error": ErrorObject::method_not_found(method)})
         }
+        Err(Unanswered::Undeclared { why, .. }) => {
+            let why = format!("This client refuses this `{method}`: {why}");
+            json!({"jsonrpc": "2.0", "id": id, "error": ErrorObject::invalid_params(why)})
+        }
         Err(Unanswered::Malformed(why)) => {
             json!({"jsonrpc": "2.0", "id": id, "error": ErrorObject::invalid_params(why)})
         }
@@ -110,5 +114,34 @@ mod tests {
         let other =
             answer(&with, None, &json!({"jsonrpc": "2.0", "id": 1, "method": "frobnicate"})).await.expect("answered");
         assert_eq!(other["error"]["code"], -32601, "{other}");
+    }
+
+    #[tokio::test]
+    async fn a_url_elicitation_to_a_client_of_forms_only_is_refused_and_each_refusal_heard() {
+        let heard = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let callbacks: SharedCallbacks = Arc::default();
+        {
+            let mut set = callbacks.write().expect("lock");
+            set.elicitation = Some(Arc::new(|_| Box::pin(async { ElicitResult::accept(json!({})) })));
+            set.forms_only = true;
+            let hears = Arc::clone(&heard);
+            set.refused = Some(Arc::new(move |method, params| {
+                hears.lock().expect("lock").push((method.to_owned(), params.clone()));
+            }));
+        }
+        let url = json!({"jsonrpc": "2.0", "id": 1, "method": "elicitation/create",
+                         "params": {"mode": "url", "message": "Sign in", "url": "https://example.com/in"}});
+        let refused = answer(&callbacks, None, &url).await.expect("answered");
+        assert_eq!(refused["error"]["code"], -32602, "{refused}");
+        assert!(refused["error"]["message"].as_str().is_some_and(|m| m.contains("not URL mode")), "{refused}");
+        let sampling = json!({"jsonrpc": "2.0", "id": 2, "method": "sampling/createMessage", "params": {}});
+        assert_eq!(answer(&callbacks, None, &sampling).await.expect("answered")["error"]["code"], -32601);
+        let form = json!({"jsonrpc": "2.0", "id": 3, "method": "elicitation/create",
+                          "params": {"message": "Name?", "requestedSchema": {"type": "object", "properties": {}}}});
+        assert_eq!(answer(&callbacks, None, &form).await.expect("answered")["result"]["action"], "accept");
+        let heard = heard.lock().expect("lock");
+        let methods: Vec<&str> = heard.iter().map(|(method, _)| method.as_str()).collect();
+        assert_eq!(methods, ["elicitation/create", "sampling/createMessage"], "the form was not refused");
+        assert_eq!(heard[0].1["url"], "https://example.com/in");
     }
 }
