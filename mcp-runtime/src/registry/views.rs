@@ -161,8 +161,8 @@ fn unserved_view(uri: &str, not_a_view: bool, remote: bool) -> String {
     let unserved = format!("it is bound to the view `{uri}`, which no resource serves");
     if remote {
         return format!(
-            "{unserved}: the remote server lists no resource `{uri}` of MIME type `{MIME_TYPE}`, so the view must \
-             be served there (or the tool's `_meta.ui.resourceUri` fixed there)"
+            "{unserved}: the remote server lists no such view (a `ui://` resource of MIME type `{MIME_TYPE}`), so \
+             the remote must serve it, or bind its tool to none"
         );
     }
     if not_a_view {
@@ -230,7 +230,7 @@ mod tests {
         remote.location = SourceLocation::remote("the server mounted at `notes`");
         let message = unserved(remote, Vec::new());
         assert!(message.starts_with("tool `show` (at the server mounted at `notes`): "), "{message}");
-        assert!(message.contains("the remote server lists no resource `ui://notes/board.html`"), "{message}");
+        assert!(message.contains("which no resource serves: the remote server lists no such view"), "{message}");
         assert!(!message.contains("#[resource"), "nothing to write here for a remote's view: {message}");
     }
 }
