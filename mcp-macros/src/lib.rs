@@ -80,11 +80,16 @@ use crate::main_attr::Entry;
 /// | `title = "..."` | the display name |
 /// | `description = "..."` | the description (default: the doc comment) |
 /// | `annotations(...)` | hints for clients: `title = "..."`, `read_only`, `destructive`, `idempotent`, `open_world` (each flag also `= false`; `read_only` with `destructive` is an error) |
-/// | `task` | may run as a task (the `io.modelcontextprotocol/tasks` extension): a call from a client that declares the extension is answered at once with a task handle, other calls run as usual; `task(required)`: only as a task, other clients are refused with `-32021`; with `input_first` among them (`task(required, input_first)`), input asked for before the handler first waits on anything else comes by `input_required` round trips on the call, and the task starts at that wait. The body stays the same, `Input` and `CancellationToken` included (see `mcp_runtime::tasks`) |
+/// | `task` | may run as a task (the `io.modelcontextprotocol/tasks` extension): a call from a client that declares the extension is answered at once with a task handle, other calls run as usual (`task(optional)` says the same); `task(required)`: only as a task, other clients are refused with `-32021`; with `input_first` among them (`task(required, input_first)`), input asked for before the handler first waits on anything else comes by `input_required` round trips on the call, and the task starts at that wait. The body stays the same, `Input` and `CancellationToken` included (see `mcp_runtime::tasks`) |
 /// | `icons = ["https://...", ...]` | icons, as URIs or `Icon` values |
 /// | `meta("key" = value, ...)` | the definition's `_meta` |
 /// | `scopes = ["...", ...]` | OAuth scopes a caller must be granted, every one, to see it in `tools/list` and call it, on an authenticated server (see `mcp_runtime::auth`); RFC 6749 scope tokens, none twice, at least one |
+/// | `view = "ui://..."` | binds the tool to an interactive view (MCP Apps, see `mcp_runtime::apps`): the `ui://` resource a host renders with the tool's input and result, which a `#[resource("ui://...", view)]` must serve (a `BuildError` otherwise) |
+/// | `visibility = ...` | with `view`: who the tool is for, `model_and_app` (the model and the view, the default), `model` (the view may not call it) or `app` (a host does not offer it to the model); advice to hosts, not an authorization |
+/// | `layer = expr` | middleware for this tool alone, any `mcp_runtime::middleware::Layer` (`TimeLimit::new(..)`, `Audit::new()`, `RateLimit::per_minute(..)`, ...); repeat the key for more, the first the outermost, all inside the server's layers |
 /// | `crate = path` | the runtime's path, when it is not `::mcp_runtime` |
+///
+#[doc = include_str!("../doc/tool_keys.md")]
 ///
 /// # Arguments
 ///
@@ -176,6 +181,8 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// | `scopes = ["...", ...]` | OAuth scopes a caller must be granted, every one, to see it in `prompts/list` and get it, on an authenticated server (see `mcp_runtime::auth`); RFC 6749 scope tokens, none twice, at least one |
 /// | `crate = path` | the runtime's path, when it is not `::mcp_runtime` |
 ///
+#[doc = include_str!("../doc/prompt_keys.md")]
+///
 /// # Arguments and results
 ///
 /// Arguments are required unless `Option` or with a `default`. Values
@@ -231,7 +238,10 @@ pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
 /// | `size = n` | the size in bytes (fixed resources only) |
 /// | `meta("key" = value, ...)` | the definition's `_meta` |
 /// | `scopes = ["...", ...]` | OAuth scopes a caller must be granted, every one, to see it in `resources/list` (or `resources/templates/list`) and read it, on an authenticated server (see `mcp_runtime::auth`); RFC 6749 scope tokens, none twice, at least one |
+/// | `view`, `view(...)` | makes it an interactive view (MCP Apps, see `mcp_runtime::apps`) for the tools bound to it with `#[tool(view = "ui://...")]`: a `ui://` URI, no template, no `mime_type` (it is `text/html;profile=mcp-app`); `view(...)` adds the settings `connect_domains`, `resource_domains`, `frame_domains`, `base_uri_domains` (lists of origins), `camera`, `microphone`, `geolocation`, `clipboard_write` (permissions asked for), `domain = "..."`, `prefers_border = true` (or `false`) |
 /// | `crate = path` | the runtime's path, when it is not `::mcp_runtime` |
+///
+#[doc = include_str!("../doc/resource_keys.md")]
 ///
 /// # Template variables and results
 ///

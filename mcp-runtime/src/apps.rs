@@ -35,10 +35,21 @@
 //! assert!(server.capabilities().extensions.unwrap().contains_key(mcp_runtime::apps::EXTENSION));
 //! ```
 //!
+//! With the macros, the same server is `#[resource("ui://notes/board.html",
+//! view(...))]` on the function returning the HTML and `#[tool(view =
+//! "ui://notes/board.html", visibility = app)]` on the tools (see
+//! [`#[resource]`](macro@crate::resource) and [`#[tool]`](macro@crate::tool)).
+//! A tool bound to a view no resource serves is a [`BuildError::View`](crate::BuildError::View).
+//!
 //! Visibility is what a host shows the model, never an authorization: a
 //! host forwards a view's calls as ordinary `tools/call` requests, which the
 //! server cannot tell from the model's, so an app-only tool is checked like
 //! any other (scopes included).
+//!
+#![doc = include_str!("../doc/apps_view.md")]
+#![cfg_attr(feature = "client", doc = "\n\n[`ServerBuilder::proxy`]: crate::ServerBuilder::proxy")]
+// Without the feature, the name leads to mounting a server in process.
+#![cfg_attr(not(feature = "client"), doc = "\n\n[`ServerBuilder::proxy`]: crate::ServerBuilder::mount")]
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

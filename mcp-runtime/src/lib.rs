@@ -142,15 +142,20 @@
 //! |---|---|---|
 //! | `stdio` | yes | newline-delimited JSON over stdin/stdout ([`Server::serve_stdio`]) |
 //! | `http` | yes | Streamable HTTP: a tower `Service` and a standalone hyper server ([`transport::http`]) |
+//! | `http2` | yes | HTTP/2 beside HTTP/1.1 on the standalone server's port (prior knowledge, or ALPN over TLS), each connection's protocol decided once; without it HTTP/1.1 only (implies `http`) |
 //! | `legacy` | yes | the 2025-era revisions: clients that open with `initialize` and keep a session ([`legacy`]); without it a server serves 2026-07-28 only ([`Eras::Modern`](server::Eras::Modern)) |
 //! | `tasks` | yes | the tasks extension: `#[tool(task)]` answered with a task handle, `tasks/get`, `tasks/update`, `tasks/cancel`, the task stores ([`tasks`]); without it a `task` tool runs as a plain call |
-//! | `logging` | yes | [`logging::init`] and `#[mcp_runtime::main(logging)]`: logs on stderr, filtered by `RUST_LOG` |
-//! | `redis` | no | an [`EventBus`](events::EventBus) over Redis pub/sub, so `subscriptions/listen` works across replicas, and task and session stores in Redis, so any replica serves any task or 2025-era session |
-//! | `sqlite` | no | a task store in an SQLite file (bundled), so tasks outlive a restart (implies `tasks`) |
-//! | `http2` | yes | HTTP/2 beside HTTP/1.1 on the standalone server's port (prior knowledge, or ALPN over TLS), each connection's protocol decided once |
-//! | `tls` | no | HTTPS for the standalone server (`HttpConfig::tls`): PEM files read again when they change, ALPN `h2` and `http/1.1` (rustls) |
+//! | `logging` | yes | [`logging::init`] and `#[mcp_runtime::main(logging)]`: logs on stderr, filtered by `RUST_LOG` (default `info`) |
+//! | `tls` | no | HTTPS for the standalone server (`HttpConfig::tls`): PEM files read again when they change, ALPN `h2` and `http/1.1` (rustls; implies `http`) |
 //! | `auth` | no | OAuth 2.1 resource server on HTTP (`ServerBuilder::authorization`): bearer tokens verified on every request, the Protected Resource Metadata document, the 401 challenges |
+//! | `axum` | no | an `McpService` mounted in axum reads axum's `ConnectInfo<SocketAddr>` as the client's address (`into_make_service_with_connect_info`) |
+//! | `rate-limit` | no | [`middleware::RateLimit`]: calls per caller (and per tool) limited with token buckets, a bounded number of them |
+//! | `cache` | no | [`middleware::ResultCache`]: results of read-only, idempotent tools answered again for a while, from memory (`moka`), or from Redis shared by replicas with `redis` too |
+//! | `client` | no | [`client::Client`]: a client over Streamable HTTP and a child's stdio, of 2026-07-28 servers and of 2025-era ones (a session opened with `initialize`), chosen by what the server answers, with or without `legacy`; and servers served through it (`ServerBuilder::mount_remote`, `ServerBuilder::proxy`) |
+//! | `redis` | no | an [`EventBus`](events::EventBus) over Redis pub/sub, so `subscriptions/listen` works across replicas, and task and session stores in Redis, so any replica serves any task or 2025-era session; with `cache`, a result store the replicas share |
+//! | `sqlite` | no | a task store in an SQLite file (bundled), so tasks outlive a restart (implies `tasks`) |
 //! | `otel` | no | OpenTelemetry: the client's trace context as each request span's parent, the conventions' metrics, and `otel::init` (logs, and OTLP export from the `OTEL_*` variables) |
+//! | `fuzzing` | no | the internal readers, for the fuzz targets of the repository: hidden, not public API, not covered by semver |
 //!
 //! A server for the stateless revision alone (a serverless function, say)
 //! leaves the 2025 era and tasks out: `mcp-runtime = { version = "0.1",
@@ -207,7 +212,13 @@
 //! | `-32602` made for a bad cursor | `dispatch/pagination.rs` |
 //! | a task's lease renewed | `tasks/runner.rs` |
 //! | a request sent through its middleware | `dispatch/method/router.rs` (`run`), `dispatch/method/layered.rs` |
-
+// Without their feature, the names of the tables above lead to what the build has instead.
+#![cfg_attr(not(feature = "stdio"), doc = "\n\n[`Server::serve_stdio`]: Server")]
+#![cfg_attr(not(feature = "http"), doc = "\n\n[`transport::http`]: transport")]
+#![cfg_attr(not(feature = "legacy"), doc = "\n\n[`legacy`]: server::Eras")]
+#![cfg_attr(not(feature = "rate-limit"), doc = "\n\n[`middleware::RateLimit`]: middleware")]
+#![cfg_attr(not(feature = "cache"), doc = "\n\n[`middleware::ResultCache`]: middleware")]
+#![cfg_attr(not(feature = "client"), doc = "\n\n[`client::Client`]: ServerBuilder::mount")]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod answering;
@@ -273,6 +284,7 @@ pub mod extract {
     //! [`Progress`] (notifications), [`Extension`] (what the HTTP request
     //! carries), [`CancellationToken`], and
     //! [`RequestContext`](crate::RequestContext) itself.
+    #![cfg_attr(not(feature = "http"), doc = "\n\n[`Extension`]: crate::transport")]
     //!
     //! An extractor of your own implements [`FromCall`] for the kinds of
     //! [`Call`] it reads: [`ToolCall`], [`PromptCall`], [`ResourceCall`],

@@ -34,8 +34,8 @@
 //! changed, never what is in it. A task's scopes are checked when the
 //! `tools/call` that starts it is; to keep its result from other callers,
 //! bind it to its owner with
-//! [`ServerBuilder::task_owner`](crate::ServerBuilder::task_owner) (the
-//! caller's subject, say).
+//! [`ServerBuilder::task_owner`] (the caller's subject, say; `tasks`
+//! feature).
 //!
 //! A request reaching an authenticated server over HTTP without a
 //! [`Principal`] is granted no scope: it sees and uses only what declares
@@ -51,6 +51,8 @@
 //!
 //! With the `auth` feature, `Authorization` makes a server an OAuth 2.1
 //! resource server: see there for what is checked and how.
+#![cfg_attr(feature = "tasks", doc = "\n\n[`ServerBuilder::task_owner`]: crate::ServerBuilder::task_owner")]
+#![cfg_attr(not(feature = "tasks"), doc = "\n\n[`ServerBuilder::task_owner`]: crate::tasks::TaskSupport")]
 
 #[cfg(feature = "auth")]
 mod challenge;

@@ -45,7 +45,8 @@ pub(crate) mod fuzzing {
 
     use serde_json::value::RawValue;
 
-    use super::{Method, meta_cache, method, pagination, params_head};
+    use super::method::{self, Method};
+    use super::{meta_cache, pagination, params_head};
     use crate::protocol::{ErrorObject, RequestMeta};
 
     pub(crate) fn read_meta(text: &str) -> Result<Arc<RequestMeta>, String> {

@@ -63,10 +63,15 @@ pub trait EventBus: Send + Sync + 'static {
 
     /// Whether the engine behind the bus answers now: the readiness probe
     /// of the HTTP transport
-    /// ([`HttpConfig::health_endpoints`](crate::transport::http::HttpConfig::health_endpoints))
-    /// answers 503 while it fails. The default, for a bus inside this
-    /// process, is always ready; a distributed bus asks its engine (a Redis
-    /// `PING`, say), without waiting long: the probe gives up after a second.
+    /// ([`HttpConfig::health_endpoints`]) answers 503 while it fails. The
+    /// default, for a bus inside this process, is always ready; a
+    /// distributed bus asks its engine (a Redis `PING`, say), without
+    /// waiting long: the probe gives up after a second.
+    #[cfg_attr(
+        feature = "http",
+        doc = "\n\n[`HttpConfig::health_endpoints`]: crate::transport::http::HttpConfig::health_endpoints"
+    )]
+    #[cfg_attr(not(feature = "http"), doc = "\n\n[`HttpConfig::health_endpoints`]: crate::transport")]
     fn ready(&self) -> ReadyFuture<'_> {
         Box::pin(std::future::ready(Ok(())))
     }

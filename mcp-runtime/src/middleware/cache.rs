@@ -16,9 +16,8 @@ use super::{BoxFuture, Layer, McpRequest, Next, Response};
 use crate::protocol::{Method, Tool};
 
 /// Where a [`ResultCache`] shared by replicas keeps its results: an
-/// existing engine (Redis with
-/// [`RedisResultStore`](crate::redis::RedisResultStore), or one of
-/// yours), never memory of one process.
+/// existing engine (Redis with [`RedisResultStore`], or one of yours),
+/// never memory of one process.
 ///
 /// Keys are digests (SHA-256, in URL-safe base64) of everything a result
 /// depends on, the server's name and the caller included: a store needs
@@ -32,6 +31,9 @@ use crate::protocol::{Method, Tool};
 /// before are then never read again, and expire with their time to live.
 /// The generations are the store's, so that an invalidation on one
 /// replica holds for all.
+#[cfg_attr(feature = "redis", doc = "\n\n[`RedisResultStore`]: crate::redis::RedisResultStore")]
+// Without the feature, the name leads to what the store implements.
+#[cfg_attr(not(feature = "redis"), doc = "\n\n[`RedisResultStore`]: ResultStore")]
 pub trait ResultStore: Send + Sync + 'static {
     /// The result kept under `key`, if any (JSON text).
     fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<String>, String>>;
@@ -85,7 +87,7 @@ const ENTRY_OVERHEAD: u64 = 64;
 ///
 /// Over HTTP, a caller is known by its principal or its address; a call
 /// over HTTP whose caller is not known (a mounted service whose host gives
-/// no address, see [`PeerAddress`](crate::transport::http::PeerAddress))
+/// no address, see [`PeerAddress`])
 /// is not cached, unless results are the same for everyone. Over stdio,
 /// the one client is the caller.
 ///
@@ -107,6 +109,8 @@ const ENTRY_OVERHEAD: u64 = 64;
 ///     format!("{amount} {from} is {} {to}", amount * 1.1)
 /// }
 /// ```
+#[cfg_attr(feature = "http", doc = "\n\n[`PeerAddress`]: crate::transport::http::PeerAddress")]
+#[cfg_attr(not(feature = "http"), doc = "\n\n[`PeerAddress`]: crate::transport")]
 #[derive(Clone)]
 pub struct ResultCache {
     results: moka::sync::Cache<String, Arc<RawValue>>,

@@ -44,7 +44,7 @@ const MAX_GRANTED_ROUNDS: usize = 65_536;
 /// (its issuer, subject and client together), else the client's address
 /// over HTTP (an IPv6 address by its /64; behind a proxy, the address it
 /// forwarded, once told to trust it with
-/// [`HttpConfig::trusted_proxies`](crate::transport::http::HttpConfig::trusted_proxies)),
+/// [`HttpConfig::trusted_proxies`]),
 /// else everyone shares one bucket (stdio has one client). On the builder
 /// it limits every tool together (or each tool apart with
 /// [`each_tool`](Self::each_tool)); on one tool
@@ -73,6 +73,11 @@ const MAX_GRANTED_ROUNDS: usize = 65_536;
 ///     format!("sent to {to}: {text}")
 /// }
 /// ```
+#[cfg_attr(
+    feature = "http",
+    doc = "\n\n[`HttpConfig::trusted_proxies`]: crate::transport::http::HttpConfig::trusted_proxies"
+)]
+#[cfg_attr(not(feature = "http"), doc = "\n\n[`HttpConfig::trusted_proxies`]: crate::transport")]
 pub struct RateLimit {
     /// The time one call's token takes to come back.
     interval: Duration,

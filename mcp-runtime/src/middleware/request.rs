@@ -130,11 +130,22 @@ impl McpRequest {
     }
 
     /// The address the request came from over HTTP: the connection's peer
-    /// on the standalone server ([`Server::serve_http`](crate::Server::serve_http)),
-    /// or the address [trusted proxies](crate::transport::http::HttpConfig::trusted_proxies)
-    /// forwarded; in a mounted service, the one its host application gave
-    /// (see [`McpService`](crate::transport::http::McpService)). `None` over
-    /// stdio and in process.
+    /// on the standalone server ([`Server::serve_http`]), or the address
+    /// [trusted proxies] forwarded; in a mounted service, the one its host
+    /// application gave (see [`McpService`]). `None` over stdio and in
+    /// process.
+    #[cfg_attr(
+        feature = "http",
+        doc = "\n\n[`Server::serve_http`]: crate::Server::serve_http\n\
+               [trusted proxies]: crate::transport::http::HttpConfig::trusted_proxies\n\
+               [`McpService`]: crate::transport::http::McpService"
+    )]
+    // Without the feature (no address, ever), the names lead to the transports.
+    #[cfg_attr(
+        not(feature = "http"),
+        doc = "\n\n[`Server::serve_http`]: crate::transport\n[trusted proxies]: crate::transport\n\
+               [`McpService`]: crate::transport"
+    )]
     pub fn client_address(&self) -> Option<SocketAddr> {
         self.0.client_address
     }

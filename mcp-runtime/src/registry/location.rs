@@ -17,7 +17,7 @@ pub struct SourceLocation {
 impl SourceLocation {
     /// The location of an entry another server serves through a mount
     /// (`description` names it: "the server mounted at `notes`"), which no
-    /// line of this program defines.
+    /// line of this program defines. Only a remote mount makes one.
     #[cfg(any(feature = "client", test))]
     pub(crate) fn remote(description: &'static str) -> Self {
         SourceLocation { module_path: "", file: description, line: 0 }

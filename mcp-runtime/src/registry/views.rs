@@ -145,12 +145,34 @@ pub(crate) fn check(entries: &Entries, problems: &mut Problems) {
         let Some(uri) = tool.view_uri() else { continue };
         let served = entries.resources.iter().any(|r| r.view.is_some() && r.uri() == uri);
         if !served {
-            let reason = format!(
-                "it is bound to the view `{uri}`, which no resource serves: register one with `ResourceEntry::fixed(\"{uri}\", …).view(View::new())`"
-            );
+            let not_a_view = entries.resources.iter().any(|r| r.uri() == uri);
+            let reason = unserved_view(uri, not_a_view, tool.location.is_remote());
             refuse("tool", &tool.definition.name, reason, tool.location);
         }
     }
+}
+
+/// Why a tool's view is not served, and what to do: in the attribute's
+/// words and the builder's, or, for a tool of a mounted remote, that the
+/// remote has no such view (nothing here can serve it).
+fn unserved_view(uri: &str, not_a_view: bool, remote: bool) -> String {
+    let unserved = format!("it is bound to the view `{uri}`, which no resource serves");
+    if remote {
+        return format!(
+            "{unserved}: the remote server lists no such view (a `ui://` resource of MIME type `{MIME_TYPE}`), so \
+             the remote must serve it, or bind its tool to none"
+        );
+    }
+    if not_a_view {
+        return format!(
+            "{unserved} as a view: the resource `{uri}` is not one; add `view` to its attribute \
+             (`#[resource(\"{uri}\", view)]`), or `.view(View::new())` to its `ResourceEntry`"
+        );
+    }
+    format!(
+        "{unserved}: make the function that returns its HTML a view with `#[resource(\"{uri}\", view)]`, or \
+         register one with `ResourceEntry::fixed(\"{uri}\", \"name\", handler).view(View::new())`"
+    )
 }
 
 #[cfg(test)]
@@ -158,6 +180,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::registry::location::SourceLocation;
 
     #[test]
     fn a_tool_names_its_view_and_who_it_is_for() {
@@ -175,5 +198,37 @@ mod tests {
             json!({"ui": {"resourceUri": "ui://c"}, "ui/resourceUri": "ui://c"})
         );
         assert_eq!(meta(tool().flat_view_key()), Value::Null, "no view, no key");
+    }
+
+    fn unserved(tool: ToolEntry, resources: Vec<ResourceEntry>) -> String {
+        let entries = Entries { tools: vec![tool], prompts: Vec::new(), resources };
+        check(&entries).expect_err("a view no resource serves").to_string()
+    }
+
+    #[test]
+    fn an_unserved_view_is_named_with_the_fix_in_the_users_words() {
+        let tool = || ToolEntry::new("show", || async { "shown" }).view("ui://notes/board.html");
+        let message = unserved(tool(), Vec::new());
+        assert!(message.starts_with("tool `show` (at "), "{message}");
+        assert!(message.contains("bound to the view `ui://notes/board.html`, which no resource serves: "), "{message}");
+        assert!(message.contains("`#[resource(\"ui://notes/board.html\", view)]`"), "the attribute: {message}");
+        assert!(
+            message.contains("`ResourceEntry::fixed(\"ui://notes/board.html\", \"name\", handler).view(View::new())`"),
+            "the builder: {message}"
+        );
+
+        let plain = ResourceEntry::fixed("ui://notes/board.html", "board", || async { "<html></html>" });
+        let message = unserved(tool(), vec![plain]);
+        assert!(
+            message.contains("which no resource serves as a view: the resource `ui://notes/board.html` is not one")
+        );
+        assert!(message.contains("add `view` to its attribute (`#[resource(\"ui://notes/board.html\", view)]`)"));
+
+        let mut remote = tool();
+        remote.location = SourceLocation::remote("the server mounted at `notes`");
+        let message = unserved(remote, Vec::new());
+        assert!(message.starts_with("tool `show` (at the server mounted at `notes`): "), "{message}");
+        assert!(message.contains("which no resource serves: the remote server lists no such view"), "{message}");
+        assert!(!message.contains("#[resource"), "nothing to write here for a remote's view: {message}");
     }
 }

@@ -35,7 +35,7 @@
 //!   `completed` (with `result`, a tool error with `isError` included),
 //!   `failed` (with the JSON-RPC `error`, a panic included) or `cancelled`;
 //! - task ids are 128 random bits, and a task is bound to the owner that
-//!   created it ([`ServerBuilder::task_owner`](crate::ServerBuilder::task_owner)):
+//!   created it ([`ServerBuilder::task_owner`]):
 //!   another owner's requests find no such task (`-32602`, as for an
 //!   unknown one);
 //! - a listen stream asking for `taskIds` gets `notifications/tasks`, the
@@ -89,6 +89,13 @@
 //! a `task` tool as an ordinary call, answers `tasks/*` with `-32601`, and
 //! refuses to build a server with a `task(required)` tool
 //! ([`BuildError::MissingFeature`](crate::BuildError::MissingFeature)).
+#![cfg_attr(feature = "tasks", doc = "\n\n[`ServerBuilder::task_owner`]: crate::ServerBuilder::task_owner")]
+// Without the feature, the names lead to what is left of it.
+#![cfg_attr(
+    not(feature = "tasks"),
+    doc = "\n\n[`TaskStore`]: TaskSupport\n[`TaskRecord`]: TaskSupport\n[`RunnerLease`]: TaskSupport\n\
+           [`ServerBuilder::task_owner`]: crate::ServerBuilder"
+)]
 
 #[cfg(feature = "tasks")]
 mod clock;

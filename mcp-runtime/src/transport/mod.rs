@@ -1,6 +1,6 @@
 //! Transports: stdio and Streamable HTTP. Each reads messages off its wire,
 //! sends each to the era it belongs to (the stateless dispatcher, or a
-//! 2025-era session of [`crate::legacy`]), and writes the answers back; HTTP
+//! 2025-era session of `legacy`), and writes the answers back; HTTP
 //! adds what only it has (origin and host checks, CORS, bearer tokens,
 //! probes, connection limits).
 

@@ -145,8 +145,17 @@ pub enum SessionChange {
 }
 
 /// The bounds a store keeps sessions within, from
-/// [`HttpConfig::max_sessions`](crate::transport::http::HttpConfig::max_sessions)
-/// and [`HttpConfig::session_idle_timeout`](crate::transport::http::HttpConfig::session_idle_timeout).
+/// [`HttpConfig::max_sessions`] and [`HttpConfig::session_idle_timeout`].
+#[cfg_attr(
+    feature = "http",
+    doc = "\n\n[`HttpConfig::max_sessions`]: crate::transport::http::HttpConfig::max_sessions\n\
+           [`HttpConfig::session_idle_timeout`]: crate::transport::http::HttpConfig::session_idle_timeout"
+)]
+// Without the feature (no HTTP sessions), the names lead to the transports.
+#[cfg_attr(
+    not(feature = "http"),
+    doc = "\n\n[`HttpConfig::max_sessions`]: crate::transport\n[`HttpConfig::session_idle_timeout`]: crate::transport"
+)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct SessionLimits {
@@ -197,8 +206,12 @@ pub enum Touched {
 
 /// Keeps the [`SessionRecord`]s of an HTTP endpoint's 2025-era sessions,
 /// and, when several processes share it, carries their messages to one
-/// another. Set one with
-/// [`HttpConfig::session_store`](crate::transport::http::HttpConfig::session_store).
+/// another. Set one with [`HttpConfig::session_store`].
+#[cfg_attr(
+    feature = "http",
+    doc = "\n\n[`HttpConfig::session_store`]: crate::transport::http::HttpConfig::session_store"
+)]
+#[cfg_attr(not(feature = "http"), doc = "\n\n[`HttpConfig::session_store`]: crate::transport")]
 ///
 /// The contract:
 ///
@@ -292,10 +305,15 @@ pub trait SessionStore: Send + Sync + 'static {
 
     /// Whether the store answers now: the readiness probe of the HTTP
     /// transport
-    /// ([`HttpConfig::health_endpoints`](crate::transport::http::HttpConfig::health_endpoints))
-    /// answers 503 while it fails. The default, for a store inside this
-    /// process, is always ready; a shared store asks its backend (a Redis
-    /// `PING`, say), without waiting long: the probe gives up after a second.
+    /// ([`HttpConfig::health_endpoints`]) answers 503 while it fails. The
+    /// default, for a store inside this process, is always ready; a shared
+    /// store asks its backend (a Redis `PING`, say), without waiting long:
+    /// the probe gives up after a second.
+    #[cfg_attr(
+        feature = "http",
+        doc = "\n\n[`HttpConfig::health_endpoints`]: crate::transport::http::HttpConfig::health_endpoints"
+    )]
+    #[cfg_attr(not(feature = "http"), doc = "\n\n[`HttpConfig::health_endpoints`]: crate::transport")]
     fn ready(&self) -> StoreFuture<'_, ()> {
         Box::pin(std::future::ready(Ok(())))
     }

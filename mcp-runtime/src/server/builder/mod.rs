@@ -288,6 +288,8 @@ impl ServerBuilder {
     /// command line says. [`Server::catalog_json`] is the text written.
     /// With `--dump-catalog` on the command line too, [`build`](Self::build)
     /// writes it to `to` and exits (see [`catalog_flag`](Self::catalog_flag)).
+    #[cfg_attr(not(feature = "http"), doc = "\n\n[`Server::serve_http`]: Server\n[`Server::serve_http_with`]: Server")]
+    #[cfg_attr(not(feature = "stdio"), doc = "\n\n[`Server::serve_stdio`]: Server")]
     pub fn dump_catalog(mut self, to: CatalogDump) -> Self {
         self.catalog_dump = Some(to);
         self

@@ -72,9 +72,23 @@
 //! ([`HttpConfig::session_store`], such as [`RedisSessionStore`]), any replica
 //! serves any session, and a stream held by one replica is resumed through
 //! any other (see that method for the details).
-#![cfg_attr(feature = "redis", doc = "\n\n[`RedisSessionStore`]: crate::redis::RedisSessionStore")]
-// Without the feature the name leads to what the store implements.
-#![cfg_attr(not(feature = "redis"), doc = "\n\n[`RedisSessionStore`]: crate::legacy::SessionStore")]
+#![cfg_attr(
+    all(feature = "legacy", feature = "redis"),
+    doc = "\n\n[`RedisSessionStore`]: crate::redis::RedisSessionStore"
+)]
+// Without `redis` the name leads to what the store implements; without
+// `legacy` (no sessions) every name of this paragraph leads to the eras.
+#![cfg_attr(
+    all(feature = "legacy", not(feature = "redis")),
+    doc = "\n\n[`RedisSessionStore`]: crate::legacy::SessionStore"
+)]
+#![cfg_attr(
+    not(feature = "legacy"),
+    doc = "\n\n[`HttpConfig::max_sessions`]: crate::server::Eras\n\
+           [`HttpConfig::session_idle_timeout`]: crate::server::Eras\n\
+           [`HttpConfig::session_store`]: crate::server::Eras\n\
+           [`RedisSessionStore`]: crate::server::Eras"
+)]
 
 #[cfg(feature = "auth")]
 mod auth;

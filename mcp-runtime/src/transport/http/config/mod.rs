@@ -36,9 +36,13 @@ use crate::legacy::SessionStore;
 /// | `Origin`/`Host` checks | loopback names only; bound wider, loopback names and addresses; see [`public_url`](Self::public_url), [`allowed_hosts`](Self::allowed_hosts) |
 /// | [`trusted_proxies`](Self::trusted_proxies) | none: the client is the connection's peer |
 /// | [`cors`](Self::cors) (standalone) | off |
-/// | [`max_sessions`](Self::max_sessions) (2025-era clients, `legacy` feature) | 10 000 live at once (503 beyond) |
-/// | [`session_idle_timeout`](Self::session_idle_timeout) (2025-era clients, `legacy` feature) | 30 min unused ends a session |
-/// | [`session_store`](Self::session_store) (2025-era clients, `legacy` feature) | in this process's memory |
+// The 2025-era settings exist with the `legacy` feature only.
+#[cfg_attr(
+    feature = "legacy",
+    doc = "| [`max_sessions`](Self::max_sessions) (2025-era clients, `legacy` feature) | 10 000 live at once (503 beyond) |\n\
+           | [`session_idle_timeout`](Self::session_idle_timeout) (2025-era clients, `legacy` feature) | 30 min unused ends a session |\n\
+           | [`session_store`](Self::session_store) (2025-era clients, `legacy` feature) | in this process's memory |"
+)]
 /// | [`health_endpoints`](Self::health_endpoints) | off |
 /// | [`shutdown_drain`](Self::shutdown_drain) (standalone) | none |
 ///
@@ -331,8 +335,11 @@ impl HttpConfig {
     /// application: `subscriptions/listen` streams and the standalone
     /// streams of 2025-era sessions (bounded by
     /// [`max_connections`](Self::max_connections) instead), notifications,
-    /// the client's answers, `initialize` (bounded by
-    /// [`max_sessions`](Self::max_sessions)) and the probes.
+    /// the client's answers, `initialize` (bounded by [`max_sessions`]) and
+    /// the probes.
+    #[cfg_attr(feature = "legacy", doc = "\n\n[`max_sessions`]: Self::max_sessions")]
+    // Without the feature, no `initialize` comes: the name leads to the eras.
+    #[cfg_attr(not(feature = "legacy"), doc = "\n\n[`max_sessions`]: crate::server::Eras")]
     ///
     /// Keep it under [`max_connections`](Self::max_connections) for the
     /// standalone server, so that a flood is refused quickly instead of
@@ -496,13 +503,15 @@ impl HttpConfig {
     /// - `live`: 200 `ok` while the process serves requests;
     /// - `ready`: 200 `ok` when the stores the server depends on answer
     ///   within a second (its [`EventBus`](crate::events::EventBus), and
-    ///   the [session store](Self::session_store) when it serves 2025-era
-    ///   clients: a Redis `PING` for the Redis ones, see their `ready`
-    ///   method), 503 `not ready` otherwise, and 503 from the moment
-    ///   shutdown begins, while requests in flight finish, so that a
-    ///   balancer stops sending new ones (see
-    ///   [`shutdown_drain`](Self::shutdown_drain)). Why a replica is not
-    ///   ready is logged, not sent.
+    ///   the [session store] when it serves 2025-era clients: a Redis
+    ///   `PING` for the Redis ones, see their `ready` method), 503 `not
+    ///   ready` otherwise, and 503 from the moment shutdown begins, while
+    ///   requests in flight finish, so that a balancer stops sending new
+    ///   ones (see [`shutdown_drain`](Self::shutdown_drain)). Why a replica
+    ///   is not ready is logged, not sent.
+    #[cfg_attr(feature = "legacy", doc = "\n\n[session store]: Self::session_store")]
+    // Without the feature, no 2025-era client is served: the name leads to the eras.
+    #[cfg_attr(not(feature = "legacy"), doc = "\n\n[session store]: crate::server::Eras")]
     ///
     /// Probes skip the `Origin`/`Host` check: balancers probe by address
     /// (`Host: 10.0.3.7:3000`), which [`allowed_hosts`](Self::allowed_hosts)
