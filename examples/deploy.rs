@@ -40,10 +40,6 @@ pub(crate) const VARIABLES: [&str; 15] = [
     "MCP_TLS_KEY",
 ];
 
-/// The shortest `MCP_REQUEST_STATE_KEY` accepted: a shorter secret is
-/// guessable, and it guards every replica's `requestState`.
-const MIN_KEY_BYTES: usize = 32;
-
 /// How the example is deployed.
 #[derive(Debug)]
 pub(crate) struct Deployment {
@@ -112,28 +108,10 @@ pub(crate) fn parse(args: Vec<String>, env: &BTreeMap<String, String>) -> anyhow
     let mut tls_key = var("MCP_TLS_KEY").map(str::to_owned);
     let mut trusted_proxies =
         var("MCP_TRUSTED_PROXIES").map(|v| hops(v).context("MCP_TRUSTED_PROXIES")).transpose()?.unwrap_or(0);
-    // Taken whole: spaces at their ends are part of the secret.
-    let secret = |name: &str| match env.get(name).filter(|v| !v.is_empty()) {
-        Some(secret) if secret.len() < MIN_KEY_BYTES => bail!(
-            "{name}: {} bytes is too short a secret, use at least {MIN_KEY_BYTES} random ones \
-             (openssl rand -base64 48)",
-            secret.len()
-        ),
-        other => Ok(other),
-    };
-    let request_state_key = match (secret("MCP_REQUEST_STATE_KEY")?, secret("MCP_REQUEST_STATE_PREVIOUS_KEY")?) {
-        (None, Some(_)) => {
-            bail!("MCP_REQUEST_STATE_PREVIOUS_KEY is set without MCP_REQUEST_STATE_KEY, the key it precedes")
-        }
-        (Some(key), None) => Some(RequestStateKey::from_secret(key.as_bytes())),
-        // During a rotation: rounds begun under the previous key can finish
-        // for as long as their state may live.
-        (Some(key), Some(previous)) => Some(
-            RequestStateKey::from_secret(key.as_bytes())
-                .with_previous(previous.as_bytes(), RequestStateKey::DEFAULT_LIFETIME),
-        ),
-        (None, None) => None,
-    };
+    // As every server reads them (`ServerBuilder::build`), read here to stop
+    // at a bad one before anything starts.
+    let request_state_key =
+        RequestStateKey::from_variables(|name| env.get(name).cloned()).map_err(anyhow::Error::msg)?;
 
     let mut rest = Vec::new();
     let mut dump_catalog = None;

@@ -600,3 +600,23 @@ async fn the_handler_runs_again_from_the_top_so_effects_go_after_the_questions()
     assert_eq!(client.call_tool("marked", json!({})).await.unwrap()["content"][0]["text"], "done");
     assert_eq!(count(&effects.marked), 1, "keyed by the sealed state: once");
 }
+
+/// Replicas share the `requestState` key through `MCP_REQUEST_STATE_KEY`,
+/// which every server reads when its code sets no key: a state one sealed
+/// opens on the other.
+#[test]
+fn the_request_state_key_comes_from_the_environment() {
+    use mcp_runtime::server::RequestStateKey;
+    let secret = "a secret shared by the replicas, 32 bytes or more";
+    let from = |vars: &[(&str, &str)]| {
+        let vars: Vec<(String, String)> = vars.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        RequestStateKey::from_variables(move |name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()))
+    };
+    assert!(from(&[]).expect("none is fine").is_none());
+    assert!(from(&[("MCP_REQUEST_STATE_KEY", secret)]).expect("a key").is_some());
+    let short = from(&[("MCP_REQUEST_STATE_KEY", "short")]).expect_err("refused");
+    assert!(short.starts_with("MCP_REQUEST_STATE_KEY: 5 bytes is too short"), "{short}");
+    let alone = from(&[("MCP_REQUEST_STATE_PREVIOUS_KEY", secret)]).expect_err("refused");
+    assert!(alone.contains("without MCP_REQUEST_STATE_KEY"), "{alone}");
+    assert!(from(&[("MCP_REQUEST_STATE_KEY", secret), ("MCP_REQUEST_STATE_PREVIOUS_KEY", secret)]).is_ok());
+}

@@ -359,7 +359,14 @@ async fn without_an_http_request_extensions_are_absent_and_say_so() {
 type ChildPeer = Peer<tokio::process::ChildStdin, tokio::process::ChildStdout>;
 
 fn spawn_server() -> (tokio::process::Child, ChildPeer) {
+    spawn_server_with(&[])
+}
+
+fn spawn_server_with(env: &[(&str, &str)]) -> (tokio::process::Child, ChildPeer) {
     let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_stdio_server"))
+        .env_remove("MCP_REQUEST_STATE_KEY")
+        .env_remove("MCP_REQUEST_STATE_PREVIOUS_KEY")
+        .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -386,7 +393,7 @@ async fn a_child_process_serves_over_stdin_and_stdout_and_exits_cleanly() {
     peer.send(&request(1, "server/discover", Value::Null)).await;
     assert!(peer.recv().await["result"]["capabilities"]["tools"].is_object());
     peer.send(&request(2, "tools/list", Value::Null)).await;
-    assert_eq!(peer.recv().await["result"]["tools"].as_array().map(Vec::len), Some(4));
+    assert_eq!(peer.recv().await["result"]["tools"].as_array().map(Vec::len), Some(5));
     peer.send(&call(3, "add", json!({"a": 20, "b": 22}))).await;
     assert_eq!(text(&peer.recv().await), "42");
 
@@ -454,4 +461,34 @@ async fn a_child_process_exits_cleanly_on_immediate_end_of_input() {
     assert!(peer.finish().await.is_empty());
     let status = tokio::time::timeout(STUCK, child.wait()).await.expect("the server exits").expect("waits");
     assert!(status.success(), "{status}");
+}
+
+/// Replicas that share `MCP_REQUEST_STATE_KEY` in their environment open
+/// each other's `requestState`: a round begun on one ends on the other. Two
+/// processes without it each seal with a key of their own.
+#[tokio::test]
+async fn the_request_state_key_of_the_environment_is_every_replicas() {
+    let key = [("MCP_REQUEST_STATE_KEY", "a secret the replicas share, 32 bytes or more")];
+    let elicitation = json!({"io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}});
+    let greet = |id: i64, more: Value| {
+        let mut meta = request_meta();
+        meta.as_object_mut().expect("an object").extend(elicitation.as_object().expect("an object").clone());
+        let mut params = json!({"_meta": meta, "name": "greet", "arguments": {}});
+        params.as_object_mut().expect("an object").extend(more.as_object().expect("an object").clone());
+        request(id, "tools/call", params)
+    };
+    let round = |state: Value| json!({"inputResponses": {"name": {"action": "accept", "content": {"name": "Ada"}}}, "requestState": state});
+    for (shared, expected) in [(&key[..], Some("Hello, Ada!")), (&[][..], None)] {
+        let (_a, mut first) = spawn_server_with(shared);
+        let (_b, mut second) = spawn_server_with(shared);
+        first.send(&greet(1, json!({}))).await;
+        let asked = first.recv().await;
+        assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+        second.send(&greet(2, round(asked["result"]["requestState"].clone()))).await;
+        let answer = second.recv().await;
+        match expected {
+            Some(greeting) => assert_eq!(text(&answer), greeting, "{answer}"),
+            None => assert_eq!(answer["error"]["code"], json!(-32602), "another process's state opened: {answer}"),
+        }
+    }
 }

@@ -61,7 +61,8 @@ fn server() -> Server {
         .expect("a valid server")
 }
 
-#[tokio::main]
+// Logs on stderr, as `RUST_LOG` says: a stdio server's stdout stays the protocol's.
+#[mcp_runtime::main(logging)]
 async fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if let Some(other) = args.iter().find(|a| !["--http", "--trace", "--rogue"].contains(&a.as_str())) {

@@ -277,3 +277,19 @@ fn at_a_terminal_a_question_is_asked_then_sent_or_declined() {
         "{survey}"
     );
 }
+
+#[test]
+fn a_stdio_server_with_the_logging_switch_works_with_debug_logs_on() {
+    let server = demo_server();
+    let output = Command::new(env!("CARGO_BIN_EXE_mcp"))
+        .args(["call", "add", "--arg", "a=2", "--arg", "b=40", "--", server.to_str().expect("a UTF-8 path")])
+        .env_remove("MCP_BEARER_TOKEN")
+        .env("RUST_LOG", "debug")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("mcp runs");
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(json_of(&output)["content"][0]["text"], "42");
+    let logs = String::from_utf8_lossy(&output.stderr);
+    assert!(logs.contains("INFO") && logs.contains("serving MCP over stdio"), "the server's logs reach stderr: {logs}");
+}

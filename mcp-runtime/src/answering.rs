@@ -93,6 +93,7 @@ impl Callbacks {
     /// The answer to one embedded request `{method, params}`; a refusal
     /// (no callback, a mode not declared) is told to
     /// [`refused`](Self::refused) first.
+    #[cfg(feature = "client")]
     pub(crate) async fn answer(&self, key: &str, request: &Value) -> Result<Value, Unanswered> {
         if let Some(refusal) = self.refusal(key, request) {
             return Err(self.heard(refusal, request));

@@ -145,7 +145,7 @@
 //! | `http2` | yes | HTTP/2 beside HTTP/1.1 on the standalone server's port (prior knowledge, or ALPN over TLS), each connection's protocol decided once; without it HTTP/1.1 only (implies `http`) |
 //! | `legacy` | yes | the 2025-era revisions: clients that open with `initialize` and keep a session ([`legacy`]); without it a server serves 2026-07-28 only ([`Eras::Modern`](server::Eras::Modern)) |
 //! | `tasks` | yes | the tasks extension: `#[tool(task)]` answered with a task handle, `tasks/get`, `tasks/update`, `tasks/cancel`, the task stores ([`tasks`]); without it a `task` tool runs as a plain call |
-//! | `logging` | yes | [`logging::init`] and `#[mcp_runtime::main(logging)]`: logs on stderr, filtered by `RUST_LOG` (default `info`) |
+//! | `logging` | yes | `logging::init` and `#[mcp_runtime::main(logging)]`: logs on stderr, filtered by `RUST_LOG` (default `info`) |
 //! | `tls` | no | HTTPS for the standalone server (`HttpConfig::tls`): PEM files read again when they change, ALPN `h2` and `http/1.1` (rustls; implies `http`) |
 //! | `auth` | no | OAuth 2.1 resource server on HTTP (`ServerBuilder::authorization`): bearer tokens verified on every request, the Protected Resource Metadata document, the 401 challenges |
 //! | `axum` | no | an `McpService` mounted in axum reads axum's `ConnectInfo<SocketAddr>` as the client's address (`into_make_service_with_connect_info`) |

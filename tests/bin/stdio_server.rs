@@ -1,7 +1,9 @@
 //! A small server over stdio for the transport tests, built with the
 //! registry API: it answers quickly (`add`), slowly (`wait`), with
-//! notifications (`report`), and with a panic (`explode`). Diagnostics go to
-//! stderr through `tracing`.
+//! notifications (`report`), with a question (`greet`, which asks a name),
+//! and with a panic (`explode`). Diagnostics go to stderr through `tracing`.
+//! Its `requestState` key is the environment's (`MCP_REQUEST_STATE_KEY`), as
+//! any server's whose code sets none.
 
 use std::time::Duration;
 
@@ -34,6 +36,11 @@ fn server() -> Result<Server, mcp_runtime::BuildError> {
             cx.log(LoggingLevel::Info, Some("report"), json!("working"));
             cx.progress(2.0, Some(2.0), None);
             "reported"
+        }))
+        .tool(ToolEntry::new("greet", |input: mcp_runtime::Input| async move {
+            let form = mcp_runtime::input::Elicitation::form("Your name?").text("name", true);
+            let answer = input.elicit("name", form).await;
+            format!("Hello, {}!", answer.field("name").unwrap_or_default())
         }))
         .tool(ToolEntry::new("explode", || async {
             tracing::info!("about to fail");

@@ -66,6 +66,57 @@ impl RequestStateKey {
         RequestStateKey { secret: secret.to_vec(), lifetime: Self::DEFAULT_LIFETIME, previous: None }
     }
 
+    /// The key the environment gives: [`KEY_ENV`](Self::KEY_ENV)
+    /// (`MCP_REQUEST_STATE_KEY`), and during a rotation
+    /// [`PREVIOUS_KEY_ENV`](Self::PREVIOUS_KEY_ENV)
+    /// (`MCP_REQUEST_STATE_PREVIOUS_KEY`), accepted for
+    /// [`DEFAULT_LIFETIME`](Self::DEFAULT_LIFETIME); `None` when neither is
+    /// set. Each secret is taken whole (spaces at its ends are part of it)
+    /// and must be at least 32 bytes; a previous key without a key is an
+    /// error. What [`ServerBuilder::build`](crate::ServerBuilder::build)
+    /// uses when no key is given in code.
+    ///
+    /// ```
+    /// use mcp_runtime::server::RequestStateKey;
+    ///
+    /// let env = |name: &str| (name == RequestStateKey::KEY_ENV).then(|| "too short".to_owned());
+    /// let error = RequestStateKey::from_variables(env).err().expect("a short secret is refused");
+    /// assert!(error.contains("too short a secret"), "{error}");
+    /// ```
+    pub fn from_environment() -> Result<Option<Self>, String> {
+        Self::from_variables(|name| std::env::var(name).ok())
+    }
+
+    /// [`from_environment`](Self::from_environment), with the variables
+    /// read from `var`.
+    pub fn from_variables(var: impl Fn(&str) -> Option<String>) -> Result<Option<Self>, String> {
+        const MIN_BYTES: usize = 32;
+        let secret = |name: &str| match var(name).filter(|v| !v.is_empty()) {
+            Some(secret) if secret.len() < MIN_BYTES => Err(format!(
+                "{name}: {} bytes is too short a secret, use at least {MIN_BYTES} random ones (openssl rand -base64 48)",
+                secret.len()
+            )),
+            other => Ok(other),
+        };
+        match (secret(Self::KEY_ENV)?, secret(Self::PREVIOUS_KEY_ENV)?) {
+            (None, None) => Ok(None),
+            (None, Some(_)) => {
+                Err(format!("{} is set without {}, the key it precedes", Self::PREVIOUS_KEY_ENV, Self::KEY_ENV))
+            }
+            (Some(key), None) => Ok(Some(Self::from_secret(key.as_bytes()))),
+            (Some(key), Some(previous)) => {
+                Ok(Some(Self::from_secret(key.as_bytes()).with_previous(previous.as_bytes(), Self::DEFAULT_LIFETIME)))
+            }
+        }
+    }
+
+    /// The variable holding the secret every replica shares.
+    pub const KEY_ENV: &'static str = "MCP_REQUEST_STATE_KEY";
+
+    /// The variable holding, during a rotation, the secret
+    /// [`KEY_ENV`](Self::KEY_ENV)'s replaces.
+    pub const PREVIOUS_KEY_ENV: &'static str = "MCP_REQUEST_STATE_PREVIOUS_KEY";
+
     /// A fresh random key, valid for this process only.
     pub fn random() -> Self {
         let mut secret = vec![0u8; 32];

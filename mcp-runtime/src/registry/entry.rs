@@ -162,9 +162,9 @@ impl ToolEntry {
 
     /// Declares that a call of this tool changes what `tool` answers: once
     /// a call of it has answered with a result (not an error, nor a
-    /// question), `tool`'s results kept by a
-    /// [`ResultCache`](crate::middleware::ResultCache) of the server
-    /// (server-wide, or `tool`'s own) are invalidated, every caller's. What
+    /// question), `tool`'s results kept by a `ResultCache` (feature
+    /// `cache`) of the server (server-wide, or `tool`'s own) are
+    /// invalidated, every caller's. What
     /// `#[tool(invalidates = ["..."])]` declares. A server whose tools
     /// invalidate a tool it does not have fails to build
     /// ([`BuildError::Cache`](crate::BuildError::Cache)).

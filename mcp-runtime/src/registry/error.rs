@@ -137,7 +137,7 @@ pub enum BuildError {
     },
     /// A result cache that could never serve, or an invalidation of a tool
     /// the server does not have: a
-    /// [`ResultCache`](crate::middleware::ResultCache) put on a tool not
+    /// `ResultCache` (feature `cache`) put on a tool not
     /// annotated read-only and idempotent, or `invalidates = [...]` naming
     /// no tool.
     #[error("tool `{tool}` (at {location}): {reason}")]
@@ -162,6 +162,15 @@ pub enum BuildError {
     #[error("the MCP_ERAS environment variable is invalid: {reason}")]
     Eras {
         /// What is wrong.
+        reason: String,
+    },
+    /// An environment variable the build reads (`MCP_REQUEST_STATE_KEY`,
+    /// say) holds a value it cannot use.
+    #[error("invalid environment: {reason}")]
+    Environment {
+        /// The variable.
+        variable: &'static str,
+        /// What is wrong, naming the variable.
         reason: String,
     },
     /// What the server was asked to serve needs a Cargo feature of
@@ -352,6 +361,7 @@ mod tests {
             BuildError::Unauthenticated { kind: "tool", name: "whoami".into(), location: location() },
             BuildError::Cache { tool: "add".into(), reason: "no cache".into(), location: location() },
             BuildError::Eras { reason: "`both` is none of modern, legacy, dual".into() },
+            BuildError::Environment { variable: "MCP_REQUEST_STATE_KEY", reason: "too short".into() },
             BuildError::MissingFeature {
                 feature: "legacy",
                 what: "serving 2025-era clients (eras `dual`)".into(),

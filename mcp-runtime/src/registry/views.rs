@@ -202,7 +202,9 @@ mod tests {
 
     fn unserved(tool: ToolEntry, resources: Vec<ResourceEntry>) -> String {
         let entries = Entries { tools: vec![tool], prompts: Vec::new(), resources };
-        check(&entries).expect_err("a view no resource serves").to_string()
+        let mut problems = Problems::default();
+        check(&entries, &mut problems);
+        problems.into_result().expect_err("a view no resource serves").to_string()
     }
 
     #[test]

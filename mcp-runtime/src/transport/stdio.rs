@@ -87,7 +87,10 @@ impl Server {
         if self.dumped_catalog()? {
             return Ok(());
         }
-        self.serve_io(tokio::io::stdin(), tokio::io::stdout(), StdioConfig::default()).await
+        tracing::info!("serving MCP over stdio: the protocol on stdin and stdout, logs on stderr");
+        let served = self.serve_io(tokio::io::stdin(), tokio::io::stdout(), StdioConfig::default()).await;
+        tracing::debug!(error = served.as_ref().err().map(tracing::field::display), "stdin ended: no more requests");
+        served
     }
 
     /// Serves newline-delimited JSON-RPC over any reader and writer until the

@@ -461,6 +461,18 @@ impl ServerBuilder {
                 instead: "serve `Eras::Modern` only",
             });
         }
+        // Replicas share the key through the environment; without one, a
+        // key of this process's own (rounds then finish on this replica only).
+        let request_state_key = match self.request_state_key {
+            Some(key) => key,
+            None => match RequestStateKey::from_environment() {
+                Ok(key) => key.unwrap_or_else(RequestStateKey::random),
+                Err(reason) => {
+                    problems.push(BuildError::Environment { variable: RequestStateKey::KEY_ENV, reason });
+                    RequestStateKey::random()
+                }
+            },
+        };
         problems.into_result()?;
         let catalog = catalog?;
         let result_meta = if self.server_info_in_results {
@@ -476,7 +488,7 @@ impl ServerBuilder {
             list_cache: self.list_cache,
             read_cache: self.read_cache,
             result_meta,
-            request_state_key: self.request_state_key.unwrap_or_else(RequestStateKey::random),
+            request_state_key,
             cancellation_grace: self.cancellation_grace,
             logging: self.logging,
             list_changed: self.list_changed,
