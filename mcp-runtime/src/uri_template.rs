@@ -79,7 +79,10 @@ impl UriTemplate {
         self.template.variables()
     }
 
-    /// Matches a URI, returning each variable's (percent-decoded) value.
+    /// Matches a URI, returning each variable's (percent-decoded) value. A
+    /// reserved variable's (`{+var}`) escapes of reserved and unreserved
+    /// characters stay escaped, as its expansion would have written them
+    /// (`%2F` is a `/` that is not a path separator).
     ///
     /// Each variable takes the shortest value that lets the rest of the
     /// template match, the first variable first: `{+a}/{+b}` reads
@@ -179,7 +182,9 @@ fn match_linear(parts: &[Part], input: &str) -> Option<Map<String, Value>> {
                 let end = (at + 1..=len).find(|&e| rest[i + 1][e] && may_end(input, at, e))?;
                 #[cfg(test)]
                 tests::count_steps(end - at);
-                vars.insert(expression.variable().to_owned(), Value::String(percent_decode(&input[at..end])?));
+                let is_reserved = matches!(expression.operator(), Operator::Reserved);
+                let value = percent_decode(&input[at..end], is_reserved)?;
+                vars.insert(expression.variable().to_owned(), Value::String(value));
                 at = end;
             }
         }
@@ -278,7 +283,12 @@ impl<'de> IntoDeserializer<'de, de::value::Error> for Variable<'de> {
     }
 }
 
-fn percent_decode(s: &str) -> Option<String> {
+/// Decodes `%XX` escapes. A reserved expansion (`{+var}`) writes unreserved
+/// and reserved characters as they are and passes a value's own escapes
+/// through (RFC 6570, 3.2.3): an escape of such a character in its part of
+/// a URI was in the value, and is kept (`%2F` stays `%2F`, not `/`), so
+/// that the value expands to the URI it was read from.
+fn percent_decode(s: &str, reserved: bool) -> Option<String> {
     if !s.contains('%') {
         return Some(s.to_owned());
     }
@@ -288,7 +298,12 @@ fn percent_decode(s: &str) -> Option<String> {
     while i < bytes.len() {
         if bytes[i] == b'%' {
             let hex = s.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
+            let byte = u8::from_str_radix(hex, 16).ok()?;
+            if reserved && (byte.is_ascii_alphanumeric() || b"-._~:/?#[]@!$&'()*+,;=".contains(&byte)) {
+                out.extend_from_slice(&bytes[i..i + 3]);
+            } else {
+                out.push(byte);
+            }
             i += 3;
         } else {
             out.push(bytes[i]);
@@ -366,6 +381,10 @@ mod tests {
         let v = t.matches("repo://me/a/b%20c").unwrap();
         assert_eq!(v["owner"], "me");
         assert_eq!(v["path"], "a/b c");
+        // An escaped reserved character was escaped in the value: it stays so.
+        let v = t.matches("repo://%23me/a%2Fb%23c%20").unwrap();
+        assert_eq!(v["owner"], "#me");
+        assert_eq!(v["path"], "a%2Fb%23c ");
     }
 
     #[test]

@@ -430,7 +430,11 @@ impl ServerBuilder {
         problems.take(crate::server::mount::check_unambiguous(&namespaces));
         let mut mounted = std::collections::BTreeMap::new();
         for mount in &self.mounts {
-            problems.take(crate::server::mount::check_namespace(&mount.namespace));
+            // Under a namespace that cannot prefix names, every name of
+            // the mount would be a problem of its own: the namespace is the one.
+            if problems.take(crate::server::mount::check_namespace(&mount.namespace)).is_none() {
+                continue;
+            }
             let theirs = mount.entries();
             mounted.insert(Arc::clone(&mount.namespace), crate::server::mount_links::MountedNames::of(&theirs));
             entries.tools.extend(theirs.tools);
