@@ -348,36 +348,35 @@ fn array(errors: &mut Errors, item: &Meta) -> Option<Vec<Expr>> {
 /// `invalidates = ["...", ...]`: tool names, as string literals, checked
 /// against the server's tools when it is built.
 fn tool_names(errors: &mut Errors, item: &Meta) -> Option<Vec<LitStr>> {
-    let Expr::Array(array) = value(errors, item, "[\"...\", ...]")? else {
-        let expr = value(errors, item, "")?;
-        errors.spanned(expr, "expected a list of tool names: `invalidates = [\"search_articles\", ...]`");
-        return None;
-    };
-    let mut names = Vec::new();
-    for elem in &array.elems {
-        match elem {
-            Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => names.push(s.clone()),
-            other => errors.spanned(other, "expected a tool's name as a string literal, e.g. `\"search_articles\"`"),
-        }
-    }
-    Some(names)
+    let list = "expected a list of tool names: `invalidates = [\"search_articles\", ...]`";
+    let one = "expected a tool's name as a string literal, e.g. `\"search_articles\"`";
+    string_literals(errors, item, list, one).map(|(_, names)| names)
 }
 
 /// `scopes = ["...", ...]`: string literals only, checked later.
 fn scopes(errors: &mut Errors, item: &Meta) -> Option<Scopes> {
+    let list = "expected a list of scopes: `scopes = [\"notes:read\", ...]`";
+    let one = "expected a scope as a string literal, e.g. `\"notes:read\"`";
+    string_literals(errors, item, list, one).map(|(span, scopes)| Scopes { span, scopes })
+}
+
+/// `key = ["...", ...]`: the list's span and its string literals; `list`
+/// is the error for a value that is no list, `one` for an item that is no
+/// string literal.
+fn string_literals(errors: &mut Errors, item: &Meta, list: &str, one: &str) -> Option<(Span, Vec<LitStr>)> {
     let Expr::Array(array) = value(errors, item, "[\"...\", ...]")? else {
         let expr = value(errors, item, "")?;
-        errors.spanned(expr, "expected a list of scopes: `scopes = [\"notes:read\", ...]`");
+        errors.spanned(expr, list);
         return None;
     };
-    let mut scopes = Vec::new();
+    let mut literals = Vec::new();
     for elem in &array.elems {
         match elem {
-            Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => scopes.push(s.clone()),
-            other => errors.spanned(other, "expected a scope as a string literal, e.g. `\"notes:read\"`"),
+            Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => literals.push(s.clone()),
+            other => errors.spanned(other, one),
         }
     }
-    Some(Scopes { span: array.span(), scopes })
+    Some((array.span(), literals))
 }
 
 fn list<'a>(errors: &mut Errors, item: &'a Meta) -> Option<&'a MetaList> {
