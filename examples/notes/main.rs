@@ -21,50 +21,34 @@
 //! and serving it over HTTP logs a warning saying so.
 //!
 //! Deployment settings (Redis, the shared `requestState` key, probes...)
-//! come from flags or `MCP_*` variables: see `deploy.rs` and the README.
+//! come from flags or `MCP_*` variables: see the README and `mcp_runtime::deployment`.
 
 mod board;
 mod db;
-#[path = "../deploy.rs"]
-mod deploy;
 #[path = "../observability.rs"]
 mod observability;
 mod prompts;
 mod resources;
 mod tools;
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use anyhow::{Context as _, bail};
+use mcp_runtime::deployment::Deployment;
 use mcp_runtime::tasks::SqliteTaskStore;
 
 use crate::db::Db;
-use crate::deploy::Deployment;
 
-#[derive(Debug)]
-struct Options {
-    stdio: bool,
-    db: PathBuf,
-    deployment: Deployment,
-}
+const USAGE: &str = "usage: notes [--db PATH] [deployment settings]";
 
-fn parse_args(args: Vec<String>, env: &BTreeMap<String, String>) -> anyhow::Result<Options> {
-    let (deployment, rest) = deploy::parse(args, env)?;
-    let mut options = Options { stdio: false, db: PathBuf::from("notes.db"), deployment };
-    let mut args = rest.into_iter();
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--stdio" => options.stdio = true,
-            "--db" => options.db = args.next().context("--db needs a file path")?.into(),
-            other => bail!(
-                "unknown argument `{other}`; usage: notes [--stdio | --http ADDR] [--db PATH] [--redis URL] \
-                 [--public-url URL] [--issuer URL [--resource URI]] [--tls-cert PEM --tls-key PEM] [--health | --no-health] [--eras modern|legacy|dual] \
-                 [--dump-catalog[=PATH]]"
-            ),
-        }
+/// The database file, from the arguments that are no deployment setting.
+fn database(args: &[String]) -> anyhow::Result<PathBuf> {
+    match args {
+        [] => Ok(PathBuf::from("notes.db")),
+        [flag, path] if flag == "--db" => Ok(path.into()),
+        [flag] if flag == "--db" => bail!("--db needs a file path"),
+        [other, ..] => bail!("unknown argument `{other}`\n{USAGE}\n\n{}", Deployment::usage()),
     }
-    Ok(options)
 }
 
 /// Everything this server serves; its catalog is committed as
@@ -81,34 +65,32 @@ fn server_builder(db: Db) -> mcp_runtime::ServerBuilder {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let _telemetry = observability::init("notes")?;
-    let options = parse_args(std::env::args().skip(1).collect(), &deploy::environment()?)?;
-    let deployment = &options.deployment;
+    // `--stdio`, `--http ADDR`, `MCP_REDIS_URL`... (the README's table);
+    // what it leaves is this server's own.
+    let deployment = Deployment::from_process()?;
+    if deployment.wants_help() {
+        let own = format!("{USAGE}\n\n  --db PATH                    the notebook's SQLite file (notes.db)\n");
+        std::io::Write::write_all(&mut std::io::stdout(), own.as_bytes())?;
+    }
+    let path = database(deployment.args())?;
     // A catalog dump needs the state the tools declare, not the notes:
     // no file is created for it.
-    let db = if deployment.dump_catalog.is_some() {
+    let db = if deployment.dumps_catalog() || deployment.wants_help() {
         Db::open(std::path::Path::new(":memory:"))?
     } else {
-        Db::open(&options.db).with_context(|| format!("opening {}", options.db.display()))?
+        Db::open(&path).with_context(|| format!("opening {}", path.display()))?
     };
     let mut builder = server_builder(db);
-    if deployment.dump_catalog.is_none() {
+    if !deployment.dumps_catalog() && !deployment.wants_help() {
         // Tasks (`export_notes`) outlive a restart, in a file beside the
-        // notes; replicas sharing Redis keep them there instead.
-        let tasks = options.db.with_extension("tasks.db");
+        // notes; replicas sharing Redis keep them there instead (the
+        // deployment replaces this store then).
+        let tasks = path.with_extension("tasks.db");
         let store = SqliteTaskStore::open(&tasks).with_context(|| format!("opening {}", tasks.display()))?;
         builder = builder.task_store(store);
+        tracing::info!(db = %path.display(), "notes are kept in this database");
     }
-    // Over stdio there is one client and no replica to share anything with.
-    let shared = if options.stdio { None } else { deployment.connect("notes").await? };
-    let server = deployment.server(builder, shared.as_ref()).build()?;
-    if options.stdio {
-        server.serve_stdio().await?;
-    } else {
-        // The runtime logs the address it bound (with port 0, the one the
-        // system chose).
-        tracing::info!(db = %options.db.display(), "notes are kept in this database");
-        server.serve_http_with(deployment.addr, deployment.http_config(shared)).await?;
-    }
+    deployment.serve(builder).await?;
     Ok(())
 }
 
@@ -126,18 +108,14 @@ mod tests {
 
     #[test]
     fn own_flags_and_deployment_flags_mix() {
-        let env = BTreeMap::from([("MCP_REDIS_URL".to_owned(), "redis://127.0.0.1:6379/".to_owned())]);
-        let options =
-            parse_args(args(&["--db", "/tmp/n.db", "--http", "0.0.0.0:3000", "--health"]), &env).expect("valid");
-        assert_eq!(options.db, PathBuf::from("/tmp/n.db"));
-        assert_eq!(options.deployment.addr.port(), 3000);
-        assert!(options.deployment.health && !options.stdio);
-        assert_eq!(options.deployment.redis_url.as_deref(), Some("redis://127.0.0.1:6379/"));
-        let message = parse_args(args(&["--nope"]), &env).expect_err("unknown").to_string();
-        assert!(message.starts_with("unknown argument `--nope`"), "{message}");
-        let bad = BTreeMap::from([("MCP_HEALTH".to_owned(), "yes please".to_owned())]);
-        let message = format!("{:#}", parse_args(Vec::new(), &bad).expect_err("a bad value"));
-        assert!(message.starts_with("MCP_HEALTH"), "{message}");
+        let env = [("MCP_REDIS_URL", "redis://127.0.0.1:6379/")];
+        let deployment =
+            Deployment::parse(args(&["--db", "/tmp/n.db", "--http", "0.0.0.0:3000", "--health"]), env).expect("valid");
+        assert_eq!(database(deployment.args()).expect("a path"), PathBuf::from("/tmp/n.db"));
+        assert_eq!(deployment.redis_url(), Some("redis://127.0.0.1:6379/"));
+        let message = database(&args(&["--nope"])).expect_err("unknown").to_string();
+        assert!(message.starts_with("unknown argument `--nope`\nusage: notes"), "{message}");
+        assert_eq!(database(&[]).expect("a default"), PathBuf::from("notes.db"));
     }
 
     #[tokio::test(flavor = "multi_thread")]

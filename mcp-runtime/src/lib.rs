@@ -43,6 +43,10 @@
 //! the input schema, the return type decides the result, and a mistake in a
 //! signature is a compile error on the offending token.
 //!
+//! To serve it as its command line and environment say (`--stdio`, `--http
+//! ADDR`, Redis, the shared `requestState` key...), end `main` with
+//! [`ServerBuilder::serve`] instead: see [`deployment`].
+//!
 //! # The macros
 //!
 //! | macro | what it does |
@@ -199,7 +203,9 @@
 //! the registry (`registry`: entries, the catalog, scope rules, build
 //! errors); the server (`server`); the stateless dispatcher (`dispatch`);
 //! the 2025 era (`legacy`, with its `http` part, over the HTTP building
-//! blocks both eras share, `endpoint`); the transports (`transport`).
+//! blocks both eras share, `endpoint`); the transports (`transport`); the
+//! settings of a deployment, read from flags and `MCP_*` variables and
+//! served with (`deployment`).
 //! Tasks, events, telemetry (with `otel`), authentication and the Redis
 //! engine (`redis`: the bus, both stores, their connections) sit where
 //! their imports put them. One file answers each question a newcomer asks:
@@ -215,6 +221,10 @@
 // Without their feature, the names of the tables above lead to what the build has instead.
 #![cfg_attr(not(feature = "stdio"), doc = "\n\n[`Server::serve_stdio`]: Server")]
 #![cfg_attr(not(feature = "http"), doc = "\n\n[`transport::http`]: transport")]
+#![cfg_attr(
+    not(any(feature = "http", feature = "stdio")),
+    doc = "\n\n[`deployment`]: server\n[`ServerBuilder::serve`]: ServerBuilder"
+)]
 #![cfg_attr(not(feature = "legacy"), doc = "\n\n[`legacy`]: server::Eras")]
 #![cfg_attr(not(feature = "rate-limit"), doc = "\n\n[`middleware::RateLimit`]: middleware")]
 #![cfg_attr(not(feature = "cache"), doc = "\n\n[`middleware::ResultCache`]: middleware")]
@@ -227,6 +237,9 @@ pub mod auth;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;
+#[cfg(any(feature = "http", feature = "stdio"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "http", feature = "stdio"))))]
+pub mod deployment;
 pub mod dispatch;
 #[cfg(feature = "http")]
 mod endpoint;

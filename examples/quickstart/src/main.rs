@@ -26,8 +26,7 @@ async fn midpoint(from: Point, to: Point) -> Point {
 #[mcp_runtime::main(logging)] // logs on stderr, filtered by RUST_LOG (default info)
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     mcp_runtime::server!() // every #[tool], #[resource], #[prompt] linked into the binary
-        .build()? // duplicate names and missing state are errors here, not later
-        .serve_http("127.0.0.1:3000") // or .serve_stdio()
-        .await?;
+        .serve() // http://127.0.0.1:3000/mcp, or --stdio, --http ADDR, MCP_* variables (--help)
+        .await?; // duplicate names and missing state stop it before it serves
     Ok(())
 }

@@ -38,7 +38,7 @@ mod tasks;
 /// of [`DEFAULT_PAGE_SIZE`] items, server info on every result, and the
 /// `logging` capability declared (handlers log only when a request opts in).
 pub struct ServerBuilder {
-    info: Implementation,
+    pub(crate) info: Implementation,
     instructions: Option<String>,
     tools: Vec<ToolEntry>,
     prompts: Vec<PromptEntry>,
