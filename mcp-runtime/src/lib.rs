@@ -223,7 +223,7 @@
 #![cfg_attr(not(feature = "http"), doc = "\n\n[`transport::http`]: transport")]
 #![cfg_attr(
     not(any(feature = "http", feature = "stdio")),
-    doc = "\n\n[`deployment`]: server\n[`ServerBuilder::serve`]: ServerBuilder"
+    doc = "\n\n[`deployment`]: mod@server\n[`ServerBuilder::serve`]: ServerBuilder"
 )]
 #![cfg_attr(not(feature = "legacy"), doc = "\n\n[`legacy`]: server::Eras")]
 #![cfg_attr(not(feature = "rate-limit"), doc = "\n\n[`middleware::RateLimit`]: middleware")]

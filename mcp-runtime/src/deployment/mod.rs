@@ -2,7 +2,7 @@
 //! environment variables, so that one binary runs on a laptop, in a
 //! container and as many replicas behind a balancer without a rebuild.
 //!
-//! [`ServerBuilder::serve`] is the whole of it for a server with no
+//! [`ServerBuilder::serve`](crate::ServerBuilder::serve) is the whole of it for a server with no
 //! arguments of its own:
 //!
 //! ```no_run
@@ -58,7 +58,7 @@
 //!
 //! A setting whose feature the server is built without is an error, not
 //! ignored: a deployment that asks for Redis gets Redis or does not start.
-#![cfg_attr(not(feature = "http"), doc = "\n\n[`HttpConfig::public_url`]: crate::server")]
+#![cfg_attr(not(feature = "http"), doc = "\n\n[`HttpConfig::public_url`]: mod@crate::server")]
 #![cfg_attr(feature = "http", doc = "\n\n[`HttpConfig::public_url`]: crate::transport::http::HttpConfig::public_url")]
 
 mod error;
