@@ -34,6 +34,7 @@ pub mod notifications;
 pub mod prompts;
 pub mod resources;
 pub mod result;
+pub mod revision;
 pub mod subscriptions;
 pub mod tools;
 // The check of the URIs params name, for mcp-runtime: not part of this
@@ -53,11 +54,13 @@ pub use notifications::*;
 pub use prompts::*;
 pub use resources::*;
 pub use result::*;
+pub use revision::{ProtocolVersion, UnknownProtocolVersion};
 pub use subscriptions::*;
 pub use tools::*;
 
-/// The protocol revision this crate implements.
-pub const PROTOCOL_VERSION: &str = "2026-07-28";
+/// The protocol revision this crate implements
+/// ([`ProtocolVersion::LATEST`], as text).
+pub const PROTOCOL_VERSION: &str = ProtocolVersion::LATEST.as_str();
 
 /// Every revision the dispatcher accepts.
 pub const SUPPORTED_VERSIONS: &[&str] = &[PROTOCOL_VERSION];

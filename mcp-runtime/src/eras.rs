@@ -4,7 +4,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::protocol::PROTOCOL_VERSION;
+use crate::protocol::{PROTOCOL_VERSION, ProtocolVersion};
 
 /// The environment variable [`ServerBuilder`](crate::ServerBuilder) reads
 /// the eras from when [`eras`](crate::ServerBuilder::eras) was not called:
@@ -12,7 +12,9 @@ use crate::protocol::PROTOCOL_VERSION;
 pub const ERAS_ENV: &str = "MCP_ERAS";
 
 /// The 2025-era revisions a server negotiates with `initialize`, newest first.
-pub const LEGACY_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"];
+/// ([`ProtocolVersion::SESSION`], as text).
+pub const LEGACY_VERSIONS: &[&str] =
+    &[ProtocolVersion::SESSION[0].as_str(), ProtocolVersion::SESSION[1].as_str(), ProtocolVersion::SESSION[2].as_str()];
 
 /// Which clients a server serves.
 ///
@@ -51,7 +53,7 @@ impl Default for Eras {
     }
 }
 
-const DUAL: &[&str] = &[PROTOCOL_VERSION, "2025-11-25", "2025-06-18", "2025-03-26"];
+const DUAL: &[&str] = &[PROTOCOL_VERSION, LEGACY_VERSIONS[0], LEGACY_VERSIONS[1], LEGACY_VERSIONS[2]];
 
 impl Eras {
     /// Whether requests of the 2026-07-28 revision are served.

@@ -55,7 +55,7 @@ impl Client {
                 Some(Box::new(move || spawn(async move { lines.notify(&notice).await })))
             }
             (Transport::Http(http), Negotiated::Legacy(session)) => {
-                let poster = http.poster(&self.head(&session.version, None, session.id.as_deref()));
+                let poster = http.poster(&self.head(session.version.as_str(), None, session.id.as_deref()));
                 Some(Box::new(move || spawn(async move { poster.post(&notice).await })))
             }
             // Dropping the response closes its connection: that is the cancellation.

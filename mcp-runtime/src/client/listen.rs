@@ -410,7 +410,7 @@ impl Client {
         let feed = Feed::new(&held);
         let end = match &self.transport {
             Transport::Http(http) => {
-                let head = self.head(&session.version, None, session.id.as_deref());
+                let head = self.head(session.version.as_str(), None, session.id.as_deref());
                 let mut events = self.within(http.standalone_stream(&head)).await??;
                 let poster = http.poster(&head);
                 let reader = tokio::spawn(async move {

@@ -70,7 +70,7 @@ use crate::protocol::{
 };
 
 /// The stateless revision this client speaks.
-pub const PROTOCOL_VERSION: &str = "2026-07-28";
+pub const PROTOCOL_VERSION: &str = crate::protocol::PROTOCOL_VERSION;
 
 /// How long a request may take unless told otherwise.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -270,7 +270,7 @@ impl Client {
     pub async fn protocol_version(&self) -> Result<String, Error> {
         Ok(match self.negotiated().await? {
             Negotiated::Modern => PROTOCOL_VERSION.to_owned(),
-            Negotiated::Legacy(session) => session.version.clone(),
+            Negotiated::Legacy(session) => session.version.to_string(),
         })
     }
 
@@ -318,7 +318,7 @@ impl Client {
         let (answer, session_id) = self.send(&message, &id, self.head(LEGACY_PROTOCOL_VERSION, None, None)).await?;
         let session = LegacySession::of(error::result_of(answer, &id)?, session_id)?;
         let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-        let head = self.head(&session.version, None, session.id.as_deref());
+        let head = self.head(session.version.as_str(), None, session.id.as_deref());
         let notified = async {
             match &self.transport {
                 Transport::Http(http) => http.notify(&initialized, &head).await,
@@ -383,7 +383,7 @@ impl Client {
                 params.insert("_meta".to_owned(), meta.to_value());
                 self.head(PROTOCOL_VERSION, Some((method, target.as_deref())), None)
             }
-            Negotiated::Legacy(session) => self.head(&session.version, None, session.id.as_deref()),
+            Negotiated::Legacy(session) => self.head(session.version.as_str(), None, session.id.as_deref()),
         };
         if let Some((token, notices)) = progress {
             // `Null`: the notifications are heard, but no progress asked for.
@@ -574,7 +574,7 @@ impl Client {
             let capabilities = session.result.get("capabilities").cloned().unwrap_or_else(|| json!({}));
             let capabilities = serde_json::from_value(capabilities)
                 .map_err(|e| Error::Invalid(format!("`initialize` capabilities that do not read: {e}")))?;
-            let mut discovered = DiscoverResult::new(vec![session.version.clone()], capabilities);
+            let mut discovered = DiscoverResult::new(vec![session.version.to_string()], capabilities);
             discovered.instructions = session.result.get("instructions").and_then(Value::as_str).map(str::to_owned);
             return Ok(discovered);
         }
@@ -651,7 +651,7 @@ impl Client {
         if session.id.is_none() {
             return Ok(());
         }
-        let head = self.head(&session.version, None, session.id.as_deref());
+        let head = self.head(session.version.as_str(), None, session.id.as_deref());
         tokio::time::timeout(self.timeout, http.end_session(&head)).await.map_err(|_| Error::Timeout(self.timeout))?
     }
 

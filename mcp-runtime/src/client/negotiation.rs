@@ -5,11 +5,12 @@
 use serde_json::Value;
 
 use super::error::Error;
-use crate::eras::LEGACY_VERSIONS;
+use crate::protocol::ProtocolVersion;
 
 /// The 2025-era revision a client offers in `initialize`; the server may
-/// answer with an older one it speaks.
-pub const LEGACY_PROTOCOL_VERSION: &str = "2025-11-25";
+/// answer with an older one it speaks ([`ProtocolVersion::LATEST_SESSION`],
+/// as text).
+pub const LEGACY_PROTOCOL_VERSION: &str = ProtocolVersion::LATEST_SESSION.as_str();
 
 /// The revision a [`Client`](super::Client) speaks with its server.
 ///
@@ -49,7 +50,7 @@ pub(super) enum Negotiated {
 #[derive(Debug)]
 pub(super) struct LegacySession {
     /// The revision the server answered `initialize` with.
-    pub(super) version: String,
+    pub(super) version: ProtocolVersion,
     /// `Mcp-Session-Id`, over HTTP when the server gave one.
     pub(super) id: Option<String>,
     /// The `initialize` result, as it came.
@@ -60,14 +61,14 @@ impl LegacySession {
     /// The session the `initialize` result opens, if it names a revision
     /// this client speaks.
     pub(super) fn of(result: Value, id: Option<String>) -> Result<LegacySession, Error> {
-        let version = result.get("protocolVersion").and_then(Value::as_str).unwrap_or_default().to_owned();
-        if !LEGACY_VERSIONS.contains(&version.as_str()) {
+        let text = result.get("protocolVersion").and_then(Value::as_str).unwrap_or_default();
+        let Some(version) = ProtocolVersion::parse(text).filter(|v| v.has_sessions()) else {
             return Err(Error::Invalid(format!(
-                "the server answered `initialize` with protocol version {version:?}, which this client does not \
+                "the server answered `initialize` with protocol version {text:?}, which this client does not \
                  speak (it speaks {})",
-                LEGACY_VERSIONS.join(", ")
+                ProtocolVersion::SESSION.map(ProtocolVersion::as_str).join(", ")
             )));
-        }
+        };
         Ok(LegacySession { version, id, result })
     }
 }

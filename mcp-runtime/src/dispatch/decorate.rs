@@ -17,7 +17,7 @@ pub(crate) trait Answers {
     fn server(&self) -> &Server;
     fn id(&self) -> &RequestId;
     #[cfg_attr(not(feature = "legacy"), allow(dead_code))]
-    fn session(&self) -> Option<&'static str>;
+    fn session(&self) -> Option<crate::protocol::ProtocolVersion>;
 }
 
 impl Answers for Prepared {
@@ -29,7 +29,7 @@ impl Answers for Prepared {
         &self.id
     }
 
-    fn session(&self) -> Option<&'static str> {
+    fn session(&self) -> Option<crate::protocol::ProtocolVersion> {
         #[cfg(feature = "legacy")]
         return self.session;
         #[cfg(not(feature = "legacy"))]

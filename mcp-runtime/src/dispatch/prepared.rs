@@ -94,7 +94,7 @@ pub struct Prepared {
     /// The version of the 2025-era session it belongs to, whose results
     /// are written as that version reads them; `None` on the stateless path.
     #[cfg(feature = "legacy")]
-    pub(super) session: Option<&'static str>,
+    pub(super) session: Option<crate::protocol::ProtocolVersion>,
     /// Whether it has been through its layers, and goes to its handler now.
     pub(super) past_layers: bool,
     /// The retry's `requestState`, opened before the layers (only when
@@ -122,7 +122,7 @@ impl Prepared {
     /// Writes the results as a 2025-era session on `version` reads them
     /// (an `input_required` result excepted, which is the bridge's to read).
     #[cfg(feature = "legacy")]
-    pub(crate) fn answer_session(&mut self, version: &'static str) {
+    pub(crate) fn answer_session(&mut self, version: crate::protocol::ProtocolVersion) {
         self.session = Some(version);
     }
 

@@ -8,12 +8,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::protocol::{CallToolResult, META_SERVER_INFO};
-
-/// The newest 2025-era version, which knows icons and tool execution.
-const NEWEST: &str = "2025-11-25";
-/// The oldest, which knows neither titles nor structured output.
-const OLDEST: &str = "2025-03-26";
+use crate::protocol::{CallToolResult, META_SERVER_INFO, ProtocolVersion};
 
 /// A result body with the handler's own `_meta`, and nothing else.
 #[derive(Serialize)]
@@ -42,8 +37,8 @@ impl<'a, T> SessionResult<'a, T> {
 /// where the version has it and as an object (the 2025-era schema wants
 /// one; a 2026-07-28 tool may answer any type, whose value is in the text
 /// block as well).
-pub(super) fn call(version: &str, result: &mut CallToolResult) {
-    if version == OLDEST || result.structured_content.as_ref().is_some_and(|c| !c.is_object()) {
+pub(super) fn call(version: ProtocolVersion, result: &mut CallToolResult) {
+    if !version.has_structured_output() || result.structured_content.as_ref().is_some_and(|c| !c.is_object()) {
         result.structured_content = None;
     }
 }
@@ -52,14 +47,15 @@ pub(super) fn call(version: &str, result: &mut CallToolResult) {
 /// where any of them differs from the stateless definition; `None` when
 /// all are sent as they are. Made once per catalog and version: the
 /// snapshot keeps them.
-pub(super) fn list_items(version: &str, key: &str, items: &[&RawValue]) -> Option<Vec<Box<RawValue>>> {
+pub(super) fn list_items(version: ProtocolVersion, key: &str, items: &[&RawValue]) -> Option<Vec<Box<RawValue>>> {
     let tools = key == "tools";
     let touched = |item: &RawValue| {
         let text = item.get().as_bytes();
         let has = |member: &[u8]| memchr::memmem::find(text, member).is_some();
         (tools && has(b"\"outputSchema\""))
-            || (version != NEWEST && (has(b"\"icons\"") || has(b"\"execution\"")))
-            || (tools && version == OLDEST && has(b"\"title\""))
+            || (!version.knows_icons() && has(b"\"icons\""))
+            || (!version.has_tool_execution() && has(b"\"execution\""))
+            || (tools && !version.knows_titles() && has(b"\"title\""))
     };
     if !items.iter().any(|item| touched(item)) {
         return None;
@@ -78,20 +74,21 @@ pub(super) fn list_items(version: &str, key: &str, items: &[&RawValue]) -> Optio
 }
 
 /// One definition of a list, for a session on `version`.
-fn list_item(version: &str, tool: bool, definition: &mut Map<String, Value>) {
+fn list_item(version: ProtocolVersion, tool: bool, definition: &mut Map<String, Value>) {
     if tool {
         let object_root =
             definition.get("outputSchema").and_then(|s| s.get("type")).and_then(Value::as_str) == Some("object");
-        if !object_root || version == OLDEST {
+        if !object_root || !version.has_structured_output() {
             definition.remove("outputSchema");
         }
-        if version == OLDEST {
+        if !version.knows_titles() {
             definition.remove("title");
         }
     }
-    if version != NEWEST {
-        // Icons and tool execution arrived with 2025-11-25.
+    if !version.knows_icons() {
         definition.remove("icons");
+    }
+    if !version.has_tool_execution() {
         definition.remove("execution");
     }
 }
@@ -102,7 +99,10 @@ mod tests {
 
     use super::*;
 
-    fn shaped(version: &str, key: &str, item: Value) -> Value {
+    const NEWEST: ProtocolVersion = ProtocolVersion::V2025_11_25;
+    const OLDEST: ProtocolVersion = ProtocolVersion::V2025_03_26;
+
+    fn shaped(version: ProtocolVersion, key: &str, item: Value) -> Value {
         let raw = serde_json::value::to_raw_value(&item).unwrap();
         match list_items(version, key, &[&raw]) {
             Some(items) => serde_json::from_str(items[0].get()).unwrap(),
@@ -116,7 +116,7 @@ mod tests {
                           "execution": {"taskSupport": "optional"}});
         assert_eq!(shaped(NEWEST, "tools", tool.clone()), tool);
         assert_eq!(
-            shaped("2025-06-18", "tools", tool.clone()),
+            shaped(ProtocolVersion::V2025_06_18, "tools", tool.clone()),
             json!({"name": "a", "title": "A", "inputSchema": {"type": "object"}})
         );
         assert_eq!(shaped(OLDEST, "tools", tool), json!({"name": "a", "inputSchema": {"type": "object"}}));

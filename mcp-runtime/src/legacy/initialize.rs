@@ -4,18 +4,17 @@
 use serde_json::{Map, Value, json};
 
 use super::session::{Session, new_session_id};
-use crate::eras::LEGACY_VERSIONS;
-use crate::protocol::{ClientCapabilities, ErrorObject, Implementation};
+use crate::protocol::{ClientCapabilities, ErrorObject, Implementation, ProtocolVersion};
 use crate::server::Server;
 
 /// The version answered to a client asking for one not served: the newest
 /// 2025-era one (2026-07-28 cannot be negotiated by `initialize`).
-pub(crate) const LATEST: &str = LEGACY_VERSIONS[0];
+const LATEST: ProtocolVersion = ProtocolVersion::LATEST_SESSION;
 
 /// The version a session speaks: the one asked for when it is served,
 /// otherwise the newest served (a counter-offer, never an error).
-pub(crate) fn negotiate(requested: Option<&str>) -> &'static str {
-    LEGACY_VERSIONS.iter().copied().find(|v| Some(*v) == requested).unwrap_or(LATEST)
+pub(crate) fn negotiate(requested: Option<&str>) -> ProtocolVersion {
+    requested.and_then(ProtocolVersion::parse).filter(|v| v.has_sessions()).unwrap_or(LATEST)
 }
 
 /// Opens a session from `initialize`'s params and builds its result.
@@ -69,19 +68,19 @@ pub(crate) fn only_views_extension(capabilities: &mut Map<String, Value>) {
 }
 
 /// The `InitializeResult` for a session on `version`.
-fn result(server: &Server, version: &str) -> Value {
+fn result(server: &Server, version: ProtocolVersion) -> Value {
     let mut capabilities = serde_json::to_value(server.capabilities()).unwrap_or_else(|_| json!({}));
     if let Some(capabilities) = capabilities.as_object_mut() {
         only_views_extension(capabilities);
     }
     let mut info = serde_json::to_value(server.info()).unwrap_or_else(|_| json!({}));
     if let Some(info) = info.as_object_mut() {
-        if version != "2025-11-25" {
+        if !version.knows_icons() {
             for newer in ["description", "icons", "websiteUrl"] {
                 info.remove(newer);
             }
         }
-        if version == "2025-03-26" {
+        if !version.knows_titles() {
             info.remove("title");
         }
     }
@@ -98,11 +97,11 @@ mod tests {
 
     #[test]
     fn a_served_version_is_echoed_and_any_other_countered() {
-        for v in LEGACY_VERSIONS {
-            assert_eq!(negotiate(Some(v)), *v);
+        for v in ProtocolVersion::SESSION {
+            assert_eq!(negotiate(Some(v.as_str())), v);
         }
         for other in [None, Some("2024-11-05"), Some("2026-07-28"), Some("1.0.0")] {
-            assert_eq!(negotiate(other), "2025-11-25");
+            assert_eq!(negotiate(other), ProtocolVersion::V2025_11_25);
         }
     }
 }

@@ -59,7 +59,12 @@ mod tests {
 
     fn session() -> Session {
         let info: Implementation = serde_json::from_value(json!({"name": "c", "version": "1"})).unwrap();
-        Session::new("s".into(), "2025-11-25", ClientCapabilities::default(), Some(info))
+        Session::new(
+            "s".into(),
+            crate::protocol::ProtocolVersion::V2025_11_25,
+            ClientCapabilities::default(),
+            Some(info),
+        )
     }
 
     #[test]

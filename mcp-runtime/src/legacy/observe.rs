@@ -54,7 +54,7 @@ pub(super) fn request(server: &Server, session: &Session, request: &SessionReque
     // The client's own `_meta` (trace context, say), as it sent it.
     let meta = super::message::value_of(request.meta.as_deref());
     let meta = meta.as_ref().and_then(Value::as_object);
-    observation.routed(session.protocol_version(), target.unwrap_or(Target::None), meta);
+    observation.routed(session.protocol_version().as_str(), target.unwrap_or(Target::None), meta);
     observation
 }
 
@@ -65,7 +65,7 @@ pub(crate) fn initialize(id: &RequestId, params: Option<&Value>, origin: &Origin
         let params = params.and_then(Value::as_object);
         let version = params.and_then(|p| p.get("protocolVersion")).and_then(Value::as_str);
         let meta: Option<&Map<String, Value>> = params.and_then(|p| p.get("_meta")).and_then(Value::as_object);
-        observation.routed(super::initialize::negotiate(version), Target::None, meta);
+        observation.routed(super::initialize::negotiate(version).as_str(), Target::None, meta);
     }
     observation
 }

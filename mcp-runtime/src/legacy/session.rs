@@ -14,11 +14,11 @@ use tokio_util::sync::CancellationToken;
 use super::outlet::Outlet;
 use super::owner::{self, SessionOwner};
 use super::store::{SessionChange, SessionRecord};
-use crate::eras::LEGACY_VERSIONS;
 use crate::handler::functions::BoxFuture;
 use crate::handler::principal::Principal;
 use crate::protocol::{
-    CancelledParams, ClientCapabilities, ErrorObject, Implementation, LoggingLevel, RequestId, RequestMeta,
+    CancelledParams, ClientCapabilities, ErrorObject, Implementation, LoggingLevel, ProtocolVersion, RequestId,
+    RequestMeta,
 };
 use crate::telemetry::LiveSession;
 
@@ -50,7 +50,7 @@ pub(crate) trait Peers: Send + Sync {
 /// `Mcp-Session-Id`.
 pub struct Session {
     id: String,
-    version: &'static str,
+    version: ProtocolVersion,
     capabilities: ClientCapabilities,
     client_info: Option<Implementation>,
     /// Who began it, on an authenticated server; fixed for its life.
@@ -95,7 +95,7 @@ impl std::fmt::Debug for Session {
 impl Session {
     pub(crate) fn new(
         id: String,
-        version: &'static str,
+        version: ProtocolVersion,
         capabilities: ClientCapabilities,
         client_info: Option<Implementation>,
     ) -> Self {
@@ -125,7 +125,7 @@ impl Session {
     /// runtime does not speak.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn from_record(record: &SessionRecord) -> Option<Self> {
-        let version = LEGACY_VERSIONS.iter().copied().find(|v| *v == record.protocol_version)?;
+        let version = ProtocolVersion::parse(&record.protocol_version).filter(|v| v.has_sessions())?;
         let session =
             Session::new(record.id.clone(), version, record.client_capabilities.clone(), record.client_info.clone())
                 .with_owner(record.owner.clone());
@@ -136,7 +136,7 @@ impl Session {
     /// What can be shared of the session.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn record(&self) -> SessionRecord {
-        let mut record = SessionRecord::new(self.id.clone(), self.version);
+        let mut record = SessionRecord::new(self.id.clone(), self.version.as_str());
         record.client_capabilities = self.capabilities.clone();
         record.client_info = self.client_info.clone();
         record.log_level = self.log_level();
@@ -190,7 +190,7 @@ impl Session {
     }
 
     /// The protocol version `initialize` settled on.
-    pub fn protocol_version(&self) -> &'static str {
+    pub fn protocol_version(&self) -> ProtocolVersion {
         self.version
     }
 

@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::protocol::{ErrorObject, Method};
+use crate::protocol::{ErrorObject, Method, ProtocolVersion};
 
 /// `-32002`: the 2025-era code for a resource that does not exist.
 pub(crate) const RESOURCE_NOT_FOUND: i32 = -32002;
@@ -75,7 +75,7 @@ pub(crate) fn error(method: Option<Method>, error: &mut ErrorObject) {
 
 /// Rewrites the params of a request the server makes of the client: the
 /// 2025-era form elicitation has no `mode` (every version reads it as a form).
-pub(crate) fn client_request(version: &str, method: &str, params: &mut Value) {
+pub(crate) fn client_request(version: ProtocolVersion, method: &str, params: &mut Value) {
     if method != "elicitation/create" {
         return;
     }
@@ -83,7 +83,7 @@ pub(crate) fn client_request(version: &str, method: &str, params: &mut Value) {
     if params.get("mode").and_then(Value::as_str) == Some("form") {
         params.remove("mode");
     }
-    if version != "2025-11-25"
+    if !version.has_titled_choices()
         && let Some(Value::Object(fields)) = params.get_mut("requestedSchema").and_then(|s| s.get_mut("properties"))
     {
         fields.values_mut().filter_map(Value::as_object_mut).for_each(older_form_field);
@@ -124,13 +124,13 @@ mod tests {
             }}})
         };
         let mut older = form();
-        client_request("2025-06-18", "elicitation/create", &mut older);
+        client_request(ProtocolVersion::V2025_06_18, "elicitation/create", &mut older);
         let fields = &older["requestedSchema"]["properties"];
         assert!(fields["name"].get("default").is_none());
         assert_eq!(fields["subscribed"]["default"], true);
         assert_eq!(fields["size"], json!({"type": "string", "enum": ["s", "l"], "enumNames": ["Small", "Large"]}));
         let mut newest = form();
-        client_request("2025-11-25", "elicitation/create", &mut newest);
+        client_request(ProtocolVersion::V2025_11_25, "elicitation/create", &mut newest);
         assert_eq!(newest["requestedSchema"], form()["requestedSchema"]);
     }
 
@@ -181,11 +181,11 @@ mod tests {
     #[test]
     fn form_elicitations_lose_their_mode() {
         let mut params = json!({"mode": "form", "message": "m", "requestedSchema": {}});
-        client_request("2025-11-25", "elicitation/create", &mut params);
+        client_request(ProtocolVersion::V2025_11_25, "elicitation/create", &mut params);
         assert_eq!(params, json!({"message": "m", "requestedSchema": {}}));
         let mut url = json!({"mode": "url", "message": "m", "url": "https://x", "elicitationId": "e"});
-        client_request("2025-11-25", "elicitation/create", &mut url.clone());
-        client_request("2025-11-25", "elicitation/create", &mut url);
+        client_request(ProtocolVersion::V2025_11_25, "elicitation/create", &mut url.clone());
+        client_request(ProtocolVersion::V2025_11_25, "elicitation/create", &mut url);
         assert_eq!(url["mode"], "url");
     }
 }

@@ -129,7 +129,7 @@ impl StdioSession {
     /// A 2025-03-26 batch: every request answered, the answers in one array.
     fn batch(&self, items: Vec<Box<RawValue>>) -> Step {
         let Some(session) = self.session.clone() else { return Step::Modern };
-        if session.protocol_version() != "2025-03-26" {
+        if !session.protocol_version().has_batches() {
             let error = ErrorObject::invalid_request("Batches are not supported after protocol version 2025-03-26");
             self.send(failure(None, &error));
             return Step::Done;

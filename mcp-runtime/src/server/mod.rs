@@ -222,7 +222,9 @@ type Rewritten = Option<Arc<[Box<serde_json::value::RawValue>]>>;
 
 #[cfg(feature = "legacy")]
 #[derive(Default)]
-struct OlderDefinitions(std::sync::Mutex<std::collections::HashMap<(&'static str, &'static str), Rewritten>>);
+struct OlderDefinitions(
+    std::sync::Mutex<std::collections::HashMap<(crate::protocol::ProtocolVersion, &'static str), Rewritten>>,
+);
 
 impl Snapshot {
     fn new(catalog: Catalog, settings: &Settings) -> Self {
@@ -264,7 +266,7 @@ impl Snapshot {
     #[cfg(feature = "legacy")]
     pub(crate) fn older_definitions(
         &self,
-        version: &'static str,
+        version: crate::protocol::ProtocolVersion,
         key: &'static str,
         make: impl FnOnce() -> Option<Vec<Box<serde_json::value::RawValue>>>,
     ) -> Rewritten {
@@ -644,14 +646,20 @@ mod older_definitions_tests {
             made.set(made.get() + 1);
             Some(vec![RawValue::from_string("{}".to_owned()).expect("JSON")])
         };
-        let first = snapshot.older_definitions("2025-06-18", "tools", make).expect("rewritten");
-        let again = snapshot.older_definitions("2025-06-18", "tools", make).expect("kept");
+        let first = snapshot
+            .older_definitions(crate::protocol::ProtocolVersion::V2025_06_18, "tools", make)
+            .expect("rewritten");
+        let again =
+            snapshot.older_definitions(crate::protocol::ProtocolVersion::V2025_06_18, "tools", make).expect("kept");
         assert!(std::sync::Arc::ptr_eq(&first, &again));
         assert_eq!(made.get(), 1);
-        snapshot.older_definitions("2025-03-26", "tools", make);
-        snapshot.older_definitions("2025-06-18", "prompts", || None);
+        snapshot.older_definitions(crate::protocol::ProtocolVersion::V2025_03_26, "tools", make);
+        snapshot.older_definitions(crate::protocol::ProtocolVersion::V2025_06_18, "prompts", || None);
         assert_eq!(made.get(), 2, "another version is another rewrite");
-        assert!(snapshot.older_definitions("2025-06-18", "prompts", make).is_none(), "nothing to rewrite, kept so");
+        assert!(
+            snapshot.older_definitions(crate::protocol::ProtocolVersion::V2025_06_18, "prompts", make).is_none(),
+            "nothing to rewrite, kept so"
+        );
         assert_eq!(made.get(), 2);
     }
 }

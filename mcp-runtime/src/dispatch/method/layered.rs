@@ -146,7 +146,7 @@ struct LayerAnswers {
     server: Server,
     snapshot: Arc<Snapshot>,
     id: RequestId,
-    session: Option<&'static str>,
+    session: Option<crate::protocol::ProtocolVersion>,
     /// The called tool's place in the snapshot's catalog.
     tool: Option<usize>,
 }
@@ -160,7 +160,7 @@ impl Answers for LayerAnswers {
         &self.id
     }
 
-    fn session(&self) -> Option<&'static str> {
+    fn session(&self) -> Option<crate::protocol::ProtocolVersion> {
         self.session
     }
 }
@@ -170,7 +170,7 @@ impl Answer for LayerAnswers {
         &self.id
     }
 
-    fn session(&self) -> Option<&'static str> {
+    fn session(&self) -> Option<crate::protocol::ProtocolVersion> {
         self.session
     }
 

@@ -179,7 +179,7 @@ async fn batch(
     items: Vec<Box<RawValue>>,
     slot: OwnedSlot,
 ) -> http::Response<McpBody> {
-    if session.session.protocol_version() != "2025-03-26" {
+    if !session.session.protocol_version().has_batches() {
         let error = ErrorObject::invalid_request("Batches are not supported after protocol version 2025-03-26");
         return error_response(StatusCode::BAD_REQUEST, None, &error);
     }

@@ -79,7 +79,7 @@ const NO_REVISION: u64 = u64::MAX;
 impl HttpSession {
     fn new(session: Session, table: &Table) -> Arc<Self> {
         let session = Arc::new(session.with_peers(table.relay.clone()));
-        let resumable = session.protocol_version() == "2025-11-25";
+        let resumable = session.protocol_version().resumes_closed_streams();
         let streams = Streams::new(resumable, table.store.replica_id(), table.stream_buffer);
         let (standalone, pending) = mpsc::unbounded_channel();
         session.set_standalone(Some(Outlet::from(standalone.clone())));
