@@ -157,6 +157,10 @@ ITEM_WORDS = {
 DEF_WORDS = {"struct", "enum", "union", "trait", "type", "fn", "const", "static"}
 
 
+# Macros whose body is code generated for another crate (a proc macro's output).
+QUOTING_MACROS = {"quote", "quote_spanned", "parse_quote", "parse_quote_spanned"}
+
+
 def matching(tokens, i):
     """The index of the bracket closing tokens[i]."""
     depth = 0
@@ -303,9 +307,12 @@ def parse_use_tree(tokens, i, end, prefix, out):
 class Crate:
     def __init__(self, src_dir):
         self.src_dir = Path(src_dir).resolve()
+        # A library's root, else a binary's.
         lib = self.src_dir / "lib.rs"
         if not lib.is_file():
-            raise SourceError(f"{lib} not found")
+            lib = self.src_dir / "main.rs"
+        if not lib.is_file():
+            raise SourceError(f"neither lib.rs nor main.rs in {self.src_dir}")
         self.root = Module((), lib.resolve(), None, [])
         self.modules = [self.root]
         self.test_only = []  # files reached only under cfg(test): left out
@@ -366,6 +373,17 @@ class Crate:
                 j = item_end(tokens, i, end)
                 self.note_test_only(module, tokens, i, j, attr_path)
                 i, attrs_test, attr_path, macro_export = j, False, None, False
+                continue
+            if (
+                t.kind == "id"
+                and t.text in QUOTING_MACROS
+                and i + 2 < end
+                and tokens[i + 1].text == "!"
+                and tokens[i + 2].text in OPEN
+            ):
+                # Code a proc macro writes for its caller's crate: its paths are that
+                # crate's, not arrows of this one.
+                i = matching(tokens, i + 2) + 1
                 continue
             if t.kind == "p" and t.text == "{":
                 depth += 1

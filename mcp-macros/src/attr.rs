@@ -9,6 +9,7 @@ use syn::spanned::Spanned;
 use syn::{Expr, ExprLit, Ident, Lit, LitFloat, LitInt, LitStr, Meta, MetaList, Path, Token};
 
 use crate::errors::Errors;
+use crate::keys::{key_name, lit_str, parse_list, set, unknown_key, value};
 
 /// Which macro is being expanded.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -139,31 +140,6 @@ pub(crate) struct ItemAttrs {
     /// `#[tool(layer = ...)]`, each of them: the tool's own middleware, in
     /// order (the first is the outermost).
     pub(crate) layers: Vec<Expr>,
-}
-
-/// Stores `value` in `slot`, or reports a duplicate at the second key.
-pub(crate) fn set<T>(errors: &mut Errors, slot: &mut Option<T>, key: &Path, value: Option<T>) {
-    let Some(value) = value else { return };
-    if slot.is_some() {
-        errors.spanned(key, format!("duplicate key `{}`", key_name(key)));
-    } else {
-        *slot = Some(value);
-    }
-}
-
-pub(crate) fn key_name(path: &Path) -> String {
-    path.get_ident().map_or_else(|| quote::quote!(#path).to_string().replace(' ', ""), Ident::to_string)
-}
-
-/// The unknown-key message, listing the keys that exist.
-pub(crate) fn unknown_key(errors: &mut Errors, what: &str, key: &Path, known: &[&str]) {
-    errors.spanned(key, format!("unknown key `{}` in {what}; expected one of: {}", key_name(key), known.join(", ")));
-}
-
-/// Parses the comma-separated items of an attribute.
-pub(crate) fn parse_list(tokens: TokenStream) -> syn::Result<Vec<Meta>> {
-    let list = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens)?;
-    Ok(list.into_iter().collect())
 }
 
 /// Parses the arguments of `#[tool(...)]`, `#[prompt(...)]` or
@@ -298,26 +274,6 @@ pub(crate) fn parse_item(kind: Macro, args: TokenStream, errors: &mut Errors) ->
         }
     }
     attrs
-}
-
-fn value<'a>(errors: &mut Errors, item: &'a Meta, expected: &str) -> Option<&'a Expr> {
-    match item {
-        Meta::NameValue(nv) => Some(&nv.value),
-        _ => {
-            errors.spanned(item, format!("expected `{} = {expected}`", key_name(item.path())));
-            None
-        }
-    }
-}
-
-pub(crate) fn lit_str(errors: &mut Errors, item: &Meta) -> Option<LitStr> {
-    match value(errors, item, "\"...\"")? {
-        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Some(s.clone()),
-        other => {
-            errors.spanned(other, "expected a string literal");
-            None
-        }
-    }
 }
 
 fn lit_int(errors: &mut Errors, item: &Meta) -> Option<LitInt> {

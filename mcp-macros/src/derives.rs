@@ -8,8 +8,9 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{DeriveInput, Meta};
 
-use crate::attr::{crate_path, key_name, parse_list};
+use crate::attr::crate_path;
 use crate::errors::Errors;
+use crate::keys::{key_name, parse_list};
 
 /// Expands `#[derives(...)]` on `item`.
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {

@@ -30,6 +30,7 @@ mod docs;
 mod errors;
 mod expand;
 mod fallback;
+mod keys;
 mod main_attr;
 mod model;
 mod params;

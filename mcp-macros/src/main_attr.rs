@@ -6,8 +6,9 @@ use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
 use syn::ItemFn;
 
-use crate::attr::{crate_path, key_name, parse_list};
+use crate::attr::crate_path;
 use crate::errors::Errors;
+use crate::keys::{key_name, parse_list};
 
 /// Which of tokio's attributes to put on the function.
 #[derive(Clone, Copy, PartialEq, Eq)]

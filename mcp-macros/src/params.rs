@@ -12,9 +12,10 @@
 use mcp_runtime_rules::context;
 use syn::{Attribute, Expr, LitStr, Meta, Type};
 
-use crate::attr::{Macro, expr, key_name, lit_str, parse_list, set, unknown_key};
+use crate::attr::{Macro, expr};
 use crate::docs;
 use crate::errors::Errors;
+use crate::keys::{key_name, lit_str, parse_list, set, unknown_key};
 
 /// How a parameter was explicitly marked.
 #[derive(Clone, Copy)]
@@ -67,7 +68,7 @@ pub(crate) fn parse(kind: Macro, attrs: &[Attribute], errors: &mut Errors) -> Pa
                 attr,
                 format!(
                     "`#[{}]` on a parameter is not supported by `#[{}]`: make the whole function conditional instead",
-                    crate::attr::key_name(attr.path()),
+                    key_name(attr.path()),
                     kind.name()
                 ),
             );

@@ -9,8 +9,8 @@ use syn::{Expr, ExprLit, Ident, Lit, LitBool, LitStr, Meta};
 
 use mcp_runtime_rules::view::MIME_TYPE;
 
-use crate::attr::{key_name, lit_str, parse_list, unknown_key};
 use crate::errors::Errors;
+use crate::keys::{key_name, lit_str, parse_list, unknown_key};
 
 /// The domain lists of `view(...)`, each with the name the rule uses.
 const LISTS: [(&str, &str); 4] = [

@@ -273,6 +273,7 @@ mod registry;
 mod response;
 pub mod schema;
 pub mod server;
+mod sync;
 pub mod tasks;
 mod telemetry;
 pub mod testing;

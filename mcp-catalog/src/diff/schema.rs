@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Changes, Class};
+use super::change::{Changes, Class};
 
 /// Which side of the call a schema describes.
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -2,8 +2,8 @@
 
 use serde_json::{Map, Value};
 
+use super::rule::{Check, Rule, Violation};
 use super::walk::{self, Node};
-use super::{Check, Rule, Violation};
 
 fn violation(rule: &'static Rule, at: &str, reason: String) -> Violation {
     Violation { rule, at: at.to_owned(), reason }

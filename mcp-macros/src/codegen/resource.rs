@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::{
+use super::parts::{
     bind_arguments, common_definition, completer, completer_ref, context_slots, extract_contexts, location, register,
     requirements, ret_slot, run_boxed, scopes,
 };

@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::{
+use super::parts::{
     argument_description, bind_arguments, common_definition, context_slots, default_fn, default_ref, extract_contexts,
     location, register, requirements, run_boxed, scopes,
 };

@@ -32,7 +32,7 @@ impl IntrospectionCache {
     }
 
     fn get(&self, key: &[u8; 32]) -> Option<Verdict> {
-        let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let entries = crate::sync::lock(&self.entries);
         entries.get(key).filter(|(until, _)| Instant::now() < *until).map(|(_, verdict)| verdict.clone())
     }
 
@@ -45,7 +45,7 @@ impl IntrospectionCache {
         if ttl.is_zero() {
             return;
         }
-        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let mut entries = crate::sync::lock(&self.entries);
         if entries.len() >= MAX_ENTRIES {
             let now = Instant::now();
             entries.retain(|_, (until, _)| now < *until);

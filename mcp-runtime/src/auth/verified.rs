@@ -65,7 +65,7 @@ pub(crate) struct VerifiedTokens {
 impl VerifiedTokens {
     /// The caller of `token`, if it was verified and is still good.
     pub(crate) fn get(&self, token: &[u8]) -> Option<Principal> {
-        let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let entries = crate::sync::lock(&self.entries);
         let kept = entries.get(&Key::of(token))?;
         (*kept.token == *token && Instant::now() < kept.until).then(|| kept.caller.clone())
     }
@@ -82,7 +82,7 @@ impl VerifiedTokens {
             return;
         }
         let now = Instant::now();
-        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let mut entries = crate::sync::lock(&self.entries);
         if entries.len() >= MAX_ENTRIES {
             entries.retain(|_, kept| now < kept.until);
             if entries.len() >= MAX_ENTRIES {

@@ -102,7 +102,7 @@ impl Verifier {
         if let Some(discovered) = self.discovered.get() {
             return Ok(discovered);
         }
-        let failed = *self.discovery_failed.lock().unwrap_or_else(|e| e.into_inner());
+        let failed = *crate::sync::lock(&self.discovery_failed);
         if failed.is_some_and(|at| at.elapsed() < RETRY_AFTER) {
             return Err(Rejection::Unavailable("the authorization server's metadata could not be fetched".into()));
         }
@@ -122,7 +122,7 @@ impl Verifier {
                 DiscoveryError::Unreachable(_) => tracing::warn!(issuer = %self.config.issuer, %error),
                 DiscoveryError::Unusable(_) => tracing::error!(issuer = %self.config.issuer, %error),
             }
-            *self.discovery_failed.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
+            *crate::sync::lock(&self.discovery_failed) = Some(Instant::now());
             Rejection::Unavailable(error.to_string())
         })
     }

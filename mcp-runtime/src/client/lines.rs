@@ -15,6 +15,7 @@ use super::error::Error;
 use super::limits::SharedLimits;
 use super::notices::Notices;
 use crate::protocol::RequestId;
+use crate::sync::lock;
 
 type Waiting = Arc<Mutex<Option<HashMap<RequestId, oneshot::Sender<Value>>>>>;
 type Writer = Arc<tokio::sync::Mutex<Box<dyn tokio::io::AsyncWrite + Send + Unpin>>>;
@@ -43,10 +44,6 @@ pub(super) struct LinesTransport {
     streaming: Streaming,
     /// The child process, killed when the last clone goes.
     _child: Option<Arc<tokio::process::Child>>,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl LinesTransport {

@@ -225,7 +225,7 @@ impl Held {
     }
 
     fn pending(&self) -> MutexGuard<'_, Pending> {
-        self.pending.lock().unwrap_or_else(|e| e.into_inner())
+        crate::sync::lock(&self.pending)
     }
 }
 
@@ -375,7 +375,7 @@ impl Client {
                         if meta != Some(&subscription) {
                             return;
                         }
-                        match acknowledge.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                        match crate::sync::lock(&acknowledge).take() {
                             Some(first) => {
                                 let _ = first.send(message.clone());
                             }

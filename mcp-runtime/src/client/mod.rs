@@ -290,7 +290,7 @@ impl Client {
             Revision::Legacy => Ok(Negotiated::Legacy(self.initialize().await?)),
             Revision::Auto => match self.exchange(&Negotiated::Modern, "server/discover", Map::new()).await {
                 Ok(discovered) => {
-                    *self.discovered.lock().unwrap_or_else(|e| e.into_inner()) = Some(discovered);
+                    *crate::sync::lock(&self.discovered) = Some(discovered);
                     Ok(Negotiated::Modern)
                 }
                 Err(error) if negotiation::refuses_modern(&error) => {
@@ -567,7 +567,7 @@ impl Client {
     /// returns that one's result instead of asking again; later calls ask.
     pub async fn discover(&self) -> Result<DiscoverResult, Error> {
         let negotiated = self.negotiated().await?;
-        if let Some(discovered) = self.discovered.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        if let Some(discovered) = crate::sync::lock(&self.discovered).take() {
             return read_as("server/discover", discovered);
         }
         if let Negotiated::Legacy(session) = negotiated {

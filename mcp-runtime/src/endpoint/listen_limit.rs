@@ -3,9 +3,10 @@
 //! bounded on their own, in all and per caller.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use crate::handler::caller::Caller;
+use crate::sync::lock;
 
 /// The listen streams of one service.
 #[derive(Debug)]
@@ -74,10 +75,6 @@ impl ListenLimit {
         open.all += 1;
         Ok(ListenSlot { open: Arc::clone(&self.open), caller })
     }
-}
-
-fn lock(open: &Mutex<Open>) -> MutexGuard<'_, Open> {
-    open.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Drop for ListenSlot {

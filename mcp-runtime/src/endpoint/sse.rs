@@ -338,7 +338,7 @@ mod tests {
             tokio::task::yield_now().await;
             handler_sink.send(note(2));
             // Something outlives the handler and tries to send later.
-            *keep.lock().unwrap_or_else(|e| e.into_inner()) = Some(handler_sink);
+            *crate::sync::lock(&keep) = Some(handler_sink);
             Response::error(Some(RequestId::from(9)), ErrorObject::internal("done"), Stage::Handler)
         });
         drop(sink);
@@ -348,7 +348,7 @@ mod tests {
         assert!(next(&mut stream).await.is_some_and(|e| e.contains("\"progress\":2")));
         let last = next(&mut stream).await.expect("the response");
         assert!(last.starts_with("data: {") && last.contains("\"id\":9"), "{last}");
-        if let Some(late) = kept.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+        if let Some(late) = crate::sync::lock(&kept).as_ref() {
             late.send(note(3));
         }
         assert_eq!(next(&mut stream).await, None);

@@ -378,7 +378,7 @@ impl RequestContext {
             return false;
         }
         {
-            let mut last = self.inner.last_progress.lock().unwrap_or_else(|e| e.into_inner());
+            let mut last = crate::sync::lock(&self.inner.last_progress);
             if last.is_some_and(|l| progress <= l) {
                 return false;
             }

@@ -232,7 +232,7 @@ impl InputState {
     }
 
     fn round(&self) -> std::sync::MutexGuard<'_, Round> {
-        self.round.lock().unwrap_or_else(|e| e.into_inner())
+        crate::sync::lock(&self.round)
     }
 
     /// Whether the handler asked for something this round.

@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -20,15 +20,12 @@ use crate::protocol::{
     CancelledParams, ClientCapabilities, ErrorObject, Implementation, LoggingLevel, ProtocolVersion, RequestId,
     RequestMeta,
 };
+use crate::sync::lock;
 use crate::telemetry::LiveSession;
 
 /// How long the server waits for the client to answer one of its requests
 /// (an elicitation waits for a person, so this is generous).
 pub(crate) const CLIENT_ANSWER_TIMEOUT: Duration = Duration::from_secs(600);
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// What a session kept in a [store](super::SessionStore) does beyond this
 /// process: the store and the other replicas serving the same session.

@@ -225,7 +225,7 @@ impl ResultCache {
     /// ```
     pub async fn invalidate(&self, tool: &str) {
         let Some(store) = &self.shared else {
-            let mut generations = self.generations.lock().unwrap_or_else(|e| e.into_inner());
+            let mut generations = crate::sync::lock(&self.generations);
             *generations.entry(tool.to_owned()).or_default() += 1;
             return;
         };
@@ -241,7 +241,7 @@ impl ResultCache {
     /// cannot tell (the call then runs, and its result is not kept).
     async fn generation(&self, tool: &str) -> Option<u64> {
         let Some(store) = &self.shared else {
-            let generations = self.generations.lock().unwrap_or_else(|e| e.into_inner());
+            let generations = crate::sync::lock(&self.generations);
             return Some(generations.get(tool).copied().unwrap_or(0));
         };
         match store.generation(tool).await {

@@ -168,7 +168,7 @@ impl RateLimit {
     /// Whether `round` has not been granted before, and is now.
     fn grant(&self, round: &Round) -> bool {
         let now = now_ms();
-        let mut granted = self.granted.lock().unwrap_or_else(|e| e.into_inner());
+        let mut granted = crate::sync::lock(&self.granted);
         if granted.len() >= MAX_GRANTED_ROUNDS {
             granted.retain(|_, expires| *expires >= now);
         }
@@ -185,7 +185,7 @@ impl RateLimit {
         let now = Instant::now();
         let tool = self.each_tool.then(|| request.target().unwrap_or_default().to_owned());
         let mut key = Key { caller: Some(request.caller()), tool };
-        let mut buckets = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
+        let mut buckets = crate::sync::lock(&self.buckets);
         let prune = self.checks.fetch_add(1, Ordering::Relaxed) % PRUNE_EVERY == PRUNE_EVERY - 1;
         if prune || (buckets.len() >= self.max_callers && !buckets.contains_key(&key)) {
             // A bucket full again is as good as none.

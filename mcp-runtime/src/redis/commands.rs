@@ -5,13 +5,14 @@
 //! the command side of the session store, the task store, the result store
 //! and the event bus (publishing, readiness).
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use redis::aio::MultiplexedConnection;
 use redis::cluster_async::ClusterConnection;
 use redis::cluster_routing::{RoutingInfo, SingleNodeRoutingInfo};
 
 use super::address::Address;
+use crate::sync::lock;
 
 /// A shared connection to one server or to a cluster.
 #[derive(Clone)]
@@ -21,10 +22,6 @@ pub(crate) enum Commands {
     Single { client: redis::Client, connection: Arc<Mutex<MultiplexedConnection>> },
     /// A cluster: the connection repairs itself.
     Cluster { nodes: Arc<[redis::ConnectionInfo]>, connection: ClusterConnection },
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Commands {

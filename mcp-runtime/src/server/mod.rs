@@ -270,7 +270,7 @@ impl Snapshot {
         key: &'static str,
         make: impl FnOnce() -> Option<Vec<Box<serde_json::value::RawValue>>>,
     ) -> Rewritten {
-        let mut kept = self.older_definitions.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut kept = crate::sync::lock(&self.older_definitions.0);
         kept.entry((version, key)).or_insert_with(|| make().map(Arc::from)).clone()
     }
 

@@ -210,7 +210,7 @@ impl Server {
     /// changes reach `self`.
     pub(crate) fn adopt(&self, mounts: &[Mount]) {
         for mount in mounts {
-            let mut parents = mount.server.inner.parents.0.lock().unwrap_or_else(|e| e.into_inner());
+            let mut parents = crate::sync::lock(&mount.server.inner.parents.0);
             parents.retain(|(parent, _)| parent.strong_count() > 0);
             parents.push((Arc::downgrade(&self.inner), Arc::clone(&mount.namespace)));
         }
@@ -242,7 +242,7 @@ impl Server {
     }
 
     fn parents(&self) -> Vec<(Server, Arc<str>)> {
-        let parents = self.inner.parents.0.lock().unwrap_or_else(|e| e.into_inner());
+        let parents = crate::sync::lock(&self.inner.parents.0);
         parents
             .iter()
             .filter_map(|(parent, namespace)| Some((Server { inner: parent.upgrade()? }, Arc::clone(namespace))))
@@ -254,7 +254,7 @@ impl Server {
     fn remount(&self, mount: &Mount, event: ServerEvent) -> Result<bool, BuildError> {
         let fresh = mount.entries();
         let names = MountedNames::of(&fresh);
-        let mut mounted = self.inner.mounted.lock().unwrap_or_else(|e| e.into_inner());
+        let mut mounted = crate::sync::lock(&self.inner.mounted);
         let old = mounted.get(&mount.namespace).cloned().unwrap_or_default();
         let changed = self.update(
             move |entries| {

@@ -81,7 +81,7 @@ impl<W: TaskWriter> TaskLink<W> {
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        crate::sync::lock(&self.state)
     }
 
     /// Waits for the answer to `request` under `key` that `fits`: at once

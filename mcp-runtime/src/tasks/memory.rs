@@ -110,7 +110,7 @@ impl MemoryTaskStore {
     }
 
     fn lock(&self) -> MutexGuard<'_, Held> {
-        self.tasks.lock().unwrap_or_else(|e| e.into_inner())
+        crate::sync::lock(&self.tasks)
     }
 }
 

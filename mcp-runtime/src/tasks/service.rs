@@ -89,7 +89,7 @@ impl Tasks {
     }
 
     fn running(&self) -> MutexGuard<'_, HashMap<String, Running>> {
-        self.inner.running.lock().unwrap_or_else(|e| e.into_inner())
+        crate::sync::lock(&self.inner.running)
     }
 
     /// Who makes the request of `cx`, as the owner of the tasks it creates:

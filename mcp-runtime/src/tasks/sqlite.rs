@@ -9,7 +9,7 @@
 
 use std::fmt;
 use std::path::Path;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use rusqlite::{Connection, OptionalExtension as _, params};
 
@@ -17,6 +17,7 @@ use super::clock::now_ms;
 use super::memory::quota_full;
 use super::record::TaskRecord;
 use super::store::{DEFAULT_MAX_TASKS_PER_QUOTA, TaskStore, TaskStoreError, TaskStoreFuture};
+use crate::sync::lock;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS mcp_tasks (
@@ -129,10 +130,6 @@ impl SqliteTaskStore {
                 .map_err(|e| TaskStoreError(format!("an SQLite operation did not finish: {e}")))?
         })
     }
-}
-
-fn lock(connection: &Mutex<Connection>) -> MutexGuard<'_, Connection> {
-    connection.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl fmt::Debug for SqliteTaskStore {

@@ -86,13 +86,13 @@ pub struct CollectNotifications(Mutex<Vec<Notification>>);
 impl CollectNotifications {
     /// The notifications received so far.
     pub fn take(&self) -> Vec<Notification> {
-        std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
+        std::mem::take(&mut *crate::sync::lock(&self.0))
     }
 }
 
 impl NotificationSink for CollectNotifications {
     fn send(&self, notification: Notification) {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(notification);
+        crate::sync::lock(&self.0).push(notification);
     }
 }
 

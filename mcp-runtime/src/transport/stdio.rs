@@ -193,7 +193,7 @@ impl Server {
                             () = token.cancelled() => None,
                         };
                         sink.open.store(false, Ordering::Release);
-                        in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
+                        crate::sync::lock(&in_flight).remove(&id);
                         if let Some(response) = response.filter(|_| !token.is_cancelled()) {
                             let _ = out.send(response.into_json());
                         }
@@ -211,7 +211,7 @@ impl Server {
         }
         // Without input there is nobody to listen: end the listen streams
         // rather than wait out the grace period for them.
-        for (token, listen) in in_flight.lock().unwrap_or_else(|e| e.into_inner()).values() {
+        for (token, listen) in crate::sync::lock(&in_flight).values() {
             if *listen {
                 token.cancel();
             }
@@ -232,7 +232,7 @@ fn cancel(in_flight: &InFlight, params: Option<&serde_json::value::RawValue>) {
     // Unknown ids, finished requests and malformed notices are ignored.
     let Some(params) = params else { return };
     if let Ok(notice) = serde_json::from_str::<CancelledParams>(params.get())
-        && let Some((token, _)) = in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&notice.request_id)
+        && let Some((token, _)) = crate::sync::lock(in_flight).remove(&notice.request_id)
     {
         token.cancel();
     }

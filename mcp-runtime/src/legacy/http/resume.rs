@@ -24,7 +24,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -34,6 +34,7 @@ use tokio_util::sync::CancellationToken;
 use super::live::{self, Bound, LiveReceiver, LiveSender};
 use super::relay::{Part, Relay};
 use super::stream::Stream;
+use crate::sync::lock;
 
 /// How long the replica reached waits for the holder's first word.
 pub(crate) const ANSWER_WITHIN: Duration = Duration::from_secs(3);
@@ -42,10 +43,6 @@ pub(crate) const ANSWER_WITHIN: Duration = Duration::from_secs(3);
 /// a holder speaks every [`ALIVE_EVERY`] at least.
 const SILENT_AT_MOST: Duration = Duration::from_secs(30);
 const ALIVE_EVERY: Duration = Duration::from_secs(10);
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// The resumptions this replica waits on, and those it forwards.
 #[derive(Default)]

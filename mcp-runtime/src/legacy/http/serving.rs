@@ -9,7 +9,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use tokio_util::sync::CancellationToken;
@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 use super::stream::{Pushed, Stream};
 use crate::legacy::outlet::{Closed, Deliver};
 use crate::legacy::via::Resumable;
+use crate::sync::lock;
 
 /// A session's request being served: its answer, or `None` when the
 /// client cancelled it.
@@ -155,10 +156,6 @@ impl Resumable for RequestStream {
         }
         true
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 #[cfg(test)]

@@ -27,7 +27,7 @@
 //! [`session_idle_timeout`]: crate::transport::http::HttpConfig::session_idle_timeout
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -43,10 +43,7 @@ use crate::legacy::outlet::Outlet;
 use crate::legacy::{MemorySessionStore, Session, SessionLimits, SessionOwner, SessionStore, StoreError, Touched};
 use crate::protocol::RequestId;
 use crate::server::Server;
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
-}
+use crate::sync::lock;
 
 /// How often a copy whose streams are read loads its record.
 fn heartbeat(idle: Duration) -> Duration {

@@ -22,13 +22,14 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bytes::{BufMut, Bytes, BytesMut};
 
 use super::live::{self, Bound, LiveReceiver, LiveSender, Refused};
 use crate::endpoint::sse::event;
+use crate::sync::lock;
 
 /// How long a client waits before it reconnects to a stream whose
 /// connection the server ended (`retry:`), in milliseconds.
@@ -45,10 +46,6 @@ const FINISHED_KEPT_FOR: Duration = Duration::from_secs(300);
 
 /// The number of the standalone stream; request streams count from 1.
 const STANDALONE: u64 = 0;
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// Every stream of one session.
 pub(crate) struct Streams {

@@ -26,7 +26,7 @@
 use std::collections::BTreeSet;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
@@ -34,6 +34,7 @@ use tokio::sync::broadcast;
 
 use super::owner::SessionOwner;
 use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel};
+use crate::sync::lock;
 
 /// The future a [`SessionStore`] method returns.
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
@@ -317,10 +318,6 @@ pub trait SessionStore: Send + Sync + 'static {
     fn ready(&self) -> StoreFuture<'_, ()> {
         Box::pin(std::future::ready(Ok(())))
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The default store: the records of this process's sessions, in a map.

@@ -29,7 +29,7 @@ impl PerAddress {
     }
 
     fn open(&self) -> MutexGuard<'_, HashMap<IpAddr, usize>> {
-        self.open.lock().unwrap_or_else(|e| e.into_inner())
+        crate::sync::lock(&self.open)
     }
 
     /// A place for one more connection from `address`, unless it holds
