@@ -264,6 +264,26 @@ class LeftOut(CrateTest):
         })
         self.assertEqual(arrows, {})
 
+    def test_quoted_code_is_the_callers_and_no_arrow(self):
+        arrows = self.arrows({
+            "lib.rs": "mod a;\nmod b;\n",
+            "a.rs": """
+                pub fn f(root: u8) -> u8 {
+                    let _ = quote! { use #root as __mcp; crate::b::B };
+                    let _ = quote_spanned! { span => crate::b::B };
+                    crate::b::g()
+                }
+            """,
+            "b.rs": "pub struct B;\npub fn g() -> u8 { 0 }\n",
+        })
+        self.assertEqual(list(arrows), [("a.rs", "b.rs")])
+        self.assertEqual([written for _, written in arrows[("a.rs", "b.rs")]], ["crate::b::g"])
+
+    def test_a_binary_crate_is_read_from_main_rs(self):
+        code, out, _ = self.run_script({"main.rs": "mod a;\nfn main() { a::f() }\n", "a.rs": "pub fn f() {}\n"})
+        self.assertEqual(code, 0, out)
+        self.assertIn("between files: 0 cycles", out)
+
 
 class Failures(CrateTest):
     def test_an_unterminated_string_is_exit_2(self):
