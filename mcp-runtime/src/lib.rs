@@ -202,9 +202,10 @@
 //! trait, so that entries can hold layers without reaching up);
 //! the registry (`registry`: entries, the catalog, scope rules, build
 //! errors); the server (`server`); the stateless dispatcher (`dispatch`);
-//! the 2025 era (`legacy`, with its `http` part, over the HTTP building
-//! blocks both eras share, `endpoint`); the transports (`transport`); the
-//! settings of a deployment, read from flags and `MCP_*` variables and
+//! what a 2025-era session means (`legacy`: the session, its store, the
+//! bridge to the dispatcher, `initialize`); the transports (`transport`, one
+//! room per wire: `transport/http/` with its 2025-era sessions in
+//! `transport/http/session/`, `transport/stdio/` likewise); the settings of a deployment, read from flags and `MCP_*` variables and
 //! served with (`deployment`).
 //! Tasks, events, telemetry (with `otel`), authentication and the Redis
 //! engine (`redis`: the bus, both stores, their connections) sit where
@@ -213,6 +214,7 @@
 //! | where is... | file |
 //! |---|---|
 //! | the bearer token checked | `transport/http/auth.rs` |
+//! | a 2025-era POST routed to its session | `transport/http/session/routes.rs` |
 //! | a 2025-era request made a 2026-07-28 one | `legacy/bridge.rs` |
 //! | a session's answer to our elicitation routed to its handler | `legacy/session.rs` (`Session::answer`) |
 //! | `-32602` made for a bad cursor | `dispatch/pagination.rs` |
@@ -241,8 +243,6 @@ pub mod client;
 #[cfg_attr(docsrs, doc(cfg(any(feature = "http", feature = "stdio"))))]
 pub mod deployment;
 pub mod dispatch;
-#[cfg(feature = "http")]
-mod endpoint;
 mod eras;
 pub mod events;
 #[cfg(feature = "fuzzing")]

@@ -27,8 +27,6 @@
 pub(crate) mod batch;
 pub(crate) mod bridge;
 pub(crate) mod events;
-#[cfg(feature = "http")]
-pub(crate) mod http;
 pub(crate) mod initialize;
 pub(crate) mod message;
 mod meta;
@@ -37,10 +35,8 @@ pub(crate) mod outlet;
 mod owner;
 pub(crate) mod session;
 mod shape;
-#[cfg(feature = "stdio")]
-pub(crate) mod stdio;
 mod store;
-mod via;
+pub(crate) mod via;
 
 pub use owner::SessionOwner;
 pub use session::Session;

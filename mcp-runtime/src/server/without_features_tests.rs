@@ -4,8 +4,11 @@
 //! build does; without `tasks` it offers no extension, runs a `task` tool as
 //! an ordinary call, and refuses to be built with a `task(required)` one.
 
+#[cfg(not(feature = "legacy"))]
 use crate::registry::error::BuildError;
-use crate::server::{Eras, Server};
+#[cfg(not(feature = "legacy"))]
+use crate::server::Eras;
+use crate::server::Server;
 
 fn builder() -> crate::ServerBuilder {
     Server::builder("modern-only", "1.0.0")

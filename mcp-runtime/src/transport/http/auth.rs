@@ -11,8 +11,8 @@ use http::request::Parts;
 use http::{HeaderValue, Method, StatusCode};
 
 use crate::auth::{ChallengeError, Rejection, Verifier, challenge};
-use crate::endpoint::body::McpBody;
-use crate::endpoint::responses::{not_allowed, transport_error, with_body};
+use crate::transport::http::body::McpBody;
+use crate::transport::http::responses::{not_allowed, transport_error, with_body};
 
 /// The metadata document, when `parts` asks for it.
 pub(super) fn metadata(verifier: &Verifier, parts: &Parts) -> Option<http::Response<McpBody>> {

@@ -25,7 +25,7 @@ use http::header::{
 use http::{HeaderMap, HeaderValue, Method, Request, StatusCode};
 
 use super::origin::OriginPolicy;
-use crate::endpoint::body::McpBody;
+use crate::transport::http::body::McpBody;
 
 /// The request headers a browser may send to the MCP endpoint (lower case,
 /// as a preflight's `Access-Control-Request-Headers` names them): those of

@@ -13,8 +13,8 @@ use http::{HeaderValue, Method, StatusCode};
 
 use super::config::Probe;
 use super::shared::Shared;
-use crate::endpoint::body::McpBody;
-use crate::endpoint::responses::with_body;
+use crate::transport::http::body::McpBody;
+use crate::transport::http::responses::with_body;
 
 /// How long the readiness checks may take together before the replica is
 /// reported not ready: an orchestrator's probe usually gives up after a

@@ -25,7 +25,7 @@ use http_body::{Body, Frame, SizeHint};
 use tokio::time::{Instant, Sleep};
 
 use super::service::ResponseFuture;
-use crate::endpoint::body::McpBody;
+use crate::transport::http::body::McpBody;
 
 /// What one connection's requests report to its timer.
 ///

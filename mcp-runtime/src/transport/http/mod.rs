@@ -92,23 +92,39 @@
 
 #[cfg(feature = "auth")]
 mod auth;
+// The parts every endpoint is built from, whatever the era it speaks:
+// bodies read under limits, response bodies (one JSON document, an event
+// stream, a stream fed by a queue), the responses the transport sends by
+// itself, `Content-Type` and `Accept`, and the limits on requests at once
+// and on listen streams. The 2025-era sessions (`session`) use them too.
+pub(crate) mod body;
 mod config;
 mod cors;
+pub(crate) mod deadline;
 mod forwarded;
 mod health;
 mod idle;
+pub(crate) mod in_flight;
+pub(crate) mod listen_limit;
+pub(crate) mod media;
 mod origin;
 mod per_address;
 mod protocol;
 mod request_headers;
+pub(crate) mod responses;
 mod serve;
 mod service;
+// 2025-era sessions over this transport (`initialize`, `Mcp-Session-Id`);
+// what a session means is the `legacy` module's.
+#[cfg(feature = "legacy")]
+pub(crate) mod session;
 mod shared;
+pub(crate) mod sse;
 mod stall;
 #[cfg(feature = "tls")]
 mod tls;
 
-pub use crate::endpoint::body::McpBody;
+pub use body::McpBody;
 pub use config::HttpConfig;
 pub use cors::{CORS_EXPOSED_HEADERS, CORS_REQUEST_HEADER_PREFIX, CORS_REQUEST_HEADERS};
 pub use forwarded::ForwardedHeader;
@@ -127,7 +143,7 @@ pub(crate) mod fuzzing {
     use crate::protocol::ErrorObject;
 
     #[cfg(feature = "legacy")]
-    pub(crate) use crate::legacy::http::read_last_event_id;
+    pub(crate) use crate::transport::http::session::read_last_event_id;
 
     pub(crate) fn decode_header_value(value: &str) -> Result<Cow<'_, str>, &'static str> {
         decode(value)

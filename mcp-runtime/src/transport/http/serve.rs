@@ -29,8 +29,8 @@ use super::per_address::PerAddress;
 use super::protocol::{self, Protocol};
 use super::service::{McpService, ResponseFuture};
 use super::stall::StallGuard;
-use crate::endpoint::responses::transport_error;
 use crate::server::Server;
+use crate::transport::http::responses::transport_error;
 
 /// The MCP service at one path, and the probes when they are on, for one
 /// connection; every other path is 404.

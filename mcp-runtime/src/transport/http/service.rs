@@ -22,24 +22,24 @@ use super::health;
 use super::request_headers::RequestHeaders;
 use super::shared::Shared;
 use crate::dispatch::{Message, Prepared, RequestOptions, Response, Stage, parse_message};
-use crate::endpoint::body::{BodyError, BoxError, McpBody, read_body};
-use crate::endpoint::deadline::Deadline;
-use crate::endpoint::in_flight::{BUSY_CODE, Held, InFlight, Slot, busy_response};
-use crate::endpoint::listen_limit::{ListenLimit, ListenSlot};
-use crate::endpoint::media::{self, Acceptable};
-use crate::endpoint::responses::busy_http;
-use crate::endpoint::responses::{
-    empty, event_stream, insufficient_scope, json_response, not_allowed, status_of, transport_error,
-};
-use crate::endpoint::sse::{ChannelSink, EventStream, RunFuture, Start};
 use crate::handler::context::DiscardNotifications;
 use crate::handler::http_request::HttpRequest;
-#[cfg(feature = "legacy")]
-use crate::legacy::http::{self as legacy, EndpointSettings, SessionEndpoint, SessionSettings};
 use crate::middleware::{Refusal, RefusalReason};
 use crate::protocol::{ErrorObject, RequestId};
 use crate::server::Server;
 use crate::telemetry::Origin;
+use crate::transport::http::body::{BodyError, BoxError, McpBody, read_body};
+use crate::transport::http::deadline::Deadline;
+use crate::transport::http::in_flight::{BUSY_CODE, Held, InFlight, Slot, busy_response};
+use crate::transport::http::listen_limit::{ListenLimit, ListenSlot};
+use crate::transport::http::media::{self, Acceptable};
+use crate::transport::http::responses::busy_http;
+use crate::transport::http::responses::{
+    empty, event_stream, insufficient_scope, json_response, not_allowed, status_of, transport_error,
+};
+#[cfg(feature = "legacy")]
+use crate::transport::http::session::{self as legacy, EndpointSettings, SessionEndpoint, SessionSettings};
+use crate::transport::http::sse::{ChannelSink, EventStream, RunFuture, Start};
 
 /// The MCP endpoint as a tower `Service`: cheap to clone, always ready,
 /// never failing (every problem is an HTTP response).
@@ -433,7 +433,11 @@ where
         return response;
     }
     let time = config.body_timeout.unwrap_or(DISCARD_TIME).min(DISCARD_TIME);
-    if crate::endpoint::body::discard(body, DISCARDED_BODY, time).await { response } else { closing(parts, response) }
+    if crate::transport::http::body::discard(body, DISCARDED_BODY, time).await {
+        response
+    } else {
+        closing(parts, response)
+    }
 }
 
 /// `response` announcing that the HTTP/1.x connection closes after it.

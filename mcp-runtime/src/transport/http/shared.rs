@@ -6,11 +6,11 @@ use std::net::SocketAddr;
 use std::sync::atomic::AtomicBool;
 
 use super::HttpConfig;
-use crate::endpoint::in_flight::InFlight;
 use crate::handler::caller::ClientAddress;
-#[cfg(feature = "legacy")]
-use crate::legacy::http::SessionEndpoint;
 use crate::server::Server;
+use crate::transport::http::in_flight::InFlight;
+#[cfg(feature = "legacy")]
+use crate::transport::http::session::SessionEndpoint;
 
 /// The state of one service, behind one `Arc`.
 pub(super) struct Shared {
@@ -27,7 +27,7 @@ pub(super) struct Shared {
     /// The requests being handled, under [`HttpConfig::max_in_flight`].
     pub(super) in_flight: InFlight,
     /// The listen streams open, under [`HttpConfig::max_listen_streams`].
-    pub(super) listen_limit: crate::endpoint::listen_limit::ListenLimit,
+    pub(super) listen_limit: crate::transport::http::listen_limit::ListenLimit,
     /// The bearer-token verifier of a protected server.
     #[cfg(feature = "auth")]
     pub(super) auth: Option<std::sync::Arc<crate::auth::Verifier>>,

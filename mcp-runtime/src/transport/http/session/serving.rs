@@ -164,9 +164,9 @@ mod tests {
 
     use super::*;
 
-    use crate::legacy::http::stream::Streams;
+    use crate::transport::http::session::stream::Streams;
 
-    fn drain(rx: &mut crate::legacy::http::live::LiveReceiver) -> Vec<String> {
+    fn drain(rx: &mut crate::transport::http::session::live::LiveReceiver) -> Vec<String> {
         std::iter::from_fn(|| rx.try_recv()).map(|event| String::from_utf8_lossy(&event).into_owned()).collect()
     }
 

@@ -14,10 +14,10 @@
 use http::{HeaderMap, HeaderName, StatusCode};
 
 use super::replies::error_response;
-use crate::endpoint::body::McpBody;
-use crate::endpoint::responses::transport_error;
 use crate::legacy::message::{self, Incoming};
 use crate::protocol::{ErrorObject, Method};
+use crate::transport::http::body::McpBody;
+use crate::transport::http::responses::transport_error;
 
 /// `Mcp-Session-Id`.
 pub(super) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");

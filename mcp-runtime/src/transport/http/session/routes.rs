@@ -13,16 +13,16 @@ use super::post;
 use super::replies::{answer, error_response, live_response, unavailable, unavailable_error};
 use super::sessions::HttpSession;
 use crate::dispatch::{Message, parse_message};
-use crate::endpoint::body::McpBody;
-use crate::endpoint::in_flight::InFlight;
-use crate::endpoint::media::{self, Acceptable};
-use crate::endpoint::responses::{empty, json_response, not_allowed, transport_error};
 use crate::eras::LEGACY_VERSIONS;
 use crate::legacy::SessionOwner;
 use crate::legacy::bridge::success;
 use crate::legacy::message::{Incoming, SessionRequest};
 use crate::response::{Response, Stage};
 use crate::telemetry::{Ending, Origin};
+use crate::transport::http::body::McpBody;
+use crate::transport::http::in_flight::InFlight;
+use crate::transport::http::media::{self, Acceptable};
+use crate::transport::http::responses::{empty, json_response, not_allowed, transport_error};
 
 /// `Last-Event-ID`.
 const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");

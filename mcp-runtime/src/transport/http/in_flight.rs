@@ -115,7 +115,7 @@ mod tests {
     use http::header::RETRY_AFTER;
 
     use super::*;
-    use crate::endpoint::responses::busy_http;
+    use crate::transport::http::responses::busy_http;
 
     #[test]
     fn slots_beyond_the_limit_are_refused_and_given_back_when_dropped() {

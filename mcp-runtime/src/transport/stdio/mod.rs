@@ -10,6 +10,10 @@
 //! up before it is dropped. At end of input the server finishes the requests in flight
 //! (bounded by [`StdioConfig::shutdown_grace`]) and returns.
 
+// 2025-era sessions over stdio: one per process, opened by `initialize`.
+#[cfg(feature = "legacy")]
+mod session;
+
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -20,10 +24,10 @@ use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
+#[cfg(feature = "legacy")]
+use self::session::{StdioSession, Step};
 use crate::dispatch::{Message, Method, RequestOptions, Response, Stage, parse_message};
 use crate::handler::context::NotificationSink;
-#[cfg(feature = "legacy")]
-use crate::legacy::stdio::{StdioSession, Step};
 use crate::protocol::{CANCELLED, CancelledParams, ErrorObject, Notification, RequestId};
 use crate::server::Server;
 use crate::telemetry::Origin;

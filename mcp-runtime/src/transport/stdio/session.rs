@@ -10,11 +10,11 @@ use std::sync::Arc;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::bridge::{self, Via, failure, success};
-use super::initialize::initialize;
-use super::message::{self, Incoming, SessionRequest};
-use super::outlet::Outlet;
-use super::session::Session;
+use crate::legacy::bridge::{self, Via, failure, success};
+use crate::legacy::initialize::initialize;
+use crate::legacy::message::{self, Incoming, SessionRequest};
+use crate::legacy::outlet::Outlet;
+use crate::legacy::session::Session;
 use crate::protocol::{ErrorObject, Method, RequestId};
 use crate::server::Server;
 use crate::telemetry::{Ending, Origin};
@@ -81,7 +81,7 @@ impl StdioSession {
     }
 
     fn initialize(&mut self, id: &RequestId, params: Option<&Value>) {
-        let mut observation = super::observe::initialize(id, params, &Origin::stdio());
+        let mut observation = crate::legacy::observe::initialize(id, params, &Origin::stdio());
         if self.session.is_some() {
             let error = ErrorObject::invalid_request("The session is already initialized");
             observation.finish(Ending::Session(Err(&error)));
@@ -93,7 +93,7 @@ impl StdioSession {
                 observation.finish(Ending::Session(Ok(&result.to_string())));
                 let session = Arc::new(session);
                 session.set_standalone(Some(self.out.clone()));
-                super::events::watch(&self.server, &session);
+                crate::legacy::events::watch(&self.server, &session);
                 self.session = Some(session);
                 self.send(success(id, &result));
             }
@@ -137,7 +137,7 @@ impl StdioSession {
         let server = self.server.clone();
         let out = self.out.clone();
         Step::Spawn(Box::pin(async move {
-            let answers = super::batch::serve(&server, &session, items, &Via::outlet(out.clone())).await;
+            let answers = crate::legacy::batch::serve(&server, &session, items, &Via::outlet(out.clone())).await;
             if !answers.is_empty() {
                 let _ = out.send(format!("[{}]", answers.join(",")));
             }

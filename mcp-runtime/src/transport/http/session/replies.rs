@@ -16,12 +16,12 @@ use tokio::time::Sleep;
 use super::endpoint::SessionEndpoint;
 use super::live::LiveReceiver;
 use super::sessions::{HttpSession, OpenConnection, Unavailable};
-use crate::endpoint::body::{EventSource, McpBody};
-use crate::endpoint::media::Acceptable;
-use crate::endpoint::responses::{event_stream_response, with_body};
-use crate::endpoint::sse::{KEEP_ALIVE, event};
 use crate::legacy::bridge::failure;
 use crate::protocol::{ErrorObject, RequestId};
+use crate::transport::http::body::{EventSource, McpBody};
+use crate::transport::http::media::Acceptable;
+use crate::transport::http::responses::{event_stream_response, with_body};
+use crate::transport::http::sse::{KEEP_ALIVE, event};
 
 /// 503 for a session that cannot be opened or served now: too many are
 /// live, or the store failed.

@@ -14,11 +14,6 @@ use super::endpoint::SessionEndpoint;
 use super::replies::{error_response, live_response};
 use super::serving::{RequestStream, RunsToTheEnd, Serving, poll_once};
 use super::sessions::HttpSession;
-use crate::endpoint::body::McpBody;
-use crate::endpoint::in_flight::{InFlight, OwnedSlot, busy_error};
-use crate::endpoint::media::Acceptable;
-use crate::endpoint::responses::busy_http;
-use crate::endpoint::responses::{empty, insufficient_scope, transport_error, with_body};
 use crate::handler::principal::Principal;
 use crate::legacy::bridge::{self, CloseConnection, Via};
 use crate::legacy::message::{self, Incoming, SessionParams, SessionRequest};
@@ -26,6 +21,11 @@ use crate::legacy::outlet::Outlet;
 use crate::protocol::{ErrorObject, Method, RequestId};
 use crate::registry::scopes;
 use crate::server::Server;
+use crate::transport::http::body::McpBody;
+use crate::transport::http::in_flight::{InFlight, OwnedSlot, busy_error};
+use crate::transport::http::media::Acceptable;
+use crate::transport::http::responses::busy_http;
+use crate::transport::http::responses::{empty, insufficient_scope, transport_error, with_body};
 
 /// Serves one message of `session`.
 pub(super) async fn serve(

@@ -28,8 +28,8 @@ use std::time::{Duration, Instant};
 use bytes::{BufMut, Bytes, BytesMut};
 
 use super::live::{self, Bound, LiveReceiver, LiveSender, Refused};
-use crate::endpoint::sse::event;
 use crate::sync::lock;
+use crate::transport::http::sse::event;
 
 /// How long a client waits before it reconnects to a stream whose
 /// connection the server ended (`retry:`), in milliseconds.
