@@ -4,7 +4,7 @@
 use futures_util::future::join_all;
 use serde_json::value::RawValue;
 
-use super::bridge::{self, Via, failure};
+use super::bridge::{self, Delivery, failure};
 use super::message::{self, Incoming};
 use super::session::Session;
 use crate::protocol::{ErrorObject, Method};
@@ -12,7 +12,12 @@ use crate::server::Server;
 
 /// Serves every message of a batch concurrently; the answers to its
 /// requests, in order.
-pub(crate) async fn serve(server: &Server, session: &Session, items: Vec<Box<RawValue>>, via: &Via) -> Vec<String> {
+pub(crate) async fn serve(
+    server: &Server,
+    session: &Session,
+    items: Vec<Box<RawValue>>,
+    via: &Delivery,
+) -> Vec<String> {
     let answers = items.into_iter().map(|item| async move {
         match message::read_raw(&item) {
             Incoming::Request(request) if request.method == Method::Initialize.name() => {

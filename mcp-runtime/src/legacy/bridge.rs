@@ -18,13 +18,13 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
+use super::destination::Destination;
 use super::message::{SessionParams, SessionRequest};
-use super::outlet::Outlet;
 use super::session::Session;
 use super::shape;
 use super::store::SessionChange;
 // Re-exported so that the transports' paths through the bridge hold.
-pub(crate) use super::via::{CloseConnection, Via};
+pub(crate) use super::delivery::{CloseConnection, Delivery};
 use crate::dispatch::{Request, RequestOptions};
 use crate::handler::context::NotificationSink;
 #[cfg(feature = "http")]
@@ -41,7 +41,7 @@ const MAX_ROUNDS: usize = 16;
 /// Forwards the notifications of one request (progress, log messages) to
 /// its stream, until it is answered.
 struct StreamSink {
-    outlet: Outlet,
+    outlet: Destination,
     close: Option<CloseConnection>,
     open: AtomicBool,
 }
@@ -101,7 +101,7 @@ pub(crate) async fn serve(
     session: &Session,
     request: SessionRequest,
     cancel: CancellationToken,
-    via: &Via,
+    via: &Delivery,
 ) -> Option<String> {
     // Dropped unfinished (the client cancelled), it records that.
     let mut observation = super::observe::request(server, session, &request, via);
@@ -159,7 +159,7 @@ async fn answer(
     server: &Server,
     session: &Session,
     request: SessionRequest,
-    via: &Via,
+    via: &Delivery,
     cancel: &CancellationToken,
 ) -> Result<Reply, ErrorObject> {
     if !request.params.is_object() {
@@ -259,7 +259,7 @@ async fn forward(
     server: &Server,
     session: &Session,
     request: SessionRequest,
-    via: &Via,
+    via: &Delivery,
     cancel: &CancellationToken,
 ) -> Result<Reply, ErrorObject> {
     let SessionRequest { id, method, params, meta } = request;
@@ -348,7 +348,7 @@ fn next_round(
 async fn ask_client(
     session: &Session,
     result: &Map<String, Value>,
-    outlet: &Outlet,
+    outlet: &Destination,
     cancel: &CancellationToken,
 ) -> Result<Map<String, Value>, ErrorObject> {
     let mut answers = Map::new();

@@ -26,17 +26,17 @@
 
 pub(crate) mod batch;
 pub(crate) mod bridge;
+pub(crate) mod delivery;
+pub(crate) mod destination;
 pub(crate) mod events;
 pub(crate) mod initialize;
 pub(crate) mod message;
 mod meta;
 pub(crate) mod observe;
-pub(crate) mod outlet;
 mod owner;
 pub(crate) mod session;
 mod shape;
 mod store;
-pub(crate) mod via;
 
 pub use owner::SessionOwner;
 pub use session::Session;

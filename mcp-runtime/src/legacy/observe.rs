@@ -4,15 +4,15 @@
 
 use serde_json::{Map, Value};
 
+use super::delivery::Delivery;
 use super::message::SessionRequest;
 use super::session::Session;
-use super::via::Via;
 use crate::protocol::{Method, RequestId};
 use crate::server::Server;
 use crate::telemetry::{Observation, Origin, Target};
 
 /// Starts observing a session's request as it arrives on `via`.
-pub(super) fn request(server: &Server, session: &Session, request: &SessionRequest, via: &Via) -> Observation {
+pub(super) fn request(server: &Server, session: &Session, request: &SessionRequest, via: &Delivery) -> Observation {
     let SessionRequest { id, method, .. } = request;
     #[cfg(feature = "http")]
     let origin = via.http.as_deref().map_or_else(Origin::stdio, Origin::http);

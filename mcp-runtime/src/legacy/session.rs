@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use tokio::sync::{Notify, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use super::outlet::Outlet;
+use super::destination::Destination;
 use super::owner::{self, SessionOwner};
 use super::store::{SessionChange, SessionRecord};
 use crate::handler::functions::BoxFuture;
@@ -63,7 +63,7 @@ pub struct Session {
     in_flight: Mutex<foldhash::HashMap<RequestId, CancellationToken>>,
     /// Where messages unrelated to a request go (stdout, the HTTP GET
     /// stream); none while no such stream is open.
-    standalone: Mutex<Option<Outlet>>,
+    standalone: Mutex<Option<Destination>>,
     /// Only HTTP sessions expire.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     last_seen: Mutex<Instant>,
@@ -305,7 +305,7 @@ impl Session {
     }
 
     /// Opens (or replaces) the stream for messages unrelated to a request.
-    pub(crate) fn set_standalone(&self, outlet: Option<Outlet>) {
+    pub(crate) fn set_standalone(&self, outlet: Option<Destination>) {
         *lock(&self.standalone) = outlet;
     }
 
@@ -394,7 +394,7 @@ impl Session {
         &self,
         method: &str,
         params: Value,
-        outlet: &Outlet,
+        outlet: &Destination,
         cancel: &CancellationToken,
     ) -> Result<Value, ErrorObject> {
         // Before `notifications/initialized` a client is sent no request

@@ -1,5 +1,5 @@
 //! What a request forwarded to a mounted remote has of the request this
-//! server serves ([`Here`]), and how the remote's questions and failures
+//! server serves ([`ServedRequest`]), and how the remote's questions and failures
 //! come back to it: shared by the forwarding of calls
 //! ([`mount_remote`](super::mount_remote)) and the following of the
 //! remote's tasks ([`mount_task`](super::mount_task)).
@@ -15,7 +15,7 @@ use crate::protocol::{ErrorObject, InputRequest};
 
 /// What a forwarded request has of the request this server serves.
 #[derive(Clone, Copy)]
-pub(super) struct Here<'a> {
+pub(super) struct ServedRequest<'a> {
     pub(super) input: &'a Input,
     pub(super) progress: &'a Progress,
     pub(super) logger: &'a Logger,

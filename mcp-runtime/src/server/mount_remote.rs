@@ -24,7 +24,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::forwarded::{Here, relay, relayed, unreadable};
+use super::forwarded::{ServedRequest, relay, relayed, unreadable};
 use super::mount::{mounted_name, mounted_uri, unmounted_uri};
 use crate::answering;
 use crate::client::in_flight::{OnMessage, OnProgress};
@@ -142,7 +142,8 @@ fn forwarding<T: DeserializeOwned + Send + 'static>(
         let (client, name, served) = (client.clone(), Arc::clone(&name), Arc::clone(&served));
         Box::pin(async move {
             let params = json!({"name": &*name, "arguments": object(arguments)});
-            let here = Here { input: &input, progress: &progress, logger: &logger, cancel: &cancel, served: &served };
+            let here =
+                ServedRequest { input: &input, progress: &progress, logger: &logger, cancel: &cancel, served: &served };
             forward::<T>(&client, method, params, here).await
         })
     }
@@ -256,9 +257,9 @@ async fn forward<T: DeserializeOwned>(
     client: &Client,
     method: &str,
     params: Value,
-    here: Here<'_>,
+    here: ServedRequest<'_>,
 ) -> Result<T, RpcError> {
-    let Here { input, progress, logger, served, .. } = here;
+    let ServedRequest { input, progress, logger, served, .. } = here;
     let mut params = match params {
         Value::Object(params) => params,
         _ => Map::new(),

@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use super::forwarded::{Here, relay, relayed};
+use super::forwarded::{ServedRequest, relay, relayed};
 use crate::client::{Client, Error};
 use crate::handler::outcome::RpcError;
 use crate::protocol::{ClientCapabilities, ErrorObject};
@@ -32,7 +32,7 @@ const POLL_BOUNDS: (Duration, Duration) = (Duration::from_millis(10), Duration::
 
 /// Follows the remote task `created` (a `CreateTaskResult`) until it ends,
 /// and returns its result.
-pub(super) async fn follow(client: &Client, created: Value, here: &Here<'_>) -> Result<Value, RpcError> {
+pub(super) async fn follow(client: &Client, created: Value, here: &ServedRequest<'_>) -> Result<Value, RpcError> {
     let served = here.served;
     let Some(task_id) = created.get("taskId").and_then(Value::as_str) else {
         return Err(unreadable(served, "a task without a `taskId`"));

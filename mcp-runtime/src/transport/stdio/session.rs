@@ -10,10 +10,10 @@ use std::sync::Arc;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::legacy::bridge::{self, Via, failure, success};
+use crate::legacy::bridge::{self, Delivery, failure, success};
+use crate::legacy::destination::Destination;
 use crate::legacy::initialize::initialize;
 use crate::legacy::message::{self, Incoming, SessionRequest};
-use crate::legacy::outlet::Outlet;
 use crate::legacy::session::Session;
 use crate::protocol::{ErrorObject, Method, RequestId};
 use crate::server::Server;
@@ -32,12 +32,12 @@ pub(crate) enum Step {
 /// The 2025-era side of one stdio process.
 pub(crate) struct StdioSession {
     server: Server,
-    out: Outlet,
+    out: Destination,
     session: Option<Arc<Session>>,
 }
 
 impl StdioSession {
-    pub(crate) fn new(server: Server, out: Outlet) -> Self {
+    pub(crate) fn new(server: Server, out: Destination) -> Self {
         StdioSession { server, out, session: None }
     }
 
@@ -110,7 +110,7 @@ impl StdioSession {
         let out = self.out.clone();
         let cancel = session.begin(request.id.clone());
         Step::Spawn(Box::pin(async move {
-            let via = Via::outlet(out.clone());
+            let via = Delivery::outlet(out.clone());
             if let Some(answer) = bridge::serve(&server, &session, request, cancel, &via).await {
                 let _ = out.send(answer);
             }
@@ -137,7 +137,7 @@ impl StdioSession {
         let server = self.server.clone();
         let out = self.out.clone();
         Step::Spawn(Box::pin(async move {
-            let answers = crate::legacy::batch::serve(&server, &session, items, &Via::outlet(out.clone())).await;
+            let answers = crate::legacy::batch::serve(&server, &session, items, &Delivery::outlet(out.clone())).await;
             if !answers.is_empty() {
                 let _ = out.send(format!("[{}]", answers.join(",")));
             }

@@ -42,7 +42,7 @@ pub(crate) enum Era {
 
 /// Decides the era of a POST from its headers and body.
 pub(super) fn choose(headers: &HeaderMap, body: &[u8]) -> Era {
-    let marks = Marks::of(headers);
+    let marks = EraHeaders::of(headers);
     let session_id = marks.session_id;
     let legacy_header = marks.version.is_some_and(|v| v.as_bytes().starts_with(b"2025-"));
     // A 2026-07-28 request names its method in `Mcp-Method`: unless that
@@ -86,15 +86,15 @@ pub(super) fn not_found() -> http::Response<McpBody> {
 
 /// The headers that tell the eras apart, found in one walk over the
 /// headers (cheaper than a lookup by name for each).
-struct Marks<'a> {
+struct EraHeaders<'a> {
     session_id: Option<&'a http::HeaderValue>,
     version: Option<&'a http::HeaderValue>,
     method: Option<&'a http::HeaderValue>,
 }
 
-impl<'a> Marks<'a> {
+impl<'a> EraHeaders<'a> {
     fn of(headers: &'a HeaderMap) -> Self {
-        let mut marks = Marks { session_id: None, version: None, method: None };
+        let mut marks = EraHeaders { session_id: None, version: None, method: None };
         for (name, value) in headers {
             let slot = match name.as_str() {
                 "mcp-session-id" => &mut marks.session_id,

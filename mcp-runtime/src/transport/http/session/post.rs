@@ -12,12 +12,12 @@ use tokio_util::sync::CancellationToken;
 
 use super::endpoint::SessionEndpoint;
 use super::replies::{error_response, live_response};
-use super::serving::{RequestStream, RunsToTheEnd, Serving, poll_once};
+use super::serving::{FinishesDetached, RequestStream, Serving, poll_once};
 use super::sessions::HttpSession;
 use crate::handler::principal::Principal;
-use crate::legacy::bridge::{self, CloseConnection, Via};
+use crate::legacy::bridge::{self, CloseConnection, Delivery};
+use crate::legacy::destination::Destination;
 use crate::legacy::message::{self, Incoming, SessionParams, SessionRequest};
-use crate::legacy::outlet::Outlet;
 use crate::protocol::{ErrorObject, Method, RequestId};
 use crate::registry::scopes;
 use crate::server::Server;
@@ -108,12 +108,12 @@ async fn request(
     let streams = accept.event_stream && !(accept.json && json_suffices);
     let parts = Arc::new(parts);
     if !streams {
-        let via = Via { outlet: session.standalone_outlet(), close: None, timeout, http: Some(parts) };
-        return json_answer(RunsToTheEnd::new(serving(server, &session, (request, cancel), via, slot)).await);
+        let via = Delivery { outlet: session.standalone_outlet(), close: None, timeout, http: Some(parts) };
+        return json_answer(FinishesDetached::new(serving(server, &session, (request, cancel), via, slot)).await);
     }
     let stream = Arc::new(RequestStream::default());
     let close = session.streams.resumable().then(|| Arc::clone(&stream) as CloseConnection);
-    let via = Via { outlet: Outlet::Direct(Arc::clone(&stream) as _), close, timeout, http: Some(parts) };
+    let via = Delivery { outlet: Destination::Direct(Arc::clone(&stream) as _), close, timeout, http: Some(parts) };
     let abandoned = cancel.clone();
     let mut serving = serving(server, &session, (request, cancel), via, slot);
     // A client that takes only a stream gets one, however soon the answer comes.
@@ -151,7 +151,7 @@ fn serving(
     server: Server,
     session: &Arc<HttpSession>,
     (request, cancel): (SessionRequest, CancellationToken),
-    via: Via,
+    via: Delivery,
     slot: OwnedSlot,
 ) -> Serving {
     let session = Arc::clone(session);
@@ -184,7 +184,7 @@ async fn batch(
         return error_response(StatusCode::BAD_REQUEST, None, &error);
     }
     let server = endpoint.server.clone();
-    let via = Via {
+    let via = Delivery {
         outlet: session.standalone_outlet(),
         close: None,
         timeout: endpoint.settings.request_timeout,

@@ -5,7 +5,7 @@
 //!
 //! A 2025-era client cancels with `notifications/cancelled`, never by going
 //! away, so a request whose connection ends before its answer finishes on
-//! its own ([`RunsToTheEnd`]).
+//! its own ([`FinishesDetached`]).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -15,8 +15,8 @@ use std::task::{Context, Poll};
 use tokio_util::sync::CancellationToken;
 
 use super::stream::{Pushed, Stream};
-use crate::legacy::outlet::{Closed, Deliver};
-use crate::legacy::via::Resumable;
+use crate::legacy::delivery::Resumable;
+use crate::legacy::destination::{Closed, Deliver};
 use crate::sync::lock;
 
 /// A session's request being served: its answer, or `None` when the
@@ -30,15 +30,15 @@ pub(super) async fn poll_once(serving: &mut Serving) -> Poll<Option<String>> {
 
 /// A request served in the connection's task that, dropped before its end
 /// (the connection went away), finishes in a task of its own.
-pub(super) struct RunsToTheEnd(Option<Serving>);
+pub(super) struct FinishesDetached(Option<Serving>);
 
-impl RunsToTheEnd {
+impl FinishesDetached {
     pub(super) fn new(serving: Serving) -> Self {
-        RunsToTheEnd(Some(serving))
+        FinishesDetached(Some(serving))
     }
 }
 
-impl Future for RunsToTheEnd {
+impl Future for FinishesDetached {
     type Output = Option<String>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<String>> {
@@ -49,7 +49,7 @@ impl Future for RunsToTheEnd {
     }
 }
 
-impl Drop for RunsToTheEnd {
+impl Drop for FinishesDetached {
     fn drop(&mut self) {
         if let Some(serving) = self.0.take()
             && let Ok(runtime) = tokio::runtime::Handle::try_current()
@@ -225,7 +225,7 @@ mod tests {
             let _ = tx.send(());
             Some("answer".to_owned())
         });
-        let mut running = RunsToTheEnd::new(serving);
+        let mut running = FinishesDetached::new(serving);
         let pending = std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut running).poll(cx).is_pending())).await;
         assert!(pending, "it waits once");
         drop(running);

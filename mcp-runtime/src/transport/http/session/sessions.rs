@@ -38,8 +38,8 @@ use super::relay::{Envelope, Part, Relay, Signal};
 use super::resume::{self, Resumptions};
 use super::stream::Streams;
 use crate::handler::principal::Principal;
+use crate::legacy::destination::Destination;
 use crate::legacy::events;
-use crate::legacy::outlet::Outlet;
 use crate::legacy::{MemorySessionStore, Session, SessionLimits, SessionOwner, SessionStore, StoreError, Touched};
 use crate::protocol::RequestId;
 use crate::server::Server;
@@ -57,7 +57,7 @@ pub(crate) struct HttpSession {
     pub(crate) streams: Streams,
     /// Messages for the standalone stream; also where a request answered
     /// with plain JSON sends its own messages, having no stream of its own.
-    standalone: Outlet,
+    standalone: Destination,
     /// Until [`start`](Self::start), the other end of `standalone`.
     pending: Mutex<Option<mpsc::UnboundedReceiver<String>>>,
     /// Connections reading one of its streams: while one is open the
@@ -79,11 +79,11 @@ impl HttpSession {
         let resumable = session.protocol_version().resumes_closed_streams();
         let streams = Streams::new(resumable, table.store.replica_id(), table.stream_buffer);
         let (standalone, pending) = mpsc::unbounded_channel();
-        session.set_standalone(Some(Outlet::from(standalone.clone())));
+        session.set_standalone(Some(Destination::from(standalone.clone())));
         Arc::new(HttpSession {
             session,
             streams,
-            standalone: Outlet::from(standalone),
+            standalone: Destination::from(standalone),
             pending: Mutex::new(Some(pending)),
             open: AtomicUsize::new(0),
             seen: AtomicU64::new(NO_REVISION),
@@ -139,7 +139,7 @@ impl HttpSession {
         events::watch(server, &self.session);
     }
 
-    pub(crate) fn standalone_outlet(&self) -> Outlet {
+    pub(crate) fn standalone_outlet(&self) -> Destination {
         self.standalone.clone()
     }
 

@@ -1,4 +1,4 @@
-//! [`Outlet`]: where the messages of one stream of a session go,
+//! [`Destination`]: where the messages of one stream of a session go,
 //! serialized (notifications, and requests to the client).
 
 #[cfg(feature = "http")]
@@ -23,7 +23,7 @@ pub(crate) trait Deliver: Send + Sync {
 /// Where the messages of one stream go: stdout, a session's standalone
 /// stream, or one request's event stream.
 #[derive(Clone)]
-pub(crate) enum Outlet {
+pub(crate) enum Destination {
     /// A channel that a writer reads (stdout, the standalone stream).
     Channel(mpsc::UnboundedSender<String>),
     /// A stream written to in place.
@@ -31,19 +31,19 @@ pub(crate) enum Outlet {
     Direct(Arc<dyn Deliver>),
 }
 
-impl Outlet {
+impl Destination {
     /// Sends one message; [`Closed`] once the stream has ended.
     pub(crate) fn send(&self, message: String) -> Result<(), Closed> {
         match self {
-            Outlet::Channel(channel) => channel.send(message).map_err(|_| Closed),
+            Destination::Channel(channel) => channel.send(message).map_err(|_| Closed),
             #[cfg(feature = "http")]
-            Outlet::Direct(stream) => stream.deliver(message),
+            Destination::Direct(stream) => stream.deliver(message),
         }
     }
 }
 
-impl From<mpsc::UnboundedSender<String>> for Outlet {
+impl From<mpsc::UnboundedSender<String>> for Destination {
     fn from(channel: mpsc::UnboundedSender<String>) -> Self {
-        Outlet::Channel(channel)
+        Destination::Channel(channel)
     }
 }

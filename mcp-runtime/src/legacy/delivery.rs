@@ -1,10 +1,10 @@
-//! [`Via`]: how one request of a session reaches its client, which the
+//! [`Delivery`]: how one request of a session reaches its client, which the
 //! bridge serves it through and its observation reads its origin from.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::outlet::Outlet;
+use super::destination::Destination;
 
 /// A request's stream that can be resumed, whose connection a handler may
 /// end (so that its client comes back for the rest).
@@ -19,9 +19,9 @@ pub(crate) type CloseConnection = Arc<dyn Resumable>;
 
 /// How one request's messages reach the client, and what its transport
 /// adds to it.
-pub(crate) struct Via {
+pub(crate) struct Delivery {
     /// Where its notifications and its requests to the client go.
-    pub(crate) outlet: Outlet,
+    pub(crate) outlet: Destination,
     /// Set when the stream its messages go to can be resumed (a 2025-11-25
     /// session over HTTP): what a handler's
     /// [`close_sse_stream`](crate::RequestContext::close_sse_stream) does.
@@ -33,12 +33,12 @@ pub(crate) struct Via {
     pub(crate) http: Option<Arc<http::request::Parts>>,
 }
 
-impl Via {
+impl Delivery {
     /// Messages to `outlet`, and nothing else: no resumable stream, no
     /// time limit, no HTTP request: a stdio session's.
     #[cfg(feature = "stdio")]
-    pub(crate) fn outlet(outlet: Outlet) -> Self {
-        Via {
+    pub(crate) fn outlet(outlet: Destination) -> Self {
+        Delivery {
             outlet,
             close: None,
             timeout: None,
