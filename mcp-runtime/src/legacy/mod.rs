@@ -7,7 +7,7 @@
 //! carrying what `initialize` told, served by the dispatcher, and its
 //! answer rewritten back. What only a session has (the
 //! negotiated version, the log level, subscriptions, requests to the client
-//! awaiting answers) lives in [`Session`]. Over HTTP, what can be shared of
+//! awaiting answers) lives in its session. Over HTTP, what can be shared of
 //! it is a [`SessionRecord`] kept in a [`SessionStore`]: in memory by
 //! default, in Redis ([`RedisSessionStore`], `redis` feature) for replicas
 //! behind a load balancer that does not route by session.
@@ -39,7 +39,6 @@ mod shape;
 mod store;
 
 pub use owner::SessionOwner;
-pub use session::Session;
 pub use store::{
     MemorySessionStore, SessionChange, SessionLimits, SessionRecord, SessionStore, StoreError, StoreFuture, Touched,
 };

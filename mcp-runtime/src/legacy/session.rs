@@ -45,7 +45,7 @@ pub(crate) trait Peers: Send + Sync {
 
 /// A 2025-era session, shared by every request of one stdio process or one
 /// `Mcp-Session-Id`.
-pub struct Session {
+pub(crate) struct Session {
     id: String,
     version: ProtocolVersion,
     capabilities: ClientCapabilities,
@@ -182,22 +182,22 @@ impl Session {
     }
 
     /// The session id (`Mcp-Session-Id` over HTTP).
-    pub fn id(&self) -> &str {
+    pub(crate) fn id(&self) -> &str {
         &self.id
     }
 
     /// The protocol version `initialize` settled on.
-    pub fn protocol_version(&self) -> ProtocolVersion {
+    pub(crate) fn protocol_version(&self) -> ProtocolVersion {
         self.version
     }
 
     /// What the client declared it can do.
-    pub fn client_capabilities(&self) -> &ClientCapabilities {
+    pub(crate) fn client_capabilities(&self) -> &ClientCapabilities {
         &self.capabilities
     }
 
     /// Who the client said it is.
-    pub fn client_info(&self) -> Option<&Implementation> {
+    pub(crate) fn client_info(&self) -> Option<&Implementation> {
         self.client_info.as_ref()
     }
 
