@@ -31,19 +31,8 @@ use crate::tasks::TASKS_EXTENSION;
 use crate::tasks::Tasks;
 
 pub(crate) mod builder;
-mod catalog_dump;
-#[cfg(feature = "client")]
-mod forwarded;
+mod catalog_snapshot;
 pub(crate) mod mount;
-#[cfg(feature = "client")]
-pub(crate) mod mount_follow;
-pub(crate) mod mount_links;
-#[cfg(feature = "client")]
-mod mount_questions;
-#[cfg(feature = "client")]
-pub(crate) mod mount_remote;
-#[cfg(feature = "client")]
-mod mount_task;
 #[cfg(all(test, any(not(feature = "legacy"), not(feature = "tasks"))))]
 mod without_features_tests;
 
@@ -117,9 +106,9 @@ struct ServerInner {
     #[cfg(feature = "tasks")]
     tasks: Tasks,
     /// The servers this one is mounted in (`ServerBuilder::mount`).
-    parents: mount_links::Parents<ServerInner>,
+    parents: mount::links::Parents<ServerInner>,
     /// What this one serves of the servers mounted in it, by namespace.
-    mounted: mount_links::Mounted,
+    mounted: mount::links::Mounted,
 }
 
 impl ServerAccess for ServerInner {

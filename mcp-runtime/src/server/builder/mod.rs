@@ -28,7 +28,6 @@ use crate::tasks::TaskConfig;
 #[cfg(feature = "auth")]
 mod authorization;
 mod layers;
-mod mount;
 #[cfg(feature = "tasks")]
 mod tasks;
 
@@ -40,9 +39,9 @@ mod tasks;
 pub struct ServerBuilder {
     pub(crate) info: Implementation,
     instructions: Option<String>,
-    tools: Vec<ToolEntry>,
-    prompts: Vec<PromptEntry>,
-    resources: Vec<ResourceEntry>,
+    pub(crate) tools: Vec<ToolEntry>,
+    pub(crate) prompts: Vec<PromptEntry>,
+    pub(crate) resources: Vec<ResourceEntry>,
     state: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
     page_size: usize,
     discover_cache: CacheHints,
@@ -72,7 +71,7 @@ pub struct ServerBuilder {
     pub(crate) mounts: Vec<crate::server::mount::Mount>,
     /// Remotes mounted, whose list changes are followed once built.
     #[cfg(feature = "client")]
-    pub(crate) followed: Vec<crate::server::mount_follow::Followed>,
+    pub(crate) followed: Vec<crate::server::mount::follow::Followed>,
     /// The namespaces of the remotes mounted (a proxied one's is empty).
     #[cfg(feature = "client")]
     pub(crate) mounted_namespaces: Vec<Arc<str>>,
@@ -436,7 +435,7 @@ impl ServerBuilder {
                 continue;
             }
             let theirs = mount.entries();
-            mounted.insert(Arc::clone(&mount.namespace), crate::server::mount_links::MountedNames::of(&theirs));
+            mounted.insert(Arc::clone(&mount.namespace), crate::server::mount::links::MountedNames::of(&theirs));
             entries.tools.extend(theirs.tools);
             entries.prompts.extend(theirs.prompts);
             entries.resources.extend(theirs.resources);
@@ -524,7 +523,7 @@ impl ServerBuilder {
         };
         server.adopt(&self.mounts);
         #[cfg(feature = "client")]
-        crate::server::mount_follow::follow(&server, self.followed);
+        crate::server::mount::follow::follow(&server, self.followed);
         // Answered here rather than when serving: `main` prints and sets up
         // between `build()` and serving, and none of it belongs in a dump.
         if self.catalog_flag

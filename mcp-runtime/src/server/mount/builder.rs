@@ -1,8 +1,8 @@
 //! The builder's mounting: [`ServerBuilder::mount`].
 
-use super::ServerBuilder;
+use super::Mount;
 use crate::server::Server;
-use crate::server::mount::Mount;
+use crate::server::ServerBuilder;
 
 impl ServerBuilder {
     /// Serves `server`'s tools, prompts and resources as part of this one,
@@ -64,7 +64,7 @@ impl ServerBuilder {
     /// resources announced for their URIs here.
     pub fn mount_remote(mut self, namespace: impl Into<String>, remote: crate::client::Remote) -> Self {
         let namespace: std::sync::Arc<str> = namespace.into().into();
-        if let Err(e) = crate::server::mount::check_namespace(&namespace) {
+        if let Err(e) = super::check_namespace(&namespace) {
             self.deferred_errors.push(e);
             return self;
         }
@@ -90,23 +90,23 @@ impl ServerBuilder {
     }
 
     fn serve_remote(mut self, namespace: std::sync::Arc<str>, remote: crate::client::Remote) -> Self {
-        use crate::server::mount_remote::{self, Mounted};
+        use super::remote::{self, Mounted};
         let mount = Mounted::new(std::sync::Arc::clone(&namespace), &remote);
         self.mounted_namespaces.push(namespace);
-        self.followed.push(crate::server::mount_follow::Followed::new(mount.clone(), &remote));
+        self.followed.push(super::follow::Followed::new(mount.clone(), &remote));
         let crate::client::Remote { listed, .. } = remote;
         let views = listed.has_views();
         for tool in listed.tools {
-            self.tools.push(mount_remote::tool(&mount, tool, listed.tasks, views));
+            self.tools.push(remote::tool(&mount, tool, listed.tasks, views));
         }
         for prompt in listed.prompts {
-            self.prompts.push(mount_remote::prompt(&mount, prompt, listed.completes));
+            self.prompts.push(remote::prompt(&mount, prompt, listed.completes));
         }
         for resource in listed.resources {
-            self.resources.push(mount_remote::resource(&mount, resource));
+            self.resources.push(remote::resource(&mount, resource));
         }
         for template in listed.templates {
-            self.resources.push(mount_remote::template(&mount, template, listed.completes));
+            self.resources.push(remote::template(&mount, template, listed.completes));
         }
         self
     }

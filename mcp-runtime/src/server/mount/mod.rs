@@ -6,11 +6,29 @@
 //! mounted at `files` is `files_name`; a resource or template URI
 //! `scheme://rest` is `scheme://files/rest` (the namespace as the URI's
 //! first segment after `://`); a template's variables are the same.
+//!
+//! A remote server is mounted the same way ([`remote`]: its entries
+//! forwarded through a [`Client`](crate::client::Client), [`follow`] keeping
+//! them in step, [`questions`] and [`task`] relaying what it asks and the
+//! tasks it makes), and the gateway is a server of such mounts.
+
+// `ServerBuilder::mount`, `mount_remote` and `proxy`.
+mod builder;
+#[cfg(feature = "client")]
+pub(crate) mod follow;
+#[cfg(feature = "client")]
+mod forwarded;
+pub(crate) mod links;
+#[cfg(feature = "client")]
+mod questions;
+#[cfg(feature = "client")]
+pub(crate) mod remote;
+#[cfg(feature = "client")]
+mod task;
 
 use std::sync::Arc;
 
-use super::Server;
-use super::mount_links::MountedNames;
+use self::links::MountedNames;
 use crate::events::ServerEvent;
 use crate::handler::context::ServerAccess;
 use crate::handler::principal::is_authenticated_requirement;
@@ -19,6 +37,7 @@ use crate::middleware::Layer;
 use crate::registry::catalog::Entries;
 use crate::registry::entry::{PromptEntry, ResourceEntry, ResourceKind, ToolEntry};
 use crate::registry::error::BuildError;
+use crate::server::Server;
 use crate::uri_template::UriTemplate;
 
 /// A server mounted under a namespace.

@@ -1,8 +1,8 @@
 //! What a request forwarded to a mounted remote has of the request this
 //! server serves ([`ServedRequest`]), and how the remote's questions and failures
 //! come back to it: shared by the forwarding of calls
-//! ([`mount_remote`](super::mount_remote)) and the following of the
-//! remote's tasks ([`mount_task`](super::mount_task)).
+//! ([`mount_remote`](super::remote)) and the following of the
+//! remote's tasks ([`task`](super::task)).
 
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;

@@ -1,7 +1,7 @@
 //! A remote server's catalog served as this server's own
 //! ([`ServerBuilder::mount_remote`](crate::ServerBuilder::mount_remote)):
 //! its tools, prompts, resources and resource templates under the
-//! namespace, by the rule of [`mount`](super::mount), each call, prompt,
+//! namespace, by the rule of [`mount`](super), each call, prompt,
 //! read and completion forwarded through its client. The remote's JSON-RPC errors are passed on as it gave them;
 //! its failures (gone, a bad answer, no answer in time) are `-32603` naming
 //! the mount, and this server goes on.
@@ -15,8 +15,8 @@
 //! this server's own, so in either era), and the request sent to it again
 //! with the answers. A 2025-era remote asks on its session instead: its
 //! questions are asked of this server's client all the same
-//! ([`mount_questions`](super::mount_questions)). A call the remote makes a
-//! task of is a task here too ([`mount_task`](super::mount_task)).
+//! ([`questions`](super::questions)). A call the remote makes a
+//! task of is a task here too ([`task`](super::task)).
 
 use std::sync::Arc;
 
@@ -25,7 +25,7 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::forwarded::{ServedRequest, relay, relayed, unreadable};
-use super::mount::{mounted_name, mounted_uri, unmounted_uri};
+use super::{mounted_name, mounted_uri, unmounted_uri};
 use crate::answering;
 use crate::client::in_flight::{OnMessage, OnProgress};
 use crate::client::remote::RemoteScopes;
@@ -79,7 +79,7 @@ impl Mounted {
 
 /// A remote tool served under its mount's namespace, each call forwarded.
 /// When the remote `runs_tasks` (it declares the tasks extension), a call
-/// it makes a task of is a task here too ([`mount_task`](super::mount_task)).
+/// it makes a task of is a task here too ([`task`](super::task)).
 /// When the remote serves views, the tool's view is named as it is served
 /// here, and its views reach it by its own name.
 pub(crate) fn tool(mount: &Mounted, remote: Tool, runs_tasks: bool, views: bool) -> ToolEntry {
@@ -297,7 +297,7 @@ async fn forward<T: DeserializeOwned>(
         let capabilities = input.capabilities();
         let request = client.request_declaring(method, params.clone(), (capabilities, level), heard.as_ref());
         let answered = match &mut questions {
-            Some(questions) => super::mount_questions::answering(request, questions, input).await,
+            Some(questions) => super::questions::answering(request, questions, input).await,
             None => request.await,
         };
         let result = match answered {
@@ -313,7 +313,7 @@ async fn forward<T: DeserializeOwned>(
         let result = match result.get("resultType").and_then(Value::as_str) {
             Some("task") => {
                 input.hold_inline(false);
-                super::mount_task::follow(client, result, &here).await?
+                super::task::follow(client, result, &here).await?
             }
             _ => result,
         };

@@ -27,14 +27,14 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::mount::{mounted_name, mounted_uri};
-use super::mount_remote::{self, Mounted};
-use super::{Server, WeakServer};
+use super::remote::{self as mounted, Mounted};
+use super::{mounted_name, mounted_uri};
 use crate::client::{Change, Error, Interests, remote};
 use crate::events::ServerEvent;
 use crate::protocol::{Prompt, Resource, ResourceTemplate, Tool};
 use crate::registry::catalog::Entries;
 use crate::registry::entry::{PromptEntry, ResourceEntry, ToolEntry};
+use crate::server::{Server, WeakServer};
 
 /// A remote mounted under a namespace, and what of it is served here now,
 /// by the remote's own names and URIs.
@@ -214,10 +214,10 @@ async fn catch_up(server: &WeakServer, remote: &mut Followed, change: Option<&Ch
     let resources = diff(&remote.resources, resources.into_iter().map(|r| (r.uri.clone(), r)).collect());
     let templates = diff(&remote.templates, templates.into_iter().map(|t| (t.uri_template.clone(), t)).collect());
     let change_here = MountChange::default()
-        .tools(&tools, |tool| mount_remote::tool(&mount, tool, tasks, views), &mount.namespace)
-        .prompts(&prompts, |prompt| mount_remote::prompt(&mount, prompt, completes), &mount.namespace)
-        .resources(&resources, |resource| mount_remote::resource(&mount, resource), &mount.namespace)
-        .resources(&templates, |template| mount_remote::template(&mount, template, completes), &mount.namespace);
+        .tools(&tools, |tool| mounted::tool(&mount, tool, tasks, views), &mount.namespace)
+        .prompts(&prompts, |prompt| mounted::prompt(&mount, prompt, completes), &mount.namespace)
+        .resources(&resources, |resource| mounted::resource(&mount, resource), &mount.namespace)
+        .resources(&templates, |template| mounted::template(&mount, template, completes), &mount.namespace);
     let applied = server.apply_mounted(&mount, change_here);
     let changed = applied.changed;
     tools.settle(&mut remote.tools, &applied.refused);
