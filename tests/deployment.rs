@@ -23,6 +23,19 @@ fn server() -> Command {
     command
 }
 
+/// The status of a `GET` of `path` (a probe), its body read to the end.
+async fn probe(addr: std::net::SocketAddr, path: &str) -> StatusCode {
+    let stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream)).await.expect("handshake");
+    tokio::spawn(connection);
+    let request = http::Request::get(path).header("host", "127.0.0.1").body(String::new()).expect("a request");
+    let response = sender.send_request(request).await.expect("an answer");
+    let status = response.status();
+    response.into_body().collect().await.expect("a body");
+    status
+}
+
 fn ping(id: u64) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
            "params": {"_meta": modern_meta(json!({})), "name": "ping", "arguments": {}}})
@@ -34,12 +47,7 @@ async fn http_settings_come_from_the_environment() {
     command.env("MCP_HTTP_ADDR", "127.0.0.1:0").env("MCP_HEALTH", "1").env("MCP_PUBLIC_URL", "http://mcp.example.test");
     let served = serve(command).await;
 
-    let stream = tokio::net::TcpStream::connect(served.addr).await.expect("connect");
-    let (mut sender, connection) =
-        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream)).await.expect("handshake");
-    tokio::spawn(connection);
-    let healthz = http::Request::get("/healthz").header("host", "127.0.0.1").body(String::new()).expect("a request");
-    assert_eq!(sender.send_request(healthz).await.expect("an answer").status(), StatusCode::OK, "MCP_HEALTH=1");
+    assert_eq!(probe(served.addr, "/healthz").await, StatusCode::OK, "MCP_HEALTH=1");
 
     // MCP_PUBLIC_URL: its name is accepted as `Host`, another is not.
     let named = http_wire::send(served.addr, Method::POST, None, Some(&ping(1)), &[("host", "mcp.example.test")]).await;
@@ -113,12 +121,5 @@ async fn flags_set_the_address_and_the_probes() {
     let mut command = server();
     command.args(["--http", "127.0.0.1:0", "--health"]);
     let served = serve(command).await;
-    let stream = tokio::net::TcpStream::connect(served.addr).await.expect("connect");
-    let (mut sender, connection) =
-        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream)).await.expect("handshake");
-    tokio::spawn(connection);
-    let readyz = http::Request::get("/readyz").header("host", "127.0.0.1").body(String::new()).expect("a request");
-    let response = sender.send_request(readyz).await.expect("an answer");
-    assert_eq!(response.status(), StatusCode::OK, "--health");
-    response.into_body().collect().await.expect("a body");
+    assert_eq!(probe(served.addr, "/readyz").await, StatusCode::OK, "--health");
 }

@@ -73,15 +73,16 @@ async fn main() -> anyhow::Result<()> {
         std::io::Write::write_all(&mut std::io::stdout(), own.as_bytes())?;
     }
     let path = database(deployment.args())?;
-    // A catalog dump needs the state the tools declare, not the notes:
-    // no file is created for it.
-    let db = if deployment.dumps_catalog() || deployment.wants_help() {
+    // A catalog dump (or the help) needs the state the tools declare, not
+    // the notes: no file is created for it.
+    let serves = !deployment.dumps_catalog() && !deployment.wants_help();
+    let db = if !serves {
         Db::open(std::path::Path::new(":memory:"))?
     } else {
         Db::open(&path).with_context(|| format!("opening {}", path.display()))?
     };
     let mut builder = server_builder(db);
-    if !deployment.dumps_catalog() && !deployment.wants_help() {
+    if serves {
         // Tasks (`export_notes`) outlive a restart, in a file beside the
         // notes; replicas sharing Redis keep them there instead (the
         // deployment replaces this store then).

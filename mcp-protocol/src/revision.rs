@@ -113,12 +113,6 @@ impl ProtocolVersion {
         matches!(self, ProtocolVersion::V2025_11_25 | ProtocolVersion::V2026_07_28)
     }
 
-    /// Whether an elicitation has a `mode` (form or URL; 2025-11-25 on):
-    /// before, every elicitation is a form and has none.
-    pub const fn has_elicitation_modes(self) -> bool {
-        matches!(self, ProtocolVersion::V2025_11_25 | ProtocolVersion::V2026_07_28)
-    }
-
     /// Whether a server may close a session's event stream after an event
     /// with an id (and a `retry`), for the client to resume it with
     /// `Last-Event-ID` (2025-11-25).
@@ -210,7 +204,6 @@ mod tests {
         assert_eq!(has(ProtocolVersion::knows_titles), [V2026_07_28, V2025_11_25, V2025_06_18]);
         assert_eq!(has(ProtocolVersion::has_structured_output), [V2026_07_28, V2025_11_25, V2025_06_18]);
         assert_eq!(has(ProtocolVersion::knows_icons), [V2026_07_28, V2025_11_25]);
-        assert_eq!(has(ProtocolVersion::has_elicitation_modes), [V2026_07_28, V2025_11_25]);
         assert_eq!(has(ProtocolVersion::has_tool_execution), [V2026_07_28, V2025_11_25]);
         assert_eq!(has(ProtocolVersion::has_titled_choices), [V2026_07_28, V2025_11_25]);
         assert_eq!(has(ProtocolVersion::resumes_closed_streams), [V2025_11_25]);

@@ -212,14 +212,15 @@ impl Deployment {
         S: Into<String>,
     {
         let mut given = Given::new();
-        let mut secrets = BTreeMap::new();
+        // The variables as set, untrimmed: a secret is read as it is.
+        let mut raw = BTreeMap::new();
         for (name, value) in vars {
             let Some(name) = VARIABLES.iter().find(|v| **v == name.as_ref()) else { continue };
             let value: String = value.into();
             if value.trim().is_empty() {
                 continue;
             }
-            secrets.insert(*name, value.clone());
+            raw.insert(*name, value.clone());
             given.insert(name, (name, value.trim().to_owned()));
         }
         let (mut help, mut stdio, mut dump_catalog, mut rest) = (false, None, None, Vec::new());
@@ -272,13 +273,12 @@ impl Deployment {
         let transport = transport(stdio, given.get("MCP_HTTP_ADDR"))?;
         let eras = read(&given, "MCP_ERAS", values::eras)?;
         let redis_url = read(&given, "MCP_REDIS_URL", values::redis)?;
-        let request_state_key =
-            RequestStateKey::from_variables(|name| secrets.get(name).cloned()).map_err(key_error)?;
+        let request_state_key = RequestStateKey::from_variables(|name| raw.get(name).cloned()).map_err(key_error)?;
         #[cfg(feature = "auth")]
-        let authorization = authorization(&given, &secrets, &http, transport)?;
+        let authorization = authorization(&given, &raw, &http, transport)?;
         #[cfg(not(feature = "auth"))]
         for variable in ["MCP_OAUTH_CLIENT_ID", "MCP_OAUTH_CLIENT_SECRET"] {
-            if secrets.contains_key(variable) {
+            if raw.contains_key(variable) {
                 return Err(DeploymentError::NeedsFeature { setting: variable, feature: "auth" });
             }
         }
@@ -405,7 +405,7 @@ fn transport(stdio: Option<&'static str>, http: Option<&(&'static str, String)>)
 #[cfg(feature = "auth")]
 fn authorization(
     given: &Given,
-    secrets: &BTreeMap<&str, String>,
+    raw: &BTreeMap<&str, String>,
     http: &HttpSettings,
     transport: Transport,
 ) -> Result<Option<crate::auth::Authorization>, DeploymentError> {
@@ -424,7 +424,7 @@ fn authorization(
         (None, _) => format!("http://{DEFAULT_HTTP_ADDR}/mcp"),
     });
     let mut authorization = crate::auth::Authorization::new(issuer.clone(), resource);
-    if let (Some(id), Some(secret)) = (secrets.get("MCP_OAUTH_CLIENT_ID"), secrets.get("MCP_OAUTH_CLIENT_SECRET")) {
+    if let (Some(id), Some(secret)) = (raw.get("MCP_OAUTH_CLIENT_ID"), raw.get("MCP_OAUTH_CLIENT_SECRET")) {
         authorization = authorization.introspection_credentials(id.trim(), secret.as_str());
     }
     Ok(Some(authorization))
