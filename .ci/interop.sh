@@ -36,12 +36,12 @@
 # are named *-oauth.
 #
 # --gateway is interop through the `gateway` example, over HTTP only: it starts the gateway
-# in front of two `everything`s over their stdio, `legacy` (2025-era revisions only) and
-# `modern` (lib.sh's start_gateway), and runs py and node in modern, legacy and auto mode and
-# node-v1, each calling the legacy one's tool under the gateway's name for it
-# ($GATEWAY_TOOL); then the three *-elicit runs call the modern one's eliciting tool, whose
-# question (an input_required result) the gateway relays to the client and whose answer it
-# sends back, and the two *-elicit-old runs the legacy one's, whose question comes as a
+# in front of two `everything`s over their stdio, `session` (2025-era revisions only) and
+# `stateless` (lib.sh's start_gateway), and runs py and node in modern, legacy and auto mode
+# (the SDKs' words) and node-v1, each calling the session one's tool under the gateway's name
+# for it ($GATEWAY_TOOL); then the three *-elicit runs call the stateless one's eliciting tool,
+# whose question (an input_required result) the gateway relays to the client and whose answer
+# it sends back, and the two *-elicit-old runs the session one's, whose question comes as a
 # request on the gateway's session with it. Runs are named *-gateway.
 #
 # Installs the SDKs (and, for --protected, oidc-provider) into $CI_CACHE/tools when missing.
@@ -188,9 +188,9 @@ protected_runs() {
 }
 
 # gateway_runs: the --gateway runs against $URL (see the header).
-GATEWAY_TOOL=legacy_test_simple_text
-GATEWAY_ELICIT=(--mode legacy --tool "modern_$ELICIT_TOOL" --args "$ELICIT_ARGS" --elicit "$ELICIT_ANSWER" --url "$URL")
-GATEWAY_ELICIT_OLD=(--mode legacy --tool "legacy_$ELICIT_TOOL" --args "$ELICIT_ARGS" --elicit "$ELICIT_ANSWER" --url "$URL")
+GATEWAY_TOOL=session_test_simple_text
+GATEWAY_ELICIT=(--mode legacy --tool "stateless_$ELICIT_TOOL" --args "$ELICIT_ARGS" --elicit "$ELICIT_ANSWER" --url "$URL")
+GATEWAY_ELICIT_OLD=(--mode legacy --tool "session_$ELICIT_TOOL" --args "$ELICIT_ARGS" --elicit "$ELICIT_ANSWER" --url "$URL")
 gateway_runs() {
   local tool=(--tool "$GATEWAY_TOOL" --url "$URL")
   run_client py-modern-gateway modern "${PY[@]}" --mode modern "${tool[@]}"

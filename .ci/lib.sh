@@ -315,8 +315,8 @@ start_http_server() {
 }
 
 # start_gateway [proxy]: the `gateway` example over HTTP on a loopback port it binds itself,
-# in front of two `everything`s over their stdio: `legacy`, serving only the 2025-era revisions
-# (so the gateway's client opens it a session), and `modern`, which the gateway speaks
+# in front of two `everything`s over their stdio: `session`, serving only the 2025-era revisions
+# (so the gateway's client opens it a session), and `stateless`, which the gateway speaks
 # 2026-07-28 with (so its questions come as input_required results, which the gateway
 # relays); with `proxy`, in front of one `everything` over its stdio served as it is (no
 # namespace), for the conformance suite. Waits until the gateway has answered a
@@ -327,7 +327,7 @@ start_gateway() {
   [ -x "$EVERYTHING_BIN" ] || die "$EVERYTHING_BIN not built (cargo build -p examples --bin everything)"
   mkdir -p "$RESULTS_DIR"
   SERVER_LOG="$RESULTS_DIR/gateway.log"
-  local remotes=("legacy=$EVERYTHING_BIN --stdio --eras legacy" "modern=$EVERYTHING_BIN --stdio")
+  local remotes=("session=$EVERYTHING_BIN --stdio --eras session" "stateless=$EVERYTHING_BIN --stdio")
   [ "${1:-}" = proxy ] && remotes=("=$EVERYTHING_BIN --stdio")
   local address status
   echo "starting: $GATEWAY_BIN --http 127.0.0.1:0 ${remotes[*]} (log: $SERVER_LOG)"

@@ -13,7 +13,7 @@ use http::{Method, StatusCode};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use mcp_tests::exchange::request;
-use mcp_tests::http_wire::{self, modern_meta, post, send};
+use mcp_tests::http_wire::{self, post, send, stateless_meta};
 use mcp_tests::process::STARTUP;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -74,7 +74,7 @@ impl LoadServer {
 
 /// `tools/call` of `name` on a connection of its own, answered in full.
 async fn call_at(addr: SocketAddr, id: i64, name: &str, arguments: Value) -> (StatusCode, http::HeaderMap, Value) {
-    let response = post(addr, None, &call(id, name, arguments, modern_meta(json!({})))).await;
+    let response = post(addr, None, &call(id, name, arguments, stateless_meta(json!({})))).await;
     let (parts, body) = response.into_parts();
     let bytes = tokio::time::timeout(STUCK, body.collect()).await.expect("in time").expect("a body").to_bytes();
     (parts.status, parts.headers, serde_json::from_slice(&bytes).expect("JSON"))
@@ -112,7 +112,7 @@ fn messages(text: &str) -> (Vec<Value>, Vec<String>) {
 #[tokio::test]
 async fn a_request_stream_its_client_does_not_read_is_cut_with_an_error_and_frees_its_slot() {
     let server = LoadServer::start(30).await;
-    let mut meta = modern_meta(json!({}));
+    let mut meta = stateless_meta(json!({}));
     meta["progressToken"] = json!("c");
     let response = post(server.addr, None, &call(7, "chatter", json!({}), meta)).await;
     assert_eq!(response.status(), StatusCode::OK);
@@ -149,7 +149,7 @@ async fn a_listen_stream_nobody_reads_keeps_memory_bounded_and_ends() {
     let listen = request(
         "L",
         "subscriptions/listen",
-        json!({"_meta": modern_meta(json!({})), "notifications": {"resourceSubscriptions": ["mem://doc"]}}),
+        json!({"_meta": stateless_meta(json!({})), "notifications": {"resourceSubscriptions": ["mem://doc"]}}),
     );
     let files_without_the_stream = server.open_files();
     let response = post(server.addr, None, &listen).await;
@@ -199,9 +199,9 @@ async fn a_listen_stream_nobody_reads_keeps_memory_bounded_and_ends() {
 #[tokio::test]
 async fn a_session_stream_nobody_reads_is_cut_with_retry_and_resumed_by_last_event_id() {
     let server = LoadServer::start(30).await;
-    let legacy =
+    let message =
         |id: i64, method: &str, params: Value| json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-    let init = legacy(
+    let init = message(
         1,
         "initialize",
         json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
@@ -214,7 +214,7 @@ async fn a_session_stream_nobody_reads_is_cut_with_retry_and_resumed_by_last_eve
     let _ = response.into_body().collect().await;
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     assert_eq!(post(server.addr, Some(&session), &initialized).await.status(), StatusCode::ACCEPTED);
-    let subscribe = legacy(2, "resources/subscribe", json!({"uri": "mem://doc"}));
+    let subscribe = message(2, "resources/subscribe", json!({"uri": "mem://doc"}));
     assert_eq!(post(server.addr, Some(&session), &subscribe).await.status(), StatusCode::OK);
 
     let response = send(server.addr, Method::GET, Some(&session), None, &[]).await;

@@ -52,7 +52,7 @@ async fn gateway(namespace: &str, remote: Client) -> String {
 /// Checks that clients of either era of the gateway at `url` get the
 /// remote's questions (`greet`, `summarize` under `namespace`) and answer them.
 async fn relayed_in_either_era(url: &str, namespace: &str, remote: &str) {
-    for revision in [Revision::Modern, Revision::Legacy] {
+    for revision in [Revision::Stateless, Revision::Session] {
         let client = answering(Client::http(url).revision(revision));
         let greeted = client.call_tool(&format!("{namespace}_greet"), json!({})).await.expect("relayed and answered");
         assert_eq!(text(&greeted), "Hello, Ada!", "{revision:?} through {remote}");
@@ -91,7 +91,7 @@ fn text(result: &mcp_runtime::protocol::CallToolResult) -> String {
 
 #[tokio::test]
 async fn callbacks_answer_the_servers_questions_in_either_era_over_either_transport() {
-    for revision in [Revision::Modern, Revision::Legacy] {
+    for revision in [Revision::Stateless, Revision::Session] {
         for (transport, client) in [("http", over_http().await), ("pipe", over_pipe())] {
             let client = answering(client.revision(revision));
             let greeted = client.call_tool("greet", json!({})).await.expect("answered");
@@ -111,16 +111,16 @@ async fn without_a_callback_the_question_is_an_error_not_a_hang() {
     // Declared, but with no callback to answer.
     let capabilities: mcp_runtime::protocol::ClientCapabilities =
         serde_json::from_value(json!({"elicitation": {}})).expect("capabilities");
-    let modern = over_http().await.revision(Revision::Modern).capabilities(capabilities.clone());
-    match modern.call_tool("greet", json!({})).await {
+    let stateless = over_http().await.revision(Revision::Stateless).capabilities(capabilities.clone());
+    match stateless.call_tool("greet", json!({})).await {
         Err(Error::InputRequired(result)) => {
             assert_eq!(result["inputRequests"]["name"]["method"], "elicitation/create")
         }
         other => panic!("the input_required result, not {other:?}"),
     }
     // The 2025-era server is refused at once.
-    let legacy = over_pipe().revision(Revision::Legacy).capabilities(capabilities);
-    match legacy.call_tool("greet", json!({})).await {
+    let session = over_pipe().revision(Revision::Session).capabilities(capabilities);
+    match session.call_tool("greet", json!({})).await {
         Err(Error::Rpc(error)) => assert!(error.message.contains("elicitation/create"), "{error:?}"),
         other => panic!("the server's error for the refused request, not {other:?}"),
     }
@@ -132,7 +132,7 @@ async fn a_gateway_relays_a_remotes_questions_to_its_own_client_in_either_era() 
     let url = gateway("far", over_pipe()).await;
     relayed_in_either_era(&url, "far", "a 2026-07-28 remote").await;
     // A client that declares nothing is told what the remote's question needs.
-    match Client::http(&url).revision(Revision::Modern).call_tool("far_greet", json!({})).await {
+    match Client::http(&url).revision(Revision::Stateless).call_tool("far_greet", json!({})).await {
         Err(Error::Rpc(error)) => assert_eq!(error.code, -32021, "{error:?}"),
         other => panic!("missing capabilities, not {other:?}"),
     }
@@ -143,13 +143,13 @@ async fn a_gateway_relays_a_2025_era_remotes_questions_on_its_session_to_its_own
     // The remote speaks a 2025-era session, over a pipe and over HTTP: its
     // questions are requests on the session, within the forwarded call.
     for (transport, remote) in [("pipe", over_pipe()), ("http", over_http().await)] {
-        let url = gateway("old", remote.revision(Revision::Legacy)).await;
+        let url = gateway("old", remote.revision(Revision::Session)).await;
         relayed_in_either_era(&url, "old", &format!("a 2025-era remote over {transport}")).await;
         // In 2026-07-28 the question comes back as this server's own round.
         let capabilities: mcp_runtime::protocol::ClientCapabilities =
             serde_json::from_value(json!({"elicitation": {}})).expect("capabilities");
-        let modern = Client::http(&url).revision(Revision::Modern).capabilities(capabilities);
-        match modern.call_tool("old_greet", json!({})).await {
+        let stateless = Client::http(&url).revision(Revision::Stateless).capabilities(capabilities);
+        match stateless.call_tool("old_greet", json!({})).await {
             Err(Error::InputRequired(result)) => {
                 let asked = &result["inputRequests"]["elicitation/create#1"];
                 assert_eq!(asked["method"], "elicitation/create", "{result}");

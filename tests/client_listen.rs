@@ -82,7 +82,7 @@ async fn a_listener_hears_what_it_asked_for_in_2026_07_28_over_a_pipe() {
 #[tokio::test]
 async fn a_listener_hears_what_it_asked_for_in_a_2025_era_session_over_http() {
     let server = server();
-    let client = Client::http(over_http(&server).await).revision(Revision::Legacy);
+    let client = Client::http(over_http(&server).await).revision(Revision::Session);
     assert_eq!(client.protocol_version().await.expect("a session"), "2025-11-25");
     hears_what_it_asked_for(&server, &client).await;
 }
@@ -90,7 +90,7 @@ async fn a_listener_hears_what_it_asked_for_in_a_2025_era_session_over_http() {
 #[tokio::test]
 async fn a_listener_hears_what_it_asked_for_in_a_2025_era_session_over_a_pipe() {
     let server = server();
-    let client = over_pipe(&server).revision(Revision::Legacy);
+    let client = over_pipe(&server).revision(Revision::Session);
     assert_eq!(client.protocol_version().await.expect("a session"), "2025-11-25");
     hears_what_it_asked_for(&server, &client).await;
 }
@@ -109,7 +109,7 @@ async fn a_listener_can_be_dropped_and_another_begun() {
 #[tokio::test]
 async fn a_2025_era_session_is_ended_with_delete() {
     let server = server();
-    let client = Client::http(over_http(&server).await).revision(Revision::Legacy);
+    let client = Client::http(over_http(&server).await).revision(Revision::Session);
     client.list_tools().await.expect("in the session");
     client.close().await.expect("ended");
     match client.list_tools().await {
@@ -130,9 +130,9 @@ async fn a_gateway_follows_the_list_changes_of_the_remotes_it_mounts() {
     let web = server();
     let old = server();
     let web_client = Client::http(over_http(&web).await);
-    let old_client = over_pipe(&old).revision(Revision::Legacy);
+    let old_client = over_pipe(&old).revision(Revision::Session);
     let gateway = Server::builder("gateway", "1.0.0")
-        .mount_remote("web", Remote::connect(web_client).await.expect("the modern remote"))
+        .mount_remote("web", Remote::connect(web_client).await.expect("the stateless remote"))
         .mount_remote("old", Remote::connect(old_client).await.expect("the 2025-era remote"))
         .build()
         .expect("a gateway");
@@ -223,7 +223,7 @@ async fn a_gateway_forwards_completions_to_the_remote_in_either_era() {
         )
         .build()
         .expect("a server");
-    for revision in [Revision::Modern, Revision::Legacy] {
+    for revision in [Revision::Stateless, Revision::Session] {
         let remote = over_pipe(&remote_server).revision(revision);
         let gateway = Server::builder("gateway", "1.0.0")
             .mount_remote("web", Remote::connect(remote).await.expect("the remote"))

@@ -56,7 +56,7 @@ fn over_pipe(cancelled: Arc<AtomicUsize>) -> Client {
 
 #[tokio::test]
 async fn progress_is_heard_and_a_request_given_up_is_cancelled_in_either_era_and_transport() {
-    for revision in [Revision::Modern, Revision::Legacy] {
+    for revision in [Revision::Stateless, Revision::Session] {
         for transport in ["http", "pipe"] {
             let cancelled = Arc::new(AtomicUsize::new(0));
             let client = match transport {
@@ -105,7 +105,7 @@ async fn a_gateway_passes_a_remotes_progress_on_and_cancels_what_its_client_give
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
     tokio::spawn(gateway.serve_http_with_shutdown(listener, HttpConfig::default(), std::future::pending()));
-    for revision in [Revision::Modern, Revision::Legacy] {
+    for revision in [Revision::Stateless, Revision::Session] {
         let client = Client::http(&url).revision(revision);
         let heard = Arc::new(std::sync::Mutex::new(Vec::new()));
         let log = Arc::clone(&heard);

@@ -25,10 +25,10 @@ async fn exercise(client: &Client, version: &str) {
 #[tokio::test]
 #[cfg_attr(no_python_sdk, ignore = "the official Python SDK is not installed: run .ci/install.sh (needs python3)")]
 async fn the_python_sdks_server_over_stdio_in_both_eras() {
-    let modern = Client::spawn(python_sdk::stdio_server()).expect("spawned");
-    exercise(&modern, "2026-07-28").await;
-    let legacy = Client::spawn(python_sdk::stdio_server()).expect("spawned").revision(Revision::Legacy);
-    exercise(&legacy, "2025-11-25").await;
+    let stateless = Client::spawn(python_sdk::stdio_server()).expect("spawned");
+    exercise(&stateless, "2026-07-28").await;
+    let session = Client::spawn(python_sdk::stdio_server()).expect("spawned").revision(Revision::Session);
+    exercise(&session, "2025-11-25").await;
 }
 
 #[tokio::test]
@@ -36,5 +36,5 @@ async fn the_python_sdks_server_over_stdio_in_both_eras() {
 async fn the_python_sdks_server_over_http_in_both_eras() {
     let (_server, url) = python_sdk::http_server().await;
     exercise(&Client::http(&url), "2026-07-28").await;
-    exercise(&Client::http(&url).revision(Revision::Legacy), "2025-11-25").await;
+    exercise(&Client::http(&url).revision(Revision::Session), "2025-11-25").await;
 }

@@ -7,7 +7,7 @@ use std::process::Stdio;
 
 use http::{Method, StatusCode};
 use http_body_util::BodyExt as _;
-use mcp_tests::http_wire::{self, answer, modern_meta};
+use mcp_tests::http_wire::{self, answer, stateless_meta};
 use mcp_tests::process::serve;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
@@ -38,7 +38,7 @@ async fn probe(addr: std::net::SocketAddr, path: &str) -> StatusCode {
 
 fn ping(id: u64) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-           "params": {"_meta": modern_meta(json!({})), "name": "ping", "arguments": {}}})
+           "params": {"_meta": stateless_meta(json!({})), "name": "ping", "arguments": {}}})
 }
 
 #[tokio::test]

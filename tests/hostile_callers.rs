@@ -25,7 +25,7 @@ use mcp_runtime::tasks::{MemoryTaskStore, TaskSupport};
 use mcp_runtime::transport::http::{ForwardedHeader, HttpConfig, McpService, PeerAddress};
 use mcp_runtime::{Input, RequestContext, Server};
 use mcp_tests::exchange::{request, send};
-use mcp_tests::http_wire::{self, modern_meta};
+use mcp_tests::http_wire::{self, stateless_meta};
 use serde_json::{Value, json};
 
 /// A client's answer to `confirm`'s question.
@@ -35,7 +35,7 @@ fn yes() -> Value {
 
 /// The `_meta` of a client that answers elicitation.
 fn eliciting_meta() -> Value {
-    modern_meta(json!({"elicitation": {"form": {}}}))
+    stateless_meta(json!({"elicitation": {"form": {}}}))
 }
 
 /// A tool that asks before it acts, limited to `calls` an hour.
@@ -205,7 +205,7 @@ async fn one_callers_cached_result_is_not_served_to_another() {
     let cache = ResultCache::new(Duration::from_secs(600));
     let server = Server::builder("cache", "1.0.0").tool(whoami(cache, Arc::clone(&runs))).build().expect("a server");
     let service = server.http_service(HttpConfig::default());
-    let meta = modern_meta(json!({}));
+    let meta = stateless_meta(json!({}));
     let alice = Principal::new("alice").with_issuer("https://issuer.example");
     let bob = Principal::new("bob").with_issuer("https://issuer.example");
     let (_, first) = post(&service, &call(1, "whoami", json!({}), meta.clone()), Some(&alice), None).await;
@@ -236,7 +236,7 @@ async fn results_are_shared_across_callers_only_when_asked() {
     let cache = ResultCache::new(Duration::from_secs(600)).same_for_every_caller();
     let server = Server::builder("cache", "1.0.0").tool(whoami(cache, Arc::clone(&runs))).build().expect("a server");
     let service = server.http_service(HttpConfig::default());
-    let meta = modern_meta(json!({}));
+    let meta = stateless_meta(json!({}));
     for (id, who) in [(1, "alice"), (2, "bob")] {
         let principal = Principal::new(who);
         let (_, answer) = post(&service, &call(id, "whoami", json!({}), meta.clone()), Some(&principal), None).await;
@@ -252,7 +252,7 @@ async fn a_flood_of_new_addresses_shares_one_bucket_beyond_the_bound() {
         .build()
         .expect("a server");
     let service = server.http_service(HttpConfig::default());
-    let meta = modern_meta(json!({}));
+    let meta = stateless_meta(json!({}));
     let mut answers = Vec::new();
     for (id, peer) in ["198.51.100.1:1", "198.51.100.2:1", "198.51.100.3:1", "198.51.100.4:1", "198.51.100.5:1"]
         .into_iter()
@@ -270,7 +270,7 @@ async fn a_flood_of_new_addresses_shares_one_bucket_beyond_the_bound() {
 async fn addresses_of_one_ipv6_prefix_are_one_caller() {
     let server = Server::builder("limits", "1.0.0").tool(add(1)).build().expect("a server");
     let service = server.http_service(HttpConfig::default());
-    let meta = modern_meta(json!({}));
+    let meta = stateless_meta(json!({}));
     let (_, first) = post(&service, &call(1, "add", json!({}), meta.clone()), None, Some("[2001:db8:1:2::1]:1")).await;
     assert!(!limited(&first), "{first}");
     let (_, second) =
@@ -293,7 +293,7 @@ async fn serve(server: Server, config: HttpConfig) -> (SocketAddr, tokio::sync::
 
 /// A call of `add` over HTTP, with `forwarded_for` as `X-Forwarded-For`.
 async fn add_from(addr: SocketAddr, id: i64, forwarded_for: Option<&str>) -> Value {
-    let body = call(id, "add", json!({"a": 1, "b": 2}), modern_meta(json!({})));
+    let body = call(id, "add", json!({"a": 1, "b": 2}), stateless_meta(json!({})));
     let extra: Vec<(&str, &str)> = forwarded_for.map(|f| ("x-forwarded-for", f)).into_iter().collect();
     let response = http_wire::send(addr, http::Method::POST, None, Some(&body), &extra).await;
     http_wire::answer(response, &json!(id), |_| {}).await
@@ -332,7 +332,7 @@ fn long_job() -> ToolEntry {
 }
 
 fn tasks_meta() -> Value {
-    modern_meta(json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}))
+    stateless_meta(json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}))
 }
 
 #[tokio::test]

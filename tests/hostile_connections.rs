@@ -18,7 +18,7 @@ use mcp_runtime::auth::{Authorization, Principal};
 use mcp_runtime::entry::ToolEntry;
 use mcp_runtime::middleware::Audit;
 use mcp_runtime::transport::http::{ForwardedHeader, HttpConfig};
-use mcp_tests::http_wire::{self, STUCK, modern_meta};
+use mcp_tests::http_wire::{self, STUCK, stateless_meta};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -34,7 +34,7 @@ fn echo() -> Server {
 
 fn call(id: i64, name: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-           "params": {"name": name, "arguments": {}, "_meta": modern_meta(json!({}))}})
+           "params": {"name": name, "arguments": {}, "_meta": stateless_meta(json!({}))}})
 }
 
 #[tokio::test]
@@ -102,7 +102,7 @@ async fn keep_alive(addr: SocketAddr) -> H1 {
 /// bytes of arguments.
 fn protected_call(addr: SocketAddr, authorization: Option<&str>, padding: usize) -> Request<Full<Bytes>> {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": "echo", "arguments": {"pad": "x".repeat(padding)}, "_meta": modern_meta(json!({}))}});
+        "params": {"name": "echo", "arguments": {"pad": "x".repeat(padding)}, "_meta": stateless_meta(json!({}))}});
     let mut request = Request::post("/mcp")
         .header("host", addr.to_string())
         .header("content-type", "application/json")
@@ -205,7 +205,7 @@ async fn one_address_cannot_hold_every_connection() {
 /// `forwarded_for` behind the trusted proxy.
 async fn listen(addr: SocketAddr, id: i64, forwarded_for: &str) -> http::Response<hyper::body::Incoming> {
     let body = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
-        "params": {"_meta": modern_meta(json!({})), "notifications": {"toolsListChanged": true}}});
+        "params": {"_meta": stateless_meta(json!({})), "notifications": {"toolsListChanged": true}}});
     http_wire::send(addr, http::Method::POST, None, Some(&body), &[("x-forwarded-for", forwarded_for)]).await
 }
 

@@ -233,7 +233,7 @@ async fn a_remote_task_cannot_ask_questions_forever() {
     let mut capabilities = serde_json::to_value(capabilities).expect("JSON");
     capabilities["elicitation"] = json!({"form": {}});
     let client = Client::http(&url)
-        .revision(Revision::Modern)
+        .revision(Revision::Stateless)
         .capabilities(serde_json::from_value(capabilities).expect("capabilities"));
     let created =
         client.request("tools/call", json!({"name": "asking_endless", "arguments": {}})).await.expect("a task");

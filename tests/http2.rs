@@ -13,7 +13,7 @@ use http_body_util::{BodyExt, Full};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use mcp_runtime::entry::ToolEntry;
 use mcp_runtime::transport::http::HttpConfig;
-use mcp_tests::http_wire::{STUCK, modern_meta};
+use mcp_tests::http_wire::{STUCK, stateless_meta};
 use serde_json::{Value, json};
 
 type Sender = hyper::client::conn::http2::SendRequest<Full<Bytes>>;
@@ -77,7 +77,7 @@ fn call(addr: SocketAddr, id: u64, text: &str) -> Request<Full<Bytes>> {
 
 fn call_of(tool: &str, addr: SocketAddr, id: u64, text: &str) -> Request<Full<Bytes>> {
     let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-                      "params": {"name": tool, "arguments": {"text": text}, "_meta": modern_meta(json!({}))}});
+                      "params": {"name": tool, "arguments": {"text": text}, "_meta": stateless_meta(json!({}))}});
     let headers = [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", tool)];
     post(addr, &headers, &body)
 }

@@ -18,7 +18,7 @@ use mcp_runtime::redis::RedisResultStore;
 use mcp_runtime::testing::ClientError;
 use mcp_runtime::transport::http::HttpConfig;
 use mcp_runtime::{Args, Input, Server, ServerBuilder};
-use mcp_tests::http_wire::{self, modern_meta};
+use mcp_tests::http_wire::{self, stateless_meta};
 use mcp_tests::stdio_session::Session;
 use mcp_tests::validated_client::checked;
 use serde_json::{Value, json};
@@ -447,7 +447,7 @@ async fn over_http_layers_see_the_client_address_in_both_eras() {
 
     let call = |id: i64, name: &str| {
         json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-               "params": {"name": name, "arguments": {"a": 20, "b": 22}, "_meta": modern_meta(json!({}))}})
+               "params": {"name": name, "arguments": {"a": 20, "b": 22}, "_meta": stateless_meta(json!({}))}})
     };
     let response = http_wire::post(addr, None, &call(1, "add")).await;
     let answer = http_wire::answer(response, &json!(1), |_| {}).await;
@@ -471,8 +471,8 @@ async fn over_http_layers_see_the_client_address_in_both_eras() {
     let _ = http_wire::answer(opened, &json!(0), |_| {}).await;
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     let _ = http_wire::post(addr, Some(&session), &initialized).await;
-    let legacy = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1, "b": 2}}});
-    let response = http_wire::post(addr, Some(&session), &legacy).await;
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1, "b": 2}}});
+    let response = http_wire::post(addr, Some(&session), &call).await;
     let answer = http_wire::answer(response, &json!(3), |_| {}).await;
     assert_eq!(answer["result"]["content"][0]["text"], "3", "{answer}");
     // The third call of `add` from this address, in either era: over the rate.

@@ -86,7 +86,7 @@ fn tasking(url: &str) -> Client {
     let mut capabilities = serde_json::to_value(capabilities).expect("JSON");
     capabilities["elicitation"] = json!({"form": {}});
     Client::http(url)
-        .revision(Revision::Modern)
+        .revision(Revision::Stateless)
         .capabilities(serde_json::from_value(capabilities).expect("capabilities"))
 }
 
@@ -110,7 +110,7 @@ async fn until(client: &Client, task_id: &Value, done: impl Fn(&Value) -> bool) 
 #[tokio::test]
 async fn the_gateway_makes_a_task_exactly_when_the_remote_does() {
     let url = gateway(Arc::default()).await;
-    let discovered = Client::http(&url).revision(Revision::Modern).discover().await.expect("discover");
+    let discovered = Client::http(&url).revision(Revision::Stateless).discover().await.expect("discover");
     let extensions = discovered.capabilities.extensions.expect("extensions");
     assert!(extensions.contains_key(TASKS_EXTENSION), "the gateway offers the remote's tasks: {extensions:?}");
 
@@ -152,7 +152,7 @@ async fn the_gateway_makes_a_task_exactly_when_the_remote_does() {
 
     // A client that does not declare the extension: the remote refuses the
     // task-only tool, and the gateway passes its refusal on.
-    match Client::http(&url).revision(Revision::Modern).call_tool("far_greet_later", json!({})).await {
+    match Client::http(&url).revision(Revision::Stateless).call_tool("far_greet_later", json!({})).await {
         Err(Error::Rpc(error)) => assert_eq!(error.code, -32021, "{error:?}"),
         other => panic!("the remote's -32021, not {other:?}"),
     }

@@ -14,10 +14,10 @@ use http::{HeaderMap, Method, StatusCode};
 use http_body_util::BodyExt as _;
 use hyper::body::Incoming;
 use mcp_runtime::auth::{Authorization, Principal};
-use mcp_runtime::legacy::{
+use mcp_runtime::redis::RedisSessionStore;
+use mcp_runtime::session::{
     MemorySessionStore, SessionChange, SessionLimits, SessionOwner, SessionRecord, SessionStore, StoreFuture,
 };
-use mcp_runtime::redis::RedisSessionStore;
 use mcp_runtime::transport::http::HttpConfig;
 use mcp_runtime::{Server, entry::ToolEntry, extract::Extension};
 use mcp_tests::{http_wire, oidc};
@@ -92,7 +92,7 @@ impl Answer {
 async fn call_at(server: &Protected, path: &str, authorization: Option<String>) -> Answer {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
         "name": "whoami", "arguments": {},
-        "_meta": mcp_tests::http_wire::modern_meta(json!({})),
+        "_meta": mcp_tests::http_wire::stateless_meta(json!({})),
     }});
     let mut headers = vec![
         ("content-type", "application/json".to_owned()),
@@ -402,7 +402,7 @@ async fn a_2025_session_needs_the_token_on_every_request() {
     let provider = oidc::start().await;
     let server = serve(&provider.issuer, |a| a).await;
     let token = provider.token("rs256-client", &server.resource).await;
-    let legacy = |session: Option<&str>, authorization: Option<&str>| {
+    let session_headers = |session: Option<&str>, authorization: Option<&str>| {
         let mut headers = vec![
             ("content-type", "application/json".to_owned()),
             ("accept", "application/json, text/event-stream".to_owned()),
@@ -422,34 +422,34 @@ async fn a_2025_session_needs_the_token_on_every_request() {
         async move { oidc::request(server.addr, Method::POST, "/mcp", &headers, body).await }
     };
 
-    let (status, _, _) = post(legacy(None, None), &initialize).await;
+    let (status, _, _) = post(session_headers(None, None), &initialize).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED, "initialize without a token");
-    let (status, headers, _) = post(legacy(None, Some(&token)), &initialize).await;
+    let (status, headers, _) = post(session_headers(None, Some(&token)), &initialize).await;
     assert_eq!(status, StatusCode::OK);
     let session = headers["mcp-session-id"].to_str().expect("an id").to_owned();
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    let (status, _, _) = post(legacy(Some(&session), None), &initialized).await;
+    let (status, _, _) = post(session_headers(Some(&session), None), &initialized).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED, "a session's notification without a token");
-    let (status, _, _) = post(legacy(Some(&session), Some(&token)), &initialized).await;
+    let (status, _, _) = post(session_headers(Some(&session), Some(&token)), &initialized).await;
     assert_eq!(status, StatusCode::ACCEPTED);
 
     let whoami =
         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}});
-    let (status, _, _) = post(legacy(Some(&session), None), &whoami).await;
+    let (status, _, _) = post(session_headers(Some(&session), None), &whoami).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED, "a session's call without a token");
-    let (status, _, body) = post(legacy(Some(&session), Some(&token)), &whoami).await;
+    let (status, _, body) = post(session_headers(Some(&session), Some(&token)), &whoami).await;
     assert_eq!(status, StatusCode::OK);
     assert!(String::from_utf8_lossy(&body).contains("rs256-client notes:read"));
 
     for method in [Method::GET, Method::DELETE] {
         let (status, _, _) =
-            oidc::request(server.addr, method.clone(), "/mcp", &legacy(Some(&session), None), None).await;
+            oidc::request(server.addr, method.clone(), "/mcp", &session_headers(Some(&session), None), None).await;
         assert_eq!(status, StatusCode::UNAUTHORIZED, "{method} without a token");
     }
     let (status, _, _) =
-        oidc::request(server.addr, Method::DELETE, "/mcp", &legacy(Some(&session), Some(&token)), None).await;
+        oidc::request(server.addr, Method::DELETE, "/mcp", &session_headers(Some(&session), Some(&token)), None).await;
     assert_eq!(status, StatusCode::NO_CONTENT, "DELETE with a token ends the session");
-    let (status, _, _) = post(legacy(Some(&session), Some(&token)), &whoami).await;
+    let (status, _, _) = post(session_headers(Some(&session), Some(&token)), &whoami).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "the session is gone");
 }
 

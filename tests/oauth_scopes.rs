@@ -52,7 +52,7 @@ async fn serve(issuer: &str) -> Protected {
 /// A 2026-07-28 request with a bearer token; the status, headers and body.
 async fn send(server: &Protected, token: &str, method: &str, params: Value) -> (StatusCode, HeaderMap, Value) {
     let mut params = params;
-    params["_meta"] = mcp_tests::http_wire::modern_meta(json!({}));
+    params["_meta"] = mcp_tests::http_wire::stateless_meta(json!({}));
     let body = json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params});
     let mut headers = vec![
         ("content-type", "application/json".to_owned()),

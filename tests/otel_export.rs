@@ -11,7 +11,7 @@ mod receiver;
 use std::process::Stdio;
 use std::time::Duration;
 
-use mcp_tests::http_wire::{self, modern_meta};
+use mcp_tests::http_wire::{self, stateless_meta};
 use opentelemetry_proto::tonic::common::v1::{KeyValue, any_value};
 use opentelemetry_proto::tonic::metrics::v1::{Metric, metric};
 use opentelemetry_proto::tonic::trace::v1::{Span, span, status};
@@ -28,8 +28,8 @@ const TRACE_META: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
 const SPAN_META: &str = "00f067aa0ba902b7";
 const TRACE_HEADER: &str = "0af7651916cd43dd8448eb211c80319c";
 const SPAN_HEADER: &str = "b7ad6b7169203331";
-const TRACE_LEGACY: &str = "11111111111111111111111111111111";
-const SPAN_LEGACY: &str = "2222222222222222";
+const TRACE_SESSION: &str = "11111111111111111111111111111111";
+const SPAN_SESSION: &str = "2222222222222222";
 
 fn traceparent(trace: &str, span: &str) -> String {
     format!("00-{trace}-{span}-01")
@@ -143,7 +143,7 @@ async fn http_requests_of_both_eras_are_exported_as_the_conventions_name_them() 
     let mut line = String::new();
     stdout.read_line(&mut line).await.expect("the address");
     let addr: std::net::SocketAddr = line.trim().parse().expect("an address");
-    let meta = modern_meta(json!({}));
+    let meta = stateless_meta(json!({}));
 
     let added = post(
         addr,
@@ -179,14 +179,14 @@ async fn http_requests_of_both_eras_are_exported_as_the_conventions_name_them() 
     http_wire::answer(response, &json!(10), |_| {}).await;
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     http_wire::send(addr, http::Method::POST, Some(&session), Some(&initialized), &[]).await;
-    let legacy_meta = json!({"traceparent": traceparent(TRACE_LEGACY, SPAN_LEGACY)});
-    let legacy = post(addr, Some(&session), &call(11, "add", json!({"a": 1, "b": 1}), legacy_meta), &[]).await;
-    assert_eq!(legacy["result"]["content"][0]["text"], "2");
+    let session_meta = json!({"traceparent": traceparent(TRACE_SESSION, SPAN_SESSION)});
+    let in_session = post(addr, Some(&session), &call(11, "add", json!({"a": 1, "b": 1}), session_meta), &[]).await;
+    assert_eq!(in_session["result"]["content"][0]["text"], "2");
     finish(child).await;
 
     let spans = receiver.spans();
-    let modern = |s: &Span| attr(s, "mcp.session.id").is_none();
-    let add = one(&spans, "tools/call add", modern);
+    let stateless = |s: &Span| attr(s, "mcp.session.id").is_none();
+    let add = one(&spans, "tools/call add", stateless);
     assert_request_span(add, "tools/call", "tcp", Some((TRACE_META, SPAN_META)));
     assert_eq!(attr(add, "gen_ai.tool.name").as_deref(), Some("add"));
     assert_eq!(attr(add, "gen_ai.operation.name").as_deref(), Some("execute_tool"));
@@ -238,10 +238,10 @@ async fn http_requests_of_both_eras_are_exported_as_the_conventions_name_them() 
     let opened = one(&spans, "initialize", |_| true);
     assert_eq!(attr(opened, "mcp.session.id").as_deref(), Some(session.as_str()));
     assert_eq!(attr(opened, "mcp.protocol.version").as_deref(), Some("2025-11-25"));
-    let legacy_add = one(&spans, "tools/call add", |s| !modern(s));
-    assert_request_span(legacy_add, "tools/call", "tcp", Some((TRACE_LEGACY, SPAN_LEGACY)));
-    assert_eq!(attr(legacy_add, "mcp.session.id").as_deref(), Some(session.as_str()));
-    assert_eq!(attr(legacy_add, "mcp.protocol.version").as_deref(), Some("2025-11-25"));
+    let session_add = one(&spans, "tools/call add", |s| !stateless(s));
+    assert_request_span(session_add, "tools/call", "tcp", Some((TRACE_SESSION, SPAN_SESSION)));
+    assert_eq!(attr(session_add, "mcp.session.id").as_deref(), Some(session.as_str()));
+    assert_eq!(attr(session_add, "mcp.protocol.version").as_deref(), Some("2025-11-25"));
 
     let metrics = receiver.metrics();
     let tcp = ("network.transport", "tcp");
@@ -261,10 +261,10 @@ async fn stdio_requests_of_both_eras_are_exported_as_the_conventions_name_them()
     let mut child = spawn(&receiver, "stdio");
     let mut stdin = child.stdin.take().expect("stdin");
     let mut stdout = BufReader::new(child.stdout.take().expect("stdout")).lines();
-    let meta = with_trace(modern_meta(json!({})), TRACE_META, SPAN_META);
+    let meta = with_trace(stateless_meta(json!({})), TRACE_META, SPAN_META);
     let initialize = json!({"jsonrpc": "2.0", "id": 10, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}});
-    let legacy_meta = json!({"traceparent": traceparent(TRACE_LEGACY, SPAN_LEGACY)});
+    let session_meta = json!({"traceparent": traceparent(TRACE_SESSION, SPAN_SESSION)});
     // Cancelled once it has started (a request cancelled before it is
     // looked at is never a span).
     let mut slow_meta = meta.clone();
@@ -279,7 +279,7 @@ async fn stdio_requests_of_both_eras_are_exported_as_the_conventions_name_them()
         call(1, "add", json!({"a": 2, "b": 3}), meta),
         initialize,
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        call(11, "lookup", json!({"key": "k"}), legacy_meta),
+        call(11, "lookup", json!({"key": "k"}), session_meta),
     ] {
         stdin.write_all(format!("{message}\n").as_bytes()).await.expect("write");
     }
@@ -300,7 +300,7 @@ async fn stdio_requests_of_both_eras_are_exported_as_the_conventions_name_them()
     let session = attr(opened, "mcp.session.id").expect("the session's id");
     assert_eq!(attr(opened, "mcp.protocol.version").as_deref(), Some("2025-06-18"));
     let lookup = one(&spans, "tools/call lookup", |_| true);
-    assert_request_span(lookup, "tools/call", "pipe", Some((TRACE_LEGACY, SPAN_LEGACY)));
+    assert_request_span(lookup, "tools/call", "pipe", Some((TRACE_SESSION, SPAN_SESSION)));
     assert_eq!(attr(lookup, "mcp.session.id"), Some(session));
     let query = one(&spans, "db.query", |_| true);
     assert_eq!(query.parent_span_id, lookup.span_id, "the handler's span is a child of the request's");

@@ -116,8 +116,8 @@ async fn a_change_on_one_replica_reaches_listeners_on_the_other() {
 #[tokio::test]
 async fn readiness_follows_redis_down_and_back() {
     use mcp_runtime::events::EventBus;
-    use mcp_runtime::legacy::SessionStore;
     use mcp_runtime::redis::{RedisBus, RedisSessionStore};
+    use mcp_runtime::session::SessionStore;
 
     let redis = mcp_tests::redis::start().await;
     let port: u16 = redis.url.trim_end_matches('/').rsplit(':').next().and_then(|p| p.parse().ok()).expect("a port");

@@ -33,10 +33,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use http::{Method, StatusCode};
 use hyper::body::Incoming;
-use mcp_tests::http_wire::{Events, STUCK, answer, modern_meta, post, send};
-use mcp_tests::legacy_schema::assert_valid_legacy;
+use mcp_tests::http_wire::{Events, STUCK, answer, post, send, stateless_meta};
 use mcp_tests::process::serve;
 use mcp_tests::redis_cluster::{Cluster, FAILOVER};
+use mcp_tests::session_schema::assert_valid_session;
 use mcp_tests::task_schema::assert_valid_task_message;
 use mcp_tests::wire_schema::assert_valid_message;
 use serde_json::{Value, json};
@@ -44,18 +44,18 @@ use tokio::process::Command;
 
 const KEY: &str = "a secret the three replicas share, 32 bytes or more";
 
-fn modern(id: i64, method: &str, mut params: Value) -> Value {
-    params["_meta"] = modern_meta(json!({}));
+fn stateless(id: i64, method: &str, mut params: Value) -> Value {
+    params["_meta"] = stateless_meta(json!({}));
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 }
 
-fn legacy(id: i64, method: &str, params: Value) -> Value {
+fn in_session(id: i64, method: &str, params: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 }
 
 /// The result of a tasks-extension request through the balancer.
 async fn task_answer(balancer: SocketAddr, id: i64, method: &str, mut params: Value) -> Value {
-    params["_meta"] = modern_meta(json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}));
+    params["_meta"] = stateless_meta(json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}));
     let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
     let response = post(balancer, None, &request).await;
     let reply = answer(response, &json!(id), |m| assert_valid_task_message(method, m)).await;
@@ -63,7 +63,7 @@ async fn task_answer(balancer: SocketAddr, id: i64, method: &str, mut params: Va
     reply["result"].clone()
 }
 
-async fn modern_answer(response: http::Response<Incoming>, method: &str, id: i64) -> Value {
+async fn stateless_answer(response: http::Response<Incoming>, method: &str, id: i64) -> Value {
     answer(response, &json!(id), |message| assert_valid_message(method, message)).await
 }
 
@@ -100,10 +100,10 @@ async fn keep_calling(balancer: SocketAddr, stop: Arc<AtomicBool>, answered: Arc
     let mut id = 1_000_000;
     while !stop.load(Ordering::SeqCst) {
         id += 1;
-        let request = modern(id, "tools/call", json!({"name": "cancelled_here", "arguments": {}}));
+        let request = stateless(id, "tools/call", json!({"name": "cancelled_here", "arguments": {}}));
         let response = post(balancer, None, &request).await;
         assert_eq!(response.status(), StatusCode::OK, "a call during a failover");
-        let reply = modern_answer(response, "tools/call", id).await;
+        let reply = stateless_answer(response, "tools/call", id).await;
         assert!(reply["result"]["content"].is_array(), "a call during a failover: {reply}");
         answered.fetch_add(1, Ordering::SeqCst);
     }
@@ -128,7 +128,8 @@ async fn every_master_of_the_cluster_fails_over_under_load() {
     let balancer = haproxy.addr;
 
     // A listen stream on the first replica; changes are made on the second.
-    let listen = modern(1, "subscriptions/listen", json!({"notifications": {"resourceSubscriptions": ["mem://doc"]}}));
+    let listen =
+        stateless(1, "subscriptions/listen", json!({"notifications": {"resourceSubscriptions": ["mem://doc"]}}));
     let response = post(replicas[0].addr, None, &listen).await;
     assert_eq!(response.status(), StatusCode::OK);
     let mut stream = Events::of(response);
@@ -136,29 +137,30 @@ async fn every_master_of_the_cluster_fails_over_under_load() {
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
     let toucher = replicas[1].addr;
     let touch = |id: i64| async move {
-        let request = modern(id, "tools/call", json!({"name": "touch_doc", "arguments": {}}));
-        let done = modern_answer(post(toucher, None, &request).await, "tools/call", id).await;
+        let request = stateless(id, "tools/call", json!({"name": "touch_doc", "arguments": {}}));
+        let done = stateless_answer(post(toucher, None, &request).await, "tools/call", id).await;
         assert_eq!(done["result"]["content"][0]["text"], "touched", "{done}");
     };
     touch(2).await;
     updated(&mut stream, "a change on another replica").await;
 
     // A 2025-era session subscribed to the resource, with its standalone stream.
-    let init = legacy(
+    let init = in_session(
         3,
         "initialize",
         json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}),
     );
     let response = post(balancer, None, &init).await;
     let session = response.headers()["mcp-session-id"].to_str().expect("ASCII").to_owned();
-    answer(response, &json!(3), |m| assert_valid_legacy("initialize", m)).await;
+    answer(response, &json!(3), |m| assert_valid_session("initialize", m)).await;
     let session = Some(session.as_str());
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     assert_eq!(post(balancer, session, &initialized).await.status(), StatusCode::ACCEPTED);
-    let subscribe = legacy(4, "resources/subscribe", json!({"uri": "mem://doc"}));
-    let reply =
-        answer(post(balancer, session, &subscribe).await, &json!(4), |m| assert_valid_legacy("resources/subscribe", m))
-            .await;
+    let subscribe = in_session(4, "resources/subscribe", json!({"uri": "mem://doc"}));
+    let reply = answer(post(balancer, session, &subscribe).await, &json!(4), |m| {
+        assert_valid_session("resources/subscribe", m)
+    })
+    .await;
     assert!(reply.get("error").is_none(), "{reply}");
     let standalone = send(balancer, Method::GET, session, None, &[("accept", "text/event-stream")]).await;
     assert_eq!(standalone.status(), StatusCode::OK);
@@ -202,10 +204,10 @@ async fn every_master_of_the_cluster_fails_over_under_load() {
         // The session goes on. A failover may take a master's last milliseconds of writes
         // with it, and a session lost so ends with the documented 404; this one was written
         // seconds before the first kill, long replicated, so a 404 here is a session lost.
-        let response = post(balancer, session, &legacy(id + 1, "tools/list", json!({}))).await;
+        let response = post(balancer, session, &in_session(id + 1, "tools/list", json!({}))).await;
         match response.status() {
             StatusCode::OK => {
-                let tools = answer(response, &json!(id + 1), |m| assert_valid_legacy("tools/list", m)).await;
+                let tools = answer(response, &json!(id + 1), |m| assert_valid_session("tools/list", m)).await;
                 assert!(tools["result"]["tools"].as_array().is_some_and(|t| !t.is_empty()), "{tools}");
             }
             StatusCode::NOT_FOUND => panic!("the session, written long before, was lost in the failover of {master}"),

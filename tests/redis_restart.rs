@@ -30,9 +30,9 @@ use std::time::Duration;
 
 use http::{Method, StatusCode};
 use http_body_util::BodyExt as _;
-use mcp_tests::http_wire::{Events, STUCK, answer, modern_meta, post, send};
-use mcp_tests::legacy_schema::assert_valid_legacy;
+use mcp_tests::http_wire::{Events, STUCK, answer, post, send, stateless_meta};
 use mcp_tests::process::{Log, Served, serve};
+use mcp_tests::session_schema::assert_valid_session;
 use mcp_tests::task_schema::assert_valid_task_message;
 use mcp_tests::wire_schema::assert_valid_message;
 use serde_json::{Value, json};
@@ -54,8 +54,8 @@ impl Replica {
 
     /// A 2026-07-28 request from a client declaring the tasks extension;
     /// its checked answer, error or not.
-    async fn modern(&self, id: i64, method: &str, mut params: Value) -> Value {
-        params["_meta"] = modern_meta(json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}));
+    async fn stateless(&self, id: i64, method: &str, mut params: Value) -> Value {
+        params["_meta"] = stateless_meta(json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}));
         let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let response = post(self.addr, None, &request).await;
         answer(response, &json!(id), |m| assert_valid_task_message(method, m)).await
@@ -63,14 +63,14 @@ impl Replica {
 
     /// `touch_doc`, which announces a change of `mem://doc`.
     async fn touch(&self, id: i64) {
-        let done = self.modern(id, "tools/call", json!({"name": "touch_doc", "arguments": {}})).await;
+        let done = self.stateless(id, "tools/call", json!({"name": "touch_doc", "arguments": {}})).await;
         assert_eq!(done["result"]["content"][0]["text"], "touched", "{done}");
     }
 
     /// A listen stream for changes of `mem://doc`, acknowledged.
     async fn listen(&self, id: i64) -> Events {
         let request = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen", "params": {
-            "_meta": modern_meta(json!({})), "notifications": {"resourceSubscriptions": ["mem://doc"]}}});
+            "_meta": stateless_meta(json!({})), "notifications": {"resourceSubscriptions": ["mem://doc"]}}});
         let response = post(self.addr, None, &request).await;
         assert_eq!(response.status(), StatusCode::OK);
         let mut events = Events::of(response);
@@ -86,7 +86,7 @@ impl Replica {
             "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}});
         let response = post(self.addr, None, &init).await;
         let session = response.headers()["mcp-session-id"].to_str().expect("ASCII").to_owned();
-        let reply = answer(response, &json!(id), |m| assert_valid_legacy("initialize", m)).await;
+        let reply = answer(response, &json!(id), |m| assert_valid_session("initialize", m)).await;
         assert!(reply.get("error").is_none(), "{reply}");
         let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
         assert_eq!(post(self.addr, Some(&session), &initialized).await.status(), StatusCode::ACCEPTED);
@@ -99,7 +99,7 @@ impl Replica {
         let request =
             json!({"jsonrpc": "2.0", "id": id, "method": "resources/subscribe", "params": {"uri": "mem://doc"}});
         let response = post(self.addr, Some(session), &request).await;
-        let reply = answer(response, &json!(id), |m| assert_valid_legacy("resources/subscribe", m)).await;
+        let reply = answer(response, &json!(id), |m| assert_valid_session("resources/subscribe", m)).await;
         assert!(reply.get("error").is_none(), "{reply}");
         let accept = [("accept", "text/event-stream")];
         let response = send(self.addr, Method::GET, Some(session), None, &accept).await;
@@ -115,7 +115,7 @@ impl Replica {
         match response.status() {
             StatusCode::OK => {
                 let status = response.status();
-                (status, answer(response, &json!(id), |m| assert_valid_legacy("tools/list", m)).await)
+                (status, answer(response, &json!(id), |m| assert_valid_session("tools/list", m)).await)
             }
             status => {
                 let body = response.into_body().collect().await.expect("a body").to_bytes();
@@ -182,7 +182,7 @@ async fn a_redis_restart_mid_run_breaks_no_promise() {
     b.touch(2).await;
     tokio::time::timeout(STUCK, updated(&mut stream)).await.expect("the update in time");
     assert!(session_updated(&mut standalone).await, "the session heard b's change");
-    let created = b.modern(5, "tools/call", json!({"name": "ask", "arguments": {}})).await;
+    let created = b.stateless(5, "tools/call", json!({"name": "ask", "arguments": {}})).await;
     assert_eq!(created["result"]["resultType"], "task", "{created}");
 
     // Redis dies.
@@ -200,7 +200,7 @@ async fn a_redis_restart_mid_run_breaks_no_promise() {
 
     // Calls needing no Redis are answered by both.
     for (replica, id) in [(&a, 10), (&b, 11)] {
-        let discovered = replica.modern(id, "server/discover", json!({})).await;
+        let discovered = replica.stateless(id, "server/discover", json!({})).await;
         assert!(discovered.get("result").is_some(), "{discovered}");
     }
     // The stream hears its own replica's changes; the other's are lost on the way.
@@ -218,9 +218,9 @@ async fn a_redis_restart_mid_run_breaks_no_promise() {
         refused["error"]["code"] == -32603
             && refused["error"]["message"].as_str().is_some_and(|m| m.starts_with("The task store failed"))
     };
-    let refused = b.modern(15, "tools/call", json!({"name": "ask", "arguments": {}})).await;
+    let refused = b.stateless(15, "tools/call", json!({"name": "ask", "arguments": {}})).await;
     assert!(store_failed(&refused), "a task created without its store: {refused}");
-    let refused = a.modern(16, "tasks/get", json!({"taskId": "anything"})).await;
+    let refused = a.stateless(16, "tasks/get", json!({"taskId": "anything"})).await;
     assert!(store_failed(&refused), "a task read without its store: {refused}");
 
     // Redis comes back, empty.
@@ -255,10 +255,10 @@ async fn a_redis_restart_mid_run_breaks_no_promise() {
     assert_eq!(status, StatusCode::OK, "{tools:?}");
 
     // Tasks work again, created on one replica and read on the other.
-    let created = b.modern(43, "tools/call", json!({"name": "ask", "arguments": {}})).await;
+    let created = b.stateless(43, "tools/call", json!({"name": "ask", "arguments": {}})).await;
     assert_eq!(created["result"]["resultType"], "task", "{created}");
     let task_id = created["result"]["taskId"].as_str().expect("a task id");
-    let read = a.modern(44, "tasks/get", json!({"taskId": task_id})).await;
+    let read = a.stateless(44, "tasks/get", json!({"taskId": task_id})).await;
     assert!(read["result"]["status"].is_string(), "{read}");
     drop(redis);
 }

@@ -14,7 +14,7 @@ use std::time::Duration;
 use http::{Method, StatusCode};
 use hyper::body::Incoming;
 use mcp_tests::http_wire::{self, Events, post, send};
-use mcp_tests::legacy_schema::assert_valid_legacy;
+use mcp_tests::session_schema::assert_valid_session;
 use serde_json::{Value, json};
 use tokio::process::{Child, Command};
 
@@ -35,7 +35,7 @@ impl Replica {
 /// The answer to a request `id` of `method`, every message on the way
 /// checked against the schema.
 async fn answer(response: http::Response<Incoming>, method: &str, id: &Value) -> Value {
-    http_wire::answer(response, id, |message| assert_valid_legacy(method, message)).await
+    http_wire::answer(response, id, |message| assert_valid_session(method, message)).await
 }
 
 fn request(id: i64, method: &str, params: Value) -> Value {
@@ -85,7 +85,7 @@ async fn a_session_opened_on_one_replica_is_served_by_the_other() {
     let mut logged = false;
     let asked = loop {
         let message = stream.next().await.expect("the elicitation");
-        assert_valid_legacy("tools/call", &message);
+        assert_valid_session("tools/call", &message);
         match message["method"].as_str() {
             Some("notifications/message") => logged = true,
             Some("elicitation/create") => break message,
@@ -102,7 +102,7 @@ async fn a_session_opened_on_one_replica_is_served_by_the_other() {
     assert_eq!(post(two, session, &reply).await.status(), StatusCode::ACCEPTED);
     let done = loop {
         let message = stream.next().await.expect("the call's answer on one's stream");
-        assert_valid_legacy("tools/call", &message);
+        assert_valid_session("tools/call", &message);
         if message["id"] == 3 {
             break message;
         }
@@ -115,7 +115,7 @@ async fn a_session_opened_on_one_replica_is_served_by_the_other() {
     let mut replay = Events::of(send(two, Method::GET, session, None, &resume).await);
     let replayed = loop {
         let message = replay.next().await.expect("the answer again, forwarded");
-        assert_valid_legacy("tools/call", &message);
+        assert_valid_session("tools/call", &message);
         if message.get("method").is_none() {
             break message;
         }
@@ -133,12 +133,12 @@ async fn a_session_opened_on_one_replica_is_served_by_the_other() {
     // A call running on one is cancelled from two: no answer, and its stream ends.
     let mut waiting = Events::of(post(one, session, &call(4, "wait")).await);
     let running = waiting.next().await.expect("the handler's word that it runs");
-    assert_valid_legacy("tools/call", &running);
+    assert_valid_session("tools/call", &running);
     assert_eq!(running["method"], "notifications/message", "{running}");
     let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 4}});
     assert_eq!(post(two, session, &cancel).await.status(), StatusCode::ACCEPTED);
     while let Some(message) = waiting.next().await {
-        assert_valid_legacy("tools/call", &message);
+        assert_valid_session("tools/call", &message);
         assert_ne!(message["id"], 4, "a cancelled request is not answered: {message}");
     }
 
@@ -161,7 +161,7 @@ async fn a_session_opened_on_one_replica_is_served_by_the_other() {
         }
     }
     let updated = updated.expect("the update on one's standalone stream");
-    assert_valid_legacy("resources/subscribe", &updated);
+    assert_valid_session("resources/subscribe", &updated);
     assert_eq!(updated["method"], "notifications/resources/updated");
     assert_eq!(updated["params"]["uri"], "mem://doc");
 

@@ -10,7 +10,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use mcp_tests::http_wire::{STUCK, answer, modern_meta, post};
+use mcp_tests::http_wire::{STUCK, answer, post, stateless_meta};
 use mcp_tests::task_schema::assert_valid_task_message;
 use serde_json::{Value, json};
 use tokio::process::{Child, Command};
@@ -33,7 +33,7 @@ impl Replica {
     /// Sends a 2026-07-28 request from a client declaring the tasks
     /// extension and form elicitation; returns its checked answer.
     async fn send(&self, id: i64, method: &str, mut params: Value) -> Value {
-        params["_meta"] = modern_meta(json!({"elicitation": {"form": {}}, "extensions": {TASKS: {}}}));
+        params["_meta"] = stateless_meta(json!({"elicitation": {"form": {}}, "extensions": {TASKS: {}}}));
         let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let reply =
             answer(post(self.addr, None, &request).await, &json!(id), |m| assert_valid_task_message(method, m)).await;

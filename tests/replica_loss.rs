@@ -26,9 +26,9 @@ use std::time::Duration;
 
 use http::{Method, StatusCode};
 use hyper::body::Incoming;
-use mcp_tests::http_wire::{Events, STUCK, answer, modern_meta, post, send};
-use mcp_tests::legacy_schema::assert_valid_legacy;
+use mcp_tests::http_wire::{Events, STUCK, answer, post, send, stateless_meta};
 use mcp_tests::process::serve;
+use mcp_tests::session_schema::assert_valid_session;
 use mcp_tests::task_schema::assert_valid_task_message;
 use mcp_tests::wire_schema::assert_valid_message;
 use serde_json::{Value, json};
@@ -45,14 +45,14 @@ fn replica(response: &http::Response<Incoming>) -> String {
     }
 }
 
-fn modern(id: i64, method: &str, mut params: Value) -> Value {
-    params["_meta"] = modern_meta(json!({"elicitation": {"form": {}}}));
+fn stateless(id: i64, method: &str, mut params: Value) -> Value {
+    params["_meta"] = stateless_meta(json!({"elicitation": {"form": {}}}));
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 }
 
 /// A request of a client declaring the tasks extension.
 fn with_tasks(id: i64, method: &str, mut params: Value) -> Value {
-    params["_meta"] = modern_meta(json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}));
+    params["_meta"] = stateless_meta(json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}));
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 }
 
@@ -65,11 +65,11 @@ async fn task_answer(balancer: SocketAddr, id: i64, method: &str, params: Value)
     (runner, reply["result"].clone())
 }
 
-fn legacy(id: i64, method: &str, params: Value) -> Value {
+fn in_session(id: i64, method: &str, params: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 }
 
-async fn modern_answer(response: http::Response<Incoming>, method: &str, id: i64) -> Value {
+async fn stateless_answer(response: http::Response<Incoming>, method: &str, id: i64) -> Value {
     answer(response, &json!(id), |message| assert_valid_message(method, message)).await
 }
 
@@ -77,7 +77,7 @@ async fn modern_answer(response: http::Response<Incoming>, method: &str, id: i64
 /// replica holding it.
 async fn listen(balancer: SocketAddr, id: i64) -> (Events, String) {
     let request =
-        modern(id, "subscriptions/listen", json!({"notifications": {"resourceSubscriptions": ["mem://doc"]}}));
+        stateless(id, "subscriptions/listen", json!({"notifications": {"resourceSubscriptions": ["mem://doc"]}}));
     let response = post(balancer, None, &request).await;
     assert_eq!(response.status(), StatusCode::OK);
     let holder = replica(&response);
@@ -113,9 +113,9 @@ async fn a_replica_killed_mid_run_leaves_every_promise_to_the_others() {
     // Round robin without stickiness: consecutive requests reach all three.
     let mut seen = BTreeSet::new();
     for id in 0..6 {
-        let response = post(balancer, None, &modern(id, "server/discover", json!({}))).await;
+        let response = post(balancer, None, &stateless(id, "server/discover", json!({}))).await;
         seen.insert(replica(&response));
-        modern_answer(response, "server/discover", id).await;
+        stateless_answer(response, "server/discover", id).await;
     }
     assert_eq!(seen.len(), 3, "every replica serves: {seen:?}");
 
@@ -127,14 +127,14 @@ async fn a_replica_killed_mid_run_leaves_every_promise_to_the_others() {
     let holders: BTreeSet<&str> = streams.iter().map(|(_, holder)| holder.as_str()).collect();
     assert_eq!(holders.len(), 3, "one listen stream per replica: {holders:?}");
     // a 2025-era session with its standalone stream,
-    let init = legacy(
+    let init = in_session(
         20,
         "initialize",
         json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}),
     );
     let response = post(balancer, None, &init).await;
     let session = response.headers()["mcp-session-id"].to_str().expect("ASCII").to_owned();
-    answer(response, &json!(20), |m| assert_valid_legacy("initialize", m)).await;
+    answer(response, &json!(20), |m| assert_valid_session("initialize", m)).await;
     let session = Some(session.as_str());
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     assert_eq!(post(balancer, session, &initialized).await.status(), StatusCode::ACCEPTED);
@@ -144,9 +144,9 @@ async fn a_replica_killed_mid_run_leaves_every_promise_to_the_others() {
     let standalone_holder = replica(&standalone);
     let mut standalone = Events::of(standalone);
     // and a call waiting for the client's answer, its requestState sealed by one replica.
-    let response = post(balancer, None, &modern(30, "tools/call", json!({"name": "ask", "arguments": {}}))).await;
+    let response = post(balancer, None, &stateless(30, "tools/call", json!({"name": "ask", "arguments": {}}))).await;
     let asked_on = replica(&response);
-    let asked = modern_answer(response, "tools/call", 30).await;
+    let asked = stateless_answer(response, "tools/call", 30).await;
     assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
     let (key, _) = asked["result"]["inputRequests"].as_object().and_then(|r| r.iter().next()).expect("a request");
     let state = asked["result"]["requestState"].clone();
@@ -171,9 +171,9 @@ async fn a_replica_killed_mid_run_leaves_every_promise_to_the_others() {
     // New requests are answered, never by the lost replica.
     for id in 40..49 {
         let response =
-            post(balancer, None, &modern(id, "tools/call", json!({"name": "touch_doc", "arguments": {}}))).await;
+            post(balancer, None, &stateless(id, "tools/call", json!({"name": "touch_doc", "arguments": {}}))).await;
         assert_ne!(replica(&response), lost);
-        let done = modern_answer(response, "tools/call", id).await;
+        let done = stateless_answer(response, "tools/call", id).await;
         assert_eq!(done["result"]["content"][0]["text"], "touched", "{done}");
     }
 
@@ -193,14 +193,14 @@ async fn a_replica_killed_mid_run_leaves_every_promise_to_the_others() {
     // Listening again works, and the new stream hears of a change made anywhere.
     let (mut again, holder) = listen(balancer, 50).await;
     assert_ne!(holder, lost);
-    let touch = modern(51, "tools/call", json!({"name": "touch_doc", "arguments": {}}));
-    modern_answer(post(balancer, None, &touch).await, "tools/call", 51).await;
+    let touch = stateless(51, "tools/call", json!({"name": "touch_doc", "arguments": {}}));
+    stateless_answer(post(balancer, None, &touch).await, "tools/call", 51).await;
     tokio::time::timeout(STUCK, updated(&mut again)).await.expect("the update in time");
 
     // The session goes on, on whichever replica is asked.
     for id in 60..64 {
-        let response = post(balancer, session, &legacy(id, "tools/list", json!({}))).await;
-        let tools = answer(response, &json!(id), |m| assert_valid_legacy("tools/list", m)).await;
+        let response = post(balancer, session, &in_session(id, "tools/list", json!({}))).await;
+        let tools = answer(response, &json!(id), |m| assert_valid_session("tools/list", m)).await;
         assert!(tools["result"]["tools"].as_array().is_some_and(|t| !t.is_empty()), "{tools}");
     }
     if standalone_holder == lost {
@@ -212,14 +212,14 @@ async fn a_replica_killed_mid_run_leaves_every_promise_to_the_others() {
 
     // The round trip the lost replica began completes elsewhere.
     let answers = json!({key: {"action": "accept", "content": {"name": "Ada"}}});
-    let retry = modern(
+    let retry = stateless(
         70,
         "tools/call",
         json!({"name": "ask", "arguments": {}, "inputResponses": answers, "requestState": state}),
     );
     let response = post(balancer, None, &retry).await;
     assert_ne!(replica(&response), lost);
-    let done = modern_answer(response, "tools/call", 70).await;
+    let done = stateless_answer(response, "tools/call", 70).await;
     assert_eq!(done["result"]["content"][0]["text"], "Hello, Ada!", "{done}");
 
     // The task the lost replica ran reads failed, wherever it is asked,

@@ -18,7 +18,7 @@ use mcp_runtime::{
     entry::{PromptEntry, ResourceEntry, ToolEntry},
 };
 use mcp_tests::exchange::request;
-use mcp_tests::legacy_schema::assert_valid_legacy_envelope;
+use mcp_tests::session_schema::assert_valid_session_envelope;
 use mcp_tests::wire_schema::assert_valid_message;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
@@ -276,7 +276,7 @@ async fn pages_of_a_filtered_list_neither_skip_nor_repeat_and_are_all_private() 
 }
 
 /// A 2025-era POST on `session` (or opening one), carrying `principal`.
-fn legacy_request(session: Option<&str>, message: &Value, principal: Option<Principal>) -> http::Request<String> {
+fn session_request(session: Option<&str>, message: &Value, principal: Option<Principal>) -> http::Request<String> {
     let mut builder = http::Request::post("/mcp")
         .header("host", "localhost")
         .header("content-type", "application/json")
@@ -300,36 +300,36 @@ async fn a_2025_session_is_held_to_the_same_scopes() {
         .http_service(HttpConfig::default().buffered_responses(true));
     let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "old", "version": "1"}}});
-    let opened = service.handle(legacy_request(None, &initialize, caller(&[READ]))).await.expect("infallible");
+    let opened = service.handle(session_request(None, &initialize, caller(&[READ]))).await.expect("infallible");
     assert_eq!(opened.status(), 200);
     let session = opened.headers()["mcp-session-id"].to_str().expect("ASCII").to_owned();
     let session = Some(session.as_str());
 
     let write =
         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "write_note", "arguments": {}}});
-    let refused = send(&service, legacy_request(session, &write, caller(&[READ]))).await;
+    let refused = send(&service, session_request(session, &write, caller(&[READ]))).await;
     assert_eq!(refused.status, StatusCode::FORBIDDEN);
     assert_eq!(
         refused.challenge.as_deref(),
         Some(r#"Bearer error="insufficient_scope", scope="notes:write notes:read""#)
     );
-    assert_valid_legacy_envelope(&refused.body);
+    assert_valid_session_envelope(&refused.body);
     assert_eq!(refused.body["error"]["data"]["requiredScopes"], json!([WRITE, READ]));
 
-    let served = send(&service, legacy_request(session, &write, caller(&[READ, WRITE]))).await;
+    let served = send(&service, session_request(session, &write, caller(&[READ, WRITE]))).await;
     assert_eq!(served.status, StatusCode::OK);
     assert_eq!(served.body["result"]["content"][0]["text"], "written");
 
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}});
-    let listed = send(&service, legacy_request(session, &list, caller(&[READ]))).await;
-    assert_valid_legacy_envelope(&listed.body);
+    let listed = send(&service, session_request(session, &list, caller(&[READ]))).await;
+    assert_valid_session_envelope(&listed.body);
     assert_eq!(names(&listed.body["result"], "tools", "name"), ["ping", "read_notes"]);
     let read = json!({"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": {"uri": "notes://3"}});
-    let ungranted = send(&service, legacy_request(session, &read, caller(&[]))).await;
+    let ungranted = send(&service, session_request(session, &read, caller(&[]))).await;
     assert_eq!(ungranted.status, StatusCode::FORBIDDEN);
     // A request without a caller is not the session's owner: to it the
     // session does not exist.
-    let anonymous = send(&service, legacy_request(session, &read, None)).await;
+    let anonymous = send(&service, session_request(session, &read, None)).await;
     assert_eq!(anonymous.status, StatusCode::NOT_FOUND);
 }
 

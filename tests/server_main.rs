@@ -29,14 +29,15 @@ fn catalog_server() -> ServerBuilder {
     Server::builder("dump", "1.0.0").tool(ToolEntry::new("ping", || async { "pong" }).description("Answers pong."))
 }
 
-/// What a server's `main` prints once built, before it serves.
+/// What a server's `main` prints once built, before it serves (on
+/// standard error: standard output is the protocol's).
 const STARTED: &str = "serving MCP on stdin and stdout\n";
 
 /// The read-me's `main` over stdio, with start-up output of its own after
 /// `build()`; `catalog_flag` as the builder's.
 fn serve_main(catalog_flag: bool) -> Result<(), Box<dyn Error>> {
     let server = catalog_server().catalog_flag(catalog_flag).build()?;
-    std::io::stdout().write_all(STARTED.as_bytes())?;
+    std::io::stderr().write_all(STARTED.as_bytes())?;
     let runtime = mcp_runtime::tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     // stdin is empty: serving ends at once.
     runtime.block_on(server.serve_stdio())?;
@@ -70,13 +71,15 @@ fn a_build_error_from_main_prints_its_sentence() {
     assert_eq!(text(&output.stdout), "");
 }
 
-/// `--dump-catalog` is answered by `build()`: the catalog is the whole of
-/// standard output, with nothing `main` prints after `build()`.
-fn the_dump_ends_the_process_at_build() {
+/// `--dump-catalog` is noted by `build()`, which ends no process, and
+/// answered by the serve helper before it reads a byte: the catalog is the
+/// whole of standard output, and `main` ran on to the helper.
+fn the_dump_is_answered_by_the_serve_helper() {
     let catalog = catalog_server().build().expect("valid").catalog_json();
     let output = run("serve", &["--dump-catalog"]);
     assert!(output.status.success(), "{output:?}");
     assert_eq!(text(&output.stdout), catalog, "standard output is the catalog, and only it");
+    assert_eq!(text(&output.stderr), STARTED, "main went on after build()");
 
     let path = std::env::temp_dir().join(format!("mcp-server-main-{}.json", std::process::id()));
     let output = run("serve", &[&format!("--dump-catalog={}", path.display())]);
@@ -84,25 +87,27 @@ fn the_dump_ends_the_process_at_build() {
     std::fs::remove_file(&path).ok();
     assert!(output.status.success(), "{output:?}");
     assert_eq!(written.expect("the dump is written"), catalog);
-    assert_eq!(text(&output.stdout), "", "nothing after build() ran");
+    assert_eq!(text(&output.stdout), "", "nothing served");
 }
 
-/// Without the flag, or with it turned off, `main` goes on as written.
-fn without_the_dump_main_goes_on() {
+/// Without the flag, or with it turned off, the server serves (stdin is
+/// empty: nothing to answer, nothing written).
+fn without_the_dump_main_serves() {
     let output = run("serve", &[]);
     assert!(output.status.success(), "{output:?}");
-    assert_eq!(text(&output.stdout), STARTED);
+    assert_eq!((text(&output.stdout), text(&output.stderr)), ("", STARTED));
     let output = run("serve_without_flag", &["--dump-catalog"]);
     assert!(output.status.success(), "{output:?}");
-    assert_eq!(text(&output.stdout), STARTED);
+    assert_eq!((text(&output.stdout), text(&output.stderr)), ("", STARTED));
 }
 
-/// A dump that cannot be written is a build error, reported by `main`.
-fn an_unwritable_dump_is_a_build_error() {
+/// A dump that cannot be written is the serve helper's error, naming
+/// where it was going, reported by `main`.
+fn an_unwritable_dump_is_an_error_naming_its_path() {
     let output = run("serve", &["--dump-catalog=/nonexistent-directory/catalog.json"]);
     assert_eq!(output.status.code(), Some(1), "{output:?}");
-    let stderr = text(&output.stderr);
-    let expected = "Error: the catalog could not be written to /nonexistent-directory/catalog.json (--dump-catalog): ";
+    let stderr = text(&output.stderr).strip_prefix(STARTED).expect("main went on after build()");
+    let expected = "Error: Custom { kind: NotFound, error: \"the catalog could not be written to /nonexistent-directory/catalog.json (--dump-catalog): ";
     assert!(stderr.starts_with(expected), "{stderr}");
     assert_eq!(text(&output.stdout), "");
 }
@@ -117,9 +122,9 @@ fn main() -> Result<(), Box<dyn Error>> {
     }
     let cases: &[(&str, fn())] = &[
         ("a_build_error_from_main_prints_its_sentence", a_build_error_from_main_prints_its_sentence),
-        ("the_dump_ends_the_process_at_build", the_dump_ends_the_process_at_build),
-        ("without_the_dump_main_goes_on", without_the_dump_main_goes_on),
-        ("an_unwritable_dump_is_a_build_error", an_unwritable_dump_is_a_build_error),
+        ("the_dump_is_answered_by_the_serve_helper", the_dump_is_answered_by_the_serve_helper),
+        ("without_the_dump_main_serves", without_the_dump_main_serves),
+        ("an_unwritable_dump_is_an_error_naming_its_path", an_unwritable_dump_is_an_error_naming_its_path),
     ];
     for (name, case) in cases {
         case();

@@ -5,11 +5,11 @@
 
 use std::time::{Duration, Instant};
 
-use mcp_runtime::legacy::{
-    MemorySessionStore, SessionChange, SessionLimits, SessionRecord, SessionStore, StoreError, Touched,
-};
 use mcp_runtime::protocol::LoggingLevel;
 use mcp_runtime::redis::RedisSessionStore;
+use mcp_runtime::session::{
+    MemorySessionStore, SessionChange, SessionLimits, SessionRecord, SessionStore, StoreError, Touched,
+};
 use serde_json::json;
 
 /// The idle timeout of the stores under test: the idle part of the

@@ -14,9 +14,9 @@
 use std::time::Duration;
 
 use http::{Method, StatusCode};
-use mcp_tests::http_wire::{Events, STUCK, answer, modern_meta, post, send};
-use mcp_tests::legacy_schema::assert_valid_legacy;
+use mcp_tests::http_wire::{Events, STUCK, answer, post, send, stateless_meta};
 use mcp_tests::process::{Served, serve};
+use mcp_tests::session_schema::assert_valid_session;
 use mcp_tests::wire_schema::assert_valid_message;
 use serde_json::{Value, json};
 use tokio::process::Command;
@@ -24,12 +24,12 @@ use tokio::process::Command;
 /// Calls of each era held in flight when SIGTERM comes.
 const CALLS: u64 = 8;
 
-fn modern(id: u64, method: &str, mut params: Value) -> Value {
-    params["_meta"] = modern_meta(json!({}));
+fn stateless(id: u64, method: &str, mut params: Value) -> Value {
+    params["_meta"] = stateless_meta(json!({}));
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 }
 
-fn legacy(id: u64, method: &str, params: Value) -> Value {
+fn in_session(id: u64, method: &str, params: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 }
 
@@ -44,20 +44,20 @@ async fn sigterm_under_load_answers_every_call_begun_and_exits_cleanly() {
     let Served { mut child, addr, log } = serve(command).await;
 
     // A 2025-era session with its standalone stream, and a listen stream.
-    let init = legacy(
+    let init = in_session(
         1,
         "initialize",
         json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}),
     );
     let response = post(addr, None, &init).await;
     let session = response.headers()["mcp-session-id"].to_str().expect("ASCII").to_owned();
-    answer(response, &json!(1), |m| assert_valid_legacy("initialize", m)).await;
+    answer(response, &json!(1), |m| assert_valid_session("initialize", m)).await;
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     assert_eq!(post(addr, Some(&session), &initialized).await.status(), StatusCode::ACCEPTED);
     let standalone = send(addr, Method::GET, Some(&session), None, &[("accept", "text/event-stream")]).await;
     assert_eq!(standalone.status(), StatusCode::OK);
     let mut standalone = Events::of(standalone);
-    let listen = modern(2, "subscriptions/listen", json!({"notifications": {"toolsListChanged": true}}));
+    let listen = stateless(2, "subscriptions/listen", json!({"notifications": {"toolsListChanged": true}}));
     let mut stream = Events::of(post(addr, None, &listen).await);
     let ack = stream.next().await.expect("the acknowledgement");
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
@@ -65,17 +65,18 @@ async fn sigterm_under_load_answers_every_call_begun_and_exits_cleanly() {
     // The load: each call on a connection of its own, held in its handler.
     let mut calls = tokio::task::JoinSet::new();
     for n in 0..CALLS {
-        let (modern_id, legacy_id) = (100 + n, 200 + n);
+        let (stateless_id, session_id) = (100 + n, 200 + n);
         calls.spawn(async move {
-            let request = modern(modern_id, "tools/call", json!({"name": "slow", "arguments": {"n": modern_id}}));
+            let request =
+                stateless(stateless_id, "tools/call", json!({"name": "slow", "arguments": {"n": stateless_id}}));
             let response = post(addr, None, &request).await;
-            (modern_id, answer(response, &json!(modern_id), |m| assert_valid_message("tools/call", m)).await)
+            (stateless_id, answer(response, &json!(stateless_id), |m| assert_valid_message("tools/call", m)).await)
         });
         let session = session.clone();
         calls.spawn(async move {
-            let request = legacy(legacy_id, "tools/call", json!({"name": "slow", "arguments": {"n": legacy_id}}));
+            let request = in_session(session_id, "tools/call", json!({"name": "slow", "arguments": {"n": session_id}}));
             let response = post(addr, Some(&session), &request).await;
-            (legacy_id, answer(response, &json!(legacy_id), |m| assert_valid_legacy("tools/call", m)).await)
+            (session_id, answer(response, &json!(session_id), |m| assert_valid_session("tools/call", m)).await)
         });
     }
     let begun = async {

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
-use mcp_tests::http_wire::{STUCK, answer, modern_meta, post};
+use mcp_tests::http_wire::{STUCK, answer, post, stateless_meta};
 use mcp_tests::task_schema::assert_valid_task_message;
 use serde_json::{Value, json};
 use tokio::process::{Child, Command};
@@ -21,7 +21,7 @@ async fn start(database: &Path) -> (Child, SocketAddr) {
 }
 
 async fn send(addr: SocketAddr, id: i64, method: &str, mut params: Value) -> Value {
-    params["_meta"] = modern_meta(json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}));
+    params["_meta"] = stateless_meta(json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}));
     let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
     let reply = answer(post(addr, None, &request).await, &json!(id), |m| assert_valid_task_message(method, m)).await;
     assert!(reply.get("error").is_none(), "{method}: {reply}");

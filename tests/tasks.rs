@@ -12,7 +12,7 @@ mod tasks {
 use std::time::Duration;
 
 use mcp_runtime::tasks::{MemoryTaskStore, RunnerLease, TaskRecord, TaskStore};
-use mcp_tests::legacy_schema::assert_valid_legacy;
+use mcp_tests::session_schema::assert_valid_session;
 use serde_json::{Value, json};
 use tasks::fixture::{Probe, accept, builder, server, server_with_store};
 use tasks::wire::{BOTH, Client, STUCK, Transport};
@@ -410,29 +410,29 @@ async fn a_2025_era_session_sees_no_tasks_even_when_it_names_the_extension() {
     let capabilities = json!({"elicitation": {}, "extensions": {TASKS: {}}});
     let client_info = json!({"name": "old", "version": "1.0.0"});
     let init = json!({"protocolVersion": "2025-11-25", "capabilities": capabilities, "clientInfo": client_info});
-    let initialized = legacy(&mut client, 1, "initialize", init).await;
+    let initialized = in_session(&mut client, 1, "initialize", init).await;
     assert!(initialized["result"]["capabilities"].get("extensions").is_none(), "{initialized}");
     let done = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     assert!(client.send_line(done).await.is_none());
 
-    let plain = legacy(&mut client, 2, "tools/call", json!({"name": "work", "arguments": {"ms": 0}})).await;
+    let plain = in_session(&mut client, 2, "tools/call", json!({"name": "work", "arguments": {"ms": 0}})).await;
     assert_eq!(plain["result"]["content"][0]["text"], "worked 0 ms", "{plain}");
     assert!(plain["result"].get("taskId").is_none());
-    let required = legacy(&mut client, 3, "tools/call", json!({"name": "only_task", "arguments": {}})).await;
+    let required = in_session(&mut client, 3, "tools/call", json!({"name": "only_task", "arguments": {}})).await;
     assert_eq!(required["result"]["isError"], true, "a tool error the model can read: {required}");
     for (id, method) in [(4, "tasks/get"), (5, "tasks/cancel"), (6, "tasks/list"), (7, "tasks/result")] {
         let params = json!({"taskId": "0123456789abcdef0123456789abcdef"});
-        let missing = legacy(&mut client, id, method, params).await;
+        let missing = in_session(&mut client, id, method, params).await;
         assert_eq!(missing["error"]["code"], -32601, "{method}: {missing}");
     }
     client.close().await;
 }
 
 /// One request of a 2025-era session over stdio, its answer checked.
-async fn legacy(client: &mut Client, id: i64, method: &str, params: Value) -> Value {
+async fn in_session(client: &mut Client, id: i64, method: &str, params: Value) -> Value {
     let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
     let reply = client.send_line(message).await.expect("an answer");
-    assert_valid_legacy(method, &reply);
+    assert_valid_session(method, &reply);
     reply
 }
 

@@ -15,7 +15,7 @@ use http_body_util::{BodyExt, Full};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use mcp_runtime::entry::ToolEntry;
 use mcp_runtime::transport::http::HttpConfig;
-use mcp_tests::http_wire::{STUCK, modern_meta};
+use mcp_tests::http_wire::{STUCK, stateless_meta};
 use rustls::pki_types::{CertificateDer, ServerName};
 use serde_json::{Value, json};
 
@@ -105,7 +105,7 @@ async fn connect(
 
 fn call(addr: SocketAddr) -> Request<Full<Bytes>> {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                      "params": {"name": "hello", "_meta": modern_meta(json!({}))}});
+                      "params": {"name": "hello", "_meta": stateless_meta(json!({}))}});
     Request::post(format!("https://localhost:{}/mcp", addr.port()))
         .header("host", "localhost")
         .header("content-type", "application/json")

@@ -10,13 +10,13 @@ use tokio::process::Command;
 
 #[tokio::test]
 async fn a_2025_era_stdio_server_is_reached_through_the_gateway_in_either_era() {
-    let remote = format!("everything={} --stdio --eras legacy", env!("CARGO_BIN_EXE_everything"));
+    let remote = format!("everything={} --stdio --eras session", env!("CARGO_BIN_EXE_everything"));
     let mut gateway = Command::new(env!("CARGO_BIN_EXE_gateway"));
     gateway.args(["--http", "127.0.0.1:0", &remote]).env("NO_COLOR", "1").env("RUST_LOG", "info");
     let served = serve(gateway).await;
     assert_eq!(served.log.count(r#"protocol="2025-11-25""#), 1, "the remote was opened a 2025-era session");
     let url = format!("http://{}/mcp", served.addr);
-    for revision in [Revision::Modern, Revision::Legacy] {
+    for revision in [Revision::Stateless, Revision::Session] {
         let client = Client::http(&url).revision(revision);
         let tools = client.list_tools().await.expect("tools/list");
         assert!(tools.iter().all(|t| t.name.starts_with("everything_")), "{revision:?}");

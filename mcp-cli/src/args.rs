@@ -20,7 +20,7 @@ TARGET is one of:
   -- COMMAND [ARGS...]   a command speaking MCP on its stdio, started and ended here
 
 options (anywhere before `--`):
-  --revision auto|modern|legacy   which protocol era to speak (default auto: 2026-07-28
+  --revision auto|stateless|session   which protocol era to speak (default auto: 2026-07-28
                                   if the server speaks it, else a 2025-era session)
   --bearer TOKEN                  sent as `Authorization: Bearer` over HTTP
                                   (default: $MCP_BEARER_TOKEN)
@@ -162,9 +162,15 @@ pub(crate) fn parse(args: &[String], bearer: Option<String>) -> Result<Invocatio
 fn revision_of(text: &str) -> Result<Revision, String> {
     match text {
         "auto" => Ok(Revision::Auto),
-        "modern" => Ok(Revision::Modern),
-        "legacy" => Ok(Revision::Legacy),
-        other => Err(format!("--revision is auto, modern or legacy, not `{other}`")),
+        "stateless" => Ok(Revision::Stateless),
+        "session" => Ok(Revision::Session),
+        // The former words, read for one release.
+        "modern" | "legacy" => {
+            let now = if text == "modern" { "stateless" } else { "session" };
+            eprintln!("warning: --revision {text} is deprecated: it is now called `{now}`");
+            revision_of(now)
+        }
+        other => Err(format!("--revision is auto, stateless or session, not `{other}`")),
     }
 }
 
@@ -222,12 +228,19 @@ mod tests {
     }
 
     #[test]
+    fn the_former_revision_words_still_read() {
+        let modern = parsed("list tools --revision modern --url u").expect("parsed");
+        let legacy = parsed("list tools --revision legacy --url u").expect("parsed");
+        assert_eq!((modern.revision, legacy.revision), (Revision::Stateless, Revision::Session));
+    }
+
+    #[test]
     fn a_command_after_the_double_dash_and_the_options_before_it() {
-        let list = parsed("list prompts --revision legacy --timeout 2.5 --bearer t -- server --stdio --url x")
+        let list = parsed("list prompts --revision session --timeout 2.5 --bearer t -- server --stdio --url x")
             .expect("parsed");
         assert_eq!(list.action, Action::List(Listed::Prompts));
         assert_eq!(list.target, Target::Command(vec!["server".into(), "--stdio".into(), "--url".into(), "x".into()]));
-        assert_eq!((list.revision, list.bearer.as_deref()), (Revision::Legacy, Some("t")));
+        assert_eq!((list.revision, list.bearer.as_deref()), (Revision::Session, Some("t")));
         assert_eq!(list.timeout, Duration::from_millis(2500));
         let prompt = parsed("prompt greet --arg n=3 --url u").expect("parsed");
         assert_eq!(
@@ -249,7 +262,8 @@ mod tests {
             ("read x --arg a=1 --url u", "go with call or prompt"),
             ("call x --arg a --url u", "KEY=VALUE"),
             ("call x --args [1] --url u", "a JSON object"),
-            ("call x --revision new --url u", "auto, modern or legacy"),
+            ("call x --revision new --url u", "auto, stateless or session"),
+            ("call x --revision Modern --url u", "auto, stateless or session"),
             ("call x --timeout 0 --url u", "positive"),
             ("call x --frobnicate --url u", "unknown option"),
             ("--url u", "nothing to do"),

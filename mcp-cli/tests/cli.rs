@@ -36,7 +36,7 @@ fn json_of(output: &Output) -> Value {
 
 #[test]
 fn over_stdio_it_lists_calls_reads_and_gets_in_both_eras() {
-    for revision in ["auto", "legacy"] {
+    for revision in ["auto", "session"] {
         let tools = over_stdio(&["list", "--json", "--revision", revision]);
         assert!(tools.status.success(), "{tools:?}");
         let names: Vec<Value> = json_of(&tools).as_array().expect("a list").iter().map(|t| t["name"].clone()).collect();
@@ -73,9 +73,9 @@ fn over_http_it_speaks_whichever_era_it_is_told() {
     let url = url.trim();
     let discover = mcp(&["discover", "--url", url]);
     assert!(json_of(&discover)["supportedVersions"].as_array().expect("versions").contains(&json!("2026-07-28")));
-    let legacy = mcp(&["discover", "--revision", "legacy", "--url", url]);
-    assert_eq!(json_of(&legacy)["supportedVersions"], json!(["2025-11-25"]));
-    let sum = mcp(&["call", "add", "--args", r#"{"a": 1, "b": 2}"#, "--revision", "legacy", "--url", url]);
+    let session = mcp(&["discover", "--revision", "session", "--url", url]);
+    assert_eq!(json_of(&session)["supportedVersions"], json!(["2025-11-25"]));
+    let sum = mcp(&["call", "add", "--args", r#"{"a": 1, "b": 2}"#, "--revision", "session", "--url", url]);
     assert_eq!(json_of(&sum)["content"][0]["text"], "3");
 }
 
@@ -122,7 +122,7 @@ fn lists_are_tables_for_people_and_json_when_asked_templates_too() {
         String::from_utf8_lossy(&templates.stdout),
         "URI TEMPLATE         NAME  DESCRIPTION\ndocs://pages/{page}  page\n"
     );
-    let templates = over_stdio(&["list", "templates", "--json", "--revision", "legacy"]);
+    let templates = over_stdio(&["list", "templates", "--json", "--revision", "session"]);
     assert_eq!(json_of(&templates)[0]["uriTemplate"], "docs://pages/{page}", "{templates:?}");
     let resources = over_stdio(&["list", "resources"]);
     assert!(String::from_utf8_lossy(&resources.stdout).contains("docs://readme  readme"), "{resources:?}");
@@ -130,7 +130,7 @@ fn lists_are_tables_for_people_and_json_when_asked_templates_too() {
 
 #[test]
 fn a_question_is_answered_by_yes_or_answer_in_both_eras() {
-    for revision in ["auto", "legacy"] {
+    for revision in ["auto", "session"] {
         let deleted = over_stdio(&["call", "delete", "--yes", "--revision", revision]);
         assert_eq!(text_of(&deleted), "deleted", "{revision}: {deleted:?}");
         let kept = over_stdio(&["call", "delete", "--answer", "delete=no", "--revision", revision]);
@@ -158,9 +158,9 @@ fn without_a_terminal_or_an_answer_a_question_fails_at_once_and_says_how_to_answ
     assert_eq!(json_of(&unasked)["code"], -32021, "no elicitation declared");
     assert!(stderr_of(&unasked).contains("run mcp in a terminal, or give --yes"), "{unasked:?}");
     // The 2025-era session says it in the tool's error.
-    let legacy = over_stdio(&["call", "delete", "--revision", "legacy", "--timeout", "30"]);
-    assert_eq!((legacy.status.code(), json_of(&legacy)["isError"].clone()), (Some(1), json!(true)), "{legacy:?}");
-    assert!(text_of(&legacy).contains("elicitation"), "{legacy:?}");
+    let session = over_stdio(&["call", "delete", "--revision", "session", "--timeout", "30"]);
+    assert_eq!((session.status.code(), json_of(&session)["isError"].clone()), (Some(1), json!(true)), "{session:?}");
+    assert!(text_of(&session).contains("elicitation"), "{session:?}");
 }
 
 #[test]
@@ -178,15 +178,15 @@ fn a_url_or_a_models_answer_is_refused_with_a_reason_and_roots_given_from_root()
         let server = demo_server();
         mcp(&["call", "anything", "--yes", "--revision", revision, "--", server.to_str().expect("UTF-8"), "--rogue"])
     };
-    let legacy = rogue("legacy");
-    let told: Value = serde_json::from_str(&text_of(&legacy)).expect("what the rogue was told");
+    let session = rogue("session");
+    let told: Value = serde_json::from_str(&text_of(&session)).expect("what the rogue was told");
     let codes: Vec<(Value, Value)> =
         told.as_array().expect("answers").iter().map(|a| (a["id"].clone(), a["error"]["code"].clone())).collect();
     assert!(
         codes.contains(&(json!("visit"), json!(-32602))) && codes.contains(&(json!("summary"), json!(-32601))),
         "{told}"
     );
-    for refused in [legacy, rogue("modern")] {
+    for refused in [session, rogue("stateless")] {
         let said = stderr_of(&refused);
         assert!(said.contains("refused the server's request to open https://example.com/sign-in"), "{said}");
         assert!(said.contains("refused the server's request for a language model's answer (sampling)"), "{said}");
@@ -209,7 +209,7 @@ fn a_url_or_a_models_answer_is_refused_with_a_reason_and_roots_given_from_root()
 #[test]
 fn one_server_discover_per_command() {
     for (args, discovers) in
-        [(&["discover"][..], 1), (&["call", "add"][..], 1), (&["list", "--revision", "modern"][..], 0)]
+        [(&["discover"][..], 1), (&["call", "add"][..], 1), (&["list", "--revision", "stateless"][..], 0)]
     {
         let server = demo_server();
         let mut all = args.to_vec();
@@ -268,7 +268,7 @@ fn at_a_terminal_a_question_is_asked_then_sent_or_declined() {
         "{sent}"
     );
     assert!(sent.contains("\"text\": \"deleted\""), "{sent}");
-    let declined = at_a_terminal(&["call", "delete", "--revision", "legacy"], "yes\nd\n");
+    let declined = at_a_terminal(&["call", "delete", "--revision", "session"], "yes\nd\n");
     assert!(declined.contains("\"text\": \"kept\""), "{declined}");
     let survey = at_a_terminal(&["call", "survey"], "x\n36\n\nAda\n\n");
     assert!(survey.contains("`age` takes an integer, not `x`"), "{survey}");

@@ -19,8 +19,8 @@ macro_rules! methods {
         ///
         /// let call = Method::parse("tools/call").unwrap();
         /// assert_eq!(call, Method::ToolsCall);
-        /// assert!(call.is_modern() && call.is_legacy());
-        /// assert!(!Method::Initialize.is_modern());
+        /// assert!(call.in_stateless_revision() && call.in_session_revisions());
+        /// assert!(!Method::Initialize.in_stateless_revision());
         /// assert_eq!(Method::parse("tools/call2"), None);
         /// ```
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -100,7 +100,7 @@ impl Method {
 
     /// Whether the 2026-07-28 revision (with its tasks extension) defines
     /// the method.
-    pub const fn is_modern(self) -> bool {
+    pub const fn in_stateless_revision(self) -> bool {
         match self {
             Method::ToolsCall
             | Method::Discover
@@ -127,7 +127,7 @@ impl Method {
 
     /// Whether the 2025-era revisions (2025-11-25, whose tasks are
     /// experimental, and the older ones) define the method.
-    pub const fn is_legacy(self) -> bool {
+    pub const fn in_session_revisions(self) -> bool {
         match self {
             Method::Discover | Method::SubscriptionsListen | Method::TasksUpdate => false,
             Method::ToolsCall
@@ -148,6 +148,18 @@ impl Method {
             | Method::TasksResult
             | Method::TasksList => true,
         }
+    }
+
+    /// The former name of [`in_stateless_revision`](Self::in_stateless_revision).
+    #[deprecated(note = "renamed `in_stateless_revision`")]
+    pub const fn is_modern(self) -> bool {
+        self.in_stateless_revision()
+    }
+
+    /// The former name of [`in_session_revisions`](Self::in_session_revisions).
+    #[deprecated(note = "renamed `in_session_revisions`")]
+    pub const fn is_legacy(self) -> bool {
+        self.in_session_revisions()
     }
 
     /// The params member naming the request's target, for the methods
@@ -186,7 +198,7 @@ mod tests {
     fn every_method_is_read_back_from_its_name_and_nothing_else_is_a_method() {
         for &method in Method::ALL {
             assert_eq!(Method::parse(method.name()), Some(method));
-            assert!(method.is_modern() || method.is_legacy(), "{method:?} is in no era");
+            assert!(method.in_stateless_revision() || method.in_session_revisions(), "{method:?} is in no era");
         }
         for other in ["tools/call ", "Tools/call", "notifications/cancelled", "elicitation/create", ""] {
             assert_eq!(Method::parse(other), None, "{other}");

@@ -8,13 +8,17 @@ use crate::protocol::{PROTOCOL_VERSION, ProtocolVersion};
 
 /// The environment variable [`ServerBuilder`](crate::ServerBuilder) reads
 /// the eras from when [`eras`](crate::ServerBuilder::eras) was not called:
-/// `modern`, `legacy` or `dual`.
+/// `stateless`, `session` or `dual`.
 pub const ERAS_ENV: &str = "MCP_ERAS";
 
 /// The 2025-era revisions a server negotiates with `initialize`, newest first.
 /// ([`ProtocolVersion::SESSION`], as text).
-pub const LEGACY_VERSIONS: &[&str] =
+pub const SESSION_VERSIONS: &[&str] =
     &[ProtocolVersion::SESSION[0].as_str(), ProtocolVersion::SESSION[1].as_str(), ProtocolVersion::SESSION[2].as_str()];
+
+/// The former name of [`SESSION_VERSIONS`].
+#[deprecated(note = "renamed `SESSION_VERSIONS`")]
+pub const LEGACY_VERSIONS: &[&str] = SESSION_VERSIONS;
 
 /// Which clients a server serves.
 ///
@@ -23,7 +27,7 @@ pub const LEGACY_VERSIONS: &[&str] =
 ///
 /// // No `initialize`, no sessions, nothing kept between requests: the
 /// // shape for serverless deployment.
-/// let server = Server::builder("demo", "1.0.0").eras(Eras::Modern).build()?;
+/// let server = Server::builder("demo", "1.0.0").eras(Eras::Stateless).build()?;
 /// assert_eq!(server.eras().versions(), ["2026-07-28"]);
 /// # Ok::<(), mcp_runtime::BuildError>(())
 /// ```
@@ -32,38 +36,73 @@ pub const LEGACY_VERSIONS: &[&str] =
 pub enum Eras {
     /// Both, per request: a request carrying the 2026-07-28 `_meta` is
     /// served statelessly, `initialize` opens a 2025-era session. The
-    /// default (with the `legacy` feature, on by default; without it the
-    /// default is [`Modern`](Eras::Modern), and asking for this or
-    /// [`Legacy`](Eras::Legacy) is a [`BuildError`](crate::BuildError)).
+    /// default (with the `session` feature, on by default; without it the
+    /// default is [`Stateless`](Eras::Stateless), and asking for this or
+    /// [`Session`](Eras::Session) is a [`BuildError`](crate::BuildError)).
     Dual,
     /// 2026-07-28 only: `initialize` and the other 2025-era methods are
     /// refused with an error naming the versions served, and no session
     /// is ever kept.
-    Modern,
+    Stateless,
     /// 2025-era clients only: `server/discover` is `-32601` and a request
     /// carrying the 2026-07-28 `_meta` is refused naming the versions served.
-    Legacy,
+    Session,
 }
 
 impl Default for Eras {
-    /// [`Dual`](Eras::Dual) when the `legacy` feature is on (the default),
-    /// else [`Modern`](Eras::Modern).
+    /// [`Dual`](Eras::Dual) when the `session` feature is on (the default),
+    /// else [`Stateless`](Eras::Stateless).
     fn default() -> Self {
-        if cfg!(feature = "legacy") { Eras::Dual } else { Eras::Modern }
+        if cfg!(feature = "session") { Eras::Dual } else { Eras::Stateless }
     }
 }
 
-const DUAL: &[&str] = &[PROTOCOL_VERSION, LEGACY_VERSIONS[0], LEGACY_VERSIONS[1], LEGACY_VERSIONS[2]];
+const DUAL: &[&str] = &[PROTOCOL_VERSION, SESSION_VERSIONS[0], SESSION_VERSIONS[1], SESSION_VERSIONS[2]];
 
+#[allow(non_upper_case_globals)]
 impl Eras {
-    /// Whether requests of the 2026-07-28 revision are served.
+    /// The former name of [`Eras::Stateless`].
+    #[deprecated(note = "renamed `Eras::Stateless`")]
+    pub const Modern: Eras = Eras::Stateless;
+
+    /// The former name of [`Eras::Session`].
+    #[deprecated(note = "renamed `Eras::Session`")]
+    pub const Legacy: Eras = Eras::Session;
+
+    /// The former name of [`serves_stateless`](Self::serves_stateless).
+    #[deprecated(note = "renamed `serves_stateless`")]
     pub const fn serves_modern(self) -> bool {
-        matches!(self, Eras::Dual | Eras::Modern)
+        self.serves_stateless()
+    }
+
+    /// The former name of [`serves_sessions`](Self::serves_sessions).
+    #[deprecated(note = "renamed `serves_sessions`")]
+    pub const fn serves_legacy(self) -> bool {
+        self.serves_sessions()
+    }
+
+    /// The word `text` used for these eras before they were named
+    /// stateless and session, with the word that replaces it: still read,
+    /// for one release, by [`FromStr`] (so `--eras modern` and
+    /// `MCP_ERAS=legacy` keep working), and warned about where read.
+    pub(crate) fn former_word(text: &str) -> Option<(&'static str, &'static str)> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "modern" => Some(("modern", "stateless")),
+            "modern-only" => Some(("modern-only", "stateless")),
+            "legacy" => Some(("legacy", "session")),
+            "legacy-only" => Some(("legacy-only", "session")),
+            _ => None,
+        }
+    }
+
+    /// Whether requests of the 2026-07-28 revision are served.
+    pub const fn serves_stateless(self) -> bool {
+        matches!(self, Eras::Dual | Eras::Stateless)
     }
 
     /// Whether `initialize` opens a 2025-era session.
-    pub const fn serves_legacy(self) -> bool {
-        matches!(self, Eras::Dual | Eras::Legacy)
+    pub const fn serves_sessions(self) -> bool {
+        matches!(self, Eras::Dual | Eras::Session)
     }
 
     /// Every protocol version served, newest first: what `server/discover`
@@ -71,8 +110,8 @@ impl Eras {
     pub const fn versions(self) -> &'static [&'static str] {
         match self {
             Eras::Dual => DUAL,
-            Eras::Modern => std::slice::from_ref(&PROTOCOL_VERSION),
-            Eras::Legacy => LEGACY_VERSIONS,
+            Eras::Stateless => std::slice::from_ref(&PROTOCOL_VERSION),
+            Eras::Session => SESSION_VERSIONS,
         }
     }
 }
@@ -80,14 +119,14 @@ impl Eras {
 impl FromStr for Eras {
     type Err = String;
 
-    /// `modern`, `legacy` or `dual` (case-insensitive; `modern-only` and
-    /// `legacy-only` too).
+    /// `stateless`, `session` or `dual` (case-insensitive; `stateless-only` and
+    /// `session-only` too, and, deprecated, the former `modern` and `legacy`).
     fn from_str(text: &str) -> Result<Self, String> {
         match text.trim().to_ascii_lowercase().as_str() {
             "dual" => Ok(Eras::Dual),
-            "modern" | "modern-only" => Ok(Eras::Modern),
-            "legacy" | "legacy-only" => Ok(Eras::Legacy),
-            other => Err(format!("`{other}` is not an era choice: expected `modern`, `legacy` or `dual`")),
+            "stateless" | "stateless-only" | "modern" | "modern-only" => Ok(Eras::Stateless),
+            "session" | "session-only" | "legacy" | "legacy-only" => Ok(Eras::Session),
+            other => Err(format!("`{other}` is not an era choice: expected `stateless`, `session` or `dual`")),
         }
     }
 }
@@ -96,8 +135,8 @@ impl fmt::Display for Eras {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Eras::Dual => "dual",
-            Eras::Modern => "modern",
-            Eras::Legacy => "legacy",
+            Eras::Stateless => "stateless",
+            Eras::Session => "session",
         })
     }
 }
@@ -108,17 +147,29 @@ mod tests {
 
     #[test]
     fn every_choice_parses_back_from_its_name() {
-        for eras in [Eras::Dual, Eras::Modern, Eras::Legacy] {
+        for eras in [Eras::Dual, Eras::Stateless, Eras::Session] {
             assert_eq!(eras.to_string().parse::<Eras>(), Ok(eras));
         }
-        assert_eq!("Legacy-Only".parse::<Eras>(), Ok(Eras::Legacy));
+        assert_eq!("Session-Only".parse::<Eras>(), Ok(Eras::Session));
         assert!("both".parse::<Eras>().unwrap_err().contains("`both`"));
+    }
+
+    #[test]
+    #[allow(deprecated)]
+    fn the_former_words_and_names_still_mean_the_same() {
+        assert_eq!("modern".parse::<Eras>(), Ok(Eras::Stateless));
+        assert_eq!("Legacy-Only".parse::<Eras>(), Ok(Eras::Session));
+        assert_eq!(Eras::former_word(" Modern "), Some(("modern", "stateless")));
+        assert_eq!(Eras::former_word("stateless"), None);
+        assert_eq!(Eras::Modern, Eras::Stateless);
+        assert!(matches!(Eras::Session, Eras::Legacy));
+        assert_eq!(LEGACY_VERSIONS, SESSION_VERSIONS);
     }
 
     #[test]
     fn the_versions_served_follow_the_choice() {
         assert_eq!(Eras::Dual.versions(), ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"]);
-        assert!(!Eras::Modern.versions().iter().any(|v| LEGACY_VERSIONS.contains(v)));
-        assert!(!Eras::Legacy.versions().contains(&PROTOCOL_VERSION));
+        assert!(!Eras::Stateless.versions().iter().any(|v| SESSION_VERSIONS.contains(v)));
+        assert!(!Eras::Session.versions().contains(&PROTOCOL_VERSION));
     }
 }

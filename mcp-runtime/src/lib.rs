@@ -147,7 +147,7 @@
 //! | `stdio` | yes | newline-delimited JSON over stdin/stdout ([`Server::serve_stdio`]) |
 //! | `http` | yes | Streamable HTTP: a tower `Service` and a standalone hyper server ([`transport::http`]) |
 //! | `http2` | yes | HTTP/2 beside HTTP/1.1 on the standalone server's port (prior knowledge, or ALPN over TLS), each connection's protocol decided once; without it HTTP/1.1 only (implies `http`) |
-//! | `legacy` | yes | the 2025-era revisions: clients that open with `initialize` and keep a session ([`legacy`]); without it a server serves 2026-07-28 only ([`Eras::Modern`](server::Eras::Modern)) |
+//! | `session` | yes | the 2025-era revisions: clients that open with `initialize` and keep a session ([`session`]); without it a server serves 2026-07-28 only ([`Eras::Stateless`](server::Eras::Stateless)) |
 //! | `tasks` | yes | the tasks extension: `#[tool(task)]` answered with a task handle, `tasks/get`, `tasks/update`, `tasks/cancel`, the task stores ([`tasks`]); without it a `task` tool runs as a plain call |
 //! | `logging` | yes | `logging::init` and `#[mcp_runtime::main(logging)]`: logs on stderr, filtered by `RUST_LOG` (default `info`) |
 //! | `tls` | no | HTTPS for the standalone server (`HttpConfig::tls`): PEM files read again when they change, ALPN `h2` and `http/1.1` (rustls; implies `http`) |
@@ -155,7 +155,7 @@
 //! | `axum` | no | an `McpService` mounted in axum reads axum's `ConnectInfo<SocketAddr>` as the client's address (`into_make_service_with_connect_info`) |
 //! | `rate-limit` | no | [`middleware::RateLimit`]: calls per caller (and per tool) limited with token buckets, a bounded number of them |
 //! | `cache` | no | [`middleware::ResultCache`]: results of read-only, idempotent tools answered again for a while, from memory (`moka`), or from Redis shared by replicas with `redis` too |
-//! | `client` | no | [`client::Client`]: a client over Streamable HTTP and a child's stdio, of 2026-07-28 servers and of 2025-era ones (a session opened with `initialize`), chosen by what the server answers, with or without `legacy`; and servers served through it (`ServerBuilder::mount_remote`, `ServerBuilder::proxy`) |
+//! | `client` | no | [`client::Client`]: a client over Streamable HTTP and a child's stdio, of 2026-07-28 servers and of 2025-era ones (a session opened with `initialize`), chosen by what the server answers, with or without `session`; and servers served through it (`ServerBuilder::mount_remote`, `ServerBuilder::proxy`) |
 //! | `redis` | no | an [`EventBus`](events::EventBus) over Redis pub/sub, so `subscriptions/listen` works across replicas, and task and session stores in Redis, so any replica serves any task or 2025-era session; with `cache`, a result store the replicas share |
 //! | `sqlite` | no | a task store in an SQLite file (bundled), so tasks outlive a restart (implies `tasks`) |
 //! | `otel` | no | OpenTelemetry: the client's trace context as each request span's parent, the conventions' metrics, and `otel::init` (logs, and OTLP export from the `OTEL_*` variables) |
@@ -183,7 +183,7 @@
 //! server's settings), [`dispatch`] (one request in, one response out, for
 //! a transport of your own), [`protocol`] (the wire types), [`input`]
 //! (asking the client), [`events`] (the change events behind
-//! `subscriptions/listen`), [`tasks`] (the tasks extension), [`legacy`]
+//! `subscriptions/listen`), [`tasks`] (the tasks extension), [`session`]
 //! (the 2025-era sessions), [`auth`] (who is calling), `redis` (the bus
 //! and stores replicas share, `redis` feature), [`transport`],
 //! [`schema`] and [`testing`] (an in-process client for your tests). What
@@ -202,7 +202,7 @@
 //! trait, so that entries can hold layers without reaching up);
 //! the registry (`registry`: entries, the catalog, scope rules, build
 //! errors); the server (`server`); the stateless dispatcher (`dispatch`);
-//! what a 2025-era session means (`legacy`: the session, its store, the
+//! what a 2025-era session means (`session`: the session, its store, the
 //! bridge to the dispatcher, `initialize`); the transports (`transport`, one
 //! room per wire: `transport/http/` with its 2025-era sessions in
 //! `transport/http/session/`, `transport/stdio/` likewise); the settings of a deployment, read from flags and `MCP_*` variables and
@@ -215,8 +215,8 @@
 //! |---|---|
 //! | the bearer token checked | `transport/http/auth.rs` |
 //! | a 2025-era POST routed to its session | `transport/http/session/routes.rs` |
-//! | a 2025-era request made a 2026-07-28 one | `legacy/bridge.rs` |
-//! | a session's answer to our elicitation routed to its handler | `legacy/session.rs` (`Session::answer`) |
+//! | a 2025-era request made a 2026-07-28 one | `session/bridge.rs` |
+//! | a session's answer to our elicitation routed to its handler | `session/live.rs` (`Session::answer`) |
 //! | `-32602` made for a bad cursor | `dispatch/pagination.rs` |
 //! | a task's lease renewed | `tasks/runner.rs` |
 //! | a request sent through its middleware | `dispatch/method/router.rs` (`run`), `dispatch/method/layered.rs` |
@@ -227,7 +227,7 @@
     not(any(feature = "http", feature = "stdio")),
     doc = "\n\n[`deployment`]: mod@server\n[`ServerBuilder::serve`]: ServerBuilder"
 )]
-#![cfg_attr(not(feature = "legacy"), doc = "\n\n[`legacy`]: server::Eras")]
+#![cfg_attr(not(feature = "session"), doc = "\n\n[`session`]: server::Eras")]
 #![cfg_attr(not(feature = "rate-limit"), doc = "\n\n[`middleware::RateLimit`]: middleware")]
 #![cfg_attr(not(feature = "cache"), doc = "\n\n[`middleware::ResultCache`]: middleware")]
 #![cfg_attr(not(feature = "client"), doc = "\n\n[`client::Client`]: ServerBuilder::mount")]
@@ -250,9 +250,17 @@ pub mod events;
 pub mod fuzzing;
 pub mod handler;
 pub mod input;
-#[cfg(feature = "legacy")]
-#[cfg_attr(docsrs, doc(cfg(feature = "legacy")))]
-pub mod legacy;
+#[cfg(feature = "session")]
+#[cfg_attr(docsrs, doc(cfg(feature = "session")))]
+pub mod session;
+/// The former name of [`session`], kept for one release.
+#[cfg(feature = "session")]
+#[cfg_attr(docsrs, doc(cfg(feature = "session")))]
+#[deprecated(note = "renamed `mcp_runtime::session`")]
+pub mod legacy {
+    #[doc(inline)]
+    pub use crate::session::*;
+}
 #[cfg(feature = "logging")]
 #[cfg_attr(docsrs, doc(cfg(feature = "logging")))]
 pub mod logging;

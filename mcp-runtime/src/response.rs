@@ -99,7 +99,7 @@ impl Response {
 
     /// [`text_result`](Self::text_result) as a 2025-era session reads it:
     /// the content alone.
-    #[cfg(feature = "legacy")]
+    #[cfg(feature = "session")]
     pub(crate) fn session_text_result(id: RequestId, text: &str) -> Self {
         Self::text_result_after(id, r#"{"content":[{"type":"text","text":"#, text, None)
     }

@@ -37,28 +37,28 @@ fn every_method_of(file: &str, in_era: fn(Method) -> bool) {
 }
 
 #[test]
-fn every_request_method_of_the_2026_schema_is_a_modern_method() {
-    every_method_of("schema-2026-07-28.json", Method::is_modern);
+fn every_request_method_of_the_2026_schema_is_a_stateless_method() {
+    every_method_of("schema-2026-07-28.json", Method::in_stateless_revision);
 }
 
 #[test]
-fn every_request_method_of_the_2025_schema_is_a_legacy_method() {
-    every_method_of("schema-2025-11-25.json", Method::is_legacy);
+fn every_request_method_of_the_2025_schema_is_a_session_method() {
+    every_method_of("schema-2025-11-25.json", Method::in_session_revisions);
 }
 
 #[test]
 fn a_method_is_of_an_era_only_if_that_eras_schema_or_extension_defines_it() {
-    let modern = client_request_methods("schema-2026-07-28.json");
-    let legacy = client_request_methods("schema-2025-11-25.json");
+    let stateless = client_request_methods("schema-2026-07-28.json");
+    let session = client_request_methods("schema-2025-11-25.json");
     // The tasks extension of 2026-07-28 is not in its schema.
     let extension = ["tasks/get", "tasks/update", "tasks/cancel"];
     for &method in Method::ALL {
         let name = method.name();
         assert_eq!(
-            method.is_modern(),
-            modern.iter().any(|m| m == name) || extension.contains(&name),
-            "`{name}`: modern"
+            method.in_stateless_revision(),
+            stateless.iter().any(|m| m == name) || extension.contains(&name),
+            "`{name}`: stateless"
         );
-        assert_eq!(method.is_legacy(), legacy.iter().any(|m| m == name), "`{name}`: legacy");
+        assert_eq!(method.in_session_revisions(), session.iter().any(|m| m == name), "`{name}`: session");
     }
 }

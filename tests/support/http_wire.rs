@@ -20,7 +20,7 @@ pub const STUCK: Duration = Duration::from_secs(30);
 
 /// The `_meta` of a 2026-07-28 request from a client declaring
 /// `capabilities`.
-pub fn modern_meta(capabilities: Value) -> Value {
+pub fn stateless_meta(capabilities: Value) -> Value {
     json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": capabilities,
@@ -48,8 +48,8 @@ pub async fn send(
         .uri("/mcp")
         .header("host", addr.to_string())
         .header("accept", "application/json, text/event-stream");
-    let modern = body.and_then(|b| b["params"]["_meta"].get("io.modelcontextprotocol/protocolVersion"));
-    match (modern, body) {
+    let stateless = body.and_then(|b| b["params"]["_meta"].get("io.modelcontextprotocol/protocolVersion"));
+    match (stateless, body) {
         (Some(version), Some(body)) => {
             request = request.header("mcp-protocol-version", version.as_str().expect("a version string"));
             if let Some(name) = body["method"].as_str() {
@@ -152,7 +152,7 @@ pub async fn answer(response: http::Response<Incoming>, id: &Value, check: impl 
 /// layer in front would.
 pub fn call_as(name: &str, principal: Option<mcp_runtime::auth::Principal>) -> http::Request<String> {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                      "params": {"name": name, "_meta": modern_meta(json!({}))}});
+                      "params": {"name": name, "_meta": stateless_meta(json!({}))}});
     let mut request = Request::post("/mcp")
         .header("host", "localhost")
         .header("content-type", "application/json")

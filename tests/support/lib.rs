@@ -5,12 +5,12 @@
 pub mod exchange;
 pub mod haproxy;
 pub mod http_wire;
-pub mod legacy_schema;
 pub mod oidc;
 pub mod process;
 pub mod python_sdk;
 pub mod redis;
 pub mod redis_cluster;
+pub mod session_schema;
 pub mod stdio_session;
 pub mod task_schema;
 pub mod validated_client;

@@ -9,7 +9,7 @@ use mcp_runtime::transport::stdio::StdioConfig;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-use crate::legacy_schema::assert_valid_legacy;
+use crate::session_schema::assert_valid_session;
 
 /// One session with a server served on a pipe.
 pub struct Session {
@@ -52,7 +52,7 @@ impl Session {
             .await
             .unwrap_or_else(|_| panic!("an answer to {id} ({method})"));
         let message: Value = serde_json::from_str(&line.expect("readable").expect("a line")).expect("JSON");
-        assert_valid_legacy(method, &message);
+        assert_valid_session(method, &message);
         assert_eq!(message["id"], id, "{message}");
         message
     }

@@ -52,9 +52,9 @@ fn check_task(task: &Value, shape: Shape) -> Result<(), String> {
     if task.get("pollIntervalMs").is_some_and(|p| p.as_u64().is_none_or(|p| p == 0)) {
         return fail("pollIntervalMs is a positive integer");
     }
-    for legacy in ["ttl", "pollInterval", "requestState", "task"] {
-        if task.get(legacy).is_some() {
-            return fail(&format!("a task has no `{legacy}`"));
+    for session in ["ttl", "pollInterval", "requestState", "task"] {
+        if task.get(session).is_some() {
+            return fail(&format!("a task has no `{session}`"));
         }
     }
     let has = |key: &str| task.get(key).is_some();

@@ -109,7 +109,7 @@ fn wire_schema() -> &'static WireSchema {
 
 /// The 2025-11-25 schema, committed beside the 2026-07-28 one: what a
 /// 2025-era session's messages are checked against.
-fn legacy_schema() -> &'static WireSchema {
+fn session_schema() -> &'static WireSchema {
     static SCHEMA: OnceLock<WireSchema> = OnceLock::new();
     SCHEMA.get_or_init(|| WireSchema::load(&schemas_dir().join("schema-2025-11-25.json")))
 }
@@ -121,8 +121,8 @@ pub fn check(definition: &str, instance: &Value) -> Result<(), String> {
 }
 
 /// [`check`] against the 2025-11-25 schema.
-pub fn check_legacy(definition: &str, instance: &Value) -> Result<(), String> {
-    legacy_schema().check(definition, instance)
+pub fn check_session(definition: &str, instance: &Value) -> Result<(), String> {
+    session_schema().check(definition, instance)
 }
 
 /// Panics unless `instance` is a valid `definition`.

@@ -9,7 +9,7 @@ use std::time::Duration;
 use http::{Method, StatusCode};
 use http_body_util::BodyExt;
 use mcp_runtime::events::{EventBus, LocalBus, ReadyFuture, ServerEvent};
-use mcp_runtime::legacy::{
+use mcp_runtime::session::{
     MemorySessionStore, SessionChange, SessionLimits, SessionRecord, SessionStore, StoreError, StoreFuture,
 };
 use mcp_runtime::transport::http::HttpConfig;

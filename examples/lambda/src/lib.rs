@@ -3,7 +3,7 @@
 //! payloads; HTTP APIs and function URLs send version 2.0 ones). Deploying
 //! it: see `main.rs`.
 //!
-//! Only the 2026-07-28 revision is served ([`Eras::Modern`]): no request
+//! Only the 2026-07-28 revision is served ([`Eras::Stateless`]): no request
 //! depends on what an earlier one left in memory, so any instance, warm or
 //! cold, answers any request, including the retry of a multi round-trip
 //! request, whose `requestState` is sealed with the key every instance
@@ -70,7 +70,7 @@ pub struct Handler {
 }
 
 impl Handler {
-    /// The server with every fixture of the `everything` example, modern
+    /// The server with every fixture of the `everything` example, stateless
     /// only, without list-change or log notifications (neither can reach a
     /// client through a buffered response), mounted behind any `Host`: the
     /// function's address is AWS's (or a custom domain in front of it),
@@ -79,7 +79,7 @@ impl Handler {
         let server = mcp_runtime::server!("lambda-example", env!("CARGO_PKG_VERSION"))
             .tool(json_schema::tool())
             .instructions("A test server exposing the MCP fixtures; its tools are fixtures, not useful work.")
-            .eras(Eras::Modern)
+            .eras(Eras::Stateless)
             .list_changed(false)
             .logging(false)
             .request_state_key(settings.request_state_key.clone())

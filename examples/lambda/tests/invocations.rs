@@ -26,7 +26,7 @@ async fn the_stored_events_are_answered_as_they_are() {
 }
 
 #[tokio::test]
-async fn discover_declares_a_modern_server_without_streams() {
+async fn discover_declares_a_stateless_server_without_streams() {
     let function = handler();
     for shape in SHAPES {
         let reply = exchange(&function, shape, &request(7, "server/discover", json!({}), no_capabilities())).await;

@@ -54,12 +54,12 @@ impl Client {
                 let lines = lines.clone();
                 Some(Box::new(move || spawn(async move { lines.notify(&notice).await })))
             }
-            (Transport::Http(http), Negotiated::Legacy(session)) => {
+            (Transport::Http(http), Negotiated::Session(session)) => {
                 let poster = http.poster(&self.head(session.version.as_str(), None, session.id.as_deref()));
                 Some(Box::new(move || spawn(async move { poster.post(&notice).await })))
             }
             // Dropping the response closes its connection: that is the cancellation.
-            (Transport::Http(_), Negotiated::Modern) => None,
+            (Transport::Http(_), Negotiated::Stateless) => None,
         };
         Outstanding { cancel }
     }

@@ -12,9 +12,10 @@ use tokio::sync::Notify;
 
 use super::error::{self, Error};
 use super::lines::{LinesTransport, Watch};
-use super::negotiation::{LegacySession, Negotiated};
+use super::negotiation::{Negotiated, OpenedSession};
 use super::notices::Notices;
-use super::{Client, PROTOCOL_VERSION, Transport};
+use super::{Client, Transport};
+use crate::protocol::PROTOCOL_VERSION;
 use crate::protocol::RequestId;
 
 /// The `_meta` key naming the listen request a notification belongs to.
@@ -335,12 +336,12 @@ impl Client {
     /// server allows), the pipe otherwise.
     pub async fn listen(&self, interests: Interests) -> Result<Listener, Error> {
         match self.negotiated().await? {
-            Negotiated::Modern => self.listen_modern(interests).await,
-            Negotiated::Legacy(session) => self.listen_in_session(session, interests).await,
+            Negotiated::Stateless => self.listen_stateless(interests).await,
+            Negotiated::Session(session) => self.listen_in_session(session, interests).await,
         }
     }
 
-    async fn listen_modern(&self, interests: Interests) -> Result<Listener, Error> {
+    async fn listen_stateless(&self, interests: Interests) -> Result<Listener, Error> {
         let id = self.next_id();
         let params = json!({"_meta": self.meta.to_value(), "notifications": interests.notifications()});
         let message = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen", "params": params});
@@ -402,7 +403,7 @@ impl Client {
         Ok(Listener { held, _end: end })
     }
 
-    async fn listen_in_session(&self, session: &LegacySession, interests: Interests) -> Result<Listener, Error> {
+    async fn listen_in_session(&self, session: &OpenedSession, interests: Interests) -> Result<Listener, Error> {
         for uri in &interests.uris {
             self.request("resources/subscribe", json!({ "uri": uri })).await?;
         }

@@ -56,8 +56,10 @@ use http::{Head, HttpTransport};
 use limits::SharedLimits;
 use lines::LinesTransport;
 pub use listen::{Change, Interests, Listener};
-pub use negotiation::{LEGACY_PROTOCOL_VERSION, Revision};
-use negotiation::{LegacySession, Negotiated};
+#[allow(deprecated)]
+pub use negotiation::LEGACY_PROTOCOL_VERSION;
+pub use negotiation::Revision;
+use negotiation::{Negotiated, OpenedSession};
 use notices::Notices;
 pub use remote::Remote;
 use server_requests::SharedCallbacks;
@@ -66,10 +68,12 @@ use crate::answering::{self, Unanswered};
 use crate::input::Root;
 use crate::protocol::{
     CallToolResult, ClientCapabilities, Completion, CompletionReference, CreateMessageResult, DiscoverResult,
-    ElicitRequest, ElicitResult, GetPromptResult, Implementation, ReadResourceResult, RequestId, RequestMeta, Tool,
+    ElicitRequest, ElicitResult, GetPromptResult, Implementation, ProtocolVersion, ReadResourceResult, RequestId,
+    RequestMeta, Tool,
 };
 
 /// The stateless revision this client speaks.
+#[deprecated(note = "use `mcp_runtime::protocol::PROTOCOL_VERSION`")]
 pub const PROTOCOL_VERSION: &str = crate::protocol::PROTOCOL_VERSION;
 
 /// How long a request may take unless told otherwise.
@@ -164,7 +168,7 @@ impl Client {
     }
 
     fn with(transport: Transport, callbacks: SharedCallbacks, limits: SharedLimits) -> Client {
-        let mut meta = RequestMeta::new(PROTOCOL_VERSION);
+        let mut meta = RequestMeta::new(crate::protocol::PROTOCOL_VERSION);
         meta.client_info = Some(Implementation::new("mcp-runtime-client", env!("CARGO_PKG_VERSION")));
         Client {
             transport,
@@ -269,15 +273,15 @@ impl Client {
     /// request has settled it yet (see [`Revision`]).
     pub async fn protocol_version(&self) -> Result<String, Error> {
         Ok(match self.negotiated().await? {
-            Negotiated::Modern => PROTOCOL_VERSION.to_owned(),
-            Negotiated::Legacy(session) => session.version.to_string(),
+            Negotiated::Stateless => crate::protocol::PROTOCOL_VERSION.to_owned(),
+            Negotiated::Session(session) => session.version.to_string(),
         })
     }
 
     /// Whether the client speaks with its server in a 2025-era session
     /// (known once it has spoken with it).
     pub(crate) fn in_session(&self) -> bool {
-        matches!(self.negotiated.get(), Some(Negotiated::Legacy(_)))
+        matches!(self.negotiated.get(), Some(Negotiated::Session(_)))
     }
 
     async fn negotiated(&self) -> Result<&Negotiated, Error> {
@@ -286,18 +290,18 @@ impl Client {
 
     async fn negotiate(&self) -> Result<Negotiated, Error> {
         match self.revision {
-            Revision::Modern => Ok(Negotiated::Modern),
-            Revision::Legacy => Ok(Negotiated::Legacy(self.initialize().await?)),
-            Revision::Auto => match self.exchange(&Negotiated::Modern, "server/discover", Map::new()).await {
+            Revision::Stateless => Ok(Negotiated::Stateless),
+            Revision::Session => Ok(Negotiated::Session(self.initialize().await?)),
+            Revision::Auto => match self.exchange(&Negotiated::Stateless, "server/discover", Map::new()).await {
                 Ok(discovered) => {
                     *crate::sync::lock(&self.discovered) = Some(discovered);
-                    Ok(Negotiated::Modern)
+                    Ok(Negotiated::Stateless)
                 }
-                Err(error) if negotiation::refuses_modern(&error) => {
-                    Ok(Negotiated::Legacy(self.initialize().await.map_err(|legacy| {
+                Err(error) if negotiation::refuses_stateless(&error) => {
+                    Ok(Negotiated::Session(self.initialize().await.map_err(|session| {
                         Error::Invalid(format!(
                             "the server speaks neither 2026-07-28 (`server/discover`: {error}) nor a 2025-era \
-                             revision (`initialize`: {legacy})"
+                             revision (`initialize`: {session})"
                         ))
                     })?))
                 }
@@ -307,16 +311,17 @@ impl Client {
     }
 
     /// `initialize` and `notifications/initialized`: a 2025-era session.
-    async fn initialize(&self) -> Result<LegacySession, Error> {
+    async fn initialize(&self) -> Result<OpenedSession, Error> {
         let params = json!({
-            "protocolVersion": LEGACY_PROTOCOL_VERSION,
+            "protocolVersion": ProtocolVersion::LATEST_SESSION.as_str(),
             "capabilities": self.meta.client_capabilities,
             "clientInfo": self.meta.client_info,
         });
         let id = self.next_id();
         let message = json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": params});
-        let (answer, session_id) = self.send(&message, &id, self.head(LEGACY_PROTOCOL_VERSION, None, None)).await?;
-        let session = LegacySession::of(error::result_of(answer, &id)?, session_id)?;
+        let (answer, session_id) =
+            self.send(&message, &id, self.head(ProtocolVersion::LATEST_SESSION.as_str(), None, None)).await?;
+        let session = OpenedSession::of(error::result_of(answer, &id)?, session_id)?;
         let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
         let head = self.head(session.version.as_str(), None, session.id.as_deref());
         let notified = async {
@@ -379,11 +384,11 @@ impl Client {
         let id = self.next_id();
         let target = ["name", "uri", "taskId"].iter().find_map(|key| params.get(*key)?.as_str().map(str::to_owned));
         let mut head = match negotiated {
-            Negotiated::Modern => {
+            Negotiated::Stateless => {
                 params.insert("_meta".to_owned(), meta.to_value());
-                self.head(PROTOCOL_VERSION, Some((method, target.as_deref())), None)
+                self.head(crate::protocol::PROTOCOL_VERSION, Some((method, target.as_deref())), None)
             }
-            Negotiated::Legacy(session) => self.head(session.version.as_str(), None, session.id.as_deref()),
+            Negotiated::Session(session) => self.head(session.version.as_str(), None, session.id.as_deref()),
         };
         if let Some((token, notices)) = progress {
             // `Null`: the notifications are heard, but no progress asked for.
@@ -570,7 +575,7 @@ impl Client {
         if let Some(discovered) = crate::sync::lock(&self.discovered).take() {
             return read_as("server/discover", discovered);
         }
-        if let Negotiated::Legacy(session) = negotiated {
+        if let Negotiated::Session(session) = negotiated {
             let capabilities = session.result.get("capabilities").cloned().unwrap_or_else(|| json!({}));
             let capabilities = serde_json::from_value(capabilities)
                 .map_err(|e| Error::Invalid(format!("`initialize` capabilities that do not read: {e}")))?;
@@ -644,7 +649,7 @@ impl Client {
     /// state at the server (a child process ends when the last clone of
     /// its client is dropped). Requests after it fail: open a new client.
     pub async fn close(&self) -> Result<(), Error> {
-        let (Some(Negotiated::Legacy(session)), Transport::Http(http)) = (self.negotiated.get(), &self.transport)
+        let (Some(Negotiated::Session(session)), Transport::Http(http)) = (self.negotiated.get(), &self.transport)
         else {
             return Ok(());
         };

@@ -7,9 +7,8 @@ use serde_json::Value;
 use super::error::Error;
 use crate::protocol::ProtocolVersion;
 
-/// The 2025-era revision a client offers in `initialize`; the server may
-/// answer with an older one it speaks ([`ProtocolVersion::LATEST_SESSION`],
-/// as text).
+/// The 2025-era revision a client offers in `initialize`.
+#[deprecated(note = "use `mcp_runtime::protocol::ProtocolVersion::LATEST_SESSION`")]
 pub const LEGACY_PROTOCOL_VERSION: &str = ProtocolVersion::LATEST_SESSION.as_str();
 
 /// The revision a [`Client`](super::Client) speaks with its server.
@@ -18,7 +17,7 @@ pub const LEGACY_PROTOCOL_VERSION: &str = ProtocolVersion::LATEST_SESSION.as_str
 /// use mcp_runtime::client::{Client, Revision};
 ///
 /// // A server known to speak only the 2025-era revisions.
-/// let client = Client::http("http://127.0.0.1:3000/mcp").revision(Revision::Legacy);
+/// let client = Client::http("http://127.0.0.1:3000/mcp").revision(Revision::Session);
 /// # let _ = client;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -31,24 +30,35 @@ pub enum Revision {
     #[default]
     Auto,
     /// 2026-07-28 only: every request self-describing, no session.
-    Modern,
+    Stateless,
     /// A 2025-era session: `initialize` offering
-    /// [`LEGACY_PROTOCOL_VERSION`] (the server may answer 2025-06-18 or
+    /// [`ProtocolVersion::LATEST_SESSION`] (the server may answer 2025-06-18 or
     /// 2025-03-26), `notifications/initialized`, then every request in the
     /// session (`Mcp-Session-Id` over HTTP).
-    Legacy,
+    Session,
+}
+
+#[allow(non_upper_case_globals)]
+impl Revision {
+    /// The former name of [`Revision::Stateless`].
+    #[deprecated(note = "renamed `Revision::Stateless`")]
+    pub const Modern: Revision = Revision::Stateless;
+
+    /// The former name of [`Revision::Session`].
+    #[deprecated(note = "renamed `Revision::Session`")]
+    pub const Legacy: Revision = Revision::Session;
 }
 
 /// What the first request settled, for the life of the client.
 #[derive(Debug)]
 pub(super) enum Negotiated {
-    Modern,
-    Legacy(LegacySession),
+    Stateless,
+    Session(OpenedSession),
 }
 
 /// A 2025-era session the client opened.
 #[derive(Debug)]
-pub(super) struct LegacySession {
+pub(super) struct OpenedSession {
     /// The revision the server answered `initialize` with.
     pub(super) version: ProtocolVersion,
     /// `Mcp-Session-Id`, over HTTP when the server gave one.
@@ -57,10 +67,10 @@ pub(super) struct LegacySession {
     pub(super) result: Value,
 }
 
-impl LegacySession {
+impl OpenedSession {
     /// The session the `initialize` result opens, if it names a revision
     /// this client speaks.
-    pub(super) fn of(result: Value, id: Option<String>) -> Result<LegacySession, Error> {
+    pub(super) fn of(result: Value, id: Option<String>) -> Result<OpenedSession, Error> {
         let text = result.get("protocolVersion").and_then(Value::as_str).unwrap_or_default();
         let Some(version) = ProtocolVersion::parse(text).filter(|v| v.has_sessions()) else {
             return Err(Error::Invalid(format!(
@@ -69,14 +79,14 @@ impl LegacySession {
                 ProtocolVersion::SESSION.map(ProtocolVersion::as_str).join(", ")
             )));
         };
-        Ok(LegacySession { version, id, result })
+        Ok(OpenedSession { version, id, result })
     }
 }
 
 /// Whether the answer to a `server/discover` says the server does not
 /// speak 2026-07-28 (so that a 2025-era session is the way in), rather
 /// than that it cannot be reached.
-pub(super) fn refuses_modern(error: &Error) -> bool {
+pub(super) fn refuses_stateless(error: &Error) -> bool {
     match error {
         Error::Rpc(_) => true,
         Error::Http { status, .. } => (400..500).contains(status) && ![401, 403].contains(status),

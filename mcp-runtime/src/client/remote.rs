@@ -26,10 +26,10 @@ use crate::protocol::{Prompt, Resource, ResourceTemplate, Tool};
 /// use mcp_runtime::Server;
 /// use mcp_runtime::client::{Client, Remote};
 ///
-/// let mut legacy = tokio::process::Command::new("legacy-mcp-server");
-/// legacy.arg("--stdio");
-/// let remote = Remote::connect(Client::spawn(legacy)?).await?;
-/// let gateway = Server::builder("gateway", "1.0.0").mount_remote("legacy", remote).build()?;
+/// let mut session = tokio::process::Command::new("legacy-mcp-server");
+/// session.arg("--stdio");
+/// let remote = Remote::connect(Client::spawn(session)?).await?;
+/// let gateway = Server::builder("gateway", "1.0.0").mount_remote("session", remote).build()?;
 /// gateway.serve_http("127.0.0.1:3000").await?;
 /// # Ok(()) }
 /// ```

@@ -49,7 +49,7 @@
 //! | `--trusted-proxies N` | `MCP_TRUSTED_PROXIES` | `0` | Proxies in front appending to `X-Forwarded-For`. |
 //! | `--health`, `--no-health` | `MCP_HEALTH` | off | `GET /healthz` and `/readyz`. |
 //! | `--shutdown-drain SECONDS` | `MCP_SHUTDOWN_DRAIN` | `0` | Serving on once shutdown begins. |
-//! | `--eras ERAS` | `MCP_ERAS` | `dual` | `modern`, `legacy` or `dual`. |
+//! | `--eras ERAS` | `MCP_ERAS` | `dual` | `stateless`, `session` or `dual`. |
 //! | `--issuer URL` | `MCP_OAUTH_ISSUER` | none | Bearer tokens from this authorization server (feature `auth`). |
 //! | `--resource URI` | `MCP_OAUTH_RESOURCE` | from the public URL | The audience tokens must name. |
 //! | | `MCP_OAUTH_CLIENT_ID`, `MCP_OAUTH_CLIENT_SECRET` | none | Credentials to introspect opaque tokens. |
@@ -108,7 +108,7 @@ const VALUED: [(&str, &str, &str, Feature); 11] = [
     ("--public-url", "MCP_PUBLIC_URL", "a URL such as https://mcp.example.com", HTTP),
     ("--trusted-proxies", "MCP_TRUSTED_PROXIES", "a number of proxies", HTTP),
     ("--shutdown-drain", "MCP_SHUTDOWN_DRAIN", "a number of seconds", HTTP),
-    ("--eras", "MCP_ERAS", "modern, legacy or dual", ("", true)),
+    ("--eras", "MCP_ERAS", "stateless, session or dual", ("", true)),
     ("--issuer", "MCP_OAUTH_ISSUER", "the URL of an authorization server", AUTH),
     ("--resource", "MCP_OAUTH_RESOURCE", "this server's URI, such as https://mcp.example.com/mcp", AUTH),
     ("--tls-cert", "MCP_TLS_CERT", "a PEM certificate chain file", TLS),
@@ -442,7 +442,7 @@ pub(crate) fn usage() -> String {
         ("--trusted-proxies N          MCP_TRUSTED_PROXIES: proxies appending to X-Forwarded-For", HTTP.1),
         ("--health, --no-health        MCP_HEALTH: GET /healthz and /readyz", HTTP.1),
         ("--shutdown-drain SECONDS     MCP_SHUTDOWN_DRAIN: serving on once shutdown begins", HTTP.1),
-        ("--eras modern|legacy|dual    MCP_ERAS: which clients to serve", true),
+        ("--eras stateless|session|dual    MCP_ERAS: which clients to serve", true),
         ("--issuer URL                 MCP_OAUTH_ISSUER: bearer tokens from this authorization server", AUTH.1),
         ("--resource URI               MCP_OAUTH_RESOURCE: the audience tokens must name", AUTH.1),
         ("                             MCP_OAUTH_CLIENT_ID, MCP_OAUTH_CLIENT_SECRET: to introspect tokens", AUTH.1),

@@ -139,7 +139,7 @@ mod shared {
         bus: RedisBus,
         #[cfg(feature = "tasks")]
         tasks: crate::redis::RedisTaskStore,
-        #[cfg(feature = "legacy")]
+        #[cfg(feature = "session")]
         sessions: crate::redis::RedisSessionStore,
     }
 
@@ -153,7 +153,7 @@ mod shared {
                 bus: RedisBus::connect(url, &format!("{prefix}:events")).await.map_err(failed)?,
                 #[cfg(feature = "tasks")]
                 tasks: crate::redis::RedisTaskStore::connect(url, &prefix).await.map_err(failed)?,
-                #[cfg(feature = "legacy")]
+                #[cfg(feature = "session")]
                 sessions: crate::redis::RedisSessionStore::connect(url, &prefix).await.map_err(failed)?,
             })
         }
@@ -171,7 +171,7 @@ mod shared {
             &self,
             config: crate::transport::http::HttpConfig,
         ) -> crate::transport::http::HttpConfig {
-            #[cfg(feature = "legacy")]
+            #[cfg(feature = "session")]
             let config = config.session_store(self.sessions.clone());
             config
         }

@@ -61,7 +61,7 @@ fn the_environment_sets_everything() {
             ("MCP_PUBLIC_URL", "https://MCP.example.com/mcp"),
             ("MCP_HEALTH", "1"),
             ("MCP_SHUTDOWN_DRAIN", "2.5"),
-            ("MCP_ERAS", "modern"),
+            ("MCP_ERAS", "stateless"),
             ("MCP_TRUSTED_PROXIES", "1"),
             ("PATH", "/bin"),
         ],
@@ -75,7 +75,7 @@ fn the_environment_sets_everything() {
     assert!(http.health);
     assert_eq!(http.trusted_proxies, 1);
     assert_eq!(http.shutdown_drain, std::time::Duration::from_millis(2500));
-    assert_eq!(deployment.eras, Some(Eras::Modern));
+    assert_eq!(deployment.eras, Some(Eras::Stateless));
     assert!(deployment.args().is_empty());
     let shown = format!("{deployment:?}");
     assert!(!shown.contains("0123456789abcdef"), "no secret in Debug: {shown}");
@@ -112,7 +112,7 @@ fn flags_win_over_the_environment() {
             ("MCP_HTTP_ADDR", "0.0.0.0:8080"),
             ("MCP_HEALTH", "on"),
             ("MCP_SHUTDOWN_DRAIN", "30"),
-            ("MCP_ERAS", "legacy"),
+            ("MCP_ERAS", "session"),
             ("MCP_PUBLIC_URL", "https://b.test"),
         ],
     )

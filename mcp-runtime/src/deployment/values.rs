@@ -68,8 +68,12 @@ pub(super) fn switch(text: &str) -> Result<bool, String> {
     }
 }
 
-/// Which clients to serve.
+/// Which clients to serve; a former word (`modern`, `legacy`) still
+/// reads, with a warning.
 pub(super) fn eras(text: &str) -> Result<Eras, String> {
+    if let Some((former, now)) = Eras::former_word(text) {
+        tracing::warn!("the eras `{former}` are now called `{now}`: the former word is deprecated");
+    }
     text.trim().parse()
 }
 
@@ -92,7 +96,7 @@ mod tests {
         assert!(seconds("-1").is_err() && seconds("soon").is_err());
         assert_eq!((switch("on"), switch("0")), (Ok(true), Ok(false)));
         assert!(switch("yes please").unwrap_err().contains("not 1 or 0"));
-        assert_eq!(eras("modern"), Ok(Eras::Modern));
+        assert_eq!(eras("stateless"), Ok(Eras::Stateless));
         assert!(eras("both").is_err());
     }
 }

@@ -16,7 +16,7 @@ use crate::server::Server;
 pub(crate) trait Answers {
     fn server(&self) -> &Server;
     fn id(&self) -> &RequestId;
-    #[cfg_attr(not(feature = "legacy"), allow(dead_code))]
+    #[cfg_attr(not(feature = "session"), allow(dead_code))]
     fn session(&self) -> Option<crate::protocol::ProtocolVersion>;
 }
 
@@ -30,9 +30,9 @@ impl Answers for Prepared {
     }
 
     fn session(&self) -> Option<crate::protocol::ProtocolVersion> {
-        #[cfg(feature = "legacy")]
+        #[cfg(feature = "session")]
         return self.session;
-        #[cfg(not(feature = "legacy"))]
+        #[cfg(not(feature = "session"))]
         None
     }
 }
@@ -57,7 +57,7 @@ pub(super) fn finish_sized<T: Serialize>(
     cache: Option<CacheHints>,
     size: usize,
 ) -> Response {
-    #[cfg(feature = "legacy")]
+    #[cfg(feature = "session")]
     if p.session().is_some() && result_type != ResultType::InputRequired {
         // Asking for input is the bridge's business, which reads it as the
         // dispatcher writes it; anything else goes to the session's client.

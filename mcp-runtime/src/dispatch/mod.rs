@@ -18,7 +18,7 @@ mod pagination;
 mod params_head;
 mod request;
 mod round_trip;
-#[cfg(feature = "legacy")]
+#[cfg(feature = "session")]
 mod session_result;
 mod tools_call_reader;
 mod visible;
@@ -32,10 +32,10 @@ pub use envelope::{ClientNotification, Message, Request, parse_message};
 #[cfg(any(feature = "http", feature = "stdio"))]
 pub(crate) use method::Method;
 #[cfg(feature = "http")]
-pub(crate) use method::modern as modern_method;
+pub(crate) use method::stateless as stateless_method;
 pub(crate) use prepared::Body;
 pub use prepared::{CalledTool, HeaderCheck, Prepared, RequestOptions};
-#[cfg(feature = "legacy")]
+#[cfg(feature = "session")]
 pub(crate) use tools_call_reader::read_call;
 
 /// The readers of this module, for [`crate::fuzzing`].
@@ -57,7 +57,7 @@ pub(crate) mod fuzzing {
         method: &str,
         params: Option<&RawValue>,
     ) -> Result<(Arc<RequestMeta>, Option<String>), ErrorObject> {
-        params_head::read(method::modern(method).and_then(Method::target), params)
+        params_head::read(method::stateless(method).and_then(Method::target), params)
     }
 
     pub(crate) fn decode_cursor(cursor: &str, list: &str) -> Result<Option<(String, String)>, ErrorObject> {

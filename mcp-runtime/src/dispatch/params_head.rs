@@ -66,13 +66,13 @@ pub(super) fn missing_meta(error: ErrorObject, served: &[&str]) -> ErrorObject {
     if error.message != MISSING_META {
         return error;
     }
-    let legacy: Vec<&str> = served.iter().copied().filter(|v| *v != crate::protocol::PROTOCOL_VERSION).collect();
+    let session: Vec<&str> = served.iter().copied().filter(|v| *v != crate::protocol::PROTOCOL_VERSION).collect();
     let mut message = String::from(MISSING_META);
     if served.contains(&crate::protocol::PROTOCOL_VERSION) {
         message.push_str(": a 2026-07-28 request carries `io.modelcontextprotocol/protocolVersion` there");
     }
-    if !legacy.is_empty() {
-        message.push_str(&format!("; clients of protocol versions {} open with `initialize`", legacy.join(", ")));
+    if !session.is_empty() {
+        message.push_str(&format!("; clients of protocol versions {} open with `initialize`", session.join(", ")));
     } else {
         message.push_str("; this server does not serve `initialize` (protocol versions before 2026-07-28)");
     }

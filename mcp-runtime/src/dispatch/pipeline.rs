@@ -134,15 +134,15 @@ impl Server {
         // after the checks that come before it.
         let (known, mut meta, target, body) = match params {
             Params::Raw(raw) => {
-                let known = method::modern(&method);
+                let known = method::stateless(&method);
                 let target = known.and_then(Method::target);
                 let (meta, target) = params_head::read(target, raw.as_deref())
                     .map_err(|e| fail(&id, params_head::missing_meta(e, self.eras().versions()), Stage::Meta))?;
                 (known, meta, target, Body::Raw(raw))
             }
             Params::Call(ReadCall { meta, params }) => (Some(Method::ToolsCall), meta, None, Body::Call(params)),
-            #[cfg(feature = "legacy")]
-            Params::Given { meta, raw } => (method::modern(&method), meta, None, Body::Raw(Some(raw))),
+            #[cfg(feature = "session")]
+            Params::Given { meta, raw } => (method::stateless(&method), meta, None, Body::Raw(Some(raw))),
         };
         if !self.settings().logging && meta.log_level.is_some() {
             Arc::make_mut(&mut meta).log_level = None;
@@ -190,7 +190,7 @@ impl Server {
             http: HttpRequest::default(),
             access: Access::Unchecked,
             observation: Observation::default(),
-            #[cfg(feature = "legacy")]
+            #[cfg(feature = "session")]
             session: None,
             past_layers: false,
             opened: None,

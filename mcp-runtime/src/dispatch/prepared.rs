@@ -93,7 +93,7 @@ pub struct Prepared {
     pub(super) observation: Observation,
     /// The version of the 2025-era session it belongs to, whose results
     /// are written as that version reads them; `None` on the stateless path.
-    #[cfg(feature = "legacy")]
+    #[cfg(feature = "session")]
     pub(super) session: Option<crate::protocol::ProtocolVersion>,
     /// Whether it has been through its layers, and goes to its handler now.
     pub(super) past_layers: bool,
@@ -121,7 +121,7 @@ impl Prepared {
 
     /// Writes the results as a 2025-era session on `version` reads them
     /// (an `input_required` result excepted, which is the bridge's to read).
-    #[cfg(feature = "legacy")]
+    #[cfg(feature = "session")]
     pub(crate) fn answer_session(&mut self, version: crate::protocol::ProtocolVersion) {
         self.session = Some(version);
     }

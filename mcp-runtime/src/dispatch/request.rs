@@ -27,7 +27,7 @@ pub(super) enum Params {
     Call(ReadCall),
     /// Params whose `_meta` the caller supplies ready: a 2025-era
     /// session's, which knows its client from `initialize`.
-    #[cfg(feature = "legacy")]
+    #[cfg(feature = "session")]
     Given { meta: Arc<RequestMeta>, raw: Box<RawValue> },
 }
 
@@ -40,7 +40,7 @@ impl Request {
 
     /// A request of a 2025-era session: `meta` is what the session knows
     /// of its client, in place of any `_meta` in `params`.
-    #[cfg(feature = "legacy")]
+    #[cfg(feature = "session")]
     pub(crate) fn in_session(id: RequestId, method: &str, meta: Arc<RequestMeta>, params: Box<RawValue>) -> Self {
         let method = match crate::protocol::Method::parse(method) {
             Some(known) => Cow::Borrowed(known.name()),
@@ -50,7 +50,7 @@ impl Request {
     }
 
     /// A `tools/call` of a 2025-era session, its params read already.
-    #[cfg(feature = "legacy")]
+    #[cfg(feature = "session")]
     pub(crate) fn in_session_call(id: RequestId, meta: Arc<RequestMeta>, params: CallToolParams) -> Self {
         let method = crate::protocol::Method::ToolsCall.name();
         Request { id, method: Cow::Borrowed(method), params: Params::Call(ReadCall { meta, params }) }

@@ -33,7 +33,7 @@ impl HttpRequest {
     }
 
     /// The head of a request received over HTTP, shared with its transport.
-    #[cfg(all(feature = "http", feature = "legacy"))]
+    #[cfg(all(feature = "http", feature = "session"))]
     pub(crate) fn shared(parts: std::sync::Arc<http::request::Parts>) -> Self {
         HttpRequest { parts: Some(parts) }
     }

@@ -44,14 +44,14 @@
 //! Replication in Redis is asynchronous: a write that a master acknowledged
 //! just before it failed may be missing on the replica that takes over.
 #![cfg_attr(not(feature = "tasks"), doc = "\n\n[`RedisTaskStore`]: crate::tasks::TaskSupport")]
-#![cfg_attr(not(feature = "legacy"), doc = "\n\n[`RedisSessionStore`]: crate::server::Eras")]
+#![cfg_attr(not(feature = "session"), doc = "\n\n[`RedisSessionStore`]: crate::server::Eras")]
 
 mod address;
 mod bus;
 mod commands;
 #[cfg(feature = "cache")]
 mod results;
-#[cfg(feature = "legacy")]
+#[cfg(feature = "session")]
 mod sessions;
 mod subscription;
 #[cfg(feature = "tasks")]
@@ -61,8 +61,8 @@ pub use bus::RedisBus;
 #[cfg(feature = "cache")]
 #[cfg_attr(docsrs, doc(cfg(feature = "cache")))]
 pub use results::RedisResultStore;
-#[cfg(feature = "legacy")]
-#[cfg_attr(docsrs, doc(cfg(feature = "legacy")))]
+#[cfg(feature = "session")]
+#[cfg_attr(docsrs, doc(cfg(feature = "session")))]
 pub use sessions::RedisSessionStore;
 #[cfg(feature = "tasks")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tasks")))]

@@ -30,10 +30,10 @@ use tokio::sync::broadcast;
 
 use super::commands::{Commands, script};
 use super::subscription::Subscription;
-use crate::legacy::{
+use crate::protocol::LoggingLevel;
+use crate::session::{
     SessionChange, SessionLimits, SessionOwner, SessionRecord, SessionStore, StoreError, StoreFuture, Touched,
 };
-use crate::protocol::LoggingLevel;
 
 /// Keeps a new session unless the live ones are as many as allowed.
 /// KEYS: the session, the index. ARGV: id, record, idle ms, cap, owner

@@ -174,7 +174,7 @@ pub enum BuildError {
         reason: String,
     },
     /// What the server was asked to serve needs a Cargo feature of
-    /// `mcp-runtime` that this build leaves out: the 2025 era (`legacy`),
+    /// `mcp-runtime` that this build leaves out: the 2025 era (`session`),
     /// say, which [`Eras::Dual`](crate::server::Eras::Dual) asks for.
     #[error(
         "{what} needs the `{feature}` feature of mcp-runtime, which this build leaves out: \
@@ -196,14 +196,6 @@ pub enum BuildError {
         profile: &'static str,
         /// Every tool refused, in name order, with the reasons.
         refused: Vec<RefusedTool>,
-    },
-    /// `--dump-catalog` asked for the catalog, and it could not be written.
-    #[error("the catalog could not be written to {to} (--dump-catalog): {reason}")]
-    CatalogDump {
-        /// `standard output`, or the file named.
-        to: String,
-        /// The I/O error's message.
-        reason: String,
     },
     /// A definition could not be serialized.
     #[error("the definition of `{name}` could not be serialized: {reason}")]
@@ -360,18 +352,17 @@ mod tests {
             BuildError::Scope { kind: "tool", name: "add".into(), reason: ScopeError::EmptyList, location: location() },
             BuildError::Unauthenticated { kind: "tool", name: "whoami".into(), location: location() },
             BuildError::Cache { tool: "add".into(), reason: "no cache".into(), location: location() },
-            BuildError::Eras { reason: "`both` is none of modern, legacy, dual".into() },
+            BuildError::Eras { reason: "`both` is none of stateless, session, dual".into() },
             BuildError::Environment { variable: "MCP_REQUEST_STATE_KEY", reason: "too short".into() },
             BuildError::MissingFeature {
-                feature: "legacy",
+                feature: "session",
                 what: "serving 2025-era clients (eras `dual`)".into(),
-                instead: "serve `Eras::Modern` only",
+                instead: "serve `Eras::Stateless` only",
             },
             BuildError::SchemaProfile {
                 profile: "openai",
                 refused: vec![RefusedTool { tool: "add".into(), location: location(), reasons: vec!["a map".into()] }],
             },
-            BuildError::CatalogDump { to: "/nowhere/catalog.json".into(), reason: "No such file or directory".into() },
             BuildError::Definition { name: "add".into(), reason: "not JSON".into() },
             BuildError::Several {
                 problems: vec![

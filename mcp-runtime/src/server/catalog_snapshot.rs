@@ -5,7 +5,6 @@ use serde_json::{Map, Value};
 
 use super::Server;
 use crate::registry::catalog_dump::CatalogDump;
-use crate::registry::error::BuildError;
 
 impl CatalogDump {
     /// Writes `server`'s catalog here.
@@ -69,30 +68,31 @@ impl Server {
         mcp_catalog::snapshot::to_text(&self.catalog_snapshot())
     }
 
-    /// Writes the catalog when [`ServerBuilder::dump_catalog`](crate::ServerBuilder::dump_catalog)
-    /// asked for it; returns whether it did, in which case the serve helper
-    /// returns without serving. (`--dump-catalog` never gets this far:
-    /// `build()` answers it.)
-    #[cfg(any(feature = "http", feature = "stdio"))]
-    pub(crate) fn dumped_catalog(&self) -> std::io::Result<bool> {
-        match &self.settings().catalog_dump {
-            Some(dump) => dump.write(self).map(|()| true),
-            None => Ok(false),
-        }
-    }
-
-    /// Answers `--dump-catalog` for `build()`: writes the catalog where the
-    /// flag says (or where [`ServerBuilder::dump_catalog`](crate::ServerBuilder::dump_catalog)
-    /// does, which wins) and ends the process with status 0. Returns only
-    /// if the catalog could not be written, with the error `build()` gives.
-    pub(crate) fn dump_catalog_and_exit(&self, flag: CatalogDump) -> BuildError {
-        let to = self.settings().catalog_dump.clone().unwrap_or(flag);
-        match to.write(self) {
-            // Destructors are skipped, but the dump is flushed and nothing
-            // else was started for it.
-            Ok(()) => std::process::exit(0),
-            Err(e) => BuildError::CatalogDump { to: to.to_string(), reason: e.to_string() },
-        }
+    /// Writes the catalog snapshot if it was asked for (`--dump-catalog`
+    /// among the process's arguments, unless
+    /// [`ServerBuilder::catalog_flag(false)`](crate::ServerBuilder::catalog_flag),
+    /// or [`ServerBuilder::dump_catalog`](crate::ServerBuilder::dump_catalog),
+    /// which wins) and returns `true`: the caller then returns without
+    /// serving. Every serve helper calls it before anything else (binding,
+    /// reading stdin, connecting to Redis); a `main` that serves by other
+    /// means, say an `McpService` nested in axum, calls it after `build()`:
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = mcp_runtime::server!().build()?;
+    /// if server.answer_catalog_dump()? {
+    ///     return Ok(());
+    /// }
+    /// // ... nest `server.into_service()` in a router and serve it
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// A dump that cannot be written is an error naming where it was going.
+    pub fn answer_catalog_dump(&self) -> std::io::Result<bool> {
+        let Some(to) = &self.settings().catalog_dump else { return Ok(false) };
+        to.write(self).map(|()| true).map_err(|e| {
+            std::io::Error::new(e.kind(), format!("the catalog could not be written to {to} (--dump-catalog): {e}"))
+        })
     }
 }
 

@@ -33,10 +33,12 @@ use crate::tasks::Tasks;
 pub(crate) mod builder;
 mod catalog_snapshot;
 pub(crate) mod mount;
-#[cfg(all(test, any(not(feature = "legacy"), not(feature = "tasks"))))]
+#[cfg(all(test, any(not(feature = "session"), not(feature = "tasks"))))]
 mod without_features_tests;
 
-pub use crate::eras::{ERAS_ENV, Eras, LEGACY_VERSIONS};
+#[allow(deprecated)]
+pub use crate::eras::LEGACY_VERSIONS;
+pub use crate::eras::{ERAS_ENV, Eras, SESSION_VERSIONS};
 pub use crate::input::request_state::RequestStateKey;
 pub use crate::registry::catalog_dump::{CatalogDump, DUMP_CATALOG_FLAG};
 use crate::registry::error::Problems;
@@ -200,16 +202,16 @@ pub(crate) struct Snapshot {
     discover: DiscoverResult,
     /// The definitions of a list as a 2025-era version reads them, made at
     /// the first such list and kept with the catalog they come from.
-    #[cfg(feature = "legacy")]
+    #[cfg(feature = "session")]
     older_definitions: OlderDefinitions,
 }
 
 /// Lists of definitions rewritten for an older protocol version, by version
 /// and list; `None` where every definition reads as it is.
-#[cfg(feature = "legacy")]
+#[cfg(feature = "session")]
 type Rewritten = Option<Arc<[Box<serde_json::value::RawValue>]>>;
 
-#[cfg(feature = "legacy")]
+#[cfg(feature = "session")]
 #[derive(Default)]
 struct OlderDefinitions(
     std::sync::Mutex<std::collections::HashMap<(crate::protocol::ProtocolVersion, &'static str), Rewritten>>,
@@ -244,7 +246,7 @@ impl Snapshot {
             catalog,
             capabilities,
             discover,
-            #[cfg(feature = "legacy")]
+            #[cfg(feature = "session")]
             older_definitions: OlderDefinitions::default(),
         }
     }
@@ -252,7 +254,7 @@ impl Snapshot {
     /// The definitions of list `key` as `version` reads them: those `make`
     /// rewrote the first time they were asked for, `None` when it had
     /// nothing to rewrite.
-    #[cfg(feature = "legacy")]
+    #[cfg(feature = "session")]
     pub(crate) fn older_definitions(
         &self,
         version: crate::protocol::ProtocolVersion,
@@ -332,7 +334,7 @@ impl Server {
     }
 
     /// The instructions `initialize` reports.
-    #[cfg(feature = "legacy")]
+    #[cfg(feature = "session")]
     pub(crate) fn instructions(&self) -> Option<&str> {
         self.inner.settings.instructions.as_deref()
     }
@@ -618,7 +620,7 @@ impl Requirements<'_> {
     }
 }
 
-#[cfg(all(test, feature = "legacy"))]
+#[cfg(all(test, feature = "session"))]
 mod older_definitions_tests {
     use std::cell::Cell;
 

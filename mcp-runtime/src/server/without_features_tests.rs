@@ -1,38 +1,38 @@
-//! Builds without the `legacy` or `tasks` feature: without `legacy` a
+//! Builds without the `session` or `tasks` feature: without `session` a
 //! server serves the 2026-07-28 revision only, refuses to be built for
-//! anything else, and answers `initialize` as a modern-only server of a full
+//! anything else, and answers `initialize` as a stateless-only server of a full
 //! build does; without `tasks` it offers no extension, runs a `task` tool as
 //! an ordinary call, and refuses to be built with a `task(required)` one.
 
-#[cfg(not(feature = "legacy"))]
+#[cfg(not(feature = "session"))]
 use crate::registry::error::BuildError;
-#[cfg(not(feature = "legacy"))]
+#[cfg(not(feature = "session"))]
 use crate::server::Eras;
 use crate::server::Server;
 
 fn builder() -> crate::ServerBuilder {
-    Server::builder("modern-only", "1.0.0")
+    Server::builder("stateless-only", "1.0.0")
 }
 
-#[cfg(not(feature = "legacy"))]
+#[cfg(not(feature = "session"))]
 #[test]
-fn the_default_is_modern_and_the_2025_era_is_a_build_error() {
-    assert_eq!(builder().build().expect("a modern-only server").eras(), Eras::Modern);
-    for eras in [Eras::Dual, Eras::Legacy] {
+fn the_default_is_stateless_and_the_2025_era_is_a_build_error() {
+    assert_eq!(builder().build().expect("a stateless-only server").eras(), Eras::Stateless);
+    for eras in [Eras::Dual, Eras::Session] {
         let error = builder().eras(eras).build().expect_err("no 2025 era without the feature");
-        assert!(matches!(error, BuildError::MissingFeature { feature: "legacy", .. }), "{error}");
+        assert!(matches!(error, BuildError::MissingFeature { feature: "session", .. }), "{error}");
         let sentence = error.to_string();
-        assert!(sentence.contains(&format!("(eras `{eras}`) needs the `legacy` feature")), "{sentence}");
-        assert!(sentence.contains("`Eras::Modern`"), "{sentence}");
+        assert!(sentence.contains(&format!("(eras `{eras}`) needs the `session` feature")), "{sentence}");
+        assert!(sentence.contains("`Eras::Stateless`"), "{sentence}");
     }
 }
 
-#[cfg(all(not(feature = "legacy"), feature = "stdio"))]
+#[cfg(all(not(feature = "session"), feature = "stdio"))]
 #[tokio::test]
 async fn initialize_over_stdio_is_refused_naming_the_one_version() {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-    let server = builder().build().expect("a modern-only server");
+    let server = builder().build().expect("a stateless-only server");
     let (input, mut to_server) = tokio::io::duplex(4096);
     let (from_server, output) = tokio::io::duplex(4096);
     let serving = tokio::spawn(server.serve_io(input, from_server, Default::default()));
@@ -49,12 +49,12 @@ async fn initialize_over_stdio_is_refused_naming_the_one_version() {
     serving.await.expect("no panic").expect("a clean end at end of input");
 }
 
-#[cfg(all(not(feature = "legacy"), feature = "http"))]
+#[cfg(all(not(feature = "session"), feature = "http"))]
 #[tokio::test]
 async fn over_http_initialize_is_refused_and_no_session_is_kept() {
     use tower_service::Service as _;
 
-    let server = builder().build().expect("a modern-only server");
+    let server = builder().build().expect("a stateless-only server");
     let mut service = server.http_service(Default::default());
     let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
     let post = http::Request::post("/mcp")

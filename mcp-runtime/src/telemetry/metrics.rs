@@ -30,7 +30,7 @@ mod off {
         pub(crate) fn finish(&mut self, _failure: Option<(&str, bool)>) {}
     }
 
-    #[cfg(feature = "legacy")]
+    #[cfg(feature = "session")]
     pub(crate) fn sessions(_change: i64) {}
 }
 
@@ -55,7 +55,7 @@ mod on {
         duration: Histogram<f64>,
         requests: UpDownCounter<i64>,
         streams: UpDownCounter<i64>,
-        #[cfg(feature = "legacy")]
+        #[cfg(feature = "session")]
         sessions: UpDownCounter<i64>,
     }
 
@@ -82,7 +82,7 @@ mod on {
                     .with_unit("{stream}")
                     .with_description("Open `subscriptions/listen` streams.")
                     .build(),
-                #[cfg(feature = "legacy")]
+                #[cfg(feature = "session")]
                 sessions: meter
                     .i64_up_down_counter("mcp_runtime.server.active_sessions")
                     .with_unit("{session}")
@@ -146,7 +146,7 @@ mod on {
     }
 
     /// A 2025-era session held here was opened (`1`) or let go (`-1`).
-    #[cfg(feature = "legacy")]
+    #[cfg(feature = "session")]
     pub(crate) fn sessions(change: i64) {
         instruments().sessions.add(change, &[]);
     }

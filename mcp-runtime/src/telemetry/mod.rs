@@ -47,12 +47,12 @@ pub mod otel;
 #[cfg(feature = "otel")]
 mod propagation;
 mod request;
-#[cfg(feature = "legacy")]
+#[cfg(feature = "session")]
 mod session;
 mod span;
 
 pub(crate) use observe::{Ending, Observation};
 pub(crate) use request::{Origin, Target};
-#[cfg(feature = "legacy")]
+#[cfg(feature = "session")]
 pub(crate) use session::LiveSession;
 pub(crate) use span::note_refusal;

@@ -16,7 +16,7 @@ pub(crate) enum Ending<'a> {
     /// With the dispatcher's response.
     Answered(&'a Response),
     /// A 2025-era session's request: its result (as JSON text) or its error.
-    #[cfg(feature = "legacy")]
+    #[cfg(feature = "session")]
     Session(Result<&'a str, &'a ErrorObject>),
 }
 
@@ -96,7 +96,7 @@ impl Observation {
     }
 
     /// Records the session a 2025-era request belongs to.
-    #[cfg(feature = "legacy")]
+    #[cfg(feature = "session")]
     pub(crate) fn session(&mut self, id: &str) {
         if let Some(active) = &self.0
             && !active.span.is_disabled()
@@ -163,9 +163,9 @@ impl Active {
                     (failed.then_some(Failure::TOOL), result.map(std::borrow::Cow::Borrowed))
                 }
             },
-            #[cfg(feature = "legacy")]
+            #[cfg(feature = "session")]
             Ending::Session(Err(error)) => (Some(Failure::rpc(error, None)), None),
-            #[cfg(feature = "legacy")]
+            #[cfg(feature = "session")]
             Ending::Session(Ok(result)) => {
                 let failed = active.tool_call && is_tool_error(result);
                 (failed.then_some(Failure::TOOL), Some(std::borrow::Cow::Borrowed(result)))

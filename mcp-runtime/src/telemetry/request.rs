@@ -19,7 +19,7 @@ pub(crate) struct Origin<'a> {
 impl<'a> Origin<'a> {
     /// A line of the stdio transport (or a 2025-era request that came
     /// without an HTTP head).
-    #[cfg(any(feature = "stdio", feature = "legacy"))]
+    #[cfg(any(feature = "stdio", feature = "session"))]
     pub(crate) fn stdio() -> Self {
         Origin { transport: Some("pipe"), ..Origin::default() }
     }
@@ -31,7 +31,7 @@ impl<'a> Origin<'a> {
     }
 
     /// A request observed by the one it is served for.
-    #[cfg(feature = "legacy")]
+    #[cfg(feature = "session")]
     pub(crate) fn nested() -> Self {
         Origin { nested: true, ..Origin::default() }
     }

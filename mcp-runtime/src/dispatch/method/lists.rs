@@ -128,7 +128,7 @@ pub(super) fn run(p: &Prepared, kind: ListKind, start: usize) -> Response {
 /// they differ from the catalog's: a 2025-era session's version reads some
 /// without their newer members. Rewritten once per catalog and version.
 fn rewritten(p: &Prepared, kind: ListKind) -> Option<std::sync::Arc<[Box<RawValue>]>> {
-    #[cfg(feature = "legacy")]
+    #[cfg(feature = "session")]
     if let Some(version) = p.session {
         let c = p.snapshot.catalog();
         return p.snapshot.older_definitions(version, kind.key(), || {

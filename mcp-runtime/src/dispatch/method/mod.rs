@@ -25,6 +25,6 @@ mod task_call;
 mod tasks;
 mod tools_call;
 
-pub(crate) use name::{Method, Target, is_offered, modern};
+pub(crate) use name::{Method, Target, is_offered, stateless};
 pub(crate) use parts::Route;
 pub(crate) use router::{route, run, target_of};

@@ -37,8 +37,8 @@ impl Capability {
 
 /// The method of the 2026-07-28 revision named `name`: one of the 2025 era
 /// alone is no method there, and has no target for `Mcp-Name` to repeat.
-pub(crate) fn modern(name: &str) -> Option<Method> {
-    Method::parse(name).filter(|method| method.is_modern())
+pub(crate) fn stateless(name: &str) -> Option<Method> {
+    Method::parse(name).filter(|method| method.in_stateless_revision())
 }
 
 /// What the server must advertise for `method` to exist in the 2026-07-28
@@ -87,9 +87,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_modern_method_has_a_capability_and_no_legacy_one_does() {
+    fn every_stateless_method_has_a_capability_and_no_session_one_does() {
         for &method in Method::ALL {
-            assert_eq!(capability(method).is_some(), method.is_modern(), "{method:?}");
+            assert_eq!(capability(method).is_some(), method.in_stateless_revision(), "{method:?}");
         }
         let everything = ServerCapabilities::default();
         assert!(is_offered(Method::Discover, &everything));

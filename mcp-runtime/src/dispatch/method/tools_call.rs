@@ -109,9 +109,9 @@ async fn call(p: &Prepared, params: CallToolParams, position: usize, mut parts: 
     };
     let call = ToolCall::new(name, arguments, cx.clone());
     let handler = &tool.handler;
-    #[cfg_attr(not(feature = "legacy"), allow(unused_mut))]
+    #[cfg_attr(not(feature = "session"), allow(unused_mut))]
     let mut outcome = interruptible(p, target, cx, move || handler(call)).await;
-    #[cfg(feature = "legacy")]
+    #[cfg(feature = "session")]
     if let Some(version) = p.session
         && let Ok(Outcome::Complete(result)) = &mut outcome
     {

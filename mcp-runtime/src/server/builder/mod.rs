@@ -272,9 +272,9 @@ impl ServerBuilder {
     }
 
     /// Which clients to serve (default [`Eras::Dual`]: both; without the
-    /// `legacy` feature, [`Eras::Modern`], the only choice such a build
+    /// `session` feature, [`Eras::Stateless`], the only choice such a build
     /// serves). Without this call the [`ERAS_ENV`] environment variable
-    /// (`MCP_ERAS=modern`, say) decides, so a deployment can change it
+    /// (`MCP_ERAS=stateless`, say) decides, so a deployment can change it
     /// without a rebuild.
     pub fn eras(mut self, eras: Eras) -> Self {
         self.eras = Some(eras);
@@ -285,8 +285,6 @@ impl ServerBuilder {
     /// [`Server::serve_http_with`], [`Server::serve_stdio`]) write the
     /// catalog snapshot to `to` and return instead of serving, whatever the
     /// command line says. [`Server::catalog_json`] is the text written.
-    /// With `--dump-catalog` on the command line too, [`build`](Self::build)
-    /// writes it to `to` and exits (see [`catalog_flag`](Self::catalog_flag)).
     #[cfg_attr(not(feature = "http"), doc = "\n\n[`Server::serve_http`]: Server\n[`Server::serve_http_with`]: Server")]
     #[cfg_attr(not(feature = "stdio"), doc = "\n\n[`Server::serve_stdio`]: Server")]
     pub fn dump_catalog(mut self, to: CatalogDump) -> Self {
@@ -294,26 +292,28 @@ impl ServerBuilder {
         self
     }
 
-    /// Whether [`build`](Self::build) honours `--dump-catalog` (or
+    /// Whether the server honours `--dump-catalog` (or
     /// `--dump-catalog=PATH`) among the process's arguments (default
-    /// true): with it, once the server is built, it writes the catalog
-    /// snapshot and ends the process with status 0, so nothing `main` does
-    /// after `build()` happens: no start-up line printed into the dump, no
-    /// port bound, no stdin read. A dump that cannot be written is
-    /// [`BuildError::CatalogDump`]. It only looks for that one argument and
-    /// never consumes or rejects any other, so a program with its own
-    /// argument parser must let it through (or turn this off, and call
-    /// [`CatalogDump::from_process_args`] and [`CatalogDump::write`] itself,
-    /// say to dump tools added after `build()`).
-    ///
-    /// Write what must not reach the dump after `build()`:
+    /// true): [`build`](Self::build) notes it, and the serve helpers
+    /// (`serve`, `Server::serve_http`, `Server::serve_stdio`) then write the catalog snapshot and return
+    /// before binding a port, reading stdin or connecting to Redis; a `main`
+    /// that serves otherwise calls [`Server::answer_catalog_dump`]. Building
+    /// ends no process: what `main` prints to standard output between
+    /// `build()` and serving lands before a dump written there, so print
+    /// start-up lines to standard error (as `tracing` does), or serve with
+    /// `serve`, which answers the flag first. It only looks
+    /// for that one argument and never consumes or rejects any other, so a
+    /// program with its own argument parser must let it through (or turn
+    /// this off, and call [`CatalogDump::from_process_args`] and
+    /// [`CatalogDump::write`] itself, say to dump tools added after
+    /// `build()`).
     ///
     /// ```no_run
     /// #[mcp_runtime::main]
     /// async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    ///     let server = mcp_runtime::server!().build()?; // `--dump-catalog` ends here
-    ///     println!("serving MCP at http://127.0.0.1:3000/mcp");
-    ///     server.serve_http("127.0.0.1:3000").await?;
+    ///     let server = mcp_runtime::server!().build()?;
+    ///     eprintln!("serving MCP at http://127.0.0.1:3000/mcp");
+    ///     server.serve_http("127.0.0.1:3000").await?; // `--dump-catalog` ends here
     ///     Ok(())
     /// }
     /// ```
@@ -412,9 +412,12 @@ impl ServerBuilder {
     /// Checks and freezes the server: duplicate names and missing state are
     /// errors naming the definitions involved.
     ///
-    /// With `--dump-catalog` among the process's arguments, it writes the
-    /// catalog snapshot and ends the process instead of returning (unless
-    /// [`catalog_flag(false)`](Self::catalog_flag)).
+    /// Building has no effect outside the server but two reads and one
+    /// start: it reads [`ERAS_ENV`] when [`eras`](Self::eras) was not
+    /// called, notes `--dump-catalog` among the process's arguments for the
+    /// serve helpers to answer (see [`catalog_flag`](Self::catalog_flag)),
+    /// and, with the `client` feature, starts following the remotes mounted
+    /// with `mount_remote` (their lists changing).
     pub fn build(self) -> Result<Server, BuildError> {
         let mut problems = Problems::default();
         for error in self.deferred_errors {
@@ -452,16 +455,19 @@ impl ServerBuilder {
             Some(eras) => eras,
             None => match std::env::var(ERAS_ENV) {
                 Ok(text) => {
+                    if let Some((former, now)) = Eras::former_word(&text) {
+                        tracing::warn!("{ERAS_ENV}={former} is deprecated: the eras are now called `{now}`");
+                    }
                     problems.take(text.parse().map_err(|reason| BuildError::Eras { reason })).unwrap_or_default()
                 }
                 Err(_) => Eras::default(),
             },
         };
-        if eras.serves_legacy() && !cfg!(feature = "legacy") {
+        if eras.serves_sessions() && !cfg!(feature = "session") {
             problems.push(BuildError::MissingFeature {
-                feature: "legacy",
+                feature: "session",
                 what: format!("serving 2025-era clients (eras `{eras}`)"),
-                instead: "serve `Eras::Modern` only",
+                instead: "serve `Eras::Stateless` only",
             });
         }
         // Replicas share the key through the environment; without one, a
@@ -497,7 +503,10 @@ impl ServerBuilder {
             list_changed: self.list_changed,
             instructions: self.instructions,
             eras,
-            catalog_dump: self.catalog_dump,
+            // Read here, answered by the serve helpers: building ends no process.
+            catalog_dump: self
+                .catalog_dump
+                .or_else(|| self.catalog_flag.then(CatalogDump::from_process_args).flatten()),
             schema_profile: self.schema_profile,
             // The Protected Resource Metadata offers the configured scopes and
             // every scope the entries declare.
@@ -524,13 +533,6 @@ impl ServerBuilder {
         server.adopt(&self.mounts);
         #[cfg(feature = "client")]
         crate::server::mount::follow::follow(&server, self.followed);
-        // Answered here rather than when serving: `main` prints and sets up
-        // between `build()` and serving, and none of it belongs in a dump.
-        if self.catalog_flag
-            && let Some(flag) = CatalogDump::from_process_args()
-        {
-            return Err(server.dump_catalog_and_exit(flag));
-        }
         Ok(server)
     }
 }

@@ -48,7 +48,7 @@ impl McpBody {
         McpBody { kind: Kind::Stream(Box::new(stream)) }
     }
 
-    #[cfg_attr(not(feature = "legacy"), expect(dead_code, reason = "only 2025-era sessions stream live"))]
+    #[cfg_attr(not(feature = "session"), expect(dead_code, reason = "only 2025-era sessions stream live"))]
     pub(crate) fn live(stream: impl EventSource + 'static) -> Self {
         McpBody { kind: Kind::Live(Box::new(stream)) }
     }

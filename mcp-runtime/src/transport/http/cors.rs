@@ -29,7 +29,7 @@ use crate::transport::http::body::McpBody;
 
 /// The request headers a browser may send to the MCP endpoint (lower case,
 /// as a preflight's `Access-Control-Request-Headers` names them): those of
-/// this revision, `Authorization`, and the ones legacy clients send.
+/// this revision, `Authorization`, and the ones session clients send.
 ///
 /// `Mcp-Param-{Name}` headers (a tool argument marked `x-mcp-header`) are
 /// allowed too, by prefix ([`CORS_REQUEST_HEADER_PREFIX`]); a CORS layer
@@ -89,7 +89,7 @@ pub const CORS_REQUEST_HEADERS: &[&str] = &[
 /// the name.
 pub const CORS_REQUEST_HEADER_PREFIX: &str = "mcp-param-";
 
-/// The response headers a browser-based client needs to read: the legacy
+/// The response headers a browser-based client needs to read: the session
 /// session id and the authentication challenge of a 401 or 403 (sent by an
 /// authorization layer in front of the endpoint).
 pub const CORS_EXPOSED_HEADERS: &[&str] = &["mcp-session-id", "www-authenticate"];

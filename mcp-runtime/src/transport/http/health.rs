@@ -51,8 +51,8 @@ pub(crate) async fn is_ready(shared: &Shared) -> bool {
             tracing::warn!(%error, "not ready: the event bus does not answer");
             return false;
         }
-        #[cfg(feature = "legacy")]
-        if let (Some(_), Some(store)) = (&shared.legacy, &shared.config.session_store)
+        #[cfg(feature = "session")]
+        if let (Some(_), Some(store)) = (&shared.session, &shared.config.session_store)
             && let Err(error) = store.0.ready().await
         {
             tracing::warn!(%error, "not ready: the session store does not answer");

@@ -73,17 +73,17 @@
 //! serves any session, and a stream held by one replica is resumed through
 //! any other (see that method for the details).
 #![cfg_attr(
-    all(feature = "legacy", feature = "redis"),
+    all(feature = "session", feature = "redis"),
     doc = "\n\n[`RedisSessionStore`]: crate::redis::RedisSessionStore"
 )]
 // Without `redis` the name leads to what the store implements; without
-// `legacy` (no sessions) every name of this paragraph leads to the eras.
+// `session` (no sessions) every name of this paragraph leads to the eras.
 #![cfg_attr(
-    all(feature = "legacy", not(feature = "redis")),
-    doc = "\n\n[`RedisSessionStore`]: crate::legacy::SessionStore"
+    all(feature = "session", not(feature = "redis")),
+    doc = "\n\n[`RedisSessionStore`]: crate::session::SessionStore"
 )]
 #![cfg_attr(
-    not(feature = "legacy"),
+    not(feature = "session"),
     doc = "\n\n[`HttpConfig::max_sessions`]: crate::server::Eras\n\
            [`HttpConfig::session_idle_timeout`]: crate::server::Eras\n\
            [`HttpConfig::session_store`]: crate::server::Eras\n\
@@ -115,8 +115,8 @@ pub(crate) mod responses;
 mod serve;
 mod service;
 // 2025-era sessions over this transport (`initialize`, `Mcp-Session-Id`);
-// what a session means is the `legacy` module's.
-#[cfg(feature = "legacy")]
+// what a session means is the `session` module's.
+#[cfg(feature = "session")]
 pub(crate) mod session;
 mod shared;
 pub(crate) mod sse;
@@ -142,7 +142,7 @@ pub(crate) mod fuzzing {
     use crate::dispatch::HeaderCheck;
     use crate::protocol::ErrorObject;
 
-    #[cfg(feature = "legacy")]
+    #[cfg(feature = "session")]
     pub(crate) use crate::transport::http::session::read_last_event_id;
 
     pub(crate) fn decode_header_value(value: &str) -> Result<Cow<'_, str>, &'static str> {

@@ -88,7 +88,7 @@ impl HeaderCheck for RequestHeaders<'_> {
             return Err(ErrorObject::header_mismatch("The Mcp-Method header does not match the request's `method`"));
         }
         // Only the methods with a target member carry it in `Mcp-Name`.
-        let Some(target) = crate::dispatch::modern_method(method).and_then(Method::target) else {
+        let Some(target) = crate::dispatch::stateless_method(method).and_then(Method::target) else {
             return Ok(());
         };
         let field = target.member();

@@ -88,11 +88,10 @@ impl Server {
     /// logs `serving MCP over HTTP` (INFO, through `tracing`) with the
     /// `address` it holds: given port 0, the port the system chose.
     ///
-    /// With [`ServerBuilder::dump_catalog`](crate::ServerBuilder::dump_catalog)
-    /// it writes the catalog snapshot and returns at once instead, binding
-    /// nothing. `--dump-catalog` on the command line never gets this far:
-    /// [`build`](crate::ServerBuilder::build) answers it and ends the
-    /// process (see [`ServerBuilder::catalog_flag`](crate::ServerBuilder::catalog_flag)).
+    /// With `--dump-catalog` on the command line (or
+    /// [`ServerBuilder::dump_catalog`](crate::ServerBuilder::dump_catalog)) it
+    /// writes the catalog snapshot and returns at once instead, binding
+    /// nothing ([`answer_catalog_dump`](Self::answer_catalog_dump)).
     pub async fn serve_http(self, addr: impl ToSocketAddrs) -> io::Result<()> {
         self.serve_http_with(addr, HttpConfig::default()).await
     }
@@ -100,7 +99,7 @@ impl Server {
     /// [`serve_http`](Self::serve_http) with settings (and the same
     /// [`ServerBuilder::dump_catalog`](crate::ServerBuilder::dump_catalog)).
     pub async fn serve_http_with(self, addr: impl ToSocketAddrs, config: HttpConfig) -> io::Result<()> {
-        if self.dumped_catalog()? {
+        if self.answer_catalog_dump()? {
             return Ok(());
         }
         let listener = TcpListener::bind(addr).await?;
@@ -146,7 +145,7 @@ impl Server {
         let loopback = bound.ip().is_loopback();
         let server = self.clone();
         let path: Arc<str> = Arc::from(config.endpoint.as_str());
-        let sessions = self.eras().serves_legacy();
+        let sessions = self.eras().serves_sessions();
         let cors = config.cors.then(|| Arc::new(Cors::new(config.origin.clone().resolve(Some(loopback)), sessions)));
         let service = McpService::new(self, config.clone(), Some(loopback));
         // HTTP/1.1 and HTTP/2 on the same port, which each connection

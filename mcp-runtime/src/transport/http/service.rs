@@ -37,8 +37,8 @@ use crate::transport::http::responses::busy_http;
 use crate::transport::http::responses::{
     empty, event_stream, insufficient_scope, json_response, not_allowed, status_of, transport_error,
 };
-#[cfg(feature = "legacy")]
-use crate::transport::http::session::{self as legacy, EndpointSettings, SessionEndpoint, SessionSettings};
+#[cfg(feature = "session")]
+use crate::transport::http::session::{self as session, EndpointSettings, SessionEndpoint, SessionSettings};
 use crate::transport::http::sse::{ChannelSink, EventStream, RunFuture, Start};
 
 /// The MCP endpoint as a tower `Service`: cheap to clone, always ready,
@@ -117,8 +117,8 @@ impl McpService {
         let in_flight = InFlight::new(config.max_in_flight);
         #[cfg(feature = "auth")]
         let auth = server.settings().verifier.clone();
-        #[cfg(feature = "legacy")]
-        let legacy = server.eras().serves_legacy().then(|| {
+        #[cfg(feature = "session")]
+        let session = server.eras().serves_sessions().then(|| {
             let sessions = SessionSettings {
                 store: config.session_store.as_ref().map(|store| Arc::clone(&store.0)),
                 max_sessions: config.max_sessions,
@@ -148,8 +148,8 @@ impl McpService {
                 wants_client_address,
                 listen_limit: ListenLimit::new(config.max_listen_streams, config.max_listen_streams_per_caller),
                 config,
-                #[cfg(feature = "legacy")]
-                legacy,
+                #[cfg(feature = "session")]
+                session,
                 draining: AtomicBool::new(false),
                 in_flight,
                 #[cfg(feature = "auth")]
@@ -338,8 +338,8 @@ where
     if parts.method != Method::POST {
         // A GET or DELETE may name a 2025-era session; the stateless
         // endpoint takes POST only.
-        #[cfg(feature = "legacy")]
-        if let Some(sessions) = &shared.legacy {
+        #[cfg(feature = "session")]
+        if let Some(sessions) = &shared.session {
             return Box::pin(sessions.respond_other(&parts)).await;
         }
         return unread(&shared.config, &parts, body, not_allowed(&parts.method)).await;
@@ -355,14 +355,14 @@ where
     // A server that serves 2025-era clients tells each POST's era first.
     // One flat path otherwise: every level of futures between here and the
     // handler is state that is moved, so the stateless path stays one.
-    #[cfg(feature = "legacy")]
-    if let Some(sessions) = &shared.legacy {
-        let era = legacy::route_post(&parts, &bytes);
-        if !matches!(era, legacy::Era::Modern if shared.server.eras().serves_modern()) {
+    #[cfg(feature = "session")]
+    if let Some(sessions) = &shared.session {
+        let era = session::route_post(&parts, &bytes);
+        if !matches!(era, session::Era::Stateless if shared.server.eras().serves_stateless()) {
             return Box::pin(sessions.serve_post(era, parts, accept, &bytes, &shared.in_flight)).await;
         }
     }
-    serve_modern(&shared, parts, accept, &bytes, peer).await
+    serve_stateless(&shared, parts, accept, &bytes, peer).await
 }
 
 /// The media types of a POST, checked before its body is read, the same
@@ -450,7 +450,7 @@ fn closing(parts: &Parts, mut response: http::Response<McpBody>) -> http::Respon
 
 /// A stateless request whose body was read: the dispatcher's pipeline,
 /// then the handler.
-pub(super) async fn serve_modern(
+pub(super) async fn serve_stateless(
     shared: &Shared,
     mut parts: Parts,
     accept: Acceptable,

@@ -9,7 +9,7 @@ use super::HttpConfig;
 use crate::handler::caller::ClientAddress;
 use crate::server::Server;
 use crate::transport::http::in_flight::InFlight;
-#[cfg(feature = "legacy")]
+#[cfg(feature = "session")]
 use crate::transport::http::session::SessionEndpoint;
 
 /// The state of one service, behind one `Arc`.
@@ -20,8 +20,8 @@ pub(super) struct Shared {
     pub(super) wants_client_address: bool,
     pub(super) config: HttpConfig,
     /// The 2025-era sessions, when the server serves that era.
-    #[cfg(feature = "legacy")]
-    pub(super) legacy: Option<SessionEndpoint>,
+    #[cfg(feature = "session")]
+    pub(super) session: Option<SessionEndpoint>,
     /// Set when shutdown begins: the readiness probe answers 503 from then on.
     pub(super) draining: AtomicBool,
     /// The requests being handled, under [`HttpConfig::max_in_flight`].

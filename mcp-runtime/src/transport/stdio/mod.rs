@@ -11,7 +11,7 @@
 //! (bounded by [`StdioConfig::shutdown_grace`]) and returns.
 
 // 2025-era sessions over stdio: one per process, opened by `initialize`.
-#[cfg(feature = "legacy")]
+#[cfg(feature = "session")]
 mod session;
 
 use std::collections::HashMap;
@@ -24,7 +24,7 @@ use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-#[cfg(feature = "legacy")]
+#[cfg(feature = "session")]
 use self::session::{StdioSession, Step};
 use crate::dispatch::{Message, Method, RequestOptions, Response, Stage, parse_message};
 use crate::handler::context::NotificationSink;
@@ -81,14 +81,13 @@ type InFlight = Arc<Mutex<HashMap<RequestId, (CancellationToken, bool)>>>;
 impl Server {
     /// Serves over the process's stdin and stdout until end of input.
     ///
-    /// With [`ServerBuilder::dump_catalog`](crate::ServerBuilder::dump_catalog)
-    /// it writes the catalog snapshot and returns at once instead, reading
-    /// nothing ([`serve_io`](Self::serve_io) never does). `--dump-catalog`
-    /// on the command line never gets this far:
-    /// [`build`](crate::ServerBuilder::build) answers it and ends the
-    /// process (see [`ServerBuilder::catalog_flag`](crate::ServerBuilder::catalog_flag)).
+    /// With `--dump-catalog` on the command line (or
+    /// [`ServerBuilder::dump_catalog`](crate::ServerBuilder::dump_catalog)) it
+    /// writes the catalog snapshot and returns at once instead, reading
+    /// nothing ([`answer_catalog_dump`](Self::answer_catalog_dump);
+    /// [`serve_io`](Self::serve_io) never dumps).
     pub async fn serve_stdio(self) -> std::io::Result<()> {
-        if self.dumped_catalog()? {
+        if self.answer_catalog_dump()? {
             return Ok(());
         }
         tracing::info!("serving MCP over stdio: the protocol on stdin and stdout, logs on stderr");
@@ -113,8 +112,8 @@ impl Server {
         let mut reader = BufReader::with_capacity(64 * 1024, reader);
         let mut line = Vec::new();
         // The 2025-era session this process becomes on `initialize`.
-        #[cfg(feature = "legacy")]
-        let mut legacy = self.eras().serves_legacy().then(|| StdioSession::new(self.clone(), out_tx.clone().into()));
+        #[cfg(feature = "session")]
+        let mut session = self.eras().serves_sessions().then(|| StdioSession::new(self.clone(), out_tx.clone().into()));
 
         let read_result = loop {
             line.clear();
@@ -135,10 +134,10 @@ impl Server {
                 continue;
             }
             while tasks.try_join_next().is_some() {}
-            #[cfg(feature = "legacy")]
-            if let Some(legacy) = legacy.as_mut() {
-                match legacy.step(&line) {
-                    Step::Modern => {}
+            #[cfg(feature = "session")]
+            if let Some(session) = session.as_mut() {
+                match session.step(&line) {
+                    Step::Stateless => {}
                     Step::Done => continue,
                     Step::Spawn(work) => {
                         let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
@@ -163,10 +162,10 @@ impl Server {
                         cancel(&in_flight, n.params.as_deref());
                     }
                 }
-                // (A build without the `legacy` feature serves the modern era only.)
-                #[cfg(feature = "legacy")]
-                Ok(Message::Request(request)) if !self.eras().serves_modern() => {
-                    let refusal = crate::legacy::refuse_modern(request.method());
+                // (A build without the `session` feature serves the stateless era only.)
+                #[cfg(feature = "session")]
+                Ok(Message::Request(request)) if !self.eras().serves_stateless() => {
+                    let refusal = crate::session::refuse_stateless(request.method());
                     let _ = out_tx.send(Response::error(Some(request.id().clone()), refusal, Stage::Version).to_json());
                 }
                 Ok(Message::Request(request)) => {
@@ -209,9 +208,9 @@ impl Server {
 
         // The session holds a sender of the output: ended and dropped, so
         // that the writer sees the output close.
-        #[cfg(feature = "legacy")]
-        if let Some(legacy) = legacy.take() {
-            legacy.end();
+        #[cfg(feature = "session")]
+        if let Some(session) = session.take() {
+            session.end();
         }
         // Without input there is nobody to listen: end the listen streams
         // rather than wait out the grace period for them.

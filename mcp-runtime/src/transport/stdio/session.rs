@@ -10,19 +10,19 @@ use std::sync::Arc;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::legacy::bridge::{self, Delivery, failure, success};
-use crate::legacy::destination::Destination;
-use crate::legacy::initialize::initialize;
-use crate::legacy::message::{self, Incoming, SessionRequest};
-use crate::legacy::session::Session;
 use crate::protocol::{ErrorObject, Method, RequestId};
 use crate::server::Server;
+use crate::session::bridge::{self, Delivery, failure, success};
+use crate::session::destination::Destination;
+use crate::session::initialize::initialize;
+use crate::session::live::Session;
+use crate::session::message::{self, Incoming, SessionRequest};
 use crate::telemetry::{Ending, Origin};
 
 /// What the transport does with one line.
 pub(crate) enum Step {
     /// Serve it on the stateless path.
-    Modern,
+    Stateless,
     /// Nothing more: it was answered or needs no answer.
     Done,
     /// Serve it concurrently with the next lines (a request of the session).
@@ -46,9 +46,9 @@ impl StdioSession {
         // Until a session exists only `initialize` and `ping` can be its:
         // other lines skip the second reading.
         if self.session.is_none() && !message::mentions_initialize(line) && !message::mentions_ping(line) {
-            return Step::Modern;
+            return Step::Stateless;
         }
-        let Ok(message) = message::read(line) else { return Step::Modern };
+        let Ok(message) = message::read(line) else { return Step::Stateless };
         if self.session.is_none() && !message.is_initialize() {
             // Before `initialize`, only a ping is the session's.
             return match message {
@@ -56,11 +56,11 @@ impl StdioSession {
                     self.send(success(&request.id, &serde_json::json!({})));
                     Step::Done
                 }
-                _ => Step::Modern,
+                _ => Step::Stateless,
             };
         }
         match message {
-            Incoming::Modern | Incoming::Unreadable => Step::Modern,
+            Incoming::Stateless | Incoming::Unreadable => Step::Stateless,
             Incoming::Request(request) if request.method == Method::Initialize.name() => {
                 self.initialize(&request.id, request.params.to_value().as_ref());
                 Step::Done
@@ -81,7 +81,7 @@ impl StdioSession {
     }
 
     fn initialize(&mut self, id: &RequestId, params: Option<&Value>) {
-        let mut observation = crate::legacy::observe::initialize(id, params, &Origin::stdio());
+        let mut observation = crate::session::observe::initialize(id, params, &Origin::stdio());
         if self.session.is_some() {
             let error = ErrorObject::invalid_request("The session is already initialized");
             observation.finish(Ending::Session(Err(&error)));
@@ -93,7 +93,7 @@ impl StdioSession {
                 observation.finish(Ending::Session(Ok(&result.to_string())));
                 let session = Arc::new(session);
                 session.set_standalone(Some(self.out.clone()));
-                crate::legacy::events::watch(&self.server, &session);
+                crate::session::events::watch(&self.server, &session);
                 self.session = Some(session);
                 self.send(success(id, &result));
             }
@@ -105,7 +105,7 @@ impl StdioSession {
     }
 
     fn request(&self, request: SessionRequest) -> Step {
-        let Some(session) = self.session.clone() else { return Step::Modern };
+        let Some(session) = self.session.clone() else { return Step::Stateless };
         let server = self.server.clone();
         let out = self.out.clone();
         let cancel = session.begin(request.id.clone());
@@ -128,7 +128,7 @@ impl StdioSession {
 
     /// A 2025-03-26 batch: every request answered, the answers in one array.
     fn batch(&self, items: Vec<Box<RawValue>>) -> Step {
-        let Some(session) = self.session.clone() else { return Step::Modern };
+        let Some(session) = self.session.clone() else { return Step::Stateless };
         if !session.protocol_version().has_batches() {
             let error = ErrorObject::invalid_request("Batches are not supported after protocol version 2025-03-26");
             self.send(failure(None, &error));
@@ -137,7 +137,7 @@ impl StdioSession {
         let server = self.server.clone();
         let out = self.out.clone();
         Step::Spawn(Box::pin(async move {
-            let answers = crate::legacy::batch::serve(&server, &session, items, &Delivery::outlet(out.clone())).await;
+            let answers = crate::session::batch::serve(&server, &session, items, &Delivery::outlet(out.clone())).await;
             if !answers.is_empty() {
                 let _ = out.send(format!("[{}]", answers.join(",")));
             }

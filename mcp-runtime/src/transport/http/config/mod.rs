@@ -3,15 +3,15 @@
 
 mod reach;
 
-#[cfg(feature = "legacy")]
+#[cfg(feature = "session")]
 use std::sync::Arc;
 use std::time::Duration;
 
 use super::forwarded::TrustedProxies;
 
 use super::origin::OriginPolicy;
-#[cfg(feature = "legacy")]
-use crate::legacy::SessionStore;
+#[cfg(feature = "session")]
+use crate::session::SessionStore;
 
 /// Settings of the HTTP transport. Every field has a safe default:
 ///
@@ -36,12 +36,12 @@ use crate::legacy::SessionStore;
 /// | `Origin`/`Host` checks | loopback names only; bound wider, loopback names and addresses; see [`public_url`](Self::public_url), [`allowed_hosts`](Self::allowed_hosts) |
 /// | [`trusted_proxies`](Self::trusted_proxies) | none: the client is the connection's peer |
 /// | [`cors`](Self::cors) (standalone) | off |
-// The 2025-era settings exist with the `legacy` feature only.
+// The 2025-era settings exist with the `session` feature only.
 #[cfg_attr(
-    feature = "legacy",
-    doc = "| [`max_sessions`](Self::max_sessions) (2025-era clients, `legacy` feature) | 10 000 live at once (503 beyond) |\n\
-           | [`session_idle_timeout`](Self::session_idle_timeout) (2025-era clients, `legacy` feature) | 30 min unused ends a session |\n\
-           | [`session_store`](Self::session_store) (2025-era clients, `legacy` feature) | in this process's memory |"
+    feature = "session",
+    doc = "| [`max_sessions`](Self::max_sessions) (2025-era clients, `session` feature) | 10 000 live at once (503 beyond) |\n\
+           | [`session_idle_timeout`](Self::session_idle_timeout) (2025-era clients, `session` feature) | 30 min unused ends a session |\n\
+           | [`session_store`](Self::session_store) (2025-era clients, `session` feature) | in this process's memory |"
 )]
 /// | [`health_endpoints`](Self::health_endpoints) | off |
 /// | [`shutdown_drain`](Self::shutdown_drain) (standalone) | none |
@@ -95,11 +95,11 @@ pub struct HttpConfig {
     pub(crate) shutdown_grace: Duration,
     pub(crate) origin: OriginPolicy,
     pub(crate) cors: bool,
-    #[cfg(feature = "legacy")]
+    #[cfg(feature = "session")]
     pub(crate) max_sessions: usize,
-    #[cfg(feature = "legacy")]
+    #[cfg(feature = "session")]
     pub(crate) session_idle_timeout: Duration,
-    #[cfg(feature = "legacy")]
+    #[cfg(feature = "session")]
     pub(crate) session_store: Option<StoreSlot>,
     pub(crate) health: Option<HealthPaths>,
     pub(crate) shutdown_drain: Duration,
@@ -108,11 +108,11 @@ pub struct HttpConfig {
 }
 
 /// The store [`HttpConfig::session_store`] set.
-#[cfg(feature = "legacy")]
+#[cfg(feature = "session")]
 #[derive(Clone)]
 pub(crate) struct StoreSlot(pub(crate) Arc<dyn SessionStore>);
 
-#[cfg(feature = "legacy")]
+#[cfg(feature = "session")]
 impl std::fmt::Debug for StoreSlot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("SessionStore")
@@ -143,11 +143,11 @@ impl Default for HttpConfig {
             shutdown_grace: Duration::from_secs(10),
             origin: OriginPolicy::default(),
             cors: false,
-            #[cfg(feature = "legacy")]
+            #[cfg(feature = "session")]
             max_sessions: 10_000,
-            #[cfg(feature = "legacy")]
+            #[cfg(feature = "session")]
             session_idle_timeout: Duration::from_secs(30 * 60),
-            #[cfg(feature = "legacy")]
+            #[cfg(feature = "session")]
             session_store: None,
             health: None,
             shutdown_drain: Duration::ZERO,
@@ -337,9 +337,9 @@ impl HttpConfig {
     /// [`max_connections`](Self::max_connections) instead), notifications,
     /// the client's answers, `initialize` (bounded by [`max_sessions`]) and
     /// the probes.
-    #[cfg_attr(feature = "legacy", doc = "\n\n[`max_sessions`]: Self::max_sessions")]
+    #[cfg_attr(feature = "session", doc = "\n\n[`max_sessions`]: Self::max_sessions")]
     // Without the feature, no `initialize` comes: the name leads to the eras.
-    #[cfg_attr(not(feature = "legacy"), doc = "\n\n[`max_sessions`]: crate::server::Eras")]
+    #[cfg_attr(not(feature = "session"), doc = "\n\n[`max_sessions`]: crate::server::Eras")]
     ///
     /// Keep it under [`max_connections`](Self::max_connections) for the
     /// standalone server, so that a flood is refused quickly instead of
@@ -433,9 +433,9 @@ impl HttpConfig {
     /// error, and the sessions already open are left alone: a flood of
     /// `initialize` cannot evict the clients being served. Expired sessions
     /// make room first. Servers that serve only the 2026-07-28 revision
-    /// ([`Eras::Modern`](crate::server::Eras::Modern)) keep no sessions.
-    #[cfg(feature = "legacy")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "legacy")))]
+    /// ([`Eras::Stateless`](crate::server::Eras::Stateless)) keep no sessions.
+    #[cfg(feature = "session")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "session")))]
     pub fn max_sessions(mut self, sessions: usize) -> Self {
         self.max_sessions = sessions.max(1);
         self
@@ -445,15 +445,15 @@ impl HttpConfig {
     /// (default 30 minutes): no request in that time and no stream of it
     /// being read. Its id is then answered 404, which tells the client to
     /// `initialize` again.
-    #[cfg(feature = "legacy")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "legacy")))]
+    #[cfg(feature = "session")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "session")))]
     pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
         self.session_idle_timeout = idle;
         self
     }
 
     /// Where 2025-era sessions are kept (default: in this process's memory,
-    /// [`MemorySessionStore`](crate::legacy::MemorySessionStore)). With a
+    /// [`MemorySessionStore`](crate::session::MemorySessionStore)). With a
     /// store several replicas share, such as [`RedisSessionStore`] (`redis`
     /// feature), a session opened on one replica is served by any other,
     /// behind a load balancer that does not route by `Mcp-Session-Id`: a
@@ -487,10 +487,10 @@ impl HttpConfig {
     // Without the feature the names lead to what those types implement.
     #[cfg_attr(
         not(feature = "redis"),
-        doc = "\n\n[`RedisSessionStore`]: crate::legacy::SessionStore\n[`RedisBus`]: crate::events::EventBus"
+        doc = "\n\n[`RedisSessionStore`]: crate::session::SessionStore\n[`RedisBus`]: crate::events::EventBus"
     )]
-    #[cfg(feature = "legacy")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "legacy")))]
+    #[cfg(feature = "session")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "session")))]
     pub fn session_store(mut self, store: impl SessionStore) -> Self {
         self.session_store = Some(StoreSlot(Arc::new(store)));
         self
@@ -509,9 +509,9 @@ impl HttpConfig {
     ///   requests in flight finish, so that a balancer stops sending new
     ///   ones (see [`shutdown_drain`](Self::shutdown_drain)). Why a replica
     ///   is not ready is logged, not sent.
-    #[cfg_attr(feature = "legacy", doc = "\n\n[session store]: Self::session_store")]
+    #[cfg_attr(feature = "session", doc = "\n\n[session store]: Self::session_store")]
     // Without the feature, no 2025-era client is served: the name leads to the eras.
-    #[cfg_attr(not(feature = "legacy"), doc = "\n\n[session store]: crate::server::Eras")]
+    #[cfg_attr(not(feature = "session"), doc = "\n\n[session store]: crate::server::Eras")]
     ///
     /// Probes skip the `Origin`/`Host` check: balancers probe by address
     /// (`Host: 10.0.3.7:3000`), which [`allowed_hosts`](Self::allowed_hosts)

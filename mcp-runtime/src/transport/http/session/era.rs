@@ -14,8 +14,8 @@
 use http::{HeaderMap, HeaderName, StatusCode};
 
 use super::replies::error_response;
-use crate::legacy::message::{self, Incoming};
 use crate::protocol::{ErrorObject, Method};
+use crate::session::message::{self, Incoming};
 use crate::transport::http::body::McpBody;
 use crate::transport::http::responses::transport_error;
 
@@ -31,7 +31,7 @@ pub(super) const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-pro
 /// What to do with one POST.
 pub(crate) enum Era {
     /// The stateless pipeline.
-    Modern,
+    Stateless,
     /// A 2025-era `initialize`: a new session.
     Initialize(Incoming),
     /// A message of the session this id names.
@@ -44,12 +44,12 @@ pub(crate) enum Era {
 pub(super) fn choose(headers: &HeaderMap, body: &[u8]) -> Era {
     let marks = EraHeaders::of(headers);
     let session_id = marks.session_id;
-    let legacy_header = marks.version.is_some_and(|v| v.as_bytes().starts_with(b"2025-"));
+    let session_header = marks.version.is_some_and(|v| v.as_bytes().starts_with(b"2025-"));
     // A 2026-07-28 request names its method in `Mcp-Method`: unless that
     // says `initialize`, its body need not be searched.
     let may_initialize = marks.method.is_none_or(|m| m.as_bytes() == Method::Initialize.name().as_bytes());
-    if session_id.is_none() && !legacy_header && !(may_initialize && message::mentions_initialize(body)) {
-        return Era::Modern;
+    if session_id.is_none() && !session_header && !(may_initialize && message::mentions_initialize(body)) {
+        return Era::Stateless;
     }
     let message = match message::read(body) {
         Ok(message) => message,
@@ -58,10 +58,10 @@ pub(super) fn choose(headers: &HeaderMap, body: &[u8]) -> Era {
             let error = ErrorObject::parse_error(format!("The body is not JSON: {e}"));
             return Era::Refused(error_response(StatusCode::BAD_REQUEST, None, &error));
         }
-        Err(_) => return Era::Modern,
+        Err(_) => return Era::Stateless,
     };
-    if matches!(message, Incoming::Modern) {
-        return Era::Modern;
+    if matches!(message, Incoming::Stateless) {
+        return Era::Stateless;
     }
     match session_id {
         Some(id) => match id.to_str() {
@@ -69,11 +69,11 @@ pub(super) fn choose(headers: &HeaderMap, body: &[u8]) -> Era {
             _ => Era::Refused(not_found()),
         },
         None if message.is_initialize() => Era::Initialize(message),
-        None if legacy_header => Era::Refused(transport_error(
+        None if session_header => Era::Refused(transport_error(
             StatusCode::BAD_REQUEST,
             "Mcp-Session-Id required: send the session id the `initialize` response gave, or `initialize` first",
         )),
-        None => Era::Modern,
+        None => Era::Stateless,
     }
 }
 
@@ -117,7 +117,7 @@ mod tests {
         let mut headers = HeaderMap::new();
         headers.insert("mcp-method", http::HeaderValue::from_static("tools/call"));
         let body = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#;
-        assert!(matches!(choose(&headers, body), Era::Modern));
+        assert!(matches!(choose(&headers, body), Era::Stateless));
         headers.insert("mcp-method", http::HeaderValue::from_static("initialize"));
         assert!(matches!(choose(&headers, body), Era::Initialize(_)));
     }

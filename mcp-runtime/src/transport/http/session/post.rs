@@ -15,12 +15,12 @@ use super::replies::{error_response, live_response};
 use super::serving::{FinishesDetached, RequestStream, Serving, poll_once};
 use super::sessions::HttpSession;
 use crate::handler::principal::Principal;
-use crate::legacy::bridge::{self, CloseConnection, Delivery};
-use crate::legacy::destination::Destination;
-use crate::legacy::message::{self, Incoming, SessionParams, SessionRequest};
 use crate::protocol::{ErrorObject, Method, RequestId};
 use crate::registry::scopes;
 use crate::server::Server;
+use crate::session::bridge::{self, CloseConnection, Delivery};
+use crate::session::destination::Destination;
+use crate::session::message::{self, Incoming, SessionParams, SessionRequest};
 use crate::transport::http::body::McpBody;
 use crate::transport::http::in_flight::{InFlight, OwnedSlot, busy_error};
 use crate::transport::http::media::Acceptable;
@@ -62,7 +62,7 @@ pub(super) async fn serve(
             Some(slot) => batch(endpoint, session, parts, items, slot.owned()).await,
             None => busy(in_flight, None),
         },
-        Incoming::Modern | Incoming::Unreadable => {
+        Incoming::Stateless | Incoming::Unreadable => {
             transport_error(StatusCode::BAD_REQUEST, "The body must be a JSON-RPC request, notification or response")
         }
     }
@@ -192,7 +192,7 @@ async fn batch(
     };
     let (tx, rx) = oneshot::channel();
     tokio::spawn(async move {
-        let _ = tx.send(crate::legacy::batch::serve(&server, &session.session, items, &via).await);
+        let _ = tx.send(crate::session::batch::serve(&server, &session.session, items, &via).await);
         drop(slot);
     });
     match rx.await {

@@ -17,10 +17,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::handler::functions::BoxFuture;
-use crate::legacy::SessionStore;
-use crate::legacy::session::Peers;
-use crate::legacy::{SessionChange, StoreError};
 use crate::protocol::{ErrorObject, RequestId};
+use crate::session::SessionStore;
+use crate::session::live::Peers;
+use crate::session::{SessionChange, StoreError};
 
 /// The number of our next request to a client, across the sessions of this
 /// process: ids are never reused within a session, even by a copy of it

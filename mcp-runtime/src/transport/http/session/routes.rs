@@ -13,11 +13,11 @@ use super::post;
 use super::replies::{answer, error_response, live_response, unavailable, unavailable_error};
 use super::sessions::HttpSession;
 use crate::dispatch::{Message, parse_message};
-use crate::eras::LEGACY_VERSIONS;
-use crate::legacy::SessionOwner;
-use crate::legacy::bridge::success;
-use crate::legacy::message::{Incoming, SessionRequest};
+use crate::eras::SESSION_VERSIONS;
 use crate::response::{Response, Stage};
+use crate::session::SessionOwner;
+use crate::session::bridge::success;
+use crate::session::message::{Incoming, SessionRequest};
 use crate::telemetry::{Ending, Origin};
 use crate::transport::http::body::McpBody;
 use crate::transport::http::in_flight::InFlight;
@@ -32,7 +32,7 @@ const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
 /// neither parsed nor sent on to another replica.
 const MAX_EVENT_ID_LEN: usize = 1024;
 
-/// The era of a POST whose body was read: [`Era::Modern`] for the
+/// The era of a POST whose body was read: [`Era::Stateless`] for the
 /// stateless pipeline, anything else for [`serve_post`].
 pub(crate) fn route_post(parts: &Parts, bytes: &[u8]) -> Era {
     era::choose(&parts.headers, bytes)
@@ -81,7 +81,7 @@ impl SessionEndpoint {
         in_flight: &InFlight,
     ) -> http::Response<McpBody> {
         match era {
-            Era::Modern => refuse_modern(bytes),
+            Era::Stateless => refuse_stateless(bytes),
             // Once per session: boxed, so that the future of every other request stays small.
             Era::Initialize(message) => Box::pin(self.initialize(&parts, accept, message)).await,
             Era::Session(id, message) => match self.sessions.get(&self.server, &id, self.caller(&parts)).await {
@@ -102,8 +102,8 @@ impl SessionEndpoint {
             return transport_error(StatusCode::BAD_REQUEST, "`initialize` must be a JSON-RPC request");
         };
         let params = params.to_value();
-        let mut observation = crate::legacy::observe::initialize(&id, params.as_ref(), &Origin::http(parts));
-        let (session, result) = match crate::legacy::initialize::initialize(&self.server, params.as_ref()) {
+        let mut observation = crate::session::observe::initialize(&id, params.as_ref(), &Origin::http(parts));
+        let (session, result) = match crate::session::initialize::initialize(&self.server, params.as_ref()) {
             Ok(opened) => opened,
             Err(error) => {
                 observation.finish(Ending::Session(Err(&error)));
@@ -173,12 +173,12 @@ impl SessionEndpoint {
 /// A server that serves only 2025-era clients answering a stateless
 /// request: `server/discover` does not exist (404), any other request
 /// names a version not served (400).
-fn refuse_modern(bytes: &[u8]) -> http::Response<McpBody> {
+fn refuse_stateless(bytes: &[u8]) -> http::Response<McpBody> {
     match parse_message(bytes) {
         Err(response) => json_response(*response),
         Ok(Message::Notification(_)) => empty(StatusCode::ACCEPTED),
         Ok(Message::Request(request)) => {
-            let error = crate::legacy::refuse_modern(request.method());
+            let error = crate::session::refuse_stateless(request.method());
             json_response(Response::error(Some(request.id().clone()), error, Stage::Version))
         }
     }
@@ -189,7 +189,7 @@ fn refuse_modern(bytes: &[u8]) -> http::Response<McpBody> {
 /// session speaks the one it negotiated.
 fn version_refusal(headers: &HeaderMap) -> Option<http::Response<McpBody>> {
     let version = headers.get(PROTOCOL_VERSION)?;
-    if LEGACY_VERSIONS.iter().any(|served| version.as_bytes() == served.as_bytes()) {
+    if SESSION_VERSIONS.iter().any(|served| version.as_bytes() == served.as_bytes()) {
         return None;
     }
     Some(transport_error(
@@ -197,7 +197,7 @@ fn version_refusal(headers: &HeaderMap) -> Option<http::Response<McpBody>> {
         format!(
             "MCP-Protocol-Version `{}` is not one a session speaks ({})",
             String::from_utf8_lossy(version.as_bytes()),
-            LEGACY_VERSIONS.join(", ")
+            SESSION_VERSIONS.join(", ")
         ),
     ))
 }

@@ -15,8 +15,8 @@ use std::task::{Context, Poll};
 use tokio_util::sync::CancellationToken;
 
 use super::stream::{Pushed, Stream};
-use crate::legacy::delivery::Resumable;
-use crate::legacy::destination::{Closed, Deliver};
+use crate::session::delivery::Resumable;
+use crate::session::destination::{Closed, Deliver};
 use crate::sync::lock;
 
 /// A session's request being served: its answer, or `None` when the

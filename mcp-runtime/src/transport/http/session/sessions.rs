@@ -38,12 +38,12 @@ use super::relay::{Envelope, Part, Relay, Signal};
 use super::resume::{self, Resumptions};
 use super::stream::Streams;
 use crate::handler::principal::Principal;
-use crate::legacy::destination::Destination;
-use crate::legacy::events;
-use crate::legacy::session::Session;
-use crate::legacy::{MemorySessionStore, SessionLimits, SessionOwner, SessionStore, StoreError, Touched};
 use crate::protocol::RequestId;
 use crate::server::Server;
+use crate::session::destination::Destination;
+use crate::session::events;
+use crate::session::live::Session;
+use crate::session::{MemorySessionStore, SessionLimits, SessionOwner, SessionStore, StoreError, Touched};
 use crate::sync::lock;
 
 /// How often a copy whose streams are read loads its record.

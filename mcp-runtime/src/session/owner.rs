@@ -24,7 +24,7 @@ use crate::handler::principal::Principal;
 ///
 /// ```
 /// use mcp_runtime::auth::Principal;
-/// use mcp_runtime::legacy::SessionOwner;
+/// use mcp_runtime::session::SessionOwner;
 ///
 /// let alice = Principal::new("alice").with_client_id("notes-app");
 /// let owner = SessionOwner::of(&alice);

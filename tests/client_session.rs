@@ -1,6 +1,6 @@
 //! The client with servers that speak only the 2025-era revisions, or
 //! both: the revision it settles on by itself (`Revision::Auto`) or is told
-//! (`Revision::Legacy`), over HTTP (a session by `Mcp-Session-Id`) and over
+//! (`Revision::Session`), over HTTP (a session by `Mcp-Session-Id`) and over
 //! a pipe; and a server's request for input refused at once, not left to
 //! hang.
 
@@ -16,7 +16,7 @@ use mcp_runtime::{Input, Server};
 use serde_json::json;
 
 fn server(eras: Eras) -> Server {
-    Server::builder("legacy-client-test", "1.0.0")
+    Server::builder("session-client-test", "1.0.0")
         .eras(eras)
         .instructions("Call echo.")
         .tool(ToolEntry::new("echo", |mcp_runtime::Args(args): mcp_runtime::Args<serde_json::Value>| async move {
@@ -56,7 +56,7 @@ async fn echo(client: &Client, text: &str) -> String {
 
 #[tokio::test]
 async fn a_server_of_the_2025_era_alone_is_opened_a_session_over_http() {
-    let client = Client::http(serve(Eras::Legacy).await);
+    let client = Client::http(serve(Eras::Session).await);
     assert_eq!(client.protocol_version().await.expect("negotiated"), "2025-11-25");
     let discover = client.discover().await.expect("from initialize");
     assert_eq!(discover.supported_versions, ["2025-11-25"]);
@@ -75,18 +75,18 @@ async fn a_server_of_both_eras_is_spoken_to_in_2026_07_28_unless_told_otherwise(
     let auto = Client::http(&url);
     assert_eq!(auto.protocol_version().await.expect("negotiated"), "2026-07-28");
     assert_eq!(echo(&auto, "stateless").await, "stateless");
-    let legacy = Client::http(&url).revision(Revision::Legacy);
-    assert_eq!(legacy.protocol_version().await.expect("negotiated"), "2025-11-25");
-    assert_eq!(echo(&legacy, "in a session").await, "in a session");
+    let session = Client::http(&url).revision(Revision::Session);
+    assert_eq!(session.protocol_version().await.expect("negotiated"), "2025-11-25");
+    assert_eq!(echo(&session, "in a session").await, "in a session");
 }
 
 #[tokio::test]
 async fn over_a_pipe_a_server_of_the_2025_era_is_opened_a_session_too() {
-    let client = over_pipe(Eras::Legacy);
+    let client = over_pipe(Eras::Session);
     assert_eq!(client.protocol_version().await.expect("negotiated"), "2025-11-25");
     assert_eq!(echo(&client, "over a pipe").await, "over a pipe");
-    let modern = over_pipe(Eras::Legacy).revision(Revision::Modern);
-    match modern.call_tool("echo", json!({"text": "refused"})).await {
+    let stateless = over_pipe(Eras::Session).revision(Revision::Stateless);
+    match stateless.call_tool("echo", json!({"text": "refused"})).await {
         Err(Error::Rpc(error)) => assert!(format!("{error:?}").contains("2025-11-25"), "{error:?}"),
         other => panic!("told that only 2025-era revisions are spoken, not {other:?}"),
     }
@@ -96,7 +96,7 @@ async fn over_a_pipe_a_server_of_the_2025_era_is_opened_a_session_too() {
 async fn a_2025_era_servers_request_for_input_is_refused_at_once_not_left_to_hang() {
     let capabilities: mcp_runtime::protocol::ClientCapabilities =
         serde_json::from_value(json!({"elicitation": {}})).expect("capabilities");
-    for client in [Client::http(serve(Eras::Legacy).await), over_pipe(Eras::Legacy)] {
+    for client in [Client::http(serve(Eras::Session).await), over_pipe(Eras::Session)] {
         let client = client.capabilities(capabilities.clone()).timeout(Duration::from_secs(20));
         match client.call_tool("ask", json!({})).await {
             Err(Error::Rpc(error)) => assert!(error.message.contains("elicitation/create"), "{error:?}"),
@@ -108,12 +108,12 @@ async fn a_2025_era_servers_request_for_input_is_refused_at_once_not_left_to_han
 
 #[tokio::test]
 async fn a_2025_era_server_is_mounted_behind_a_gateway_that_speaks_2026_07_28() {
-    let remote = mcp_runtime::client::Remote::connect(over_pipe(Eras::Legacy)).await.expect("connected");
+    let remote = mcp_runtime::client::Remote::connect(over_pipe(Eras::Session)).await.expect("connected");
     let gateway = Server::builder("gateway", "1.0.0").mount_remote("old", remote).build().expect("a gateway");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
     tokio::spawn(gateway.serve_http_with_shutdown(listener, HttpConfig::default(), std::future::pending()));
-    let client = Client::http(url).revision(Revision::Modern);
+    let client = Client::http(url).revision(Revision::Stateless);
     let result = client.call_tool("old_echo", json!({"text": "through the gateway"})).await.expect("forwarded");
     assert_eq!(serde_json::to_value(&result.content).expect("JSON")[0]["text"], "through the gateway");
 

@@ -11,7 +11,7 @@
 
 use serde_json::Value;
 
-use crate::wire_schema::check_legacy;
+use crate::wire_schema::check_session;
 
 /// The concrete result type of a method's answer on a session.
 fn result_definition(method: &str) -> Option<&'static str> {
@@ -32,26 +32,26 @@ fn result_definition(method: &str) -> Option<&'static str> {
 
 /// The members only the stateless revision defines, which a session's
 /// results must not carry.
-const MODERN_ONLY: [&str; 3] = ["resultType", "ttlMs", "cacheScope"];
+const STATELESS_ONLY: [&str; 3] = ["resultType", "ttlMs", "cacheScope"];
 
 /// Checks one message a server sent on a session, in answer to (or during)
 /// a request of `method`.
-pub fn check_legacy_message(method: &str, message: &Value) -> Result<(), String> {
+pub fn check_session_message(method: &str, message: &Value) -> Result<(), String> {
     let is_response = message.get("result").is_some() || message.get("error").is_some();
     match (message.get("method").is_some(), message.get("id").is_some(), is_response) {
         (true, true, _) => {
-            check_legacy("JSONRPCRequest", message)?;
-            check_legacy("ServerRequest", message)
+            check_session("JSONRPCRequest", message)?;
+            check_session("ServerRequest", message)
         }
         (true, false, _) => {
-            check_legacy("JSONRPCNotification", message)?;
-            check_legacy("ServerNotification", message)
+            check_session("JSONRPCNotification", message)?;
+            check_session("ServerNotification", message)
         }
-        (false, _, true) if message.get("error").is_some() => check_legacy("JSONRPCErrorResponse", message),
+        (false, _, true) if message.get("error").is_some() => check_session("JSONRPCErrorResponse", message),
         (false, _, true) => {
-            check_legacy("JSONRPCResultResponse", message)?;
+            check_session("JSONRPCResultResponse", message)?;
             let result = &message["result"];
-            if let Some(member) = MODERN_ONLY.iter().find(|m| result.get(**m).is_some()) {
+            if let Some(member) = STATELESS_ONLY.iter().find(|m| result.get(**m).is_some()) {
                 return Err(format!("a 2025-era result carries `{member}`: {message}"));
             }
             if result.get("_meta").and_then(|m| m.get("io.modelcontextprotocol/serverInfo")).is_some() {
@@ -59,7 +59,7 @@ pub fn check_legacy_message(method: &str, message: &Value) -> Result<(), String>
             }
             let definition = result_definition(method)
                 .ok_or_else(|| format!("`{method}` has no 2025-era result type, yet it succeeded: {message}"))?;
-            check_legacy(definition, result)
+            check_session(definition, result)
         }
         _ => Err(format!("neither a request, a response nor a notification: {message}")),
     }
@@ -69,30 +69,30 @@ pub fn check_legacy_message(method: &str, message: &Value) -> Result<(), String>
 /// (request, notification, result or error, with its own definition for a
 /// request or a notification), and that a result carries none of the
 /// stateless revision's members.
-pub fn check_legacy_envelope(message: &Value) -> Result<(), String> {
+pub fn check_session_envelope(message: &Value) -> Result<(), String> {
     let is_result = message.get("result").is_some() && message.get("method").is_none();
     if !is_result {
-        return check_legacy_message("", message);
+        return check_session_message("", message);
     }
-    check_legacy("JSONRPCResultResponse", message)?;
-    match MODERN_ONLY.iter().find(|m| message["result"].get(**m).is_some()) {
+    check_session("JSONRPCResultResponse", message)?;
+    match STATELESS_ONLY.iter().find(|m| message["result"].get(**m).is_some()) {
         Some(member) => Err(format!("a 2025-era result carries `{member}`: {message}")),
         None => Ok(()),
     }
 }
 
-/// Panics unless `message` passes [`check_legacy_envelope`].
+/// Panics unless `message` passes [`check_session_envelope`].
 #[track_caller]
-pub fn assert_valid_legacy_envelope(message: &Value) {
-    if let Err(report) = check_legacy_envelope(message) {
+pub fn assert_valid_session_envelope(message: &Value) {
+    if let Err(report) = check_session_envelope(message) {
         panic!("invalid 2025-era message: {report}");
     }
 }
 
-/// Panics unless `message` is valid on a session (see [`check_legacy_message`]).
+/// Panics unless `message` is valid on a session (see [`check_session_message`]).
 #[track_caller]
-pub fn assert_valid_legacy(method: &str, message: &Value) {
-    if let Err(report) = check_legacy_message(method, message) {
+pub fn assert_valid_session(method: &str, message: &Value) {
+    if let Err(report) = check_session_message(method, message) {
         panic!("invalid 2025-era message for `{method}`: {report}");
     }
 }

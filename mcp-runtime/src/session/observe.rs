@@ -5,8 +5,8 @@
 use serde_json::{Map, Value};
 
 use super::delivery::Delivery;
+use super::live::Session;
 use super::message::SessionRequest;
-use super::session::Session;
 use crate::protocol::{Method, RequestId};
 use crate::server::Server;
 use crate::telemetry::{Observation, Origin, Target};

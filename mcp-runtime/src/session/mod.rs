@@ -22,7 +22,7 @@
 //! and one stdio process ([`Eras::Dual`](crate::server::Eras::Dual)).
 #![cfg_attr(feature = "redis", doc = "\n\n[`RedisSessionStore`]: crate::redis::RedisSessionStore")]
 // Without the feature the name leads to what the store implements.
-#![cfg_attr(not(feature = "redis"), doc = "\n\n[`RedisSessionStore`]: crate::legacy::SessionStore")]
+#![cfg_attr(not(feature = "redis"), doc = "\n\n[`RedisSessionStore`]: crate::session::SessionStore")]
 
 pub(crate) mod batch;
 pub(crate) mod bridge;
@@ -30,11 +30,11 @@ pub(crate) mod delivery;
 pub(crate) mod destination;
 pub(crate) mod events;
 pub(crate) mod initialize;
+pub(crate) mod live;
 pub(crate) mod message;
 mod meta;
 pub(crate) mod observe;
 mod owner;
-pub(crate) mod session;
 mod shape;
 mod store;
 
@@ -43,15 +43,15 @@ pub use store::{
     MemorySessionStore, SessionChange, SessionLimits, SessionRecord, SessionStore, StoreError, StoreFuture, Touched,
 };
 
-use crate::eras::LEGACY_VERSIONS;
+use crate::eras::SESSION_VERSIONS;
 use crate::protocol::{ErrorObject, Method, PROTOCOL_VERSION};
 
 /// The answer of a server that serves only 2025-era clients to a 2026-07-28
 /// request: `server/discover` does not exist there, and anything else is
 /// a version it does not speak, with the versions it does.
-pub(crate) fn refuse_modern(method: &str) -> ErrorObject {
+pub(crate) fn refuse_stateless(method: &str) -> ErrorObject {
     if method == Method::Discover.name() {
         return ErrorObject::method_not_found(method);
     }
-    ErrorObject::unsupported_version(LEGACY_VERSIONS, PROTOCOL_VERSION)
+    ErrorObject::unsupported_version(SESSION_VERSIONS, PROTOCOL_VERSION)
 }

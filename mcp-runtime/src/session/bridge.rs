@@ -19,8 +19,8 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
 use super::destination::Destination;
+use super::live::Session;
 use super::message::{SessionParams, SessionRequest};
-use super::session::Session;
 use super::shape;
 use super::store::SessionChange;
 // Re-exported so that the transports' paths through the bridge hold.
@@ -359,7 +359,7 @@ async fn ask_client(
         shape::client_request(session.protocol_version(), method, &mut params);
         if method == "elicitation/create" && params.get("mode").and_then(Value::as_str) == Some("url") {
             // A 2025-era URL elicitation is named, so that its completion can be announced.
-            let name = super::session::new_session_id().unwrap_or_else(|| key.clone());
+            let name = super::live::new_session_id().unwrap_or_else(|| key.clone());
             params["elicitationId"] = Value::from(name);
         }
         let answer = session.ask(method, params, outlet, cancel).await.map_err(|e| {

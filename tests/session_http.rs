@@ -15,7 +15,7 @@ use mcp_runtime::input::Elicitation;
 use mcp_runtime::protocol::META_PROTOCOL_VERSION;
 use mcp_runtime::transport::http::{HttpConfig, McpBody, McpService};
 use mcp_runtime::{Input, RequestContext, Server, entry::ToolEntry, server::Eras};
-use mcp_tests::legacy_schema::assert_valid_legacy_envelope;
+use mcp_tests::session_schema::assert_valid_session_envelope;
 
 type Reply = http::Response<McpBody>;
 
@@ -138,13 +138,13 @@ fn check_messages(text: &str) {
     let trimmed = text.trim_start();
     if trimmed.starts_with('{') || trimmed.starts_with('[') {
         match serde_json::from_str::<Value>(trimmed).expect("a JSON body") {
-            Value::Array(items) => items.iter().for_each(assert_valid_legacy_envelope),
-            message => assert_valid_legacy_envelope(&message),
+            Value::Array(items) => items.iter().for_each(assert_valid_session_envelope),
+            message => assert_valid_session_envelope(&message),
         }
         return;
     }
     for data in text.lines().filter_map(|l| l.strip_prefix("data: ")).filter(|d| !d.trim().is_empty()) {
-        assert_valid_legacy_envelope(&serde_json::from_str(data).expect("an event's data is JSON"));
+        assert_valid_session_envelope(&serde_json::from_str(data).expect("an event's data is JSON"));
     }
 }
 
@@ -193,7 +193,7 @@ fn answer_in(events: &str, id: u64) -> Option<Value> {
         .find(|message| message["id"] == id && message.get("method").is_none())
 }
 
-#[path = "legacy_http/shared.rs"]
+#[path = "session_http/shared.rs"]
 mod shared;
 
 #[tokio::test]
@@ -297,8 +297,8 @@ async fn json_rpc_errors_on_a_session_travel_with_200() {
 async fn a_request_naming_another_era_on_a_session_is_400() {
     let service = service(HttpConfig::default());
     let id = open(&service, "2025-11-25").await;
-    let modern_header = with(post(Some(&id), &call(1, "echo")), "mcp-protocol-version", "2026-07-28");
-    assert_eq!(send(&service, modern_header).await.status(), 400);
+    let stateless_header = with(post(Some(&id), &call(1, "echo")), "mcp-protocol-version", "2026-07-28");
+    assert_eq!(send(&service, stateless_header).await.status(), 400);
     let older = with(post(Some(&id), &call(1, "echo")), "mcp-protocol-version", "2025-03-26");
     assert_eq!(send(&service, older).await.status(), 200);
     let none = without(post(Some(&id), &call(1, "echo")), "mcp-protocol-version");
@@ -427,7 +427,7 @@ async fn batches_are_served_at_2025_03_26_only() {
     assert_eq!(json_of(refused).await["error"]["code"], -32600);
 }
 
-fn modern_call(id: u64) -> http::Request<String> {
+fn stateless_call(id: u64) -> http::Request<String> {
     let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
         "name": "echo", "arguments": {},
         "_meta": {
@@ -444,21 +444,21 @@ fn modern_call(id: u64) -> http::Request<String> {
 async fn stateless_and_session_requests_interleave_on_one_service() {
     let service = service(HttpConfig::default());
     let session = open(&service, "2025-11-25").await;
-    let modern = json_of(send(&service, modern_call(1)).await).await;
-    assert_eq!(modern["result"]["resultType"], "complete", "{modern}");
-    let legacy = text(send(&service, post(Some(&session), &call(2, "echo"))).await).await;
-    let legacy = answer_in(&legacy, 2).expect("the session's answer");
-    assert!(legacy["result"].get("resultType").is_none(), "{legacy}");
+    let stateless = json_of(send(&service, stateless_call(1)).await).await;
+    assert_eq!(stateless["result"]["resultType"], "complete", "{stateless}");
+    let in_session = text(send(&service, post(Some(&session), &call(2, "echo"))).await).await;
+    let in_session = answer_in(&in_session, 2).expect("the session's answer");
+    assert!(in_session["result"].get("resultType").is_none(), "{in_session}");
     // A stray session id does not make a stateless request the session's.
-    let mut stray = modern_call(3);
+    let mut stray = stateless_call(3);
     stray.headers_mut().insert("mcp-session-id", session.parse().expect("a header value"));
     let stray = json_of(send(&service, stray).await).await;
     assert_eq!(stray["result"]["resultType"], "complete", "{stray}");
 }
 
 #[tokio::test]
-async fn a_modern_only_server_keeps_no_sessions() {
-    let service = server(Eras::Modern, Arc::default()).http_service(HttpConfig::default());
+async fn a_stateless_only_server_keeps_no_sessions() {
+    let service = server(Eras::Stateless, Arc::default()).http_service(HttpConfig::default());
     let reply = send(&service, post(None, &initialize("2025-11-25"))).await;
     assert_eq!(reply.status(), 400);
     assert!(reply.headers().get("mcp-session-id").is_none());
@@ -467,9 +467,9 @@ async fn a_modern_only_server_keeps_no_sessions() {
 }
 
 #[tokio::test]
-async fn a_legacy_only_server_refuses_stateless_requests() {
-    let service = server(Eras::Legacy, Arc::default()).http_service(HttpConfig::default());
-    let reply = send(&service, modern_call(1)).await;
+async fn a_session_only_server_refuses_stateless_requests() {
+    let service = server(Eras::Session, Arc::default()).http_service(HttpConfig::default());
+    let reply = send(&service, stateless_call(1)).await;
     assert_eq!(reply.status(), 400);
     assert_eq!(json_of(reply).await["error"]["code"], -32022);
     let discover = json!({"jsonrpc": "2.0", "id": 2, "method": "server/discover", "params": {

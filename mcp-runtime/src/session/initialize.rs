@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::session::{Session, new_session_id};
+use super::live::{Session, new_session_id};
 use crate::protocol::{ClientCapabilities, ErrorObject, Implementation, ProtocolVersion};
 use crate::server::Server;
 

@@ -42,7 +42,7 @@ pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>>
 /// What can be shared of a 2025-era session, as a store keeps it.
 ///
 /// ```
-/// use mcp_runtime::legacy::{SessionChange, SessionRecord};
+/// use mcp_runtime::session::{SessionChange, SessionRecord};
 /// use mcp_runtime::protocol::LoggingLevel;
 ///
 /// let mut record = SessionRecord::new("9f2c", "2025-11-25");

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use http::{Method, StatusCode};
 use http_body::Body as _;
 use mcp_runtime::transport::http::{McpBody, McpService};
-use mcp_tests::legacy_schema::assert_valid_legacy;
+use mcp_tests::session_schema::assert_valid_session;
 use serde_json::{Value, json};
 
 use crate::fixture::STUCK;
@@ -41,7 +41,7 @@ impl Checker {
         let answered = message.get("id").filter(|_| message.get("method").is_none());
         let sent = self.0.lock().expect("not poisoned");
         let method = answered.and_then(|id| sent.get(&id.to_string())).map_or("", String::as_str);
-        assert_valid_legacy(method, message);
+        assert_valid_session(method, message);
     }
 }
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 use http::{Method, StatusCode};
 use mcp_runtime::transport::http::HttpConfig;
 use mcp_runtime::{RequestContext, entry::ToolEntry};
-use mcp_tests::legacy_schema::assert_valid_legacy;
+use mcp_tests::session_schema::assert_valid_session;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 
@@ -55,7 +55,7 @@ async fn a_process_writes_only_messages_on_stdout_and_logs_on_stderr() {
             let text = line.strip_suffix('\n').expect("every message ends its line");
             let received: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
             let answer = received.get("method").is_none();
-            assert_valid_legacy(if answer { method } else { "" }, &received);
+            assert_valid_session(if answer { method } else { "" }, &received);
             seen += 1;
             if answer && received["id"] == message["id"] {
                 break;
@@ -255,7 +255,7 @@ async fn priming_events_and_retry_only_at_2025_11_25() {
 /// Row 32: a foreign `Origin` is 403 on every request of the 2025-era
 /// path, and opens or ends nothing.
 #[tokio::test]
-async fn a_foreign_origin_is_403_on_the_legacy_path() {
+async fn a_foreign_origin_is_403_on_the_session_path() {
     let service = server().http_service(HttpConfig::default());
     let evil = |request| with(request, "origin", "https://evil.example");
     let refused = send(&service, evil(post(&initialize_message("2025-11-25", json!({}))))).await;

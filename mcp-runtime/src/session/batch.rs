@@ -5,8 +5,8 @@ use futures_util::future::join_all;
 use serde_json::value::RawValue;
 
 use super::bridge::{self, Delivery, failure};
+use super::live::Session;
 use super::message::{self, Incoming};
-use super::session::Session;
 use crate::protocol::{ErrorObject, Method};
 use crate::server::Server;
 
@@ -36,7 +36,7 @@ pub(crate) async fn serve(
                 session.answer(&id, outcome);
                 None
             }
-            Incoming::Modern | Incoming::Unreadable | Incoming::Batch(_) => Some(failure(
+            Incoming::Stateless | Incoming::Unreadable | Incoming::Batch(_) => Some(failure(
                 None,
                 &ErrorObject::invalid_request("A batch may hold only 2025-era requests, notifications and answers"),
             )),

@@ -17,7 +17,7 @@ use mcp_runtime::{
     server::Eras,
     tool, tools,
 };
-use mcp_tests::legacy_schema::assert_valid_legacy;
+use mcp_tests::session_schema::assert_valid_session;
 use mcp_tests::wire_schema::{assert_valid_line, request_meta};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf};
@@ -77,7 +77,7 @@ fn hello() -> &'static str {
 }
 
 fn builder() -> ServerBuilder {
-    Server::builder("legacy-stdio", "1.0.0")
+    Server::builder("session-stdio", "1.0.0")
         .tools(tools![echo, greet, work, wait])
         .resources(resources![first_note])
         .prompts(prompts![hello])
@@ -113,8 +113,8 @@ impl Client {
 
     async fn send(&mut self, message: Value) {
         if let (Some(id), Some(method)) = (message.get("id"), message["method"].as_str()) {
-            let modern = message["params"]["_meta"].get("io.modelcontextprotocol/protocolVersion").is_some();
-            self.sent.insert(id.to_string(), (method.to_owned(), modern));
+            let stateless = message["params"]["_meta"].get("io.modelcontextprotocol/protocolVersion").is_some();
+            self.sent.insert(id.to_string(), (method.to_owned(), stateless));
         }
         let writer = self.writer.as_mut().expect("input is open");
         writer.write_all(format!("{message}\n").as_bytes()).await.expect("the server reads");
@@ -131,8 +131,8 @@ impl Client {
             Some((method, true)) => {
                 assert_valid_line(method, &line);
             }
-            Some((method, false)) => assert_valid_legacy(method, &message),
-            None => assert_valid_legacy("", &message),
+            Some((method, false)) => assert_valid_session(method, &message),
+            None => assert_valid_session("", &message),
         }
         Some(message)
     }
@@ -187,7 +187,7 @@ async fn initialize_echoes_a_served_version_and_counters_any_other() {
         let answer = client.initialize(asked, json!({})).await;
         let result = &answer["result"];
         assert_eq!(result["protocolVersion"], answered, "asked for {asked}");
-        assert_eq!(result["serverInfo"]["name"], "legacy-stdio");
+        assert_eq!(result["serverInfo"]["name"], "session-stdio");
         assert!(result["capabilities"]["tools"].is_object() && result["capabilities"].get("extensions").is_none());
         client.close().await;
     }
@@ -207,7 +207,7 @@ async fn initialize_with_a_version_that_is_no_string_is_invalid_params() {
         write.write_all(format!("{request}\n").as_bytes()).await.expect("written");
         let line = BufReader::new(read).lines().next_line().await.expect("read").expect("an answer");
         let answer: Value = serde_json::from_str(&line).expect("JSON");
-        assert_valid_legacy("initialize", &answer);
+        assert_valid_session("initialize", &answer);
         assert_eq!(answer["error"]["code"], -32602, "{version}: {answer}");
         let message = answer["error"]["message"].as_str().expect("a message");
         assert!(message.starts_with("`protocolVersion` must be a string such as \"2025-11-25\""), "{message}");
@@ -236,11 +236,11 @@ async fn a_session_is_served_by_the_same_handlers_in_the_older_shapes() {
 async fn a_missing_resource_is_32002_on_a_session_and_32602_without() {
     let mut client = Client::start(builder().build().unwrap());
     client.initialize("2025-11-25", json!({})).await;
-    let legacy = client.request(1, "resources/read", json!({"uri": "notes://none"})).await;
-    assert_eq!(legacy["error"]["code"], -32002);
-    assert_eq!(legacy["error"]["data"]["uri"], "notes://none");
-    let modern = client.request(2, "resources/read", json!({"uri": "notes://none", "_meta": request_meta()})).await;
-    assert_eq!(modern["error"]["code"], -32602);
+    let session = client.request(1, "resources/read", json!({"uri": "notes://none"})).await;
+    assert_eq!(session["error"]["code"], -32002);
+    assert_eq!(session["error"]["data"]["uri"], "notes://none");
+    let stateless = client.request(2, "resources/read", json!({"uri": "notes://none", "_meta": request_meta()})).await;
+    assert_eq!(stateless["error"]["code"], -32602);
     client.close().await;
 }
 
@@ -248,12 +248,12 @@ async fn a_missing_resource_is_32002_on_a_session_and_32602_without() {
 async fn both_eras_share_one_process() {
     let mut client = Client::start(builder().build().unwrap());
     client.initialize("2025-11-25", json!({})).await;
-    let modern = client
+    let stateless = client
         .request(1, "tools/call", json!({"name": "echo", "arguments": {"text": "new"}, "_meta": request_meta()}))
         .await;
-    assert_eq!(modern["result"]["resultType"], "complete");
-    let legacy = client.request(2, "tools/call", json!({"name": "echo", "arguments": {"text": "old"}})).await;
-    assert!(legacy["result"].get("resultType").is_none());
+    assert_eq!(stateless["result"]["resultType"], "complete");
+    let session = client.request(2, "tools/call", json!({"name": "echo", "arguments": {"text": "old"}})).await;
+    assert!(session["result"].get("resultType").is_none());
     let discover = client.request(3, "server/discover", json!({"_meta": request_meta()})).await;
     assert_eq!(
         discover["result"]["supportedVersions"],
@@ -430,8 +430,8 @@ async fn batches_only_for_the_oldest_version() {
     let line = tokio::time::timeout(STUCK, client.lines.next_line()).await.unwrap().unwrap().unwrap();
     let answers: Vec<Value> = serde_json::from_str(&line).unwrap();
     assert_eq!(answers.len(), 2);
-    assert_valid_legacy("ping", &answers[0]);
-    assert_valid_legacy("tools/list", &answers[1]);
+    assert_valid_session("ping", &answers[0]);
+    assert_valid_session("tools/list", &answers[1]);
     client.close().await;
 
     let mut newer = Client::start(builder().build().unwrap());
@@ -458,8 +458,8 @@ async fn before_initialize_only_ping_is_answered_and_errors_name_the_versions() 
 }
 
 #[tokio::test]
-async fn a_modern_only_server_keeps_no_session_and_says_why() {
-    let mut client = Client::start(builder().eras(Eras::Modern).build().unwrap());
+async fn a_stateless_only_server_keeps_no_session_and_says_why() {
+    let mut client = Client::start(builder().eras(Eras::Stateless).build().unwrap());
     client.sent.insert("0".into(), ("initialize".into(), true));
     let params =
         json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}});
@@ -472,8 +472,8 @@ async fn a_modern_only_server_keeps_no_session_and_says_why() {
 }
 
 #[tokio::test]
-async fn a_legacy_only_server_refuses_the_stateless_revision() {
-    let mut client = Client::start(builder().eras(Eras::Legacy).build().unwrap());
+async fn a_session_only_server_refuses_the_stateless_revision() {
+    let mut client = Client::start(builder().eras(Eras::Session).build().unwrap());
     client.sent.insert("1".into(), ("server/discover".into(), true));
     client
         .send(json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": request_meta()}}))

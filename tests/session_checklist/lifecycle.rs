@@ -16,7 +16,7 @@ fn call(id: i64, tool: &str, arguments: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}})
 }
 
-/// Rows 1 and 2, over HTTP (stdio: `legacy_stdio`).
+/// Rows 1 and 2, over HTTP (stdio: `session_stdio`).
 #[tokio::test]
 async fn initialize_over_http_names_the_version_the_capabilities_and_the_server() {
     let service = server().http_service(HttpConfig::default());

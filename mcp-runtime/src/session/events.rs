@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde_json::json;
 use tokio::sync::broadcast::error::RecvError;
 
-use super::session::Session;
+use super::live::Session;
 use crate::events::ServerEvent;
 use crate::server::Server;
 

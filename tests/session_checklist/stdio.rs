@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use mcp_runtime::Server;
 use mcp_runtime::transport::stdio::StdioConfig;
-use mcp_tests::legacy_schema::assert_valid_legacy;
+use mcp_tests::session_schema::assert_valid_session;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf};
 use tokio::task::JoinHandle;
@@ -84,7 +84,7 @@ impl Stdio {
     fn check(&self, message: &Value) {
         let answered = message.get("id").filter(|_| message.get("method").is_none());
         let method = answered.and_then(|id| self.sent.get(&id.to_string())).map_or("", String::as_str);
-        assert_valid_legacy(method, message);
+        assert_valid_session(method, message);
     }
 
     /// Reads until the answer to `id`: what came before it, and the answer.

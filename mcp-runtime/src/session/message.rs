@@ -23,7 +23,7 @@ use crate::protocol::{CallToolParams, ErrorObject, META_PROTOCOL_VERSION, Method
 #[derive(Debug)]
 pub(crate) enum Incoming {
     /// A 2026-07-28 message: `params._meta` names its protocol version.
-    Modern,
+    Stateless,
     /// JSON, but no message a session reads (the stateless reader, where it
     /// runs, says what is wrong with it).
     Unreadable,
@@ -121,7 +121,7 @@ pub(crate) fn read(bytes: &[u8]) -> Result<Incoming, serde_json::Error> {
 /// reading.
 fn read_call(bytes: &[u8]) -> Option<SessionRequest> {
     let (id, params, meta) = crate::dispatch::read_call(std::str::from_utf8(bytes).ok()?)?;
-    if meta.is_some_and(is_modern_meta) {
+    if meta.is_some_and(is_stateless_meta) {
         return None;
     }
     let method = Cow::Borrowed(Method::ToolsCall.name());
@@ -230,8 +230,8 @@ impl Envelope<'_> {
             Some(params) => params_meta(params)?,
             None => None,
         };
-        if meta.is_some_and(is_modern_meta) {
-            return Ok(Incoming::Modern);
+        if meta.is_some_and(is_stateless_meta) {
+            return Ok(Incoming::Stateless);
         }
         let (id, method) = (once(self.id)?, once(self.method)?);
         match (method, id) {
@@ -280,7 +280,7 @@ fn params_meta(params: &RawValue) -> Result<Option<&RawValue>, ()> {
 
 /// Whether a `_meta` names the stateless revision's protocol version (with
 /// any value: a malformed one is the stateless reader's to refuse).
-fn is_modern_meta(meta: &RawValue) -> bool {
+fn is_stateless_meta(meta: &RawValue) -> bool {
     let mut member = [RawMember::default()];
     let read = MembersSeed { names: &[META_PROTOCOL_VERSION], members: &mut member }
         .deserialize(&mut serde_json::Deserializer::from_str(meta.get()));
@@ -338,11 +338,11 @@ mod tests {
 
     #[test]
     fn the_stateless_meta_decides_the_era() {
-        let modern = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {META_PROTOCOL_VERSION: "2026-07-28"}}});
-        assert!(matches!(of(modern), Incoming::Modern));
-        let legacy =
+        let stateless = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {META_PROTOCOL_VERSION: "2026-07-28"}}});
+        assert!(matches!(of(stateless), Incoming::Stateless));
+        let session =
             json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {"progressToken": 1}}});
-        let Incoming::Request(SessionRequest { method, meta, params, .. }) = of(legacy) else { panic!("a request") };
+        let Incoming::Request(SessionRequest { method, meta, params, .. }) = of(session) else { panic!("a request") };
         assert_eq!(method, "tools/list");
         assert_eq!(meta.expect("its _meta").get(), r#"{"progressToken":1}"#);
         let SessionParams::Raw(Some(params)) = params else { panic!("its params, raw") };
@@ -358,9 +358,9 @@ mod tests {
         };
         assert_eq!((id.as_json(), &*method, call.name.as_str()), ("7", "tools/call", "echo"));
         assert_eq!(meta.expect("its _meta").get(), r#"{"progressToken":"p"}"#);
-        let modern = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        let stateless = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
                             "params": {"name": "echo", "_meta": {META_PROTOCOL_VERSION: "2026-07-28"}}});
-        assert!(matches!(of(modern), Incoming::Modern));
+        assert!(matches!(of(stateless), Incoming::Stateless));
         // `params` first: the general reading, to the same request.
         let later = br#"{"params":{"name":"echo"},"jsonrpc":"2.0","id":8,"method":"tools/call"}"#;
         let Ok(Incoming::Request(SessionRequest { params: SessionParams::Raw(Some(raw)), .. })) = read(later) else {

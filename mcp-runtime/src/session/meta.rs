@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use super::session::Session;
+use super::live::Session;
 use crate::protocol::{
     ErrorObject, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, PROTOCOL_VERSION,
     RequestMeta,
@@ -74,7 +74,7 @@ mod tests {
         assert_eq!(first.protocol_version, PROTOCOL_VERSION);
         assert_eq!(first.client_info.as_ref().unwrap().name, "c");
         assert!(Arc::ptr_eq(&first, &for_request(&session, None).unwrap()));
-        session.apply_here(&crate::legacy::store::SessionChange::LogLevel { level: LoggingLevel::Debug });
+        session.apply_here(&crate::session::store::SessionChange::LogLevel { level: LoggingLevel::Debug });
         let debug = for_request(&session, None).unwrap();
         assert_eq!(debug.log_level, Some(LoggingLevel::Debug));
         assert!(Arc::ptr_eq(&debug, &for_request(&session, None).unwrap()));

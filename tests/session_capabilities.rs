@@ -10,7 +10,7 @@ use std::time::Duration;
 use mcp_runtime::input::{Elicitation, Sampling};
 use mcp_runtime::transport::stdio::StdioConfig;
 use mcp_runtime::{Input, Server, prompt, prompts, tool, tools};
-use mcp_tests::legacy_schema::assert_valid_legacy;
+use mcp_tests::session_schema::assert_valid_session;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf};
 
@@ -69,7 +69,7 @@ struct Session {
 
 impl Session {
     async fn open(version: &str, capabilities: Value) -> Session {
-        let server = Server::builder("legacy-capabilities", "1.0.0")
+        let server = Server::builder("session-capabilities", "1.0.0")
             .tools(tools![form, url, sample, sample_with_tools, roots])
             .prompts(prompts![topic])
             .build()
@@ -97,7 +97,7 @@ impl Session {
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
         let line = tokio::time::timeout(STUCK, self.lines.next_line()).await.expect("the server is stuck");
         let message: Value = serde_json::from_str(&line.expect("readable").expect("a line")).expect("JSON");
-        assert_valid_legacy(method, &message);
+        assert_valid_session(method, &message);
         assert_eq!(message["id"], id, "the answer, with nothing asked of the client before it: {message}");
         message
     }

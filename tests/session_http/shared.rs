@@ -9,13 +9,13 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
 
-use mcp_runtime::legacy::{
+use mcp_runtime::server::Eras;
+use mcp_runtime::session::{
     MemorySessionStore, SessionChange, SessionLimits, SessionRecord, SessionStore, StoreError, StoreFuture,
 };
-use mcp_runtime::server::Eras;
 use mcp_runtime::transport::http::{HttpConfig, McpService};
 
-use super::{bare, call, initialize, json_of, modern_call, next, open, post, send, server, text};
+use super::{bare, call, initialize, json_of, next, open, post, send, server, stateless_call, text};
 
 /// One replica's handle on records and a bus shared with the others.
 struct Twin {
@@ -142,5 +142,5 @@ async fn a_store_out_of_reach_is_503_and_the_stateless_path_never_asks_it() {
     assert!(refused.headers().get("mcp-session-id").is_none());
     assert_eq!(json_of(refused).await["error"]["code"], -32603);
     assert_eq!(send(&service, post(Some("0123456789abcdef"), &call(1, "echo"))).await.status(), 503);
-    assert_eq!(send(&service, modern_call(2)).await.status(), 200);
+    assert_eq!(send(&service, stateless_call(2)).await.status(), 200);
 }
