@@ -33,7 +33,9 @@ const _: () = {
     fn __ret() -> __mcp::PromptReturn<__Ret> {
         __mcp::prompt_return::<__Ret>()
     }
-    fn __handler(__call: __mcp::PromptCall) -> __mcp::BoxFuture<__mcp::PromptOutcome> {
+    fn __handler(
+        __call: __mcp::PromptCall,
+    ) -> __mcp::BoxFuture<'static, __mcp::PromptOutcome> {
         let mut __args = __mcp::PromptArgs::new(&__call);
         let __taken = (
             __args.take("arg1", __arg_0(), ::core::option::Option::None),
@@ -51,6 +53,7 @@ const _: () = {
     fn __complete(
         __call: __mcp::CompleteCall,
     ) -> __mcp::BoxFuture<
+        'static,
         ::core::result::Result<__mcp::Completion, __mcp::ErrorObject>,
     > {
         match __call.argument() {

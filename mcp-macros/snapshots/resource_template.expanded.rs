@@ -36,7 +36,7 @@ const _: () = {
     fn __handler(
         __call: __mcp::ResourceCall,
         __mime_type: __mcp::MimeType,
-    ) -> __mcp::BoxFuture<__mcp::ResourceOutcome> {
+    ) -> __mcp::BoxFuture<'static, __mcp::ResourceOutcome> {
         let __c1 = match __ctx_1().extract_rpc(&__call) {
             ::core::result::Result::Ok(value) => value,
             ::core::result::Result::Err(rejected) => {

@@ -72,7 +72,9 @@ const _: () = {
                 )
         }
     }
-    fn __handler(__call: __mcp::ToolCall) -> __mcp::BoxFuture<__mcp::ToolOutcome> {
+    fn __handler(
+        __call: __mcp::ToolCall,
+    ) -> __mcp::BoxFuture<'static, __mcp::ToolOutcome> {
         let __c2 = match __ctx_2().extract_tool(&__call) {
             ::core::result::Result::Ok(value) => value,
             ::core::result::Result::Err(rejected) => return __mcp::ready(rejected),

@@ -35,7 +35,9 @@ const _: () = {
             __mcp::Properties::new()
         }
     }
-    fn __handler(__call: __mcp::ToolCall) -> __mcp::BoxFuture<__mcp::ToolOutcome> {
+    fn __handler(
+        __call: __mcp::ToolCall,
+    ) -> __mcp::BoxFuture<'static, __mcp::ToolOutcome> {
         __mcp::blocking(move || {
             let __value = simple_text();
             __ret().convert(__value)

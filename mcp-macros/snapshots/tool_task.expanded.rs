@@ -38,7 +38,9 @@ const _: () = {
             __mcp::Properties::new()
         }
     }
-    fn __handler(__call: __mcp::ToolCall) -> __mcp::BoxFuture<__mcp::ToolOutcome> {
+    fn __handler(
+        __call: __mcp::ToolCall,
+    ) -> __mcp::BoxFuture<'static, __mcp::ToolOutcome> {
         let __c0 = match __ctx_0().extract_tool(&__call) {
             ::core::result::Result::Ok(value) => value,
             ::core::result::Result::Err(rejected) => return __mcp::ready(rejected),

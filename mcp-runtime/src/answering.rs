@@ -10,9 +10,9 @@ use crate::handler::functions::BoxFuture;
 use crate::input::Root;
 use crate::protocol::{ClientCapabilities, CreateMessageResult, ElicitRequest, ElicitResult};
 
-pub(crate) type ElicitFn = Arc<dyn Fn(ElicitRequest) -> BoxFuture<ElicitResult> + Send + Sync>;
-pub(crate) type SampleFn = Arc<dyn Fn(Value) -> BoxFuture<CreateMessageResult> + Send + Sync>;
-pub(crate) type RootsFn = Arc<dyn Fn() -> BoxFuture<Vec<Root>> + Send + Sync>;
+pub(crate) type ElicitFn = Arc<dyn Fn(ElicitRequest) -> BoxFuture<'static, ElicitResult> + Send + Sync>;
+pub(crate) type SampleFn = Arc<dyn Fn(Value) -> BoxFuture<'static, CreateMessageResult> + Send + Sync>;
+pub(crate) type RootsFn = Arc<dyn Fn() -> BoxFuture<'static, Vec<Root>> + Send + Sync>;
 /// What hears a request the client refuses: its method and params.
 pub(crate) type RefusedFn = Arc<dyn Fn(&str, &Value) + Send + Sync>;
 

@@ -284,7 +284,7 @@ pub(super) fn completer(handler: &Handler) -> Option<TokenStream> {
     Some(quote! {
         fn __complete(
             __call: __mcp::CompleteCall,
-        ) -> __mcp::BoxFuture<::core::result::Result<__mcp::Completion, __mcp::ErrorObject>> {
+        ) -> __mcp::BoxFuture<'static, ::core::result::Result<__mcp::Completion, __mcp::ErrorObject>> {
             match __call.argument() {
                 #(#arms)*
                 _ => __mcp::no_completion(),

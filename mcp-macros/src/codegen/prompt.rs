@@ -78,7 +78,7 @@ fn adapter(handler: &Handler) -> TokenStream {
     let bind = bind_arguments(handler, takes, quote!(::core::result::Result::Err(__args.into_error())));
     let run = run_boxed(handler, quote!(__ret().convert(__value)));
     quote! {
-        fn __handler(__call: __mcp::PromptCall) -> __mcp::BoxFuture<__mcp::PromptOutcome> {
+        fn __handler(__call: __mcp::PromptCall) -> __mcp::BoxFuture<'static, __mcp::PromptOutcome> {
             #contexts
             #parse
             #bind

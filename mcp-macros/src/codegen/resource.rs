@@ -78,7 +78,7 @@ fn adapter(handler: &Handler) -> TokenStream {
         fn __handler(
             __call: __mcp::ResourceCall,
             __mime_type: __mcp::MimeType,
-        ) -> __mcp::BoxFuture<__mcp::ResourceOutcome> {
+        ) -> __mcp::BoxFuture<'static, __mcp::ResourceOutcome> {
             #contexts
             #parse
             #bind

@@ -185,7 +185,7 @@ fn adapter(handler: &Handler) -> TokenStream {
     let bind = bind_arguments(handler, takes, quote!(__args.into_error()));
     let run = run_boxed(handler, quote!(__ret().convert(__value)));
     quote! {
-        fn __handler(__call: __mcp::ToolCall) -> __mcp::BoxFuture<__mcp::ToolOutcome> {
+        fn __handler(__call: __mcp::ToolCall) -> __mcp::BoxFuture<'static, __mcp::ToolOutcome> {
             #contexts
             #parse
             #bind

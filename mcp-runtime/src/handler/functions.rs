@@ -21,16 +21,18 @@ use crate::handler::state::StateRequirement;
 use crate::protocol::{CallToolResult, Completion, ErrorObject};
 
 /// A boxed, sendable future, as every erased handler returns.
-pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// A type-erased tool handler.
-pub(crate) type ToolFn = Arc<dyn Fn(ToolCall) -> BoxFuture<ToolOutcome> + Send + Sync>;
+pub(crate) type ToolFn = Arc<dyn Fn(ToolCall) -> BoxFuture<'static, ToolOutcome> + Send + Sync>;
 /// A type-erased prompt handler.
-pub(crate) type PromptFn = Arc<dyn Fn(PromptCall) -> BoxFuture<PromptOutcome> + Send + Sync>;
+pub(crate) type PromptFn = Arc<dyn Fn(PromptCall) -> BoxFuture<'static, PromptOutcome> + Send + Sync>;
 /// A type-erased resource handler; it also receives the declared MIME type.
-pub(crate) type ResourceFn = Arc<dyn Fn(ResourceCall, Option<Arc<str>>) -> BoxFuture<ResourceOutcome> + Send + Sync>;
+pub(crate) type ResourceFn =
+    Arc<dyn Fn(ResourceCall, Option<Arc<str>>) -> BoxFuture<'static, ResourceOutcome> + Send + Sync>;
 /// A type-erased completion handler.
-pub(crate) type CompleteFn = Arc<dyn Fn(CompleteCall) -> BoxFuture<Result<Completion, ErrorObject>> + Send + Sync>;
+pub(crate) type CompleteFn =
+    Arc<dyn Fn(CompleteCall) -> BoxFuture<'static, Result<Completion, ErrorObject>> + Send + Sync>;
 
 /// An async function of extractors usable as a tool.
 #[diagnostic::on_unimplemented(
@@ -39,7 +41,7 @@ pub(crate) type CompleteFn = Arc<dyn Fn(CompleteCall) -> BoxFuture<Result<Comple
 )]
 pub trait ToolHandler<M>: Clone + Send + Sync + 'static {
     /// Runs the handler.
-    fn call(&self, call: ToolCall) -> BoxFuture<ToolOutcome>;
+    fn call(&self, call: ToolCall) -> BoxFuture<'static, ToolOutcome>;
     /// Shared state the extractors need.
     fn requirements() -> Vec<StateRequirement>;
     /// The `inputSchema` derived from the extractors (`Args<T>`), if any.
@@ -55,7 +57,7 @@ pub trait ToolHandler<M>: Clone + Send + Sync + 'static {
 )]
 pub trait PromptHandler<M>: Clone + Send + Sync + 'static {
     /// Runs the handler.
-    fn call(&self, call: PromptCall) -> BoxFuture<PromptOutcome>;
+    fn call(&self, call: PromptCall) -> BoxFuture<'static, PromptOutcome>;
     /// Shared state the extractors need.
     fn requirements() -> Vec<StateRequirement>;
 }
@@ -67,7 +69,7 @@ pub trait PromptHandler<M>: Clone + Send + Sync + 'static {
 )]
 pub trait ResourceHandler<M>: Clone + Send + Sync + 'static {
     /// Runs the handler.
-    fn call(&self, call: ResourceCall, mime_type: Option<Arc<str>>) -> BoxFuture<ResourceOutcome>;
+    fn call(&self, call: ResourceCall, mime_type: Option<Arc<str>>) -> BoxFuture<'static, ResourceOutcome>;
     /// Shared state the extractors need.
     fn requirements() -> Vec<StateRequirement>;
 }
@@ -98,7 +100,7 @@ macro_rules! impl_handlers {
             R: IntoToolResult,
             $($ty: FromCall<ToolCall> + Send + 'static,)*
         {
-            fn call(&self, call: ToolCall) -> BoxFuture<ToolOutcome> {
+            fn call(&self, call: ToolCall) -> BoxFuture<'static, ToolOutcome> {
                 $(
                     let $ty = match $ty::from_call(&call) {
                         Ok(v) => v,
@@ -134,7 +136,7 @@ macro_rules! impl_handlers {
             R: IntoPromptResult,
             $($ty: FromCall<PromptCall> + Send + 'static,)*
         {
-            fn call(&self, call: PromptCall) -> BoxFuture<PromptOutcome> {
+            fn call(&self, call: PromptCall) -> BoxFuture<'static, PromptOutcome> {
                 $(
                     let $ty = match $ty::from_call(&call) {
                         Ok(v) => v,
@@ -160,7 +162,7 @@ macro_rules! impl_handlers {
             R: IntoResourceContents,
             $($ty: FromCall<ResourceCall> + Send + 'static,)*
         {
-            fn call(&self, call: ResourceCall, mime_type: Option<Arc<str>>) -> BoxFuture<ResourceOutcome> {
+            fn call(&self, call: ResourceCall, mime_type: Option<Arc<str>>) -> BoxFuture<'static, ResourceOutcome> {
                 $(
                     let $ty = match $ty::from_call(&call) {
                         Ok(v) => v,

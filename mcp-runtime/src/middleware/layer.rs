@@ -5,7 +5,6 @@
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
-use std::pin::Pin;
 use std::sync::Arc;
 
 use futures_util::FutureExt as _;
@@ -27,8 +26,8 @@ impl std::fmt::Debug for ServerLayers {
     }
 }
 
-/// A boxed future, as a [`Layer`] returns it.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+#[doc(inline)]
+pub use crate::handler::BoxFuture;
 
 /// A step around the requests a server runs. See the
 /// [`middleware`](crate::middleware) module for where layers run and what

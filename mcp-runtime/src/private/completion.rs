@@ -8,7 +8,7 @@ use crate::handler::functions::BoxFuture;
 use crate::protocol::{Completion, ErrorObject};
 
 /// The erased completer of a prompt or a resource template.
-pub type CompleteFn = fn(CompleteCall) -> BoxFuture<Result<Completion, ErrorObject>>;
+pub type CompleteFn = fn(CompleteCall) -> BoxFuture<'static, Result<Completion, ErrorObject>>;
 
 /// What a completer returns.
 #[diagnostic::on_unimplemented(
@@ -61,7 +61,7 @@ impl<T: IntoCompletion, E: Display> IntoCompletion for Result<T, E> {
 )]
 pub trait Completer<M>: Send + Sync + 'static {
     /// Runs the completer.
-    fn complete(self, call: CompleteCall) -> BoxFuture<Result<Completion, ErrorObject>>;
+    fn complete(self, call: CompleteCall) -> BoxFuture<'static, Result<Completion, ErrorObject>>;
 }
 
 /// Marker of [`Completer`] for `fn(&str) -> R`.
@@ -79,7 +79,7 @@ where
 {
     /// On the blocking pool, like a sync handler: it may look the value up
     /// in a file or a database.
-    fn complete(self, call: CompleteCall) -> BoxFuture<Result<Completion, ErrorObject>> {
+    fn complete(self, call: CompleteCall) -> BoxFuture<'static, Result<Completion, ErrorObject>> {
         super::blocking(move || self(call.value()).into_completion())
     }
 }
@@ -90,7 +90,7 @@ where
     Fut: Future + Send + 'static,
     Fut::Output: IntoCompletion,
 {
-    fn complete(self, call: CompleteCall) -> BoxFuture<Result<Completion, ErrorObject>> {
+    fn complete(self, call: CompleteCall) -> BoxFuture<'static, Result<Completion, ErrorObject>> {
         let future = self(call);
         Box::pin(async move { future.await.into_completion() })
     }
@@ -100,11 +100,11 @@ where
 pub fn complete_with<M, F: Completer<M>>(
     call: CompleteCall,
     completer: F,
-) -> BoxFuture<Result<Completion, ErrorObject>> {
+) -> BoxFuture<'static, Result<Completion, ErrorObject>> {
     completer.complete(call)
 }
 
 /// The answer for an argument without a completer: no suggestions.
-pub fn no_completion() -> BoxFuture<Result<Completion, ErrorObject>> {
+pub fn no_completion() -> BoxFuture<'static, Result<Completion, ErrorObject>> {
     Box::pin(std::future::ready(Ok(Completion::default())))
 }

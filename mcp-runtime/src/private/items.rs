@@ -84,7 +84,7 @@ pub mod fallback {
         super::super::tool::ToolDefinition::new("", serde_json::Map::new(), None).build()
     }
 
-    fn tool_handler(_: ToolCall) -> BoxFuture<ToolOutcome> {
+    fn tool_handler(_: ToolCall) -> BoxFuture<'static, ToolOutcome> {
         Box::pin(std::future::ready(Err(unavailable())))
     }
 
@@ -107,7 +107,7 @@ pub mod fallback {
         super::super::prompt::PromptDefinition::new("").build()
     }
 
-    fn prompt_handler(_: PromptCall) -> BoxFuture<PromptOutcome> {
+    fn prompt_handler(_: PromptCall) -> BoxFuture<'static, PromptOutcome> {
         Box::pin(std::future::ready(Err(unavailable())))
     }
 
@@ -126,7 +126,7 @@ pub mod fallback {
         ResourceDefinition::Fixed(Resource::new("", ""))
     }
 
-    fn resource_handler(_: ResourceCall, _: Option<std::sync::Arc<str>>) -> BoxFuture<ResourceOutcome> {
+    fn resource_handler(_: ResourceCall, _: Option<std::sync::Arc<str>>) -> BoxFuture<'static, ResourceOutcome> {
         Box::pin(std::future::ready(Err(unavailable())))
     }
 

@@ -67,7 +67,7 @@ pub use tool_return::{
 pub type MimeType = Option<std::sync::Arc<str>>;
 
 /// Boxes an adapter's future.
-pub fn boxed<T>(future: impl std::future::Future<Output = T> + Send + 'static) -> BoxFuture<T> {
+pub fn boxed<T>(future: impl std::future::Future<Output = T> + Send + 'static) -> BoxFuture<'static, T> {
     Box::pin(future)
 }
 
@@ -77,7 +77,7 @@ pub fn boxed<T>(future: impl std::future::Future<Output = T> + Send + 'static) -
 /// panic is resumed here, to be answered like an async handler's.
 pub fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, ErrorObject> + Send + 'static,
-) -> BoxFuture<Result<T, ErrorObject>> {
+) -> BoxFuture<'static, Result<T, ErrorObject>> {
     Box::pin(async move {
         match tokio::task::spawn_blocking(work).await {
             Ok(outcome) => outcome,
@@ -88,7 +88,7 @@ pub fn blocking<T: Send + 'static>(
 }
 
 /// An adapter's answer that is already known, such as a rejection.
-pub fn ready<T: Send + 'static>(value: T) -> BoxFuture<T> {
+pub fn ready<T: Send + 'static>(value: T) -> BoxFuture<'static, T> {
     Box::pin(std::future::ready(value))
 }
 

@@ -26,7 +26,7 @@ use mcp_catalog::profile::{NullPlan, Profile as SchemaProfile};
 
 /// The adapter a macro generates for the completers of one prompt or
 /// resource template.
-pub type CompleterFn = fn(CompleteCall) -> BoxFuture<Result<Completion, ErrorObject>>;
+pub type CompleterFn = fn(CompleteCall) -> BoxFuture<'static, Result<Completion, ErrorObject>>;
 
 /// A tool: its definition and its handler.
 ///
@@ -266,7 +266,7 @@ pub struct ToolDescriptor {
     /// Builds the definition (schemas included); called once per server build.
     pub definition: fn() -> Tool,
     /// The adapter that extracts arguments, calls the function and converts its result.
-    pub handler: fn(ToolCall) -> BoxFuture<ToolOutcome>,
+    pub handler: fn(ToolCall) -> BoxFuture<'static, ToolOutcome>,
     /// Shared state the function needs.
     pub requirements: fn() -> Vec<StateRequirement>,
     /// Where the function is.
@@ -400,7 +400,7 @@ pub struct PromptDescriptor {
     /// Builds the definition.
     pub definition: fn() -> Prompt,
     /// The adapter.
-    pub handler: fn(PromptCall) -> BoxFuture<PromptOutcome>,
+    pub handler: fn(PromptCall) -> BoxFuture<'static, PromptOutcome>,
     /// Completion of the prompt's arguments, if any argument has a completer.
     pub completer: Option<CompleterFn>,
     /// Shared state the function needs.
@@ -619,7 +619,7 @@ pub struct ResourceDescriptor {
     /// Builds the definition.
     pub definition: fn() -> ResourceDefinition,
     /// The adapter.
-    pub handler: fn(ResourceCall, Option<Arc<str>>) -> BoxFuture<ResourceOutcome>,
+    pub handler: fn(ResourceCall, Option<Arc<str>>) -> BoxFuture<'static, ResourceOutcome>,
     /// Completion of the template's variables, if any has a completer.
     pub completer: Option<CompleterFn>,
     /// Shared state the function needs.

@@ -40,7 +40,7 @@ pub(crate) trait Peers: Send + Sync {
     /// request not running here.
     fn forward_cancel(&self, session: &str, id: &RequestId);
     /// Writes a change through to the store, and tells the other replicas.
-    fn write(&self, session: &str, change: SessionChange) -> BoxFuture<Result<(), ErrorObject>>;
+    fn write(&self, session: &str, change: SessionChange) -> BoxFuture<'static, Result<(), ErrorObject>>;
 }
 
 /// A 2025-era session, shared by every request of one stdio process or one

@@ -27,7 +27,7 @@ enum Ended {
 /// What a task's handler needs to run.
 pub(crate) struct Work {
     pub(crate) task_id: String,
-    pub(crate) future: BoxFuture<ToolOutcome>,
+    pub(crate) future: BoxFuture<'static, ToolOutcome>,
     pub(crate) cancel: CancellationToken,
     pub(crate) link: Arc<TaskLink<Tasks>>,
     /// How long the handler may run on once cancelled.
@@ -57,7 +57,7 @@ async fn drive(tasks: Tasks, work: Work) {
 async fn run(
     tasks: &Tasks,
     task_id: &str,
-    future: BoxFuture<ToolOutcome>,
+    future: BoxFuture<'static, ToolOutcome>,
     cancel: &CancellationToken,
     link: &TaskLink<Tasks>,
     grace: Duration,

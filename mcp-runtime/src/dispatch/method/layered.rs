@@ -202,8 +202,8 @@ pub(super) fn layered_task(
     outer: Layers,
     own: Option<Layers>,
     request: McpRequest,
-    work: crate::handler::functions::BoxFuture<crate::handler::outcome::ToolOutcome>,
-) -> crate::handler::functions::BoxFuture<crate::handler::outcome::ToolOutcome> {
+    work: crate::handler::functions::BoxFuture<'static, crate::handler::outcome::ToolOutcome>,
+) -> crate::handler::functions::BoxFuture<'static, crate::handler::outcome::ToolOutcome> {
     use crate::handler::outcome::Outcome;
     use crate::middleware::{BoxFuture, run_layered};
 

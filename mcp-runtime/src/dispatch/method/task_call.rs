@@ -82,7 +82,7 @@ async fn hand_over(
     p: &Prepared,
     cx: &RequestContext,
     task_id: String,
-    future: BoxFuture<ToolOutcome>,
+    future: BoxFuture<'static, ToolOutcome>,
     cancel: CancellationToken,
     link: Arc<TaskLink>,
 ) -> Response {
@@ -147,7 +147,7 @@ enum Inline {
     Done(ToolOutcome),
     Interrupted(Interrupted),
     /// It waits on something else than input, and goes on as a task.
-    Waiting(BoxFuture<ToolOutcome>),
+    Waiting(BoxFuture<'static, ToolOutcome>),
 }
 
 /// Polls a handler once: whatever it waits on after that poll decides,
@@ -155,7 +155,7 @@ enum Inline {
 /// ([`Input::hold_inline`](crate::Input)): it is then polled on until it
 /// lets go, finishes or asks for input.
 struct UntilFirstWait {
-    future: Option<BoxFuture<ToolOutcome>>,
+    future: Option<BoxFuture<'static, ToolOutcome>>,
     context: RequestContext,
 }
 

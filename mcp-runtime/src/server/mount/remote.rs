@@ -132,7 +132,7 @@ fn forwarding<T: DeserializeOwned + Send + 'static>(
     method: &'static str,
     name: &str,
     served: &str,
-) -> impl Fn(Args<Value>, Input, Progress, Logger, CancellationToken) -> BoxFuture<Result<T, RpcError>>
+) -> impl Fn(Args<Value>, Input, Progress, Logger, CancellationToken) -> BoxFuture<'static, Result<T, RpcError>>
 + Clone
 + Send
 + Sync
@@ -234,7 +234,7 @@ fn completing(
     client: Client,
     reference: CompletionReference,
     served: &str,
-) -> impl Fn(CompleteCall) -> BoxFuture<Result<Completion, ErrorObject>> + Send + Sync + 'static {
+) -> impl Fn(CompleteCall) -> BoxFuture<'static, Result<Completion, ErrorObject>> + Send + Sync + 'static {
     let served: Arc<str> = served.into();
     move |call| {
         let (client, reference, served) = (client.clone(), reference.clone(), Arc::clone(&served));

@@ -145,7 +145,7 @@ impl Peers for Relay {
         }
     }
 
-    fn write(&self, session: &str, change: SessionChange) -> BoxFuture<Result<(), ErrorObject>> {
+    fn write(&self, session: &str, change: SessionChange) -> BoxFuture<'static, Result<(), ErrorObject>> {
         let store = Arc::clone(&self.store);
         let session = session.to_owned();
         Box::pin(async move {
