@@ -42,26 +42,7 @@ impl ServerBuilder {
 
 #[cfg(feature = "client")]
 impl ServerBuilder {
-    /// Serves the tools of a server reached through a client (another
-    /// process's stdio, or a URL) as part of this one, under `namespace`
-    /// (`namespace_name`), each call forwarded: a proxy, or a gateway in
-    /// front of several.
-    ///
-    /// The tools are those the remote listed when it was connected
-    /// ([`Remote::connect`](crate::client::Remote::connect)), with their
-    /// schemas and annotations; this server's scopes, layers and telemetry
-    /// apply to them as to its own. Its prompts, resources and resource
-    /// templates are served the same way. A call's progress, its cancellation, and the
-    /// remote's questions (`input_required`) are relayed both ways. A call
-    /// the remote answers with an error is answered with that error; one it
-    /// cannot answer (it ended, it answered nothing usable, or nothing
-    /// within the client's time limit) with `-32603` saying why. The
-    /// remote's list changes are followed (when the server is built inside
-    /// a Tokio runtime): what it adds, changes or removes later is served
-    /// here too, and announced to this server's listeners. Its resource
-    /// templates are served too, and completions of its prompts' arguments
-    /// and its templates' variables forwarded, and updates of its fixed
-    /// resources announced for their URIs here.
+    #[doc = include_str!("../../../doc/mount_remote.md")]
     pub fn mount_remote(mut self, namespace: impl Into<String>, remote: crate::client::Remote) -> Self {
         let namespace: std::sync::Arc<str> = namespace.into().into();
         if let Err(e) = super::check_namespace(&namespace) {

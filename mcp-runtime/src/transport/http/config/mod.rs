@@ -46,29 +46,7 @@ use crate::session::SessionStore;
 /// | [`health_endpoints`](Self::health_endpoints) | off |
 /// | [`shutdown_drain`](Self::shutdown_drain) (standalone) | none |
 ///
-/// The `Origin`/`Host` check guards against DNS rebinding: a web page must
-/// not reach a server on `localhost`, or on a private network, through a
-/// name it controls. By default only `localhost`, `127.0.0.1` and `[::1]`
-/// (any port) are accepted as `Host`, and an `Origin`, when sent, must name
-/// one of them. A standalone server bound to a non-loopback address (such
-/// as `0.0.0.0`) accepts those and addresses written as such
-/// (`10.0.3.7:3000`, which no one can rebind), and no other name until told
-/// its own: its [public URL](Self::public_url), or
-/// [allowed hosts](Self::allowed_hosts); a refused request's 403 says so. A
-/// service mounted in another application keeps the loopback default until
-/// told otherwise, since it cannot know where it listens.
-///
-/// ```
-/// use std::time::Duration;
-/// use mcp_runtime::transport::http::HttpConfig;
-///
-/// let config = HttpConfig::default()
-///     .allowed_hosts(["mcp.example.com"])
-///     .allowed_origins(["https://app.example.com"])
-///     .request_timeout(Duration::from_secs(30))
-///     .max_body_bytes(1024 * 1024);
-/// # let _ = config;
-/// ```
+#[doc = include_str!("../../../../doc/http_config.md")]
 #[derive(Debug, Clone)]
 pub struct HttpConfig {
     pub(crate) endpoint: String,
