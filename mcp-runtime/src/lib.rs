@@ -155,7 +155,7 @@
 //! | `axum` | no | an `McpService` mounted in axum reads axum's `ConnectInfo<SocketAddr>` as the client's address (`into_make_service_with_connect_info`) |
 //! | `rate-limit` | no | [`middleware::RateLimit`]: calls per caller (and per tool) limited with token buckets, a bounded number of them |
 //! | `cache` | no | [`middleware::ResultCache`]: results of read-only, idempotent tools answered again for a while, from memory (`moka`), or from Redis shared by replicas with `redis` too |
-//! | `client` | no | [`client::Client`]: a client over Streamable HTTP and a child's stdio, of 2026-07-28 servers and of 2025-era ones (a session opened with `initialize`), chosen by what the server answers, with or without `session`; and servers served through it (`ServerBuilder::mount_remote`, `ServerBuilder::proxy`) |
+//! | `client` | no | [`client::Client`] over Streamable HTTP and a child's stdio (in process it needs no feature), of 2026-07-28 servers and of 2025-era ones (a session opened with `initialize`), chosen by what the server answers, with or without `session`; and servers served through it (`ServerBuilder::mount_remote`, `ServerBuilder::proxy`) |
 //! | `redis` | no | an [`EventBus`](events::EventBus) over Redis pub/sub, so `subscriptions/listen` works across replicas, and task and session stores in Redis, so any replica serves any task or 2025-era session; with `cache`, a result store the replicas share |
 //! | `sqlite` | no | a task store in an SQLite file (bundled), so tasks outlive a restart (implies `tasks`) |
 //! | `otel` | no | OpenTelemetry: the client's trace context as each request span's parent, the conventions' metrics, and `otel::init` (logs, and OTLP export from the `OTEL_*` variables) |
@@ -230,14 +230,11 @@
 #![cfg_attr(not(feature = "session"), doc = "\n\n[`session`]: server::Eras")]
 #![cfg_attr(not(feature = "rate-limit"), doc = "\n\n[`middleware::RateLimit`]: middleware")]
 #![cfg_attr(not(feature = "cache"), doc = "\n\n[`middleware::ResultCache`]: middleware")]
-#![cfg_attr(not(feature = "client"), doc = "\n\n[`client::Client`]: ServerBuilder::mount")]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod answering;
 pub mod apps;
 pub mod auth;
-#[cfg(feature = "client")]
-#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;
 #[cfg(any(feature = "http", feature = "stdio"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "http", feature = "stdio"))))]

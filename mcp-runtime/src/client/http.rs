@@ -10,31 +10,16 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
 
+use super::callbacks::SharedCallbacks;
 use super::error::Error;
+use super::head::Head;
 use super::limits::SharedLimits;
-use super::notices::{Asks, Notices};
-use super::server_requests::{self, SharedCallbacks};
+use super::notices::Asks;
+use super::server_requests;
 use crate::protocol::RequestId;
 
 /// `Mcp-Session-Id`.
 const SESSION_ID: &str = "mcp-session-id";
-
-/// The headers a message travels with, which its revision decides.
-pub(super) struct Head<'a> {
-    /// `MCP-Protocol-Version`.
-    pub(super) version: &'a str,
-    /// `Mcp-Method`, and `Mcp-Name` when the request names a target
-    /// (2026-07-28 only).
-    pub(super) method: Option<(&'a str, Option<&'a str>)>,
-    /// `Mcp-Session-Id`: a 2025-era session's requests.
-    pub(super) session: Option<&'a str>,
-    /// `Authorization: Bearer`.
-    pub(super) bearer: Option<&'a str>,
-    /// What answers the server's requests met on an event stream.
-    pub(super) callbacks: &'a SharedCallbacks,
-    /// What hears the notifications sent for the request (progress).
-    pub(super) notices: Option<&'a Notices>,
-}
 
 /// A response, and the session id its HTTP response gave.
 pub(super) struct Answer {

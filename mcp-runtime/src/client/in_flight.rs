@@ -44,22 +44,31 @@ impl Drop for Outstanding {
 impl Client {
     /// What cancels request `id` if it is given up.
     pub(super) fn outstanding(&self, negotiated: &Negotiated, id: &RequestId) -> Outstanding {
-        let notice = json!({
-            "jsonrpc": "2.0",
-            "method": "notifications/cancelled",
-            "params": { "requestId": id, "reason": "The client stopped waiting for the answer" },
-        });
+        #[cfg(feature = "client")]
+        let notice = || {
+            json!({
+                "jsonrpc": "2.0",
+                "method": "notifications/cancelled",
+                "params": { "requestId": id, "reason": "The client stopped waiting for the answer" },
+            })
+        };
         let cancel: Option<Box<dyn FnOnce() + Send>> = match (&self.transport, negotiated) {
+            #[cfg(feature = "client")]
             (Transport::Lines(lines), _) => {
-                let lines = lines.clone();
+                let (lines, notice) = (lines.clone(), notice());
                 Some(Box::new(move || spawn(async move { lines.notify(&notice).await })))
             }
+            #[cfg(feature = "client")]
             (Transport::Http(http), Negotiated::Session(session)) => {
                 let poster = http.poster(&self.head(session.version.as_str(), None, session.id.as_deref()));
+                let notice = notice();
                 Some(Box::new(move || spawn(async move { poster.post(&notice).await })))
             }
             // Dropping the response closes its connection: that is the cancellation.
+            #[cfg(feature = "client")]
             (Transport::Http(_), Negotiated::Stateless) => None,
+            // Dropping the future drops the server's: its handler is cancelled.
+            (Transport::InProcess(_), _) => None,
         };
         Outstanding { cancel }
     }

@@ -51,7 +51,7 @@ impl LinesTransport {
         reader: R,
         writer: W,
         child: Option<tokio::process::Child>,
-        callbacks: super::server_requests::SharedCallbacks,
+        callbacks: super::callbacks::SharedCallbacks,
         limits: SharedLimits,
     ) -> Self
     where
@@ -187,7 +187,7 @@ struct Reading {
     watching: Watching,
     streaming: Streaming,
     writer: Writer,
-    callbacks: super::server_requests::SharedCallbacks,
+    callbacks: super::callbacks::SharedCallbacks,
     limits: SharedLimits,
 }
 

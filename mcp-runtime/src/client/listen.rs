@@ -399,6 +399,7 @@ impl Client {
                 acknowledged(&self.within(first).await??, &id)?;
                 end
             }
+            Transport::InProcess(_) => return Err(in_process_listens_not()),
         };
         Ok(Listener { held, _end: end })
     }
@@ -430,6 +431,7 @@ impl Client {
                 let watch = lines.watch(key, Notices::new(move |message: &Value| feed.push(message)));
                 End::Stop { _watch: watch }
             }
+            Transport::InProcess(_) => return Err(in_process_listens_not()),
         };
         Ok(Listener { held, _end: end })
     }
@@ -450,6 +452,12 @@ fn acknowledged(message: &Value, id: &RequestId) -> Result<(), Error> {
         error::result_of(message.clone(), id)?;
     }
     Err(Error::Invalid(format!("a listen stream that does not begin with its acknowledgement: {message}")))
+}
+
+/// The refusal of a listener of the in-process client: a listen stream
+/// outlives its request, and the in-process transport holds none open.
+fn in_process_listens_not() -> Error {
+    Error::Transport("an in-process client does not listen: announcements need a stream (HTTP or stdio)".to_owned())
 }
 
 #[cfg(test)]

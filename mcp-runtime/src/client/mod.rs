@@ -1,5 +1,6 @@
 //! A client for MCP servers, over Streamable HTTP or newline-delimited
-//! JSON (a child's stdio, or any pipe): discover, list (every page), call,
+//! JSON (a child's stdio, or any pipe) with the `client` feature, or in
+//! this process ([`Client::in_process`], always): discover, list (every page), call,
 //! read, get prompts. It speaks the stateless revision (2026-07-28) with a
 //! server that does, and opens a 2025-era session (`initialize`, 2025-11-25
 //! down to 2025-03-26) with one that does not ([`Revision`]).
@@ -31,16 +32,29 @@
 //! What the server announces (its lists changing, resources updated) is
 //! heard with [`Client::listen`], in either era; [`Client::close`] ends a
 //! 2025-era session.
+#![cfg_attr(not(feature = "client"), doc = "\n\n[`Client::listen`]: Client")]
+// Without the feature only the in-process transport is compiled: what the
+// wires share with it (limits, cancellation, the server's requests) is
+// partly unused there, and checked in the builds that have the wires.
+#![cfg_attr(not(feature = "client"), allow(dead_code, unused_variables, unused_imports))]
 
+mod callbacks;
 mod error;
+mod head;
+#[cfg(feature = "client")]
 mod http;
 pub(crate) mod in_flight;
+mod in_process;
 mod limits;
+#[cfg(feature = "client")]
 mod lines;
+#[cfg(feature = "client")]
 mod listen;
 mod negotiation;
 pub(crate) mod notices;
+#[cfg(feature = "client")]
 pub(crate) mod remote;
+#[cfg(feature = "client")]
 mod server_requests;
 
 use std::future::Future;
@@ -51,18 +65,25 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
+use callbacks::SharedCallbacks;
 pub use error::Error;
-use http::{Head, HttpTransport};
+use head::Head;
+#[cfg(feature = "client")]
+use http::HttpTransport;
+use in_process::InProcessTransport;
+pub(crate) use in_process::LocalServer;
 use limits::SharedLimits;
+#[cfg(feature = "client")]
 use lines::LinesTransport;
+#[cfg(feature = "client")]
 pub use listen::{Change, Interests, Listener};
 #[allow(deprecated)]
 pub use negotiation::LEGACY_PROTOCOL_VERSION;
 pub use negotiation::Revision;
 use negotiation::{Negotiated, OpenedSession};
 use notices::Notices;
+#[cfg(feature = "client")]
 pub use remote::Remote;
-use server_requests::SharedCallbacks;
 
 use crate::answering::{self, Unanswered};
 use crate::input::Root;
@@ -109,15 +130,21 @@ pub struct Client {
 #[derive(Clone)]
 enum Transport {
     // Boxed: a hyper client is far larger than a pipe.
+    #[cfg(feature = "client")]
     Http(Box<HttpTransport>),
+    #[cfg(feature = "client")]
     Lines(LinesTransport),
+    InProcess(InProcessTransport),
 }
 
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let transport = match &self.transport {
+            #[cfg(feature = "client")]
             Transport::Http(http) => format!("HTTP {}", http.url()),
+            #[cfg(feature = "client")]
             Transport::Lines(_) => "newline-delimited JSON".to_owned(),
+            Transport::InProcess(local) => format!("in process: {}", local.name()),
         };
         f.debug_struct("Client").field("transport", &transport).field("timeout", &self.timeout).finish_non_exhaustive()
     }
@@ -126,6 +153,8 @@ impl std::fmt::Debug for Client {
 impl Client {
     /// A client of the server whose MCP endpoint is `url` (`http://`; each
     /// request on a pooled connection).
+    #[cfg(feature = "client")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
     pub fn http(url: impl Into<String>) -> Client {
         let limits = SharedLimits::default();
         let transport = Transport::Http(Box::new(HttpTransport::new(url.into(), Arc::clone(&limits))));
@@ -135,6 +164,8 @@ impl Client {
     /// A client speaking newline-delimited JSON on `reader` and `writer`
     /// (a child's stdout and stdin, or a pipe). Needs a Tokio runtime: it
     /// reads in a task of its own.
+    #[cfg(feature = "client")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
     pub fn stdio<R, W>(reader: R, writer: W) -> Client
     where
         R: tokio::io::AsyncRead + Send + Unpin + 'static,
@@ -149,6 +180,8 @@ impl Client {
     /// Starts `command` and speaks newline-delimited JSON on its stdin and
     /// stdout; its stderr is left as the command set it. The child is
     /// killed when the last clone of the client is dropped.
+    #[cfg(feature = "client")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
     pub fn spawn(mut command: tokio::process::Command) -> Result<Client, Error> {
         use std::process::Stdio;
         command.stdin(Stdio::piped()).stdout(Stdio::piped()).kill_on_drop(true);
@@ -165,6 +198,15 @@ impl Client {
             Arc::clone(&limits),
         ));
         Ok(Self::with(transport, callbacks, limits))
+    }
+
+    /// A client of a server of this process (see `Client::in_process`,
+    /// beside the dispatcher, which the client does not reach up to).
+    pub(crate) fn over_local(server: Arc<dyn LocalServer>) -> Client {
+        let transport = Transport::InProcess(InProcessTransport::new(server));
+        let client = Self::with(transport, SharedCallbacks::default(), SharedLimits::default());
+        // Nothing to find out: the server is at hand, and a session needs a wire.
+        client.revision(Revision::Stateless)
     }
 
     fn with(transport: Transport, callbacks: SharedCallbacks, limits: SharedLimits) -> Client {
@@ -280,6 +322,7 @@ impl Client {
 
     /// Whether the client speaks with its server in a 2025-era session
     /// (known once it has spoken with it).
+    #[cfg(feature = "client")]
     pub(crate) fn in_session(&self) -> bool {
         matches!(self.negotiated.get(), Some(Negotiated::Session(_)))
     }
@@ -323,11 +366,15 @@ impl Client {
             self.send(&message, &id, self.head(ProtocolVersion::LATEST_SESSION.as_str(), None, None)).await?;
         let session = OpenedSession::of(error::result_of(answer, &id)?, session_id)?;
         let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        #[cfg_attr(not(feature = "client"), allow(unused_variables))]
         let head = self.head(session.version.as_str(), None, session.id.as_deref());
         let notified = async {
             match &self.transport {
+                #[cfg(feature = "client")]
                 Transport::Http(http) => http.notify(&initialized, &head).await,
+                #[cfg(feature = "client")]
                 Transport::Lines(lines) => lines.notify(&initialized).await,
+                Transport::InProcess(local) => local.notify(&initialized).await,
             }
         };
         tokio::time::timeout(self.timeout, notified).await.map_err(|_| Error::Timeout(self.timeout))??;
@@ -352,8 +399,13 @@ impl Client {
     async fn send(&self, message: &Value, id: &RequestId, head: Head<'_>) -> Result<(Value, Option<String>), Error> {
         let exchange = async {
             match &self.transport {
+                #[cfg(feature = "client")]
                 Transport::Http(http) => http.send(message, &head, id).await.map(|a| (a.message, a.session)),
+                #[cfg(feature = "client")]
                 Transport::Lines(lines) => lines.send(message, id, head.notices).await.map(|message| (message, None)),
+                Transport::InProcess(local) => {
+                    local.send(message, id, head.notices).await.map(|message| (message, None))
+                }
             }
         };
         tokio::time::timeout(self.timeout, exchange).await.map_err(|_| Error::Timeout(self.timeout))?
@@ -443,6 +495,8 @@ impl Client {
     /// which are held as one each however often they come; beyond it the
     /// rest is dropped and the reader told [`Change::Lagged`]. Shared by
     /// the client's clones.
+    #[cfg(feature = "client")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
     pub fn max_pending_changes(self, changes: usize) -> Self {
         self.limits.set_pending_changes(changes);
         self
@@ -470,6 +524,7 @@ impl Client {
     }
 
     /// The limits the client keeps to, for a server that forwards to it.
+    #[cfg(feature = "client")]
     pub(crate) fn limits(&self) -> &limits::Limits {
         &self.limits
     }
@@ -490,6 +545,7 @@ impl Client {
     }
 
     /// The capabilities the client declares now.
+    #[cfg(feature = "client")]
     pub(crate) fn declared_capabilities(&self) -> &ClientCapabilities {
         &self.meta.client_capabilities
     }
@@ -501,6 +557,7 @@ impl Client {
     /// [`progress_listener`](Self::progress_listener)). An
     /// `input_required` result is [`Error::InputRequired`], for the caller
     /// to answer.
+    #[cfg(feature = "client")]
     pub(crate) async fn request_declaring(
         &self,
         method: &str,
@@ -548,7 +605,7 @@ impl Client {
             if !answering::is_input_required(&result) {
                 return Ok(result);
             }
-            let callbacks = server_requests::current(&self.callbacks);
+            let callbacks = callbacks::current(&self.callbacks);
             let answers = match callbacks.answer_all(&result).await {
                 Ok(answers) => answers,
                 Err(Unanswered::NoCallback { .. } | Unanswered::Undeclared { .. }) => {
@@ -649,15 +706,15 @@ impl Client {
     /// state at the server (a child process ends when the last clone of
     /// its client is dropped). Requests after it fail: open a new client.
     pub async fn close(&self) -> Result<(), Error> {
-        let (Some(Negotiated::Session(session)), Transport::Http(http)) = (self.negotiated.get(), &self.transport)
-        else {
-            return Ok(());
-        };
-        if session.id.is_none() {
-            return Ok(());
+        match (self.negotiated.get(), &self.transport) {
+            #[cfg(feature = "client")]
+            (Some(Negotiated::Session(session)), Transport::Http(http)) if session.id.is_some() => {
+                let head = self.head(session.version.as_str(), None, session.id.as_deref());
+                let ended = http.end_session(&head);
+                tokio::time::timeout(self.timeout, ended).await.map_err(|_| Error::Timeout(self.timeout))?
+            }
+            _ => Ok(()),
         }
-        let head = self.head(session.version.as_str(), None, session.id.as_deref());
-        tokio::time::timeout(self.timeout, http.end_session(&head)).await.map_err(|_| Error::Timeout(self.timeout))?
     }
 
     /// `completion/complete`: values for `argument` of the prompt or

@@ -4,27 +4,18 @@
 //! callback, is refused with `-32601`, so that the server's request ends at
 //! once instead of waiting for an answer that would never come.
 
-use std::sync::{Arc, RwLock};
-
 use serde_json::{Value, json};
 
 use tokio::sync::oneshot;
 
+use super::callbacks::SharedCallbacks;
 use super::notices::{Asks, Question};
-use crate::answering::{Callbacks, Unanswered};
+use crate::answering::Unanswered;
 use crate::protocol::ErrorObject;
 
 /// The requests a server asks a client's user or host through: what a
 /// request that relays questions takes.
 const QUESTIONS: [&str; 3] = ["elicitation/create", "sampling/createMessage", "roots/list"];
-
-/// The callbacks a client's transports answer with, set after they start.
-pub(super) type SharedCallbacks = Arc<RwLock<Callbacks>>;
-
-/// The callbacks as they are now.
-pub(super) fn current(callbacks: &SharedCallbacks) -> Callbacks {
-    callbacks.read().unwrap_or_else(|e| e.into_inner()).clone()
-}
 
 /// The refusal of a request of the server met while the client answers as
 /// many as it takes at once; `None` for a notification.
@@ -66,7 +57,7 @@ pub(super) async fn answer(callbacks: &SharedCallbacks, asks: Option<&Asks>, mes
             Err(unsent) => request = unsent.0.request,
         }
     }
-    let callbacks = current(callbacks);
+    let callbacks = super::callbacks::current(callbacks);
     Some(match callbacks.answer(method, &request).await {
         Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
         Err(Unanswered::NoCallback { callback, .. }) => {
@@ -89,6 +80,8 @@ pub(super) async fn answer(callbacks: &SharedCallbacks, asks: Option<&Asks>, mes
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
     use crate::protocol::ElicitResult;
 

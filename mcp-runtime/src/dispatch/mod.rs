@@ -9,6 +9,7 @@
 mod decorate;
 mod envelope;
 mod grace;
+mod in_process;
 mod meta_cache;
 mod method;
 mod nesting;
