@@ -13,6 +13,14 @@ use crate::protocol::{ClientCapabilities, CreateMessageResult, ElicitRequest, El
 pub(crate) type ElicitFn = Arc<dyn Fn(ElicitRequest) -> BoxFuture<'static, ElicitResult> + Send + Sync>;
 pub(crate) type SampleFn = Arc<dyn Fn(Value) -> BoxFuture<'static, CreateMessageResult> + Send + Sync>;
 pub(crate) type RootsFn = Arc<dyn Fn() -> BoxFuture<'static, Vec<Root>> + Send + Sync>;
+/// How many rounds of answers one request goes through at most, on either
+/// side: a client (the real one, the test one) gives up on a server that
+/// keeps asking after as many unless told otherwise
+/// ([`Client::max_rounds`](crate::client::Client::max_rounds)), and a
+/// 2025-era session's request that asks its client more often is refused
+/// as a loop.
+pub(crate) const MAX_ROUNDS: usize = 16;
+
 /// What hears a request the client refuses: its method and params.
 pub(crate) type RefusedFn = Arc<dyn Fn(&str, &Value) + Send + Sync>;
 

@@ -20,10 +20,6 @@ pub(crate) const DEFAULT_PENDING_CHANGES: usize = 1024;
 /// questions one `input_required` round may ask.
 pub(crate) const DEFAULT_QUESTIONS_AT_ONCE: usize = 16;
 
-/// How many times one request is sent again with answers before the
-/// client gives up on a server that keeps asking.
-pub(crate) const DEFAULT_ROUNDS: usize = 16;
-
 /// The limits of one client and its clones.
 #[derive(Debug)]
 pub(crate) struct Limits {
@@ -43,7 +39,7 @@ impl Default for Limits {
             list_items: AtomicUsize::new(DEFAULT_LIST_ITEMS),
             pending_changes: AtomicUsize::new(DEFAULT_PENDING_CHANGES),
             questions_at_once: AtomicUsize::new(DEFAULT_QUESTIONS_AT_ONCE),
-            rounds: AtomicUsize::new(DEFAULT_ROUNDS),
+            rounds: AtomicUsize::new(crate::answering::MAX_ROUNDS),
             questions: Arc::default(),
         }
     }

@@ -25,6 +25,7 @@ use super::shape;
 use super::store::SessionChange;
 // Re-exported so that the transports' paths through the bridge hold.
 pub(crate) use super::delivery::{CloseConnection, Delivery};
+use crate::answering::MAX_ROUNDS;
 use crate::dispatch::{Request, RequestOptions};
 use crate::handler::context::NotificationSink;
 #[cfg(feature = "http")]
@@ -33,10 +34,6 @@ use crate::protocol::{ErrorObject, LoggingLevel, Method, Notification, RequestId
 use crate::response::Response;
 use crate::server::Server;
 use crate::telemetry::{Ending, Origin};
-
-/// How many times one request may ask the client for input before it is
-/// refused as a loop.
-const MAX_ROUNDS: usize = 16;
 
 /// Forwards the notifications of one request (progress, log messages) to
 /// its stream, until it is answered.

@@ -76,8 +76,10 @@ use crate::protocol::{
 use crate::server::Server;
 
 /// How many times a request is retried with answers before the client
-/// gives up, unless set with [`TestClient::with_max_rounds`].
-pub const DEFAULT_MAX_ROUNDS: usize = 8;
+/// gives up, unless set with [`TestClient::with_max_rounds`]: the one round
+/// limit of the crate, as [`Client::max_rounds`](crate::client::Client::max_rounds)
+/// has by default.
+pub const DEFAULT_MAX_ROUNDS: usize = crate::answering::MAX_ROUNDS;
 
 /// Collects the notifications of one request.
 #[derive(Debug, Default)]
