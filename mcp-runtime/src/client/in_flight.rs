@@ -12,14 +12,10 @@ use std::future::Future;
 use serde_json::{Value, json};
 
 use super::negotiation::Negotiated;
-use super::notices::{Asks, Notices};
+use super::notices::Notices;
 use super::{Client, Error, Transport};
 use crate::protocol::{CallToolResult, ProgressParams, RequestId};
 
-/// What hears a request's progress.
-pub(crate) type OnProgress = Box<dyn Fn(ProgressParams) + Send + Sync>;
-/// What hears a request's log messages (`notifications/message`, whole).
-pub(crate) type OnMessage = Box<dyn Fn(&Value) + Send + Sync>;
 /// Sends `notifications/cancelled` for a request unless it was answered.
 pub(super) struct Outstanding {
     /// Where to send it; `None` once answered, or where closing suffices.
@@ -82,40 +78,6 @@ impl Client {
         on_progress: impl Fn(ProgressParams) + Send + Sync + 'static,
     ) -> Result<Value, Error> {
         self.request_as(method, params, Some(self.progress_listener(on_progress))).await
-    }
-
-    /// What hears a forwarded request's notifications: the progress the
-    /// server reports (under a token of this client, `Null` for none when
-    /// `on_progress` is `None`) and its log messages (`notifications/message`,
-    /// to `on_message`); and where the questions a 2025-era server asks on
-    /// its session within the request go (`asks`), instead of the callbacks.
-    pub(crate) fn request_listener(
-        &self,
-        on_progress: Option<OnProgress>,
-        on_message: Option<OnMessage>,
-        asks: Option<Asks>,
-    ) -> (Value, Notices) {
-        let (token, progress) = match on_progress {
-            Some(on_progress) => {
-                let (token, notices) = self.progress_listener(on_progress);
-                (token, Some(notices))
-            }
-            None => (Value::Null, None),
-        };
-        let messages = on_message.is_some();
-        let mut notices = Notices::new(move |message: &Value| {
-            if let Some(progress) = &progress {
-                progress.hear(message);
-            }
-            if let Some(on_message) = &on_message
-                && message.get("method").and_then(Value::as_str) == Some("notifications/message")
-            {
-                on_message(message);
-            }
-        });
-        notices.messages = messages;
-        notices.asks = asks;
-        (token, notices)
     }
 
     /// A progress token of this client, and what passes the progress the

@@ -40,10 +40,12 @@
 
 mod callbacks;
 mod error;
+#[cfg(feature = "client")]
+pub(crate) mod forwarding;
 mod head;
 #[cfg(feature = "client")]
 mod http;
-pub(crate) mod in_flight;
+mod in_flight;
 mod in_process;
 mod limits;
 #[cfg(feature = "client")]
@@ -320,13 +322,6 @@ impl Client {
         })
     }
 
-    /// Whether the client speaks with its server in a 2025-era session
-    /// (known once it has spoken with it).
-    #[cfg(feature = "client")]
-    pub(crate) fn in_session(&self) -> bool {
-        matches!(self.negotiated.get(), Some(Negotiated::Session(_)))
-    }
-
     async fn negotiated(&self) -> Result<&Negotiated, Error> {
         self.negotiated.get_or_try_init(|| self.negotiate()).await
     }
@@ -523,12 +518,6 @@ impl Client {
         self
     }
 
-    /// The limits the client keeps to, for a server that forwards to it.
-    #[cfg(feature = "client")]
-    pub(crate) fn limits(&self) -> &limits::Limits {
-        &self.limits
-    }
-
     /// The name and version the client gives of itself.
     pub fn client_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
         Arc::make_mut(&mut self.meta).client_info = Some(Implementation::new(name, version));
@@ -542,38 +531,6 @@ impl Client {
         self.callbacks.write().unwrap_or_else(|e| e.into_inner()).forms_only = forms_only(&capabilities);
         Arc::make_mut(&mut self.meta).client_capabilities = capabilities;
         self
-    }
-
-    /// The capabilities the client declares now.
-    #[cfg(feature = "client")]
-    pub(crate) fn declared_capabilities(&self) -> &ClientCapabilities {
-        &self.meta.client_capabilities
-    }
-
-    /// One round of `method`, declaring `capabilities` instead of the
-    /// client's (in 2026-07-28; a 2025-era session declared its own at
-    /// `initialize`): what a server that forwards its own client's request
-    /// declares for it, with its progress heard by `progress` if given (see
-    /// [`progress_listener`](Self::progress_listener)). An
-    /// `input_required` result is [`Error::InputRequired`], for the caller
-    /// to answer.
-    #[cfg(feature = "client")]
-    pub(crate) async fn request_declaring(
-        &self,
-        method: &str,
-        params: Map<String, Value>,
-        (capabilities, log_level): (&ClientCapabilities, Option<crate::protocol::LoggingLevel>),
-        progress: Option<&(Value, Notices)>,
-    ) -> Result<Value, Error> {
-        let negotiated = self.negotiated().await?;
-        let mut meta = (*self.meta).clone();
-        meta.client_capabilities = capabilities.clone();
-        meta.log_level = log_level;
-        let result = self.exchange_as(negotiated, method, params, &meta, progress).await?;
-        if answering::is_input_required(&result) {
-            return Err(Error::InputRequired(result));
-        }
-        Ok(result)
     }
 
     /// Sends `method` with `params` (an object, or `Null` for none) in the

@@ -27,7 +27,7 @@ use tokio_util::sync::CancellationToken;
 use super::forwarded::{ServedRequest, relay, relayed, unreadable};
 use super::{mounted_name, mounted_uri, unmounted_uri};
 use crate::answering;
-use crate::client::in_flight::{OnMessage, OnProgress};
+use crate::client::forwarding::{OnMessage, OnProgress};
 use crate::client::remote::RemoteScopes;
 use crate::client::{Client, Error};
 use crate::handler::call::{CompleteCall, ResourceCall};
