@@ -249,20 +249,16 @@ pub mod handler;
 pub mod input;
 #[cfg(feature = "session")]
 #[cfg_attr(docsrs, doc(cfg(feature = "session")))]
-pub mod session;
-/// The former name of [`session`], kept for one release.
-#[cfg(feature = "session")]
-#[cfg_attr(docsrs, doc(cfg(feature = "session")))]
 #[deprecated(note = "renamed `mcp_runtime::session`")]
-pub mod legacy {
-    #[doc(inline)]
-    pub use crate::session::*;
-}
+pub mod legacy;
 #[cfg(feature = "logging")]
 #[cfg_attr(docsrs, doc(cfg(feature = "logging")))]
 pub mod logging;
 mod macros;
 pub mod middleware;
+#[cfg(feature = "session")]
+#[cfg_attr(docsrs, doc(cfg(feature = "session")))]
+pub mod session;
 // Telemetry is one room; its one public part, the exporter set-up, is
 // named at the root where users look for it.
 #[cfg(feature = "otel")]
