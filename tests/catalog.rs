@@ -76,6 +76,21 @@ fn the_builder_method_dumps_instead_of_serving() {
     assert_eq!(written, server.catalog_json());
 }
 
+/// What a server served by other means (nested in axum) calls after
+/// `build()`: it writes the dump asked for and says so, and without one
+/// does nothing.
+#[test]
+fn a_server_served_otherwise_answers_the_dump_itself() {
+    let path = std::env::temp_dir().join(format!("mcp-catalog-answer-{}.json", std::process::id()));
+    let server = builder().dump_catalog(CatalogDump::File(path.clone())).build().expect("valid");
+    assert!(server.answer_catalog_dump().expect("written"), "a dump was asked for");
+    let written = std::fs::read_to_string(&path).expect("written");
+    std::fs::remove_file(&path).ok();
+    assert_eq!(written, server.catalog_json());
+    let plain = builder().catalog_flag(false).build().expect("valid");
+    assert!(!plain.answer_catalog_dump().expect("nothing to write"), "no dump was asked for");
+}
+
 #[test]
 fn the_snapshot_helper_accepts_the_same_catalog_and_shows_changes() {
     let dir = std::env::temp_dir().join(format!("mcp-catalog-helper-{}", std::process::id()));

@@ -81,11 +81,21 @@ impl Eras {
         self.serves_sessions()
     }
 
+    /// The eras `text` names, given by `source` (a flag or a variable); a
+    /// former word still reads, with a warning naming `source`.
+    pub(crate) fn read(text: &str, source: &str) -> Result<Eras, String> {
+        if let Some((former, now)) = Eras::former_word(text) {
+            tracing::warn!("{source} `{former}` is deprecated: the eras are now called `{now}`");
+        }
+        text.parse()
+    }
+
     /// The word `text` used for these eras before they were named
     /// stateless and session, with the word that replaces it: still read,
     /// for one release, by [`FromStr`] (so `--eras modern` and
-    /// `MCP_ERAS=legacy` keep working), and warned about where read.
-    pub(crate) fn former_word(text: &str) -> Option<(&'static str, &'static str)> {
+    /// `MCP_ERAS=legacy` keep working), and warned about by
+    /// [`read`](Self::read).
+    fn former_word(text: &str) -> Option<(&'static str, &'static str)> {
         match text.trim().to_ascii_lowercase().as_str() {
             "modern" => Some(("modern", "stateless")),
             "modern-only" => Some(("modern-only", "stateless")),
@@ -122,10 +132,12 @@ impl FromStr for Eras {
     /// `stateless`, `session` or `dual` (case-insensitive; `stateless-only` and
     /// `session-only` too, and, deprecated, the former `modern` and `legacy`).
     fn from_str(text: &str) -> Result<Self, String> {
-        match text.trim().to_ascii_lowercase().as_str() {
+        let word = text.trim().to_ascii_lowercase();
+        let word = Eras::former_word(&word).map_or(word.as_str(), |(_, now)| now);
+        match word {
             "dual" => Ok(Eras::Dual),
-            "stateless" | "stateless-only" | "modern" | "modern-only" => Ok(Eras::Stateless),
-            "session" | "session-only" | "legacy" | "legacy-only" => Ok(Eras::Session),
+            "stateless" | "stateless-only" => Ok(Eras::Stateless),
+            "session" | "session-only" => Ok(Eras::Session),
             other => Err(format!("`{other}` is not an era choice: expected `stateless`, `session` or `dual`")),
         }
     }

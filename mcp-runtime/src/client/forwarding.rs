@@ -18,6 +18,7 @@ use crate::protocol::{ClientCapabilities, ProgressParams};
 pub(crate) type OnProgress = Box<dyn Fn(ProgressParams) + Send + Sync>;
 /// What hears a request's log messages (`notifications/message`, whole).
 pub(crate) type OnMessage = Box<dyn Fn(&Value) + Send + Sync>;
+
 impl Client {
     /// Whether the client speaks with its server in a 2025-era session
     /// (known once it has spoken with it).

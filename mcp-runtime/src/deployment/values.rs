@@ -71,10 +71,7 @@ pub(super) fn switch(text: &str) -> Result<bool, String> {
 /// Which clients to serve; a former word (`modern`, `legacy`) still
 /// reads, with a warning.
 pub(super) fn eras(text: &str) -> Result<Eras, String> {
-    if let Some((former, now)) = Eras::former_word(text) {
-        tracing::warn!("the eras `{former}` are now called `{now}`: the former word is deprecated");
-    }
-    text.trim().parse()
+    Eras::read(text, "--eras or MCP_ERAS")
 }
 
 #[cfg(test)]

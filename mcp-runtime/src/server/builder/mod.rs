@@ -454,12 +454,9 @@ impl ServerBuilder {
         let eras = match self.eras {
             Some(eras) => eras,
             None => match std::env::var(ERAS_ENV) {
-                Ok(text) => {
-                    if let Some((former, now)) = Eras::former_word(&text) {
-                        tracing::warn!("{ERAS_ENV}={former} is deprecated: the eras are now called `{now}`");
-                    }
-                    problems.take(text.parse().map_err(|reason| BuildError::Eras { reason })).unwrap_or_default()
-                }
+                Ok(text) => problems
+                    .take(Eras::read(&text, ERAS_ENV).map_err(|reason| BuildError::Eras { reason }))
+                    .unwrap_or_default(),
                 Err(_) => Eras::default(),
             },
         };
