@@ -184,6 +184,22 @@ impl CallToolResult {
         }
     }
 
+    /// The text of the first content block, when it is text: what a caller
+    /// of a tool that answers in words reads, whatever else the result
+    /// carries (`_meta`, structured content, more blocks).
+    ///
+    /// ```
+    /// use mcp_runtime_protocol::CallToolResult;
+    /// assert_eq!(CallToolResult::text("5").first_text(), Some("5"));
+    /// assert_eq!(CallToolResult::new(vec![]).first_text(), None);
+    /// ```
+    pub fn first_text(&self) -> Option<&str> {
+        match self.content.first() {
+            Some(ContentBlock::Text(text)) => Some(&text.text),
+            _ => None,
+        }
+    }
+
     /// A successful result with one text block.
     pub fn text(text: impl Into<String>) -> Self {
         Self::new(vec![ContentBlock::text(text)])
