@@ -4,7 +4,7 @@
 
 use mcp_runtime::apps::{EXTENSION, MIME_TYPE, View, Visibility};
 use mcp_runtime::entry::{ResourceEntry, ToolEntry};
-use mcp_runtime::protocol::ClientCapabilities;
+use mcp_runtime::protocol::{ClientCapabilities, DiscoverResult, ResourceBody, ResourceContents, Tool};
 use mcp_runtime::{BuildError, RequestContext, Server, ServerBuilder};
 use mcp_tests::stdio_session::Session;
 use mcp_tests::validated_client::checked;
@@ -39,35 +39,59 @@ fn listed<'a>(list: &'a Value, key: &str, name: &str) -> &'a Value {
     items.iter().find(|item| item["name"] == name).unwrap_or_else(|| panic!("`{name}` in {list}"))
 }
 
+/// The tool named `name` of `tools/list`.
+fn listed_tool<'a>(tools: &'a [Tool], name: &str) -> &'a Tool {
+    tools.iter().find(|tool| tool.name == name).unwrap_or_else(|| panic!("`{name}` in {tools:?}"))
+}
+
+/// The `_meta.ui` of a tool or a resource's contents.
+fn ui(meta: Option<&serde_json::Map<String, Value>>) -> Option<&Value> {
+    meta.and_then(|meta| meta.get("ui"))
+}
+
+/// What `server/discover` declares of the views extension.
+fn views_extension(discover: &DiscoverResult) -> Option<&Value> {
+    discover.capabilities.extensions.as_ref().and_then(|extensions| extensions.get(EXTENSION))
+}
+
+/// The text of a resource's contents, if they are text.
+fn text_contents(contents: &ResourceContents) -> Option<&str> {
+    match &contents.body {
+        ResourceBody::Text(text) => Some(text),
+        _ => None,
+    }
+}
+
 #[tokio::test]
 async fn a_view_and_its_tools_are_listed_read_and_declared_in_the_stateless_revision() {
     let server = builder().build().expect("a valid server");
     let capabilities: ClientCapabilities = serde_json::from_value(renders_views()).expect("capabilities");
-    let client = checked(server).with_capabilities(capabilities);
+    let client = checked(server).capabilities(capabilities);
 
     let discover = client.discover().await.expect("discover");
-    assert_eq!(discover["capabilities"]["extensions"][EXTENSION], json!({}), "{discover}");
+    assert_eq!(views_extension(&discover), Some(&json!({})), "{discover:?}");
 
     let tools = client.list_tools().await.expect("tools/list");
-    assert_eq!(listed(&tools, "tools", "show_board")["_meta"]["ui"], json!({"resourceUri": BOARD_URI}));
-    let app_only = &listed(&tools, "tools", "refresh_board")["_meta"]["ui"];
-    assert_eq!(app_only, &json!({"resourceUri": BOARD_URI, "visibility": ["app"]}));
-    assert!(listed(&tools, "tools", "plain").get("_meta").is_none());
+    let show_board = ui(listed_tool(&tools, "show_board").meta.as_ref());
+    assert_eq!(show_board, Some(&json!({"resourceUri": BOARD_URI})));
+    let app_only = ui(listed_tool(&tools, "refresh_board").meta.as_ref());
+    assert_eq!(app_only, Some(&json!({"resourceUri": BOARD_URI, "visibility": ["app"]})));
+    assert!(listed_tool(&tools, "plain").meta.is_none());
 
-    let ui = board_meta();
+    let board = board_meta();
     let resources = client.request("resources/list", json!({})).await.expect("resources/list");
     let entry = listed(&resources, "resources", "board");
-    assert_eq!((entry["mimeType"].as_str(), &entry["_meta"]["ui"]), (Some(MIME_TYPE), &ui));
+    assert_eq!((entry["mimeType"].as_str(), &entry["_meta"]["ui"]), (Some(MIME_TYPE), &board));
     let read = client.read_resource(BOARD_URI).await.expect("resources/read");
-    let content = &read["contents"][0];
-    assert_eq!((content["mimeType"].as_str(), content["text"].as_str()), (Some(MIME_TYPE), Some(BOARD)));
-    assert_eq!(content["_meta"]["ui"], ui);
+    let content = &read.contents[0];
+    assert_eq!((content.mime_type.as_deref(), text_contents(content)), (Some(MIME_TYPE), Some(BOARD)));
+    assert_eq!(ui(content.meta.as_ref()), Some(&board));
 
     let shown = client.call_tool("show_board", json!({})).await.expect("tools/call");
-    assert_eq!(shown["content"][0]["text"], "3 notes");
+    assert_eq!(shown.first_text(), Some("3 notes"));
     // An app-only tool is served like any other: visibility is the host's business.
     let refreshed = client.call_tool("refresh_board", json!({})).await.expect("tools/call");
-    assert_eq!(refreshed["content"][0]["text"], "refreshed");
+    assert_eq!(refreshed.first_text(), Some("refreshed"));
 }
 
 fn board_meta() -> Value {
@@ -78,13 +102,13 @@ fn board_meta() -> Value {
 async fn a_client_that_renders_no_view_is_told_more() {
     let client = checked(builder().build().expect("a valid server"));
     let shown = client.call_tool("show_board", json!({})).await.expect("tools/call");
-    assert_eq!(shown["content"][0]["text"], "3 notes: milk, eggs, bread");
+    assert_eq!(shown.first_text(), Some("3 notes: milk, eggs, bread"));
     // Declaring the extension without the views' MIME type is no support.
     let without_type: ClientCapabilities =
         serde_json::from_value(json!({"extensions": {EXTENSION: {}}})).expect("capabilities");
-    let client = checked(builder().build().expect("a valid server")).with_capabilities(without_type);
+    let client = checked(builder().build().expect("a valid server")).capabilities(without_type);
     let shown = client.call_tool("show_board", json!({})).await.expect("tools/call");
-    assert_eq!(shown["content"][0]["text"], "3 notes: milk, eggs, bread");
+    assert_eq!(shown.first_text(), Some("3 notes: milk, eggs, bread"));
 }
 
 #[tokio::test]
@@ -169,11 +193,11 @@ async fn the_macros_declare_the_same_view_and_binding() {
         .expect("a valid server");
     let client = checked(server);
     let tools = client.list_tools().await.expect("tools/list");
-    let ui = &listed(&tools, "tools", "refresh_macro_board")["_meta"]["ui"];
-    assert_eq!(ui, &json!({"resourceUri": "ui://notes/macro-board.html", "visibility": ["app"]}));
+    let refresh = ui(listed_tool(&tools, "refresh_macro_board").meta.as_ref());
+    assert_eq!(refresh, Some(&json!({"resourceUri": "ui://notes/macro-board.html", "visibility": ["app"]})));
     let read = client.read_resource("ui://notes/macro-board.html").await.expect("resources/read");
-    assert_eq!(read["contents"][0]["mimeType"], MIME_TYPE);
-    assert_eq!(read["contents"][0]["_meta"]["ui"], board_meta());
+    assert_eq!(read.contents[0].mime_type.as_deref(), Some(MIME_TYPE));
+    assert_eq!(ui(read.contents[0].meta.as_ref()), Some(&board_meta()));
     let discover = client.discover().await.expect("discover");
-    assert_eq!(discover["capabilities"]["extensions"][EXTENSION], json!({}));
+    assert_eq!(views_extension(&discover), Some(&json!({})));
 }

@@ -11,10 +11,11 @@
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
-use mcp_runtime::testing::TestClient;
+use mcp_runtime::client::Client;
+use mcp_runtime::protocol::{CallToolResult, ContentBlock, ResourceBody};
 use mcp_runtime::{prompt, resource, tool};
 use mcp_tests::validated_client::checked;
-use serde_json::{Value, json};
+use serde_json::json;
 
 /// A gate a sync handler waits at until an async handler opens it.
 struct Gate {
@@ -111,12 +112,12 @@ fn still_here() -> &'static str {
     "still here"
 }
 
-fn client() -> TestClient {
+fn client() -> Client {
     checked(mcp_runtime::server!("blocking", "1.0.0").build().expect("a valid server"))
 }
 
-fn text(result: &Value) -> &str {
-    result["content"][0]["text"].as_str().unwrap_or_default()
+fn text(result: &CallToolResult) -> &str {
+    result.first_text().unwrap_or_default()
 }
 
 #[tokio::test]
@@ -139,7 +140,7 @@ async fn a_blocking_sync_prompt_leaves_the_worker_free() {
     );
     assert_eq!(text(&opened.expect("the async tool answers")), "done");
     let waited = waited.expect("the sync prompt answers");
-    assert_eq!(waited["messages"][0]["content"]["text"], "opened", "{waited}");
+    assert!(matches!(&waited.messages[0].content, ContentBlock::Text(text) if text.text == "opened"), "{waited:?}");
 }
 
 #[tokio::test]
@@ -151,7 +152,7 @@ async fn a_blocking_sync_resource_leaves_the_worker_free() {
     );
     assert_eq!(text(&opened.expect("the async tool answers")), "done");
     let waited = waited.expect("the sync resource answers");
-    assert_eq!(waited["contents"][0]["text"], "opened", "{waited}");
+    assert_eq!(waited.contents[0].body, ResourceBody::Text("opened".to_owned()), "{waited:?}");
 }
 
 #[tokio::test]

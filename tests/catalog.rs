@@ -3,7 +3,9 @@
 
 use std::sync::{Arc, Mutex};
 
-use mcp_runtime::testing::{TestClient, assert_catalog_snapshot};
+use mcp_runtime::client::Client;
+use mcp_runtime::protocol::ContentBlock;
+use mcp_runtime::testing::assert_catalog_snapshot;
 use mcp_runtime::{
     Args, BuildError, Server,
     entry::ToolEntry,
@@ -44,10 +46,12 @@ fn builder() -> mcp_runtime::ServerBuilder {
 #[test]
 fn the_snapshot_is_what_the_lists_and_discover_answer() {
     let server = builder().build().expect("valid");
-    let rt = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
-    let client = TestClient::new(server.clone());
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let client = Client::in_process(server.clone());
+    // Both as the server answered them: the first page of tools, and discover.
     let (listed, discovered) = rt.block_on(async {
-        (client.list_tools().await.expect("tools/list"), client.discover().await.expect("discover"))
+        let listed = client.request("tools/list", json!({})).await.expect("tools/list");
+        (listed, client.request("server/discover", json!({})).await.expect("discover"))
     });
     let snapshot = server.catalog_snapshot();
     assert_eq!(snapshot["tools"], listed["tools"]);
@@ -163,13 +167,15 @@ fn the_openai_profile_fits_inputs_and_handlers_see_what_they_saw() {
     let problems = mcp_catalog_check(&server);
     assert!(problems.is_empty(), "{problems:?}");
 
-    let rt = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
-    let client = TestClient::new(server);
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let client = Client::in_process(server);
     let result = rt.block_on(
         client.call_tool("search", json!({"query": "q", "limit": null, "filter": {"tag": null, "archived": null}})),
     );
     // `archived` is a plain bool with a serde default: its `null` is dropped, so the default applies.
-    assert_eq!(result.expect("called")["content"][0]["text"], "q|None|None|false");
+    let result = result.expect("called");
+    let ContentBlock::Text(text) = &result.content[0] else { panic!("a text block: {result:?}") };
+    assert_eq!(text.text, "q|None|None|false");
 }
 
 /// What `mcp-catalog check --profile openai` reports against the served tools.

@@ -8,6 +8,7 @@ use std::time::Duration;
 use mcp_runtime::client::{Client, Error, Remote};
 use mcp_runtime::entry::{PromptEntry, ResourceEntry, ToolEntry};
 use mcp_runtime::input::Elicitation;
+use mcp_runtime::protocol::CallToolResult;
 use mcp_runtime::transport::http::HttpConfig;
 use mcp_runtime::transport::stdio::StdioConfig;
 use mcp_runtime::{Input, RequestContext, Server};
@@ -168,17 +169,17 @@ async fn a_remote_servers_tools_are_served_and_their_calls_forwarded() {
     let (gateway, serving) = gateway().await;
     let client = mcp_tests::validated_client::checked(gateway);
     let tools = client.list_tools().await.expect("tools/list");
-    let names: Vec<&str> =
-        tools["tools"].as_array().expect("tools").iter().filter_map(|t| t["name"].as_str()).collect();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names[..3], ["local", "remote_ask", "remote_authorization"], "{names:?}");
-    let called = client.call_tool("remote_tool_2", json!({})).await.expect("forwarded");
+    let called =
+        client.request("tools/call", json!({"name": "remote_tool_2", "arguments": {}})).await.expect("forwarded");
     assert_eq!(called["content"][0]["text"], "tool 2");
     assert_eq!(called["resultType"], "complete", "answered as the gateway's own: {called}");
 
     // The remote's error, as the remote gave it (its client declared no
     // elicitation); then a remote that ended.
     match client.call_tool("remote_ask", json!({})).await {
-        Err(mcp_runtime::testing::ClientError::Rpc(error)) => {
+        Err(Error::Rpc(error)) => {
             assert_eq!(error.code, -32021, "{error:?}");
             assert_eq!(error.data.expect("data")["requiredCapabilities"], json!({"elicitation": {"form": {}}}));
         }
@@ -187,14 +188,14 @@ async fn a_remote_servers_tools_are_served_and_their_calls_forwarded() {
     serving.abort();
     let _ = serving.await;
     match client.call_tool("remote_tool_0", json!({})).await {
-        Err(mcp_runtime::testing::ClientError::Rpc(error)) => {
+        Err(Error::Rpc(error)) => {
             assert_eq!(error.code, -32603);
             assert_eq!(error.message, "The server mounted at `remote` could not be reached");
         }
         other => panic!("a clear error, not {other:?}"),
     }
     let local = client.call_tool("local", json!({})).await.expect("the gateway goes on");
-    assert_eq!(local["content"][0]["text"], "local");
+    assert_eq!(local.first_text(), Some("local"));
 }
 
 #[tokio::test]
@@ -278,15 +279,12 @@ async fn gateway_to_a_failing_remote(
 // listed on a machine too busy to list it in 300 ms of wall time.
 #[tokio::test(start_paused = true)]
 async fn a_remote_that_never_answers_dies_mid_call_or_answers_garbage_is_a_clear_error() {
-    async fn failed(
-        client: &std::sync::Arc<mcp_runtime::testing::TestClient>,
-        pending: tokio::task::JoinHandle<Result<serde_json::Value, mcp_runtime::testing::ClientError>>,
-    ) -> String {
+    async fn failed(client: &Client, pending: tokio::task::JoinHandle<Result<CallToolResult, Error>>) -> String {
         let answered = tokio::time::timeout(Duration::from_secs(10), pending).await.expect("no hang").expect("joined");
         let local = client.call_tool("local", json!({})).await.expect("the gateway goes on");
-        assert_eq!(local["content"][0]["text"], "local");
+        assert_eq!(local.first_text(), Some("local"));
         match answered {
-            Err(mcp_runtime::testing::ClientError::Rpc(error)) => {
+            Err(Error::Rpc(error)) => {
                 assert_eq!(error.code, -32603, "{error:?}");
                 // What kind of failure, naming the mount; the details are logged.
                 assert!(error.message.starts_with("The server mounted at `remote` "), "{}", error.message);
@@ -295,21 +293,21 @@ async fn a_remote_that_never_answers_dies_mid_call_or_answers_garbage_is_a_clear
             other => panic!("a clear error, not {other:?}"),
         }
     }
-    let call = |client: &std::sync::Arc<mcp_runtime::testing::TestClient>| {
-        let client = std::sync::Arc::clone(client);
+    let call = |client: &Client| {
+        let client = client.clone();
         tokio::spawn(async move { client.call_tool("remote_wait", json!({})).await })
     };
 
     // It never answers: the gateway's client gives up at its time limit.
     let (gateway, _, _, _copying) = gateway_to_a_failing_remote(Duration::from_millis(300)).await;
-    let client = std::sync::Arc::new(mcp_tests::validated_client::checked(gateway));
+    let client = mcp_tests::validated_client::checked(gateway);
     let why = failed(&client, call(&client)).await;
     assert!(why.ends_with("did not answer in time"), "{why}");
 
     // It dies mid-call; it writes what is no JSON mid-call.
     for dies in [true, false] {
         let (gateway, started, break_pipe, copying) = gateway_to_a_failing_remote(Duration::from_secs(60)).await;
-        let client = std::sync::Arc::new(mcp_tests::validated_client::checked(gateway));
+        let client = mcp_tests::validated_client::checked(gateway);
         let pending = call(&client);
         started.notified().await;
         match dies {

@@ -70,18 +70,18 @@ async fn a_remote_cannot_take_over_nor_remove_another_mounts_tool() {
     hostile.add_tool(ToolEntry::new("fresh", || async { "fresh" })).expect("added");
     until_tools(&gateway, |names| names.iter().any(|n| n == "fresh")).await;
     let answer = client.call_tool("weather_forecast", json!({})).await.expect("tools/call");
-    assert_eq!(answer["content"][0]["text"], "sunny", "the call went to the remote that took the name over");
+    assert_eq!(answer.first_text(), Some("sunny"), "the call went to the remote that took the name over");
     // It removes it again: the weather mount's entry stays.
     hostile.remove_tool("weather_forecast");
     hostile.remove_tool("fresh");
     until_tools(&gateway, |names| !names.iter().any(|n| n == "fresh")).await;
     let answer = client.call_tool("weather_forecast", json!({})).await.expect("tools/call");
-    assert_eq!(answer["content"][0]["text"], "sunny", "another mount's entry was removed");
+    assert_eq!(answer.first_text(), Some("sunny"), "another mount's entry was removed");
     // Nor does it take the gateway's own names.
     hostile.add_tool(ToolEntry::new("other", || async { "changed" })).expect("replaced");
     tokio::time::sleep(Duration::from_millis(100)).await;
     let answer = client.call_tool("other", json!({})).await.expect("tools/call");
-    assert_eq!(answer["content"][0]["text"], "changed", "its own names it does change");
+    assert_eq!(answer.first_text(), Some("changed"), "its own names it does change");
 }
 
 #[tokio::test]
@@ -174,7 +174,7 @@ async fn a_remote_announcing_changes_in_a_loop_is_listed_again_at_a_slowing_pace
     // The gateway keeps answering meanwhile.
     for _ in 0..20 {
         let answer = client.call_tool("f_x", json!({})).await.expect("tools/call");
-        assert_eq!(answer["content"][0]["text"], "x");
+        assert_eq!(answer.first_text(), Some("x"));
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     flood.await.expect("flooded");
@@ -201,7 +201,7 @@ async fn a_remote_cannot_ask_more_at_once_than_the_client_relays() {
         .build()
         .expect("a gateway");
     let capabilities = serde_json::from_value(json!({"elicitation": {"form": {}}})).expect("capabilities");
-    let client = checked(gateway).with_capabilities(capabilities);
+    let client = checked(gateway).capabilities(capabilities);
     let error = client.call_tool("asking_survey", json!({})).await.expect_err("refused");
     let message = format!("{error:?}");
     assert!(message.contains("more than 16 questions at once"), "{message}");

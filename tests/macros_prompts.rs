@@ -5,7 +5,7 @@
 mod common;
 
 use common::{assert_snapshot, error, exchange, result};
-use mcp_runtime::testing::TestClient;
+use mcp_runtime::client::Client;
 use mcp_runtime::{Server, prompts, tool, tools};
 use mcp_tests::validated_client::checked;
 use serde_json::{Value, json};
@@ -113,7 +113,7 @@ fn server() -> Server {
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
-async fn get(client: &TestClient, name: &str, arguments: Value) -> Value {
+async fn get(client: &Client, name: &str, arguments: Value) -> Value {
     exchange(client, "prompts/get", json!({"name": name, "arguments": arguments})).await.0
 }
 
@@ -211,7 +211,7 @@ async fn every_return_kind() {
 #[tokio::test]
 async fn completion_runs_the_named_completer() {
     let client = checked(server());
-    let discover = client.discover().await.unwrap_or_default();
+    let discover = client.request("server/discover", json!({})).await.unwrap_or_default();
     assert!(discover["capabilities"].get("completions").is_some(), "{discover}");
 
     let complete = |argument: &str, value: &str, context: Value| {
@@ -237,7 +237,7 @@ async fn the_completions_capability_needs_a_completer() {
         .tools(tools![noop])
         .build()
         .unwrap_or_else(|e| panic!("{e}"));
-    let discover = checked(server).discover().await.unwrap_or_default();
+    let discover = checked(server).request("server/discover", json!({})).await.unwrap_or_default();
     assert!(discover["capabilities"].get("completions").is_none(), "{discover}");
     assert!(discover["capabilities"].get("prompts").is_some(), "{discover}");
 }

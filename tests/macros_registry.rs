@@ -64,7 +64,7 @@ async fn the_server_reports_the_calling_crate_and_derives_capabilities() {
     let server = server();
     assert_eq!(server.info().name, "mcp-tests");
     assert_eq!(server.info().version, env!("CARGO_PKG_VERSION"));
-    let discover = checked(server).discover().await.unwrap_or_default();
+    let discover = checked(server).request("server/discover", json!({})).await.unwrap_or_default();
     let capabilities = &discover["capabilities"];
     for present in ["tools", "prompts", "resources"] {
         assert!(capabilities.get(present).is_some(), "{present} missing: {discover}");

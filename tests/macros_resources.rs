@@ -5,7 +5,7 @@
 mod common;
 
 use common::{assert_snapshot, error, exchange, result};
-use mcp_runtime::testing::TestClient;
+use mcp_runtime::client::Client;
 use mcp_runtime::{Server, resources};
 use mcp_tests::validated_client::checked;
 use serde_json::{Value, json};
@@ -97,7 +97,7 @@ fn server() -> Server {
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
-async fn read(client: &TestClient, uri: &str) -> Value {
+async fn read(client: &Client, uri: &str) -> Value {
     exchange(client, "resources/read", json!({"uri": uri})).await.0
 }
 
@@ -197,7 +197,7 @@ async fn a_list_variable_reads_comma_separated_values() {
 #[tokio::test]
 async fn template_variables_complete() {
     let client = checked(server());
-    let discover = client.discover().await.unwrap_or_default();
+    let discover = client.request("server/discover", json!({})).await.unwrap_or_default();
     assert!(discover["capabilities"].get("completions").is_some(), "{discover}");
     let (response, _) = exchange(
         &client,

@@ -480,7 +480,7 @@ async fn errors_become_tool_errors_or_protocol_errors() {
 
     let (response, _) = exchange(&client, "tools/call", json!({"name": "needs_sampling", "arguments": {}})).await;
     assert_eq!(error(&response)["code"], -32021);
-    let sampling = checked(server()).with_capabilities(ClientCapabilities::default().with_sampling());
+    let sampling = checked(server()).capabilities(ClientCapabilities::default().with_sampling());
     assert_eq!(call_tool(&sampling, "needs_sampling", json!({})).await["content"][0]["text"], "sampled");
 
     let (response, _) = exchange(&client, "tools/call", json!({"name": "explode", "arguments": {}})).await;
@@ -491,13 +491,18 @@ async fn errors_become_tool_errors_or_protocol_errors() {
 async fn request_context_and_metadata_parameters() {
     let client = checked(server());
     let r = call_tool(&client, "whoami", json!({})).await;
-    assert_eq!(r["content"][0]["text"], "mcp-runtime-test-client tools/call 2026-07-28");
+    assert_eq!(r["content"][0]["text"], "mcp-runtime-client tools/call 2026-07-28");
 }
 
 #[tokio::test]
 async fn progress_is_reported_only_when_asked_for() {
-    let client = checked(server()).with_progress_token("progress-test-1");
-    let (response, notifications) = exchange(&client, "tools/call", json!({"name": "count", "arguments": {}})).await;
+    let client = checked(server());
+    let (response, notifications) = exchange(
+        &client,
+        "tools/call",
+        json!({"name": "count", "arguments": {}, "_meta": {"progressToken": "progress-test-1"}}),
+    )
+    .await;
     assert_eq!(result(&response)["content"][0]["text"], "requested: true, cancelled: false");
     let progress: Vec<&Value> = notifications.iter().map(|n| &n["params"]).collect();
     assert_eq!(progress.len(), 3);
@@ -515,7 +520,7 @@ async fn progress_is_reported_only_when_asked_for() {
 
 #[tokio::test]
 async fn logging_honours_the_requested_level() {
-    let client = checked(server()).with_log_level(LoggingLevel::Info);
+    let client = checked(server()).log_level(LoggingLevel::Info);
     let (response, notifications) = exchange(&client, "tools/call", json!({"name": "chatty", "arguments": {}})).await;
     assert_eq!(result(&response)["content"][0]["text"], "debug sent: false, warning sent: true");
     assert_eq!(notifications.len(), 1);

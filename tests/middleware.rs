@@ -9,19 +9,25 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_runtime::auth::Principal;
+use mcp_runtime::client::{Client, Error};
 use mcp_runtime::entry::ToolEntry;
 use mcp_runtime::input::Elicitation;
 use mcp_runtime::middleware::{self, Audit, McpRequest, Next, RETRY_AFTER, RateLimit, ResultCache, TimeLimit};
 use mcp_runtime::protocol::ElicitResult;
 use mcp_runtime::protocol::{CallToolResult, ClientCapabilities, ErrorObject, Method, ToolAnnotations};
 use mcp_runtime::redis::RedisResultStore;
-use mcp_runtime::testing::ClientError;
 use mcp_runtime::transport::http::HttpConfig;
 use mcp_runtime::{Args, Input, Server, ServerBuilder};
 use mcp_tests::http_wire::{self, stateless_meta};
 use mcp_tests::stdio_session::Session;
 use mcp_tests::validated_client::checked;
 use serde_json::{Value, json};
+
+/// `tools/call` of `name`, with the result as the server wrote it (its
+/// `resultType` included).
+async fn call_raw(client: &Client, name: &str, arguments: Value) -> Result<Value, Error> {
+    client.request("tools/call", json!({"name": name, "arguments": arguments})).await
+}
 
 /// Records, in order, what each named layer saw on the way in and out.
 fn recorder(name: &'static str, trail: Arc<Mutex<Vec<String>>>) -> impl middleware::Layer {
@@ -83,7 +89,7 @@ async fn layers_run_outermost_first_then_the_tools_own_then_the_handler() {
         .expect("a server");
     let client = checked(server);
     let sum = client.call_tool("add", json!({"a": 2, "b": 3})).await.expect("tools/call");
-    assert_eq!(sum["content"][0]["text"], "5");
+    assert_eq!(sum.first_text(), Some("5"));
     assert_eq!(
         *trail.lock().unwrap(),
         ["first in tools/call", "second in tools/call", "own in tools/call", "own out", "second out", "first out"]
@@ -117,17 +123,17 @@ async fn a_layer_answers_by_itself_or_rewrites_the_result() {
         .build()
         .expect("a server");
     let client = checked(server);
-    let sum = client.call_tool("add", json!({"a": 1, "b": 1})).await.expect("tools/call");
+    let sum = call_raw(&client, "add", json!({"a": 1, "b": 1})).await.expect("tools/call");
     assert_eq!(sum["content"], json!([{"type": "text", "text": "2"}, {"type": "text", "text": "(checked)"}]));
     assert_eq!(sum["resultType"], "complete", "rewritten as the revision reads it: {sum}");
     match client.call_tool("forbidden", json!({})).await {
-        Err(ClientError::Rpc(error)) => assert_eq!((error.code, error.message.as_str()), (-32602, "Refused by policy")),
+        Err(Error::Rpc(error)) => assert_eq!((error.code, error.message.as_str()), (-32602, "Refused by policy")),
         other => panic!("refused by the layer, not {other:?}"),
     }
     assert_eq!(runs.load(Ordering::SeqCst), 1);
     // Layers do not filter lists: the refused tool is still listed.
     let tools = client.list_tools().await.expect("tools/list");
-    assert!(tools["tools"].as_array().expect("tools").iter().any(|t| t["name"] == "forbidden"), "{tools}");
+    assert!(tools.iter().any(|t| t.name == "forbidden"), "{tools:?}");
 }
 
 /// Counts each pass of a `tools/call` through it, and the later rounds.
@@ -156,10 +162,10 @@ async fn a_handler_that_asks_for_input_passes_the_layers_at_every_round_in_both_
     let server = Server::builder("input", "1.0.0").layer(rounds(Arc::clone(&passes))).tool(greet()).build().unwrap();
     let capabilities: ClientCapabilities = serde_json::from_value(json!({"elicitation": {}})).expect("capabilities");
     let client = checked(server)
-        .with_capabilities(capabilities)
+        .capabilities(capabilities)
         .on_elicitation(|_| async { ElicitResult::accept(json!({"name": "Ada"})) });
     let done = client.call_tool("greet", json!({})).await.expect("tools/call");
-    assert_eq!(done["content"][0]["text"], "Hello, Ada!");
+    assert_eq!(done.first_text(), Some("Hello, Ada!"));
     assert_eq!(*passes.lock().unwrap(), [false, true], "the first round, then the one with the answer");
 
     // A 2025-era session asks the client in the middle of the call, and
@@ -212,11 +218,11 @@ async fn a_layer_that_panics_fails_its_request_only() {
         .expect("a server");
     let client = checked(server);
     match client.call_tool("boom", json!({})).await {
-        Err(ClientError::Rpc(error)) => assert_eq!(error.code, -32603),
+        Err(Error::Rpc(error)) => assert_eq!(error.code, -32603),
         other => panic!("-32603, not {other:?}"),
     }
     let fine = client.call_tool("fine", json!({})).await.expect("the server goes on");
-    assert_eq!(fine["content"][0]["text"], "fine");
+    assert_eq!(fine.first_text(), Some("fine"));
 }
 
 #[tokio::test]
@@ -232,10 +238,11 @@ async fn a_rate_limited_tool_is_refused_with_a_retry_hint_and_other_tools_go_on(
         client.call_tool("add", json!({"a": 1, "b": 2})).await.expect("within the rate");
     }
     let refused = client.call_tool("add", json!({"a": 1, "b": 2})).await.expect("a tool error");
-    assert_eq!(refused["isError"], true);
-    let text = refused["content"][0]["text"].as_str().expect("text");
+    assert_eq!(refused.is_error, Some(true));
+    let text = refused.first_text().expect("text");
     assert!(text.starts_with("Rate limit exceeded for `add`: try again in "), "{text}");
-    let retry = refused["_meta"][RETRY_AFTER].as_f64().expect("a retry hint");
+    let retry = refused.meta.as_ref().and_then(|meta| meta.get(RETRY_AFTER)).and_then(Value::as_f64);
+    let retry = retry.expect("a retry hint");
     assert!(retry > 0.0 && retry <= 30.0, "{retry}");
     assert_eq!(runs.load(Ordering::SeqCst), 2, "the refused call did not run");
     for _ in 0..3 {
@@ -256,13 +263,13 @@ async fn a_server_wide_rate_limit_can_count_each_tool_apart() {
     let together = checked(server(RateLimit::per_hour(1)));
     together.call_tool("add", json!({"a": 1, "b": 2})).await.expect("the first call");
     let refused = together.call_tool("free", json!({})).await.expect("a result");
-    assert_eq!(refused["isError"], true, "one bucket for every tool");
+    assert_eq!(refused.is_error, Some(true), "one bucket for every tool");
     together.list_tools().await.expect("lists are not counted");
 
     let apart = checked(server(RateLimit::per_hour(1).each_tool()));
     apart.call_tool("add", json!({"a": 1, "b": 2})).await.expect("the first call");
     apart.call_tool("free", json!({})).await.expect("a bucket of its own");
-    assert_eq!(apart.call_tool("free", json!({})).await.expect("a result")["isError"], true);
+    assert_eq!(apart.call_tool("free", json!({})).await.expect("a result").is_error, Some(true));
 }
 
 fn slow() -> ToolEntry {
@@ -277,8 +284,8 @@ fn slow() -> ToolEntry {
 async fn a_time_limit_ends_a_slow_call_with_a_tool_error() {
     let client = checked(Server::builder("slow", "1.0.0").tool(slow()).build().expect("a server"));
     let result = client.call_tool("slow", json!({})).await.expect("a result");
-    assert_eq!(result["isError"], true);
-    assert_eq!(result["content"][0]["text"], "Took longer than its limit of 50 ms");
+    assert_eq!(result.is_error, Some(true));
+    assert_eq!(result.first_text(), Some("Took longer than its limit of 50 ms"));
 }
 
 fn lookup(runs: Arc<AtomicUsize>, cached: bool) -> ToolEntry {
@@ -307,14 +314,14 @@ fn lookup_with(runs: Arc<AtomicUsize>, cached: bool, cache: ResultCache) -> Tool
 async fn a_read_only_idempotent_tool_is_answered_from_the_cache() {
     let runs = Arc::new(AtomicUsize::new(0));
     let client = checked(Server::builder("cache", "1.0.0").tool(lookup(Arc::clone(&runs), true)).build().unwrap());
-    let first = client.call_tool("lookup", json!({"a": 6, "b": 7})).await.expect("tools/call");
+    let first = call_raw(&client, "lookup", json!({"a": 6, "b": 7})).await.expect("tools/call");
     assert_eq!(first["content"][0]["text"], "42 (run 0)");
     // The same arguments in another order: the same call.
-    let again = client.call_tool("lookup", json!({"b": 7, "a": 6})).await.expect("tools/call");
+    let again = call_raw(&client, "lookup", json!({"b": 7, "a": 6})).await.expect("tools/call");
     assert_eq!(again["content"], first["content"]);
     assert_eq!(again["resultType"], "complete", "{again}");
     let other = client.call_tool("lookup", json!({"a": 1, "b": 7})).await.expect("tools/call");
-    assert_eq!(other["content"][0]["text"], "7 (run 1)");
+    assert_eq!(other.first_text(), Some("7 (run 1)"));
     // Tool errors are not kept.
     for _ in 0..2 {
         client.call_tool("lookup", json!({"a": -1, "b": 1})).await.expect("tools/call");
@@ -353,7 +360,7 @@ async fn replicas_share_cached_results_through_redis() {
     let (a, b) = (replica(&runs_a).await, replica(&runs_b).await);
     let first = a.call_tool("lookup", json!({"a": 6, "b": 7})).await.expect("tools/call");
     let shared = b.call_tool("lookup", json!({"b": 7, "a": 6})).await.expect("tools/call");
-    assert_eq!(shared["content"], first["content"], "answered by what the other replica computed");
+    assert_eq!(shared.content, first.content, "answered by what the other replica computed");
     assert_eq!((runs_a.load(Ordering::SeqCst), runs_b.load(Ordering::SeqCst)), (1, 0));
     b.call_tool("lookup", json!({"a": 2, "b": 2})).await.expect("tools/call");
     assert_eq!(runs_b.load(Ordering::SeqCst), 1, "other arguments run");
@@ -362,7 +369,7 @@ async fn replicas_share_cached_results_through_redis() {
     redis.kill().await;
     for run in 1..3 {
         let result = a.call_tool("lookup", json!({"a": 6, "b": 7})).await.expect("tools/call");
-        assert_eq!(result["content"][0]["text"], format!("42 (run {run})"));
+        assert_eq!(result.first_text(), Some(format!("42 (run {run})").as_str()));
     }
 }
 
@@ -533,8 +540,8 @@ async fn a_task_passes_the_layers_once_with_its_final_result() {
     let capabilities: ClientCapabilities =
         serde_json::from_value(json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})).expect("capabilities");
     // Unchecked: the validating client reads a `tools/call` as the plain call's.
-    let client = mcp_runtime::testing::TestClient::new(server).with_capabilities(capabilities);
-    let created = client.call_tool("add", json!({"a": 5, "b": 5})).await.expect("a task");
+    let client = Client::in_process(server).capabilities(capabilities);
+    let created = call_raw(&client, "add", json!({"a": 5, "b": 5})).await.expect("a task");
     assert_eq!(created["resultType"], "task", "{created}");
     let task_id = created["taskId"].as_str().expect("an id").to_owned();
     // As long as the other tests wait for a task: a busy machine may take a while.
@@ -610,7 +617,7 @@ fn the_audit_layer_records_who_did_what_and_arguments_only_where_asked() {
     assert_eq!(lines.len(), 4, "an unknown tool is refused before the layers, and recorded so: {lines:?}");
     assert!(
         lines[0].contains(
-            r#"caller="anonymous" client="mcp-runtime-test-client" method="tools/call" target="add" outcome="ok""#
+            r#"caller="anonymous" client="mcp-runtime-client" method="tools/call" target="add" outcome="ok""#
         ),
         "{}",
         lines[0]

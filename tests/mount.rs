@@ -13,12 +13,30 @@ use mcp_runtime::dispatch::{NotificationSink, Request, RequestOptions};
 use mcp_runtime::entry::{PromptEntry, ResourceEntry, ToolEntry};
 use mcp_runtime::extract::{Call, CompleteCall};
 use mcp_runtime::middleware::{self, McpRequest, Next};
-use mcp_runtime::protocol::{Completion, Notification, RequestId, RequestMeta};
+use mcp_runtime::protocol::{
+    Completion, ContentBlock, Notification, RequestId, RequestMeta, ResourceBody, ResourceContents,
+};
 use mcp_runtime::transport::http::HttpConfig;
 use mcp_runtime::{Args, BuildError, CancellationToken, RequestContext, Server, State};
 use mcp_tests::validated_client::checked;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
+
+/// The text of a content block, if it is text.
+fn text(block: &ContentBlock) -> Option<&str> {
+    match block {
+        ContentBlock::Text(text) => Some(&text.text),
+        _ => None,
+    }
+}
+
+/// The text of a resource's contents, if they are text.
+fn text_contents(contents: &ResourceContents) -> Option<&str> {
+    match &contents.body {
+        ResourceBody::Text(text) => Some(text),
+        _ => None,
+    }
+}
 
 /// The root of the files server: its own state, which the mounting server
 /// does not have.
@@ -89,13 +107,13 @@ async fn a_mounted_server_is_served_under_its_namespace_with_its_own_state_and_l
     let client = checked(server);
 
     let read = client.call_tool("files_read", json!({"path": "a.txt"})).await.expect("tools/call");
-    assert_eq!(read["content"][0]["text"], "/srv/a.txt", "the files server's state");
+    assert_eq!(read.first_text(), Some("/srv/a.txt"), "the files server's state");
     assert_eq!(passes.load(Ordering::SeqCst), 1, "the files server's layer ran");
     client.call_tool("hello", json!({})).await.expect("tools/call");
     assert_eq!(passes.load(Ordering::SeqCst), 1, "and only for its own tools");
 
     let prompt = client.get_prompt("files_explain", json!({"name": "main.rs"})).await.expect("prompts/get");
-    assert_eq!(prompt["messages"][0]["content"]["text"], "Explain main.rs");
+    assert_eq!(text(&prompt.messages[0].content), Some("Explain main.rs"));
     let completion = client
         .request(
             "completion/complete",
@@ -110,12 +128,13 @@ async fn a_mounted_server_is_served_under_its_namespace_with_its_own_state_and_l
     let templates = client.request("resources/templates/list", json!({})).await.expect("templates");
     assert_eq!(templates["resourceTemplates"][0]["uriTemplate"], "file://files/docs/{page}");
     let readme = client.read_resource("file://files/readme").await.expect("resources/read");
-    assert_eq!(readme["contents"][0]["uri"], "file://files/readme");
-    assert_eq!(readme["contents"][0]["text"], "the readme");
+    assert_eq!(readme.contents[0].uri, "file://files/readme");
+    assert_eq!(text_contents(&readme.contents[0]), Some("the readme"));
     let page = client.read_resource("file://files/docs/intro").await.expect("resources/read");
-    assert_eq!(page["contents"][0]["uri"], "file://files/docs/intro");
+    assert_eq!(page.contents[0].uri, "file://files/docs/intro");
     assert_eq!(
-        page["contents"][0]["text"], "intro under /srv",
+        text_contents(&page.contents[0]),
+        Some("intro under /srv"),
         "the template's variables, and the files server's state"
     );
 }
@@ -178,7 +197,7 @@ async fn changes_of_a_mounted_server_reach_the_mounting_servers_listeners() {
     assert_eq!(next(&mut notifications).await["method"], "notifications/tools/list_changed");
     assert_eq!(server.tool_names(), ["files_read", "files_write", "hello"]);
     let written = checked(server.clone()).call_tool("files_write", json!({})).await.expect("tools/call");
-    assert_eq!(written["content"][0]["text"], "written");
+    assert_eq!(written.first_text(), Some("written"));
 
     files.remove_tool("read");
     assert_eq!(next(&mut notifications).await["method"], "notifications/tools/list_changed");
@@ -200,7 +219,7 @@ async fn a_handler_of_a_mounted_server_sees_that_server() {
         .expect("the files server");
     let client = checked(product(files));
     let who = client.call_tool("files_who", json!({})).await.expect("tools/call");
-    assert_eq!(who["content"][0]["text"], "files");
+    assert_eq!(who.first_text(), Some("files"));
 }
 
 fn scoped() -> Server {

@@ -7,7 +7,7 @@
 use mcp_runtime::apps::{EXTENSION, MIME_TYPE, View, Visibility};
 use mcp_runtime::client::{Client, Remote};
 use mcp_runtime::entry::{ResourceEntry, ToolEntry};
-use mcp_runtime::protocol::ClientCapabilities;
+use mcp_runtime::protocol::{ClientCapabilities, ResourceBody, Tool};
 use mcp_runtime::transport::stdio::StdioConfig;
 use mcp_runtime::{Args, Server};
 use mcp_tests::validated_client::checked;
@@ -44,6 +44,12 @@ fn over_pipe(server: Server) -> Client {
     Client::stdio(read, write)
 }
 
+/// The `_meta.ui` of the tool named `name`, which must be listed.
+fn ui_of(tools: &[Tool], name: &str) -> Value {
+    let tool = tools.iter().find(|t| t.name == name).unwrap_or_else(|| panic!("`{name}` in {tools:?}"));
+    tool.meta.as_ref().and_then(|meta| meta.get("ui")).cloned().unwrap_or_default()
+}
+
 fn renders_views() -> ClientCapabilities {
     serde_json::from_value(json!({"extensions": {EXTENSION: {"mimeTypes": [MIME_TYPE]}}})).expect("capabilities")
 }
@@ -52,27 +58,27 @@ fn renders_views() -> ClientCapabilities {
 /// `ui://notes/notes/…`: lists the tool, reads its view, and lets the view
 /// call the tools as its own server names them.
 async fn a_host_renders_the_mounted_view(gateway: Server) {
-    let client = checked(gateway).with_capabilities(renders_views());
+    let client = checked(gateway).capabilities(renders_views());
     let discover = client.discover().await.expect("discover");
-    assert_eq!(discover["capabilities"]["extensions"][EXTENSION], json!({}), "the extension is declared: {discover}");
+    let extension = discover.capabilities.extensions.as_ref().and_then(|extensions| extensions.get(EXTENSION));
+    assert_eq!(extension, Some(&json!({})), "the extension is declared: {discover:?}");
     let tools = client.list_tools().await.expect("tools/list");
-    let tool = |name: &str| {
-        tools["tools"].as_array().expect("tools").iter().find(|t| t["name"] == name).cloned().unwrap_or_default()
-    };
-    let uri = tool("notes_show_board")["_meta"]["ui"]["resourceUri"].as_str().expect("a view").to_owned();
+    let uri = ui_of(&tools, "notes_show_board")["resourceUri"].as_str().expect("a view").to_owned();
     assert_eq!(uri, "ui://notes/notes/board.html", "named as the mount serves it");
-    assert_eq!(tool("notes_remove_from_board")["_meta"]["ui"]["visibility"], json!(["app"]));
+    assert_eq!(ui_of(&tools, "notes_remove_from_board")["visibility"], json!(["app"]));
     let read = client.read_resource(&uri).await.expect("the view read");
-    assert_eq!(read["contents"][0]["mimeType"], MIME_TYPE, "{read}");
-    assert_eq!(read["contents"][0]["text"], BOARD);
-    assert_eq!(read["contents"][0]["_meta"]["ui"]["prefersBorder"], true, "{read}");
+    let contents = &read.contents[0];
+    assert_eq!(contents.mime_type.as_deref(), Some(MIME_TYPE), "{read:?}");
+    assert_eq!(contents.body, ResourceBody::Text(BOARD.to_owned()));
+    let ui = contents.meta.as_ref().and_then(|meta| meta.get("ui"));
+    assert_eq!(ui.map(|ui| &ui["prefersBorder"]), Some(&json!(true)), "{read:?}");
     // The view calls its server's tools by their own names.
     let added = client.call_tool("add_note", json!({"title": "milk"})).await.expect("the view's call");
-    assert_eq!(added["content"][0]["text"], "added milk");
+    assert_eq!(added.first_text(), Some("added milk"));
     let shown = client.call_tool("show_board", json!({})).await.expect("the view's call");
-    assert_eq!(shown["content"][0]["text"], "the board");
+    assert_eq!(shown.first_text(), Some("the board"));
     // Which is no name of a list.
-    assert!(tool("add_note").is_null(), "an alias is not listed");
+    assert!(!tools.iter().any(|t| t.name == "add_note"), "an alias is not listed");
 }
 
 #[tokio::test]
@@ -92,12 +98,11 @@ async fn a_server_with_a_view_is_served_through_an_in_process_mount() {
 async fn a_proxied_remote_with_a_view_is_served_as_it_is() {
     let remote = Remote::connect(over_pipe(notes("notes"))).await.expect("listed");
     let gateway = Server::builder("gateway", "1.0.0").proxy(remote).build().expect("a gateway");
-    let client = checked(gateway).with_capabilities(renders_views());
+    let client = checked(gateway).capabilities(renders_views());
     let tools = client.list_tools().await.expect("tools/list");
-    let show = tools["tools"].as_array().expect("tools").iter().find(|t| t["name"] == "show_board").cloned();
-    assert_eq!(show.expect("show_board")["_meta"]["ui"]["resourceUri"], "ui://notes/board.html");
+    assert_eq!(ui_of(&tools, "show_board")["resourceUri"], "ui://notes/board.html");
     let read = client.read_resource("ui://notes/board.html").await.expect("the view read");
-    assert_eq!(read["contents"][0]["mimeType"], MIME_TYPE);
+    assert_eq!(read.contents[0].mime_type.as_deref(), Some(MIME_TYPE));
 }
 
 #[tokio::test]
@@ -113,8 +118,8 @@ async fn a_name_two_mounted_views_call_reaches_neither() {
     assert!(format!("{error:?}").contains("Unknown tool"), "{error:?}");
     // A name the server has is the server's.
     let own = client.call_tool("show_board", json!({})).await.expect("its own");
-    assert_eq!(own["content"][0]["text"], "the product's own");
+    assert_eq!(own.first_text(), Some("the product's own"));
     // Each mount's own names still work.
     let one = client.call_tool("one_add_note", json!({"title": "y"})).await.expect("namespaced");
-    assert_eq!(one["content"][0]["text"], "added y");
+    assert_eq!(one.first_text(), Some("added y"));
 }

@@ -10,9 +10,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use mcp_runtime::client::{Client, Error};
 use mcp_runtime::input::{Elicitation, Root, Sampling};
-use mcp_runtime::protocol::{ClientCapabilities, CreateMessageResult, ElicitRequest, ElicitResult, ErrorObject};
-use mcp_runtime::testing::{ClientError, TestClient};
+use mcp_runtime::protocol::{
+    ClientCapabilities, ContentBlock, CreateMessageResult, ElicitRequest, ElicitResult, ErrorObject,
+};
 use mcp_runtime::{
     Args, Input, Server, State,
     entry::{PromptEntry, ToolEntry},
@@ -103,20 +105,21 @@ fn with_elicitation_and_sampling() -> ClientCapabilities {
 
 /// A checked client declaring elicitation and sampling, without callbacks:
 /// the tests that drive rounds by hand.
-fn manual_client() -> TestClient {
-    validate(TestClient::new(server()).with_capabilities(with_elicitation_and_sampling()))
+fn manual_client() -> Client {
+    validate(Client::in_process(server()).capabilities(with_elicitation_and_sampling()))
 }
 
-/// One request, one response: its result (`input_required` included) or its error.
-async fn send(client: &TestClient, method: &str, params: Value) -> Result<Value, ErrorObject> {
-    let response = client.exchange(method, params).await.response;
-    match response.as_error() {
-        Some(error) => Err(error.clone()),
-        None => Ok(response.to_value()["result"].take()),
+/// One request, one response: its result (`input_required` included, which
+/// a client without callbacks hands back unanswered) or its error.
+async fn send(client: &Client, method: &str, params: Value) -> Result<Value, ErrorObject> {
+    match client.request(method, params).await {
+        Ok(result) | Err(Error::InputRequired(result)) => Ok(result),
+        Err(Error::Rpc(error)) => Err(error),
+        Err(other) => panic!("a result or a JSON-RPC error, not {other:?}"),
     }
 }
 
-async fn call(client: &TestClient, name: &str, arguments: Value) -> Result<Value, ErrorObject> {
+async fn call(client: &Client, name: &str, arguments: Value) -> Result<Value, ErrorObject> {
     send(client, "tools/call", json!({"name": name, "arguments": arguments})).await
 }
 
@@ -144,7 +147,7 @@ async fn elicitation_round_trip_completes_on_retry() {
 
 #[tokio::test]
 async fn answers_without_state_are_used_and_extra_answers_ignored() {
-    let client = validate_replies(TestClient::new(server()).with_capabilities(with_elicitation_and_sampling()));
+    let client = validate_replies(Client::in_process(server()).capabilities(with_elicitation_and_sampling()));
     let done = send(
         &client,
         "tools/call",
@@ -157,7 +160,7 @@ async fn answers_without_state_are_used_and_extra_answers_ignored() {
 
 #[tokio::test]
 async fn missing_or_malformed_answers_ask_again() {
-    let client = validate_replies(TestClient::new(server()).with_capabilities(with_elicitation_and_sampling()));
+    let client = validate_replies(Client::in_process(server()).capabilities(with_elicitation_and_sampling()));
     for responses in [json!({"other": accept("name", "x")}), json!({"user_name": 12345}), Value::Null] {
         let again = send(&client, "tools/call", json!({"name": "greet", "inputResponses": responses})).await.unwrap();
         assert_eq!(again["resultType"], "input_required", "{responses}");
@@ -252,7 +255,7 @@ async fn a_state_only_resumes_the_arguments_it_was_issued_for() {
         }))
         .build()
         .expect("valid server");
-    let client = validate(TestClient::new(server).with_capabilities(with_elicitation_and_sampling()));
+    let client = validate(Client::in_process(server).capabilities(with_elicitation_and_sampling()));
     let first = call(&client, "delete", json!({"path": "/tmp/a"})).await.unwrap();
     let state = first["requestState"].clone();
     let confirm = json!({"confirm": {"action": "accept", "content": {"ok": true}}});
@@ -296,7 +299,7 @@ async fn sampling_with_tools_needs_sampling_tools() {
     ];
     for declared in declared {
         let client = match &declared {
-            Some(caps) => validate(TestClient::new(server()).with_capabilities(caps.clone())),
+            Some(caps) => validate(Client::in_process(server()).capabilities(caps.clone())),
             None => checked(server()),
         };
         let err = call(&client, "sample_with_tools", json!({})).await.unwrap_err();
@@ -304,7 +307,7 @@ async fn sampling_with_tools_needs_sampling_tools() {
         assert_eq!(err.data.unwrap()["requiredCapabilities"], json!({"sampling": {"tools": {}}}), "{declared:?}");
     }
     let client =
-        validate(TestClient::new(server()).with_capabilities(ClientCapabilities::default().with_sampling_tools()));
+        validate(Client::in_process(server()).capabilities(ClientCapabilities::default().with_sampling_tools()));
     let asked = call(&client, "sample_with_tools", json!({})).await.unwrap();
     assert_eq!(asked["resultType"], "input_required");
     let params = &asked["inputRequests"]["q"]["params"];
@@ -317,7 +320,7 @@ async fn sampling_with_context_needs_sampling_context() {
     let args = |context: &str| json!({"includeContext": context});
     for declared in [ClientCapabilities::default().with_sampling(), ClientCapabilities::default().with_sampling_tools()]
     {
-        let client = validate(TestClient::new(server()).with_capabilities(declared.clone()));
+        let client = validate(Client::in_process(server()).capabilities(declared.clone()));
         for context in ["thisServer", "allServers"] {
             let err = call(&client, "sample_with_context", args(context)).await.unwrap_err();
             assert_eq!(err.code, -32021, "{declared:?} {context}");
@@ -330,7 +333,7 @@ async fn sampling_with_context_needs_sampling_context() {
         assert!(asked["inputRequests"]["q"]["params"].get("includeContext").is_none(), "{declared:?}");
     }
     let caps = ClientCapabilities::default().with_sampling_context();
-    let client = validate(TestClient::new(server()).with_capabilities(caps));
+    let client = validate(Client::in_process(server()).capabilities(caps));
     let asked = call(&client, "sample_with_context", args("thisServer")).await.unwrap();
     assert_eq!(asked["resultType"], "input_required");
     assert_eq!(asked["inputRequests"]["q"]["params"]["includeContext"], "thisServer");
@@ -347,7 +350,7 @@ async fn handler_state_survives_rounds_sealed() {
 }
 
 /// One replica of a deployment whose replicas share `key`.
-fn replica(key: RequestStateKey) -> TestClient {
+fn replica(key: RequestStateKey) -> Client {
     let server = Server::builder("mrtr-replica", "1.0.0")
         .request_state_key(key)
         .tool(ToolEntry::new("greet", |input: Input| async move {
@@ -356,7 +359,7 @@ fn replica(key: RequestStateKey) -> TestClient {
         }))
         .build()
         .expect("valid server");
-    validate(TestClient::new(server).with_capabilities(with_elicitation_and_sampling()))
+    validate(Client::in_process(server).capabilities(with_elicitation_and_sampling()))
 }
 
 #[tokio::test]
@@ -409,7 +412,7 @@ async fn prompts_can_ask_too() {
 
 /// A checked client that answers every elicitation with `{field: value}`
 /// and records each elicitation it was asked.
-fn answering(field: &'static str, value: &'static str) -> (TestClient, Arc<Mutex<Vec<ElicitRequest>>>) {
+fn answering(field: &'static str, value: &'static str) -> (Client, Arc<Mutex<Vec<ElicitRequest>>>) {
     let asked = Arc::new(Mutex::new(Vec::new()));
     let log = asked.clone();
     let client = checked(server()).on_elicitation(move |request| {
@@ -422,7 +425,8 @@ fn answering(field: &'static str, value: &'static str) -> (TestClient, Arc<Mutex
 #[tokio::test]
 async fn an_elicitation_is_answered_by_its_callback() {
     let (client, asked) = answering("name", "Ada");
-    let done = client.call_tool("greet", json!({})).await.unwrap();
+    // As the server wrote the last result, `resultType` included.
+    let done = client.request("tools/call", json!({"name": "greet", "arguments": {}})).await.unwrap();
     assert_eq!(done["resultType"], "complete");
     assert_eq!(done["content"][0]["text"], "Hello, Ada!");
     let asked = asked.lock().unwrap();
@@ -439,9 +443,9 @@ async fn rounds_follow_one_another_until_the_result_is_complete() {
         let next = answers.lock().unwrap().pop().unwrap_or_default();
         async move { ElicitResult::accept(next) }
     });
-    assert_eq!(client.call_tool("two_steps", json!({})).await.unwrap()["content"][0]["text"], "x then y");
+    assert_eq!((client.call_tool("two_steps", json!({})).await.unwrap()).first_text(), Some("x then y"));
     let client = checked(server()).on_elicitation(|_| async { ElicitResult::accept(json!({"ok": true})) });
-    assert_eq!(client.call_tool("stateful", json!({})).await.unwrap()["content"][0]["text"], "round 1, ok=true");
+    assert_eq!((client.call_tool("stateful", json!({})).await.unwrap()).first_text(), Some("round 1, ok=true"));
 }
 
 #[tokio::test]
@@ -453,9 +457,9 @@ async fn sampling_and_elicitation_asked_together_are_both_answered() {
             let asked = params["messages"][0]["content"]["text"].as_str().unwrap_or_default().to_owned();
             CreateMessageResult::text("test-model", asked)
         });
-    assert_eq!(client.call_tool("both_at_once", json!({})).await.unwrap()["content"][0]["text"], "Cy / Say hi");
+    assert_eq!((client.call_tool("both_at_once", json!({})).await.unwrap()).first_text(), Some("Cy / Say hi"));
     let done = client.call_tool("sample_with_tools", json!({})).await.unwrap();
-    assert_eq!(done["content"][0]["text"], "Weather in Paris?");
+    assert_eq!(done.first_text(), Some("Weather in Paris?"));
 }
 
 #[tokio::test]
@@ -467,14 +471,15 @@ async fn roots_are_answered_by_their_callback() {
         ]
     });
     let done = client.call_tool("where_am_i", json!({})).await.unwrap();
-    assert_eq!(done["content"][0]["text"], "file:///repo, file:///tmp");
+    assert_eq!(done.first_text(), Some("file:///repo, file:///tmp"));
 }
 
 #[tokio::test]
 async fn prompts_are_answered_through_callbacks_too() {
     let (client, _) = answering("context", "tests");
     let done = client.get_prompt("ask_context", json!({})).await.unwrap();
-    assert_eq!(done["messages"][0]["content"]["text"], "Context: tests");
+    let ContentBlock::Text(text) = &done.messages[0].content else { panic!("a text message: {done:?}") };
+    assert_eq!(text.text, "Context: tests");
 }
 
 #[tokio::test]
@@ -483,9 +488,9 @@ async fn callbacks_declare_their_capabilities() {
         "samplingContext": true, "roots": true});
     let nothing = json!({"form": false, "url": false, "sampling": false, "samplingTools": false,
         "samplingContext": false, "roots": false});
-    let report = |client: TestClient| async move {
+    let report = |client: Client| async move {
         let done = client.call_tool("capabilities", json!({})).await.unwrap();
-        serde_json::from_str::<Value>(done["content"][0]["text"].as_str().unwrap()).unwrap()
+        serde_json::from_str::<Value>(done.first_text().unwrap()).unwrap()
     };
     assert_eq!(report(checked(server())).await, nothing);
     let answering = checked(server())
@@ -496,7 +501,7 @@ async fn callbacks_declare_their_capabilities() {
 
     // What the test declares itself is sent as declared: here forms only.
     let narrowed =
-        validate(TestClient::new(server()).with_capabilities(ClientCapabilities::default().with_elicitation()))
+        validate(Client::in_process(server()).capabilities(ClientCapabilities::default().with_elicitation()))
             .on_elicitation(|_| async { ElicitResult::decline() });
     assert_eq!(report(narrowed).await["url"], false);
 }
@@ -505,21 +510,22 @@ async fn callbacks_declare_their_capabilities() {
 async fn input_without_a_callback_is_a_clear_error() {
     // Declared by hand, but nobody to answer.
     let caps = ClientCapabilities::default().with_elicitation().with_sampling().with_roots();
-    let client = validate(TestClient::new(server()).with_capabilities(caps));
-    let err = client.call_tool("greet", json!({})).await.unwrap_err();
-    assert_eq!(
-        err,
-        ClientError::NoCallback {
-            key: "user_name".into(),
-            method: "elicitation/create".into(),
-            callback: "on_elicitation"
+    let client = validate(Client::in_process(server()).capabilities(caps));
+    // The `input_required` result comes back unanswered: what was asked, by key.
+    let asked = |err: Error| match err {
+        Error::InputRequired(result) => {
+            let requests = result["inputRequests"].as_object().cloned().unwrap_or_default();
+            requests.into_iter().map(|(key, request)| (key, request["method"].clone())).collect::<Map<_, _>>()
         }
-    );
-    assert!(err.to_string().contains("no `on_elicitation` callback"), "{err}");
+        other => panic!("an input request nobody answers, not {other:?}"),
+    };
+    let err = client.call_tool("greet", json!({})).await.unwrap_err();
+    assert!(err.to_string().contains("no callback of this client answers"), "{err}");
+    assert_eq!(Value::Object(asked(err)), json!({"user_name": "elicitation/create"}));
     let err = client.call_tool("needs_sampling", json!({})).await.unwrap_err();
-    assert!(matches!(err, ClientError::NoCallback { callback: "on_sampling", .. }), "{err}");
+    assert_eq!(Value::Object(asked(err)), json!({"q": "sampling/createMessage"}));
     let err = client.call_tool("where_am_i", json!({})).await.unwrap_err();
-    assert!(matches!(err, ClientError::NoCallback { callback: "on_roots", .. }), "{err}");
+    assert_eq!(Value::Object(asked(err)), json!({"roots": "roots/list"}));
     // Undeclared (no callback, no capability): the server's own -32021.
     let err = checked(server()).call_tool("greet", json!({})).await.unwrap_err();
     assert_eq!(err.rpc().map(|e| e.code), Some(-32021));
@@ -528,9 +534,9 @@ async fn input_without_a_callback_is_a_clear_error() {
 #[tokio::test]
 async fn a_server_that_keeps_asking_is_given_up_on() {
     let (client, asked) = answering("ok", "yes");
-    let client = client.with_max_rounds(3);
+    let client = client.max_rounds(3);
     let err = client.call_tool("never_satisfied", json!({})).await.unwrap_err();
-    let ClientError::TooManyRounds { rounds, last } = &err else { panic!("gave up: {err}") };
+    let Error::TooManyRounds { rounds, last } = &err else { panic!("gave up: {err}") };
     assert_eq!(*rounds, 3);
     assert!(last["inputRequests"]["q3"].is_object(), "{last}");
     assert_eq!(asked.lock().unwrap().len(), 3);
@@ -590,14 +596,14 @@ async fn the_handler_runs_again_from_the_top_so_effects_go_after_the_questions()
     let count = |n: &AtomicUsize| n.load(Ordering::SeqCst);
 
     // Three rounds: stopped at the first question, then at the second, then done.
-    assert_eq!(client.call_tool("naive", json!({})).await.unwrap()["content"][0]["text"], "done");
+    assert_eq!((client.call_tool("naive", json!({})).await.unwrap()).first_text(), Some("done"));
     assert_eq!(count(&effects.before_asking), 3, "before the first question: once per round");
     assert_eq!(count(&effects.between_questions), 2, "between the questions: from the second round on");
 
-    assert_eq!(client.call_tool("ask_first", json!({})).await.unwrap()["content"][0]["text"], "done");
+    assert_eq!((client.call_tool("ask_first", json!({})).await.unwrap()).first_text(), Some("done"));
     assert_eq!(count(&effects.after_asking), 1, "after the last question: once");
 
-    assert_eq!(client.call_tool("marked", json!({})).await.unwrap()["content"][0]["text"], "done");
+    assert_eq!((client.call_tool("marked", json!({})).await.unwrap()).first_text(), Some("done"));
     assert_eq!(count(&effects.marked), 1, "keyed by the sealed state: once");
 }
 

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use mcp_runtime::testing::TestClient;
+use mcp_runtime::client::Client;
 use mcp_runtime::{Args, Server, entry::ToolEntry};
 use serde_json::json;
 use tracing::Instrument as _;
@@ -76,7 +76,7 @@ fn server() -> Server {
 async fn a_tracing_subscriber_sees_one_span_per_request_with_the_handlers_spans_inside() {
     let capture = Capture::default();
     let _default = tracing::subscriber::set_default(tracing_subscriber::registry().with(capture.clone()));
-    let client = TestClient::new(server());
+    let client = Client::in_process(server());
     client.call_tool("add", json!({"a": 1, "b": 2})).await.expect("added");
     client.call_tool("fail", json!({})).await.expect("a tool error is a result");
     client.call_tool("lookup", json!({})).await.expect("looked up");

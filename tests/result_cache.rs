@@ -8,11 +8,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use mcp_runtime::client::Client;
 use mcp_runtime::entry::ToolEntry;
 use mcp_runtime::middleware::ResultCache;
-use mcp_runtime::protocol::{CallToolResult, ToolAnnotations};
+use mcp_runtime::protocol::{CallToolResult, ContentBlock, ToolAnnotations};
 use mcp_runtime::redis::RedisResultStore;
-use mcp_runtime::testing::TestClient;
 use mcp_runtime::{Args, BuildError, Server, ServerBuilder};
 use serde_json::json;
 
@@ -57,13 +57,16 @@ fn add(shelf: Arc<Shelf>) -> ToolEntry {
     .invalidates("search_articles")
 }
 
-async fn listed(client: &TestClient) -> String {
+async fn listed(client: &Client) -> String {
     let result = client.call_tool("search_articles", json!({})).await.expect("tools/call");
-    result["content"][0]["text"].as_str().expect("text").to_owned()
+    match result.content.first() {
+        Some(ContentBlock::Text(text)) => text.text.clone(),
+        other => panic!("text, not {other:?}"),
+    }
 }
 
 /// Searches twice (the second from the cache), adds, searches again.
-async fn check(client: &TestClient, shelf: &Shelf) {
+async fn check(client: &Client, shelf: &Shelf) {
     assert_eq!(listed(client).await, "");
     assert_eq!(listed(client).await, "");
     assert_eq!(shelf.searches.load(Ordering::SeqCst), 1, "the second search came from the cache");
@@ -87,7 +90,7 @@ async fn a_call_that_changes_things_invalidates_the_tools_it_declares_in_the_too
     let shelf = Arc::new(Shelf::default());
     let cache = ResultCache::new(Duration::from_secs(600));
     let server = articles(&shelf).tool(search(Arc::clone(&shelf), Some(cache))).build().expect("a server");
-    check(&TestClient::new(server), &shelf).await;
+    check(&Client::in_process(server), &shelf).await;
 }
 
 #[mcp_runtime::test]
@@ -98,7 +101,7 @@ async fn a_server_wide_cache_is_invalidated_too() {
         .tool(search(Arc::clone(&shelf), None))
         .build()
         .expect("a server");
-    check(&TestClient::new(server), &shelf).await;
+    check(&Client::in_process(server), &shelf).await;
 }
 
 #[mcp_runtime::test]
@@ -107,7 +110,7 @@ async fn invalidate_by_hand_reaches_the_clones_of_a_cache() {
     let cache = ResultCache::new(Duration::from_secs(600));
     let handle = cache.clone();
     let server = Server::builder("articles", "1.0.0").tool(search(Arc::clone(&shelf), Some(cache))).build().unwrap();
-    let client = TestClient::new(server);
+    let client = Client::in_process(server);
     listed(&client).await;
     listed(&client).await;
     assert_eq!(shelf.searches.load(Ordering::SeqCst), 1);
@@ -125,7 +128,7 @@ async fn an_invalidation_on_one_replica_holds_on_every_replica_sharing_redis() {
         let store = RedisResultStore::connect(&redis.url, "invalidation-test").await.expect("Redis");
         let cache = ResultCache::new(Duration::from_secs(600)).shared(store);
         let server = articles(&shelf).tool(search(Arc::clone(&shelf), Some(cache))).build().expect("a server");
-        TestClient::new(server)
+        Client::in_process(server)
     };
     let (a, b) = (replica().await, replica().await);
     assert_eq!(listed(&a).await, "");
@@ -160,7 +163,7 @@ async fn extend() -> String {
 #[mcp_runtime::test]
 async fn the_attribute_declares_it() {
     let server = Server::builder("attr", "1.0.0").tools(mcp_runtime::tools![catalogue, extend]).build().unwrap();
-    let client = TestClient::new(server);
+    let client = Client::in_process(server);
     client.call_tool("catalogue", json!({})).await.expect("tools/call");
     client.call_tool("extend", json!({})).await.expect("tools/call");
     let error = Server::builder("attr", "1.0.0").tools(mcp_runtime::tools![extend]).build().expect_err("no catalogue");

@@ -468,9 +468,10 @@ async fn progress_inside_a_task_becomes_its_status_message() {
     })
     .task(TaskSupport::required());
     let server = Server::builder("steps", "1.0.0").tool(tool).build().unwrap();
-    let client = mcp_runtime::testing::TestClient::new(server)
-        .with_capabilities(ClientCapabilities::default().with_extension(TASKS, json!({})));
-    let created = client.call_tool("steps", json!({})).await.unwrap();
+    let client = mcp_runtime::client::Client::in_process(server)
+        .capabilities(ClientCapabilities::default().with_extension(TASKS, json!({})));
+    // A task, which `call_tool` does not read as a tool's result: the result as it came.
+    let created = client.request("tools/call", json!({"name": "steps", "arguments": {}})).await.unwrap();
     let task_id = created["taskId"].clone();
     let status = async {
         loop {

@@ -24,8 +24,9 @@ async fn passes_tokio_arguments_on() {
 async fn returns_a_result() -> Result<(), Box<dyn std::error::Error>> {
     let ping = renamed::entry::ToolEntry::new("ping", || async { "pong" });
     let server = renamed::Server::builder("test-attribute", "1.0.0").tool(ping).build()?;
-    let client = renamed::testing::TestClient::new(server);
+    let client = renamed::client::Client::in_process(server);
     let result = client.call_tool("ping", renamed::serde_json::json!({})).await?;
-    assert_eq!(result["content"][0]["text"], "pong");
+    let renamed::protocol::ContentBlock::Text(text) = &result.content[0] else { panic!("a text block: {result:?}") };
+    assert_eq!(text.text, "pong");
     Ok(())
 }

@@ -97,8 +97,8 @@ async fn main() -> anyhow::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use mcp_runtime::protocol::{ClientCapabilities, ElicitResult};
-    use mcp_runtime::testing::{ClientError, TestClient};
+    use mcp_runtime::client::{Client, Error};
+    use mcp_runtime::protocol::{CallToolResult, ClientCapabilities, ElicitResult, ResourceBody};
     use serde_json::json;
 
     use super::*;
@@ -126,9 +126,11 @@ mod tests {
         let db = Db::open(std::path::Path::new(":memory:")).expect("an in-memory notebook");
         db.add("Groceries", "Eggs, flour.", &["home".to_owned()]).expect("added");
         let server = server_builder(db).task_store(MemoryTaskStore::new()).build().expect("builds");
-        let client = mcp_runtime::testing::TestClient::new(server)
-            .with_capabilities(ClientCapabilities::default().with_extension(TASKS_EXTENSION, json!({})));
-        let created = client.call_tool("export_notes", json!({})).await.expect("a task");
+        let client = Client::in_process(server)
+            .capabilities(ClientCapabilities::default().with_extension(TASKS_EXTENSION, json!({})));
+        // The result is a task, not the tool's result: read as it came.
+        let call = json!({"name": "export_notes", "arguments": {}});
+        let created = client.request("tools/call", call).await.expect("a task");
         assert_eq!(created["resultType"], "task", "{created}");
         let task = loop {
             let task = client.request("tasks/get", json!({"taskId": created["taskId"]})).await.expect("the task");
@@ -152,34 +154,37 @@ mod tests {
         db.add("Talk", "Slides.", &["work".to_owned()]).expect("added");
         let server = server_builder(db).build().expect("builds");
         let renders = ClientCapabilities::default().with_extension(EXTENSION, json!({"mimeTypes": [MIME_TYPE]}));
-        let host = mcp_runtime::testing::TestClient::new(server.clone()).with_capabilities(renders);
+        let host = Client::in_process(server.clone()).capabilities(renders);
 
         let read = host.read_resource("ui://notes/board.html").await.expect("the view");
-        let html = read["contents"][0]["text"].as_str().expect("HTML");
-        assert_eq!(read["contents"][0]["mimeType"], MIME_TYPE);
+        let ResourceBody::Text(html) = &read.contents[0].body else { panic!("HTML: {read:?}") };
+        assert_eq!(read.contents[0].mime_type.as_deref(), Some(MIME_TYPE));
         assert!(html.starts_with("<!doctype html>") && html.contains("ui/initialize"));
         // Everything inlined: hosts and tests may be offline.
         assert!(!html.contains("src=") && !html.contains("<link") && !html.contains("import "), "nothing fetched");
 
         let shown = host.call_tool("show_board", json!({"tag": "home"})).await.expect("the board");
-        assert_eq!(shown["content"][0]["text"], "1 notes on the board.");
-        assert_eq!(shown["structuredContent"]["notes"][0]["title"], "Groceries");
-        let groceries = shown["structuredContent"]["notes"][0]["id"].as_i64().expect("an id");
-        let tags = shown["structuredContent"]["tags"].as_array().expect("the tags");
+        assert_eq!(shown.first_text(), Some("1 notes on the board."));
+        let board = shown.structured_content.as_ref().expect("the board's data");
+        assert_eq!(board["notes"][0]["title"], "Groceries");
+        let groceries = board["notes"][0]["id"].as_i64().expect("an id");
+        let tags = board["tags"].as_array().expect("the tags");
         assert!(tags.contains(&json!("home")) && tags.contains(&json!("work")), "{tags:?}");
-        let plain = mcp_runtime::testing::TestClient::new(server.clone());
+        let plain = Client::in_process(server.clone());
         let listed = plain.call_tool("show_board", json!({})).await.expect("the board, as text");
-        let text = listed["content"][0]["text"].as_str().expect("text");
+        let text = listed.first_text().expect("text");
         assert!(text.contains(&format!("- Groceries (#{groceries}): home")), "{text}");
 
         // The board's delete button: the host asks its user, who confirms.
         let before = host.call_tool("show_board", json!({})).await.expect("the board");
-        let count = |board: &serde_json::Value| board["structuredContent"]["notes"].as_array().map_or(0, Vec::len);
-        let confirming = mcp_runtime::testing::TestClient::new(server)
-            .with_capabilities(renders_and_asks())
+        let count = |board: &CallToolResult| {
+            board.structured_content.as_ref().and_then(|data| data["notes"].as_array()).map_or(0, Vec::len)
+        };
+        let confirming = Client::in_process(server)
+            .capabilities(renders_and_asks())
             .on_elicitation(|_| async { ElicitResult::accept(json!({"delete": true})) });
         let removed = confirming.call_tool("remove_from_board", json!({"id": groceries})).await.expect("removed");
-        assert_eq!(removed["content"][0]["text"], format!("Note {groceries} was deleted."));
+        assert_eq!(removed.first_text(), Some(format!("Note {groceries} was deleted.").as_str()));
         let after = host.call_tool("show_board", json!({})).await.expect("the board");
         assert_eq!(count(&after), count(&before) - 1);
     }
@@ -203,9 +208,9 @@ mod tests {
 
     /// `call` was refused as a request that needs elicitation, which the
     /// client did not declare.
-    fn refused_for_want_of_elicitation(call: Result<serde_json::Value, ClientError>) {
+    fn refused_for_want_of_elicitation(call: Result<CallToolResult, Error>) {
         match call {
-            Err(ClientError::Rpc(error)) => {
+            Err(Error::Rpc(error)) => {
                 assert_eq!(error.code, -32021, "{error:?}");
                 let required = error.data.as_ref().map(|d| d["requiredCapabilities"].clone());
                 assert_eq!(required, Some(json!({"elicitation": {"form": {}}})), "{error:?}");
@@ -217,7 +222,7 @@ mod tests {
     #[tokio::test]
     async fn a_client_that_cannot_ask_its_user_deletes_no_note_through_delete_note() {
         let (db, server, id) = notebook();
-        refused_for_want_of_elicitation(TestClient::new(server).call_tool("delete_note", json!({"id": id})).await);
+        refused_for_want_of_elicitation(Client::in_process(server).call_tool("delete_note", json!({"id": id})).await);
         assert!(db.get(id).expect("read").is_some(), "the note was deleted unasked");
     }
 
@@ -225,27 +230,27 @@ mod tests {
     async fn a_client_calling_the_app_only_remove_from_board_itself_deletes_no_note_unconfirmed() {
         let (db, server, id) = notebook();
         // Any client may call it, whatever its visibility says: one that cannot ask is refused...
-        let plain = TestClient::new(server.clone());
+        let plain = Client::in_process(server.clone());
         refused_for_want_of_elicitation(plain.call_tool("remove_from_board", json!({"id": id})).await);
         assert!(db.get(id).expect("read").is_some(), "the note was deleted unasked");
         // ...one that can is asked, and a user who declines keeps the note...
         let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let questions = std::sync::Arc::clone(&asked);
-        let declining = TestClient::new(server.clone()).on_elicitation(move |request| {
+        let declining = Client::in_process(server.clone()).on_elicitation(move |request| {
             questions.lock().unwrap().push(serde_json::to_value(request).expect("JSON"));
             async { ElicitResult::decline() }
         });
         let kept = declining.call_tool("remove_from_board", json!({"id": id})).await.expect("answered");
-        assert_eq!(kept["content"][0]["text"], format!("Note {id} was kept."));
+        assert_eq!(kept.first_text(), Some(format!("Note {id} was kept.").as_str()));
         assert!(db.get(id).expect("read").is_some(), "the note was deleted though the user declined");
         let asked = asked.lock().unwrap().clone();
         assert_eq!(asked.len(), 1, "{asked:?}");
         assert_eq!(asked[0]["message"], format!("Delete note {id}, \"Groceries\"?"), "{asked:?}");
         // ...and one who confirms deletes it.
         let confirming =
-            TestClient::new(server).on_elicitation(|_| async { ElicitResult::accept(json!({"delete": true})) });
+            Client::in_process(server).on_elicitation(|_| async { ElicitResult::accept(json!({"delete": true})) });
         let removed = confirming.call_tool("remove_from_board", json!({"id": id})).await.expect("answered");
-        assert_eq!(removed["content"][0]["text"], format!("Note {id} was deleted."));
+        assert_eq!(removed.first_text(), Some(format!("Note {id} was deleted.").as_str()));
         assert!(db.get(id).expect("read").is_none());
     }
 

@@ -305,7 +305,7 @@ pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
 /// fails there with "cannot find crate `tokio`").
 ///
 /// ```
-/// use mcp_runtime::{testing::TestClient, tool};
+/// use mcp_runtime::{client::Client, protocol::ContentBlock, tool};
 ///
 /// /// Adds two numbers.
 /// #[tool]
@@ -316,9 +316,9 @@ pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
 /// #[mcp_runtime::test]
 /// async fn adds() -> Result<(), Box<dyn std::error::Error>> {
 ///     let server = mcp_runtime::Server::builder("calc", "1.0.0").tools(mcp_runtime::tools![add]).build()?;
-///     let client = TestClient::new(server);
+///     let client = Client::in_process(server);
 ///     let result = client.call_tool("add", mcp_runtime::serde_json::json!({"a": 2, "b": 3})).await?;
-///     assert_eq!(result["content"][0]["text"], "5");
+///     assert_eq!(result.content, [ContentBlock::text("5")]);
 ///     Ok(())
 /// }
 /// # fn main() {}

@@ -57,7 +57,7 @@
 //! | [`server!`] | a [`ServerBuilder`] named after your crate (or as you name it), holding every annotated function linked into the binary |
 //! | [`tools!`], [`prompts!`], [`resources!`] | explicit lists of annotated functions, to serve a subset or where [link-time registration](#link-time-registration) is not wanted |
 //! | [`#[main]`](macro@main) | `main` on a tokio runtime, through the runtime's re-export of tokio |
-//! | [`#[test]`](macro@test) | an `async fn` test on a tokio runtime, the same way, for [`testing::TestClient`] |
+//! | [`#[test]`](macro@test) | an `async fn` test on a tokio runtime, the same way, for [`client::Client::in_process`] |
 //! | [`#[derives(...)]`](macro@derives) | `Serialize`, `Deserialize`, `JsonSchema` for your types, through the runtime's re-exports |
 //!
 //! Each macro's page lists its keys, and the rules below in full.
@@ -186,7 +186,8 @@
 //! `subscriptions/listen`), [`tasks`] (the tasks extension), [`session`]
 //! (the 2025-era sessions), [`auth`] (who is calling), `redis` (the bus
 //! and stores replicas share, `redis` feature), [`transport`],
-//! [`schema`] and [`testing`] (an in-process client for your tests). What
+//! [`schema`], [`client`] (a client of any server, one of this process
+//! included, for your tests) and [`testing`] (catalog snapshots). What
 //! the macros generate code against is not public API.
 //!
 //! # Layout

@@ -1,6 +1,9 @@
 //! What the methods answer: decorations every result carries, cache hints,
 //! sorting, pagination, capabilities, and handler outcomes.
 
+use std::sync::{Arc, Mutex};
+
+use mcp_runtime::client::MessageKind;
 use mcp_runtime::protocol::{CacheHints, CacheScope};
 use mcp_runtime::{
     Args, Server,
@@ -488,10 +491,18 @@ async fn a_server_built_without_macros_answers_through_the_test_client() {
         .tool(ToolEntry::new("add", |Args(x): Args<AddArgs>| async move { x.a + x.b }))
         .build()
         .expect("builds");
-    let client = mcp_tests::validated_client::checked(server);
-    let exchange = client.exchange("tools/call", json!({"name": "add", "arguments": {"a": 2, "b": 5}})).await;
-    let response = mcp_tests::wire_schema::assert_valid_line("tools/call", &exchange.response.to_json());
+    // Each response line as it crossed the wire.
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let seen = lines.clone();
+    let client = mcp_tests::validated_client::checked(server).observe(move |message| {
+        if message.kind == MessageKind::Response {
+            seen.lock().unwrap_or_else(|e| e.into_inner()).push(message.text.to_owned());
+        }
+    });
+    let last_line = || lines.lock().unwrap_or_else(|e| e.into_inner()).pop().expect("a response line");
+    client.request("tools/call", json!({"name": "add", "arguments": {"a": 2, "b": 5}})).await.expect("a result");
+    let response = mcp_tests::wire_schema::assert_valid_line("tools/call", &last_line());
     assert_eq!(response["result"]["content"][0]["text"], json!("7"));
-    let exchange = client.exchange("server/discover", json!({})).await;
-    mcp_tests::wire_schema::assert_valid_line("server/discover", &exchange.response.to_json());
+    client.request("server/discover", json!({})).await.expect("a result");
+    mcp_tests::wire_schema::assert_valid_line("server/discover", &last_line());
 }

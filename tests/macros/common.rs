@@ -5,19 +5,29 @@
 
 use std::path::PathBuf;
 
-use mcp_runtime::testing::TestClient;
+use mcp_runtime::client::{Client, Error};
+use mcp_tests::heard::hearing;
 use mcp_tests::wire_schema::{assert_valid_notification, assert_valid_response};
-use serde_json::Value;
+use serde_json::{Value, json};
 
-/// Sends `method`, checks the response and its notifications against the
-/// schema, and returns the response (`{"result": ...}` or `{"error": ...}`)
-/// with the notifications.
-pub(crate) async fn exchange(client: &TestClient, method: &str, params: Value) -> (Value, Vec<Value>) {
-    let exchange = client.exchange(method, params).await;
-    let response = exchange.response.to_value();
-    assert_valid_response(method, &response);
-    let notifications: Vec<Value> =
-        exchange.notifications.iter().map(|n| serde_json::to_value(n).unwrap_or_default()).collect();
+/// Sends `method` once, without answering questions, checks the response
+/// and its notifications against the schema, and returns the response
+/// (`{"result": ...}`, an `input_required` result included, or
+/// `{"error": ...}`) with the notifications.
+pub(crate) async fn exchange(client: &Client, method: &str, params: Value) -> (Value, Vec<Value>) {
+    let (client, heard) = hearing(client.clone());
+    let response = match client.request(method, params).await {
+        Ok(result) | Err(Error::InputRequired(result)) => json!({"result": result}),
+        Err(Error::Rpc(error)) => json!({"error": error}),
+        Err(other) => panic!("`{method}` brought no response: {other}"),
+    };
+    // The result or error as it came, in an envelope of its own (the wire
+    // message itself is checked by the observers of a `checked` client).
+    let mut envelope = response.clone();
+    envelope["jsonrpc"] = json!("2.0");
+    envelope["id"] = json!(1);
+    assert_valid_response(method, &envelope);
+    let notifications = heard.take();
     for n in &notifications {
         assert_valid_notification(n);
     }
@@ -39,8 +49,8 @@ pub(crate) fn error(response: &Value) -> &Value {
 }
 
 /// `tools/call` that must succeed, returning the result.
-pub(crate) async fn call_tool(client: &TestClient, name: &str, arguments: Value) -> Value {
-    let (response, _) = exchange(client, "tools/call", serde_json::json!({"name": name, "arguments": arguments})).await;
+pub(crate) async fn call_tool(client: &Client, name: &str, arguments: Value) -> Value {
+    let (response, _) = exchange(client, "tools/call", json!({"name": name, "arguments": arguments})).await;
     result(&response).clone()
 }
 

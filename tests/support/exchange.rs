@@ -1,7 +1,7 @@
 //! Driving a [`Server`] with raw JSON-RPC, the way a transport does, and
 //! checking every message it emits against the official schema.
 //!
-//! Unlike [`mcp_runtime::testing::TestClient`], which builds well-formed
+//! Unlike [`mcp_runtime::client::Client`], which builds well-formed
 //! requests, these helpers send exactly the bytes a test writes, so the
 //! envelope and `_meta` checks can be exercised too.
 

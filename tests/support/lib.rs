@@ -4,6 +4,7 @@
 
 pub mod exchange;
 pub mod haproxy;
+pub mod heard;
 pub mod http_wire;
 pub mod oidc;
 pub mod process;

@@ -1,5 +1,5 @@
-//! A [`TestClient`] whose every message is checked against the official
-//! schema as it crosses the wire.
+//! A [`Client`] of a server in this process whose every message is
+//! checked against the official schema as it crosses the wire.
 //!
 //! Beyond what [`check_text`] checks of each response and notification,
 //! the multi round-trip parts are checked one by one against their own
@@ -18,25 +18,25 @@
 use std::sync::{Arc, Mutex};
 
 use mcp_runtime::Server;
-use mcp_runtime::testing::{MessageKind, Observed, TestClient};
+use mcp_runtime::client::{Client, MessageKind, Observed};
 use serde_json::{Map, Value};
 
 use crate::wire_schema::{check, check_text};
 
 /// A client for `server` whose every message is checked.
-pub fn checked(server: Server) -> TestClient {
-    validate(TestClient::new(server))
+pub fn checked(server: Server) -> Client {
+    validate(Client::in_process(server))
 }
 
 /// `client`, with every message it sends or receives checked.
-pub fn validate(client: TestClient) -> TestClient {
+pub fn validate(client: Client) -> Client {
     let validator = Validator { strict_requests: true, asked: Arc::default() };
     client.observe(move |message| validator.observe(message))
 }
 
 /// `client`, with what the server emits checked, and the requests the test
 /// writes sent unchecked: for tests that send malformed requests on purpose.
-pub fn validate_replies(client: TestClient) -> TestClient {
+pub fn validate_replies(client: Client) -> Client {
     let validator = Validator { strict_requests: false, asked: Arc::default() };
     client.observe(move |message| validator.observe(message))
 }

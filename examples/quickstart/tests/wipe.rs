@@ -1,9 +1,9 @@
 //! A tool and its test, with `mcp-runtime` as the only dependency: `cargo test` runs it.
 
+use mcp_runtime::client::Client;
 use mcp_runtime::input::Elicitation;
-use mcp_runtime::protocol::ElicitResult;
+use mcp_runtime::protocol::{ContentBlock, ElicitResult};
 use mcp_runtime::serde_json::json;
-use mcp_runtime::testing::TestClient;
 use mcp_runtime::{Input, tool};
 
 /// Deletes everything, after asking.
@@ -21,8 +21,9 @@ async fn wipe(input: Input) -> String {
 #[mcp_runtime::test]
 async fn wipe_asks_then_deletes() -> Result<(), Box<dyn std::error::Error>> {
     let server = mcp_runtime::server!().build()?;
-    let client = TestClient::new(server).on_elicitation(|_request| async { ElicitResult::accept(json!({"ok": true})) });
+    let client =
+        Client::in_process(server).on_elicitation(|_request| async { ElicitResult::accept(json!({"ok": true})) });
     let result = client.call_tool("wipe", json!({})).await?;
-    assert_eq!(result["content"][0]["text"], "wiped");
+    assert_eq!(result.content, [ContentBlock::text("wiped")]);
     Ok(())
 }

@@ -37,6 +37,36 @@ pub enum Error {
     /// No answer within the client's time limit.
     #[error("no answer within {} s", .0.as_secs_f64())]
     Timeout(Duration),
+    /// The server still asked for input after the client's round limit
+    /// ([`Client::max_rounds`](super::Client::max_rounds)): it may not
+    /// accept the answers given.
+    #[error("the server still asked for input after {rounds} rounds of answers (last round: {last})")]
+    TooManyRounds {
+        /// How many times the request was sent again with answers.
+        rounds: usize,
+        /// The last `input_required` result.
+        last: Value,
+    },
+}
+
+impl Error {
+    /// The JSON-RPC error, when the server answered with one.
+    ///
+    /// ```
+    /// use mcp_runtime::{Server, client::Client};
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let client = Client::in_process(Server::builder("s", "1.0.0").build().unwrap());
+    /// // A server without tools does not offer `tools/call`.
+    /// let error = client.call_tool("nope", serde_json::json!({})).await.unwrap_err();
+    /// assert_eq!(error.rpc().map(|e| e.code), Some(-32601));
+    /// # });
+    /// ```
+    pub fn rpc(&self) -> Option<&ErrorObject> {
+        match self {
+            Error::Rpc(error) => Some(error),
+            _ => None,
+        }
+    }
 }
 
 /// The result of `response`, the answer to request `id`.

@@ -31,11 +31,6 @@ impl Client {
         &self.limits
     }
 
-    /// The capabilities the client declares now.
-    pub(crate) fn declared_capabilities(&self) -> &ClientCapabilities {
-        &self.meta.client_capabilities
-    }
-
     /// One round of `method`, declaring `capabilities` instead of the
     /// client's (in 2026-07-28; a 2025-era session declared its own at
     /// `initialize`): what a server that forwards its own client's request

@@ -89,19 +89,18 @@ mod tests {
 
     use serde_json::json;
 
-    use crate::client::{Client, Error};
+    use serde_json::Value;
+
+    use crate::client::{Client, Error, MessageKind};
     use crate::entry::ToolEntry;
-    use crate::extract::Progress;
+    use crate::extract::{Logger, Progress};
     use crate::input::Elicitation;
-    use crate::protocol::{CallToolResult, ContentBlock, ElicitResult};
+    use crate::protocol::{CallToolResult, ElicitRequest, ElicitResult, LoggingLevel};
     use crate::{Input, Server};
 
     /// The text of a result's first block.
     fn text(result: &CallToolResult) -> &str {
-        match result.content.first() {
-            Some(ContentBlock::Text(text)) => &text.text,
-            other => panic!("no text first: {other:?}"),
-        }
+        result.first_text().unwrap_or_else(|| panic!("no text first: {result:?}"))
     }
 
     fn server() -> Server {
@@ -117,6 +116,16 @@ mod tests {
                 }
                 "counted"
             }))
+            .tool(ToolEntry::new("chatty", |log: Logger| async move {
+                log.info("one");
+                log.info("two");
+                "done"
+            }))
+            .tool(ToolEntry::new("two_steps", |input: Input| async move {
+                let a = input.elicit("a", Elicitation::form("A?").text("v", true)).await;
+                let b = input.elicit("b", Elicitation::form("B?").text("v", true)).await;
+                format!("{}{}", a.field("v").unwrap_or_default(), b.field("v").unwrap_or_default())
+            }))
             .build()
             .expect("a valid server")
     }
@@ -128,7 +137,7 @@ mod tests {
         let discovered = client.discover().await.expect("discovered");
         assert_eq!(discovered.supported_versions[0], "2026-07-28");
         let tools: Vec<String> = client.list_tools().await.expect("listed").into_iter().map(|t| t.name).collect();
-        assert_eq!(tools, ["count", "greet", "ping"]);
+        assert_eq!(tools, ["chatty", "count", "greet", "ping", "two_steps"]);
         assert_eq!(text(&client.call_tool("ping", json!({})).await.expect("called")), "pong");
         // A request the server refuses comes back as its JSON-RPC error.
         let refused = client.request("tools/nope", json!({})).await.expect_err("no such method");
@@ -157,5 +166,68 @@ mod tests {
             .expect("called");
         assert_eq!(text(&result), "counted");
         assert_eq!(*heard.lock().unwrap(), [1.0, 2.0, 3.0]);
+    }
+
+    type Log = Arc<Mutex<Vec<(MessageKind, String, Value)>>>;
+
+    fn logged(client: Client) -> (Client, Log) {
+        let log = Log::default();
+        let into = log.clone();
+        let client = client.observe(move |m| into.lock().unwrap().push((m.kind, m.method.to_owned(), m.to_value())));
+        (client, log)
+    }
+
+    #[tokio::test]
+    async fn the_observer_sees_each_message_in_wire_order() {
+        let (client, log) = logged(Client::in_process(server()).log_level(LoggingLevel::Info));
+        client.call_tool("chatty", json!({})).await.unwrap();
+        let log = log.lock().unwrap();
+        let kinds: Vec<MessageKind> = log.iter().map(|(kind, _, _)| *kind).collect();
+        use MessageKind::*;
+        assert_eq!(kinds, [Request, Notification, Notification, Response]);
+        assert!(log.iter().all(|(_, method, _)| method == "tools/call"));
+        assert_eq!(log[1].2["params"]["data"], "one");
+        assert_eq!(log[0].2["params"]["_meta"]["io.modelcontextprotocol/logLevel"], "info");
+    }
+
+    #[tokio::test]
+    async fn each_retry_is_a_new_request_echoing_the_state_verbatim() {
+        let client = Client::in_process(server()).on_elicitation(|request| async move {
+            let ElicitRequest::Form { message, .. } = request else { return ElicitResult::cancel() };
+            ElicitResult::accept(json!({"v": message.trim_end_matches('?')}))
+        });
+        let (client, log) = logged(client);
+        assert_eq!(text(&client.call_tool("two_steps", json!({})).await.unwrap()), "AB");
+        let log = log.lock().unwrap();
+        let of = |kind| log.iter().filter(move |(k, _, _)| *k == kind).map(|(_, _, m)| m).collect::<Vec<&Value>>();
+        let (requests, responses) = (of(MessageKind::Request), of(MessageKind::Response));
+        assert_eq!(requests.len(), 3);
+        assert_eq!(requests.iter().map(|r| r["id"].clone()).collect::<Vec<_>>(), [json!(1), json!(2), json!(3)]);
+        for (retry, asked) in requests[1..].iter().zip(&responses) {
+            assert_eq!(retry["params"]["requestState"], asked["result"]["requestState"]);
+            assert_eq!(retry["params"]["name"], "two_steps");
+            assert_eq!(retry["params"]["_meta"], requests[0]["params"]["_meta"]);
+        }
+        // Only the answers of the round: earlier ones travel in the sealed state.
+        assert_eq!(requests[1]["params"]["inputResponses"], json!({"a": {"action": "accept", "content": {"v": "A"}}}));
+        assert_eq!(requests[2]["params"]["inputResponses"], json!({"b": {"action": "accept", "content": {"v": "B"}}}));
+    }
+
+    #[tokio::test]
+    async fn the_round_limit_gives_up_with_the_last_question() {
+        let client = Client::in_process(server())
+            .on_elicitation(|_| async { ElicitResult::accept(json!({"v": "x"})) })
+            .max_rounds(1);
+        let err = client.call_tool("two_steps", json!({})).await.unwrap_err();
+        let Error::TooManyRounds { rounds: 1, last } = &err else { panic!("gave up otherwise: {err}") };
+        assert!(last["inputRequests"].get("b").is_some(), "{last}");
+    }
+
+    #[tokio::test]
+    async fn params_that_are_not_an_object_are_refused_before_sending() {
+        let (client, log) = logged(Client::in_process(server()));
+        let err = client.request("tools/call", json!("chatty")).await.unwrap_err();
+        assert!(matches!(err, Error::Invalid(_)), "{err}");
+        assert!(log.lock().unwrap().is_empty());
     }
 }

@@ -54,6 +54,7 @@ mod lines;
 mod listen;
 mod negotiation;
 pub(crate) mod notices;
+mod observe;
 #[cfg(feature = "client")]
 pub(crate) mod remote;
 #[cfg(feature = "client")]
@@ -84,6 +85,8 @@ pub use negotiation::LEGACY_PROTOCOL_VERSION;
 pub use negotiation::Revision;
 use negotiation::{Negotiated, OpenedSession};
 use notices::Notices;
+use observe::Observers;
+pub use observe::{MessageKind, Observed};
 #[cfg(feature = "client")]
 pub use remote::Remote;
 
@@ -91,8 +94,8 @@ use crate::answering::{self, Unanswered};
 use crate::input::Root;
 use crate::protocol::{
     CallToolResult, ClientCapabilities, Completion, CompletionReference, CreateMessageResult, DiscoverResult,
-    ElicitRequest, ElicitResult, GetPromptResult, Implementation, ProtocolVersion, ReadResourceResult, RequestId,
-    RequestMeta, Tool,
+    ElicitRequest, ElicitResult, GetPromptResult, Implementation, LoggingLevel, ProtocolVersion, ReadResourceResult,
+    RequestId, RequestMeta, Tool,
 };
 
 /// The stateless revision this client speaks.
@@ -127,6 +130,8 @@ pub struct Client {
     /// What the client takes of the server at most; shared with the
     /// transports.
     limits: SharedLimits,
+    /// What sees each message ([`observe`](Self::observe)).
+    observers: Observers,
 }
 
 #[derive(Clone)]
@@ -225,6 +230,7 @@ impl Client {
             discovered: Arc::default(),
             callbacks,
             limits,
+            observers: Observers::default(),
         }
     }
 
@@ -392,6 +398,24 @@ impl Client {
     /// Sends request `id` and waits (at most the client's time limit) for
     /// its answer, and the session id an HTTP response gave.
     async fn send(&self, message: &Value, id: &RequestId, head: Head<'_>) -> Result<(Value, Option<String>), Error> {
+        if !self.observers.is_empty() {
+            let method = message["method"].as_str().unwrap_or_default();
+            self.observers.notify(MessageKind::Request, method, &message.to_string());
+            let answered = self.send_unobserved(message, id, head).await;
+            if let Ok((answer, _)) = &answered {
+                self.observers.notify(MessageKind::Response, method, &answer.to_string());
+            }
+            return answered;
+        }
+        self.send_unobserved(message, id, head).await
+    }
+
+    async fn send_unobserved(
+        &self,
+        message: &Value,
+        id: &RequestId,
+        head: Head<'_>,
+    ) -> Result<(Value, Option<String>), Error> {
         let exchange = async {
             match &self.transport {
                 #[cfg(feature = "client")]
@@ -432,7 +456,7 @@ impl Client {
         let target = ["name", "uri", "taskId"].iter().find_map(|key| params.get(*key)?.as_str().map(str::to_owned));
         let mut head = match negotiated {
             Negotiated::Stateless => {
-                params.insert("_meta".to_owned(), meta.to_value());
+                with_meta(&mut params, meta);
                 self.head(crate::protocol::PROTOCOL_VERSION, Some((method, target.as_deref())), None)
             }
             Negotiated::Session(session) => self.head(session.version.as_str(), None, session.id.as_deref()),
@@ -447,11 +471,91 @@ impl Client {
             }
             head.notices = Some(notices);
         }
+        let observed = self.observed_notices(method, head.notices);
+        if observed.is_some() {
+            head.notices = observed.as_ref();
+        }
         let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let outstanding = self.outstanding(negotiated, &id);
         let (answer, _) = self.send(&message, &id, head).await?;
         outstanding.answered();
         error::result_of(answer, &id)
+    }
+
+    /// What hears a request's notifications when observers must see them
+    /// too: `heard` (if anything hears them already) and the observers.
+    fn observed_notices(&self, method: &str, heard: Option<&Notices>) -> Option<Notices> {
+        if self.observers.is_empty() {
+            return None;
+        }
+        let (observers, method, inner) = (self.observers.clone(), method.to_owned(), heard.cloned());
+        let mut notices = Notices::new(move |notification: &Value| {
+            observers.notify(MessageKind::Notification, &method, &notification.to_string());
+            if let Some(inner) = &inner {
+                inner.hear(notification);
+            }
+        });
+        // Every log message, for the observers: on a pipe, the request
+        // listening for them is the one they reach.
+        notices.messages = true;
+        notices.asks = heard.and_then(|heard| heard.asks.clone());
+        Some(notices)
+    }
+
+    /// Calls `observer` with every message of a request, as JSON text, in
+    /// order: the request (each retry with answers too), the notifications
+    /// the server sends within it, its answer. Several observers are called
+    /// in the order added; an observer is the client's and its later clones'
+    /// (one added to a clone is that clone's alone). One that panics
+    /// fails the request's caller at the message it rejects (a test's
+    /// check against the protocol's schema, say). The notifications of a
+    /// session (`initialized`, cancellations) and a 2025-era server's own
+    /// requests on its stream are not requests of the client, and are not
+    /// seen.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use mcp_runtime::{Server, client::{Client, MessageKind}};
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let log = seen.clone();
+    /// let server = Server::builder("s", "1.0.0").build().unwrap();
+    /// let client = Client::in_process(server).observe(move |m| log.lock().unwrap().push((m.kind, m.method.to_owned())));
+    /// client.discover().await.unwrap();
+    /// let seen = seen.lock().unwrap();
+    /// assert_eq!(seen[0], (MessageKind::Request, "server/discover".to_owned()));
+    /// assert_eq!(seen[1], (MessageKind::Response, "server/discover".to_owned()));
+    /// # });
+    /// ```
+    pub fn observe(mut self, observer: impl Fn(&Observed<'_>) + Send + Sync + 'static) -> Self {
+        self.observers.add(Arc::new(observer));
+        self
+    }
+
+    /// Asks for the server's log messages at `level` and above, in each
+    /// 2026-07-28 request's `_meta` (a 2025-era session is asked with a
+    /// `logging/setLevel` request, sent with [`request`](Self::request)).
+    /// They are heard by what hears a request's notifications
+    /// ([`observe`](Self::observe)).
+    pub fn log_level(mut self, level: LoggingLevel) -> Self {
+        Arc::make_mut(&mut self.meta).log_level = Some(level);
+        self
+    }
+
+    /// The capabilities the client declares: those given to
+    /// [`capabilities`](Self::capabilities), and those of its callbacks.
+    ///
+    /// ```
+    /// use mcp_runtime::{Server, client::Client, protocol::{ClientCapabilities, ElicitResult}};
+    /// let server = Server::builder("s", "1.0.0").build().unwrap();
+    /// let client = Client::in_process(server)
+    ///     .capabilities(ClientCapabilities::default().with_roots())
+    ///     .on_elicitation(|_| async { ElicitResult::decline() });
+    /// let declared = client.declared_capabilities();
+    /// assert!(declared.roots.is_some() && declared.elicitation.as_ref().is_some_and(|e| e.supports_form()));
+    /// ```
+    pub fn declared_capabilities(&self) -> &ClientCapabilities {
+        &self.meta.client_capabilities
     }
 
     /// Sends `Authorization: Bearer <token>` with every HTTP request.
@@ -524,19 +628,28 @@ impl Client {
         self
     }
 
-    /// The capabilities the client declares. Declaring elicitation without
-    /// URL mode also refuses a URL-mode elicitation a server sends anyway
-    /// (see [`on_refusal`](Self::on_refusal)).
+    /// The capabilities the client declares, besides those its callbacks
+    /// declare (whichever is set first): a capability given here is
+    /// declared as given, so that, say, elicitation in form mode only
+    /// narrows what [`on_elicitation`](Self::on_elicitation) would declare.
+    /// Declaring elicitation without URL mode also refuses a URL-mode
+    /// elicitation a server sends anyway (see
+    /// [`on_refusal`](Self::on_refusal)).
     pub fn capabilities(mut self, capabilities: ClientCapabilities) -> Self {
-        self.callbacks.write().unwrap_or_else(|e| e.into_inner()).forms_only = forms_only(&capabilities);
-        Arc::make_mut(&mut self.meta).client_capabilities = capabilities;
+        let declared = {
+            let mut callbacks = self.callbacks.write().unwrap_or_else(|e| e.into_inner());
+            let declared = callbacks.declare(capabilities);
+            callbacks.forms_only = forms_only(&declared);
+            declared
+        };
+        Arc::make_mut(&mut self.meta).client_capabilities = declared;
         self
     }
 
     /// Sends `method` with `params` (an object, or `Null` for none) in the
     /// revision spoken with the server (with the client's `_meta` in
-    /// 2026-07-28, in the session otherwise), and returns the result as it
-    /// came. An `input_required` result is answered with the callbacks and
+    /// 2026-07-28, completing any `_meta` the params have; in the session
+    /// otherwise), and returns the result as it came. An `input_required` result is answered with the callbacks and
     /// the request sent again, until the result is complete.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, Error> {
         self.request_as(method, params, None).await
@@ -556,12 +669,17 @@ impl Client {
             other => return Err(Error::Invalid(format!("params must be an object, not {other}"))),
         };
         let negotiated = self.negotiated().await?;
-        let rounds = self.limits.rounds();
-        for _ in 0..=rounds {
+        let most = self.limits.rounds();
+        let mut rounds = 0;
+        loop {
             let result = self.exchange_as(negotiated, method, params.clone(), &self.meta, progress.as_ref()).await?;
             if !answering::is_input_required(&result) {
                 return Ok(result);
             }
+            if rounds == most {
+                return Err(Error::TooManyRounds { rounds, last: result });
+            }
+            rounds += 1;
             let callbacks = callbacks::current(&self.callbacks);
             let answers = match callbacks.answer_all(&result).await {
                 Ok(answers) => answers,
@@ -572,7 +690,6 @@ impl Client {
             };
             answering::next_round(&mut params, &result, answers).map_err(Error::Invalid)?;
         }
-        Err(Error::Invalid(format!("`{method}` still asked for input after {rounds} rounds of answers")))
     }
 
     async fn typed<T: DeserializeOwned>(&self, method: &str, params: Value) -> Result<T, Error> {
@@ -704,6 +821,24 @@ impl Client {
     /// `prompts/get` of `name` with `arguments` (an object of strings).
     pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult, Error> {
         self.typed("prompts/get", json!({ "name": name, "arguments": arguments })).await
+    }
+}
+
+/// `params` with the client's `meta`: in a `_meta` the caller gave,
+/// what it does not say already (its progress token, say, stays).
+fn with_meta(params: &mut Map<String, Value>, meta: &RequestMeta) {
+    let ours = meta.to_value();
+    match params.get_mut("_meta") {
+        Some(Value::Object(given)) => {
+            if let Value::Object(ours) = ours {
+                for (key, value) in ours {
+                    given.entry(key).or_insert(value);
+                }
+            }
+        }
+        _ => {
+            params.insert("_meta".to_owned(), ours);
+        }
     }
 }
 

@@ -1,18 +1,19 @@
-//! Seeing every message a [`TestClient`](super::TestClient) sends and
-//! receives, e.g. to check each against the protocol's JSON Schema.
+//! Seeing every message a [`Client`](super::Client) sends and receives
+//! ([`Client::observe`](super::Client::observe)), e.g. to check each
+//! against the protocol's JSON Schema, or to log a conversation.
 
 use std::sync::Arc;
 
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 /// Which way a message went, and what it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum MessageKind {
-    /// A request the client sent (a first try or a retry with answers).
+    /// A request the client sent (a first try, or a retry with answers).
     Request,
-    /// A notification the server sent while serving a request.
+    /// A notification the server sent within a request (progress, a log
+    /// message).
     Notification,
     /// The server's response to a request.
     Response,
@@ -24,19 +25,17 @@ pub struct Observed<'a> {
     /// What the message is.
     pub kind: MessageKind,
     /// The method of the request the message belongs to (for a
-    /// notification, the request it was sent for; empty when a raw message
-    /// has no readable method).
+    /// notification or a response, the request it answers).
     pub method: &'a str,
-    /// The message exactly as sent: one line of JSON.
+    /// The message as JSON text, one line.
     pub text: &'a str,
 }
 
 impl Observed<'_> {
-    /// The message as a JSON value (`Null` if the text is not JSON, as a
-    /// raw message sent on purpose may not be).
+    /// The message as a JSON value (`Null` if the text is not JSON).
     ///
     /// ```
-    /// use mcp_runtime::testing::{MessageKind, Observed};
+    /// use mcp_runtime::client::{MessageKind, Observed};
     /// let m = Observed { kind: MessageKind::Request, method: "ping", text: r#"{"id":1}"# };
     /// assert_eq!(m.to_value()["id"], 1);
     /// ```
@@ -47,13 +46,13 @@ impl Observed<'_> {
 
 type Observer = Arc<dyn Fn(&Observed<'_>) + Send + Sync>;
 
-/// The observers of one client.
+/// The observers of one client, shared by its clones.
 #[derive(Clone, Default)]
-pub(super) struct Observers(Vec<Observer>);
+pub(super) struct Observers(Arc<Vec<Observer>>);
 
 impl Observers {
     pub(super) fn add(&mut self, observer: Observer) {
-        self.0.push(observer);
+        Arc::make_mut(&mut self.0).push(observer);
     }
 
     pub(super) fn is_empty(&self) -> bool {
@@ -62,23 +61,8 @@ impl Observers {
 
     pub(super) fn notify(&self, kind: MessageKind, method: &str, text: &str) {
         let message = Observed { kind, method, text };
-        for observer in &self.0 {
+        for observer in self.0.iter() {
             observer(&message);
         }
     }
-}
-
-/// The `method` of a raw message, if it has a readable one; the other
-/// members are skipped unread.
-pub(super) fn method_of(text: &str) -> String {
-    #[derive(serde::Deserialize)]
-    struct Head<'a> {
-        #[serde(borrow)]
-        method: Option<&'a RawValue>,
-    }
-    serde_json::from_str::<Head<'_>>(text)
-        .ok()
-        .and_then(|h| h.method)
-        .and_then(|m| serde_json::from_str::<String>(m.get()).ok())
-        .unwrap_or_default()
 }

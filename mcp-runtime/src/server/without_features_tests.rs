@@ -80,10 +80,10 @@ mod without_tasks {
 
     use super::builder;
     use crate::BuildError;
+    use crate::client::{Client, Error};
     use crate::entry::ToolEntry;
     use crate::protocol::ClientCapabilities;
     use crate::tasks::{TASKS_EXTENSION, TaskSupport};
-    use crate::testing::{ClientError, TestClient};
 
     #[test]
     fn a_tool_that_runs_only_as_a_task_is_a_build_error() {
@@ -99,15 +99,16 @@ mod without_tasks {
     async fn a_task_tool_runs_as_a_plain_call_and_the_extension_is_not_offered() {
         let export = ToolEntry::new("export", || async { "exported" }).task(TaskSupport::optional());
         let server = builder().tool(export).build().expect("an optional task tool builds");
-        let client = TestClient::new(server)
-            .with_capabilities(ClientCapabilities::default().with_extension(TASKS_EXTENSION, json!({})));
-        let discovered = client.discover().await.expect("discover");
+        let client = Client::in_process(server)
+            .capabilities(ClientCapabilities::default().with_extension(TASKS_EXTENSION, json!({})));
+        let discovered = client.request("server/discover", json!({})).await.expect("discover");
         assert!(discovered["capabilities"].get("extensions").is_none(), "{discovered}");
-        let called = client.call_tool("export", json!({})).await.expect("a plain call");
+        let called =
+            client.request("tools/call", json!({"name": "export", "arguments": {}})).await.expect("a plain call");
         assert_eq!(called["resultType"], "complete", "{called}");
         assert_eq!(called["content"][0]["text"], "exported", "{called}");
         match client.request("tasks/get", json!({"taskId": "0123"})).await {
-            Err(ClientError::Rpc(error)) => assert_eq!(error.code, -32601, "{error:?}"),
+            Err(Error::Rpc(error)) => assert_eq!(error.code, -32601, "{error:?}"),
             other => panic!("tasks/get without the feature: {other:?}"),
         }
     }

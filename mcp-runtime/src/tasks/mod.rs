@@ -49,7 +49,7 @@
 //! ```
 //! use mcp_runtime::protocol::ClientCapabilities;
 //! use mcp_runtime::tasks::{TASKS_EXTENSION, TaskSupport};
-//! use mcp_runtime::{Server, testing::TestClient, entry::ToolEntry};
+//! use mcp_runtime::{Server, client::Client, entry::ToolEntry};
 //! use serde_json::json;
 //!
 //! # tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap().block_on(async {
@@ -57,9 +57,10 @@
 //!     .tool(ToolEntry::new("export", || async { "exported" }).task(TaskSupport::optional()))
 //!     .build()
 //!     .unwrap();
-//! let client = TestClient::new(server)
-//!     .with_capabilities(ClientCapabilities::default().with_extension(TASKS_EXTENSION, json!({})));
-//! let created = client.call_tool("export", json!({})).await.unwrap();
+//! let client = Client::in_process(server)
+//!     .capabilities(ClientCapabilities::default().with_extension(TASKS_EXTENSION, json!({})));
+//! // A task is not a tool's result: the result is read as JSON.
+//! let created = client.request("tools/call", json!({"name": "export", "arguments": {}})).await.unwrap();
 //! assert_eq!(created["resultType"], "task");
 //! let task_id = created["taskId"].clone();
 //! let task = loop {

@@ -1,7 +1,8 @@
 //! Parameter patterns: `mut` bindings, raw identifiers, destructuring with a
 //! `rename`, wildcard context parameters, and an empty explicit list.
 
-use mcp_runtime::testing::TestClient;
+use mcp_runtime::client::Client;
+use mcp_runtime::protocol::ContentBlock;
 use mcp_runtime::{RequestContext, Server, State, tool, tools};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -31,10 +32,14 @@ async fn main() {
     let schema = tool.map(|t| serde_json::Value::Object(t.input_schema)).unwrap_or_default();
     assert_eq!(schema["required"], serde_json::json!(["dx", "type", "point"]));
 
-    let client = TestClient::new(server);
+    let client = Client::in_process(server);
     let arguments = serde_json::json!({"dx": 1, "type": "dot", "point": {"x": 1, "y": 2}});
     let result = client.call_tool("shift", arguments).await.unwrap_or_default();
-    assert_eq!(result["content"][0]["text"], "dot at (3, 2)");
+    let text = match result.content.first() {
+        Some(ContentBlock::Text(text)) => text.text.as_str(),
+        _ => "",
+    };
+    assert_eq!(text, "dot at (3, 2)");
 
     let none = Server::builder("empty", "1.0.0").tools(tools![]).build();
     assert!(none.is_ok());
