@@ -5,19 +5,20 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::Prepared;
+use super::{Prepared, ResultShape};
 use crate::protocol::{CacheHints, ErrorObject, META_SERVER_INFO, RequestId, ResultType};
 use crate::response::{Decorated, Meta, Response, Stage};
 use crate::server::Server;
 
 /// What a result is answered for: the server that decorates it, the
-/// request's id and, in a 2025-era session, the version its results are
-/// written for. A prepared request, or a middleware's view of one.
+/// request's id and, for a client that reads an older shape, the shape its
+/// results are written in. A prepared request, or a middleware's view of
+/// one.
 pub(crate) trait Answers {
     fn server(&self) -> &Server;
     fn id(&self) -> &RequestId;
     #[cfg_attr(not(feature = "session"), allow(dead_code))]
-    fn session(&self) -> Option<crate::protocol::ProtocolVersion>;
+    fn shape(&self) -> Option<&'static dyn ResultShape>;
 }
 
 impl Answers for Prepared {
@@ -29,9 +30,9 @@ impl Answers for Prepared {
         &self.id
     }
 
-    fn session(&self) -> Option<crate::protocol::ProtocolVersion> {
+    fn shape(&self) -> Option<&'static dyn ResultShape> {
         #[cfg(feature = "session")]
-        return self.session;
+        return self.shape;
         #[cfg(not(feature = "session"))]
         None
     }
@@ -58,10 +59,11 @@ pub(super) fn finish_sized<T: Serialize>(
     size: usize,
 ) -> Response {
     #[cfg(feature = "session")]
-    if p.session().is_some() && result_type != ResultType::InputRequired {
-        // Asking for input is the bridge's business, which reads it as the
-        // dispatcher writes it; anything else goes to the session's client.
-        return serialized(p, &super::session_result::SessionResult::new(body, own_meta), size);
+    if p.shape().is_some() && result_type != ResultType::InputRequired {
+        // Asking for input is the business of whoever chose the shape (the
+        // session bridge), which reads it as the dispatcher writes it;
+        // anything else goes to the client as the shape has it.
+        return serialized(p, &super::result_shape::BareResult::new(body, own_meta), size);
     }
     let shared = p.server().settings().result_meta.as_deref();
     let meta = match (own_meta, shared) {

@@ -18,9 +18,8 @@ mod opened;
 mod pagination;
 mod params_head;
 mod request;
+mod result_shape;
 mod round_trip;
-#[cfg(feature = "session")]
-mod session_result;
 mod tools_call_reader;
 mod visible;
 
@@ -36,6 +35,7 @@ pub(crate) use method::Method;
 pub(crate) use method::stateless as stateless_method;
 pub(crate) use prepared::Body;
 pub use prepared::{CalledTool, HeaderCheck, Prepared, RequestOptions};
+pub(crate) use result_shape::ResultShape;
 #[cfg(feature = "session")]
 pub(crate) use tools_call_reader::read_call;
 

@@ -191,7 +191,7 @@ impl Server {
             access: Access::Unchecked,
             observation: Observation::default(),
             #[cfg(feature = "session")]
-            session: None,
+            shape: None,
             past_layers: false,
             opened: None,
         })

@@ -91,10 +91,10 @@ pub struct Prepared {
     pub(super) access: Access,
     /// Its span and measurements, from its arrival.
     pub(super) observation: Observation,
-    /// The version of the 2025-era session it belongs to, whose results
-    /// are written as that version reads them; `None` on the stateless path.
+    /// The shape its results are written in, when its client reads an
+    /// older one (a 2025-era session); `None` on the stateless path.
     #[cfg(feature = "session")]
-    pub(super) session: Option<crate::protocol::ProtocolVersion>,
+    pub(super) shape: Option<&'static dyn super::ResultShape>,
     /// Whether it has been through its layers, and goes to its handler now.
     pub(super) past_layers: bool,
     /// The retry's `requestState`, opened before the layers (only when
@@ -119,11 +119,11 @@ impl Prepared {
         self.method.name()
     }
 
-    /// Writes the results as a 2025-era session on `version` reads them
-    /// (an `input_required` result excepted, which is the bridge's to read).
+    /// Writes the results in `shape` (an `input_required` result
+    /// excepted, which stays for whoever chose the shape to read).
     #[cfg(feature = "session")]
-    pub(crate) fn answer_session(&mut self, version: crate::protocol::ProtocolVersion) {
-        self.session = Some(version);
+    pub(crate) fn answer_in(&mut self, shape: &'static dyn super::ResultShape) {
+        self.shape = Some(shape);
     }
 
     /// Whether the answer is a stream of notifications that lasts as long

@@ -1,8 +1,16 @@
-//! Results written for a 2025-era session, as they are serialized: without
-//! what the stateless revision added (`resultType`, cache hints, the
-//! per-result server info), and without the fields the negotiated version
-//! does not know. The bridge that serves a session's request through the
-//! dispatcher then sends the response as it is, never reading it again.
+//! Results written in a shape other than 2026-07-28's, for a client that
+//! reads an older one. The shape is chosen by whoever serves the request
+//! ([`Prepared::answer_in`](super::Prepared::answer_in): the 2025-era
+//! session bridge, one shape per version); the dispatcher applies it and
+//! knows no revision's rules itself.
+//!
+//! A shaped result is written bare: its body and the handler's own
+//! `_meta`, without what the stateless revision puts around it
+//! (`resultType`, cache hints, the server's info). It is then sent as it
+//! is, never read again.
+// Without the `session` feature nothing chooses a shape: what applies one
+// is compiled all the same, and checked in the builds that have sessions.
+#![cfg_attr(not(feature = "session"), allow(dead_code))]
 
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -10,18 +18,36 @@ use serde_json::{Map, Value};
 
 use crate::protocol::{CallToolResult, META_SERVER_INFO, ProtocolVersion};
 
+/// How a request's results are written for a client that reads an older
+/// shape than 2026-07-28's.
+pub(crate) trait ResultShape: Send + Sync + 'static {
+    /// The revision the shape writes for: the protocol version a layer
+    /// sees, and the key under which a catalog keeps the definitions
+    /// rewritten for it.
+    fn version(&self) -> ProtocolVersion;
+
+    /// A tool's complete result, before it is written.
+    fn tool_result(&self, result: &mut CallToolResult);
+
+    /// The definitions of a list (`key` names it) where any of them
+    /// differs from the stateless definition; `None` when all are written
+    /// as they are. Asked once per catalog and shape: the snapshot keeps
+    /// the answer.
+    fn list_items(&self, key: &str, items: &[&RawValue]) -> Option<Vec<Box<RawValue>>>;
+}
+
 /// A result body with the handler's own `_meta`, and nothing else.
 #[derive(Serialize)]
-pub(super) struct SessionResult<'a, T> {
+pub(super) struct BareResult<'a, T> {
     #[serde(flatten)]
     body: &'a T,
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
     meta: Option<Map<String, Value>>,
 }
 
-impl<'a, T> SessionResult<'a, T> {
-    /// A result for a session: the body and the handler's own `_meta` keys
-    /// (the server's info is a 2026-07-28 member).
+impl<'a, T> BareResult<'a, T> {
+    /// The body and the handler's own `_meta` keys (the server's info is a
+    /// 2026-07-28 member).
     pub(super) fn new(body: &'a T, own_meta: Option<Map<String, Value>>) -> Self {
         let meta = own_meta
             .map(|mut meta| {
@@ -29,117 +55,6 @@ impl<'a, T> SessionResult<'a, T> {
                 meta
             })
             .filter(|meta| !meta.is_empty());
-        SessionResult { body, meta }
-    }
-}
-
-/// A tool's result for a session on `version`: structured content only
-/// where the version has it and as an object (the 2025-era schema wants
-/// one; a 2026-07-28 tool may answer any type, whose value is in the text
-/// block as well).
-pub(super) fn call(version: ProtocolVersion, result: &mut CallToolResult) {
-    if !version.has_structured_output() || result.structured_content.as_ref().is_some_and(|c| !c.is_object()) {
-        result.structured_content = None;
-    }
-}
-
-/// The definitions of a list (`key` names it) for a session on `version`,
-/// where any of them differs from the stateless definition; `None` when
-/// all are sent as they are. Made once per catalog and version: the
-/// snapshot keeps them.
-pub(super) fn list_items(version: ProtocolVersion, key: &str, items: &[&RawValue]) -> Option<Vec<Box<RawValue>>> {
-    let tools = key == "tools";
-    let touched = |item: &RawValue| {
-        let text = item.get().as_bytes();
-        let has = |member: &[u8]| memchr::memmem::find(text, member).is_some();
-        (tools && has(b"\"outputSchema\""))
-            || (!version.knows_icons() && has(b"\"icons\""))
-            || (!version.has_tool_execution() && has(b"\"execution\""))
-            || (tools && !version.knows_titles() && has(b"\"title\""))
-    };
-    if !items.iter().any(|item| touched(item)) {
-        return None;
-    }
-    let shaped = items.iter().map(|item| {
-        if !touched(item) {
-            return (*item).to_owned();
-        }
-        let Ok(Value::Object(mut definition)) = serde_json::from_str::<Value>(item.get()) else {
-            return (*item).to_owned();
-        };
-        list_item(version, tools, &mut definition);
-        serde_json::value::to_raw_value(&definition).unwrap_or_else(|_| (*item).to_owned())
-    });
-    Some(shaped.collect())
-}
-
-/// One definition of a list, for a session on `version`.
-fn list_item(version: ProtocolVersion, tool: bool, definition: &mut Map<String, Value>) {
-    if tool {
-        let object_root =
-            definition.get("outputSchema").and_then(|s| s.get("type")).and_then(Value::as_str) == Some("object");
-        if !object_root || !version.has_structured_output() {
-            definition.remove("outputSchema");
-        }
-        if !version.knows_titles() {
-            definition.remove("title");
-        }
-    }
-    if !version.knows_icons() {
-        definition.remove("icons");
-    }
-    if !version.has_tool_execution() {
-        definition.remove("execution");
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-
-    const NEWEST: ProtocolVersion = ProtocolVersion::V2025_11_25;
-    const OLDEST: ProtocolVersion = ProtocolVersion::V2025_03_26;
-
-    fn shaped(version: ProtocolVersion, key: &str, item: Value) -> Value {
-        let raw = serde_json::value::to_raw_value(&item).unwrap();
-        match list_items(version, key, &[&raw]) {
-            Some(items) => serde_json::from_str(items[0].get()).unwrap(),
-            None => item,
-        }
-    }
-
-    #[test]
-    fn newer_members_are_left_out_for_older_versions() {
-        let tool = json!({"name": "a", "title": "A", "inputSchema": {"type": "object"}, "icons": [{"src": "x"}],
-                          "execution": {"taskSupport": "optional"}});
-        assert_eq!(shaped(NEWEST, "tools", tool.clone()), tool);
-        assert_eq!(
-            shaped(ProtocolVersion::V2025_06_18, "tools", tool.clone()),
-            json!({"name": "a", "title": "A", "inputSchema": {"type": "object"}})
-        );
-        assert_eq!(shaped(OLDEST, "tools", tool), json!({"name": "a", "inputSchema": {"type": "object"}}));
-        let prompt = json!({"name": "p", "title": "P", "icons": []});
-        assert_eq!(shaped(OLDEST, "prompts", prompt.clone()), json!({"name": "p", "title": "P"}));
-        assert_eq!(shaped(NEWEST, "prompts", prompt.clone()), prompt);
-    }
-
-    #[test]
-    fn output_that_is_not_an_object_is_left_to_the_text_block() {
-        let array = json!({"name": "a", "inputSchema": {"type": "object"}, "outputSchema": {"type": "array"}});
-        assert!(shaped(NEWEST, "tools", array).get("outputSchema").is_none());
-        let object = json!({"name": "b", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"}});
-        assert_eq!(shaped(NEWEST, "tools", object.clone()), object);
-        assert!(shaped(OLDEST, "tools", object).get("outputSchema").is_none());
-
-        let mut call = CallToolResult::structured(json!([1, 2]));
-        super::call(NEWEST, &mut call);
-        assert_eq!(call.structured_content, None);
-        let mut call = CallToolResult::structured(json!({"a": 1}));
-        super::call(NEWEST, &mut call);
-        assert!(call.structured_content.is_some());
-        super::call(OLDEST, &mut call);
-        assert_eq!(call.structured_content, None);
+        BareResult { body, meta }
     }
 }

@@ -46,8 +46,9 @@ pub(crate) struct View {
 pub(crate) trait Answer: Send + Sync {
     /// The request's id.
     fn id(&self) -> &RequestId;
-    /// The version of the 2025-era session the request belongs to.
-    fn session(&self) -> Option<crate::protocol::ProtocolVersion>;
+    /// The revision the request's results are written for, when its
+    /// client reads an older one than 2026-07-28 (a 2025-era session's).
+    fn older_revision(&self) -> Option<crate::protocol::ProtocolVersion>;
     /// The definition of the tool a `tools/call` names.
     fn tool(&self) -> Option<&Tool>;
     /// The name of the server serving the request.
@@ -170,7 +171,7 @@ impl McpRequest {
     /// The protocol revision the request is answered in: `2026-07-28`, or
     /// the version a 2025-era session negotiated.
     pub fn protocol_version(&self) -> &str {
-        self.0.answers.session().map_or(&self.0.meta.protocol_version, |v| v.as_str())
+        self.0.answers.older_revision().map_or(&self.0.meta.protocol_version, |v| v.as_str())
     }
 
     /// The request's validated `_meta`.

@@ -8,7 +8,8 @@
 //! into it, and an `input_required` result by asking the client each
 //! embedded request for real (a server→client request on the session) and
 //! calling again with the answers. Handlers see no difference, and the
-//! dispatcher knows nothing of sessions.
+//! dispatcher knows nothing of sessions: it writes the results in the shape
+//! the bridge gives it for the session's version (`results.rs`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -280,7 +281,7 @@ async fn forward(
         let response = match server.prepare_from(request, None, Origin::nested()) {
             #[cfg_attr(not(feature = "http"), allow(unused_mut))]
             Ok(mut prepared) => {
-                prepared.answer_session(session.protocol_version());
+                prepared.answer_in(super::results::results_for(session.protocol_version()));
                 #[cfg(feature = "http")]
                 if let Some(parts) = &via.http {
                     prepared.attach_http_request(HttpRequest::shared(Arc::clone(parts)));

@@ -35,6 +35,7 @@ pub(crate) mod message;
 mod meta;
 pub(crate) mod observe;
 mod owner;
+mod results;
 mod shape;
 mod store;
 

@@ -1,6 +1,6 @@
 //! What changes between a 2026-07-28 answer and the same answer to a
-//! 2025-era session, beyond what the dispatcher writes for a session as it
-//! serializes a result: a missing client capability is said otherwise, a
+//! 2025-era session, beyond the shape its results are written in
+//! (`results.rs`): a missing client capability is said otherwise, a
 //! missing resource gets that era's own code, and our requests to the
 //! client take the form its version reads.
 

@@ -7,10 +7,10 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::parts::Route;
-use crate::dispatch::Prepared;
 use crate::dispatch::decorate::{Answers, failed, finish};
 use crate::dispatch::opened::Opened;
 use crate::dispatch::round_trip;
+use crate::dispatch::{Prepared, ResultShape};
 use crate::input::request_state::{self, Round};
 use crate::middleware::{Answer, Layers, McpRequest, View};
 use crate::protocol::{ErrorObject, RequestId, ResultType, Tool};
@@ -111,7 +111,7 @@ pub(super) fn view(p: &Prepared, call: Call) -> McpRequest {
         server: p.server.clone(),
         snapshot: Arc::clone(&p.snapshot),
         id: p.id.clone(),
-        session: Answers::session(p),
+        shape: Answers::shape(p),
         tool: call.tool,
     };
     McpRequest(Arc::new(View {
@@ -146,7 +146,7 @@ struct LayerAnswers {
     server: Server,
     snapshot: Arc<Snapshot>,
     id: RequestId,
-    session: Option<crate::protocol::ProtocolVersion>,
+    shape: Option<&'static dyn ResultShape>,
     /// The called tool's place in the snapshot's catalog.
     tool: Option<usize>,
 }
@@ -160,8 +160,8 @@ impl Answers for LayerAnswers {
         &self.id
     }
 
-    fn session(&self) -> Option<crate::protocol::ProtocolVersion> {
-        self.session
+    fn shape(&self) -> Option<&'static dyn ResultShape> {
+        self.shape
     }
 }
 
@@ -170,8 +170,8 @@ impl Answer for LayerAnswers {
         &self.id
     }
 
-    fn session(&self) -> Option<crate::protocol::ProtocolVersion> {
-        self.session
+    fn older_revision(&self) -> Option<crate::protocol::ProtocolVersion> {
+        self.shape.map(|shape| shape.version())
     }
 
     fn tool(&self) -> Option<&Tool> {

@@ -125,15 +125,16 @@ pub(super) fn run(p: &Prepared, kind: ListKind, start: usize) -> Response {
 }
 
 /// The definitions of the list as the request's client reads them, where
-/// they differ from the catalog's: a 2025-era session's version reads some
-/// without their newer members. Rewritten once per catalog and version.
+/// they differ from the catalog's: in an older shape (a 2025-era session's
+/// version), some without their newer members. Rewritten once per catalog
+/// and shape.
 fn rewritten(p: &Prepared, kind: ListKind) -> Option<std::sync::Arc<[Box<RawValue>]>> {
     #[cfg(feature = "session")]
-    if let Some(version) = p.session {
+    if let Some(shape) = p.shape {
         let c = p.snapshot.catalog();
-        return p.snapshot.older_definitions(version, kind.key(), || {
+        return p.snapshot.older_definitions(shape.version(), kind.key(), || {
             let all: Vec<&RawValue> = (0..kind.len(c)).map(|i| kind.json(c, i)).collect();
-            crate::dispatch::session_result::list_items(version, kind.key(), &all)
+            shape.list_items(kind.key(), &all)
         });
     }
     let _ = (p, kind);

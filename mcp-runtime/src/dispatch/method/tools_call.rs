@@ -112,10 +112,10 @@ async fn call(p: &Prepared, params: CallToolParams, position: usize, mut parts: 
     #[cfg_attr(not(feature = "session"), allow(unused_mut))]
     let mut outcome = interruptible(p, target, cx, move || handler(call)).await;
     #[cfg(feature = "session")]
-    if let Some(version) = p.session
+    if let Some(shape) = p.shape
         && let Ok(Outcome::Complete(result)) = &mut outcome
     {
-        crate::dispatch::session_result::call(version, result);
+        shape.tool_result(result);
         if let Some(text) = result.plain_text() {
             return Response::session_text_result(p.id.clone(), text);
         }
