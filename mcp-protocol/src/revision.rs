@@ -63,6 +63,20 @@ impl ProtocolVersion {
         Self::ALL.into_iter().find(|version| version.as_str() == text)
     }
 
+    /// Whether `text` names a revision of the 2025 session era, known to
+    /// this crate or not (`2025-` and a date): what a transport reads, before
+    /// anything else, as a request of a session rather than a stateless one.
+    ///
+    /// ```
+    /// use mcp_runtime_protocol::ProtocolVersion;
+    /// assert!(ProtocolVersion::names_session_era(b"2025-06-18"));
+    /// assert!(ProtocolVersion::names_session_era(b"2025-12-31"));
+    /// assert!(!ProtocolVersion::names_session_era(b"2026-07-28"));
+    /// ```
+    pub fn names_session_era(text: &[u8]) -> bool {
+        text.starts_with(b"2025-")
+    }
+
     /// Whether clients open a session with `initialize` (every revision
     /// before 2026-07-28).
     pub const fn has_sessions(self) -> bool {

@@ -14,7 +14,7 @@
 use http::{HeaderMap, HeaderName, StatusCode};
 
 use super::replies::error_response;
-use crate::protocol::{ErrorObject, Method};
+use crate::protocol::{ErrorObject, Method, ProtocolVersion};
 use crate::session::message::{self, Incoming};
 use crate::transport::http::body::McpBody;
 use crate::transport::http::responses::transport_error;
@@ -44,7 +44,7 @@ pub(crate) enum Era {
 pub(super) fn choose(headers: &HeaderMap, body: &[u8]) -> Era {
     let marks = EraHeaders::of(headers);
     let session_id = marks.session_id;
-    let session_header = marks.version.is_some_and(|v| v.as_bytes().starts_with(b"2025-"));
+    let session_header = marks.version.is_some_and(|v| ProtocolVersion::names_session_era(v.as_bytes()));
     // A 2026-07-28 request names its method in `Mcp-Method`: unless that
     // says `initialize`, its body need not be searched.
     let may_initialize = marks.method.is_none_or(|m| m.as_bytes() == Method::Initialize.name().as_bytes());
