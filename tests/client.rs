@@ -1,14 +1,16 @@
 //! The client against this framework's servers, over HTTP and over a pipe:
 //! typed results, every page of a list, the bearer token, and each way a
 //! request can fail (a JSON-RPC error, an input request, no server, an
-//! answer that is none, no answer).
+//! answer that is none, no answer), and what an observer sees of it.
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_runtime::client::{Client, Error, Remote};
+use mcp_runtime::client::{Client, Error, MessageKind, Remote};
 use mcp_runtime::entry::{PromptEntry, ResourceEntry, ToolEntry};
+use mcp_runtime::extract::Logger;
 use mcp_runtime::input::Elicitation;
-use mcp_runtime::protocol::CallToolResult;
+use mcp_runtime::protocol::{CallToolResult, LoggingLevel};
 use mcp_runtime::transport::http::HttpConfig;
 use mcp_runtime::transport::stdio::StdioConfig;
 use mcp_runtime::{Input, RequestContext, Server};
@@ -84,6 +86,46 @@ async fn over_http_results_are_typed_lists_complete_and_the_token_sent() {
             assert_eq!(result["inputRequests"]["name"]["method"], "elicitation/create")
         }
         other => panic!("an input request, not {other:?}"),
+    }
+}
+
+/// A server whose one tool logs twice before it answers.
+fn chatty() -> Server {
+    let chatty = ToolEntry::new("chatty", |log: Logger| async move {
+        log.info("one");
+        log.info("two");
+        "done"
+    });
+    Server::builder("chatty", "1.0.0").tool(chatty).build().expect("a server")
+}
+
+#[tokio::test]
+async fn an_observer_sees_each_message_over_http_and_over_a_pipe() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
+    tokio::spawn(chatty().serve_http_with_shutdown(listener, HttpConfig::default(), std::future::pending()));
+    let (ours, theirs) = tokio::io::duplex(1 << 16);
+    let (their_read, their_write) = tokio::io::split(theirs);
+    tokio::spawn(chatty().serve_io(their_read, their_write, StdioConfig::default()));
+    let (read, write) = tokio::io::split(ours);
+
+    for (wire, client) in [("HTTP", Client::http(url)), ("a pipe", Client::stdio(read, write))] {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = Arc::clone(&seen);
+        let client = client
+            .log_level(LoggingLevel::Info)
+            .observe(move |m| log.lock().unwrap().push((m.kind, m.method.to_owned(), m.to_value())));
+        let result = client.call_tool("chatty", json!({})).await.expect("tools/call");
+        assert_eq!(result.first_text(), Some("done"), "over {wire}");
+        let seen = seen.lock().unwrap();
+        // The `server/discover` that found the revision, then the call.
+        let call: Vec<_> = seen.iter().filter(|(_, method, _)| method == "tools/call").collect();
+        let kinds: Vec<MessageKind> = call.iter().map(|(kind, _, _)| *kind).collect();
+        use MessageKind::*;
+        assert_eq!(kinds, [Request, Notification, Notification, Response], "over {wire}: {seen:?}");
+        assert_eq!(call[0].2["params"]["_meta"]["io.modelcontextprotocol/logLevel"], "info", "over {wire}");
+        assert_eq!((&call[1].2["params"]["data"], &call[2].2["params"]["data"]), (&json!("one"), &json!("two")));
+        assert_eq!(call[3].2["result"]["content"][0]["text"], "done", "over {wire}");
     }
 }
 
