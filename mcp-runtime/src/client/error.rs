@@ -39,8 +39,10 @@ pub enum Error {
     Timeout(Duration),
     /// The server still asked for input after the client's round limit
     /// ([`Client::max_rounds`](super::Client::max_rounds)): it may not
-    /// accept the answers given.
-    #[error("the server still asked for input after {rounds} rounds of answers (last round: {last})")]
+    /// accept the answers given. The message does not carry the last
+    /// question, which the server wrote (up to the message limit): it is
+    /// in `last`.
+    #[error("the server still asked for input after {rounds} rounds of answers; it may not accept them")]
     TooManyRounds {
         /// How many times the request was sent again with answers.
         rounds: usize,

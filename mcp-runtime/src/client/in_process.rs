@@ -221,6 +221,8 @@ mod tests {
         let err = client.call_tool("two_steps", json!({})).await.unwrap_err();
         let Error::TooManyRounds { rounds: 1, last } = &err else { panic!("gave up otherwise: {err}") };
         assert!(last["inputRequests"].get("b").is_some(), "{last}");
+        // What the server wrote stays out of the message a user is shown.
+        assert!(!err.to_string().contains("B?"), "{err}");
     }
 
     #[tokio::test]

@@ -418,8 +418,9 @@ impl Client {
     /// Sends `method` with `params` (an object, or `Null` for none) in the
     /// revision spoken with the server (with the client's `_meta` in
     /// 2026-07-28, completing any `_meta` the params have; in the session
-    /// otherwise), and returns the result as it came. An `input_required` result is answered with the callbacks and
-    /// the request sent again, until the result is complete.
+    /// otherwise), and returns the result as it came. An `input_required`
+    /// result is answered with the callbacks and the request sent again,
+    /// until the result is complete.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, Error> {
         self.request_as(method, params, None).await
     }

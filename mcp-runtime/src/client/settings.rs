@@ -74,8 +74,9 @@ impl Client {
     /// elicitation only ([`capabilities`](Self::capabilities)). A 2025-era
     /// server's request is refused with a JSON-RPC error (`-32601`, or
     /// `-32602` for the mode); in 2026-07-28 the request that asked fails
-    /// with [`Error::InputRequired`](super::Error::InputRequired). For a user who should hear what was
-    /// refused (a command line says it on stderr); it answers nothing.
+    /// with [`Error::InputRequired`](super::Error::InputRequired). For a
+    /// user who should hear what was refused (a command line says it on
+    /// stderr); it answers nothing.
     pub fn on_refusal<F>(self, callback: F) -> Self
     where
         F: Fn(&str, &Value) + Send + Sync + 'static,
@@ -122,7 +123,8 @@ impl Client {
     /// let seen = Arc::new(Mutex::new(Vec::new()));
     /// let log = seen.clone();
     /// let server = Server::builder("s", "1.0.0").build().unwrap();
-    /// let client = Client::in_process(server).observe(move |m| log.lock().unwrap().push((m.kind, m.method.to_owned())));
+    /// let client =
+    ///     Client::in_process(server).observe(move |m| log.lock().unwrap().push((m.kind, m.method.to_owned())));
     /// client.discover().await.unwrap();
     /// let seen = seen.lock().unwrap();
     /// assert_eq!(seen[0], (MessageKind::Request, "server/discover".to_owned()));
