@@ -438,24 +438,46 @@ impl RequestMeta {
         wire.validate()
     }
 
-    /// The `_meta` object as a client sends it.
+    /// The `_meta` object as a client sends it (what its
+    /// [`Serialize`] writes, as a value).
     pub fn to_value(&self) -> Value {
-        let mut map = self.other.clone();
-        map.insert(META_PROTOCOL_VERSION.into(), Value::String(self.protocol_version.clone()));
-        map.insert(
-            META_CLIENT_CAPABILITIES.into(),
-            serde_json::to_value(&self.client_capabilities).unwrap_or_default(),
-        );
+        serde_json::to_value(self).unwrap_or_else(|_| Value::Object(Map::new()))
+    }
+}
+
+/// The `_meta` object as a client sends it, written straight out: the keys
+/// this revision defines from their fields, every other key from `other`
+/// (where a key this revision defines is the field's, not `other`'s).
+///
+/// ```
+/// use mcp_runtime_protocol::{LoggingLevel, RequestMeta};
+/// let mut meta = RequestMeta::new("2026-07-28");
+/// meta.log_level = Some(LoggingLevel::Info);
+/// let sent = serde_json::to_value(&meta).unwrap();
+/// assert_eq!(sent["io.modelcontextprotocol/logLevel"], "info");
+/// assert_eq!(RequestMeta::from_json(&sent.to_string()).unwrap(), meta);
+/// ```
+impl Serialize for RequestMeta {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        const DEFINED: [&str; 5] =
+            [META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROGRESS_TOKEN];
+        let mut map = serializer.serialize_map(None)?;
+        for (key, value) in self.other.iter().filter(|(key, _)| !DEFINED.contains(&key.as_str())) {
+            map.serialize_entry(key, value)?;
+        }
+        map.serialize_entry(META_PROTOCOL_VERSION, &self.protocol_version)?;
+        map.serialize_entry(META_CLIENT_CAPABILITIES, &self.client_capabilities)?;
         if let Some(info) = &self.client_info {
-            map.insert(META_CLIENT_INFO.into(), serde_json::to_value(info).unwrap_or_default());
+            map.serialize_entry(META_CLIENT_INFO, info)?;
         }
         if let Some(level) = self.log_level {
-            map.insert(META_LOG_LEVEL.into(), Value::String(level.as_str().into()));
+            map.serialize_entry(META_LOG_LEVEL, level.as_str())?;
         }
         if let Some(token) = &self.progress_token {
-            map.insert(META_PROGRESS_TOKEN.into(), serde_json::to_value(token).unwrap_or_default());
+            map.serialize_entry(META_PROGRESS_TOKEN, token)?;
         }
-        Value::Object(map)
+        map.end()
     }
 }
 

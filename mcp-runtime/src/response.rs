@@ -122,6 +122,39 @@ impl Response {
         }
     }
 
+    /// A complete result another server wrote (`text`, an object), passed
+    /// on as it wrote it: with `"resultType":"complete"` first when it has
+    /// no `resultType` (a 2025-era server's), and `meta` (the server's
+    /// shared `_meta`) last when given, for a result that has no `_meta`.
+    pub(crate) fn passed_result(id: RequestId, text: &str, add_result_type: bool, meta: Option<&RawValue>) -> Self {
+        const RESULT_TYPE: &[u8] = br#""resultType":"complete""#;
+        let members = text.strip_prefix('{').and_then(|t| t.strip_suffix('}')).unwrap_or_default().trim();
+        let (mut json, start) = result_head(&id, text.len() + meta.map_or(0, |m| m.get().len()) + 40);
+        json.push(b'{');
+        if add_result_type {
+            json.extend_from_slice(RESULT_TYPE);
+        }
+        if !members.is_empty() {
+            if add_result_type {
+                json.push(b',');
+            }
+            json.extend_from_slice(members.as_bytes());
+        }
+        if let Some(meta) = meta {
+            if json.len() > start + 1 {
+                json.push(b',');
+            }
+            json.extend_from_slice(br#""_meta":"#);
+            json.extend_from_slice(meta.get().as_bytes());
+        }
+        json.extend_from_slice(b"}}");
+        Response {
+            id: Some(id),
+            payload: Payload::Result { json, start, input_required: false },
+            stage: Stage::Handler,
+        }
+    }
+
     /// The request id; `None` only when it could not be read.
     pub fn id(&self) -> Option<&RequestId> {
         self.id.as_ref()
@@ -336,6 +369,32 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_passed_result_is_the_text_it_was_with_what_it_lacks() {
+        let meta =
+            RawValue::from_string(r#"{"io.modelcontextprotocol/serverInfo":{"name":"s"}}"#.to_owned()).expect("JSON");
+        let id = RequestId::from(3);
+        let passed = |text: &str, add: bool, meta: Option<&RawValue>| {
+            let response = Response::passed_result(id.clone(), text, add, meta);
+            let result = response.as_result().expect("a result").to_owned();
+            let read: Value = serde_json::from_str(&response.to_json()).expect("JSON");
+            assert_eq!(read["result"], serde_json::from_str::<Value>(&result).expect("JSON"), "{text}");
+            result
+        };
+        let text = r#"{"resultType":"complete","content":[{"type":"text","text":"}"}],"x":1.50}"#;
+        assert_eq!(passed(text, false, None), text, "as written, numbers and all");
+        assert_eq!(
+            passed(r#"{ "content": [] }"#, true, Some(&meta)),
+            r#"{"resultType":"complete","content": [],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s"}}}"#
+        );
+        assert_eq!(passed("{ }", true, None), r#"{"resultType":"complete"}"#);
+        assert_eq!(
+            passed("{}", false, Some(&meta)),
+            r#"{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s"}}}"#
+        );
+        assert_eq!(passed("{}", false, None), "{}");
     }
 
     #[test]

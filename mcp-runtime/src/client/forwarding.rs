@@ -5,14 +5,16 @@
 //! answered by the caller rather than the callbacks, and what hears a
 //! forwarded request's notifications.
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::exchange::{Forwarded, Params};
 use super::limits;
 use super::negotiation::Negotiated;
 use super::notices::{Asks, Notices};
 use super::{Client, Error};
 use crate::answering;
-use crate::protocol::{ClientCapabilities, ProgressParams};
+use crate::protocol::{ClientCapabilities, LoggingLevel, ProgressParams, RequestMeta};
 
 /// What hears a request's progress.
 pub(crate) type OnProgress = Box<dyn Fn(ProgressParams) + Send + Sync>;
@@ -42,18 +44,41 @@ impl Client {
         &self,
         method: &str,
         params: Map<String, Value>,
-        (capabilities, log_level): (&ClientCapabilities, Option<crate::protocol::LoggingLevel>),
+        declared: (&ClientCapabilities, Option<LoggingLevel>),
         progress: Option<&(Value, Notices)>,
     ) -> Result<Value, Error> {
         let negotiated = self.negotiated().await?;
-        let mut meta = (*self.meta).clone();
-        meta.client_capabilities = capabilities.clone();
-        meta.log_level = log_level;
+        let meta = self.declaring(declared);
         let result = self.exchange_as(negotiated, method, params, &meta, progress).await?;
         if answering::is_input_required(&result) {
             return Err(Error::InputRequired(result));
         }
         Ok(result)
+    }
+
+    /// One round of a forwarded call or prompt, declaring what
+    /// [`request_declaring`](Self::request_declaring) does: its result as
+    /// the JSON text the server wrote (an object, whatever its
+    /// `resultType`), for the caller to read as far as it needs.
+    pub(crate) async fn forward_round(
+        &self,
+        method: &str,
+        params: &Forwarded<'_>,
+        declared: (&ClientCapabilities, Option<LoggingLevel>),
+        progress: Option<&(Value, Notices)>,
+    ) -> Result<Box<RawValue>, Error> {
+        let negotiated = self.negotiated().await?;
+        let params = Params::Forwarded(params, declared);
+        let (reply, id) = self.exchange_reply(negotiated, method, params, &self.meta, progress).await?;
+        reply.into_raw_result(&id)
+    }
+
+    /// The client's `_meta`, declaring `capabilities` and `log_level`.
+    fn declaring(&self, (capabilities, log_level): (&ClientCapabilities, Option<LoggingLevel>)) -> RequestMeta {
+        let mut meta = (*self.meta).clone();
+        meta.client_capabilities = capabilities.clone();
+        meta.log_level = log_level;
+        meta
     }
 
     /// What hears a forwarded request's notifications: the progress the

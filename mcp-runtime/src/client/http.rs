@@ -3,7 +3,7 @@
 //! requests on it are answered at once), its answer last.
 
 use bytes::Bytes;
-use http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE};
+use http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderName, HeaderValue};
 use http_body_util::{BodyExt as _, Full, Limited};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
@@ -14,78 +14,119 @@ use super::callbacks::SharedCallbacks;
 use super::error::Error;
 use super::head::Head;
 use super::limits::SharedLimits;
+use super::message::{Reply, start_of};
 use super::notices::Asks;
 use super::server_requests;
 use crate::protocol::RequestId;
 
 /// `Mcp-Session-Id`.
-const SESSION_ID: &str = "mcp-session-id";
+const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+/// `Mcp-Method`.
+const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
+/// `Mcp-Name`.
+const MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
+/// `MCP-Protocol-Version`.
+const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
 
 /// A response, and the session id its HTTP response gave.
 pub(super) struct Answer {
-    pub(super) message: Value,
+    pub(super) reply: Reply,
     pub(super) session: Option<String>,
 }
 
 #[derive(Clone)]
 pub(super) struct HttpTransport {
     url: String,
+    /// `url` read once, or why it does not read (said by each request).
+    uri: Result<http::Uri, String>,
+    /// `Host`, made once (else the connection pool makes it per request).
+    host: Option<HeaderValue>,
     http: Client<HttpConnector, Full<Bytes>>,
     limits: SharedLimits,
 }
 
 impl HttpTransport {
     pub(super) fn new(url: String, limits: SharedLimits) -> Self {
-        HttpTransport { url, http: Client::builder(TokioExecutor::new()).build_http(), limits }
+        let uri = url.parse::<http::Uri>().map_err(|e| e.to_string());
+        let host = uri.as_ref().ok().and_then(host_of);
+        HttpTransport { url, uri, host, http: Client::builder(TokioExecutor::new()).build_http(), limits }
     }
 
     pub(super) fn url(&self) -> &str {
         &self.url
     }
 
-    fn post(&self, message: &Value, head: &Head<'_>) -> Result<http::Request<Full<Bytes>>, Error> {
-        let mut request = headed(
-            http::Request::post(&self.url)
-                .header(CONTENT_TYPE, "application/json")
-                .header(ACCEPT, "application/json, text/event-stream"),
-            head,
-        );
-        if let Some((method, target)) = head.method {
-            request = request.header("mcp-method", method);
-            if let Some(target) = target.filter(|t| t.is_ascii() && !t.contains(['\r', '\n'])) {
-                request = request.header("mcp-name", target);
-            }
+    /// A request to the endpoint with `method` and `body`, and the headers
+    /// every message of `head` carries.
+    fn to_endpoint(
+        &self,
+        method: http::Method,
+        body: Bytes,
+        head: &Head<'_>,
+    ) -> Result<http::Request<Full<Bytes>>, Error> {
+        let uri =
+            self.uri.as_ref().map_err(|e| Error::Transport(format!("`{}` is not a URL to send to: {e}", self.url)))?;
+        // Built in place: a builder moves the whole request on each header.
+        let mut request = http::Request::new(Full::new(body));
+        *request.method_mut() = method;
+        *request.uri_mut() = uri.clone();
+        // Room for every header a message has, made at once.
+        *request.headers_mut() = http::HeaderMap::with_capacity(12);
+        let headers = request.headers_mut();
+        if let Some(host) = &self.host {
+            headers.insert(http::header::HOST, host.clone());
         }
-        // Straight into bytes: `Display` would go through a formatter.
-        let body =
-            serde_json::to_vec(message).map_err(|e| Error::Invalid(format!("a request not to be written: {e}")))?;
-        request
-            .body(Full::new(Bytes::from(body)))
-            .map_err(|e| Error::Transport(format!("`{}` is not a URL to post to: {e}", self.url)))
+        headers.insert(PROTOCOL_VERSION, version_value(head.version)?);
+        if let Some(session) = head.session {
+            headers.insert(SESSION_ID, header_value(session)?);
+        }
+        if let Some(token) = head.bearer {
+            headers.insert(AUTHORIZATION, header_value(&format!("Bearer {token}"))?);
+        }
+        Ok(request)
     }
 
-    /// Sends request `id` and reads its answer.
-    pub(super) async fn send(&self, message: &Value, head: &Head<'_>, id: &RequestId) -> Result<Answer, Error> {
-        let request = self.post(message, head)?;
+    /// A POST of `body`, a message of `head`.
+    fn post(&self, body: Vec<u8>, head: &Head<'_>) -> Result<http::Request<Full<Bytes>>, Error> {
+        let mut request = self.to_endpoint(http::Method::POST, Bytes::from(body), head)?;
+        let headers = request.headers_mut();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        headers.insert(ACCEPT, HeaderValue::from_static("application/json, text/event-stream"));
+        if let Some((method, target)) = head.method {
+            headers.insert(MCP_METHOD, method_value(method)?);
+            // A name no header can carry goes in the body only.
+            if let Some(target) = target.filter(|t| t.is_ascii()).and_then(|t| HeaderValue::from_str(t).ok()) {
+                headers.insert(MCP_NAME, target);
+            }
+        }
+        Ok(request)
+    }
+
+    /// Sends request `id`, written as `text`, and reads its answer.
+    pub(super) async fn send(&self, text: Vec<u8>, head: &Head<'_>, id: &RequestId) -> Result<Answer, Error> {
+        let request = self.post(text, head)?;
         let response = self.http.request(request).await.map_err(|e| Error::Transport(format!("{}: {e}", self.url)))?;
         let status = response.status();
         let session = response.headers().get(SESSION_ID).and_then(|v| v.to_str().ok()).map(str::to_owned);
         let streamed = is_event_stream(&response);
         if streamed && status.is_success() {
             let message = self.read_stream(response.into_body(), head, id).await?;
-            return Ok(Answer { message, session });
+            return Ok(Answer { reply: Reply::Read(message), session });
         }
         let body = Limited::new(response.into_body(), self.limits.message_bytes())
             .collect()
             .await
             .map_err(|e| Error::Transport(format!("the answer could not be read: {e}")))?
             .to_bytes();
+        if status.is_success() {
+            // Read by what the request is for, as far as it needs.
+            return Ok(Answer { reply: Reply::Text(Vec::from(body)), session });
+        }
         match serde_json::from_slice::<Value>(&body) {
             // A JSON-RPC answer, even with a 4xx (a refused header, an
             // unknown method): the error says more than the status.
-            Ok(message) if message.get("jsonrpc").is_some() => Ok(Answer { message, session }),
-            _ if !status.is_success() => Err(Error::Http { status: status.as_u16(), body: start_of(&body) }),
-            _ => Err(Error::Invalid(format!("an answer that is not JSON-RPC: {}", start_of(&body)))),
+            Ok(message) if message.get("jsonrpc").is_some() => Ok(Answer { reply: Reply::Read(message), session }),
+            _ => Err(Error::Http { status: status.as_u16(), body: start_of(&body) }),
         }
     }
 
@@ -93,7 +134,7 @@ impl HttpTransport {
     pub(super) async fn notify(&self, message: &Value, head: &Head<'_>) -> Result<(), Error> {
         let response = self
             .http
-            .request(self.post(message, head)?)
+            .request(self.post(written(message)?, head)?)
             .await
             .map_err(|e| Error::Transport(format!("{}: {e}", self.url)))?;
         let status = response.status();
@@ -143,32 +184,22 @@ impl HttpTransport {
     /// `subscriptions/listen` is answered with; a JSON answer (an error) is
     /// read as the answer to `id`.
     pub(super) async fn open_stream(&self, message: &Value, head: &Head<'_>, id: &RequestId) -> Result<Events, Error> {
-        let request = self.post(message, head)?;
+        let request = self.post(written(message)?, head)?;
         self.stream_of(request, Some(id)).await
     }
 
     /// `GET` on the endpoint: a 2025-era session's standalone stream.
     pub(super) async fn standalone_stream(&self, head: &Head<'_>) -> Result<Events, Error> {
-        let request = self.in_session(http::Request::get(&self.url).header(ACCEPT, "text/event-stream"), head)?;
+        let mut request = self.to_endpoint(http::Method::GET, Bytes::new(), head)?;
+        request.headers_mut().insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
         self.stream_of(request, None).await
-    }
-
-    /// A bodiless request of a 2025-era session: its version, id and token.
-    fn in_session(
-        &self,
-        request: http::request::Builder,
-        head: &Head<'_>,
-    ) -> Result<http::Request<Full<Bytes>>, Error> {
-        headed(request, head)
-            .body(Full::new(Bytes::new()))
-            .map_err(|e| Error::Transport(format!("`{}` is not a URL to send to: {e}", self.url)))
     }
 
     /// `DELETE` on the endpoint with the session's id: the end of a
     /// 2025-era session. A server that does not let clients end sessions
     /// answers 405, which is no failure.
     pub(super) async fn end_session(&self, head: &Head<'_>) -> Result<(), Error> {
-        let request = self.in_session(http::Request::delete(&self.url), head)?;
+        let request = self.to_endpoint(http::Method::DELETE, Bytes::new(), head)?;
         let response = self.http.request(request).await.map_err(|e| Error::Transport(format!("{}: {e}", self.url)))?;
         let status = response.status();
         if status.is_success() || status == http::StatusCode::METHOD_NOT_ALLOWED {
@@ -307,17 +338,46 @@ impl Poster {
     }
 }
 
-/// `request` with the headers every message of `head` carries: the
-/// revision, the 2025-era session, the bearer token.
-fn headed(mut request: http::request::Builder, head: &Head<'_>) -> http::request::Builder {
-    request = request.header("mcp-protocol-version", head.version);
-    if let Some(session) = head.session {
-        request = request.header(SESSION_ID, session);
+/// The `Host` of requests to `uri`: its host, and its port unless it is
+/// its scheme's default.
+fn host_of(uri: &http::Uri) -> Option<HeaderValue> {
+    let host = uri.host()?;
+    let default = match uri.scheme_str() {
+        Some("https") => 443,
+        _ => 80,
+    };
+    let value = match uri.port_u16().filter(|port| *port != default) {
+        Some(port) => HeaderValue::from_str(&format!("{host}:{port}")),
+        None => HeaderValue::from_str(host),
+    };
+    value.ok()
+}
+
+/// `MCP-Protocol-Version: version`: a revision this crate knows without a
+/// copy.
+fn version_value(version: &str) -> Result<HeaderValue, Error> {
+    match crate::protocol::ProtocolVersion::parse(version) {
+        Some(known) => Ok(HeaderValue::from_static(known.as_str())),
+        None => header_value(version),
     }
-    if let Some(token) = head.bearer {
-        request = request.header(AUTHORIZATION, format!("Bearer {token}"));
+}
+
+/// `Mcp-Method: method`: a method of the protocol without a copy.
+fn method_value(method: &str) -> Result<HeaderValue, Error> {
+    match crate::protocol::Method::parse(method) {
+        Some(known) => Ok(HeaderValue::from_static(known.name())),
+        None => header_value(method),
     }
-    request
+}
+
+/// `value` as a header's value.
+fn header_value(value: &str) -> Result<HeaderValue, Error> {
+    HeaderValue::from_str(value).map_err(|_| Error::Invalid(format!("`{value}` cannot be sent in an HTTP header")))
+}
+
+/// A message's JSON text.
+fn written(message: &Value) -> Result<Vec<u8>, Error> {
+    serde_json::to_vec(message).map_err(|e| Error::Invalid(format!("a message not to be written: {e}")))
 }
 
 /// Whether `response` is an event stream.
@@ -342,11 +402,6 @@ fn message_of(event: &[u8]) -> Option<Value> {
     let text = String::from_utf8_lossy(event);
     let data: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("data:")).map(str::trim_start).collect();
     serde_json::from_str::<Value>(&data.join("\n")).ok()
-}
-
-/// The start of a body, for an error message.
-fn start_of(body: &[u8]) -> String {
-    String::from_utf8_lossy(body).chars().take(200).collect()
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::error::Error;
+use super::message::Reply;
 use super::notices::Notices;
 use crate::handler::BoxFuture;
 use crate::handler::context::NotificationSink;
@@ -27,8 +28,8 @@ pub(crate) trait LocalServer: Send + Sync + 'static {
     fn name(&self) -> &str;
 
     /// Serves one JSON-RPC message, the request's notifications to
-    /// `sink`; the response, `None` for a notification.
-    fn serve(&self, message: String, sink: Arc<dyn NotificationSink>) -> BoxFuture<'_, Option<Value>>;
+    /// `sink`; the response's JSON text, `None` for a notification.
+    fn serve(&self, message: Vec<u8>, sink: Arc<dyn NotificationSink>) -> BoxFuture<'_, Option<Vec<u8>>>;
 }
 
 /// A server of this process, served one request at a time per call.
@@ -51,22 +52,17 @@ impl InProcessTransport {
     /// sends within the request (progress, log messages) goes to
     /// `notices`; given up (the future dropped), the handler is cancelled
     /// as for a closed connection.
-    pub(super) async fn send(
-        &self,
-        message: &Value,
-        id: &RequestId,
-        notices: Option<&Notices>,
-    ) -> Result<Value, Error> {
+    pub(super) async fn send(&self, text: Vec<u8>, id: &RequestId, notices: Option<&Notices>) -> Result<Reply, Error> {
         let sink = Arc::new(Hearing(notices.cloned()));
-        match self.server.serve(message.to_string(), sink).await {
-            Some(response) => Ok(response),
+        match self.server.serve(text, sink).await {
+            Some(response) => Ok(Reply::Text(response)),
             None => Err(Error::Invalid(format!("no answer to request {id}"))),
         }
     }
 
     /// Hands a notification to the server (which answers none).
     pub(super) async fn notify(&self, message: &Value) -> Result<(), Error> {
-        let _ = self.server.serve(message.to_string(), Arc::new(Hearing(None))).await;
+        let _ = self.server.serve(message.to_string().into_bytes(), Arc::new(Hearing(None))).await;
         Ok(())
     }
 }

@@ -92,12 +92,8 @@ impl LinesTransport {
             .map_err(|e| Error::Transport(format!("the message could not be written: {e}")))
     }
 
-    pub(super) async fn send(
-        &self,
-        message: &Value,
-        id: &RequestId,
-        notices: Option<&Notices>,
-    ) -> Result<Value, Error> {
+    /// Writes request `id`, written as `text`, and waits for its answer.
+    pub(super) async fn send(&self, text: Vec<u8>, id: &RequestId, notices: Option<&Notices>) -> Result<Value, Error> {
         let (answer, answered) = oneshot::channel();
         match lock(&self.waiting).as_mut() {
             Some(waiting) => waiting.insert(id.clone(), answer),
@@ -105,7 +101,7 @@ impl LinesTransport {
         };
         // Heard until the answer, however the wait ends.
         let _watched = notices.map(|notices| Watched::new(&self.watching, id, notices));
-        if let Err(e) = write(&self.writer, message).await {
+        if let Err(e) = write_line(&self.writer, text).await {
             if let Some(waiting) = lock(&self.waiting).as_mut() {
                 waiting.remove(id);
             }
@@ -200,7 +196,11 @@ fn only<T>(mut items: impl Iterator<Item = T>) -> Option<T> {
 /// Writes one message on its line.
 async fn write(writer: &Writer, message: &Value) -> std::io::Result<()> {
     // Straight into bytes: `Display` would go through a formatter.
-    let mut line = serde_json::to_vec(message)?;
+    write_line(writer, serde_json::to_vec(message)?).await
+}
+
+/// Writes one message's JSON text on its line.
+async fn write_line(writer: &Writer, mut line: Vec<u8>) -> std::io::Result<()> {
     line.push(b'\n');
     let mut writer = writer.lock().await;
     writer.write_all(&line).await?;
@@ -460,7 +460,13 @@ mod tests {
         let waiting = tokio::spawn({
             let lines = lines.clone();
             async move {
-                lines.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}), &RequestId::from(1_i64), None).await
+                lines
+                    .send(
+                        json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}).to_string().into_bytes(),
+                        &RequestId::from(1_i64),
+                        None,
+                    )
+                    .await
             }
         });
         // A line that never ends: the reader gives up past the limit, long
@@ -520,7 +526,13 @@ mod tests {
         let waiting = tokio::spawn({
             let lines = lines.clone();
             async move {
-                lines.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}), &RequestId::from(1_i64), None).await
+                lines
+                    .send(
+                        json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}).to_string().into_bytes(),
+                        &RequestId::from(1_i64),
+                        None,
+                    )
+                    .await
             }
         });
         // Once the request is read, it is waiting for its answer.
@@ -533,8 +545,13 @@ mod tests {
         assert!(message.contains(r#""\u{1b}[32mINFO\u{1b}[0m listening on stdio \"v1\"""#), "{message}");
         assert!(message.contains("logs go to stderr"), "{message}");
         // And so is every later request, to the same line.
-        let later =
-            lines.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}), &RequestId::from(2_i64), None).await;
+        let later = lines
+            .send(
+                json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}).to_string().into_bytes(),
+                &RequestId::from(2_i64),
+                None,
+            )
+            .await;
         let Err(Error::Transport(later)) = later else { panic!("ended") };
         assert!(later.starts_with("the server's output ended: it wrote") && later.contains("listening"), "{later}");
 

@@ -40,6 +40,7 @@
 
 mod callbacks;
 mod error;
+pub(crate) mod exchange;
 #[cfg(feature = "client")]
 pub(crate) mod forwarding;
 mod head;
@@ -52,6 +53,7 @@ mod limits;
 mod lines;
 #[cfg(feature = "client")]
 mod listen;
+mod message;
 mod negotiation;
 pub(crate) mod notices;
 mod observe;
@@ -112,6 +114,9 @@ const MAX_PAGES: usize = 1000;
 pub struct Client {
     transport: Transport,
     meta: Arc<RequestMeta>,
+    /// The members of `meta` that are the same in every request, written
+    /// once ([`fixed_meta`](Self::fixed_meta)); emptied when `meta` changes.
+    fixed_meta: Arc<std::sync::OnceLock<String>>,
     timeout: Duration,
     bearer: Option<Arc<str>>,
     next_id: Arc<AtomicI64>,
@@ -220,6 +225,7 @@ impl Client {
         Client {
             transport,
             meta: Arc::new(meta),
+            fixed_meta: Arc::default(),
             timeout: DEFAULT_TIMEOUT,
             bearer: None,
             next_id: Arc::new(AtomicI64::new(1)),
@@ -275,10 +281,10 @@ impl Client {
             "clientInfo": self.meta.client_info,
         });
         let id = self.next_id();
-        let message = json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": params});
-        let (answer, session_id) =
-            self.send(&message, &id, self.head(ProtocolVersion::LATEST_SESSION.as_str(), None, None)).await?;
-        let session = OpenedSession::of(error::result_of(answer, &id)?, session_id)?;
+        let message = message::Outgoing::request(&id, "initialize", &params)?;
+        let (reply, session_id) =
+            self.send(message, &id, self.head(ProtocolVersion::LATEST_SESSION.as_str(), None, None)).await?;
+        let session = OpenedSession::of(reply.into_result(&id)?, session_id)?;
         let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
         #[cfg_attr(not(feature = "client"), allow(unused_variables))]
         let head = self.head(session.version.as_str(), None, session.id.as_deref());
@@ -306,113 +312,6 @@ impl Client {
         session: Option<&'a str>,
     ) -> Head<'a> {
         Head { version, method, session, bearer: self.bearer.as_deref(), callbacks: &self.callbacks, notices: None }
-    }
-
-    /// Sends request `id` and waits (at most the client's time limit) for
-    /// its answer, and the session id an HTTP response gave.
-    async fn send(&self, message: &Value, id: &RequestId, head: Head<'_>) -> Result<(Value, Option<String>), Error> {
-        if !self.observers.is_empty() {
-            let method = message["method"].as_str().unwrap_or_default();
-            self.observers.notify(MessageKind::Request, method, &message.to_string());
-            let answered = self.send_unobserved(message, id, head).await;
-            if let Ok((answer, _)) = &answered {
-                self.observers.notify(MessageKind::Response, method, &answer.to_string());
-            }
-            return answered;
-        }
-        self.send_unobserved(message, id, head).await
-    }
-
-    async fn send_unobserved(
-        &self,
-        message: &Value,
-        id: &RequestId,
-        head: Head<'_>,
-    ) -> Result<(Value, Option<String>), Error> {
-        let exchange = async {
-            match &self.transport {
-                #[cfg(feature = "client")]
-                Transport::Http(http) => http.send(message, &head, id).await.map(|a| (a.message, a.session)),
-                #[cfg(feature = "client")]
-                Transport::Lines(lines) => lines.send(message, id, head.notices).await.map(|message| (message, None)),
-                Transport::InProcess(local) => {
-                    local.send(message, id, head.notices).await.map(|message| (message, None))
-                }
-            }
-        };
-        tokio::time::timeout(self.timeout, exchange).await.map_err(|_| Error::Timeout(self.timeout))?
-    }
-
-    /// One request in the settled revision: with the client's `_meta` and
-    /// the 2026-07-28 headers, or in the session.
-    async fn exchange(
-        &self,
-        negotiated: &Negotiated,
-        method: &str,
-        params: Map<String, Value>,
-    ) -> Result<Value, Error> {
-        self.exchange_as(negotiated, method, params, &self.meta, None).await
-    }
-
-    /// [`exchange`](Self::exchange) with `meta` for the client's own, and
-    /// the request's progress token and what hears its notifications.
-    /// Given up before its answer, the request is cancelled.
-    async fn exchange_as(
-        &self,
-        negotiated: &Negotiated,
-        method: &str,
-        mut params: Map<String, Value>,
-        meta: &RequestMeta,
-        progress: Option<&(Value, Notices)>,
-    ) -> Result<Value, Error> {
-        let id = self.next_id();
-        let target = ["name", "uri", "taskId"].iter().find_map(|key| params.get(*key)?.as_str().map(str::to_owned));
-        let mut head = match negotiated {
-            Negotiated::Stateless => {
-                with_meta(&mut params, meta);
-                self.head(crate::protocol::PROTOCOL_VERSION, Some((method, target.as_deref())), None)
-            }
-            Negotiated::Session(session) => self.head(session.version.as_str(), None, session.id.as_deref()),
-        };
-        if let Some((token, notices)) = progress {
-            // `Null`: the notifications are heard, but no progress asked for.
-            if !token.is_null() {
-                let meta = params.entry("_meta").or_insert_with(|| json!({}));
-                if let Some(meta) = meta.as_object_mut() {
-                    meta.insert("progressToken".to_owned(), token.clone());
-                }
-            }
-            head.notices = Some(notices);
-        }
-        let observed = self.observed_notices(method, head.notices);
-        if observed.is_some() {
-            head.notices = observed.as_ref();
-        }
-        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        let outstanding = self.outstanding(negotiated, &id);
-        let (answer, _) = self.send(&message, &id, head).await?;
-        outstanding.answered();
-        error::result_of(answer, &id)
-    }
-
-    /// What hears a request's notifications when observers must see them
-    /// too: `heard` (if anything hears them already) and the observers.
-    fn observed_notices(&self, method: &str, heard: Option<&Notices>) -> Option<Notices> {
-        if self.observers.is_empty() {
-            return None;
-        }
-        let (observers, method, inner) = (self.observers.clone(), method.to_owned(), heard.cloned());
-        let mut notices = Notices::new(move |notification: &Value| {
-            observers.notify(MessageKind::Notification, &method, &notification.to_string());
-            if let Some(inner) = &inner {
-                inner.hear(notification);
-            }
-        });
-        // Every log message, for the observers: on a pipe, the request
-        // listening for them is the one they reach.
-        notices.messages = true;
-        notices.asks = heard.and_then(|heard| heard.asks.clone());
-        Some(notices)
     }
 
     /// Sends `method` with `params` (an object, or `Null` for none) in the
@@ -591,24 +490,6 @@ impl Client {
     /// `prompts/get` of `name` with `arguments` (an object of strings).
     pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult, Error> {
         self.typed("prompts/get", json!({ "name": name, "arguments": arguments })).await
-    }
-}
-
-/// `params` with the client's `meta`: in a `_meta` the caller gave,
-/// what it does not say already (its progress token, say, stays).
-fn with_meta(params: &mut Map<String, Value>, meta: &RequestMeta) {
-    let ours = meta.to_value();
-    match params.get_mut("_meta") {
-        Some(Value::Object(given)) => {
-            if let Value::Object(ours) = ours {
-                for (key, value) in ours {
-                    given.entry(key).or_insert(value);
-                }
-            }
-        }
-        _ => {
-            params.insert("_meta".to_owned(), ours);
-        }
     }
 }
 

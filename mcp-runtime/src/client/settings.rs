@@ -19,6 +19,13 @@ use crate::protocol::{
 };
 
 impl Client {
+    /// The client's `_meta`, to change: what was written of it once is
+    /// written again.
+    fn meta_mut(&mut self) -> &mut crate::protocol::RequestMeta {
+        self.fixed_meta = Arc::default();
+        Arc::make_mut(&mut self.meta)
+    }
+
     /// Answers the server's elicitations with `callback`, and declares
     /// elicitation (form and URL) unless
     /// [`capabilities`](Self::capabilities) declares it. Set before the
@@ -92,7 +99,7 @@ impl Client {
             callbacks.forms_only = forms_only(&declared);
             declared
         };
-        Arc::make_mut(&mut self.meta).client_capabilities = declared;
+        self.meta_mut().client_capabilities = declared;
         self
     }
 
@@ -142,7 +149,7 @@ impl Client {
     /// They are heard by what hears a request's notifications
     /// ([`observe`](Self::observe)).
     pub fn log_level(mut self, level: LoggingLevel) -> Self {
-        Arc::make_mut(&mut self.meta).log_level = Some(level);
+        self.meta_mut().log_level = Some(level);
         self
     }
 
@@ -228,7 +235,7 @@ impl Client {
 
     /// The name and version the client gives of itself.
     pub fn client_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
-        Arc::make_mut(&mut self.meta).client_info = Some(Implementation::new(name, version));
+        self.meta_mut().client_info = Some(Implementation::new(name, version));
         self
     }
 
@@ -246,7 +253,7 @@ impl Client {
             callbacks.forms_only = forms_only(&declared);
             declared
         };
-        Arc::make_mut(&mut self.meta).client_capabilities = declared;
+        self.meta_mut().client_capabilities = declared;
         self
     }
 }

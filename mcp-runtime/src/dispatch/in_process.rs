@@ -4,12 +4,11 @@
 
 use std::sync::Arc;
 
-use serde_json::Value;
-
 use super::RequestOptions;
 use crate::client::{Client, LocalServer};
 use crate::handler::BoxFuture;
 use crate::handler::context::NotificationSink;
+use crate::response::Response;
 use crate::server::Server;
 
 impl Client {
@@ -44,11 +43,11 @@ impl LocalServer for Server {
         &self.info().name
     }
 
-    fn serve(&self, message: String, sink: Arc<dyn NotificationSink>) -> BoxFuture<'_, Option<Value>> {
+    fn serve(&self, message: Vec<u8>, sink: Arc<dyn NotificationSink>) -> BoxFuture<'_, Option<Vec<u8>>> {
         Box::pin(async move {
             let options = RequestOptions { sink, cancellation: None };
             // The stdio transport's entry point: the envelope read as a wire's.
-            self.handle_bytes(message.as_bytes(), options).await.map(|response| response.to_value())
+            self.handle_bytes(&message, options).await.map(Response::into_bytes)
         })
     }
 }

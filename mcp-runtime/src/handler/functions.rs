@@ -17,6 +17,7 @@ use crate::handler::extract::{FromCall, Rejection};
 use crate::handler::outcome::{
     IntoPromptResult, IntoResourceContents, IntoToolResult, PromptOutcome, ResourceOutcome, ToolOutcome,
 };
+use crate::handler::passed::PassedResult;
 use crate::handler::state::StateRequirement;
 use crate::protocol::{CallToolResult, Completion, ErrorObject};
 
@@ -25,6 +26,13 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// A type-erased tool handler.
 pub(crate) type ToolFn = Arc<dyn Fn(ToolCall) -> BoxFuture<'static, ToolOutcome> + Send + Sync>;
+/// A tool whose calls are relayed to another server, each complete result
+/// passed on as that server wrote it (a mounted remote's tool).
+pub(crate) type RelayFn = Arc<
+    dyn Fn(ToolCall) -> BoxFuture<'static, Result<crate::handler::outcome::Outcome<PassedResult>, ErrorObject>>
+        + Send
+        + Sync,
+>;
 /// A type-erased prompt handler.
 pub(crate) type PromptFn = Arc<dyn Fn(PromptCall) -> BoxFuture<'static, PromptOutcome> + Send + Sync>;
 /// A type-erased resource handler; it also receives the declared MIME type.

@@ -21,6 +21,7 @@ pub(crate) mod http_request;
 pub(crate) mod notify;
 pub(crate) mod outcome;
 pub(crate) mod panic_guard;
+pub(crate) mod passed;
 pub(crate) mod principal;
 pub(crate) mod state;
 

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::handler::call::{CompleteCall, PromptCall, ResourceCall, ToolCall};
 use crate::handler::functions::{
-    BoxFuture, CompleteFn, PromptFn, PromptHandler, ResourceFn, ResourceHandler, ToolFn, ToolHandler,
+    BoxFuture, CompleteFn, PromptFn, PromptHandler, RelayFn, ResourceFn, ResourceHandler, ToolFn, ToolHandler,
 };
 use crate::handler::outcome::{PromptOutcome, ResourceOutcome, ToolOutcome};
 use crate::handler::state::StateRequirement;
@@ -43,6 +43,11 @@ pub type CompleterFn = fn(CompleteCall) -> BoxFuture<'static, Result<Completion,
 pub struct ToolEntry {
     pub(crate) definition: Tool,
     pub(crate) handler: ToolFn,
+    /// How a call is relayed, its result passed on as written, when the
+    /// tool is another server's (a mounted remote's); the `handler` reads
+    /// that result into a value where the call is answered otherwise (a
+    /// 2025-era session, a task).
+    pub(crate) relay: Option<RelayFn>,
     pub(crate) requirements: Vec<StateRequirement>,
     pub(crate) location: SourceLocation,
     /// The profile the input schema was fitted to, so a rebuilt catalog
@@ -90,6 +95,7 @@ impl ToolEntry {
         ToolEntry {
             definition,
             handler: Arc::new(move |call| handler.call(call)),
+            relay: None,
             requirements: H::requirements(),
             location: SourceLocation::caller(),
             fitted: None,
@@ -109,6 +115,7 @@ impl ToolEntry {
         let entry = ToolEntry {
             definition: (d.definition)(),
             handler: Arc::new(d.handler),
+            relay: None,
             requirements: (d.requirements)(),
             location: d.location,
             fitted: None,

@@ -4,11 +4,14 @@
 
 use super::context_parts::ContextParts;
 use super::parts::Route;
-use crate::dispatch::decorate::failed;
+use crate::dispatch::decorate::{Answers as _, failed};
 use crate::dispatch::round_trip::{input_slot, interruptible, outcome_response};
 use crate::dispatch::{CalledTool, HeaderCheck, Prepared};
 use crate::handler::call::ToolCall;
-use crate::handler::outcome::Outcome;
+use crate::handler::context::RequestContext;
+use crate::handler::functions::RelayFn;
+use crate::handler::outcome::{Outcome, ToolOutcome};
+use crate::handler::passed::PassedResult;
 use crate::input::request_state;
 use crate::protocol::{CallToolParams, ErrorObject};
 use crate::response::Response;
@@ -108,9 +111,43 @@ async fn call(p: &Prepared, params: CallToolParams, position: usize, mut parts: 
         None => arguments,
     };
     let call = ToolCall::new(name, arguments, cx.clone());
+    if let Some(relay) = &tool.relay {
+        // Boxed: a plain call's future does not grow by this path's state.
+        return Box::pin(relayed(p, target, cx, relay, call)).await;
+    }
     let handler = &tool.handler;
+    let outcome = interruptible(p, target, cx, move || handler(call)).await;
+    typed_response(p, outcome)
+}
+
+/// A relayed call: its result passed on as the other server wrote it,
+/// completed with what this server adds (its `resultType`, this server's
+/// `_meta` when it has none). A result whose `_meta` says nothing of its
+/// server, from a server that names itself here, has this server's info
+/// added among its keys; a 2025-era session's client reads results in its
+/// own shape: both go through the typed path.
+async fn relayed(p: &Prepared, target: &str, cx: RequestContext, relay: &RelayFn, call: ToolCall) -> Response {
+    let shared = p.server.settings().result_meta.as_deref();
+    match interruptible(p, target, cx, move || relay(call)).await {
+        Ok(Outcome::Complete(PassedResult { text, peeked }))
+            if p.shape().is_none() && (peeked.names_server != Some(false) || shared.is_none()) =>
+        {
+            let meta = if peeked.names_server.is_none() { shared } else { None };
+            Response::passed_result(p.id.clone(), text.get(), peeked.kind.is_none(), meta)
+        }
+        Ok(Outcome::Complete(PassedResult { text, .. })) => match serde_json::from_str(text.get()) {
+            Ok(result) => typed_response(p, Ok(Outcome::Complete(result))),
+            Err(e) => failed(p, ErrorObject::internal(format!("The tool's result does not read: {e}"))),
+        },
+        Ok(Outcome::InputRequired(asked)) => typed_response(p, Ok(Outcome::InputRequired(asked))),
+        Err(e) => failed(p, e),
+    }
+}
+
+/// A handler's outcome as the call's response.
+fn typed_response(p: &Prepared, outcome: ToolOutcome) -> Response {
     #[cfg_attr(not(feature = "session"), allow(unused_mut))]
-    let mut outcome = interruptible(p, target, cx, move || handler(call)).await;
+    let mut outcome = outcome;
     #[cfg(feature = "session")]
     if let Some(shape) = p.shape
         && let Ok(Outcome::Complete(result)) = &mut outcome

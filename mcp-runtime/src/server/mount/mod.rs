@@ -166,10 +166,17 @@ impl Mount {
         if views {
             tool.mounted_view(&own_name, |uri| mounted_uri(&self.namespace, uri));
         }
-        let (handler, access) = (tool.handler, Arc::clone(access));
+        let (handler, serving) = (tool.handler, Arc::clone(access));
         tool.handler = Arc::new(move |call| {
-            call.context.serve_as_mounted(Arc::clone(&access));
+            call.context.serve_as_mounted(Arc::clone(&serving));
             handler(call)
+        });
+        tool.relay = tool.relay.map(|relay| {
+            let serving = Arc::clone(access);
+            Arc::new(move |call: crate::handler::call::ToolCall| {
+                call.context.serve_as_mounted(Arc::clone(&serving));
+                relay(call)
+            }) as crate::handler::functions::RelayFn
         });
         tool.requirements = left_to_parent(&tool.requirements);
         // The mounted server's own layers run for its tools, inside the

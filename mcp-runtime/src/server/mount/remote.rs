@@ -20,25 +20,26 @@
 
 use std::sync::Arc;
 
-use serde::de::DeserializeOwned;
-use serde_json::{Map, Value, json};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::forwarded::{ServedRequest, relay, relayed, unreadable};
 use super::{mounted_name, mounted_uri, unmounted_uri};
-use crate::answering;
+use crate::client::Client;
+use crate::client::exchange::Forwarded;
 use crate::client::forwarding::{OnMessage, OnProgress};
 use crate::client::remote::RemoteScopes;
-use crate::client::{Client, Error};
-use crate::handler::call::{CompleteCall, ResourceCall};
-use crate::handler::extract::Args;
-use crate::handler::functions::BoxFuture;
+use crate::handler::call::{CompleteCall, ResourceCall, ToolCall};
+use crate::handler::extract::{Args, FromCall, Rejection};
+use crate::handler::functions::{BoxFuture, RelayFn};
 use crate::handler::notify::{Logger, Progress};
 use crate::handler::outcome::{Outcome, RpcError};
+use crate::handler::passed::{Kind, PassedResult, Peeked};
 use crate::input::Input;
 use crate::protocol::{
-    CallToolResult, Completion, CompletionReference, ErrorObject, GetPromptResult, LoggingLevel, ProgressParams,
-    Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
+    Completion, CompletionReference, ErrorObject, GetPromptResult, LoggingLevel, ProgressParams, Prompt,
+    ReadResourceResult, Resource, ResourceTemplate, Tool,
 };
 use crate::registry::entry::{Owner, PromptEntry, ResourceEntry, ResourceKind, ToolEntry};
 use crate::registry::location::SourceLocation;
@@ -84,8 +85,11 @@ impl Mounted {
 /// here, and its views reach it by its own name.
 pub(crate) fn tool(mount: &Mounted, remote: Tool, runs_tasks: bool, views: bool) -> ToolEntry {
     let namespace = &*mount.namespace;
-    let handler = forwarding::<CallToolResult>(mount.client.clone(), "tools/call", &remote.name, namespace);
-    let mut entry = ToolEntry::new(mounted_name(namespace, &remote.name), handler);
+    let relay = relaying(mount.client.clone(), &remote.name, namespace);
+    // Built with a placeholder, then given its handlers.
+    let mut entry = ToolEntry::new(mounted_name(namespace, &remote.name), || async { "" });
+    entry.handler = reading(Arc::clone(&relay), namespace);
+    entry.relay = Some(relay);
     entry.location = mount.location;
     entry.owner = Some(Arc::clone(&mount.owner));
     entry.scopes = mount.scopes.of(&remote.name);
@@ -111,7 +115,7 @@ pub(crate) fn prompt(mount: &Mounted, remote: Prompt, completes: bool) -> Prompt
     let (namespace, client) = (&*mount.namespace, mount.client.clone());
     let reference = CompletionReference::Prompt { name: remote.name.clone(), title: None };
     let completer = completes.then(|| completing(client.clone(), reference, namespace));
-    let handler = forwarding::<GetPromptResult>(client, "prompts/get", &remote.name, namespace);
+    let handler = prompting(client, &remote.name, namespace);
     let mut entry = PromptEntry::new(mounted_name(namespace, &remote.name), handler);
     entry.location = mount.location;
     entry.owner = Some(Arc::clone(&mount.owner));
@@ -125,14 +129,71 @@ pub(crate) fn prompt(mount: &Mounted, remote: Prompt, completes: bool) -> Prompt
     entry
 }
 
-/// The handler of the remote tool or prompt `name`: its arguments sent as
-/// `method`, the result read as `T`.
-fn forwarding<T: DeserializeOwned + Send + 'static>(
+/// The relay of the remote tool `name`: each call's arguments sent as its
+/// caller wrote them, and its result passed on as the remote wrote it
+/// (read only as far as [`Peeked`] does).
+fn relaying(client: Client, name: &str, served: &str) -> RelayFn {
+    let (name, served): (Arc<str>, Arc<str>) = (name.into(), served.into());
+    Arc::new(move |call: ToolCall| {
+        let (client, name, served) = (client.clone(), Arc::clone(&name), Arc::clone(&served));
+        Box::pin(async move {
+            let (input, progress, logger, cancel) =
+                (extracted(&call)?, extracted(&call)?, extracted(&call)?, extracted(&call)?);
+            let here =
+                ServedRequest { input: &input, progress: &progress, logger: &logger, cancel: &cancel, served: &served };
+            let (text, peeked) =
+                forward(&client, "tools/call", &name, call.raw_arguments(), here).await.map_err(|e| e.0)?;
+            if !peeked.has_content {
+                return Err(unreadable(
+                    &served,
+                    "gave a result that does not read",
+                    &"a tool result without `content`",
+                )
+                .0);
+            }
+            Ok(Outcome::Complete(PassedResult { text, peeked }))
+        })
+    })
+}
+
+/// The handler of a relayed tool where its result must be read (a 2025-era
+/// session's call, a task): `relay`'s result read as a `CallToolResult`.
+fn reading(relay: RelayFn, served: &str) -> crate::handler::functions::ToolFn {
+    let served: Arc<str> = served.into();
+    Arc::new(move |call| {
+        let (relayed, served) = (relay(call), Arc::clone(&served));
+        Box::pin(async move {
+            match relayed.await? {
+                Outcome::Complete(passed) => serde_json::from_str(passed.text.get())
+                    .map(Outcome::Complete)
+                    .map_err(|e| unreadable(&served, "gave a result that does not read", &e).0),
+                Outcome::InputRequired(asked) => Ok(Outcome::InputRequired(asked)),
+            }
+        })
+    })
+}
+
+/// A value a relay takes of its call, as a handler would.
+fn extracted<T: FromCall<ToolCall>>(call: &ToolCall) -> Result<T, ErrorObject> {
+    T::from_call(call).map_err(|rejection| match rejection {
+        Rejection::Rpc(error) => error,
+        Rejection::InvalidArguments(why) => ErrorObject::invalid_params(why),
+    })
+}
+
+/// The handler of the remote prompt `name`: its arguments sent as
+/// `prompts/get`, the result read as a `GetPromptResult`.
+fn prompting(
     client: Client,
-    method: &'static str,
     name: &str,
     served: &str,
-) -> impl Fn(Args<Value>, Input, Progress, Logger, CancellationToken) -> BoxFuture<'static, Result<T, RpcError>>
+) -> impl Fn(
+    Args<Value>,
+    Input,
+    Progress,
+    Logger,
+    CancellationToken,
+) -> BoxFuture<'static, Result<GetPromptResult, RpcError>>
 + Clone
 + Send
 + Sync
@@ -141,10 +202,12 @@ fn forwarding<T: DeserializeOwned + Send + 'static>(
     move |Args(arguments), input, progress, logger, cancel| {
         let (client, name, served) = (client.clone(), Arc::clone(&name), Arc::clone(&served));
         Box::pin(async move {
-            let params = json!({"name": &*name, "arguments": object(arguments)});
+            let arguments = serde_json::value::to_raw_value(&object(arguments))
+                .map_err(|e| ErrorObject::invalid_params(format!("Arguments that cannot be sent: {e}")))?;
             let here =
                 ServedRequest { input: &input, progress: &progress, logger: &logger, cancel: &cancel, served: &served };
-            forward::<T>(&client, method, params, here).await
+            let (text, _) = forward(&client, "prompts/get", &name, Some(&arguments), here).await?;
+            serde_json::from_str(text.get()).map_err(|e| unreadable(&served, "gave a result that does not read", &e))
         })
     }
 }
@@ -247,23 +310,22 @@ fn completing(
     }
 }
 
-/// Sends `method` to the remote, relaying its questions to this server's
-/// client until it answers with a complete result, its progress when this
-/// server's client asked for progress, and its log messages at the level
-/// this server's client asked for (a 2026-07-28 remote is asked for that
-/// level; a 2025-era one logs at its session's). A task the remote makes
-/// of the request is followed to its end.
-async fn forward<T: DeserializeOwned>(
+/// Sends `method` for `name` with `arguments` to the remote, relaying its
+/// questions to this server's client until it answers with a complete
+/// result, its progress when this server's client asked for progress, and
+/// its log messages at the level this server's client asked for (a
+/// 2026-07-28 remote is asked for that level; a 2025-era one logs at its
+/// session's). A task the remote makes of the request is followed to its
+/// end. The result comes back as the remote wrote it, with what its
+/// envelope says.
+async fn forward(
     client: &Client,
     method: &str,
-    params: Value,
+    name: &str,
+    arguments: Option<&RawValue>,
     here: ServedRequest<'_>,
-) -> Result<T, RpcError> {
+) -> Result<(Box<RawValue>, Peeked), RpcError> {
     let ServedRequest { input, progress, logger, served, .. } = here;
-    let mut params = match params {
-        Value::Object(params) => params,
-        _ => Map::new(),
-    };
     let level = logger.level();
     let on_progress = progress.is_requested().then(|| {
         let progress = progress.clone();
@@ -292,35 +354,44 @@ async fn forward<T: DeserializeOwned>(
     // server does not either (a tool that may run as a task here is
     // `input_first`: its waits would otherwise make it one at once).
     input.hold_inline(true);
+    let mut params = Forwarded { name, arguments, input_responses: Map::new(), request_state: None };
     let rounds = client.limits().rounds();
     for _ in 0..=rounds {
         let capabilities = input.capabilities();
-        let request = client.request_declaring(method, params.clone(), (capabilities, level), heard.as_ref());
+        let request = client.forward_round(method, &params, (capabilities, level), heard.as_ref());
         let answered = match &mut questions {
             Some(questions) => super::questions::answering(request, questions, input).await,
             None => request.await,
         };
-        let result = match answered {
-            Ok(result) => result,
-            Err(Error::InputRequired(result)) => {
+        let text = answered.map_err(|e| relayed(served, e))?;
+        let peeked = Peeked::read(&text).map_err(|e| unreadable(served, "gave a result that does not read", &e))?;
+        match peeked.kind {
+            Some(Kind::InputRequired) => {
+                let result = read_value(&text, served)?;
                 let answers = relay(input, &result, served, client).await?;
-                answering::next_round(&mut params, &result, answers)
+                params
+                    .next_round(&result, answers)
                     .map_err(|why| unreadable(served, "gave an input request that does not read", &why))?;
-                continue;
             }
-            Err(other) => return Err(relayed(served, other)),
-        };
-        let result = match result.get("resultType").and_then(Value::as_str) {
-            Some("task") => {
+            Some(Kind::Task) => {
                 input.hold_inline(false);
-                super::task::follow(client, result, &here).await?
+                let result = super::task::follow(client, read_value(&text, served)?, &here).await?;
+                let text = serde_json::value::to_raw_value(&result)
+                    .map_err(|e| unreadable(served, "gave a result that does not read", &e))?;
+                let peeked =
+                    Peeked::read(&text).map_err(|e| unreadable(served, "gave a result that does not read", &e))?;
+                return Ok((text, peeked));
             }
-            _ => result,
-        };
-        return serde_json::from_value(result).map_err(|e| unreadable(served, "gave a result that does not read", &e));
+            Some(Kind::Complete) | None => return Ok((text, peeked)),
+        }
     }
     Err(ErrorObject::internal(format!("The server mounted at `{served}` still asked for input after {rounds} rounds"))
         .into())
+}
+
+/// A remote's result read into a value, to act on.
+fn read_value(text: &RawValue, served: &str) -> Result<Value, RpcError> {
+    serde_json::from_str(text.get()).map_err(|e| unreadable(served, "gave a result that does not read", &e))
 }
 
 /// Passes a remote's `notifications/message` on to this server's client,
