@@ -4,6 +4,8 @@
 //! client's time limit and cancelled if given up; the answer handed back
 //! unread ([`Reply`]), for the caller to read as far as it needs.
 
+use std::borrow::Cow;
+
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
@@ -145,7 +147,7 @@ impl Client {
         let (request, target) = match params {
             Params::Members(mut params) => {
                 let target = ["name", "uri", "taskId"].iter().find_map(|key| params.get(*key)?.as_str());
-                let target = target.map(str::to_owned);
+                let target = target.map(|target| Cow::Owned(target.to_owned()));
                 if stateless {
                     with_meta(&mut params, meta);
                 }
@@ -162,7 +164,7 @@ impl Client {
                 let text = forwarded
                     .write(&id, method, meta, token)
                     .map_err(|e| Error::Invalid(format!("a request not to be written: {e}")))?;
-                (Outgoing { method, text }, Some(forwarded.name.to_owned()))
+                (Outgoing { method, text }, Some(Cow::Borrowed(forwarded.name)))
             }
         };
         let mut head = match stateless {

@@ -5,11 +5,11 @@
 //! answered by the caller rather than the callbacks, and what hears a
 //! forwarded request's notifications.
 
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::exchange::{Forwarded, Params};
 use super::limits;
+pub(crate) use super::message::ResultText;
 use super::negotiation::Negotiated;
 use super::notices::{Asks, Notices};
 use super::{Client, Error};
@@ -58,19 +58,19 @@ impl Client {
 
     /// One round of a forwarded call or prompt, declaring what
     /// [`request_declaring`](Self::request_declaring) does: its result as
-    /// the JSON text the server wrote (an object, whatever its
-    /// `resultType`), for the caller to read as far as it needs.
+    /// the server wrote it (whatever its `resultType`), for the caller to
+    /// read as far as it needs.
     pub(crate) async fn forward_round(
         &self,
         method: &str,
         params: &Forwarded<'_>,
         declared: (&ClientCapabilities, Option<LoggingLevel>),
         progress: Option<&(Value, Notices)>,
-    ) -> Result<Box<RawValue>, Error> {
+    ) -> Result<ResultText, Error> {
         let negotiated = self.negotiated().await?;
         let params = Params::Forwarded(params, declared);
         let (reply, id) = self.exchange_reply(negotiated, method, params, &self.meta, progress).await?;
-        reply.into_raw_result(&id)
+        reply.into_result_text(&id)
     }
 
     /// The client's `_meta`, declaring `capabilities` and `log_level`.

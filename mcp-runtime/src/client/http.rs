@@ -3,14 +3,16 @@
 //! requests on it are answered at once), its answer last.
 
 use bytes::Bytes;
+use std::sync::Arc;
+
+use http::HeaderMap;
 use http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderName, HeaderValue};
 use http_body_util::{BodyExt as _, Full, Limited};
-use hyper_util::client::legacy::Client;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::TokioExecutor;
+use hyper::body::Incoming;
 use serde_json::Value;
 
 use super::callbacks::SharedCallbacks;
+use super::connections::Connections;
 use super::error::Error;
 use super::head::Head;
 use super::limits::SharedLimits;
@@ -38,18 +40,43 @@ pub(super) struct Answer {
 pub(super) struct HttpTransport {
     url: String,
     /// `url` read once, or why it does not read (said by each request).
-    uri: Result<http::Uri, String>,
-    /// `Host`, made once (else the connection pool makes it per request).
-    host: Option<HeaderValue>,
-    http: Client<HttpConnector, Full<Bytes>>,
+    endpoint: Result<Arc<Endpoint>, String>,
+    connections: Connections,
     limits: SharedLimits,
+}
+
+/// The server's endpoint, read once: where requests go, and the headers
+/// that are the same in every request (made once, rather than per request).
+struct Endpoint {
+    uri: http::Uri,
+    /// The path and query, which requests name.
+    path: http::Uri,
+    /// `Host`.
+    headers: HeaderMap,
+    /// `Host`, and a POST's `Content-Type` and `Accept`.
+    post_headers: HeaderMap,
+}
+
+impl Endpoint {
+    fn of(url: &str) -> Result<Self, String> {
+        let uri = url.parse::<http::Uri>().map_err(|e| e.to_string())?;
+        let path = uri.path_and_query().map_or("/", |p| p.as_str()).parse::<http::Uri>().map_err(|e| e.to_string())?;
+        // Room for every header a message has.
+        let mut headers = HeaderMap::with_capacity(12);
+        if let Some(host) = host_of(&uri) {
+            headers.insert(http::header::HOST, host);
+        }
+        let mut post_headers = headers.clone();
+        post_headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        post_headers.insert(ACCEPT, HeaderValue::from_static("application/json, text/event-stream"));
+        Ok(Endpoint { uri, path, headers, post_headers })
+    }
 }
 
 impl HttpTransport {
     pub(super) fn new(url: String, limits: SharedLimits) -> Self {
-        let uri = url.parse::<http::Uri>().map_err(|e| e.to_string());
-        let host = uri.as_ref().ok().and_then(host_of);
-        HttpTransport { url, uri, host, http: Client::builder(TokioExecutor::new()).build_http(), limits }
+        let endpoint = Endpoint::of(&url).map(Arc::new);
+        HttpTransport { url, endpoint, connections: Connections::new(), limits }
     }
 
     pub(super) fn url(&self) -> &str {
@@ -64,18 +91,19 @@ impl HttpTransport {
         body: Bytes,
         head: &Head<'_>,
     ) -> Result<http::Request<Full<Bytes>>, Error> {
-        let uri =
-            self.uri.as_ref().map_err(|e| Error::Transport(format!("`{}` is not a URL to send to: {e}", self.url)))?;
+        let endpoint = self
+            .endpoint
+            .as_ref()
+            .map_err(|e| Error::Transport(format!("`{}` is not a URL to send to: {e}", self.url)))?;
         // Built in place: a builder moves the whole request on each header.
         let mut request = http::Request::new(Full::new(body));
+        *request.headers_mut() = match method {
+            http::Method::POST => endpoint.post_headers.clone(),
+            _ => endpoint.headers.clone(),
+        };
         *request.method_mut() = method;
-        *request.uri_mut() = uri.clone();
-        // Room for every header a message has, made at once.
-        *request.headers_mut() = http::HeaderMap::with_capacity(12);
+        *request.uri_mut() = endpoint.path.clone();
         let headers = request.headers_mut();
-        if let Some(host) = &self.host {
-            headers.insert(http::header::HOST, host.clone());
-        }
         headers.insert(PROTOCOL_VERSION, version_value(head.version)?);
         if let Some(session) = head.session {
             headers.insert(SESSION_ID, header_value(session)?);
@@ -86,12 +114,18 @@ impl HttpTransport {
         Ok(request)
     }
 
+    /// Sends `request` (made by [`to_endpoint`](Self::to_endpoint)), on a
+    /// connection kept from an earlier one if one is free.
+    async fn exchange(&self, request: http::Request<Full<Bytes>>) -> Result<http::Response<Incoming>, Error> {
+        let unreachable = |why: &str| Error::Transport(format!("{}: {why}", self.url));
+        let endpoint = self.endpoint.as_ref().map_err(|e| unreachable(e))?;
+        self.connections.send(&endpoint.uri, request).await.map_err(|e| unreachable(&e))
+    }
+
     /// A POST of `body`, a message of `head`.
     fn post(&self, body: Vec<u8>, head: &Head<'_>) -> Result<http::Request<Full<Bytes>>, Error> {
         let mut request = self.to_endpoint(http::Method::POST, Bytes::from(body), head)?;
         let headers = request.headers_mut();
-        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        headers.insert(ACCEPT, HeaderValue::from_static("application/json, text/event-stream"));
         if let Some((method, target)) = head.method {
             headers.insert(MCP_METHOD, method_value(method)?);
             // A name no header can carry goes in the body only.
@@ -105,22 +139,25 @@ impl HttpTransport {
     /// Sends request `id`, written as `text`, and reads its answer.
     pub(super) async fn send(&self, text: Vec<u8>, head: &Head<'_>, id: &RequestId) -> Result<Answer, Error> {
         let request = self.post(text, head)?;
-        let response = self.http.request(request).await.map_err(|e| Error::Transport(format!("{}: {e}", self.url)))?;
+        let response = self.exchange(request).await?;
         let status = response.status();
-        let session = response.headers().get(SESSION_ID).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        // Only a 2025-era message (no `Mcp-Method`) may be given a session.
+        let session = match head.method {
+            None => response.headers().get(SESSION_ID).and_then(|v| v.to_str().ok()).map(str::to_owned),
+            Some(_) => None,
+        };
         let streamed = is_event_stream(&response);
         if streamed && status.is_success() {
-            let message = self.read_stream(response.into_body(), head, id).await?;
+            // Boxed: what reads a stream (and answers the server's requests
+            // on it) takes far more room than the plain JSON answer, and
+            // every request's future would be that large.
+            let message = Box::pin(self.read_stream(response.into_body(), head, id)).await?;
             return Ok(Answer { reply: Reply::Read(message), session });
         }
-        let body = Limited::new(response.into_body(), self.limits.message_bytes())
-            .collect()
-            .await
-            .map_err(|e| Error::Transport(format!("the answer could not be read: {e}")))?
-            .to_bytes();
+        let body = read_body(response.into_body(), self.limits.message_bytes()).await?;
         if status.is_success() {
             // Read by what the request is for, as far as it needs.
-            return Ok(Answer { reply: Reply::Text(Vec::from(body)), session });
+            return Ok(Answer { reply: Reply::Text(body), session });
         }
         match serde_json::from_slice::<Value>(&body) {
             // A JSON-RPC answer, even with a 4xx (a refused header, an
@@ -132,11 +169,7 @@ impl HttpTransport {
 
     /// Sends a notification (or the answer to a server's request): 202.
     pub(super) async fn notify(&self, message: &Value, head: &Head<'_>) -> Result<(), Error> {
-        let response = self
-            .http
-            .request(self.post(written(message)?, head)?)
-            .await
-            .map_err(|e| Error::Transport(format!("{}: {e}", self.url)))?;
+        let response = self.exchange(self.post(written(message)?, head)?).await?;
         let status = response.status();
         if status.is_success() {
             return Ok(());
@@ -200,7 +233,7 @@ impl HttpTransport {
     /// answers 405, which is no failure.
     pub(super) async fn end_session(&self, head: &Head<'_>) -> Result<(), Error> {
         let request = self.to_endpoint(http::Method::DELETE, Bytes::new(), head)?;
-        let response = self.http.request(request).await.map_err(|e| Error::Transport(format!("{}: {e}", self.url)))?;
+        let response = self.exchange(request).await?;
         let status = response.status();
         if status.is_success() || status == http::StatusCode::METHOD_NOT_ALLOWED {
             return Ok(());
@@ -211,7 +244,7 @@ impl HttpTransport {
     /// The event stream `request` is answered with; another answer is an
     /// error (read as the answer to `id` when it is JSON-RPC).
     async fn stream_of(&self, request: http::Request<Full<Bytes>>, id: Option<&RequestId>) -> Result<Events, Error> {
-        let response = self.http.request(request).await.map_err(|e| Error::Transport(format!("{}: {e}", self.url)))?;
+        let response = self.exchange(request).await?;
         let status = response.status();
         let streamed = is_event_stream(&response);
         if streamed && status.is_success() {
@@ -378,6 +411,35 @@ fn header_value(value: &str) -> Result<HeaderValue, Error> {
 /// A message's JSON text.
 fn written(message: &Value) -> Result<Vec<u8>, Error> {
     serde_json::to_vec(message).map_err(|e| Error::Invalid(format!("a message not to be written: {e}")))
+}
+
+/// The whole of `body`, at most `most` bytes: one buffer, as long as the
+/// body says it is (a JSON answer says so), filled as it comes.
+async fn read_body(mut body: Incoming, most: usize) -> Result<Vec<u8>, Error> {
+    use http_body::Body as _;
+    let too_long = || Error::Transport(format!("the answer could not be read: it is longer than {most} bytes"));
+    let mut read = Vec::new();
+    if let Some(length) = body.size_hint().exact() {
+        let length = usize::try_from(length).map_err(|_| too_long())?;
+        if length > most {
+            return Err(too_long());
+        }
+        read.reserve_exact(length);
+    }
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| Error::Transport(format!("the answer could not be read: {e}")))?;
+        if let Ok(data) = frame.into_data() {
+            if read.len() + data.len() > most {
+                return Err(too_long());
+            }
+            read.extend_from_slice(&data);
+        }
+        // Its last byte read: no need to wait to be told it ended.
+        if body.is_end_stream() {
+            break;
+        }
+    }
+    Ok(read)
 }
 
 /// Whether `response` is an event stream.

@@ -69,20 +69,29 @@ impl Reply {
         error::result_of(message, id)
     }
 
-    /// The result of request `id` as the JSON text the server wrote (an
-    /// object), or the server's error: only the envelope is read.
-    pub(super) fn into_raw_result(self, id: &RequestId) -> Result<Box<RawValue>, Error> {
+    /// The result of request `id` as the server wrote it, or the server's
+    /// error: the result is found without being read (see [`ResultText`]).
+    /// A response laid out as most servers write one (`jsonrpc`, this `id`,
+    /// `result`, nothing after) is not read at all; any other has its
+    /// envelope read.
+    pub(super) fn into_result_text(self, id: &RequestId) -> Result<ResultText, Error> {
         let text = match self {
             Reply::Read(message) => {
                 let result = error::result_of(message, id)?;
-                return match result {
-                    Value::Object(_) => serde_json::value::to_raw_value(&result)
-                        .map_err(|e| Error::Invalid(format!("a result that does not read: {e}"))),
-                    other => Err(Error::Invalid(format!("a result that is not an object: {other}"))),
-                };
+                return Ok(ResultText(result.to_string()));
             }
             Reply::Text(text) => text,
         };
+        if let Some(result) = laid_out(&text, id) {
+            // The result is cut out of the text it came in: no copy.
+            let mut text = text;
+            text.truncate(result.end);
+            text.drain(..result.start);
+            if let Ok(result) = String::from_utf8(text) {
+                return Ok(ResultText(result));
+            }
+            return Err(Error::Invalid("a result that is not UTF-8".to_owned()));
+        }
         let envelope: Envelope<'_> = match serde_json::from_slice(&text) {
             Ok(envelope @ Envelope { jsonrpc: Some(_), .. }) => envelope,
             _ => return Err(not_json_rpc(&text)),
@@ -97,11 +106,29 @@ impl Reply {
             return Err(Error::Rpc(error));
         }
         match envelope.result {
-            Some(result) if result.get().starts_with('{') => Ok(result.to_owned()),
-            Some(other) => Err(Error::Invalid(format!("a result that is not an object: {}", start_of(other.get())))),
+            Some(result) => Ok(ResultText(result.get().to_owned())),
             None => Err(Error::Invalid(format!("neither a result nor an error: {}", start_of(&text)))),
         }
     }
+}
+
+/// The text of a result as the server wrote it: the `result` member of its
+/// response, found without reading it. It is read by what it is for
+/// ([`Peeked::read`](crate::handler::passed::Peeked::read) checks that it
+/// is one JSON object), before anything is made of it.
+pub(crate) struct ResultText(pub(crate) String);
+
+/// The result in `text` when the response is laid out as
+/// `{"jsonrpc":"2.0","id":<id>,"result":<result>}` (spaces after it
+/// aside): then nothing else is in it, whatever `<result>` is, as long as
+/// `<result>` is one JSON value, which its reader checks.
+fn laid_out(text: &[u8], id: &RequestId) -> Option<std::ops::Range<usize>> {
+    let rest = text.strip_prefix(br#"{"jsonrpc":"2.0","id":"#.as_slice())?;
+    let rest = rest.strip_prefix(id.as_json().as_bytes())?;
+    let rest = rest.strip_prefix(br#","result":"#.as_slice())?;
+    let start = text.len() - rest.len();
+    let end = start + rest.trim_ascii_end().strip_suffix(b"}")?.len();
+    Some(start..end)
 }
 
 /// A response read no further than its members: its result and error
@@ -139,39 +166,48 @@ mod tests {
     }
 
     #[test]
-    fn a_raw_result_is_the_text_the_server_wrote() {
+    fn a_result_is_the_text_the_server_wrote() {
         let id = RequestId::from(7_i64);
-        let reply = Reply::Text(br#"{"jsonrpc":"2.0","id":7,"result":{"content":[] ,"b":1.50}}"#.to_vec());
-        assert_eq!(reply.into_raw_result(&id).expect("a result").get(), r#"{"content":[] ,"b":1.50}"#);
+        let result = |reply: Reply| reply.into_result_text(&id).expect("a result").0;
+        // Laid out as most servers write a response, or not.
+        let laid_out = br#"{"jsonrpc":"2.0","id":7,"result":{"content":[] ,"b":1.50}}
+"#;
+        assert_eq!(result(Reply::Text(laid_out.to_vec())), r#"{"content":[] ,"b":1.50}"#);
+        let reordered = br#"{"result":{"content":[] ,"b":1.50}, "id":7, "jsonrpc":"2.0"}"#;
+        assert_eq!(result(Reply::Text(reordered.to_vec())), r#"{"content":[] ,"b":1.50}"#);
         let read = Reply::Read(json!({"jsonrpc": "2.0", "id": 7, "result": {"a": 1}}));
-        assert_eq!(read.into_raw_result(&id).expect("a result").get(), r#"{"a":1}"#);
+        assert_eq!(result(read), r#"{"a":1}"#);
+        // What follows a laid-out result is in its text, for its reader to
+        // refuse: nothing of the response is taken for what it is not.
+        let more = br#"{"jsonrpc":"2.0","id":7,"result":{"a":1},"error":{"code":1,"message":"m"}}"#;
+        assert!(serde_json::from_str::<Value>(&result(Reply::Text(more.to_vec()))).is_err());
     }
 
     #[test]
-    fn a_raw_result_is_refused_as_a_read_one_is() {
+    fn an_answer_that_is_no_result_is_refused_as_a_read_one_is() {
         let id = RequestId::from(7_i64);
         let error = text(json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32601, "message": "no"}}));
-        assert!(matches!(error.into_raw_result(&id), Err(Error::Rpc(e)) if e.code == -32601));
+        assert!(matches!(error.into_result_text(&id), Err(Error::Rpc(e)) if e.code == -32601));
         // An error naming no request is this one's.
         let unnamed = text(json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "no"}}));
-        assert!(matches!(unnamed.into_raw_result(&id), Err(Error::Rpc(e)) if e.code == -32600));
+        assert!(matches!(unnamed.into_result_text(&id), Err(Error::Rpc(e)) if e.code == -32600));
         for (refused, why) in [
             (json!({"jsonrpc": "2.0", "id": 8, "result": {}}), "another request"),
             (json!({"id": 7, "result": {}}), "not JSON-RPC"),
-            (json!({"jsonrpc": "2.0", "id": 7, "result": [1]}), "not an object"),
             (json!({"jsonrpc": "2.0", "id": 7}), "neither a result nor an error"),
             (json!({"jsonrpc": "2.0", "id": 7, "error": {"code": "x"}}), "an error that does not read"),
             (json!([1, 2]), "not JSON-RPC"),
         ] {
-            let mut answers = vec![text(refused.clone()).into_raw_result(&id)];
+            let mut answers = vec![text(refused.clone()).into_result_text(&id)];
             // A message read already was read as JSON-RPC by its transport.
             if why != "not JSON-RPC" {
-                answers.push(Reply::Read(refused.clone()).into_raw_result(&id));
+                answers.push(Reply::Read(refused.clone()).into_result_text(&id));
             }
             for answer in answers {
                 match answer {
                     Err(Error::Invalid(message)) if message.contains(why) => {}
-                    other => panic!("{refused}: {other:?}, not {why}"),
+                    Err(other) => panic!("{refused}: {other:?}, not {why}"),
+                    Ok(ResultText(text)) => panic!("{refused}: {text}, not {why}"),
                 }
             }
         }

@@ -39,6 +39,8 @@
 #![cfg_attr(not(feature = "client"), allow(dead_code, unused_variables, unused_imports))]
 
 mod callbacks;
+#[cfg(feature = "client")]
+mod connections;
 mod error;
 pub(crate) mod exchange;
 #[cfg(feature = "client")]

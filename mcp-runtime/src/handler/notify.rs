@@ -31,6 +31,11 @@ pub struct Progress {
 }
 
 impl Progress {
+    /// The progress of the request of `context`.
+    pub(crate) fn of(context: RequestContext) -> Self {
+        Progress { context }
+    }
+
     /// Whether the client asked for progress.
     pub fn is_requested(&self) -> bool {
         self.context.meta().progress_token.is_some()
@@ -50,7 +55,7 @@ impl Progress {
 
 impl<C: Call> FromCall<C> for Progress {
     fn from_call(call: &C) -> Result<Self, Rejection> {
-        Ok(Progress { context: call.context().clone() })
+        Ok(Progress::of(call.context().clone()))
     }
 }
 
@@ -75,6 +80,11 @@ pub struct Logger {
 }
 
 impl Logger {
+    /// The log of the request of `context`.
+    pub(crate) fn of(context: RequestContext) -> Self {
+        Logger { context, name: None }
+    }
+
     /// The same logger, reporting itself as `name` (`logger` on the wire).
     pub fn named(mut self, name: impl Into<String>) -> Self {
         self.name = Some(name.into());
@@ -125,6 +135,6 @@ impl Logger {
 
 impl<C: Call> FromCall<C> for Logger {
     fn from_call(call: &C) -> Result<Self, Rejection> {
-        Ok(Logger { context: call.context().clone(), name: None })
+        Ok(Logger::of(call.context().clone()))
     }
 }

@@ -13,7 +13,6 @@ use std::fmt;
 
 use serde::Deserialize;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
-use serde_json::value::RawValue;
 
 use crate::protocol::META_SERVER_INFO;
 
@@ -39,11 +38,15 @@ pub(crate) enum Kind {
 }
 
 impl Peeked {
-    /// Reads the envelope of `text`, a result object. A `resultType` this
-    /// revision does not define, members of the wrong kind, or a block of
-    /// no type it defines, is an error saying so.
-    pub(crate) fn read(text: &RawValue) -> Result<Peeked, String> {
-        let peek: Peek = serde_json::from_str(text.get()).map_err(|e| e.to_string())?;
+    /// Reads the envelope of `text`, which must be one JSON object. A
+    /// `resultType` this revision does not define, members of the wrong
+    /// kind, or a block of no type it defines, is an error saying so.
+    pub(crate) fn read(text: &str) -> Result<Peeked, String> {
+        // A struct reads from an array too, its members in order.
+        if !text.trim_start().starts_with('{') {
+            return Err("a result that is not an object".to_owned());
+        }
+        let peek: Peek = serde_json::from_str(text).map_err(|e| e.to_string())?;
         Ok(Peeked { kind: peek.result_type, has_content: peek.content.is_some(), names_server: peek.meta.map(|m| m.0) })
     }
 }
@@ -55,7 +58,8 @@ const BLOCK_TYPES: [&str; 5] = ["text", "image", "audio", "resource_link", "reso
 /// it: for [`Response::passed_result`](crate::response::Response::passed_result).
 #[derive(Debug)]
 pub(crate) struct PassedResult {
-    pub(crate) text: Box<RawValue>,
+    /// One JSON object (checked by [`Peeked::read`]).
+    pub(crate) text: String,
     pub(crate) peeked: Peeked,
 }
 
@@ -168,7 +172,7 @@ mod tests {
     use super::*;
 
     fn peeked(text: &str) -> Result<Peeked, String> {
-        Peeked::read(&RawValue::from_string(text.to_owned()).expect("JSON"))
+        Peeked::read(text)
     }
 
     #[test]
@@ -202,6 +206,11 @@ mod tests {
             r#"{"content":[],"isError":"yes"}"#,
             r#"{"content":[],"_meta":[]}"#,
             r#"{"content":[],"content":[]}"#,
+            r#"[null,null,null,null]"#,
+            r#"{"content":[]} {}"#,
+            r#"{"content":[]}}"#,
+            r#"{"content":["#,
+            "7",
         ] {
             assert!(peeked(text).is_err(), "{text}");
         }

@@ -133,9 +133,9 @@ async fn relayed(p: &Prepared, target: &str, cx: RequestContext, relay: &RelayFn
             if p.shape().is_none() && (peeked.names_server != Some(false) || shared.is_none()) =>
         {
             let meta = if peeked.names_server.is_none() { shared } else { None };
-            Response::passed_result(p.id.clone(), text.get(), peeked.kind.is_none(), meta)
+            Response::passed_result(p.id.clone(), &text, peeked.kind.is_none(), meta)
         }
-        Ok(Outcome::Complete(PassedResult { text, .. })) => match serde_json::from_str(text.get()) {
+        Ok(Outcome::Complete(PassedResult { text, .. })) => match serde_json::from_str(&text) {
             Ok(result) => typed_response(p, Ok(Outcome::Complete(result))),
             Err(e) => failed(p, ErrorObject::internal(format!("The tool's result does not read: {e}"))),
         },

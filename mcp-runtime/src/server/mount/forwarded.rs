@@ -4,24 +4,64 @@
 //! ([`mount_remote`](super::remote)) and the following of the
 //! remote's tasks ([`task`](super::task)).
 
+use std::sync::OnceLock;
+
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::client::{Client, Error};
+use crate::handler::call::Call;
 use crate::handler::notify::{Logger, Progress};
 use crate::handler::outcome::RpcError;
-use crate::input::Input;
-use crate::protocol::{ErrorObject, InputRequest};
+use crate::input::{Digest, Input};
+use crate::protocol::{ClientCapabilities, ErrorObject, InputRequest};
 
-/// What a forwarded request has of the request this server serves.
-#[derive(Clone, Copy)]
+/// What a forwarded request has of the request this server serves: what
+/// its client declared, its progress and log, and, made only when needed
+/// (most forwarded calls need neither), its cancellation and what asks its
+/// client for input.
 pub(super) struct ServedRequest<'a> {
-    pub(super) input: &'a Input,
-    pub(super) progress: &'a Progress,
-    pub(super) logger: &'a Logger,
-    pub(super) cancel: &'a CancellationToken,
+    call: &'a dyn Call,
+    pub(super) progress: Progress,
+    pub(super) logger: Logger,
+    input: OnceLock<Input>,
     /// The namespace of the mount, for errors.
     pub(super) served: &'a str,
+}
+
+impl<'a> ServedRequest<'a> {
+    pub(super) fn of<C: Call>(call: &'a C, served: &'a str) -> Self {
+        let context = call.context();
+        ServedRequest {
+            call,
+            progress: Progress::of(context.clone()),
+            logger: Logger::of(context.clone()),
+            input: OnceLock::new(),
+            served,
+        }
+    }
+
+    /// What the request's client declared.
+    pub(super) fn capabilities(&self) -> &ClientCapabilities {
+        &self.call.context().meta().client_capabilities
+    }
+
+    /// Cancelled when the request is given up.
+    pub(super) fn cancellation(&self) -> &CancellationToken {
+        self.call.context().cancellation()
+    }
+
+    /// What asks the request's client for input (as a handler's `Input`).
+    pub(super) fn input(&self) -> Result<&Input, RpcError> {
+        if let Some(input) = self.input.get() {
+            return Ok(input);
+        }
+        let call = self.call;
+        let Some(state) = call.context().input_state(|| Digest::Deferred(call.arguments_digest())) else {
+            return Err(ErrorObject::internal("input can only be requested by tools, prompts and resources").into());
+        };
+        Ok(self.input.get_or_init(|| Input::new(state)))
+    }
 }
 
 /// Asks this server's client, all at once, what the remote's

@@ -22,24 +22,21 @@ use std::sync::Arc;
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
-use tokio_util::sync::CancellationToken;
 
 use super::forwarded::{ServedRequest, relay, relayed, unreadable};
 use super::{mounted_name, mounted_uri, unmounted_uri};
 use crate::client::Client;
 use crate::client::exchange::Forwarded;
-use crate::client::forwarding::{OnMessage, OnProgress};
+use crate::client::forwarding::{OnMessage, OnProgress, ResultText};
 use crate::client::remote::RemoteScopes;
-use crate::handler::call::{CompleteCall, ResourceCall, ToolCall};
-use crate::handler::extract::{Args, FromCall, Rejection};
+use crate::handler::call::{CompleteCall, PromptCall, ResourceCall, ToolCall};
 use crate::handler::functions::{BoxFuture, RelayFn};
-use crate::handler::notify::{Logger, Progress};
+use crate::handler::notify::Logger;
 use crate::handler::outcome::{Outcome, RpcError};
 use crate::handler::passed::{Kind, PassedResult, Peeked};
-use crate::input::Input;
 use crate::protocol::{
-    Completion, CompletionReference, ErrorObject, GetPromptResult, LoggingLevel, ProgressParams, Prompt,
-    ReadResourceResult, Resource, ResourceTemplate, Tool,
+    Completion, CompletionReference, ErrorObject, LoggingLevel, ProgressParams, Prompt, ReadResourceResult, Resource,
+    ResourceTemplate, Tool,
 };
 use crate::registry::entry::{Owner, PromptEntry, ResourceEntry, ResourceKind, ToolEntry};
 use crate::registry::location::SourceLocation;
@@ -85,7 +82,7 @@ impl Mounted {
 /// here, and its views reach it by its own name.
 pub(crate) fn tool(mount: &Mounted, remote: Tool, runs_tasks: bool, views: bool) -> ToolEntry {
     let namespace = &*mount.namespace;
-    let relay = relaying(mount.client.clone(), &remote.name, namespace);
+    let relay = relaying(mount.client.clone(), &remote.name, namespace, runs_tasks);
     // Built with a placeholder, then given its handlers.
     let mut entry = ToolEntry::new(mounted_name(namespace, &remote.name), || async { "" });
     entry.handler = reading(Arc::clone(&relay), namespace);
@@ -115,8 +112,9 @@ pub(crate) fn prompt(mount: &Mounted, remote: Prompt, completes: bool) -> Prompt
     let (namespace, client) = (&*mount.namespace, mount.client.clone());
     let reference = CompletionReference::Prompt { name: remote.name.clone(), title: None };
     let completer = completes.then(|| completing(client.clone(), reference, namespace));
-    let handler = prompting(client, &remote.name, namespace);
-    let mut entry = PromptEntry::new(mounted_name(namespace, &remote.name), handler);
+    // Built with a placeholder, then given its handler.
+    let mut entry = PromptEntry::new(mounted_name(namespace, &remote.name), || async { "" });
+    entry.handler = prompting(client, &remote.name, namespace);
     entry.location = mount.location;
     entry.owner = Some(Arc::clone(&mount.owner));
     entry.scopes = mount.scopes.of(&remote.name);
@@ -131,25 +129,28 @@ pub(crate) fn prompt(mount: &Mounted, remote: Prompt, completes: bool) -> Prompt
 
 /// The relay of the remote tool `name`: each call's arguments sent as its
 /// caller wrote them, and its result passed on as the remote wrote it
-/// (read only as far as [`Peeked`] does).
-fn relaying(client: Client, name: &str, served: &str) -> RelayFn {
+/// (read only as far as [`Peeked`] does). When the remote `runs_tasks`, a
+/// call is held within the request until the remote has said whether it
+/// made a task of it.
+fn relaying(client: Client, name: &str, served: &str, runs_tasks: bool) -> RelayFn {
+    // Shared, not cloned per call: a client's clone copies its transport.
+    let client = Arc::new(client);
     let (name, served): (Arc<str>, Arc<str>) = (name.into(), served.into());
     Arc::new(move |call: ToolCall| {
-        let (client, name, served) = (client.clone(), Arc::clone(&name), Arc::clone(&served));
+        let (client, name, served) = (Arc::clone(&client), Arc::clone(&name), Arc::clone(&served));
         Box::pin(async move {
-            let (input, progress, logger, cancel) =
-                (extracted(&call)?, extracted(&call)?, extracted(&call)?, extracted(&call)?);
-            let here =
-                ServedRequest { input: &input, progress: &progress, logger: &logger, cancel: &cancel, served: &served };
+            let here = ServedRequest::of(&call, &served);
+            if runs_tasks {
+                // Until the remote says whether it makes a task of the
+                // request, this server does not either (the tool is
+                // `input_first`: its waits would otherwise make it one).
+                here.input().map_err(|e| e.0)?.hold_inline(true);
+            }
             let (text, peeked) =
-                forward(&client, "tools/call", &name, call.raw_arguments(), here).await.map_err(|e| e.0)?;
+                forward(&client, "tools/call", &name, call.raw_arguments(), &here).await.map_err(|e| e.0)?;
             if !peeked.has_content {
-                return Err(unreadable(
-                    &served,
-                    "gave a result that does not read",
-                    &"a tool result without `content`",
-                )
-                .0);
+                let why = &"a tool result without `content`";
+                return Err(unreadable(&served, "gave a result that does not read", why).0);
             }
             Ok(Outcome::Complete(PassedResult { text, peeked }))
         })
@@ -164,7 +165,7 @@ fn reading(relay: RelayFn, served: &str) -> crate::handler::functions::ToolFn {
         let (relayed, served) = (relay(call), Arc::clone(&served));
         Box::pin(async move {
             match relayed.await? {
-                Outcome::Complete(passed) => serde_json::from_str(passed.text.get())
+                Outcome::Complete(passed) => serde_json::from_str(&passed.text)
                     .map(Outcome::Complete)
                     .map_err(|e| unreadable(&served, "gave a result that does not read", &e).0),
                 Outcome::InputRequired(asked) => Ok(Outcome::InputRequired(asked)),
@@ -173,43 +174,22 @@ fn reading(relay: RelayFn, served: &str) -> crate::handler::functions::ToolFn {
     })
 }
 
-/// A value a relay takes of its call, as a handler would.
-fn extracted<T: FromCall<ToolCall>>(call: &ToolCall) -> Result<T, ErrorObject> {
-    T::from_call(call).map_err(|rejection| match rejection {
-        Rejection::Rpc(error) => error,
-        Rejection::InvalidArguments(why) => ErrorObject::invalid_params(why),
-    })
-}
-
 /// The handler of the remote prompt `name`: its arguments sent as
 /// `prompts/get`, the result read as a `GetPromptResult`.
-fn prompting(
-    client: Client,
-    name: &str,
-    served: &str,
-) -> impl Fn(
-    Args<Value>,
-    Input,
-    Progress,
-    Logger,
-    CancellationToken,
-) -> BoxFuture<'static, Result<GetPromptResult, RpcError>>
-+ Clone
-+ Send
-+ Sync
-+ 'static {
+fn prompting(client: Client, name: &str, served: &str) -> crate::handler::functions::PromptFn {
     let (name, served): (Arc<str>, Arc<str>) = (name.into(), served.into());
-    move |Args(arguments), input, progress, logger, cancel| {
+    Arc::new(move |call: PromptCall| {
         let (client, name, served) = (client.clone(), Arc::clone(&name), Arc::clone(&served));
         Box::pin(async move {
-            let arguments = serde_json::value::to_raw_value(&object(arguments))
+            let arguments = serde_json::value::to_raw_value(call.arguments())
                 .map_err(|e| ErrorObject::invalid_params(format!("Arguments that cannot be sent: {e}")))?;
-            let here =
-                ServedRequest { input: &input, progress: &progress, logger: &logger, cancel: &cancel, served: &served };
-            let (text, _) = forward(&client, "prompts/get", &name, Some(&arguments), here).await?;
-            serde_json::from_str(text.get()).map_err(|e| unreadable(&served, "gave a result that does not read", &e))
+            let here = ServedRequest::of(&call, &served);
+            let (text, _) = forward(&client, "prompts/get", &name, Some(&arguments), &here).await.map_err(|e| e.0)?;
+            serde_json::from_str(&text)
+                .map(Outcome::Complete)
+                .map_err(|e| unreadable(&served, "gave a result that does not read", &e).0)
         })
-    }
+    })
 }
 
 /// A remote resource served under its mount's namespace (its URI
@@ -323,9 +303,9 @@ async fn forward(
     method: &str,
     name: &str,
     arguments: Option<&RawValue>,
-    here: ServedRequest<'_>,
-) -> Result<(Box<RawValue>, Peeked), RpcError> {
-    let ServedRequest { input, progress, logger, served, .. } = here;
+    here: &ServedRequest<'_>,
+) -> Result<(String, Peeked), RpcError> {
+    let (progress, logger, served) = (&here.progress, &here.logger, here.served);
     let level = logger.level();
     let on_progress = progress.is_requested().then(|| {
         let progress = progress.clone();
@@ -350,34 +330,30 @@ async fn forward(
     };
     let heard = (on_progress.is_some() || on_message.is_some() || asks.is_some())
         .then(|| client.request_listener(on_progress, on_message, asks));
-    // Until the remote says whether it makes a task of the request, this
-    // server does not either (a tool that may run as a task here is
-    // `input_first`: its waits would otherwise make it one at once).
-    input.hold_inline(true);
     let mut params = Forwarded { name, arguments, input_responses: Map::new(), request_state: None };
     let rounds = client.limits().rounds();
     for _ in 0..=rounds {
-        let capabilities = input.capabilities();
-        let request = client.forward_round(method, &params, (capabilities, level), heard.as_ref());
+        let request = client.forward_round(method, &params, (here.capabilities(), level), heard.as_ref());
+        // The rarer paths boxed: every forwarded call's future would
+        // otherwise take their room, and be moved whole.
         let answered = match &mut questions {
-            Some(questions) => super::questions::answering(request, questions, input).await,
+            Some(questions) => Box::pin(super::questions::answering(request, questions, here.input()?)).await,
             None => request.await,
         };
-        let text = answered.map_err(|e| relayed(served, e))?;
+        let ResultText(text) = answered.map_err(|e| relayed(served, e))?;
         let peeked = Peeked::read(&text).map_err(|e| unreadable(served, "gave a result that does not read", &e))?;
         match peeked.kind {
             Some(Kind::InputRequired) => {
                 let result = read_value(&text, served)?;
-                let answers = relay(input, &result, served, client).await?;
+                let answers = Box::pin(relay(here.input()?, &result, served, client)).await?;
                 params
                     .next_round(&result, answers)
                     .map_err(|why| unreadable(served, "gave an input request that does not read", &why))?;
             }
             Some(Kind::Task) => {
-                input.hold_inline(false);
-                let result = super::task::follow(client, read_value(&text, served)?, &here).await?;
-                let text = serde_json::value::to_raw_value(&result)
-                    .map_err(|e| unreadable(served, "gave a result that does not read", &e))?;
+                here.input()?.hold_inline(false);
+                let result = Box::pin(super::task::follow(client, read_value(&text, served)?, here)).await?;
+                let text = result.to_string();
                 let peeked =
                     Peeked::read(&text).map_err(|e| unreadable(served, "gave a result that does not read", &e))?;
                 return Ok((text, peeked));
@@ -390,8 +366,8 @@ async fn forward(
 }
 
 /// A remote's result read into a value, to act on.
-fn read_value(text: &RawValue, served: &str) -> Result<Value, RpcError> {
-    serde_json::from_str(text.get()).map_err(|e| unreadable(served, "gave a result that does not read", &e))
+fn read_value(text: &str, served: &str) -> Result<Value, RpcError> {
+    serde_json::from_str(text).map_err(|e| unreadable(served, "gave a result that does not read", &e))
 }
 
 /// Passes a remote's `notifications/message` on to this server's client,
@@ -406,12 +382,4 @@ fn relay_log(logger: &Logger, message: &Value) {
         Some(name) => logger.clone().named(name).log(level, data),
         None => logger.log(level, data),
     };
-}
-
-/// Arguments as an object: none is `{}`.
-fn object(arguments: Value) -> Value {
-    match arguments {
-        Value::Null => Value::Object(Map::new()),
-        other => other,
-    }
 }

@@ -40,7 +40,7 @@ pub(super) async fn follow(client: &Client, created: Value, here: &ServedRequest
     let mut remote = RemoteTask {
         client: client.clone(),
         task_id: task_id.to_owned(),
-        capabilities: here.input.capabilities().clone(),
+        capabilities: here.capabilities().clone(),
         open: true,
     };
     let mut task = created;
@@ -86,7 +86,7 @@ pub(super) async fn follow(client: &Client, created: Value, here: &ServedRequest
                         ))
                         .into());
                     }
-                    let answers = relay(here.input, &json!({"inputRequests": asked}), served, client).await?;
+                    let answers = relay(here.input()?, &json!({"inputRequests": asked}), served, client).await?;
                     remote.update(&answers).await.map_err(|e| relayed(served, e))?;
                     answered.extend(asked);
                 }
@@ -104,7 +104,7 @@ pub(super) async fn follow(client: &Client, created: Value, here: &ServedRequest
             reported = Some(message.to_owned());
         }
         tokio::select! {
-            () = here.cancel.cancelled() => {
+            () = here.cancellation().cancelled() => {
                 remote.open = false;
                 remote.cancel().await;
                 return Err(ErrorObject::internal("The task was cancelled").into());
