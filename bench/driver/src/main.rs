@@ -322,7 +322,9 @@ fn bench_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
 }
 
-/// `load ADDR PID [--concurrency C] [--calls N] [--list | --legacy]`.
+/// `load ADDR PID [--behind PID] [--concurrency C] [--calls N] [--list | --legacy]`:
+/// with `--behind`, PID is a front (a gateway) and the other the server
+/// behind it, each one's CPU reported.
 async fn load_only(args: &[String]) -> Result<()> {
     let option = |name: &str, default: usize| -> Result<usize> {
         match args.iter().position(|a| a == name) {
@@ -340,15 +342,17 @@ async fn load_only(args: &[String]) -> Result<()> {
     } else {
         Call::echo()
     };
-    let (mut sample, _) = http_load::round(
-        addr,
-        &Processes::server(pid),
-        &call,
-        option("--concurrency", 16)?,
-        option("--calls", 100_000)?,
-        true,
-    )
-    .await?;
+    let behind: Option<u32> = match args.iter().position(|a| a == "--behind") {
+        Some(i) => Some(args.get(i + 1).context("--behind without its PID")?.parse()?),
+        None => None,
+    };
+    let processes = match behind {
+        Some(behind) => Processes { servers: vec![behind], proxy: Some(pid) },
+        None => Processes::server(pid),
+    };
+    let (mut sample, _) =
+        http_load::round(addr, &processes, &call, option("--concurrency", 16)?, option("--calls", 100_000)?, true)
+            .await?;
     println!(
         "{}: {:.0} req/s, p50 {:.1} µs, p99 {:.1} µs, server CPU {:.1} µs per call",
         call.method,
@@ -357,6 +361,13 @@ async fn load_only(args: &[String]) -> Result<()> {
         sample.percentile_us(99.0),
         sample.cpu_us()
     );
+    if behind.is_some() {
+        println!(
+            "front CPU {:.1} µs per call, behind it {:.1} µs per call",
+            sample.proxy_cpu_us(),
+            sample.cpu_us() - sample.proxy_cpu_us()
+        );
+    }
     Ok(())
 }
 
