@@ -280,3 +280,96 @@ async fn files_that_do_not_read_stop_the_server_naming_the_file() {
         .expect_err("refused at start");
     assert!(error.to_string().contains("missing.pem"), "{error}");
 }
+
+/// A server over TLS whose one tool says which HTTP version carried it.
+async fn serve_versions(cert: &Path, key: &Path) -> SocketAddr {
+    let server = mcp_runtime::Server::builder("tls", "1.0.0")
+        .tool(ToolEntry::new("version", |cx: mcp_runtime::RequestContext| async move {
+            format!("{:?}", cx.http_request().map(|parts| parts.version))
+        }))
+        .build()
+        .expect("a server");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("an address");
+    let config = HttpConfig::default().tls(cert, key);
+    tokio::spawn(server.serve_http_with_shutdown(listener, config, std::future::pending()));
+    addr
+}
+
+#[tokio::test]
+async fn the_client_speaks_https_to_a_server_it_is_given_the_root_of() {
+    use mcp_runtime::client::{Client, Error};
+    let certificate = certificate();
+    let (cert, key) = write(&folder("client"), &certificate);
+    let addr = serve_versions(&cert, &key).await;
+    let url = format!("https://localhost:{}/mcp", addr.port());
+    // Neither the platform's roots nor `SSL_CERT_FILE` have the test's own.
+    let refused = Client::http(&url).timeout(STUCK).call_tool("version", json!({})).await.expect_err("untrusted");
+    assert!(matches!(refused, Error::Transport(ref why) if why.contains("certificate")), "{refused:?}");
+    let client = Client::http(&url).timeout(STUCK).root_certificates(&certificate.cert_pem).expect("a root");
+    // HTTP/2, as the server offers it by ALPN; calls at once share it.
+    let calls = (0..8).map(|_| client.call_tool("version", json!({})));
+    for called in futures_util::future::join_all(calls).await {
+        assert_eq!(called.expect("called").first_text(), Some("Some(HTTP/2.0)"));
+    }
+    // PEM without a certificate is refused where it is given.
+    let none = Client::http(&url).root_certificates("not a certificate").expect_err("no certificate");
+    assert!(matches!(none, Error::Invalid(ref why) if why.contains("no certificate")), "{none:?}");
+}
+
+#[tokio::test]
+async fn the_client_speaks_http1_over_tls_to_a_server_that_offers_nothing_else() {
+    use mcp_runtime::client::Client;
+    let certificate = certificate();
+    let (cert, key) = write(&folder("client-h1"), &certificate);
+    // A TLS server of this test's own, offering HTTP/1.1 alone by ALPN, in
+    // front of a plain one.
+    let plain = serve_plain_versions().await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("an address");
+    let mut tls = rustls::ServerConfig::builder_with_provider(rustls::crypto::ring::default_provider().into())
+        .with_safe_default_protocol_versions()
+        .expect("versions")
+        .with_no_client_auth()
+        .with_single_cert(
+            vec![certificate.der.clone()],
+            rustls::pki_types::PrivateKeyDer::try_from(
+                rcgen::KeyPair::from_pem(&certificate.key_pem).expect("a key").serialize_der(),
+            )
+            .expect("a key"),
+        )
+        .expect("a config");
+    tls.alpn_protocols = vec![b"http/1.1".to_vec()];
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(tls));
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let acceptor = acceptor.clone();
+            tokio::spawn(async move {
+                let Ok(mut tls) = acceptor.accept(stream).await else { return };
+                let Ok(mut inner) = tokio::net::TcpStream::connect(plain).await else { return };
+                let _ = tokio::io::copy_bidirectional(&mut tls, &mut inner).await;
+            });
+        }
+    });
+    let _ = (&cert, &key);
+    let url = format!("https://localhost:{}/mcp", addr.port());
+    let client = Client::http(&url).timeout(STUCK).root_certificates(&certificate.cert_pem).expect("a root");
+    for _ in 0..3 {
+        let called = client.call_tool("version", json!({})).await.expect("called");
+        assert_eq!(called.first_text(), Some("Some(HTTP/1.1)"));
+    }
+}
+
+/// The server of `serve_versions`, over plain HTTP.
+async fn serve_plain_versions() -> SocketAddr {
+    let server = mcp_runtime::Server::builder("plain", "1.0.0")
+        .tool(ToolEntry::new("version", |cx: mcp_runtime::RequestContext| async move {
+            format!("{:?}", cx.http_request().map(|parts| parts.version))
+        }))
+        .build()
+        .expect("a server");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("an address");
+    tokio::spawn(server.serve_http_with_shutdown(listener, HttpConfig::default(), std::future::pending()));
+    addr
+}

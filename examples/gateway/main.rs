@@ -24,6 +24,9 @@
 //! makes a mount's entries need those scopes. Bound to another address than loopback, the
 //! gateway refuses to start without `--issuer` unless told `--allow-unauthenticated`.
 //! `--trusted-proxies N` believes the `X-Forwarded-For` of N proxies in front.
+//!
+//! An `https://` remote's certificate is checked against the platform's roots (which honour
+//! `SSL_CERT_FILE`); `--root-certificates PEM` trusts the certificates of a file besides.
 
 #[path = "../observability.rs"]
 mod observability;
@@ -37,7 +40,7 @@ use mcp_runtime::transport::http::{ForwardedHeader, HttpConfig};
 
 const USAGE: &str = "usage: gateway [--stdio | --http ADDR] [--issuer URL [--resource URI]] [--public-url URL] \
                      [--scopes NAME=SCOPE,...]... [--trusted-proxies N] [--allow-unauthenticated] \
-                     [NAME]=COMMAND... | [NAME]=URL...
+                     [--root-certificates PEM] [NAME]=COMMAND... | [NAME]=URL...
 
 Serves the tools, prompts and resources of each remote server under its NAME (none: as it is).
 COMMAND speaks MCP on its stdio; it is split into words as a shell would, so quote a path with
@@ -51,6 +54,7 @@ spaces: docs=\"'/opt/my docs/server' --stdio\". URL is a Streamable HTTP endpoin
   --scopes NAME=S1,S2        the scopes a mount's entries need (repeatable)
   --trusted-proxies N        believe the X-Forwarded-For of N proxies in front
   --allow-unauthenticated    serve a non-loopback address without --issuer, on purpose
+  --root-certificates PEM    trust these certificates for https:// remotes, besides the platform's
   --help, -h                 this text";
 
 /// What to serve, and how.
@@ -69,6 +73,8 @@ struct Options {
     trusted_proxies: usize,
     /// Serves a wide bind without authentication, on purpose.
     allow_unauthenticated: bool,
+    /// A PEM file of certificates trusted for `https://` remotes.
+    root_certificates: Option<String>,
 }
 
 impl Options {
@@ -120,6 +126,7 @@ fn parse_args(args: &[String]) -> anyhow::Result<Invocation> {
                 options.trusted_proxies = hops.parse().with_context(|| format!("`{hops}` is not a number"))?;
             }
             "--allow-unauthenticated" => options.allow_unauthenticated = true,
+            "--root-certificates" => options.root_certificates = Some(value("a PEM file")?.clone()),
             flag if flag.starts_with("--") => bail!("unknown option `{flag}`\n{USAGE}"),
             remote => {
                 let Some((name, target)) = remote.split_once('=') else {
@@ -166,10 +173,14 @@ fn parse_args(args: &[String]) -> anyhow::Result<Invocation> {
     Ok(Invocation::Serve(options))
 }
 
-/// Connects to the remote, which lists what it serves.
-async fn connect(name: &str, target: &Target) -> anyhow::Result<Remote> {
+/// Connects to the remote, which lists what it serves; an `https://` one
+/// trusting `roots` (PEM) besides the platform's.
+async fn connect(name: &str, target: &Target, roots: Option<&[u8]>) -> anyhow::Result<Remote> {
     let client = match target {
-        Target::Url(url) => Client::http(url.clone()),
+        Target::Url(url) => match roots {
+            Some(roots) => Client::http(url.clone()).root_certificates(roots)?,
+            None => Client::http(url.clone()),
+        },
         Target::Command(words) => {
             let mut command = tokio::process::Command::new(&words[0]);
             command.args(&words[1..]);
@@ -202,8 +213,12 @@ async fn main() -> anyhow::Result<()> {
     let _telemetry = observability::init("gateway")?;
     let mut builder = mcp_runtime::Server::builder("gateway", env!("CARGO_PKG_VERSION"))
         .instructions("A gateway: each server's tools, prompts and resources under its name.");
+    let roots = match &options.root_certificates {
+        Some(path) => Some(std::fs::read(path).with_context(|| format!("reading --root-certificates {path}"))?),
+        None => None,
+    };
     for (name, target) in &options.remotes {
-        let mut remote = connect(name, target).await?;
+        let mut remote = connect(name, target, roots.as_deref()).await?;
         if let Some((_, scopes)) = options.scopes.iter().find(|(mount, _)| mount == name) {
             remote = remote.scopes(scopes.clone());
         }

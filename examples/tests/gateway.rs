@@ -59,3 +59,40 @@ async fn a_quoted_command_may_name_a_path_with_a_space() {
     drop(served);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test]
+async fn an_https_remote_is_reached_through_the_gateway_with_the_roots_it_is_given() {
+    // `notes` over HTTPS, with a certificate made for this test.
+    let made = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).expect("a certificate");
+    let dir = std::env::temp_dir().join(format!("mcp-gateway-tls-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let (cert, key, db) = (dir.join("cert.pem"), dir.join("key.pem"), dir.join("notes.db"));
+    std::fs::write(&cert, made.cert.pem()).expect("written");
+    std::fs::write(&key, made.key_pair.serialize_pem()).expect("written");
+    let mut notes = Command::new(env!("CARGO_BIN_EXE_notes"));
+    notes.arg("--db").arg(&db).args(["--http", "127.0.0.1:0", "--tls-cert"]).arg(&cert).arg("--tls-key").arg(&key);
+    notes.env("NO_COLOR", "1").env("RUST_LOG", "info");
+    let notes = mcp_tests::process::serve_tls(notes, &made.cert.pem()).await;
+    let remote = format!("notes=https://localhost:{}/mcp", notes.addr.port());
+    // Without the certificate among its roots, the gateway does not start.
+    let refused = Command::new(env!("CARGO_BIN_EXE_gateway"))
+        .args(["--http", "127.0.0.1:0", &remote])
+        .env("NO_COLOR", "1")
+        .output()
+        .await
+        .expect("it runs");
+    assert!(!refused.status.success());
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(said.contains("connecting to `notes`") && said.contains("certificate"), "{said}");
+    // With it, the remote's tools are the gateway's.
+    let mut gateway = Command::new(env!("CARGO_BIN_EXE_gateway"));
+    gateway.args(["--http", "127.0.0.1:0", "--root-certificates"]).arg(&cert).arg(&remote);
+    gateway.env("NO_COLOR", "1").env("RUST_LOG", "info");
+    let served = serve(gateway).await;
+    let client = Client::http(format!("http://{}/mcp", served.addr));
+    let added = client.call_tool("notes_add_note", json!({"title": "over TLS", "body": "through the gateway"})).await;
+    let added = added.expect("called");
+    assert_ne!(added.is_error, Some(true), "{added:?}");
+    drop((served, notes));
+    let _ = std::fs::remove_dir_all(&dir);
+}

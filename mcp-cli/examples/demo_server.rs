@@ -3,6 +3,9 @@
 //! line of stdout). Any era. Its tools ask what servers ask of a client:
 //! a confirmation, a form, a URL to visit, a model's answer, the roots.
 //!
+//! `--https CERT KEY` serves HTTPS with that certificate (for `localhost`)
+//! and key, PEM files, its URL the first line of stdout.
+//!
 //! `--trace` writes each request's method to stderr (`demo_server: METHOD`),
 //! for a test to count what a command sent. `--rogue` is no `mcp_runtime`
 //! server but a hand-written one that asks what it must not (a URL and a
@@ -18,7 +21,7 @@ use mcp_runtime::transport::stdio::StdioConfig;
 use mcp_runtime::{Args, Input, Server};
 use serde_json::{Value, json};
 
-const USAGE: &str = "usage: demo_server [--http] [--trace] [--rogue]";
+const USAGE: &str = "usage: demo_server [--http | --https CERT KEY] [--trace] [--rogue]";
 
 fn server() -> Server {
     Server::builder("demo", "1.0.0")
@@ -64,7 +67,15 @@ fn server() -> Server {
 // Logs on stderr, as `RUST_LOG` says: a stdio server's stdout stays the protocol's.
 #[mcp_runtime::main(logging)]
 async fn main() -> std::io::Result<()> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let https = match args.iter().position(|a| a == "--https") {
+        Some(at) if args.len() >= at + 3 => Some(args.drain(at..at + 3).skip(1).collect::<Vec<_>>()),
+        Some(_) => {
+            writeln!(std::io::stderr(), "--https needs CERT and KEY\n{USAGE}")?;
+            std::process::exit(2);
+        }
+        None => None,
+    };
     if let Some(other) = args.iter().find(|a| !["--http", "--trace", "--rogue"].contains(&a.as_str())) {
         if other == "--help" || other == "-h" {
             return writeln!(std::io::stdout(), "{USAGE}");
@@ -75,6 +86,12 @@ async fn main() -> std::io::Result<()> {
     let has = |flag: &str| args.iter().any(|a| a == flag);
     if has("--rogue") {
         return tokio::task::spawn_blocking(rogue).await?;
+    }
+    if let Some(files) = https {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        writeln!(std::io::stdout(), "https://localhost:{}/mcp", listener.local_addr()?.port())?;
+        let config = mcp_runtime::transport::http::HttpConfig::default().tls(&files[0], &files[1]);
+        return server().serve_http_with_shutdown(listener, config, std::future::pending()).await;
     }
     if has("--http") {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;

@@ -25,6 +25,8 @@ options (anywhere before `--`):
   --bearer TOKEN                  sent as `Authorization: Bearer` over HTTP
                                   (default: $MCP_BEARER_TOKEN)
   --timeout SECONDS               for each request (default 60)
+  --root-certificates PEM         trusts the certificates of this file for an https:// URL,
+                                  besides the system's (which honour $SSL_CERT_FILE)
   --json                          print lists as JSON, not as a table
   --answer FIELD=VALUE            answers the field of a question the server asks
                                   (repeatable)
@@ -66,6 +68,8 @@ pub(crate) struct Invocation {
     pub(crate) answers: Answers,
     /// `--root`, as given.
     pub(crate) roots: Vec<String>,
+    /// `--root-certificates`: a PEM file trusted for `https://`.
+    pub(crate) root_certificates: Option<String>,
 }
 
 /// What to ask the server.
@@ -108,6 +112,7 @@ pub(crate) fn parse(args: &[String], bearer: Option<String>) -> Result<Invocatio
     let mut timeout = Duration::from_secs(60);
     let mut arguments = Map::new();
     let (mut json, mut answers, mut roots) = (false, Answers::default(), Vec::new());
+    let mut root_certificates = None;
     let mut positional = Vec::new();
     let mut words = ours.iter();
     while let Some(word) = words.next() {
@@ -115,6 +120,7 @@ pub(crate) fn parse(args: &[String], bearer: Option<String>) -> Result<Invocatio
         match word.as_str() {
             "--url" => url = Some(value("--url")?),
             "--bearer" => bearer = Some(value("--bearer")?),
+            "--root-certificates" => root_certificates = Some(value("--root-certificates")?),
             "--revision" => revision = revision_of(&value("--revision")?)?,
             "--timeout" => {
                 let seconds = value("--timeout")?;
@@ -156,7 +162,7 @@ pub(crate) fn parse(args: &[String], bearer: Option<String>) -> Result<Invocatio
         _ => return Err("no server: give --url URL or `-- COMMAND [ARGS...]`".into()),
     };
     let action = action_of(&positional, arguments)?;
-    Ok(Invocation { action, target, revision, bearer, timeout, json, answers, roots })
+    Ok(Invocation { action, target, revision, bearer, timeout, json, answers, roots, root_certificates })
 }
 
 fn revision_of(text: &str) -> Result<Revision, String> {

@@ -99,7 +99,14 @@ async fn run(mut invocation: Invocation) -> ExitCode {
 
 fn connect(invocation: &Invocation) -> Result<Client, Error> {
     let client = match &invocation.target {
-        Target::Url(url) => Client::http(url.clone()),
+        Target::Url(url) => match &invocation.root_certificates {
+            Some(path) => {
+                let pem = std::fs::read(path)
+                    .map_err(|e| Error::Invalid(format!("--root-certificates {path} could not be read: {e}")))?;
+                Client::http(url.clone()).root_certificates(pem)?
+            }
+            None => Client::http(url.clone()),
+        },
         Target::Command(words) => {
             let mut command = tokio::process::Command::new(&words[0]);
             command.args(&words[1..]);

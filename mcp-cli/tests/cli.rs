@@ -293,3 +293,36 @@ fn a_stdio_server_with_the_logging_switch_works_with_debug_logs_on() {
     let logs = String::from_utf8_lossy(&output.stderr);
     assert!(logs.contains("INFO") && logs.contains("serving MCP over stdio"), "the server's logs reach stderr: {logs}");
 }
+
+#[test]
+fn over_https_it_trusts_the_certificates_it_is_given() {
+    let made = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).expect("a certificate");
+    let dir = std::env::temp_dir().join(format!("mcp-cli-https-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
+    std::fs::write(&cert, made.cert.pem()).expect("written");
+    std::fs::write(&key, made.key_pair.serialize_pem()).expect("written");
+    let mut server = Killed(
+        Command::new(demo_server())
+            .arg("--https")
+            .arg(&cert)
+            .arg(&key)
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("the server"),
+    );
+    let mut url = String::new();
+    // It binds before it tells: a request sent now waits to be served.
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(server.0.stdout.take().expect("stdout")), &mut url)
+        .expect("its URL");
+    let url = url.trim();
+    assert!(url.starts_with("https://localhost:"), "{url}");
+    // Its certificate is none the system trusts: no answer (3), and why.
+    let untrusted = mcp(&["call", "add", "--args", r#"{"a": 1, "b": 2}"#, "--url", url]);
+    assert_eq!(untrusted.status.code(), Some(3), "{}", stderr_of(&untrusted));
+    assert!(stderr_of(&untrusted).contains("certificate"), "{}", stderr_of(&untrusted));
+    let cert = cert.to_str().expect("a path");
+    let sum = mcp(&["call", "add", "--args", r#"{"a": 1, "b": 2}"#, "--root-certificates", cert, "--url", url]);
+    assert_eq!(json_of(&sum)["content"][0]["text"], "3", "{}", stderr_of(&sum));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -78,7 +78,40 @@ pub struct Served {
 /// the listener is bound; the binary must log it, at INFO, without colours)
 /// and answered a request there. Panics, with what the process wrote, if it
 /// exits first or is not ready within [`STARTUP`].
-pub async fn serve(mut command: Command) -> Served {
+pub async fn serve(command: Command) -> Served {
+    let (served, command) = bound(command).await;
+    if tokio::time::timeout(STARTUP, answers_http(served.addr)).await.is_err() {
+        panic!("{command:?} bound {} but answered no request within {STARTUP:?}", served.addr);
+    }
+    served
+}
+
+/// [`serve`] for a server of HTTPS (`--tls-cert`, `--tls-key`) whose
+/// certificate, for `localhost`, is signed by `roots` (PEM): ready once it
+/// has answered `server/discover` over HTTPS.
+pub async fn serve_tls(command: Command, roots: &str) -> Served {
+    let (served, command) = bound(command).await;
+    let url = format!("https://localhost:{}/mcp", served.addr.port());
+    let answered = async {
+        loop {
+            let client = mcp_runtime::client::Client::http(&url)
+                .root_certificates(roots)
+                .expect("roots")
+                .timeout(std::time::Duration::from_secs(5));
+            if client.discover().await.is_ok() {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    };
+    if tokio::time::timeout(STARTUP, answered).await.is_err() {
+        panic!("{command:?} bound {} but answered no request over HTTPS within {STARTUP:?}", served.addr);
+    }
+    served
+}
+
+/// Starts `command` and waits until it has logged the address it bound.
+async fn bound(mut command: Command) -> (Served, Command) {
     command.stderr(Stdio::piped()).kill_on_drop(true);
     let mut child = command.spawn().unwrap_or_else(|e| panic!("{command:?} does not start: {e}"));
     let (log, mut lines) = read_log(child.stderr.take().expect("stderr piped"));
@@ -98,10 +131,7 @@ pub async fn serve(mut command: Command) -> Served {
         }
         Err(_) => panic!("{command:?} reported no address within {STARTUP:?}:\n{}", log.lines().join("\n")),
     };
-    if tokio::time::timeout(STARTUP, answers_http(addr)).await.is_err() {
-        panic!("{command:?} bound {addr} but answered no request within {STARTUP:?}");
-    }
-    Served { child, addr, log }
+    (Served { child, addr, log }, command)
 }
 
 /// The address of the runtime's `serving MCP over HTTP` log line, read

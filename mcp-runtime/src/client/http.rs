@@ -83,6 +83,11 @@ impl HttpTransport {
         &self.url
     }
 
+    /// Trusts `roots` besides the platform's, for `https://`.
+    pub(super) fn add_roots(&self, roots: Vec<rustls::pki_types::CertificateDer<'static>>) {
+        self.connections.add_roots(roots);
+    }
+
     /// A request to the endpoint with `method` and `body`, and the headers
     /// every message of `head` carries.
     fn to_endpoint(

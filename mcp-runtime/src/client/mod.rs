@@ -163,8 +163,11 @@ impl std::fmt::Debug for Client {
 }
 
 impl Client {
-    /// A client of the server whose MCP endpoint is `url` (`http://`; each
-    /// request on a pooled connection).
+    /// A client of the server whose MCP endpoint is `url`: `http://`, or
+    /// `https://` (the server's certificate checked against the platform's
+    /// roots and any given to
+    /// [`root_certificates`](Self::root_certificates); HTTP/2 when the server
+    /// offers it). Connections are kept between requests.
     #[cfg(feature = "client")]
     #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
     pub fn http(url: impl Into<String>) -> Client {

@@ -175,6 +175,38 @@ impl Client {
         self
     }
 
+    /// Trusts the certificates in `pem` (PEM text, one certificate or
+    /// more) as roots for an `https://` server, besides the platform's
+    /// (which honour `SSL_CERT_FILE` and `SSL_CERT_DIR`): a server whose
+    /// certificate a private authority signed, or a test's own. Added
+    /// before the first request; a client of a pipe or of this process has
+    /// no use for them. PEM without a certificate is
+    /// [`Error::Invalid`](super::Error::Invalid).
+    ///
+    /// ```no_run
+    /// # fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// use mcp_runtime::client::Client;
+    /// let pem = std::fs::read("internal-ca.pem")?;
+    /// let client = Client::http("https://tools.internal/mcp").root_certificates(&pem)?;
+    /// # let _ = client; Ok(()) }
+    /// ```
+    #[cfg(feature = "client")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+    pub fn root_certificates(self, pem: impl AsRef<[u8]>) -> Result<Self, super::Error> {
+        use rustls::pki_types::CertificateDer;
+        use rustls::pki_types::pem::PemObject as _;
+        let roots = CertificateDer::pem_slice_iter(pem.as_ref())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| super::Error::Invalid(format!("certificates that do not read: {e}")))?;
+        if roots.is_empty() {
+            return Err(super::Error::Invalid("no certificate in the PEM given".to_owned()));
+        }
+        if let super::Transport::Http(http) = &self.transport {
+            http.add_roots(roots);
+        }
+        Ok(self)
+    }
+
     /// How long a request may take before [`Error::Timeout`](super::Error::Timeout) (default 60 s).
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
