@@ -93,6 +93,15 @@ async fn an_https_remote_is_reached_through_the_gateway_with_the_roots_it_is_giv
     let added = client.call_tool("notes_add_note", json!({"title": "over TLS", "body": "through the gateway"})).await;
     let added = added.expect("called");
     assert_ne!(added.is_error, Some(true), "{added:?}");
+    drop(served);
+    // Or with it as the roots `SSL_CERT_FILE` names, as OpenSSL-based tools take them.
+    let mut gateway = Command::new(env!("CARGO_BIN_EXE_gateway"));
+    gateway.args(["--http", "127.0.0.1:0", &remote]).env("SSL_CERT_FILE", &cert);
+    gateway.env("NO_COLOR", "1").env("RUST_LOG", "info");
+    let served = serve(gateway).await;
+    let client = Client::http(format!("http://{}/mcp", served.addr));
+    let tools = client.list_tools().await.expect("tools/list");
+    assert!(tools.iter().any(|t| t.name == "notes_add_note"), "{tools:?}");
     drop((served, notes));
     let _ = std::fs::remove_dir_all(&dir);
 }
