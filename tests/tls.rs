@@ -281,9 +281,10 @@ async fn files_that_do_not_read_stop_the_server_naming_the_file() {
     assert!(error.to_string().contains("missing.pem"), "{error}");
 }
 
-/// A server over TLS whose one tool says which HTTP version carried it.
-async fn serve_versions(cert: &Path, key: &Path) -> SocketAddr {
-    let server = mcp_runtime::Server::builder("tls", "1.0.0")
+/// A server whose one tool says which HTTP version carried it, served with
+/// `config` (over TLS, or not) on loopback.
+async fn serve_versions(config: HttpConfig) -> SocketAddr {
+    let server = mcp_runtime::Server::builder("versions", "1.0.0")
         .tool(ToolEntry::new("version", |cx: mcp_runtime::RequestContext| async move {
             format!("{:?}", cx.http_request().map(|parts| parts.version))
         }))
@@ -291,7 +292,6 @@ async fn serve_versions(cert: &Path, key: &Path) -> SocketAddr {
         .expect("a server");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("an address");
-    let config = HttpConfig::default().tls(cert, key);
     tokio::spawn(server.serve_http_with_shutdown(listener, config, std::future::pending()));
     addr
 }
@@ -301,7 +301,7 @@ async fn the_client_speaks_https_to_a_server_it_is_given_the_root_of() {
     use mcp_runtime::client::{Client, Error};
     let certificate = certificate();
     let (cert, key) = write(&folder("client"), &certificate);
-    let addr = serve_versions(&cert, &key).await;
+    let addr = serve_versions(HttpConfig::default().tls(&cert, &key)).await;
     let url = format!("https://localhost:{}/mcp", addr.port());
     // Neither the platform's roots nor `SSL_CERT_FILE` have the test's own.
     let refused = Client::http(&url).timeout(STUCK).call_tool("version", json!({})).await.expect_err("untrusted");
@@ -321,10 +321,9 @@ async fn the_client_speaks_https_to_a_server_it_is_given_the_root_of() {
 async fn the_client_speaks_http1_over_tls_to_a_server_that_offers_nothing_else() {
     use mcp_runtime::client::Client;
     let certificate = certificate();
-    let (cert, key) = write(&folder("client-h1"), &certificate);
     // A TLS server of this test's own, offering HTTP/1.1 alone by ALPN, in
     // front of a plain one.
-    let plain = serve_plain_versions().await;
+    let plain = serve_versions(HttpConfig::default()).await;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("an address");
     let mut tls = rustls::ServerConfig::builder_with_provider(rustls::crypto::ring::default_provider().into())
@@ -351,25 +350,10 @@ async fn the_client_speaks_http1_over_tls_to_a_server_that_offers_nothing_else()
             });
         }
     });
-    let _ = (&cert, &key);
     let url = format!("https://localhost:{}/mcp", addr.port());
     let client = Client::http(&url).timeout(STUCK).root_certificates(&certificate.cert_pem).expect("a root");
     for _ in 0..3 {
         let called = client.call_tool("version", json!({})).await.expect("called");
         assert_eq!(called.first_text(), Some("Some(HTTP/1.1)"));
     }
-}
-
-/// The server of `serve_versions`, over plain HTTP.
-async fn serve_plain_versions() -> SocketAddr {
-    let server = mcp_runtime::Server::builder("plain", "1.0.0")
-        .tool(ToolEntry::new("version", |cx: mcp_runtime::RequestContext| async move {
-            format!("{:?}", cx.http_request().map(|parts| parts.version))
-        }))
-        .build()
-        .expect("a server");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let addr = listener.local_addr().expect("an address");
-    tokio::spawn(server.serve_http_with_shutdown(listener, HttpConfig::default(), std::future::pending()));
-    addr
 }

@@ -65,11 +65,16 @@ impl Response {
         let (mut json, start) = result_head(&id, size + 512);
         serde_json::to_writer(&mut json, result)?;
         json.push(b'}');
-        Ok(Response {
+        Ok(Self::written(id, json, start))
+    }
+
+    /// The result written in `json` (a whole response), starting at `start`.
+    fn written(id: RequestId, json: Vec<u8>, start: usize) -> Self {
+        Response {
             id: Some(id),
             payload: Payload::Result { json, start, input_required: false },
             stage: Stage::Handler,
-        })
+        }
     }
 
     /// Marks a result as `input_required`, for callers that read the
@@ -115,11 +120,7 @@ impl Response {
             json.extend_from_slice(meta.get().as_bytes());
         }
         json.extend_from_slice(b"}}");
-        Response {
-            id: Some(id),
-            payload: Payload::Result { json, start, input_required: false },
-            stage: Stage::Handler,
-        }
+        Self::written(id, json, start)
     }
 
     /// A complete result another server wrote (`text`, an object), passed
@@ -148,11 +149,7 @@ impl Response {
             json.extend_from_slice(meta.get().as_bytes());
         }
         json.extend_from_slice(b"}}");
-        Response {
-            id: Some(id),
-            payload: Payload::Result { json, start, input_required: false },
-            stage: Stage::Handler,
-        }
+        Self::written(id, json, start)
     }
 
     /// The request id; `None` only when it could not be read.

@@ -91,21 +91,11 @@ pub async fn serve(command: Command) -> Served {
 /// has answered `server/discover` over HTTPS.
 pub async fn serve_tls(command: Command, roots: &str) -> Served {
     let (served, command) = bound(command).await;
+    // Bound before it says so: the request waits to be served.
     let url = format!("https://localhost:{}/mcp", served.addr.port());
-    let answered = async {
-        loop {
-            let client = mcp_runtime::client::Client::http(&url)
-                .root_certificates(roots)
-                .expect("roots")
-                .timeout(std::time::Duration::from_secs(5));
-            if client.discover().await.is_ok() {
-                return;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
-    };
-    if tokio::time::timeout(STARTUP, answered).await.is_err() {
-        panic!("{command:?} bound {} but answered no request over HTTPS within {STARTUP:?}", served.addr);
+    let client = mcp_runtime::client::Client::http(&url).root_certificates(roots).expect("roots").timeout(STARTUP);
+    if let Err(e) = client.discover().await {
+        panic!("{command:?} bound {} but did not answer over HTTPS: {e}", served.addr);
     }
     served
 }

@@ -22,8 +22,8 @@ use crate::protocol::{
 /// The params of a request, before what its revision adds to them.
 pub(crate) enum Params<'a> {
     /// Members of the caller's; a `_meta` among them is completed with
-    /// the client's.
-    Members(Map<String, Value>),
+    /// `meta` (in 2026-07-28).
+    Members(Map<String, Value>, &'a RequestMeta),
     /// A call or prompt forwarded by a server, its arguments as its own
     /// caller wrote them, declaring what its caller declared.
     Forwarded(&'a Forwarded<'a>, Declared<'a>),
@@ -123,7 +123,7 @@ impl Client {
         meta: &RequestMeta,
         progress: Option<&(Value, Notices)>,
     ) -> Result<Value, Error> {
-        let (reply, id) = self.exchange_reply(negotiated, method, Params::Members(params), meta, progress).await?;
+        let (reply, id) = self.exchange_reply(negotiated, method, Params::Members(params, meta), progress).await?;
         reply.into_result(&id)
     }
 
@@ -134,7 +134,6 @@ impl Client {
         negotiated: &Negotiated,
         method: &str,
         params: Params<'_>,
-        meta: &RequestMeta,
         progress: Option<&(Value, Notices)>,
     ) -> Result<(Reply, RequestId), Error> {
         let id = self.next_id();
@@ -145,7 +144,7 @@ impl Client {
         // `Null`: the notifications are heard, but no progress asked for.
         let token = progress.map(|(token, _)| token).filter(|token| !token.is_null());
         let (request, target) = match params {
-            Params::Members(mut params) => {
+            Params::Members(mut params, meta) => {
                 let target = ["name", "uri", "taskId"].iter().find_map(|key| params.get(*key)?.as_str());
                 let target = target.map(|target| Cow::Owned(target.to_owned()));
                 if stateless {

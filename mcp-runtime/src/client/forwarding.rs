@@ -69,7 +69,7 @@ impl Client {
     ) -> Result<ResultText, Error> {
         let negotiated = self.negotiated().await?;
         let params = Params::Forwarded(params, declared);
-        let (reply, id) = self.exchange_reply(negotiated, method, params, &self.meta, progress).await?;
+        let (reply, id) = self.exchange_reply(negotiated, method, params, progress).await?;
         reply.into_result_text(&id)
     }
 

@@ -359,6 +359,12 @@ mod tests {
 
     use super::*;
 
+    /// Sends `ping` as request `id` and waits for its answer.
+    async fn ping(lines: &LinesTransport, id: i64) -> Result<Value, Error> {
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": "ping"}).to_string().into_bytes();
+        lines.send(request, &RequestId::from(id), None).await
+    }
+
     /// A request's notices counting the log messages it hears, relaying
     /// questions to `asks` if given.
     fn counting(messages: bool, asks: Option<super::super::notices::Asks>) -> (Notices, Arc<AtomicUsize>) {
@@ -459,15 +465,7 @@ mod tests {
         let lines = LinesTransport::new(read, write, None, Arc::default(), Arc::clone(&limits));
         let waiting = tokio::spawn({
             let lines = lines.clone();
-            async move {
-                lines
-                    .send(
-                        json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}).to_string().into_bytes(),
-                        &RequestId::from(1_i64),
-                        None,
-                    )
-                    .await
-            }
+            async move { ping(&lines, 1).await }
         });
         // A line that never ends: the reader gives up past the limit, long
         // before the writer is done, and the request waiting is told.
@@ -525,15 +523,7 @@ mod tests {
         let lines = LinesTransport::new(read, write, None, Arc::default(), Arc::default());
         let waiting = tokio::spawn({
             let lines = lines.clone();
-            async move {
-                lines
-                    .send(
-                        json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}).to_string().into_bytes(),
-                        &RequestId::from(1_i64),
-                        None,
-                    )
-                    .await
-            }
+            async move { ping(&lines, 1).await }
         });
         // Once the request is read, it is waiting for its answer.
         written.next_line().await.expect("read").expect("the request");
@@ -545,13 +535,7 @@ mod tests {
         assert!(message.contains(r#""\u{1b}[32mINFO\u{1b}[0m listening on stdio \"v1\"""#), "{message}");
         assert!(message.contains("logs go to stderr"), "{message}");
         // And so is every later request, to the same line.
-        let later = lines
-            .send(
-                json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}).to_string().into_bytes(),
-                &RequestId::from(2_i64),
-                None,
-            )
-            .await;
+        let later = ping(&lines, 2).await;
         let Err(Error::Transport(later)) = later else { panic!("ended") };
         assert!(later.starts_with("the server's output ended: it wrote") && later.contains("listening"), "{later}");
 

@@ -64,7 +64,7 @@ pub(crate) struct PassedResult {
 }
 
 /// The members of a result that are read; every other is skipped. Nothing
-/// read is kept but what [`Peeked`] says: reading one allocates nothing.
+/// read is kept but what [`Peeked`] says.
 #[derive(Deserialize)]
 struct Peek {
     #[serde(rename = "resultType", default)]

@@ -341,7 +341,7 @@ async fn forward(
             None => request.await,
         };
         let ResultText(text) = answered.map_err(|e| relayed(served, e))?;
-        let peeked = Peeked::read(&text).map_err(|e| unreadable(served, "gave a result that does not read", &e))?;
+        let peeked = peek(&text, served)?;
         match peeked.kind {
             Some(Kind::InputRequired) => {
                 let result = read_value(&text, served)?;
@@ -354,8 +354,7 @@ async fn forward(
                 here.input()?.hold_inline(false);
                 let result = Box::pin(super::task::follow(client, read_value(&text, served)?, here)).await?;
                 let text = result.to_string();
-                let peeked =
-                    Peeked::read(&text).map_err(|e| unreadable(served, "gave a result that does not read", &e))?;
+                let peeked = peek(&text, served)?;
                 return Ok((text, peeked));
             }
             Some(Kind::Complete) | None => return Ok((text, peeked)),
@@ -363,6 +362,11 @@ async fn forward(
     }
     Err(ErrorObject::internal(format!("The server mounted at `{served}` still asked for input after {rounds} rounds"))
         .into())
+}
+
+/// What a remote's result says of itself ([`Peeked::read`]).
+fn peek(text: &str, served: &str) -> Result<Peeked, RpcError> {
+    Peeked::read(text).map_err(|e| unreadable(served, "gave a result that does not read", &e))
 }
 
 /// A remote's result read into a value, to act on.
