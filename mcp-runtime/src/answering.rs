@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::handler::functions::BoxFuture;
 use crate::input::Root;
-use crate::protocol::{ClientCapabilities, CreateMessageResult, ElicitRequest, ElicitResult};
+use crate::protocol::{ClientCapabilities, CreateMessageResult, ElicitAction, ElicitRequest, ElicitResult};
 
 pub(crate) type ElicitFn = Arc<dyn Fn(ElicitRequest) -> BoxFuture<'static, ElicitResult> + Send + Sync>;
 pub(crate) type SampleFn = Arc<dyn Fn(Value) -> BoxFuture<'static, CreateMessageResult> + Send + Sync>;
@@ -84,6 +84,13 @@ impl std::fmt::Debug for Callbacks {
 }
 
 impl Callbacks {
+    /// Whether a server's question (an elicitation, a sampling or a roots
+    /// request) has a callback to answer it.
+    #[cfg(feature = "client")]
+    pub(crate) fn answers_questions(&self) -> bool {
+        self.elicitation.is_some() || self.sampling.is_some() || self.roots.is_some()
+    }
+
     /// `declared`, plus everything a callback can answer that it leaves out.
     pub(crate) fn declare(&self, mut declared: ClientCapabilities) -> ClientCapabilities {
         if self.elicitation.is_some() && declared.elicitation.is_none() {
@@ -147,10 +154,23 @@ impl Callbacks {
         let answer = match method {
             "elicitation/create" => {
                 let callback = self.elicitation.as_ref().ok_or_else(|| missing("on_elicitation"))?;
-                let request = serde_json::from_value(params).map_err(|e| {
+                let mut params = params;
+                // Form is what an elicitation without a mode asks for.
+                if let Value::Object(params) = &mut params {
+                    params.entry("mode").or_insert_with(|| Value::from("form"));
+                }
+                let request: ElicitRequest = serde_json::from_value(params).map_err(|e| {
                     Unanswered::Malformed(format!("the elicitation `{key}` has unreadable params: {e}"))
                 })?;
-                serde_json::to_value(callback(request).await)
+                let defaults = form_defaults(&request);
+                let mut answer = callback(request).await;
+                if answer.action == ElicitAction::Accept && !defaults.is_empty() {
+                    let content = answer.content.get_or_insert_with(Map::new);
+                    for (field, default) in defaults {
+                        content.entry(field).or_insert(default);
+                    }
+                }
+                serde_json::to_value(answer)
             }
             "sampling/createMessage" => {
                 let callback = self.sampling.as_ref().ok_or_else(|| missing("on_sampling"))?;
@@ -191,6 +211,15 @@ impl Callbacks {
         }
         Ok(answers)
     }
+}
+
+/// The fields of a form `request` whose schema gives them a `default`,
+/// with it: what an accepted form has for a field its answer leaves out,
+/// as a form shown to a person would have had them filled in.
+fn form_defaults(request: &ElicitRequest) -> Map<String, Value> {
+    let ElicitRequest::Form { requested_schema, .. } = request else { return Map::new() };
+    let Some(properties) = requested_schema.get("properties").and_then(Value::as_object) else { return Map::new() };
+    properties.iter().filter_map(|(field, schema)| Some((field.clone(), schema.get("default")?.clone()))).collect()
 }
 
 /// Whether `result` asks for input rather than completing.

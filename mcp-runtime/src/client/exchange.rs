@@ -22,8 +22,9 @@ use crate::protocol::{
 /// The params of a request, before what its revision adds to them.
 pub(crate) enum Params<'a> {
     /// Members of the caller's; a `_meta` among them is completed with
-    /// `meta` (in 2026-07-28).
-    Members(Map<String, Value>, &'a RequestMeta),
+    /// `meta` (in 2026-07-28), in place, so that the request can be sent
+    /// again as it was.
+    Members(&'a mut Map<String, Value>, &'a RequestMeta),
     /// A call or prompt forwarded by a server, its arguments as its own
     /// caller wrote them, declaring what its caller declared.
     Forwarded(&'a Forwarded<'a>, Declared<'a>),
@@ -123,8 +124,24 @@ impl Client {
         meta: &RequestMeta,
         progress: Option<&(Value, Notices)>,
     ) -> Result<Value, Error> {
-        let (reply, id) = self.exchange_reply(negotiated, method, Params::Members(params, meta), progress).await?;
-        reply.into_result(&id)
+        let mut params = params;
+        let (reply, id) = self.exchange_reply(negotiated, method, Params::Members(&mut params, meta), progress).await?;
+        match reply.into_result(&id) {
+            // Refused for a revision the server says it speaks: once more,
+            // in case the refusal came from elsewhere than the answer says
+            // (a replica that was behind, say).
+            Err(Error::Rpc(error)) if matches!(negotiated, Negotiated::Stateless) && offers_ours(&error) => {
+                tracing::debug!(
+                    method,
+                    "-32022 for {}, which the server lists: sent again",
+                    crate::protocol::PROTOCOL_VERSION
+                );
+                let (reply, id) =
+                    self.exchange_reply(negotiated, method, Params::Members(&mut params, meta), progress).await?;
+                reply.into_result(&id)
+            }
+            result => result,
+        }
     }
 
     /// [`exchange_as`](Self::exchange_as) of any [`Params`], its answer
@@ -144,11 +161,11 @@ impl Client {
         // `Null`: the notifications are heard, but no progress asked for.
         let token = progress.map(|(token, _)| token).filter(|token| !token.is_null());
         let (request, target) = match params {
-            Params::Members(mut params, meta) => {
+            Params::Members(params, meta) => {
                 let target = ["name", "uri", "taskId"].iter().find_map(|key| params.get(*key)?.as_str());
                 let target = target.map(|target| Cow::Owned(target.to_owned()));
                 if stateless {
-                    with_meta(&mut params, meta);
+                    with_meta(params, meta);
                 }
                 if let Some(token) = token {
                     let meta = params.entry("_meta").or_insert_with(|| json!({}));
@@ -156,7 +173,7 @@ impl Client {
                         meta.insert("progressToken".to_owned(), token.clone());
                     }
                 }
-                (Outgoing::request(&id, method, &params)?, target)
+                (Outgoing::request(&id, method, &*params)?, target)
             }
             Params::Forwarded(forwarded, declared) => {
                 let meta = stateless.then(|| (self.fixed_meta(), declared));
@@ -200,6 +217,18 @@ impl Client {
         notices.asks = heard.and_then(|heard| heard.asks.clone());
         Some(notices)
     }
+}
+
+/// Whether `error` refuses the request's revision (`-32022`) while
+/// listing it among those the server supports.
+fn offers_ours(error: &crate::protocol::ErrorObject) -> bool {
+    error.code == crate::protocol::ErrorCode::UnsupportedProtocolVersion.code()
+        && error
+            .data
+            .as_ref()
+            .and_then(|data| data.get("supported"))
+            .and_then(Value::as_array)
+            .is_some_and(|supported| supported.iter().any(|v| v == crate::protocol::PROTOCOL_VERSION))
 }
 
 /// `params` with the client's `meta`: in a `_meta` the caller gave,

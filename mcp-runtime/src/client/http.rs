@@ -30,6 +30,16 @@ const MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
 /// `MCP-Protocol-Version`.
 const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
 
+/// `Last-Event-ID`.
+const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
+
+/// How many times one request's event stream is resumed at most.
+const RESUMPTIONS: usize = 5;
+/// How long to wait before resuming a stream whose server did not say.
+const DEFAULT_RETRY: std::time::Duration = std::time::Duration::from_secs(1);
+/// The longest wait a server's `retry` is taken for.
+const MOST_RETRY: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// A response, and the session id its HTTP response gave.
 pub(super) struct Answer {
     pub(super) reply: Reply,
@@ -195,27 +205,51 @@ impl HttpTransport {
     }
 
     /// Reads an event stream as it comes until the answer to `id`,
-    /// answering the server's requests met on the way.
+    /// answering the server's requests met on the way. In a 2025-era
+    /// session, a stream whose events had ids and that ends (or breaks off)
+    /// before the answer is resumed: after the `retry` the server asked
+    /// for, a `GET` with `Last-Event-ID`, read on in its place; at most
+    /// [`RESUMPTIONS`] times.
     async fn read_stream(&self, body: hyper::body::Incoming, head: &Head<'_>, id: &RequestId) -> Result<Value, Error> {
         let id = id.to_value();
         let most = self.limits.message_bytes();
         let mut events = Events::of(body, most, most);
-        while let Some(message) = events.next().await? {
-            if message.get("method").is_none() {
-                if message.get("id") == Some(&id) {
-                    return Ok(message);
+        let mut resumed = 0;
+        loop {
+            let broke = loop {
+                let message = match events.next().await {
+                    Ok(Some(message)) => message,
+                    Ok(None) => break Error::Transport("the event stream ended without the answer".to_owned()),
+                    Err(error) => break error,
+                };
+                if message.get("method").is_none() {
+                    if message.get("id") == Some(&id) {
+                        return Ok(message);
+                    }
+                    continue;
                 }
-                continue;
-            }
-            if message.get("id").is_none() {
-                if let Some(notices) = head.notices {
-                    notices.hear(&message);
+                if message.get("id").is_none() {
+                    if let Some(notices) = head.notices {
+                        notices.hear(&message);
+                    }
+                    continue;
                 }
-                continue;
+                self.poster(head).answer_later(message, head.notices.and_then(|n| n.asks.clone())).await;
+            };
+            let (Some(last), None) = (events.last_id.take(), head.method) else { return Err(broke) };
+            if resumed == RESUMPTIONS {
+                return Err(broke);
             }
-            self.poster(head).answer_later(message, head.notices.and_then(|n| n.asks.clone())).await;
+            resumed += 1;
+            tokio::time::sleep(events.retry.unwrap_or(DEFAULT_RETRY)).await;
+            let mut request = self.to_endpoint(http::Method::GET, Bytes::new(), head)?;
+            request.headers_mut().insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+            request.headers_mut().insert(LAST_EVENT_ID, header_value(&last)?);
+            let retry = events.retry;
+            events = self.stream_of(request, None).await?;
+            events.limit = most;
+            events.retry = retry;
         }
-        Err(Error::Transport("the event stream ended without the answer".to_owned()))
     }
 
     /// Posts request `message` and returns its event stream, which a
@@ -283,11 +317,15 @@ pub(super) struct Events {
     read: usize,
     limit: usize,
     event_limit: usize,
+    /// The id of the last event that had one: where to resume from.
+    last_id: Option<String>,
+    /// How long the server asked a client to wait before resuming.
+    retry: Option<std::time::Duration>,
 }
 
 impl Events {
     fn of(body: hyper::body::Incoming, limit: usize, event_limit: usize) -> Self {
-        Events { body, buffer: Vec::new(), scanned: 0, read: 0, limit, event_limit }
+        Events { body, buffer: Vec::new(), scanned: 0, read: 0, limit, event_limit, last_id: None, retry: None }
     }
 
     /// The next JSON-RPC message, or `None` at the end of the stream.
@@ -296,6 +334,7 @@ impl Events {
             while let Some(end) = event_end(&self.buffer, self.scanned) {
                 let event: Vec<u8> = self.buffer.drain(..end + 2).collect();
                 self.scanned = 0;
+                self.read_fields(&event);
                 if let Some(message) = message_of(&event) {
                     return Ok(Some(message));
                 }
@@ -313,6 +352,25 @@ impl Events {
             self.buffer.extend(data.iter().filter(|&&b| b != b'\r'));
             if self.buffer.len() > self.event_limit {
                 return Err(Error::Transport(format!("an event of more than {} bytes", self.event_limit)));
+            }
+        }
+    }
+}
+
+impl Events {
+    /// Keeps what an event's `id` and `retry` fields say.
+    fn read_fields(&mut self, event: &[u8]) {
+        for line in event.split(|&b| b == b'\n') {
+            let value = |name: &[u8]| {
+                let rest = line.strip_prefix(name)?;
+                let rest = rest.strip_prefix(b" ").unwrap_or(rest);
+                std::str::from_utf8(rest).ok()
+            };
+            // An id with a NUL is ignored, as event streams say.
+            if let Some(id) = value(b"id:").filter(|id| !id.contains('\0')) {
+                self.last_id = (!id.is_empty()).then(|| id.to_owned());
+            } else if let Some(retry) = value(b"retry:").and_then(|ms| ms.parse::<u64>().ok()) {
+                self.retry = Some(std::time::Duration::from_millis(retry).min(MOST_RETRY));
             }
         }
     }

@@ -412,6 +412,7 @@ impl Client {
         let feed = Feed::new(&held);
         let end = match &self.transport {
             Transport::Http(http) => {
+                Client::stop_session_stream(session);
                 let head = self.head(session.version.as_str(), None, session.id.as_deref());
                 let mut events = self.within(http.standalone_stream(&head)).await??;
                 let poster = http.poster(&head);

@@ -63,6 +63,8 @@ mod observe;
 pub(crate) mod remote;
 #[cfg(feature = "client")]
 mod server_requests;
+#[cfg(feature = "client")]
+mod session_stream;
 mod settings;
 
 use std::sync::Arc;
@@ -303,6 +305,8 @@ impl Client {
             }
         };
         tokio::time::timeout(self.timeout, notified).await.map_err(|_| Error::Timeout(self.timeout))??;
+        #[cfg(feature = "client")]
+        self.read_session_stream(&session).await;
         Ok(session)
     }
 

@@ -65,6 +65,17 @@ pub(super) struct OpenedSession {
     pub(super) id: Option<String>,
     /// The `initialize` result, as it came.
     pub(super) result: Value,
+    /// What reads the session's standalone stream for the server's
+    /// requests, over HTTP (`session_stream.rs`): stopped with the session.
+    pub(super) stream: std::sync::Mutex<Option<tokio::task::AbortHandle>>,
+}
+
+impl Drop for OpenedSession {
+    fn drop(&mut self) {
+        if let Some(reader) = self.stream.get_mut().ok().and_then(Option::take) {
+            reader.abort();
+        }
+    }
 }
 
 impl OpenedSession {
@@ -79,7 +90,7 @@ impl OpenedSession {
                 ProtocolVersion::SESSION.map(ProtocolVersion::as_str).join(", ")
             )));
         };
-        Ok(OpenedSession { version, id, result })
+        Ok(OpenedSession { version, id, result, stream: std::sync::Mutex::default() })
     }
 }
 
