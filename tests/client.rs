@@ -360,3 +360,52 @@ async fn a_remote_that_never_answers_dies_mid_call_or_answers_garbage_is_a_clear
         assert!(why.ends_with("could not be reached"), "{why}");
     }
 }
+
+/// Echoes `message`; `region` travels in the `Mcp-Param-Region` header too,
+/// which the server checks against the body.
+#[mcp_runtime::tool]
+fn regional(message: String, #[arg(header = "Region")] region: Option<String>) -> String {
+    format!("{message} from {}", region.as_deref().unwrap_or("nowhere"))
+}
+
+/// `server` over HTTP on loopback: its URL, and what stops it when dropped.
+async fn serve_http(server: Server) -> (String, tokio::sync::oneshot::Sender<()>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(server.serve_http_with_shutdown(listener, HttpConfig::default(), async {
+        let _ = stopped.await;
+    }));
+    (url, stop)
+}
+
+#[tokio::test]
+async fn a_tools_mirrored_arguments_travel_in_headers_directly_and_through_a_gateway() {
+    let regional = Server::builder("regional", "1.0.0").tools(mcp_runtime::tools![regional]).build().expect("built");
+    let (url, _stop) = serve_http(regional).await;
+    let arguments = json!({"message": "hi", "region": " Zürich "});
+
+    // Listed first, the client knows what the tool mirrors; not listed, it
+    // sends no header, and the server refuses the call for it.
+    let unlisted = Client::http(&url).revision(mcp_runtime::client::Revision::Stateless);
+    match unlisted.call_tool("regional", arguments.clone()).await {
+        Err(Error::Rpc(error)) => assert_eq!(error.code, -32020, "{error:?}"),
+        other => panic!("the server's header check, not {other:?}"),
+    }
+    let client = Client::http(&url);
+    client.list_tools().await.expect("tools/list");
+    let called = client.call_tool("regional", arguments.clone()).await.expect("the header matches the body");
+    assert_eq!(called.first_text(), Some("hi from  Zürich "));
+    let without = client.call_tool("regional", json!({"message": "hi"})).await.expect("no region, no header");
+    assert_eq!(without.first_text(), Some("hi from nowhere"));
+
+    // A gateway over HTTP in front: its caller mirrors the argument to the
+    // gateway, and the gateway to the remote.
+    let remote = Remote::connect(Client::http(&url)).await.expect("listed");
+    let gateway = Server::builder("gateway", "1.0.0").mount_remote("far", remote).build().expect("a gateway");
+    let (gateway_url, _stop_gateway) = serve_http(gateway).await;
+    let caller = Client::http(&gateway_url);
+    caller.list_tools().await.expect("tools/list");
+    let called = caller.call_tool("far_regional", arguments).await.expect("forwarded with the header");
+    assert_eq!(called.first_text(), Some("hi from  Zürich "));
+}

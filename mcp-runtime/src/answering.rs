@@ -249,3 +249,40 @@ pub(crate) fn next_round(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn answering(answer: ElicitResult) -> Callbacks {
+        let elicitation: ElicitFn = Arc::new(move |_| {
+            let answer = answer.clone();
+            Box::pin(async move { answer })
+        });
+        Callbacks { elicitation: Some(elicitation), ..Callbacks::default() }
+    }
+
+    #[tokio::test]
+    async fn an_accepted_form_gets_the_defaults_of_the_fields_it_leaves_out_and_a_mode_is_form_unless_said() {
+        // No `mode`: a form.
+        let ask = json!({"method": "elicitation/create", "params": {"message": "Who?", "requestedSchema": {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "default": "John Doe"},
+                "age": {"type": "integer", "default": 30},
+                "status": {"type": "string", "enum": ["active", "inactive"], "default": "active"},
+                "verified": {"type": "boolean", "default": true},
+                "note": {"type": "string"}
+            }
+        }}});
+        let answered = answering(ElicitResult::accept(json!({"name": "Ada"}))).answer_unheard("q", &ask).await;
+        assert_eq!(
+            answered.expect("answered"),
+            json!({"action": "accept", "content": {"name": "Ada", "age": 30, "status": "active", "verified": true}})
+        );
+        let declined = answering(ElicitResult::decline()).answer_unheard("q", &ask).await;
+        assert_eq!(declined.expect("answered"), json!({"action": "decline"}), "nothing is added to a refusal");
+    }
+}

@@ -160,9 +160,18 @@ impl Client {
         };
         // `Null`: the notifications are heard, but no progress asked for.
         let token = progress.map(|(token, _)| token).filter(|token| !token.is_null());
+        #[cfg(feature = "client")]
+        let mut mirrored = Vec::new();
         let (request, target) = match params {
             Params::Members(params, meta) => {
                 let target = ["name", "uri", "taskId"].iter().find_map(|key| params.get(*key)?.as_str());
+                #[cfg(feature = "client")]
+                if let Some(tool) = target.filter(|_| stateless && method == "tools/call")
+                    && let Some(params_of) = self.mirrors(tool)
+                {
+                    let arguments = params.get("arguments").and_then(Value::as_object);
+                    mirrored = super::param_headers::headers(&params_of, arguments);
+                }
                 let target = target.map(|target| Cow::Owned(target.to_owned()));
                 if stateless {
                     with_meta(params, meta);
@@ -176,6 +185,12 @@ impl Client {
                 (Outgoing::request(&id, method, &*params)?, target)
             }
             Params::Forwarded(forwarded, declared) => {
+                // Read only for a tool that mirrors some of them.
+                #[cfg(feature = "client")]
+                if let Some(params_of) = self.mirrors(forwarded.name).filter(|_| stateless && method == "tools/call") {
+                    let arguments = forwarded.arguments.and_then(|a| serde_json::from_str(a.get()).ok());
+                    mirrored = super::param_headers::headers(&params_of, arguments.as_ref());
+                }
                 let meta = stateless.then(|| (self.fixed_meta(), declared));
                 let text = forwarded
                     .write(&id, method, meta, token)
@@ -188,6 +203,10 @@ impl Client {
             false => self.head(version, None, session),
         };
         head.notices = progress.map(|(_, notices)| notices);
+        #[cfg(feature = "client")]
+        {
+            head.params = &mirrored;
+        }
         let observed = self.observed_notices(method, head.notices);
         if observed.is_some() {
             head.notices = observed.as_ref();
@@ -308,6 +327,16 @@ impl Forwarded<'_> {
 }
 
 impl Client {
+    /// What `tool` mirrors into headers, when the client speaks HTTP and
+    /// listed it.
+    #[cfg(feature = "client")]
+    fn mirrors(&self, tool: &str) -> Option<std::sync::Arc<[crate::registry::param_headers::HeaderParam]>> {
+        match &self.transport {
+            Transport::Http(_) => self.tool_headers.of(tool),
+            _ => None,
+        }
+    }
+
     /// The members of the client's `_meta` that are the same in every
     /// request (its revision, its info, its other keys), as JSON text
     /// without braces: written once per client.

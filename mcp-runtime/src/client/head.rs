@@ -22,4 +22,7 @@ pub(super) struct Head<'a> {
     pub(super) callbacks: &'a SharedCallbacks,
     /// What hears the notifications sent for the request (progress).
     pub(super) notices: Option<&'a Notices>,
+    /// `Mcp-Param-*`: the arguments a called tool mirrors (2026-07-28).
+    #[cfg(feature = "client")]
+    pub(super) params: &'a [(http::HeaderName, http::HeaderValue)],
 }

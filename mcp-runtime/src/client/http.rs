@@ -143,10 +143,13 @@ impl HttpTransport {
         let headers = request.headers_mut();
         if let Some((method, target)) = head.method {
             headers.insert(MCP_METHOD, method_value(method)?);
-            // A name no header can carry goes in the body only.
-            if let Some(target) = target.filter(|t| t.is_ascii()).and_then(|t| HeaderValue::from_str(t).ok()) {
+            // A name a header cannot carry as it is goes in Base64.
+            if let Some(target) = target.and_then(|t| HeaderValue::from_str(&super::param_headers::encoded(t)).ok()) {
                 headers.insert(MCP_NAME, target);
             }
+        }
+        for (name, value) in head.params {
+            headers.insert(name.clone(), value.clone());
         }
         Ok(request)
     }
@@ -429,6 +432,7 @@ impl Poster {
             bearer: self.bearer.as_deref(),
             callbacks: &self.callbacks,
             notices: None,
+            params: &[],
         };
         self.http.notify(message, &head).await
     }

@@ -60,6 +60,8 @@ mod negotiation;
 pub(crate) mod notices;
 mod observe;
 #[cfg(feature = "client")]
+mod param_headers;
+#[cfg(feature = "client")]
 pub(crate) mod remote;
 #[cfg(feature = "client")]
 mod server_requests;
@@ -139,6 +141,9 @@ pub struct Client {
     limits: SharedLimits,
     /// What sees each message ([`observe`](Self::observe)).
     observers: Observers,
+    /// What the listed tools mirror into headers, for their calls.
+    #[cfg(feature = "client")]
+    tool_headers: param_headers::ToolHeaders,
 }
 
 #[derive(Clone)]
@@ -242,6 +247,8 @@ impl Client {
             callbacks,
             limits,
             observers: Observers::default(),
+            #[cfg(feature = "client")]
+            tool_headers: param_headers::ToolHeaders::default(),
         }
     }
 
@@ -320,7 +327,16 @@ impl Client {
         method: Option<(&'a str, Option<&'a str>)>,
         session: Option<&'a str>,
     ) -> Head<'a> {
-        Head { version, method, session, bearer: self.bearer.as_deref(), callbacks: &self.callbacks, notices: None }
+        Head {
+            version,
+            method,
+            session,
+            bearer: self.bearer.as_deref(),
+            callbacks: &self.callbacks,
+            notices: None,
+            #[cfg(feature = "client")]
+            params: &[],
+        }
     }
 
     /// Sends `method` with `params` (an object, or `Null` for none) in the
@@ -395,9 +411,17 @@ impl Client {
         self.typed("server/discover", Value::Null).await
     }
 
-    /// `tools/list`, every page.
+    /// `tools/list`, every page. A tool whose `x-mcp-header` annotations
+    /// break the protocol's rules is left out (with a warning logged), as
+    /// the protocol asks of clients; of the others, the client learns which
+    /// arguments their calls mirror into `Mcp-Param-*` headers over HTTP
+    /// (so list a server's tools before calling them).
     pub async fn list_tools(&self) -> Result<Vec<Tool>, Error> {
-        self.list("tools/list", "tools").await
+        #[cfg_attr(not(feature = "client"), allow(unused_mut))]
+        let mut tools = self.list("tools/list", "tools").await?;
+        #[cfg(feature = "client")]
+        self.tool_headers.admit(&mut tools);
+        Ok(tools)
     }
 
     /// `prompts/list`, every page, as JSON objects.

@@ -31,6 +31,13 @@ impl Client {
     /// [`capabilities`](Self::capabilities) declares it. Set before the
     /// first request: clones share the callbacks.
     ///
+    /// A form the callback accepts is sent with the default its schema
+    /// gives each field the answer leaves out, as a form shown to a person
+    /// would have had them filled in. In a 2025-era session over HTTP, a
+    /// client with a callback for the server's questions also reads the
+    /// session's standalone stream, where a server may ask them outside any
+    /// request.
+    ///
     /// ```no_run
     /// # async fn run() -> Result<(), mcp_runtime::client::Error> {
     /// use mcp_runtime::client::Client;
