@@ -385,13 +385,24 @@ async fn a_tools_mirrored_arguments_travel_in_headers_directly_and_through_a_gat
     let (url, _stop) = serve_http(regional).await;
     let arguments = json!({"message": "hi", "region": " Zürich "});
 
-    // Listed first, the client knows what the tool mirrors; not listed, it
-    // sends no header, and the server refuses the call for it.
-    let unlisted = Client::http(&url).revision(mcp_runtime::client::Revision::Stateless);
-    match unlisted.call_tool("regional", arguments.clone()).await {
-        Err(Error::Rpc(error)) => assert_eq!(error.code, -32020, "{error:?}"),
-        other => panic!("the server's header check, not {other:?}"),
-    }
+    // Listed first, the client knows what the tool mirrors. Not listed, it
+    // sends no header, is refused for it, and lists the tools to learn it.
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    let unlisted = Client::http(&url)
+        .revision(mcp_runtime::client::Revision::Stateless)
+        .observe(move |m| log.lock().expect("lock").push((m.kind, m.method.to_owned())));
+    let called = unlisted.call_tool("regional", arguments.clone()).await.expect("sent again with the header");
+    assert_eq!(called.first_text(), Some("hi from  Zürich "));
+    unlisted.call_tool("regional", arguments.clone()).await.expect("the header at once");
+    let requests: Vec<String> = seen
+        .lock()
+        .expect("lock")
+        .iter()
+        .filter(|(kind, _)| *kind == MessageKind::Request)
+        .map(|(_, m)| m.clone())
+        .collect();
+    assert_eq!(requests, ["tools/call", "tools/list", "tools/call", "tools/call"]);
     let client = Client::http(&url);
     client.list_tools().await.expect("tools/list");
     let called = client.call_tool("regional", arguments.clone()).await.expect("the header matches the body");

@@ -466,9 +466,26 @@ impl Client {
         Err(Error::Invalid(format!("`{method}` still had pages after {MAX_PAGES}")))
     }
 
-    /// `tools/call` of `name` with `arguments` (an object).
+    /// `tools/call` of `name` with `arguments` (an object). Over HTTP, the
+    /// arguments the tool mirrors into headers are sent in them too (see
+    /// [`list_tools`](Self::list_tools)); a client that never listed the
+    /// tools, refused a call for a missing header (`-32020`), lists them
+    /// and sends the call again once.
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, Error> {
-        self.typed("tools/call", json!({ "name": name, "arguments": arguments })).await
+        #[cfg(feature = "client")]
+        let again =
+            (matches!(self.transport, Transport::Http(_)) && !self.tool_headers.listed()).then(|| arguments.clone());
+        let called = self.typed("tools/call", json!({ "name": name, "arguments": arguments })).await;
+        #[cfg(feature = "client")]
+        if let (Err(Error::Rpc(error)), Some(arguments)) = (&called, again)
+            && error.code == crate::protocol::ErrorCode::HeaderMismatch.code()
+        {
+            self.list_tools().await?;
+            if self.tool_headers.of(name).is_some() {
+                return self.typed("tools/call", json!({ "name": name, "arguments": arguments })).await;
+            }
+        }
+        called
     }
 
     /// `resources/read` of `uri`.

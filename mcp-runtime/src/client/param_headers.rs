@@ -22,10 +22,14 @@ use crate::registry::param_headers::{self, HeaderParam};
 pub(super) type ExtraHeaders = Vec<(HeaderName, HeaderValue)>;
 
 /// What the listed tools mirror, by tool name: only the tools that mirror
-/// something. Replaced by each complete listing, so it holds no more than
-/// one list's tools; shared by a client's clones.
+/// something (`None` before the first listing). Replaced by each complete
+/// listing, so it holds no more than one list's tools; shared by a
+/// client's clones.
 #[derive(Clone, Default)]
-pub(super) struct ToolHeaders(Arc<RwLock<HashMap<String, Arc<[HeaderParam]>>>>);
+pub(super) struct ToolHeaders(Arc<RwLock<Option<Mirrored>>>);
+
+/// What each listed tool that mirrors something mirrors, by its name.
+type Mirrored = HashMap<String, Arc<[HeaderParam]>>;
 
 impl ToolHeaders {
     /// Keeps of `tools` those whose annotations are valid, and learns what
@@ -43,16 +47,18 @@ impl ToolHeaders {
                 false
             }
         });
-        *self.0.write().unwrap_or_else(|e| e.into_inner()) = mirrored;
+        *self.0.write().unwrap_or_else(|e| e.into_inner()) = Some(mirrored);
+    }
+
+    /// Whether the tools were ever listed.
+    pub(super) fn listed(&self) -> bool {
+        self.0.read().unwrap_or_else(|e| e.into_inner()).is_some()
     }
 
     /// What `tool` mirrors, if it was listed and mirrors anything.
     pub(super) fn of(&self, tool: &str) -> Option<Arc<[HeaderParam]>> {
         let known = self.0.read().unwrap_or_else(|e| e.into_inner());
-        if known.is_empty() {
-            return None;
-        }
-        known.get(tool).cloned()
+        known.as_ref().filter(|known| !known.is_empty())?.get(tool).cloned()
     }
 }
 
