@@ -6,8 +6,13 @@
 //! listener ([`Client::listen`]) takes the session's stream over, and
 //! answers them in its place.
 
+use std::time::Duration;
+
 use super::negotiation::OpenedSession;
 use super::{Client, Transport};
+
+/// How long the standalone stream's answer is waited for at most.
+const OPENING: Duration = Duration::from_secs(5);
 
 impl Client {
     /// Opens `session`'s standalone stream and answers the server's
@@ -21,7 +26,11 @@ impl Client {
             return;
         }
         let head = self.head(session.version.as_str(), None, session.id.as_deref());
-        let mut events = match tokio::time::timeout(self.timeout, http.standalone_stream(&head)).await {
+        // Waited for before the first request, so that what the server asks
+        // during it is heard; a server slow to answer it does not hold the
+        // client up for long.
+        let wait = self.timeout.min(OPENING);
+        let mut events = match tokio::time::timeout(wait, http.standalone_stream(&head)).await {
             Ok(Ok(events)) => events,
             Ok(Err(error)) => {
                 tracing::debug!(%error, "the server offers no standalone stream to ask the client on");
