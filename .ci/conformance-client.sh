@@ -5,11 +5,12 @@
 #
 #   .ci/conformance-client.sh [SCENARIO...]
 #
-# The scenarios are .ci/conformance/client-scenarios.txt (by default all of them), which must
-# be every client scenario of the suite but the authorization (auth/*) and skills
-# (sep-2640-*) ones. Each runs once per dated revision the suite tags it with (a client speaks
-# each revision's own lifecycle: 2026-07-28 stateless, the older ones with `initialize`), the
-# harness starting the scenario's server and then the client with its URL. A run is judged by
+# The scenarios are .ci/conformance/client-scenarios.txt (by default all of them); with
+# client-scenarios-pending.txt (those not taken on yet, each with why) they must be every
+# client scenario of the suite, and no scenario may be in both. Each runs once per dated
+# revision the suite tags it with (a client speaks each revision's own lifecycle: 2026-07-28
+# stateless, the older ones with `initialize`), an [extension] one once on the suite's default
+# wire, the harness starting the scenario's server(s) and then the client with the URL. A run is judged by
 # .ci/conformance/judge.py --strict: it passes when the harness exited 0, no check is FAILURE
 # or WARNING, and at least one of the scenario's own checks (not the synthetic wire-schema
 # ones) is SUCCESS. Prints a line per run, then `N passed, N failed`.
@@ -36,11 +37,16 @@ SUITE_VERSION="$("$NODE_BIN" -p 'require(process.argv[1]).version' "$SUITE_DIR/p
 LISTED="$("$NODE_BIN" "$SUITE_JS" list --client | awk '/^  - / { print $2, $3 }')" \
   || die "the suite does not list its client scenarios"
 [ -n "$LISTED" ] || die "the suite listed no client scenario"
-OURS="$(sed 's/#.*//' "$DATA/client-scenarios.txt" | awk 'NF { print $1 }')"
-THEIRS="$(awk '{ print $1 }' <<< "$LISTED" | grep -Ev '^(auth/|sep-2640-)' || true)"
-if [ "$(sort <<< "$OURS")" != "$(sort <<< "$THEIRS")" ]; then
-  echo "client-scenarios.txt differs from the suite's client scenarios but auth/* and sep-2640-* (< ours, > suite's):"
-  diff <(sort <<< "$OURS") <(sort <<< "$THEIRS") | grep '^[<>]' || true
+names() { sed 's/#.*//' "$1" | awk 'NF { print $1 }'; }
+OURS="$(names "$DATA/client-scenarios.txt")"
+PENDING="$(names "$DATA/client-scenarios-pending.txt")"
+BOTH="$(comm -12 <(sort <<< "$OURS") <(sort <<< "$PENDING"))"
+[ -z "$BOTH" ] || die "in both client-scenarios.txt and client-scenarios-pending.txt: $BOTH"
+ALL="$(printf '%s\n' "$OURS" "$PENDING" | awk NF | sort)"
+THEIRS="$(awk '{ print $1 }' <<< "$LISTED" | sort)"
+if [ "$ALL" != "$THEIRS" ]; then
+  echo "client-scenarios.txt + client-scenarios-pending.txt differ from the suite's client scenarios (< ours, > suite's):"
+  diff <(echo "$ALL") <(echo "$THEIRS") | grep '^[<>]' || true
   die "fix .ci/conformance/client-scenarios.txt"
 fi
 if [ $# -gt 0 ]; then
@@ -56,11 +62,12 @@ echo "results: $OUT"
 
 passed=0 failed=0
 run_scenario() {
-  local scenario=$1 rev=$2 label="$1@$2" dir rc=0 judged verdict reason
+  local scenario=$1 rev=$2 label="$1@$2" dir rc=0 judged verdict reason wire=()
   dir="$OUT/$(tr '/' '_' <<< "$label")"
   mkdir -p "$dir"
+  [ "$rev" = extension ] || wire=(--spec-version "$rev")
   timeout "$((TIMEOUT_S + 30))" "$NODE_BIN" "$SUITE_JS" client --command "$CLIENT_BIN" --scenario "$scenario" \
-    --spec-version "$rev" --timeout "$((TIMEOUT_S * 1000))" -o "$dir" > "$dir/harness.log" 2>&1 < /dev/null || rc=$?
+    "${wire[@]}" --timeout "$((TIMEOUT_S * 1000))" -o "$dir" > "$dir/harness.log" 2>&1 < /dev/null || rc=$?
   local judge_rc=0
   judged="$(python3 "$DATA/judge.py" --exit-status "$rc" --strict "$dir")" || judge_rc=$?
   [ "$judge_rc" -le 1 ] || die "judge.py could not judge $dir (exit $judge_rc)"
@@ -78,6 +85,7 @@ while IFS= read -r scenario; do
   [ -n "$scenario" ] || continue
   tags="$(awk -v s="$scenario" '$1 == s { print $2 }' <<< "$LISTED")"
   runs=0
+  if [ "$tags" = "[extension]" ]; then run_scenario "$scenario" extension; continue; fi
   for rev in $REVISIONS; do
     case "$tags" in *"$rev"*) run_scenario "$scenario" "$rev"; runs=$((runs + 1)) ;; esac
   done

@@ -3,7 +3,8 @@
 
     judge.py --exit-status N [--strict] [--untestable] SCENARIO_OUT_DIR
 
-The suite writes SCENARIO_OUT_DIR/<run>/checks.json: a list of checks
+The suite writes SCENARIO_OUT_DIR/<run>/checks.json (SCENARIO_OUT_DIR/auth/<run>/
+checks.json for a scenario named auth/...): a list of checks
 {id, status, errorMessage?, ...} with status SUCCESS, FAILURE, WARNING,
 SKIPPED or INFO; N is the exit status of the harness that wrote it (124: the
 `timeout` around it expired). Besides the scenario's own checks the suite
@@ -46,7 +47,8 @@ SYNTHETIC = "wire-schema-"  # ids of the checks the suite adds to every scenario
 
 
 def load_checks(out_dir: Path):
-    files = sorted(out_dir.glob("*/checks.json"))
+    # A scenario whose name has a `/` (auth/...) is written a level deeper.
+    files = sorted(out_dir.glob("*/checks.json")) or sorted(out_dir.glob("*/*/checks.json"))
     if not files:
         return None
     try:

@@ -29,11 +29,11 @@ SKIPPED = check("tasks-status-notifications", "SKIPPED", f"Skipped: {REASON}")
 
 
 class Judge(unittest.TestCase):
-    def judge(self, checks, *flags, exit_status=0):
+    def judge(self, checks, *flags, exit_status=0, under=""):
         with tempfile.TemporaryDirectory() as out:
             if checks is not None:
-                run = Path(out) / "server-scenario-2026-01-01T00-00-00"
-                run.mkdir()
+                run = Path(out) / under / "server-scenario-2026-01-01T00-00-00"
+                run.mkdir(parents=True)
                 (run / "checks.json").write_text(json.dumps(checks))
             done = subprocess.run(
                 [sys.executable, str(JUDGE), "--exit-status", str(exit_status), *flags, out],
@@ -44,6 +44,9 @@ class Judge(unittest.TestCase):
 
     def test_a_success_of_its_own_passes(self):
         self.assertEqual(self.judge([check("tools-list", "SUCCESS"), WIRE_OK])[:2], (0, "PASS"))
+
+    def test_a_scenario_named_with_a_slash_is_read_a_level_deeper(self):
+        self.assertEqual(self.judge([check("pkce-s256-method-used", "SUCCESS")], under="auth")[:2], (0, "PASS"))
 
     def test_the_wire_schema_check_alone_tests_nothing(self):
         rc, verdict, reason = self.judge([WIRE_OK])

@@ -18,6 +18,7 @@ use std::process::ExitCode;
 use std::sync::{Arc, OnceLock};
 
 use anyhow::{Context as _, bail};
+use mcp_runtime::client::oauth::{OAuth, RegisteredClient};
 use mcp_runtime::client::{Client, Revision};
 use mcp_runtime::protocol::{CallToolResult, ElicitRequest, ElicitResult, PROTOCOL_VERSION, Tool};
 use serde_json::{Map, Value, json};
@@ -38,6 +39,41 @@ const SCENARIOS: &[&str] = &[
     "json-schema-2020-12-preservation",
 ];
 
+/// The authorization scenarios this client takes on.
+const AUTHORIZATION: &[&str] = &[
+    "auth/metadata-default",
+    "auth/metadata-var1",
+    "auth/metadata-var2",
+    "auth/metadata-var3",
+    "auth/basic-cimd",
+    "auth/scope-from-www-authenticate",
+    "auth/scope-from-scopes-supported",
+    "auth/scope-omitted-when-undefined",
+    "auth/scope-step-up",
+    "auth/scope-retry-limit",
+    "auth/token-endpoint-auth-basic",
+    "auth/token-endpoint-auth-post",
+    "auth/token-endpoint-auth-none",
+    "auth/pre-registration",
+    "auth/2025-03-26-oauth-metadata-backcompat",
+    "auth/2025-03-26-oauth-endpoint-fallback",
+    "auth/resource-mismatch",
+    "auth/offline-access-scope",
+    "auth/offline-access-not-supported",
+    "auth/authorization-server-migration",
+    "auth/iss-supported",
+    "auth/iss-not-advertised",
+    "auth/iss-supported-missing",
+    "auth/iss-wrong-issuer",
+    "auth/iss-unexpected",
+    "auth/iss-normalized",
+    "auth/metadata-issuer-mismatch",
+];
+
+/// The Client ID Metadata Document URL the suite's authorization server
+/// knows this client by.
+const METADATA_DOCUMENT: &str = "https://conformance-test.local/client-metadata.json";
+
 #[tokio::main]
 async fn main() -> ExitCode {
     match run().await {
@@ -57,7 +93,7 @@ async fn run() -> anyhow::Result<()> {
         Ok(text) => serde_json::from_str(&text).context("MCP_CONFORMANCE_CONTEXT is not JSON")?,
         Err(_) => Value::Null,
     };
-    if !SCENARIOS.contains(&scenario.as_str()) {
+    if !SCENARIOS.contains(&scenario.as_str()) && !AUTHORIZATION.contains(&scenario.as_str()) {
         bail!("this client does not take on the scenario {scenario:?} (it takes on {})", SCENARIOS.join(", "));
     }
     // The suite's server speaks one revision: the client speaks it too.
@@ -65,6 +101,9 @@ async fn run() -> anyhow::Result<()> {
     let client =
         Client::http(url).client_info("mcp-runtime-conformance-client", env!("CARGO_PKG_VERSION")).revision(revision);
     eprintln!("scenario {scenario} at {version}");
+    if scenario.starts_with("auth/") {
+        return authorized(client, &scenario, &context).await;
+    }
     match scenario.as_str() {
         "initialize" | "request-metadata" | "json-schema-ref-no-deref" => {
             client.list_tools().await?;
@@ -196,4 +235,56 @@ fn succeeded(result: CallToolResult) -> anyhow::Result<()> {
         bail!("the tool failed: {}", serde_json::to_string(&result.content)?);
     }
     Ok(())
+}
+
+/// A protected server: the client authorizes as the scenario's
+/// authorization server allows (the person's step taken headless: the
+/// authorization URL is fetched and its redirect read), then lists the
+/// tools and calls `test-tool` when there is one.
+async fn authorized(client: Client, scenario: &str, context: &Value) -> anyhow::Result<()> {
+    let mut oauth = OAuth::new("http://localhost:3000/callback")
+        .client_name("mcp-runtime-conformance-client")
+        .on_authorize(|url| async move { redirect_of(&url).await.map_err(|e| format!("{e:#}")) });
+    if scenario == "auth/basic-cimd" {
+        oauth = oauth.client_metadata_document(METADATA_DOCUMENT);
+    }
+    if let Some(id) = context.get("client_id").and_then(Value::as_str) {
+        let mut registered = RegisteredClient::new(id);
+        if let Some(secret) = context.get("client_secret").and_then(Value::as_str) {
+            registered = registered.secret(secret);
+        }
+        if let Some(issuer) = context.get("issuer").and_then(Value::as_str) {
+            registered = registered.issuer(issuer);
+        }
+        oauth = oauth.registered(registered);
+    }
+    let client = client.oauth(oauth);
+    let tools = client.list_tools().await?;
+    if tools.iter().any(|tool| tool.name == "test-tool") {
+        succeeded(client.call_tool("test-tool", json!({})).await?)?;
+    }
+    client.close().await?;
+    Ok(())
+}
+
+/// Where the authorization server sends the person back to: the
+/// `Location` of its answer to `url`, fetched without following it.
+async fn redirect_of(url: &str) -> anyhow::Result<String> {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let rest = url.strip_prefix("http://").context("the suite's authorization server speaks http")?;
+    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let mut stream = tokio::net::TcpStream::connect(authority).await?;
+    let path = if path.is_empty() { "/" } else { path };
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await?;
+    let mut answer = Vec::new();
+    stream.take(1 << 20).read_to_end(&mut answer).await?;
+    let answer = String::from_utf8_lossy(&answer);
+    let head = answer.split("\r\n\r\n").next().unwrap_or_default();
+    head.lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("location").then(|| value.trim().to_owned())
+        })
+        .with_context(|| format!("no redirect from {url}: {}", head.lines().next().unwrap_or_default()))
 }

@@ -67,30 +67,58 @@ impl AsClient {
     }
 
     /// POSTs a form with HTTP Basic credentials; a JSON object back.
+    #[cfg(feature = "auth")]
     pub(crate) async fn post_form(
         &self,
         url: &str,
         (user, password): (&str, &str),
         form: &[(&str, &str)],
     ) -> Result<Map<String, Value>, FetchError> {
-        use base64::Engine as _;
-        // RFC 6749 §2.3.1: the id and secret are form-encoded before Basic.
-        let credentials = format!("{}:{}", form_urlencoded_component(user), form_urlencoded_component(password));
-        let basic = format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(credentials));
-        let body: Vec<String> = form
-            .iter()
-            .map(|(k, v)| format!("{}={}", form_urlencoded_component(k), form_urlencoded_component(v)))
-            .collect();
         let request = Request::builder()
             .method(Method::POST)
             .uri(url)
             .header(ACCEPT, "application/json")
-            .header(AUTHORIZATION, basic)
+            .header(AUTHORIZATION, basic_credentials((user, password)))
             .header(CONTENT_TYPE, "application/x-www-form-urlencoded");
-        self.send(request, Bytes::from(body.join("&"))).await
+        self.send(request, Bytes::from(form_body(form))).await
+    }
+
+    /// POSTs `body` of `content_type`, with HTTP Basic credentials if
+    /// given: the status and the JSON object back, an error status's too
+    /// (an OAuth error says why in it).
+    #[cfg(feature = "client-auth")]
+    pub(crate) async fn post(
+        &self,
+        url: &str,
+        content_type: &'static str,
+        body: Vec<u8>,
+        basic: Option<(&str, &str)>,
+    ) -> Result<(u16, Map<String, Value>), FetchError> {
+        let mut request = Request::builder()
+            .method(Method::POST)
+            .uri(url)
+            .header(ACCEPT, "application/json")
+            .header(CONTENT_TYPE, content_type);
+        if let Some(credentials) = basic {
+            request = request.header(AUTHORIZATION, basic_credentials(credentials));
+        }
+        self.exchange(request, Bytes::from(body)).await
     }
 
     async fn send(&self, request: http::request::Builder, body: Bytes) -> Result<Map<String, Value>, FetchError> {
+        match self.exchange(request, body).await? {
+            (200..=299, document) => Ok(document),
+            (status, _) => Err(FetchError::Status(status)),
+        }
+    }
+
+    /// Sends `request`: the status, and the body read as a JSON object
+    /// (a client error status without one is [`FetchError::Status`]).
+    async fn exchange(
+        &self,
+        request: http::request::Builder,
+        body: Bytes,
+    ) -> Result<(u16, Map<String, Value>), FetchError> {
         let Some(http) = &self.http else {
             return Err(FetchError::Unreachable("no HTTP client could be built".into()));
         };
@@ -101,19 +129,17 @@ impl AsClient {
             if status.is_server_error() {
                 return Err(FetchError::Unreachable(format!("HTTP status {}", status.as_u16())));
             }
-            if !status.is_success() {
-                return Err(FetchError::Status(status.as_u16()));
-            }
             let body = Limited::new(response.into_body(), MAX_DOCUMENT_BYTES).collect().await.map_err(|e| {
                 FetchError::Invalid(format!("an answer that could not be read (over {MAX_DOCUMENT_BYTES} bytes?): {e}"))
             })?;
-            Ok(body.to_bytes())
+            Ok((status.as_u16(), body.to_bytes()))
         };
-        let body = tokio::time::timeout(self.timeout, exchange)
+        let (status, body) = tokio::time::timeout(self.timeout, exchange)
             .await
             .map_err(|_| FetchError::Unreachable(format!("no answer within {} s", self.timeout.as_secs_f64())))??;
         match serde_json::from_slice(&body) {
-            Ok(Value::Object(map)) => Ok(map),
+            Ok(Value::Object(map)) => Ok((status, map)),
+            _ if !(200..300).contains(&status) => Err(FetchError::Status(status)),
             Ok(_) => Err(FetchError::Invalid("an answer that is not a JSON object".into())),
             Err(e) => Err(FetchError::Invalid(format!("an answer that is not JSON: {e}"))),
         }
@@ -132,8 +158,25 @@ fn chain(error: &dyn std::error::Error) -> String {
     text
 }
 
+/// `Basic` credentials of `user` and `password`, each form-encoded first
+/// (RFC 6749 §2.3.1).
+fn basic_credentials((user, password): (&str, &str)) -> String {
+    use base64::Engine as _;
+    let credentials = format!("{}:{}", form_urlencoded_component(user), form_urlencoded_component(password));
+    format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(credentials))
+}
+
+/// `form` as an `application/x-www-form-urlencoded` body.
+pub(crate) fn form_body(form: &[(&str, &str)]) -> String {
+    let pairs: Vec<String> = form
+        .iter()
+        .map(|(k, v)| format!("{}={}", form_urlencoded_component(k), form_urlencoded_component(v)))
+        .collect();
+    pairs.join("&")
+}
+
 /// `application/x-www-form-urlencoded` of one value.
-fn form_urlencoded_component(value: &str) -> String {
+pub(crate) fn form_urlencoded_component(value: &str) -> String {
     let mut out = String::with_capacity(value.len());
     for byte in value.bytes() {
         match byte {

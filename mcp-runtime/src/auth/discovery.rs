@@ -2,10 +2,13 @@
 //! are. RFC 8414 first, then OpenID Connect discovery, in the order the
 //! MCP authorization rules give.
 
+#[cfg(feature = "auth")]
 use serde_json::{Map, Value};
 
+#[cfg(feature = "auth")]
 use super::client::{AsClient, FetchError};
 
+#[cfg(feature = "auth")]
 /// What the server needs of the issuer's metadata.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct AsMetadata {
@@ -13,6 +16,7 @@ pub(crate) struct AsMetadata {
     pub(crate) introspection_endpoint: Option<String>,
 }
 
+#[cfg(feature = "auth")]
 /// Why no metadata could be had.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum DiscoveryError {
@@ -53,6 +57,7 @@ pub(crate) fn split_origin(url: &str) -> (&str, &str) {
     }
 }
 
+#[cfg(feature = "auth")]
 /// Fetches the issuer's metadata, trying each well-known URL in turn; a
 /// document must name the very issuer asked about (RFC 8414 §3.3).
 pub(crate) async fn discover(client: &AsClient, issuer: &str) -> Result<AsMetadata, DiscoveryError> {
@@ -70,6 +75,7 @@ pub(crate) async fn discover(client: &AsClient, issuer: &str) -> Result<AsMetada
     Err(DiscoveryError::Unusable(tried.join("; ")))
 }
 
+#[cfg(feature = "auth")]
 fn from_document(document: &Map<String, Value>, issuer: &str) -> Result<AsMetadata, DiscoveryError> {
     let named = document.get("issuer").and_then(Value::as_str);
     if named != Some(issuer) {
@@ -85,7 +91,7 @@ fn from_document(document: &Map<String, Value>, issuer: &str) -> Result<AsMetada
     Ok(metadata)
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "auth"))]
 mod tests {
     use serde_json::json;
 

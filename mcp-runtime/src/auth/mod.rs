@@ -56,12 +56,12 @@
 
 #[cfg(feature = "auth")]
 mod challenge;
-#[cfg(feature = "auth")]
-mod client;
+#[cfg(any(feature = "auth", feature = "client-auth"))]
+pub(crate) mod client;
 #[cfg(feature = "auth")]
 mod config;
-#[cfg(feature = "auth")]
-mod discovery;
+#[cfg(any(feature = "auth", feature = "client-auth"))]
+pub(crate) mod discovery;
 #[cfg(feature = "auth")]
 mod introspection;
 #[cfg(feature = "auth")]

@@ -49,6 +49,11 @@ pub enum Error {
         /// The last `input_required` result.
         last: Value,
     },
+    /// The server needs a token, and none could be had
+    /// (`Client::oauth`, with the `client-auth` feature): the step of the
+    /// authorization that failed, the URL it was at, and why.
+    #[error("{0}")]
+    Authorization(String),
 }
 
 impl Error {

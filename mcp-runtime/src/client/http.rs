@@ -53,6 +53,9 @@ pub(super) struct HttpTransport {
     endpoint: Result<Arc<Endpoint>, String>,
     connections: Connections,
     limits: SharedLimits,
+    /// What gets a token when the server refuses a request for want of one.
+    #[cfg(feature = "client-auth")]
+    oauth: Option<Arc<super::oauth::Authorizer>>,
 }
 
 /// The server's endpoint, read once: where requests go, and the headers
@@ -86,7 +89,20 @@ impl Endpoint {
 impl HttpTransport {
     pub(super) fn new(url: String, limits: SharedLimits) -> Self {
         let endpoint = Endpoint::of(&url).map(Arc::new);
-        HttpTransport { url, endpoint, connections: Connections::new(), limits }
+        HttpTransport {
+            url,
+            endpoint,
+            connections: Connections::new(),
+            limits,
+            #[cfg(feature = "client-auth")]
+            oauth: None,
+        }
+    }
+
+    /// Authorizes as `oauth` says when the server asks for a token.
+    #[cfg(feature = "client-auth")]
+    pub(super) fn authorize_with(&mut self, oauth: super::oauth::OAuth) {
+        self.oauth = Some(Arc::new(super::oauth::Authorizer::new(oauth, &self.url)));
     }
 
     pub(super) fn url(&self) -> &str {
@@ -126,6 +142,10 @@ impl HttpTransport {
         if let Some(token) = head.bearer {
             headers.insert(AUTHORIZATION, header_value(&format!("Bearer {token}"))?);
         }
+        #[cfg(feature = "client-auth")]
+        if let Some(token) = self.oauth.as_ref().and_then(|oauth| oauth.token()) {
+            headers.insert(AUTHORIZATION, header_value(&format!("Bearer {token}"))?);
+        }
         Ok(request)
     }
 
@@ -138,8 +158,8 @@ impl HttpTransport {
     }
 
     /// A POST of `body`, a message of `head`.
-    fn post(&self, body: Vec<u8>, head: &Head<'_>) -> Result<http::Request<Full<Bytes>>, Error> {
-        let mut request = self.to_endpoint(http::Method::POST, Bytes::from(body), head)?;
+    fn post(&self, body: Bytes, head: &Head<'_>) -> Result<http::Request<Full<Bytes>>, Error> {
+        let mut request = self.to_endpoint(http::Method::POST, body, head)?;
         let headers = request.headers_mut();
         if let Some((method, target)) = head.method {
             headers.insert(MCP_METHOD, method_value(method)?);
@@ -156,8 +176,13 @@ impl HttpTransport {
 
     /// Sends request `id`, written as `text`, and reads its answer.
     pub(super) async fn send(&self, text: Vec<u8>, head: &Head<'_>, id: &RequestId) -> Result<Answer, Error> {
-        let request = self.post(text, head)?;
-        let response = self.exchange(request).await?;
+        #[cfg(feature = "client-auth")]
+        let response = match &self.oauth {
+            Some(oauth) => Box::pin(self.authorized(oauth, Bytes::from(text), head)).await?,
+            None => self.exchange(self.post(Bytes::from(text), head)?).await?,
+        };
+        #[cfg(not(feature = "client-auth"))]
+        let response = self.exchange(self.post(Bytes::from(text), head)?).await?;
         let status = response.status();
         // Only a 2025-era message (no `Mcp-Method`) may be given a session.
         let session = match head.method {
@@ -185,9 +210,40 @@ impl HttpTransport {
         }
     }
 
+    /// Sends `body` with the token of `oauth`, and when the server refuses
+    /// it for want of a token or a scope, gets one and sends it again: the
+    /// response that is not such a refusal, or the last refusal once the
+    /// person was sent to authorize as often as one request may.
+    #[cfg(feature = "client-auth")]
+    async fn authorized(
+        &self,
+        oauth: &super::oauth::Authorizer,
+        body: Bytes,
+        head: &Head<'_>,
+    ) -> Result<http::Response<Incoming>, Error> {
+        let (mut authorizations, mut tries) = (0, 0);
+        loop {
+            let used = oauth.token();
+            let response = self.exchange(self.post(body.clone(), head)?).await?;
+            let status = response.status().as_u16();
+            let challenge = response.headers().get(http::header::WWW_AUTHENTICATE).and_then(|v| v.to_str().ok());
+            let for_a_scope = status == 403 && challenge.is_some_and(|c| c.contains("insufficient_scope"));
+            // Each try that did not send the person refreshed a token or
+            // took a newer one: as many of those as authorizations, at most.
+            if !(status == 401 || for_a_scope) || authorizations == oauth.most() || tries > 2 * oauth.most() {
+                return Ok(response);
+            }
+            let challenge = challenge.map(str::to_owned);
+            tries += 1;
+            if oauth.refused(status, challenge.as_deref(), used.as_deref()).await? {
+                authorizations += 1;
+            }
+        }
+    }
+
     /// Sends a notification (or the answer to a server's request): 202.
     pub(super) async fn notify(&self, message: &Value, head: &Head<'_>) -> Result<(), Error> {
-        let response = self.exchange(self.post(written(message)?, head)?).await?;
+        let response = self.exchange(self.post(Bytes::from(written(message)?), head)?).await?;
         let status = response.status();
         if status.is_success() {
             return Ok(());
@@ -259,7 +315,7 @@ impl HttpTransport {
     /// `subscriptions/listen` is answered with; a JSON answer (an error) is
     /// read as the answer to `id`.
     pub(super) async fn open_stream(&self, message: &Value, head: &Head<'_>, id: &RequestId) -> Result<Events, Error> {
-        let request = self.post(written(message)?, head)?;
+        let request = self.post(Bytes::from(written(message)?), head)?;
         self.stream_of(request, Some(id)).await
     }
 

@@ -58,6 +58,9 @@ mod listen;
 mod message;
 mod negotiation;
 pub(crate) mod notices;
+#[cfg(feature = "client-auth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client-auth")))]
+pub mod oauth;
 mod observe;
 #[cfg(feature = "client")]
 mod param_headers;

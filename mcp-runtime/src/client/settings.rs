@@ -182,6 +182,22 @@ impl Client {
         self
     }
 
+    /// Authorizes with the server's authorization server as `oauth` says
+    /// when the server refuses a request for want of a token (`401`) or of
+    /// a scope (`403` with `insufficient_scope`), and sends the token it
+    /// gets with every request (see [`oauth`](super::oauth)). Replaces any
+    /// [`bearer`](Self::bearer) token. A client of a pipe or of this
+    /// process has no use for it. Set before the first request.
+    #[cfg(feature = "client-auth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "client-auth")))]
+    pub fn oauth(mut self, oauth: super::oauth::OAuth) -> Self {
+        self.bearer = None;
+        if let super::Transport::Http(http) = &mut self.transport {
+            http.authorize_with(oauth);
+        }
+        self
+    }
+
     /// Trusts the certificates in `pem` (PEM text, one certificate or
     /// more) as roots for an `https://` server, besides the platform's
     /// (which honour `SSL_CERT_FILE` and `SSL_CERT_DIR`): a server whose

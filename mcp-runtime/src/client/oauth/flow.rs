@@ -1,0 +1,370 @@
+//! One client's authorization with one protected server: the token it
+//! sends now, and what gets it a new one when the server refuses it.
+
+use std::sync::{Arc, RwLock};
+
+use serde_json::{Map, Value, json};
+
+use super::challenge::Challenge;
+use super::discovery::{self, ServerMetadata};
+use super::pkce::Pkce;
+use super::{AuthError, OAuth, StoredTokens};
+use crate::auth::client::{AsClient, FetchError, form_body};
+use crate::client::Error;
+
+/// The authorization of one client with the server at one endpoint.
+pub(crate) struct Authorizer {
+    config: OAuth,
+    http: AsClient,
+    /// The protected server's endpoint: the store's key, and the resource
+    /// when its metadata names none.
+    server: String,
+    /// The access token sent now.
+    current: RwLock<Option<Arc<str>>>,
+    /// One flow at a time, and what the flows learnt.
+    state: tokio::sync::Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    tokens: Option<StoredTokens>,
+    /// The scopes asked for so far: a step-up asks for them and more.
+    asked: Vec<String>,
+}
+
+/// The client id, secret and token endpoint authentication used with one
+/// authorization server.
+struct ClientId {
+    id: String,
+    secret: Option<String>,
+    method: String,
+}
+
+impl Authorizer {
+    pub(crate) fn new(config: OAuth, server: &str) -> Authorizer {
+        let tokens = config.store.load(server);
+        let current = tokens.as_ref().map(|t| Arc::from(t.access_token.as_str()));
+        Authorizer {
+            http: AsClient::new(config.timeout),
+            config,
+            server: server.to_owned(),
+            current: RwLock::new(current),
+            state: tokio::sync::Mutex::new(State { tokens, asked: Vec::new() }),
+        }
+    }
+
+    /// The access token to send, if any.
+    pub(crate) fn token(&self) -> Option<Arc<str>> {
+        self.current.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// How many times one request may send the person to authorize.
+    pub(crate) fn most(&self) -> usize {
+        self.config.max_authorizations
+    }
+
+    /// After the server refused a request sent with `used` (`status` 401,
+    /// or 403 for want of a scope) and challenged it with `challenge`: a
+    /// token for the next try. Returns whether the person was sent to
+    /// authorize (rather than a token refreshed, or one another request got
+    /// meanwhile taken).
+    pub(crate) async fn refused(
+        &self,
+        status: u16,
+        challenge: Option<&str>,
+        used: Option<&str>,
+    ) -> Result<bool, Error> {
+        let challenge = Challenge::read(challenge.unwrap_or_default());
+        let mut state = self.state.lock().await;
+        let now = self.token();
+        if status == 401 && now.is_some() && now.as_deref() != used {
+            return Ok(false);
+        }
+        if status == 401
+            && let Some(tokens) = state.tokens.clone().filter(|t| t.refresh_token.is_some())
+        {
+            match self.refresh(&tokens).await {
+                Ok(fresh) => {
+                    self.keep(&mut state, fresh);
+                    return Ok(false);
+                }
+                Err(error) => tracing::debug!(%error, "the refresh token was refused: authorizing again"),
+            }
+        }
+        self.authorize(&mut state, &challenge).await?;
+        Ok(true)
+    }
+
+    /// The whole flow: metadata, a client id, the person's approval, the
+    /// code traded for tokens.
+    async fn authorize(&self, state: &mut State, challenge: &Challenge) -> Result<(), Error> {
+        let protected = discovery::resource_metadata(&self.http, &self.server, challenge).await?;
+        let metadata = match &protected {
+            Some(protected) => discovery::server_metadata(&self.http, &protected.issuer).await?,
+            None => discovery::origin_metadata(&self.http, &self.server).await?,
+        };
+        let resource = protected.as_ref().map_or(self.server.as_str(), |p| p.resource.as_str());
+        let needed: Vec<String> = match (&challenge.scope, &protected) {
+            (Some(scope), _) => scope.split_whitespace().map(str::to_owned).collect(),
+            (None, Some(protected)) if !challenge.insufficient_scope() => protected.scopes.clone().unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        let asked = match challenge.insufficient_scope() {
+            true => union(&state.asked, &needed),
+            false => needed,
+        };
+        let client = self.client_id(&metadata, state.tokens.as_ref()).await?;
+        let pkce = Pkce::new()
+            .map_err(|e| AuthError::new("authorization", &metadata.authorization_endpoint, e.to_string()))?;
+        let url = authorization_url(&metadata, &client.id, &self.config.redirect_uri, &pkce, resource, &asked)?;
+        let Some(authorize) = &self.config.authorize else {
+            return Err(AuthError::new(
+                "authorization",
+                &metadata.authorization_endpoint,
+                "the server needs a person to authorize, and this client has no `on_authorize` callback",
+            )
+            .into());
+        };
+        let redirect = authorize(url)
+            .await
+            .map_err(|why| AuthError::new("authorization", &metadata.authorization_endpoint, why))?;
+        let code = code_of(&redirect, &pkce, &metadata)?;
+        let form = [
+            ("grant_type", "authorization_code"),
+            ("code", code.as_str()),
+            ("redirect_uri", self.config.redirect_uri.as_str()),
+            ("code_verifier", pkce.verifier.as_str()),
+            ("resource", resource),
+        ];
+        let scope = (!asked.is_empty()).then(|| asked.join(" "));
+        let tokens =
+            self.token_request(&metadata.token_endpoint, &client, &form, &metadata.issuer, scope, None).await?;
+        state.asked = asked;
+        self.keep(state, tokens);
+        Ok(())
+    }
+
+    /// A new access token for `tokens`' refresh token.
+    async fn refresh(&self, tokens: &StoredTokens) -> Result<StoredTokens, Error> {
+        let refresh = tokens.refresh_token.as_deref().unwrap_or_default();
+        let client = ClientId {
+            id: tokens.client_id.clone(),
+            secret: tokens.client_secret.clone(),
+            method: tokens.token_endpoint_auth_method.clone(),
+        };
+        let form = [("grant_type", "refresh_token"), ("refresh_token", refresh)];
+        let scope = tokens.scope.clone();
+        self.token_request(&tokens.token_endpoint, &client, &form, &tokens.issuer, scope, Some(refresh)).await
+    }
+
+    /// The client id to use with the authorization server of `metadata`:
+    /// the one tokens were issued to by that very server, else one
+    /// registered beforehand for it, else this client's metadata document
+    /// where the server takes them, else one it registers now.
+    async fn client_id(&self, metadata: &ServerMetadata, stored: Option<&StoredTokens>) -> Result<ClientId, Error> {
+        if let Some(stored) = stored.filter(|s| s.issuer == metadata.issuer) {
+            return Ok(ClientId {
+                id: stored.client_id.clone(),
+                secret: stored.client_secret.clone(),
+                method: stored.token_endpoint_auth_method.clone(),
+            });
+        }
+        let registered =
+            self.config.registered.iter().find(|r| r.issuer.as_deref().is_none_or(|i| i == metadata.issuer));
+        if let Some(registered) = registered {
+            let method = match &registered.secret {
+                None => "none",
+                Some(_) if metadata.auth_methods == ["client_secret_post"] => "client_secret_post",
+                Some(_) => "client_secret_basic",
+            };
+            return Ok(ClientId {
+                id: registered.id.clone(),
+                secret: registered.secret.clone(),
+                method: method.to_owned(),
+            });
+        }
+        if let Some(document) = self.config.metadata_document.as_ref().filter(|_| metadata.metadata_documents) {
+            return Ok(ClientId { id: document.clone(), secret: None, method: "none".to_owned() });
+        }
+        self.register(metadata).await
+    }
+
+    /// Dynamic registration (RFC 7591) at the server of `metadata`.
+    async fn register(&self, metadata: &ServerMetadata) -> Result<ClientId, Error> {
+        let step = "client registration";
+        let Some(endpoint) = &metadata.registration_endpoint else {
+            return Err(AuthError::new(
+                step,
+                &metadata.issuer,
+                "the authorization server takes no registrations, and no client is registered with it \
+                 (`OAuth::registered`)",
+            )
+            .into());
+        };
+        let method = match metadata.auth_methods.first() {
+            Some(first) if !metadata.auth_methods.iter().any(|m| m == "none") => first.as_str(),
+            _ => "none",
+        };
+        let request = json!({
+            "client_name": self.config.client_name,
+            "redirect_uris": [self.config.redirect_uri],
+            "application_type": "native",
+            "grant_types": ["authorization_code", "refresh_token"],
+            "response_types": ["code"],
+            "token_endpoint_auth_method": method,
+        });
+        let body = serde_json::to_vec(&request).map_err(|e| AuthError::new(step, endpoint, e.to_string()))?;
+        let (status, answer) = self
+            .http
+            .post(endpoint, "application/json", body, None)
+            .await
+            .map_err(|e| AuthError::new(step, endpoint, e.to_string()))?;
+        if !(200..300).contains(&status) {
+            return Err(AuthError::new(step, endpoint, refusal(status, &answer)).into());
+        }
+        let id =
+            text(&answer, "client_id").ok_or_else(|| AuthError::new(step, endpoint, "no `client_id` in the answer"))?;
+        let secret = text(&answer, "client_secret").map(str::to_owned);
+        let method = text(&answer, "token_endpoint_auth_method")
+            .unwrap_or(if secret.is_some() { "client_secret_basic" } else { "none" })
+            .to_owned();
+        Ok(ClientId { id: id.to_owned(), secret, method })
+    }
+
+    /// A token request with `form` and the client's authentication: the
+    /// tokens it issues (a refresh keeps `refresh` when none comes back).
+    async fn token_request(
+        &self,
+        endpoint: &str,
+        client: &ClientId,
+        form: &[(&str, &str)],
+        issuer: &str,
+        scope: Option<String>,
+        refresh: Option<&str>,
+    ) -> Result<StoredTokens, Error> {
+        let step = "token request";
+        let mut form = form.to_vec();
+        let basic = match (client.method.as_str(), &client.secret) {
+            ("client_secret_basic", Some(secret)) => Some((client.id.as_str(), secret.as_str())),
+            ("client_secret_post", Some(secret)) => {
+                form.push(("client_id", &client.id));
+                form.push(("client_secret", secret));
+                None
+            }
+            _ => {
+                form.push(("client_id", &client.id));
+                None
+            }
+        };
+        let body = form_body(&form).into_bytes();
+        let (status, answer) = match self.http.post(endpoint, "application/x-www-form-urlencoded", body, basic).await {
+            Ok(answered) => answered,
+            Err(FetchError::Status(status)) => (status, Map::new()),
+            Err(error) => return Err(AuthError::new(step, endpoint, error.to_string()).into()),
+        };
+        let access = text(&answer, "access_token").filter(|_| (200..300).contains(&status));
+        let Some(access) = access else {
+            return Err(AuthError::new(step, endpoint, refusal(status, &answer)).into());
+        };
+        Ok(StoredTokens {
+            issuer: issuer.to_owned(),
+            access_token: access.to_owned(),
+            refresh_token: text(&answer, "refresh_token").or(refresh).map(str::to_owned),
+            scope: text(&answer, "scope").map(str::to_owned).or(scope),
+            client_id: client.id.clone(),
+            client_secret: client.secret.clone(),
+            token_endpoint_auth_method: client.method.clone(),
+            token_endpoint: endpoint.to_owned(),
+        })
+    }
+
+    /// Makes `tokens` the ones sent, and keeps them.
+    fn keep(&self, state: &mut State, tokens: StoredTokens) {
+        self.config.store.save(&self.server, &tokens);
+        *self.current.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::from(tokens.access_token.as_str()));
+        state.tokens = Some(tokens);
+    }
+}
+
+/// The authorization URL the person is sent to.
+fn authorization_url(
+    metadata: &ServerMetadata,
+    client_id: &str,
+    redirect_uri: &str,
+    pkce: &Pkce,
+    resource: &str,
+    scopes: &[String],
+) -> Result<String, Error> {
+    let mut url = url::Url::parse(&metadata.authorization_endpoint)
+        .map_err(|e| AuthError::new("authorization", &metadata.authorization_endpoint, e.to_string()))?;
+    {
+        let mut query = url.query_pairs_mut();
+        query
+            .append_pair("response_type", "code")
+            .append_pair("client_id", client_id)
+            .append_pair("redirect_uri", redirect_uri)
+            .append_pair("state", &pkce.state)
+            .append_pair("code_challenge", &pkce.challenge)
+            .append_pair("code_challenge_method", "S256")
+            .append_pair("resource", resource);
+        if !scopes.is_empty() {
+            query.append_pair("scope", &scopes.join(" "));
+        }
+    }
+    Ok(url.into())
+}
+
+/// The code of the redirect the person came back with, once its `state`
+/// and its issuer (RFC 9207) are checked: a code that came from elsewhere
+/// goes nowhere.
+fn code_of(redirect: &str, pkce: &Pkce, metadata: &ServerMetadata) -> Result<String, Error> {
+    let step = "authorization response";
+    let url = url::Url::parse(redirect).map_err(|e| AuthError::new(step, redirect, e.to_string()))?;
+    let param = |name: &str| url.query_pairs().find(|(key, _)| key == name).map(|(_, value)| value.into_owned());
+    if param("state").as_deref() != Some(pkce.state.as_str()) {
+        return Err(AuthError::new(step, redirect, "its `state` is not the one sent").into());
+    }
+    match (param("iss"), metadata.iss_supported) {
+        (Some(iss), _) if iss != metadata.issuer => {
+            return Err(AuthError::new(
+                step,
+                redirect,
+                format!("it comes from issuer {iss:?}, not {:?}", metadata.issuer),
+            )
+            .into());
+        }
+        (None, true) => {
+            return Err(
+                AuthError::new(step, redirect, "it names no issuer (`iss`), which its server says it does").into()
+            );
+        }
+        _ => {}
+    }
+    if let Some(error) = param("error") {
+        let described = param("error_description").map(|d| format!(": {d}")).unwrap_or_default();
+        return Err(
+            AuthError::new(step, redirect, format!("the authorization was refused ({error}{described})")).into()
+        );
+    }
+    param("code").ok_or_else(|| AuthError::new(step, redirect, "it has no `code`").into())
+}
+
+/// `before` and the scopes of `more` it lacks, in order.
+fn union(before: &[String], more: &[String]) -> Vec<String> {
+    let mut all = before.to_vec();
+    all.extend(more.iter().filter(|scope| !before.contains(scope)).cloned());
+    all
+}
+
+/// What an authorization server's refusal says.
+fn refusal(status: u16, answer: &Map<String, Value>) -> String {
+    match (text(answer, "error"), text(answer, "error_description")) {
+        (Some(error), Some(description)) => format!("HTTP {status}, {error}: {description}"),
+        (Some(error), None) => format!("HTTP {status}, {error}"),
+        _ => format!("HTTP {status}"),
+    }
+}
+
+fn text<'a>(document: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
+    document.get(key).and_then(Value::as_str)
+}

@@ -1,0 +1,222 @@
+//! OAuth 2.1 for a client of a protected server (`client-auth` feature):
+//! the server's `401` followed to its authorization server, and the token
+//! it issues sent with every request.
+//!
+//! On a `401` the client reads the server's Protected Resource Metadata
+//! (the URL its challenge names, else the well-known ones) and checks that
+//! it names this server; reads its authorization server's metadata (RFC
+//! 8414, then OpenID Connect), which must name that very issuer and offer
+//! PKCE; gets a client id (one registered beforehand for that issuer, a
+//! Client ID Metadata Document, or dynamic registration, in that order);
+//! sends the person to the authorization URL with PKCE (S256), a `state`,
+//! the `resource` and the scopes asked for (the challenge's, else those the
+//! server lists, else none); checks the redirect's `state` and `iss` (RFC
+//! 9207) before the code goes anywhere; and trades the code for tokens. A
+//! `401` with a refresh token at hand refreshes first; a `403` with
+//! `insufficient_scope` authorizes again with the scopes asked for so far
+//! and those now needed, at most three times for one request. One flow at
+//! a time: a gateway's concurrent calls wait for the one under way.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), mcp_runtime::client::Error> {
+//! use mcp_runtime::client::Client;
+//! use mcp_runtime::client::oauth::OAuth;
+//!
+//! let oauth = OAuth::new("http://127.0.0.1:8976/callback").on_authorize(|url| async move {
+//!     // Show `url` to the person; the URL their browser was sent back to
+//!     // (with `code` and `state`) is the answer.
+//!     println!("Open {url}");
+//!     Err("no browser here".to_owned())
+//! });
+//! let client = Client::http("https://mcp.example.com/mcp").oauth(oauth);
+//! let tools = client.list_tools().await?;
+//! # let _ = tools; Ok(()) }
+//! ```
+
+mod challenge;
+mod discovery;
+mod flow;
+mod pkce;
+mod store;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub(crate) use flow::Authorizer;
+pub use store::{MemoryTokenStore, StoredTokens, TokenStore};
+
+use crate::handler::functions::BoxFuture;
+
+/// What a person does with an authorization URL: the URL their browser was
+/// sent back to, or why there is none.
+type AuthorizeFn = Arc<dyn Fn(String) -> BoxFuture<'static, Result<String, String>> + Send + Sync>;
+
+/// How a client authorizes with a protected server's authorization server.
+/// Given to [`Client::oauth`](super::Client::oauth).
+#[derive(Clone)]
+pub struct OAuth {
+    redirect_uri: String,
+    client_name: String,
+    metadata_document: Option<String>,
+    registered: Vec<RegisteredClient>,
+    authorize: Option<AuthorizeFn>,
+    store: Arc<dyn TokenStore>,
+    max_authorizations: usize,
+    timeout: Duration,
+}
+
+impl std::fmt::Debug for OAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuth")
+            .field("redirect_uri", &self.redirect_uri)
+            .field("client_name", &self.client_name)
+            .field("metadata_document", &self.metadata_document)
+            .field("registered", &self.registered)
+            .field("max_authorizations", &self.max_authorizations)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OAuth {
+    /// Authorization that sends the person back to `redirect_uri` (a
+    /// loopback URL of the program, say) once they approved. Tokens are kept
+    /// in memory ([`MemoryTokenStore`]) unless [`token_store`](Self::token_store)
+    /// says otherwise.
+    pub fn new(redirect_uri: impl Into<String>) -> Self {
+        OAuth {
+            redirect_uri: redirect_uri.into(),
+            client_name: "mcp-runtime-client".to_owned(),
+            metadata_document: None,
+            registered: Vec::new(),
+            authorize: None,
+            store: Arc::new(MemoryTokenStore::default()),
+            max_authorizations: 3,
+            timeout: Duration::from_secs(30),
+        }
+    }
+
+    /// The step the person takes: `callback` gets the authorization URL and
+    /// returns the URL the authorization server sent them back to (the
+    /// redirect URI with `code`, `state` and `iss`), or why there is none.
+    /// Without it, a server that needs authorization fails the request.
+    pub fn on_authorize<F, Fut>(mut self, callback: F) -> Self
+    where
+        F: Fn(String) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<String, String>> + Send + 'static,
+    {
+        self.authorize = Some(Arc::new(move |url| Box::pin(callback(url))));
+        self
+    }
+
+    /// The name given in dynamic registration (default `mcp-runtime-client`).
+    pub fn client_name(mut self, name: impl Into<String>) -> Self {
+        self.client_name = name.into();
+        self
+    }
+
+    /// The `https` URL of this client's Client ID Metadata Document, used as
+    /// its client id with an authorization server that supports them
+    /// (instead of registering).
+    pub fn client_metadata_document(mut self, url: impl Into<String>) -> Self {
+        self.metadata_document = Some(url.into());
+        self
+    }
+
+    /// A client registered beforehand, used instead of any other way to get
+    /// a client id with the authorization server it names (or with any,
+    /// when it names none).
+    pub fn registered(mut self, client: RegisteredClient) -> Self {
+        self.registered.push(client);
+        self
+    }
+
+    /// Where tokens are kept between requests and runs (default: in memory).
+    pub fn token_store(mut self, store: impl TokenStore) -> Self {
+        self.store = Arc::new(store);
+        self
+    }
+
+    /// How many times one request may send the person to authorize
+    /// (default 3, at least 1): a server that keeps refusing for want of a
+    /// scope is given up on after as many.
+    pub fn max_authorizations(mut self, most: usize) -> Self {
+        self.max_authorizations = most.max(1);
+        self
+    }
+
+    /// How long each request to the authorization server may take (default 30 s).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+}
+
+/// A client id (and secret) registered beforehand with an authorization
+/// server.
+///
+/// ```
+/// use mcp_runtime::client::oauth::RegisteredClient;
+/// let client = RegisteredClient::new("my-app").secret("s3cret").issuer("https://login.example.com");
+/// # let _ = client;
+/// ```
+#[derive(Clone)]
+pub struct RegisteredClient {
+    id: String,
+    secret: Option<String>,
+    issuer: Option<String>,
+}
+
+impl std::fmt::Debug for RegisteredClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RegisteredClient")
+            .field("id", &self.id)
+            .field("secret", &self.secret.as_ref().map(|_| "…"))
+            .field("issuer", &self.issuer)
+            .finish()
+    }
+}
+
+impl RegisteredClient {
+    /// The client id `id`, without a secret (a public client).
+    pub fn new(id: impl Into<String>) -> Self {
+        RegisteredClient { id: id.into(), secret: None, issuer: None }
+    }
+
+    /// Its secret, sent with HTTP Basic (or in the form, when the server
+    /// takes only that).
+    pub fn secret(mut self, secret: impl Into<String>) -> Self {
+        self.secret = Some(secret.into());
+        self
+    }
+
+    /// The issuer it is registered with: used with that authorization
+    /// server only, never sent to another.
+    pub fn issuer(mut self, issuer: impl Into<String>) -> Self {
+        self.issuer = Some(issuer.into());
+        self
+    }
+}
+
+/// Why authorization failed: the step, the URL it was at, and the reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct AuthError {
+    step: &'static str,
+    url: String,
+    reason: String,
+}
+
+impl AuthError {
+    fn new(step: &'static str, url: &str, reason: impl Into<String>) -> Self {
+        AuthError { step, url: url.to_owned(), reason: reason.into() }
+    }
+}
+
+impl From<AuthError> for super::Error {
+    fn from(error: AuthError) -> Self {
+        super::Error::Authorization(format!(
+            "authorization failed at the {} ({}): {}",
+            error.step, error.url, error.reason
+        ))
+    }
+}
