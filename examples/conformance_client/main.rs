@@ -18,7 +18,7 @@ use std::process::ExitCode;
 use std::sync::{Arc, OnceLock};
 
 use anyhow::{Context as _, bail};
-use mcp_runtime::client::oauth::{OAuth, RegisteredClient};
+use mcp_runtime::client::oauth::{ClientCredentials, OAuth, RegisteredClient};
 use mcp_runtime::client::{Client, Revision};
 use mcp_runtime::protocol::{CallToolResult, ElicitRequest, ElicitResult, PROTOCOL_VERSION, Tool};
 use serde_json::{Map, Value, json};
@@ -68,6 +68,8 @@ const AUTHORIZATION: &[&str] = &[
     "auth/iss-unexpected",
     "auth/iss-normalized",
     "auth/metadata-issuer-mismatch",
+    "auth/client-credentials-jwt",
+    "auth/client-credentials-basic",
 ];
 
 /// The Client ID Metadata Document URL the suite's authorization server
@@ -242,6 +244,11 @@ fn succeeded(result: CallToolResult) -> anyhow::Result<()> {
 /// authorization URL is fetched and its redirect read), then lists the
 /// tools and calls `test-tool` when there is one.
 async fn authorized(client: Client, scenario: &str, context: &Value) -> anyhow::Result<()> {
+    if let Some(credentials) = client_credentials(scenario, context)? {
+        let client = client.oauth(OAuth::client_credentials(credentials));
+        client.list_tools().await?;
+        return Ok(client.close().await?);
+    }
     let mut oauth = OAuth::new("http://localhost:3000/callback")
         .client_name("mcp-runtime-conformance-client")
         .on_authorize(|url| async move { redirect_of(&url).await.map_err(|e| format!("{e:#}")) });
@@ -265,6 +272,22 @@ async fn authorized(client: Client, scenario: &str, context: &Value) -> anyhow::
     }
     client.close().await?;
     Ok(())
+}
+
+/// The credentials of a program acting for itself, in the scenarios that
+/// give them.
+fn client_credentials(scenario: &str, context: &Value) -> anyhow::Result<Option<ClientCredentials>> {
+    let given =
+        |key: &str| context.get(key).and_then(Value::as_str).with_context(|| format!("no {key} in the context"));
+    Ok(match scenario {
+        "auth/client-credentials-basic" => {
+            Some(ClientCredentials::secret(given("client_id")?, given("client_secret")?))
+        }
+        "auth/client-credentials-jwt" => {
+            Some(ClientCredentials::private_key(given("client_id")?, given("private_key_pem")?)?)
+        }
+        _ => None,
+    })
 }
 
 /// Where the authorization server sends the person back to: the

@@ -96,9 +96,30 @@ impl Authorizer {
     }
 
     /// The whole flow: metadata, a client id, the person's approval, the
-    /// code traded for tokens.
+    /// code traded for tokens (or, for a program acting for itself, its
+    /// credentials).
     async fn authorize(&self, state: &mut State, challenge: &Challenge) -> Result<(), Error> {
         let protected = discovery::resource_metadata(&self.http, &self.server, challenge).await?;
+        if let Some(service) = &self.config.service {
+            let Some(protected) = protected else {
+                return Err(AuthError::new(
+                    "protected resource metadata",
+                    &self.server,
+                    "the server publishes none, so no token endpoint to send the client credentials to",
+                )
+                .into());
+            };
+            let metadata = discovery::server_metadata(&self.http, &protected.issuer).await?;
+            let scopes = match &challenge.scope {
+                Some(scope) => scope.split_whitespace().map(str::to_owned).collect(),
+                None => protected.scopes.clone().unwrap_or_default(),
+            };
+            let asked = if challenge.insufficient_scope() { union(&state.asked, &scopes) } else { scopes };
+            let tokens = self.for_itself(service, &metadata, &protected.resource, &asked).await?;
+            state.asked = asked;
+            self.keep(state, tokens);
+            return Ok(());
+        }
         let metadata = match &protected {
             Some(protected) => discovery::server_metadata(&self.http, &protected.issuer).await?,
             None => discovery::origin_metadata(&self.http, &self.server).await?,
@@ -142,6 +163,57 @@ impl Authorizer {
         state.asked = asked;
         self.keep(state, tokens);
         Ok(())
+    }
+
+    /// A token for a program acting for itself: the `client_credentials`
+    /// grant, its secret in HTTP Basic or a signed assertion.
+    async fn for_itself(
+        &self,
+        service: &super::ClientCredentials,
+        metadata: &ServerMetadata,
+        resource: &str,
+        scopes: &[String],
+    ) -> Result<StoredTokens, Error> {
+        if let Some(bound) = service.issuer.as_deref().filter(|bound| *bound != metadata.issuer) {
+            return Err(AuthError::new(
+                "token request",
+                &metadata.token_endpoint,
+                format!(
+                    "the client credentials are for issuer {bound:?}, not {:?}: they are not sent",
+                    metadata.issuer
+                ),
+            )
+            .into());
+        }
+        let scope = scopes.join(" ");
+        let mut form = vec![("grant_type", "client_credentials"), ("resource", resource)];
+        if !scope.is_empty() {
+            form.push(("scope", &scope));
+        }
+        let (client, assertion) = match &service.proof {
+            super::Proof::Secret(secret) => (
+                ClientId {
+                    id: service.id.clone(),
+                    secret: Some(secret.clone()),
+                    method: "client_secret_basic".to_owned(),
+                },
+                None,
+            ),
+            super::Proof::PrivateKey(key) => {
+                let assertion = assertion(&service.id, &metadata.issuer, key)
+                    .map_err(|why| AuthError::new("token request", &metadata.token_endpoint, why))?;
+                (
+                    ClientId { id: service.id.clone(), secret: None, method: "private_key_jwt".to_owned() },
+                    Some(assertion),
+                )
+            }
+        };
+        if let Some(assertion) = &assertion {
+            form.push(("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"));
+            form.push(("client_assertion", assertion));
+        }
+        let scope = (!scope.is_empty()).then_some(scope.clone());
+        self.token_request(&metadata.token_endpoint, &client, &form, &metadata.issuer, scope, None).await
     }
 
     /// A new access token for `tokens`' refresh token.
@@ -246,6 +318,8 @@ impl Authorizer {
         let mut form = form.to_vec();
         let basic = match (client.method.as_str(), &client.secret) {
             ("client_secret_basic", Some(secret)) => Some((client.id.as_str(), secret.as_str())),
+            // The assertion names the client.
+            ("private_key_jwt", _) => None,
             ("client_secret_post", Some(secret)) => {
                 form.push(("client_id", &client.id));
                 form.push(("client_secret", secret));
@@ -284,6 +358,16 @@ impl Authorizer {
         *self.current.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::from(tokens.access_token.as_str()));
         state.tokens = Some(tokens);
     }
+}
+
+/// An RFC 7523 client assertion of `client` for the authorization server
+/// `issuer`, signed (ES256) with `key` (PKCS#8 DER): good for five minutes.
+fn assertion(client: &str, issuer: &str, key: &[u8]) -> Result<String, String> {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_err(|e| e.to_string())?.as_secs();
+    let id = super::pkce::Pkce::new().map_err(|e| e.to_string())?.state;
+    let claims = json!({"iss": client, "sub": client, "aud": issuer, "iat": now, "exp": now + 300, "jti": id});
+    let header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256);
+    jsonwebtoken::encode(&header, &claims, &jsonwebtoken::EncodingKey::from_ec_der(key)).map_err(|e| e.to_string())
 }
 
 /// The authorization URL the person is sent to.

@@ -56,6 +56,9 @@ type AuthorizeFn = Arc<dyn Fn(String) -> BoxFuture<'static, Result<String, Strin
 /// Given to [`Client::oauth`](super::Client::oauth).
 #[derive(Clone)]
 pub struct OAuth {
+    /// Machine to machine: the `client_credentials` grant with these, and
+    /// no person.
+    service: Option<ClientCredentials>,
     redirect_uri: String,
     client_name: String,
     metadata_document: Option<String>,
@@ -85,6 +88,7 @@ impl OAuth {
     /// says otherwise.
     pub fn new(redirect_uri: impl Into<String>) -> Self {
         OAuth {
+            service: None,
             redirect_uri: redirect_uri.into(),
             client_name: "mcp-runtime-client".to_owned(),
             metadata_document: None,
@@ -94,6 +98,23 @@ impl OAuth {
             max_authorizations: 3,
             timeout: Duration::from_secs(30),
         }
+    }
+
+    /// Authorization of a program acting for itself (the
+    /// `io.modelcontextprotocol/oauth-client-credentials` extension): the
+    /// `client_credentials` grant at the token endpoint that the server's
+    /// metadata leads to, with `credentials` (a secret sent with HTTP
+    /// Basic, or a private key signing an RFC 7523 assertion), the
+    /// `resource`, and the scopes the server asks for. No person, no
+    /// registration, no redirect.
+    ///
+    /// ```
+    /// use mcp_runtime::client::oauth::{ClientCredentials, OAuth};
+    /// let oauth = OAuth::client_credentials(ClientCredentials::secret("reporting-job", "s3cret"));
+    /// # let _ = oauth;
+    /// ```
+    pub fn client_credentials(credentials: ClientCredentials) -> Self {
+        OAuth { service: Some(credentials), ..OAuth::new("") }
     }
 
     /// The step the person takes: `callback` gets the authorization URL and
@@ -192,6 +213,74 @@ impl RegisteredClient {
 
     /// The issuer it is registered with: used with that authorization
     /// server only, never sent to another.
+    pub fn issuer(mut self, issuer: impl Into<String>) -> Self {
+        self.issuer = Some(issuer.into());
+        self
+    }
+}
+
+/// What a program authorizes with for itself
+/// ([`OAuth::client_credentials`]).
+#[derive(Clone)]
+pub struct ClientCredentials {
+    id: String,
+    proof: Proof,
+    issuer: Option<String>,
+}
+
+#[derive(Clone)]
+enum Proof {
+    /// `client_secret_basic`.
+    Secret(String),
+    /// `private_key_jwt`, ES256: the key's PKCS#8 DER.
+    PrivateKey(Arc<[u8]>),
+}
+
+impl std::fmt::Debug for ClientCredentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let proof = match self.proof {
+            Proof::Secret(_) => "client_secret_basic",
+            Proof::PrivateKey(_) => "private_key_jwt",
+        };
+        f.debug_struct("ClientCredentials")
+            .field("id", &self.id)
+            .field("proof", &proof)
+            .field("issuer", &self.issuer)
+            .finish()
+    }
+}
+
+impl ClientCredentials {
+    /// The client `id` and its `secret`, sent with HTTP Basic.
+    pub fn secret(id: impl Into<String>, secret: impl Into<String>) -> Self {
+        ClientCredentials { id: id.into(), proof: Proof::Secret(secret.into()), issuer: None }
+    }
+
+    /// The client `id` and its P-256 private key (`pem`, PKCS#8), which
+    /// signs an assertion (ES256, RFC 7523) for each token request. A key
+    /// that does not read is [`Error::Invalid`](super::Error::Invalid).
+    pub fn private_key(id: impl Into<String>, pem: impl AsRef<[u8]>) -> Result<Self, super::Error> {
+        use rustls::pki_types::PrivatePkcs8KeyDer;
+        use rustls::pki_types::pem::PemObject as _;
+        let key = PrivatePkcs8KeyDer::from_pem_slice(pem.as_ref())
+            .map_err(|e| super::Error::Invalid(format!("a private key that does not read as PKCS#8 PEM: {e}")))?;
+        // Signed with once now, so that a key of another kind fails here.
+        let signer = jsonwebtoken::EncodingKey::from_ec_der(key.secret_pkcs8_der());
+        jsonwebtoken::encode(
+            &jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256),
+            &serde_json::json!({}),
+            &signer,
+        )
+        .map_err(|e| super::Error::Invalid(format!("a private key that does not sign with ES256 (P-256): {e}")))?;
+        Ok(ClientCredentials {
+            id: id.into(),
+            proof: Proof::PrivateKey(Arc::from(key.secret_pkcs8_der())),
+            issuer: None,
+        })
+    }
+
+    /// The issuer these are registered with: sent to that authorization
+    /// server only.
     pub fn issuer(mut self, issuer: impl Into<String>) -> Self {
         self.issuer = Some(issuer.into());
         self
