@@ -42,16 +42,25 @@ pub(crate) struct AsClient {
 }
 
 impl AsClient {
+    #[cfg(feature = "auth")]
     pub(crate) fn new(timeout: Duration) -> Self {
-        let tls = rustls::ClientConfig::builder_with_provider(rustls::crypto::ring::default_provider().into())
-            .with_safe_default_protocol_versions()
-            .and_then(|builder| {
-                use rustls_platform_verifier::BuilderVerifierExt as _;
-                builder.with_platform_verifier()
-            })
-            .map(|builder| builder.with_no_client_auth())
-            .inspect_err(|error| tracing::error!(%error, "no TLS client for the authorization server"))
-            .ok();
+        Self::with_roots(timeout, Vec::new())
+    }
+
+    /// A client trusting `extra_roots` besides the platform's roots.
+    pub(crate) fn with_roots(timeout: Duration, extra_roots: Vec<rustls::pki_types::CertificateDer<'static>>) -> Self {
+        let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+        let tls =
+            rustls_platform_verifier::Verifier::new_with_extra_roots(extra_roots, std::sync::Arc::clone(&provider))
+                .and_then(|verifier| {
+                    Ok(rustls::ClientConfig::builder_with_provider(provider)
+                        .with_safe_default_protocol_versions()?
+                        .dangerous()
+                        .with_custom_certificate_verifier(std::sync::Arc::new(verifier))
+                        .with_no_client_auth())
+                })
+                .inspect_err(|error| tracing::error!(%error, "no TLS client for the authorization server"))
+                .ok();
         let http = tls.map(|tls| {
             let connector =
                 hyper_rustls::HttpsConnectorBuilder::new().with_tls_config(tls).https_or_http().enable_http1().build();

@@ -84,6 +84,13 @@ impl Connections {
         Connections { tls: Arc::default(), roots: Arc::default(), kept: Arc::default() }
     }
 
+    /// The roots trusted besides the platform's, shared: those added later
+    /// are in it too.
+    #[cfg(feature = "client-auth")]
+    pub(super) fn roots(&self) -> Arc<Mutex<Vec<CertificateDer<'static>>>> {
+        Arc::clone(&self.roots)
+    }
+
     /// Trusts `roots` besides the platform's, for the connections made from
     /// now on (the first connection settles the set).
     pub(super) fn add_roots(&self, roots: Vec<CertificateDer<'static>>) {

@@ -102,7 +102,7 @@ impl HttpTransport {
     /// Authorizes as `oauth` says when the server asks for a token.
     #[cfg(feature = "client-auth")]
     pub(super) fn authorize_with(&mut self, oauth: super::oauth::OAuth) {
-        self.oauth = Some(Arc::new(super::oauth::Authorizer::new(oauth, &self.url)));
+        self.oauth = Some(Arc::new(super::oauth::Authorizer::new(oauth, &self.url, self.connections.roots())));
     }
 
     pub(super) fn url(&self) -> &str {

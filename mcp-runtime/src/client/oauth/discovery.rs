@@ -106,8 +106,9 @@ fn identifies(resource: &str, endpoint: &str) -> bool {
 
 /// The metadata of the authorization server `issuer`: the first document at
 /// its well-known URLs, in the order of RFC 8414 and OpenID Connect. It must
-/// name `issuer` exactly, and offer PKCE with S256; else none of it is used.
-pub(super) async fn server_metadata(http: &AsClient, issuer: &str) -> Result<ServerMetadata, AuthError> {
+/// name `issuer` exactly, and offer PKCE with S256 when a person is to
+/// authorize (`pkce`); else none of it is used.
+pub(super) async fn server_metadata(http: &AsClient, issuer: &str, pkce: bool) -> Result<ServerMetadata, AuthError> {
     let step = "authorization server metadata";
     let mut tried = Vec::new();
     for url in metadata_urls(issuer) {
@@ -128,7 +129,7 @@ pub(super) async fn server_metadata(http: &AsClient, issuer: &str) -> Result<Ser
             ));
         }
         let methods = strings(&document, "code_challenge_methods_supported").unwrap_or_default();
-        if !methods.iter().any(|m| m == "S256") {
+        if pkce && !methods.iter().any(|m| m == "S256") {
             return Err(AuthError::new(step, &url, "the server does not say it supports PKCE with S256"));
         }
         return read(&document, issuer).map_err(|why| AuthError::new(step, &url, why));

@@ -15,7 +15,10 @@ use crate::client::Error;
 /// The authorization of one client with the server at one endpoint.
 pub(crate) struct Authorizer {
     config: OAuth,
-    http: AsClient,
+    /// Made at the first flow, trusting the roots the client was given by then.
+    http: std::sync::OnceLock<AsClient>,
+    /// The roots the client trusts besides the platform's.
+    roots: Arc<std::sync::Mutex<Vec<rustls::pki_types::CertificateDer<'static>>>>,
     /// The protected server's endpoint: the store's key, and the resource
     /// when its metadata names none.
     server: String,
@@ -41,16 +44,26 @@ struct ClientId {
 }
 
 impl Authorizer {
-    pub(crate) fn new(config: OAuth, server: &str) -> Authorizer {
+    pub(crate) fn new(
+        config: OAuth,
+        server: &str,
+        roots: Arc<std::sync::Mutex<Vec<rustls::pki_types::CertificateDer<'static>>>>,
+    ) -> Authorizer {
         let tokens = config.store.load(server);
         let current = tokens.as_ref().map(|t| Arc::from(t.access_token.as_str()));
         Authorizer {
-            http: AsClient::new(config.timeout),
+            http: std::sync::OnceLock::new(),
+            roots,
             config,
             server: server.to_owned(),
             current: RwLock::new(current),
             state: tokio::sync::Mutex::new(State { tokens, asked: Vec::new() }),
         }
+    }
+
+    /// What asks the authorization server (and the server's metadata).
+    fn http(&self) -> &AsClient {
+        self.http.get_or_init(|| AsClient::with_roots(self.config.timeout, crate::sync::lock(&self.roots).clone()))
     }
 
     /// The access token to send, if any.
@@ -99,7 +112,7 @@ impl Authorizer {
     /// code traded for tokens (or, for a program acting for itself, its
     /// credentials).
     async fn authorize(&self, state: &mut State, challenge: &Challenge) -> Result<(), Error> {
-        let protected = discovery::resource_metadata(&self.http, &self.server, challenge).await?;
+        let protected = discovery::resource_metadata(self.http(), &self.server, challenge).await?;
         if let Some(service) = &self.config.service {
             let Some(protected) = protected else {
                 return Err(AuthError::new(
@@ -109,7 +122,7 @@ impl Authorizer {
                 )
                 .into());
             };
-            let metadata = discovery::server_metadata(&self.http, &protected.issuer).await?;
+            let metadata = discovery::server_metadata(self.http(), &protected.issuer, false).await?;
             let scopes = match &challenge.scope {
                 Some(scope) => scope.split_whitespace().map(str::to_owned).collect(),
                 None => protected.scopes.clone().unwrap_or_default(),
@@ -121,8 +134,8 @@ impl Authorizer {
             return Ok(());
         }
         let metadata = match &protected {
-            Some(protected) => discovery::server_metadata(&self.http, &protected.issuer).await?,
-            None => discovery::origin_metadata(&self.http, &self.server).await?,
+            Some(protected) => discovery::server_metadata(self.http(), &protected.issuer, true).await?,
+            None => discovery::origin_metadata(self.http(), &self.server).await?,
         };
         let resource = protected.as_ref().map_or(self.server.as_str(), |p| p.resource.as_str());
         let needed: Vec<String> = match (&challenge.scope, &protected) {
@@ -287,7 +300,7 @@ impl Authorizer {
         });
         let body = serde_json::to_vec(&request).map_err(|e| AuthError::new(step, endpoint, e.to_string()))?;
         let (status, answer) = self
-            .http
+            .http()
             .post(endpoint, "application/json", body, None)
             .await
             .map_err(|e| AuthError::new(step, endpoint, e.to_string()))?;
@@ -331,7 +344,8 @@ impl Authorizer {
             }
         };
         let body = form_body(&form).into_bytes();
-        let (status, answer) = match self.http.post(endpoint, "application/x-www-form-urlencoded", body, basic).await {
+        let (status, answer) = match self.http().post(endpoint, "application/x-www-form-urlencoded", body, basic).await
+        {
             Ok(answered) => answered,
             Err(FetchError::Status(status)) => (status, Map::new()),
             Err(error) => return Err(AuthError::new(step, endpoint, error.to_string()).into()),
