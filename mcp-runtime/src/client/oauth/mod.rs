@@ -44,7 +44,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub(crate) use flow::Authorizer;
-pub use store::{MemoryTokenStore, StoredTokens, TokenStore};
+pub use store::{FileTokenStore, MemoryTokenStore, StoredTokens, TokenStore};
 
 use crate::handler::functions::BoxFuture;
 
