@@ -27,6 +27,13 @@
 //!
 //! An `https://` remote's certificate is checked against the platform's roots (which honour
 //! `SSL_CERT_FILE`); `--root-certificates PEM` trusts the certificates of a file besides.
+//!
+//! A URL remote that asks for OAuth (a `401`) is authorized with client credentials from the
+//! environment, `MCP_<NAME>_CLIENT_ID` and `MCP_<NAME>_CLIENT_SECRET` (NAME in upper case,
+//! other characters than letters and digits as `_`), else `MCP_CLIENT_ID` and
+//! `MCP_CLIENT_SECRET`; or, with `--token-file PATH`, with the tokens `mcp login URL` left in
+//! that file (refreshed as they expire). The gateway asks the remote's authorization server for
+//! a token for the remote (the `resource` its metadata names) with the scopes it asks for.
 
 #[path = "../observability.rs"]
 mod observability;
@@ -35,12 +42,13 @@ use std::net::SocketAddr;
 
 use anyhow::{Context as _, bail};
 use mcp_runtime::auth::Authorization;
-use mcp_runtime::client::{Client, Remote};
+use mcp_runtime::client::oauth::{ClientCredentials, FileTokenStore, OAuth};
+use mcp_runtime::client::{Client, Error, Remote};
 use mcp_runtime::transport::http::{ForwardedHeader, HttpConfig};
 
 const USAGE: &str = "usage: gateway [--stdio | --http ADDR] [--issuer URL [--resource URI]] [--public-url URL] \
                      [--scopes NAME=SCOPE,...]... [--trusted-proxies N] [--allow-unauthenticated] \
-                     [--root-certificates PEM] [NAME]=COMMAND... | [NAME]=URL...
+                     [--root-certificates PEM] [--token-file PATH] [NAME]=COMMAND... | [NAME]=URL...
 
 Serves the tools, prompts and resources of each remote server under its NAME (none: as it is).
 COMMAND speaks MCP on its stdio; it is split into words as a shell would, so quote a path with
@@ -55,7 +63,37 @@ spaces: docs=\"'/opt/my docs/server' --stdio\". URL is a Streamable HTTP endpoin
   --trusted-proxies N        believe the X-Forwarded-For of N proxies in front
   --allow-unauthenticated    serve a non-loopback address without --issuer, on purpose
   --root-certificates PEM    trust these certificates for https:// remotes, besides the platform's
-  --help, -h                 this text";
+  --token-file PATH          OAuth tokens for URL remotes, as `mcp login URL` leaves them
+  --help, -h                 this text
+
+A URL remote that asks for OAuth is authorized with client credentials from the environment:
+MCP_<NAME>_CLIENT_ID and MCP_<NAME>_CLIENT_SECRET (NAME in upper case, other characters than
+letters and digits as _), else MCP_CLIENT_ID and MCP_CLIENT_SECRET; or with --token-file's.";
+
+/// How the gateway authorizes with remote `name` when it asks for OAuth:
+/// client credentials from the environment (the remote's own, else the
+/// shared ones), else the tokens of `token_file`, else none (a remote that
+/// needs a person fails to connect, saying what to give the gateway).
+fn oauth(name: &str, token_file: Option<&str>) -> OAuth {
+    let var = |key: &str| std::env::var(key).ok().filter(|v| !v.is_empty());
+    let own =
+        (var(&format!("MCP_{}_CLIENT_ID", env_name(name))), var(&format!("MCP_{}_CLIENT_SECRET", env_name(name))));
+    let shared = || (var("MCP_CLIENT_ID"), var("MCP_CLIENT_SECRET"));
+    if let (Some(id), Some(secret)) = if own.0.is_some() { own } else { shared() } {
+        return OAuth::client_credentials(ClientCredentials::secret(id, secret));
+    }
+    // No person here: only the tokens one got with `mcp login`, refreshed.
+    let oauth = OAuth::new("http://127.0.0.1/callback");
+    match token_file {
+        Some(file) => oauth.token_store(FileTokenStore::new(file)),
+        None => oauth,
+    }
+}
+
+/// `name` as it appears in an environment variable's name.
+fn env_name(name: &str) -> String {
+    name.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' }).collect()
+}
 
 /// What to serve, and how.
 #[derive(Debug, Default, PartialEq)]
@@ -75,6 +113,8 @@ struct Options {
     allow_unauthenticated: bool,
     /// A PEM file of certificates trusted for `https://` remotes.
     root_certificates: Option<String>,
+    /// OAuth tokens for URL remotes, as `mcp login` leaves them.
+    token_file: Option<String>,
 }
 
 impl Options {
@@ -93,7 +133,8 @@ enum Target {
 /// What the command line asks for: to serve, or to print the usage.
 #[derive(Debug, PartialEq)]
 enum Invocation {
-    Serve(Options),
+    // Boxed: the options are far larger than the other case.
+    Serve(Box<Options>),
     Help,
 }
 
@@ -127,6 +168,7 @@ fn parse_args(args: &[String]) -> anyhow::Result<Invocation> {
             }
             "--allow-unauthenticated" => options.allow_unauthenticated = true,
             "--root-certificates" => options.root_certificates = Some(value("a PEM file")?.clone()),
+            "--token-file" => options.token_file = Some(value("a file")?.clone()),
             flag if flag.starts_with("--") => bail!("unknown option `{flag}`\n{USAGE}"),
             remote => {
                 let Some((name, target)) = remote.split_once('=') else {
@@ -170,24 +212,42 @@ fn parse_args(args: &[String]) -> anyhow::Result<Invocation> {
             options.addr()
         );
     }
-    Ok(Invocation::Serve(options))
+    Ok(Invocation::Serve(Box::new(options)))
 }
 
 /// Connects to the remote, which lists what it serves; an `https://` one
-/// trusting `roots` (PEM) besides the platform's.
-async fn connect(name: &str, target: &Target, roots: Option<&[u8]>) -> anyhow::Result<Remote> {
+/// trusting `roots` (PEM) besides the platform's, a URL one authorized as
+/// [`oauth`] says.
+async fn connect(
+    name: &str,
+    target: &Target,
+    roots: Option<&[u8]>,
+    token_file: Option<&str>,
+) -> anyhow::Result<Remote> {
     let client = match target {
-        Target::Url(url) => match roots {
-            Some(roots) => Client::http(url.clone()).root_certificates(roots)?,
-            None => Client::http(url.clone()),
-        },
+        Target::Url(url) => {
+            let client = match roots {
+                Some(roots) => Client::http(url.clone()).root_certificates(roots)?,
+                None => Client::http(url.clone()),
+            };
+            client.oauth(oauth(name, token_file))
+        }
         Target::Command(words) => {
             let mut command = tokio::process::Command::new(&words[0]);
             command.args(&words[1..]);
             Client::spawn(command)?
         }
     };
-    let remote = Remote::connect(client).await.with_context(|| format!("connecting to `{name}`"))?;
+    let remote = Remote::connect(client).await.map_err(|error| match error {
+        // No person at a gateway to send to an authorization page.
+        Error::Authorization(why) => anyhow::anyhow!(
+            "{why}: give the gateway client credentials (MCP_{}_CLIENT_ID and _CLIENT_SECRET), or log in with \
+             `mcp login URL` and give it --token-file",
+            env_name(name)
+        ),
+        other => other.into(),
+    });
+    let remote = remote.with_context(|| format!("connecting to `{name}`"))?;
     let protocol = remote.client().protocol_version().await?;
     tracing::info!(
         remote = name,
@@ -218,7 +278,7 @@ async fn main() -> anyhow::Result<()> {
         None => None,
     };
     for (name, target) in &options.remotes {
-        let mut remote = connect(name, target, roots.as_deref()).await?;
+        let mut remote = connect(name, target, roots.as_deref(), options.token_file.as_deref()).await?;
         if let Some((_, scopes)) = options.scopes.iter().find(|(mount, _)| mount == name) {
             remote = remote.scopes(scopes.clone());
         }
@@ -258,7 +318,7 @@ mod tests {
     /// What `line` serves.
     fn served(line: &[&str]) -> anyhow::Result<Options> {
         match parse_args(&args(line))? {
-            Invocation::Serve(options) => Ok(options),
+            Invocation::Serve(options) => Ok(*options),
             Invocation::Help => anyhow::bail!("the usage asked for"),
         }
     }

@@ -105,3 +105,52 @@ async fn an_https_remote_is_reached_through_the_gateway_with_the_roots_it_is_giv
     drop((served, notes));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test]
+async fn a_protected_https_remote_is_reached_with_client_credentials_from_the_environment() {
+    let provider = mcp_tests::oidc::start().await;
+    let made = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).expect("a certificate");
+    let dir = std::env::temp_dir().join(format!("mcp-gateway-oauth-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let (cert, key, db) = (dir.join("cert.pem"), dir.join("key.pem"), dir.join("notes.db"));
+    std::fs::write(&cert, made.cert.pem()).expect("written");
+    std::fs::write(&key, made.key_pair.serialize_pem()).expect("written");
+    // `notes` names itself in its tokens' audience: its port is chosen first.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port();
+    let resource = format!("https://localhost:{port}/mcp");
+    let mut notes = Command::new(env!("CARGO_BIN_EXE_notes"));
+    notes.arg("--db").arg(&db).args(["--http", &format!("127.0.0.1:{port}"), "--tls-cert"]).arg(&cert);
+    notes.arg("--tls-key").arg(&key).args(["--issuer", &provider.issuer, "--resource", &resource]);
+    notes.env("NO_COLOR", "1").env("RUST_LOG", "info");
+    let notes = mcp_tests::process::serve_tls(notes, &made.cert.pem()).await;
+    let remote = format!("notes={resource}");
+
+    // Without credentials the gateway cannot get a token, and says what to give it.
+    let refused = Command::new(env!("CARGO_BIN_EXE_gateway"))
+        .args(["--http", "127.0.0.1:0", "--root-certificates"])
+        .arg(&cert)
+        .arg(&remote)
+        .env("NO_COLOR", "1")
+        .env_remove("MCP_CLIENT_ID")
+        .output()
+        .await
+        .expect("it runs");
+    assert!(!refused.status.success());
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(said.contains("connecting to `notes`") && said.contains("MCP_NOTES_CLIENT_ID"), "{said}");
+
+    // With the remote's client credentials, it asks the provider for a token for
+    // `notes` (the resource its metadata names), with `notes:write` once
+    // `add_note` asks for it.
+    let mut gateway = Command::new(env!("CARGO_BIN_EXE_gateway"));
+    gateway.args(["--http", "127.0.0.1:0", "--root-certificates"]).arg(&cert).arg(&remote);
+    gateway.env("MCP_NOTES_CLIENT_ID", "es256-client").env("MCP_NOTES_CLIENT_SECRET", "secret");
+    gateway.env("NO_COLOR", "1").env("RUST_LOG", "info");
+    let served = serve(gateway).await;
+    let client = Client::http(format!("http://{}/mcp", served.addr));
+    let added = client.call_tool("notes_add_note", json!({"title": "authorized", "body": "by the provider"})).await;
+    let added = added.expect("called");
+    assert_ne!(added.is_error, Some(true), "{added:?}");
+    drop((served, notes));
+    let _ = std::fs::remove_dir_all(&dir);
+}

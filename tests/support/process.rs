@@ -94,10 +94,11 @@ pub async fn serve_tls(command: Command, roots: &str) -> Served {
     // Bound before it says so: the request waits to be served.
     let url = format!("https://localhost:{}/mcp", served.addr.port());
     let client = mcp_runtime::client::Client::http(&url).root_certificates(roots).expect("roots").timeout(STARTUP);
-    if let Err(e) = client.discover().await {
-        panic!("{command:?} bound {} but did not answer over HTTPS: {e}", served.addr);
+    match client.discover().await {
+        // A protected server answers too: that it refused is an answer.
+        Ok(_) | Err(mcp_runtime::client::Error::Http { status: 401, .. }) => served,
+        Err(e) => panic!("{command:?} bound {} but did not answer over HTTPS: {e}", served.addr),
     }
-    served
 }
 
 /// Starts `command` and waits until it has logged the address it bound.

@@ -204,8 +204,11 @@ impl HttpTransport {
         }
         match serde_json::from_slice::<Value>(&body) {
             // A JSON-RPC answer, even with a 4xx (a refused header, an
-            // unknown method): the error says more than the status.
-            Ok(message) if message.get("jsonrpc").is_some() => Ok(Answer { reply: Reply::Read(message), session }),
+            // unknown method): the error says more than the status. Not a
+            // refused token: that is no answer of the server's revision.
+            Ok(message) if message.get("jsonrpc").is_some() && !matches!(status.as_u16(), 401 | 403) => {
+                Ok(Answer { reply: Reply::Read(message), session })
+            }
             _ => Err(Error::Http { status: status.as_u16(), body: start_of(&body) }),
         }
     }
