@@ -18,7 +18,7 @@ use std::process::ExitCode;
 use std::sync::{Arc, OnceLock};
 
 use anyhow::{Context as _, bail};
-use mcp_runtime::client::oauth::{ClientCredentials, OAuth, RegisteredClient};
+use mcp_runtime::client::oauth::{ClientCredentials, EnterpriseLogin, OAuth, RegisteredClient};
 use mcp_runtime::client::{Client, Revision};
 use mcp_runtime::protocol::{CallToolResult, ElicitRequest, ElicitResult, PROTOCOL_VERSION, Tool};
 use serde_json::{Map, Value, json};
@@ -70,6 +70,8 @@ const AUTHORIZATION: &[&str] = &[
     "auth/metadata-issuer-mismatch",
     "auth/client-credentials-jwt",
     "auth/client-credentials-basic",
+    "auth/wif-jwt-bearer",
+    "auth/enterprise-managed-authorization",
 ];
 
 /// The Client ID Metadata Document URL the suite's authorization server
@@ -244,8 +246,8 @@ fn succeeded(result: CallToolResult) -> anyhow::Result<()> {
 /// authorization URL is fetched and its redirect read), then lists the
 /// tools and calls `test-tool` when there is one.
 async fn authorized(client: Client, scenario: &str, context: &Value) -> anyhow::Result<()> {
-    if let Some(credentials) = client_credentials(scenario, context)? {
-        let client = client.oauth(OAuth::client_credentials(credentials));
+    if let Some(oauth) = for_itself(scenario, context)? {
+        let client = client.oauth(oauth);
         client.list_tools().await?;
         return Ok(client.close().await?);
     }
@@ -274,20 +276,32 @@ async fn authorized(client: Client, scenario: &str, context: &Value) -> anyhow::
     Ok(())
 }
 
-/// The credentials of a program acting for itself, in the scenarios that
-/// give them.
-fn client_credentials(scenario: &str, context: &Value) -> anyhow::Result<Option<ClientCredentials>> {
+/// How a program acting for itself authorizes, in the scenarios that give
+/// it what it needs.
+fn for_itself(scenario: &str, context: &Value) -> anyhow::Result<Option<OAuth>> {
     let given =
         |key: &str| context.get(key).and_then(Value::as_str).with_context(|| format!("no {key} in the context"));
-    Ok(match scenario {
+    Ok(Some(match scenario {
         "auth/client-credentials-basic" => {
-            Some(ClientCredentials::secret(given("client_id")?, given("client_secret")?))
+            OAuth::client_credentials(ClientCredentials::secret(given("client_id")?, given("client_secret")?))
         }
         "auth/client-credentials-jwt" => {
-            Some(ClientCredentials::private_key(given("client_id")?, given("private_key_pem")?)?)
+            OAuth::client_credentials(ClientCredentials::private_key(given("client_id")?, given("private_key_pem")?)?)
         }
-        _ => None,
-    })
+        "auth/wif-jwt-bearer" => {
+            let token = given("valid_jwt")?.to_owned();
+            OAuth::workload_identity(move || std::future::ready(Ok(token.clone())))
+        }
+        "auth/enterprise-managed-authorization" => {
+            let id_token = given("idp_id_token")?.to_owned();
+            let client = ClientCredentials::secret(given("client_id")?, given("client_secret")?);
+            let login = EnterpriseLogin::new(given("idp_token_endpoint")?, client, move || {
+                std::future::ready(Ok(id_token.clone()))
+            });
+            OAuth::enterprise(login.idp_client_id(given("idp_client_id")?))
+        }
+        _ => return Ok(None),
+    }))
 }
 
 /// Where the authorization server sends the person back to: the

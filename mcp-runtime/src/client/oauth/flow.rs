@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 use super::challenge::Challenge;
 use super::discovery::{self, ServerMetadata};
 use super::pkce::Pkce;
-use super::{AuthError, OAuth, StoredTokens};
+use super::{AuthError, Grant, OAuth, StoredTokens};
 use crate::auth::client::{AsClient, FetchError, form_body};
 use crate::client::Error;
 
@@ -34,6 +34,10 @@ struct State {
     /// The scopes asked for so far: a step-up asks for them and more.
     asked: Vec<String>,
 }
+
+/// The grant of an assertion (RFC 7523): a workload's token, an identity
+/// assertion grant.
+const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 
 /// The client id, secret and token endpoint authentication used with one
 /// authorization server.
@@ -113,7 +117,7 @@ impl Authorizer {
     /// credentials).
     async fn authorize(&self, state: &mut State, challenge: &Challenge) -> Result<(), Error> {
         let protected = discovery::resource_metadata(self.http(), &self.server, challenge).await?;
-        if let Some(service) = &self.config.service {
+        if let Some(grant) = &self.config.grant {
             let Some(protected) = protected else {
                 return Err(AuthError::new(
                     "protected resource metadata",
@@ -128,7 +132,11 @@ impl Authorizer {
                 None => protected.scopes.clone().unwrap_or_default(),
             };
             let asked = if challenge.insufficient_scope() { union(&state.asked, &scopes) } else { scopes };
-            let tokens = self.for_itself(service, &metadata, &protected.resource, &asked).await?;
+            let tokens = match grant {
+                Grant::Credentials(service) => self.for_itself(service, &metadata, &protected.resource, &asked).await?,
+                Grant::Workload(token) => self.as_workload(token, &metadata, &protected.resource, &asked).await?,
+                Grant::Enterprise(login) => self.for_enterprise(login, &metadata, &protected.resource, &asked).await?,
+            };
             state.asked = asked;
             self.keep(state, tokens);
             return Ok(());
@@ -225,6 +233,71 @@ impl Authorizer {
             form.push(("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"));
             form.push(("client_assertion", assertion));
         }
+        let scope = (!scope.is_empty()).then_some(scope.clone());
+        self.token_request(&metadata.token_endpoint, &client, &form, &metadata.issuer, scope, None).await
+    }
+
+    /// A token for a workload, by the JWT its platform gave it.
+    async fn as_workload(
+        &self,
+        token: &super::TokenFn,
+        metadata: &ServerMetadata,
+        resource: &str,
+        scopes: &[String],
+    ) -> Result<StoredTokens, Error> {
+        let step = |why: String| AuthError::new("workload token", &metadata.token_endpoint, why);
+        let assertion = token().await.map_err(step)?;
+        let scope = scopes.join(" ");
+        let mut form = vec![("grant_type", JWT_BEARER), ("assertion", assertion.as_str()), ("resource", resource)];
+        if !scope.is_empty() {
+            form.push(("scope", &scope));
+        }
+        let anonymous = ClientId { id: String::new(), secret: None, method: String::new() };
+        let scope = (!scope.is_empty()).then_some(scope.clone());
+        self.token_request(&metadata.token_endpoint, &anonymous, &form, &metadata.issuer, scope, None).await
+    }
+
+    /// A token by enterprise-managed authorization: the identity token
+    /// traded at the identity provider for an identity assertion grant,
+    /// which the authorization server takes for a token.
+    async fn for_enterprise(
+        &self,
+        login: &super::EnterpriseLogin,
+        metadata: &ServerMetadata,
+        resource: &str,
+        scopes: &[String],
+    ) -> Result<StoredTokens, Error> {
+        let id_token =
+            (login.id_token)().await.map_err(|why| AuthError::new("identity token", &login.idp_token_endpoint, why))?;
+        let scope = scopes.join(" ");
+        let mut exchange = vec![
+            ("grant_type", "urn:ietf:params:oauth:grant-type:token-exchange"),
+            ("requested_token_type", "urn:ietf:params:oauth:token-type:id-jag"),
+            ("audience", metadata.issuer.as_str()),
+            ("resource", resource),
+            ("subject_token", id_token.as_str()),
+            ("subject_token_type", "urn:ietf:params:oauth:token-type:id_token"),
+        ];
+        if !scope.is_empty() {
+            exchange.push(("scope", &scope));
+        }
+        let at_idp = ClientId {
+            id: login.idp_client_id.clone().unwrap_or_default(),
+            secret: None,
+            method: if login.idp_client_id.is_some() { "none" } else { "" }.to_owned(),
+        };
+        let grant =
+            self.token_request(&login.idp_token_endpoint, &at_idp, &exchange, &metadata.issuer, None, None).await?;
+        let mut form =
+            vec![("grant_type", JWT_BEARER), ("assertion", grant.access_token.as_str()), ("resource", resource)];
+        if !scope.is_empty() {
+            form.push(("scope", &scope));
+        }
+        let (id, secret) = match &login.client.proof {
+            super::Proof::Secret(secret) => (login.client.id.clone(), Some(secret.clone())),
+            super::Proof::PrivateKey(_) => (login.client.id.clone(), None),
+        };
+        let client = ClientId { id, secret, method: "client_secret_basic".to_owned() };
         let scope = (!scope.is_empty()).then_some(scope.clone());
         self.token_request(&metadata.token_endpoint, &client, &form, &metadata.issuer, scope, None).await
     }
@@ -331,8 +404,8 @@ impl Authorizer {
         let mut form = form.to_vec();
         let basic = match (client.method.as_str(), &client.secret) {
             ("client_secret_basic", Some(secret)) => Some((client.id.as_str(), secret.as_str())),
-            // The assertion names the client.
-            ("private_key_jwt", _) => None,
+            // The assertion names the client; or none is authenticated.
+            ("private_key_jwt" | "", _) => None,
             ("client_secret_post", Some(secret)) => {
                 form.push(("client_id", &client.id));
                 form.push(("client_secret", secret));

@@ -56,9 +56,8 @@ type AuthorizeFn = Arc<dyn Fn(String) -> BoxFuture<'static, Result<String, Strin
 /// Given to [`Client::oauth`](super::Client::oauth).
 #[derive(Clone)]
 pub struct OAuth {
-    /// Machine to machine: the `client_credentials` grant with these, and
-    /// no person.
-    service: Option<ClientCredentials>,
+    /// A program acting for itself: a grant without a person.
+    grant: Option<Grant>,
     redirect_uri: String,
     client_name: String,
     metadata_document: Option<String>,
@@ -88,7 +87,7 @@ impl OAuth {
     /// says otherwise.
     pub fn new(redirect_uri: impl Into<String>) -> Self {
         OAuth {
-            service: None,
+            grant: None,
             redirect_uri: redirect_uri.into(),
             client_name: "mcp-runtime-client".to_owned(),
             metadata_document: None,
@@ -114,7 +113,40 @@ impl OAuth {
     /// # let _ = oauth;
     /// ```
     pub fn client_credentials(credentials: ClientCredentials) -> Self {
-        OAuth { service: Some(credentials), ..OAuth::new("") }
+        OAuth { grant: Some(Grant::Credentials(credentials)), ..OAuth::new("") }
+    }
+
+    /// Authorization of a workload by the token its platform gives it
+    /// (workload identity federation): the JWT that `token` returns (read
+    /// afresh for each token request: platforms rotate them) sent as the
+    /// `assertion` of the `jwt-bearer` grant (RFC 7523), with the `resource`
+    /// and the scopes the server asks for. No client secret, no
+    /// registration; a refusal is returned as it is, not tried again.
+    ///
+    /// ```no_run
+    /// use mcp_runtime::client::oauth::OAuth;
+    /// let oauth = OAuth::workload_identity(|| async {
+    ///     std::fs::read_to_string("/var/run/secrets/tokens/mcp").map_err(|e| e.to_string())
+    /// });
+    /// # let _ = oauth;
+    /// ```
+    pub fn workload_identity<F, Fut>(token: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<String, String>> + Send + 'static,
+    {
+        OAuth { grant: Some(Grant::Workload(Arc::new(move || Box::pin(token())))), ..OAuth::new("") }
+    }
+
+    /// Enterprise-managed authorization (the
+    /// `io.modelcontextprotocol/enterprise-managed-authorization`
+    /// extension): the person's identity token from the enterprise's
+    /// identity provider traded there for an identity assertion grant for
+    /// the server's authorization server (RFC 8693 token exchange), which
+    /// then issues the token for it (the `jwt-bearer` grant, the client
+    /// authenticated with its secret).
+    pub fn enterprise(login: EnterpriseLogin) -> Self {
+        OAuth { grant: Some(Grant::Enterprise(login)), ..OAuth::new("") }
     }
 
     /// The step the person takes: `callback` gets the authorization URL and
@@ -215,6 +247,75 @@ impl RegisteredClient {
     /// server only, never sent to another.
     pub fn issuer(mut self, issuer: impl Into<String>) -> Self {
         self.issuer = Some(issuer.into());
+        self
+    }
+}
+
+/// A token a program gets from elsewhere: a workload's, an identity
+/// provider's.
+type TokenFn = Arc<dyn Fn() -> BoxFuture<'static, Result<String, String>> + Send + Sync>;
+
+/// How a program acting for itself gets its tokens.
+#[derive(Clone)]
+pub(crate) enum Grant {
+    Credentials(ClientCredentials),
+    Workload(TokenFn),
+    Enterprise(EnterpriseLogin),
+}
+
+/// What enterprise-managed authorization needs ([`OAuth::enterprise`]).
+///
+/// ```no_run
+/// use mcp_runtime::client::oauth::{ClientCredentials, EnterpriseLogin, OAuth};
+/// let login = EnterpriseLogin::new(
+///     "https://idp.example.com/oauth2/token",
+///     ClientCredentials::secret("mcp-agent", "s3cret"),
+///     || async { Ok("eyJ...the person's ID token".to_owned()) },
+/// )
+/// .idp_client_id("agent-at-idp");
+/// let oauth = OAuth::enterprise(login);
+/// # let _ = oauth;
+/// ```
+#[derive(Clone)]
+pub struct EnterpriseLogin {
+    idp_token_endpoint: String,
+    idp_client_id: Option<String>,
+    id_token: TokenFn,
+    client: ClientCredentials,
+}
+
+impl std::fmt::Debug for EnterpriseLogin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EnterpriseLogin")
+            .field("idp_token_endpoint", &self.idp_token_endpoint)
+            .field("idp_client_id", &self.idp_client_id)
+            .field("client", &self.client)
+            .finish_non_exhaustive()
+    }
+}
+
+impl EnterpriseLogin {
+    /// The identity provider's token endpoint, the client registered with
+    /// the server's authorization server (its secret sent with HTTP Basic),
+    /// and what gives the person's identity token (an OpenID Connect ID
+    /// token), read for each exchange.
+    pub fn new<F, Fut>(idp_token_endpoint: impl Into<String>, client: ClientCredentials, id_token: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<String, String>> + Send + 'static,
+    {
+        EnterpriseLogin {
+            idp_token_endpoint: idp_token_endpoint.into(),
+            idp_client_id: None,
+            id_token: Arc::new(move || Box::pin(id_token())),
+            client,
+        }
+    }
+
+    /// The client id this program has at the identity provider, sent with
+    /// the exchange.
+    pub fn idp_client_id(mut self, id: impl Into<String>) -> Self {
+        self.idp_client_id = Some(id.into());
         self
     }
 }
