@@ -14,6 +14,8 @@ usage:
   mcp call NAME [--arg KEY=VALUE]... [--args JSON]   TARGET
   mcp read URI                                   TARGET
   mcp prompt NAME [--arg KEY=VALUE]...           TARGET
+  mcp login URL                                  (or --url URL)
+  mcp logout URL                                 (or --url URL)
 
 TARGET is one of:
   --url URL              a Streamable HTTP endpoint (http://host:port/mcp)
@@ -22,8 +24,8 @@ TARGET is one of:
 options (anywhere before `--`):
   --revision auto|stateless|session   which protocol era to speak (default auto: 2026-07-28
                                   if the server speaks it, else a 2025-era session)
-  --bearer TOKEN                  sent as `Authorization: Bearer` over HTTP
-                                  (default: $MCP_BEARER_TOKEN)
+  --bearer TOKEN                  sent as `Authorization: Bearer` over HTTP, instead of
+                                  OAuth (default: $MCP_BEARER_TOKEN; not with login/logout)
   --timeout SECONDS               for each request (default 60)
   --root-certificates PEM         trusts the certificates of this file for an https:// URL,
                                   besides the system's (which honour $SSL_CERT_FILE)
@@ -48,11 +50,25 @@ open a URL or to ask a language model (sampling) is refused, and said on stderr.
 In a 2025-era session the server asks while its request waits: --timeout then
 bounds your time to answer too.
 
+A --url server that asks for authorization (HTTP 401) gets it with OAuth 2.1,
+unless --bearer gives a token. You approve in a browser: mcp prints the URL on
+stderr (and, at a terminal, opens it with $BROWSER, else xdg-open or open), then
+waits up to 5 minutes for the browser to come back to a loopback port of its own
+(http://127.0.0.1:PORT/callback). The tokens are kept, and refreshed, in the token
+file: $MCP_TOKEN_FILE, else $XDG_CONFIG_HOME/mcp/tokens.json, else
+$HOME/.config/mcp/tokens.json; a JSON object mapping each server URL, exactly as
+given, to its tokens, readable and writable by you alone (mode 0600). The time in
+the browser counts against --timeout, but for login: `mcp login URL` asks the
+server (server/discover) so that its tokens are in the file before other commands
+need them. `mcp logout URL` forgets them: it removes the URL's entry, and tells
+nobody. A program acting for itself sets $MCP_CLIENT_ID and $MCP_CLIENT_SECRET
+instead: the client_credentials grant, no browser, no token kept.
+
 Lists print as a table (name, first line of the description); --json prints
 them, like every other result, as JSON. Exit status: 0; 1 when the server
 answered with an error or a tool's result is an error; 2 for bad usage; 3 when no
 answer came (no server, a command that ended, no answer in time, an answer that
-is none).";
+is none, an authorization that failed).";
 
 /// What the command line asks for.
 #[derive(Debug, PartialEq)]
@@ -72,7 +88,9 @@ pub(crate) struct Invocation {
     pub(crate) root_certificates: Option<String>,
 }
 
-/// What to ask the server.
+/// What to ask the server; `Login` asks `server/discover`, to have the
+/// server's tokens in the token file, and `Logout` forgets them, asking
+/// nothing.
 #[derive(Debug, PartialEq)]
 pub(crate) enum Action {
     Discover,
@@ -80,6 +98,8 @@ pub(crate) enum Action {
     Call { name: String, arguments: Map<String, Value> },
     Read { uri: String },
     Prompt { name: String, arguments: Map<String, Value> },
+    Login,
+    Logout,
 }
 
 /// What `list` lists.
@@ -100,7 +120,8 @@ pub(crate) enum Target {
 }
 
 /// Reads the arguments after the program's name; `bearer` is the
-/// environment's token, used unless `--bearer` gives one.
+/// environment's token, used unless `--bearer` gives one (and never by
+/// login or logout, whose tokens are OAuth's).
 pub(crate) fn parse(args: &[String], bearer: Option<String>) -> Result<Invocation, String> {
     let (ours, command) = match args.iter().position(|a| a == "--") {
         Some(at) => (&args[..at], Some(args[at + 1..].to_vec())),
@@ -108,7 +129,7 @@ pub(crate) fn parse(args: &[String], bearer: Option<String>) -> Result<Invocatio
     };
     let mut url = None;
     let mut revision = Revision::Auto;
-    let mut bearer = bearer.filter(|t| !t.is_empty());
+    let mut given_bearer = None;
     let mut timeout = Duration::from_secs(60);
     let mut arguments = Map::new();
     let (mut json, mut answers, mut roots) = (false, Answers::default(), Vec::new());
@@ -119,7 +140,7 @@ pub(crate) fn parse(args: &[String], bearer: Option<String>) -> Result<Invocatio
         let mut value = |name: &str| words.next().cloned().ok_or_else(|| format!("{name} needs a value"));
         match word.as_str() {
             "--url" => url = Some(value("--url")?),
-            "--bearer" => bearer = Some(value("--bearer")?),
+            "--bearer" => given_bearer = Some(value("--bearer")?),
             "--root-certificates" => root_certificates = Some(value("--root-certificates")?),
             "--revision" => revision = revision_of(&value("--revision")?)?,
             "--timeout" => {
@@ -155,6 +176,13 @@ pub(crate) fn parse(args: &[String], bearer: Option<String>) -> Result<Invocatio
             _ => positional.push(word.clone()),
         }
     }
+    let account = matches!(positional.first().map(String::as_str), Some("login" | "logout"));
+    if account {
+        if command.is_some() {
+            return Err("login and logout are for a --url server, not a command".into());
+        }
+        url = url_of_account(&mut positional, url)?;
+    }
     let target = match (url, command) {
         (Some(_), Some(_)) => return Err("give --url or a command after `--`, not both".into()),
         (Some(url), None) => Target::Url(url),
@@ -162,7 +190,23 @@ pub(crate) fn parse(args: &[String], bearer: Option<String>) -> Result<Invocatio
         _ => return Err("no server: give --url URL or `-- COMMAND [ARGS...]`".into()),
     };
     let action = action_of(&positional, arguments)?;
+    let bearer = match (account, given_bearer) {
+        (true, Some(_)) => return Err("--bearer gives a token: login and logout are for OAuth's".into()),
+        (true, None) => None,
+        (false, given) => given.or(bearer.filter(|t| !t.is_empty())),
+    };
     Ok(Invocation { action, target, revision, bearer, timeout, json, answers, roots, root_certificates })
+}
+
+/// `login URL`, `logout URL`: the URL is the target, as `--url URL` is
+/// (which the usage allows too), and the words left the action's.
+fn url_of_account(positional: &mut Vec<String>, url: Option<String>) -> Result<Option<String>, String> {
+    match (positional.len(), url) {
+        (1, url) => Ok(url),
+        (2, None) => Ok(positional.pop()),
+        (2, Some(_)) => Err("give the URL once: `mcp login URL` or `mcp login --url URL`".into()),
+        _ => Err(format!("`{}`: login and logout take one URL", positional.join(" "))),
+    }
 }
 
 fn revision_of(text: &str) -> Result<Revision, String> {
@@ -188,6 +232,8 @@ fn action_of(positional: &[String], arguments: Map<String, Value>) -> Result<Act
     }
     Ok(match words.as_slice() {
         ["discover"] => Action::Discover,
+        ["login"] => Action::Login,
+        ["logout"] => Action::Logout,
         ["list"] | ["list", "tools"] => Action::List(Listed::Tools),
         ["list", "prompts"] => Action::List(Listed::Prompts),
         ["list", "resources"] => Action::List(Listed::Resources),
@@ -206,7 +252,7 @@ fn action_of(positional: &[String], arguments: Map<String, Value>) -> Result<Act
                 .collect();
             Action::Prompt { name: (*name).to_owned(), arguments }
         }
-        [] => return Err("nothing to do: discover, list, call, read or prompt".into()),
+        [] => return Err("nothing to do: discover, list, call, read, prompt, login or logout".into()),
         [action, ..] => return Err(format!("`{}` is not `mcp {action} ...` as the usage shows", words.join(" "))),
     })
 }
@@ -276,6 +322,12 @@ mod tests {
             ("call x --url", "--url needs a value"),
             ("call x --answer yes --url u", "FIELD=VALUE"),
             ("call x -q --url u", "unknown option `-q`"),
+            ("login u -- cmd", "for a --url server, not a command"),
+            ("logout -- cmd", "for a --url server, not a command"),
+            ("login u --url v", "give the URL once"),
+            ("logout u v", "take one URL"),
+            ("login", "no server"),
+            ("login u --bearer t", "login and logout are for OAuth's"),
         ] {
             let error = parsed(line).expect_err(line);
             assert!(error.contains(says), "{line}: {error}");
@@ -287,6 +339,19 @@ mod tests {
         let args: Vec<String> = ["discover", "--url", "u"].map(str::to_owned).to_vec();
         assert_eq!(parse(&args, Some("env".into())).expect("parsed").bearer.as_deref(), Some("env"));
         assert_eq!(parse(&args, Some(String::new())).expect("parsed").bearer, None, "an empty one is none");
+    }
+
+    #[test]
+    fn login_and_logout_take_the_url_either_way_and_never_the_environments_token() {
+        for line in ["login http://h/mcp", "login --url http://h/mcp", "--timeout 5 login http://h/mcp"] {
+            let login = parsed(line).expect(line);
+            assert_eq!((login.action, login.target), (Action::Login, Target::Url("http://h/mcp".into())), "{line}");
+        }
+        let args: Vec<String> = ["logout", "http://h/mcp"].map(str::to_owned).to_vec();
+        let logout = parse(&args, Some("env".into())).expect("parsed");
+        assert_eq!((logout.action, logout.bearer), (Action::Logout, None));
+        let args: Vec<String> = ["login", "--url", "u"].map(str::to_owned).to_vec();
+        assert_eq!(parse(&args, Some("env".into())).expect("parsed").bearer, None);
     }
 
     #[test]

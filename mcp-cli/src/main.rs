@@ -2,10 +2,12 @@
 //! resources and resource templates, call a tool, read a resource, get a
 //! prompt) over Streamable HTTP or a command's stdio, in whichever protocol
 //! era the server speaks, answering the questions a tool asks (at the
-//! terminal, or from `--answer` and `--yes`). Built on
-//! `mcp_runtime::client`. `mcp --help` says how.
+//! terminal, or from `--answer` and `--yes`), authorizing with OAuth
+//! where an HTTP server asks (`mcp login` and `mcp logout` keep and forget
+//! the tokens). Built on `mcp_runtime::client`. `mcp --help` says how.
 
 mod args;
+mod auth;
 mod form;
 mod questions;
 mod table;
@@ -49,6 +51,13 @@ fn main() -> ExitCode {
 }
 
 async fn run(mut invocation: Invocation) -> ExitCode {
+    let environment = auth::Environment::read();
+    match invocation.action {
+        Action::Logout => return logout(url_of(&invocation.target), &environment),
+        // A person's tokens, got only to be dropped at exit.
+        Action::Login if environment.keeps_nothing() => return no_token_file(),
+        _ => {}
+    }
     // Before any server is started: a mistyped root is the user's to fix.
     let roots = match invocation.roots.iter().map(|given| questions::root_of(given)).collect() {
         Ok(roots) => roots,
@@ -57,12 +66,20 @@ async fn run(mut invocation: Invocation) -> ExitCode {
             return ExitCode::from(BAD_USAGE);
         }
     };
-    let client = match connect(&invocation) {
+    let client = match connect(&invocation, &environment) {
         Ok(client) => questions::answering(client, std::mem::take(&mut invocation.answers), roots),
         Err(error) => return failed(&error),
     };
     let answer = match invocation.action {
         Action::Discover => client.discover().await.map(to_json),
+        Action::Login => {
+            return match client.discover().await {
+                Ok(_) => said(&environment.logged_in(url_of(&invocation.target))),
+                Err(error) => failed(&error),
+            };
+        }
+        // Done above, without a client.
+        Action::Logout => return ExitCode::SUCCESS,
         Action::List(listed) => {
             let items = match listed {
                 Listed::Tools => client.list_tools().await.map(|tools| tools.into_iter().map(to_json).collect()),
@@ -97,7 +114,43 @@ async fn run(mut invocation: Invocation) -> ExitCode {
     }
 }
 
-fn connect(invocation: &Invocation) -> Result<Client, Error> {
+/// `mcp logout URL`: the URL's entry removed from the token file; no
+/// request is made.
+fn logout(url: &str, environment: &auth::Environment) -> ExitCode {
+    let Some(path) = &environment.token_file else { return no_token_file() };
+    match auth::logout(url, path) {
+        Ok(message) => said(&message),
+        Err(message) => {
+            eprintln!("mcp: {message}");
+            ExitCode::from(NO_ANSWER)
+        }
+    }
+}
+
+/// Login and logout without a token file to keep tokens in.
+fn no_token_file() -> ExitCode {
+    eprintln!("mcp: no token file to keep tokens in: set $MCP_TOKEN_FILE (or $XDG_CONFIG_HOME or $HOME)");
+    ExitCode::from(BAD_USAGE)
+}
+
+/// The URL of a `--url` target; empty for a command (which login and
+/// logout, the actions that ask, refuse).
+fn url_of(target: &Target) -> &str {
+    match target {
+        Target::Url(url) => url,
+        Target::Command(_) => "",
+    }
+}
+
+/// Prints `message` on stdout: success, unless it cannot be.
+fn said(message: &str) -> ExitCode {
+    match writeln!(std::io::stdout(), "{message}") {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(_) => ExitCode::from(NO_ANSWER),
+    }
+}
+
+fn connect(invocation: &Invocation, environment: &auth::Environment) -> Result<Client, Error> {
     let client = match &invocation.target {
         Target::Url(url) => match &invocation.root_certificates {
             Some(path) => {
@@ -113,10 +166,19 @@ fn connect(invocation: &Invocation) -> Result<Client, Error> {
             Client::spawn(command)?
         }
     };
-    let client = client.revision(invocation.revision).timeout(invocation.timeout);
-    Ok(match &invocation.bearer {
-        Some(token) => client.bearer(token.clone()),
-        None => client,
+    // The person's time in the browser counts against the client's limit:
+    // login, which is for that, adds what the browser is waited for.
+    let timeout = match invocation.action {
+        Action::Login => invocation.timeout + auth::WAIT,
+        _ => invocation.timeout,
+    };
+    let client = client.revision(invocation.revision).timeout(timeout);
+    Ok(match (&invocation.bearer, &invocation.target) {
+        (Some(token), _) => client.bearer(token.clone()),
+        (None, Target::Url(_)) => client.oauth(environment.oauth(timeout).map_err(|e| {
+            Error::Transport(format!("no loopback port for the browser to come back to after authorizing: {e}"))
+        })?),
+        (None, Target::Command(_)) => client,
     })
 }
 

@@ -1,8 +1,9 @@
 //! `mcp` run as a user runs it, against the `demo_server` example: over its
 //! stdio (the command after `--`) and over HTTP (`--url`), in both eras,
-//! with each exit status; the questions its tools ask, answered or refused.
+//! with each exit status; the questions its tools ask, answered or refused;
+//! login and logout with the token file.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
@@ -17,7 +18,19 @@ fn demo_server() -> PathBuf {
 }
 
 fn mcp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcp")).args(args).env_remove("MCP_BEARER_TOKEN").output().expect("mcp runs")
+    // Never the tokens of the person running the tests.
+    let tokens = std::env::temp_dir().join(format!("mcp-cli-no-tokens-{}.json", std::process::id()));
+    mcp_with(args, &[("MCP_TOKEN_FILE", tokens.to_str().expect("a UTF-8 path"))])
+}
+
+/// `mcp ARGS` with the environment's `variables`, and none of the user's
+/// authorization.
+fn mcp_with(args: &[&str], variables: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mcp"));
+    for unset in ["MCP_BEARER_TOKEN", "MCP_CLIENT_ID", "MCP_CLIENT_SECRET", "MCP_TOKEN_FILE"] {
+        command.env_remove(unset);
+    }
+    command.args(args).envs(variables.iter().copied()).output().expect("mcp runs")
 }
 
 /// `mcp ARGS -- demo_server`.
@@ -62,15 +75,21 @@ impl Drop for Killed {
     }
 }
 
-#[test]
-fn over_http_it_speaks_whichever_era_it_is_told() {
+/// The demo server over HTTP, and its URL.
+fn over_http() -> (Killed, String) {
     let mut server =
         Killed(Command::new(demo_server()).arg("--http").stdout(Stdio::piped()).spawn().expect("the server"));
     let mut url = String::new();
     // It binds before it tells: a request sent now waits to be served.
     std::io::BufRead::read_line(&mut std::io::BufReader::new(server.0.stdout.take().expect("stdout")), &mut url)
         .expect("its URL");
-    let url = url.trim();
+    (server, url.trim().to_owned())
+}
+
+#[test]
+fn over_http_it_speaks_whichever_era_it_is_told() {
+    let (_server, url) = over_http();
+    let url = url.as_str();
     let discover = mcp(&["discover", "--url", url]);
     assert!(json_of(&discover)["supportedVersions"].as_array().expect("versions").contains(&json!("2026-07-28")));
     let session = mcp(&["discover", "--revision", "session", "--url", url]);
@@ -324,5 +343,84 @@ fn over_https_it_trusts_the_certificates_it_is_given() {
     let cert = cert.to_str().expect("a path");
     let sum = mcp(&["call", "add", "--args", r#"{"a": 1, "b": 2}"#, "--root-certificates", cert, "--url", url]);
     assert_eq!(json_of(&sum)["content"][0]["text"], "3", "{}", stderr_of(&sum));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A folder of this test's, empty.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("mcp-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a directory");
+    dir
+}
+
+/// Tokens as the library's token file keeps them (`StoredTokens`).
+fn stored(access_token: &str) -> Value {
+    json!({
+        "issuer": "https://login.example.com",
+        "access_token": access_token,
+        "refresh_token": "r",
+        "client_id": "c",
+        "token_endpoint_auth_method": "none",
+        "token_endpoint": "https://login.example.com/token"
+    })
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).expect("the token file")).expect("JSON")
+}
+
+#[test]
+fn logout_removes_that_urls_entry_alone_and_asks_nobody() {
+    let dir = scratch("logout");
+    let file = dir.join("tokens.json");
+    let path = file.to_str().expect("a UTF-8 path");
+    // Port 1: no server there, and none is asked.
+    let (gone, kept) = ("http://127.0.0.1:1/mcp", "https://other.example/mcp");
+    std::fs::write(&file, json!({gone: stored("one"), kept: stored("two")}).to_string()).expect("written");
+    let out = mcp_with(&["logout", gone], &[("MCP_TOKEN_FILE", path)]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), format!("logged out of {gone}\n"));
+    assert_eq!(read_json(&file), json!({kept: stored("two")}));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(&file).expect("the file").permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "{mode:o}");
+    }
+    // Again (and with --url): nothing to remove, said, and the file as it was.
+    let again = mcp_with(&["logout", "--url", gone], &[("MCP_TOKEN_FILE", path)]);
+    assert!(again.status.success(), "{again:?}");
+    assert!(String::from_utf8_lossy(&again.stdout).contains("had no tokens in"), "{again:?}");
+    assert_eq!(read_json(&file), json!({kept: stored("two")}));
+    let server = demo_server();
+    let command = mcp_with(&["logout", kept, "--", server.to_str().expect("UTF-8")], &[("MCP_TOKEN_FILE", path)]);
+    assert_eq!(command.status.code(), Some(2), "{command:?}");
+    assert!(stderr_of(&command).contains("not a command"), "{command:?}");
+    // Nowhere to keep tokens: bad usage, no request.
+    let nowhere = mcp_with(&["logout", kept], &[("HOME", ""), ("XDG_CONFIG_HOME", "")]);
+    assert_eq!(nowhere.status.code(), Some(2), "{nowhere:?}");
+    assert_eq!(read_json(&file), json!({kept: stored("two")}));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn login_to_a_server_that_needs_no_authorization_says_it_answered() {
+    let (_server, url) = over_http();
+    let dir = scratch("login");
+    let file = dir.join("tokens.json");
+    let path = file.to_str().expect("a UTF-8 path");
+    let out = mcp_with(&["login", &url], &[("MCP_TOKEN_FILE", path)]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("{url} answered; its tokens, if it needed any, are in {path}\n")
+    );
+    assert!(!file.exists(), "no tokens, so no file");
+    // A program acting for itself keeps none.
+    let credentials = [("MCP_CLIENT_ID", "job"), ("MCP_CLIENT_SECRET", "s3cret")];
+    let itself = mcp_with(&["login", "--url", &url, "--revision", "session"], &credentials);
+    assert!(itself.status.success(), "{itself:?}");
+    assert!(String::from_utf8_lossy(&itself.stdout).contains("none is kept"), "{itself:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }

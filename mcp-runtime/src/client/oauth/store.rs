@@ -131,10 +131,16 @@ impl FileTokenStore {
         std::fs::rename(&next, &self.path)
     }
 
+    /// Applies `change` to the file's tokens, and writes them if it changed
+    /// anything.
     fn change(&self, change: impl FnOnce(&mut BTreeMap<String, StoredTokens>)) {
         let _one = crate::sync::lock(&self.lock);
         let mut all = self.read();
+        let before = all.clone();
         change(&mut all);
+        if all == before {
+            return;
+        }
         if let Err(error) = self.write(&all) {
             tracing::warn!(path = %self.path.display(), %error, "the tokens could not be written");
         }
@@ -184,6 +190,8 @@ mod tests {
         let path = dir.join("nested/tokens.json");
         let store = FileTokenStore::new(&path);
         assert!(store.load("https://a/mcp").is_none(), "nothing before the first write");
+        store.forget("https://a/mcp");
+        assert!(!path.exists(), "forgetting nothing writes nothing");
         store.save("https://a/mcp", &tokens("one"));
         store.save("https://b/mcp", &tokens("two"));
         // Another store of the same file, as the next run would have.
