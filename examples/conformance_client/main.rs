@@ -72,6 +72,8 @@ const AUTHORIZATION: &[&str] = &[
     "auth/client-credentials-basic",
     "auth/wif-jwt-bearer",
     "auth/enterprise-managed-authorization",
+    "auth/dpop",
+    "auth/dpop-nonce",
 ];
 
 /// The Client ID Metadata Document URL the suite's authorization server
@@ -256,6 +258,9 @@ async fn authorized(client: Client, scenario: &str, context: &Value) -> anyhow::
         .on_authorize(|url| async move { redirect_of(&url).await.map_err(|e| format!("{e:#}")) });
     if scenario == "auth/basic-cimd" {
         oauth = oauth.client_metadata_document(METADATA_DOCUMENT);
+    }
+    if scenario.starts_with("auth/dpop") {
+        oauth = oauth.dpop();
     }
     if let Some(id) = context.get("client_id").and_then(Value::as_str) {
         let mut registered = RegisteredClient::new(id);

@@ -241,6 +241,8 @@ pub mod client;
 #[cfg_attr(docsrs, doc(cfg(any(feature = "http", feature = "stdio"))))]
 pub mod deployment;
 pub mod dispatch;
+#[cfg(feature = "client-auth")]
+mod dpop;
 mod eras;
 pub mod events;
 #[cfg(feature = "fuzzing")]

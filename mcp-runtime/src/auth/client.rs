@@ -92,9 +92,10 @@ impl AsClient {
         self.send(request, Bytes::from(form_body(form))).await
     }
 
-    /// POSTs `body` of `content_type`, with HTTP Basic credentials if
-    /// given: the status and the JSON object back, an error status's too
-    /// (an OAuth error says why in it).
+    /// POSTs `body` of `content_type`, with HTTP Basic credentials and a
+    /// DPoP proof if given: the status, the server's DPoP nonce, and the
+    /// JSON object back, an error status's too (an OAuth error says why in
+    /// it).
     #[cfg(feature = "client-auth")]
     pub(crate) async fn post(
         &self,
@@ -102,7 +103,8 @@ impl AsClient {
         content_type: &'static str,
         body: Vec<u8>,
         basic: Option<(&str, &str)>,
-    ) -> Result<(u16, Map<String, Value>), FetchError> {
+        dpop: Option<&str>,
+    ) -> Result<Answered, FetchError> {
         let mut request = Request::builder()
             .method(Method::POST)
             .uri(url)
@@ -111,23 +113,22 @@ impl AsClient {
         if let Some(credentials) = basic {
             request = request.header(AUTHORIZATION, basic_credentials(credentials));
         }
+        if let Some(proof) = dpop {
+            request = request.header("dpop", proof);
+        }
         self.exchange(request, Bytes::from(body)).await
     }
 
     async fn send(&self, request: http::request::Builder, body: Bytes) -> Result<Map<String, Value>, FetchError> {
         match self.exchange(request, body).await? {
-            (200..=299, document) => Ok(document),
-            (status, _) => Err(FetchError::Status(status)),
+            Answered { status: 200..=299, body, .. } => Ok(body),
+            Answered { status, .. } => Err(FetchError::Status(status)),
         }
     }
 
     /// Sends `request`: the status, and the body read as a JSON object
     /// (a client error status without one is [`FetchError::Status`]).
-    async fn exchange(
-        &self,
-        request: http::request::Builder,
-        body: Bytes,
-    ) -> Result<(u16, Map<String, Value>), FetchError> {
+    async fn exchange(&self, request: http::request::Builder, body: Bytes) -> Result<Answered, FetchError> {
         let Some(http) = &self.http else {
             return Err(FetchError::Unreachable("no HTTP client could be built".into()));
         };
@@ -138,21 +139,31 @@ impl AsClient {
             if status.is_server_error() {
                 return Err(FetchError::Unreachable(format!("HTTP status {}", status.as_u16())));
             }
+            let nonce = response.headers().get("dpop-nonce").and_then(|v| v.to_str().ok()).map(str::to_owned);
             let body = Limited::new(response.into_body(), MAX_DOCUMENT_BYTES).collect().await.map_err(|e| {
                 FetchError::Invalid(format!("an answer that could not be read (over {MAX_DOCUMENT_BYTES} bytes?): {e}"))
             })?;
-            Ok((status.as_u16(), body.to_bytes()))
+            Ok((status.as_u16(), nonce, body.to_bytes()))
         };
-        let (status, body) = tokio::time::timeout(self.timeout, exchange)
+        let (status, nonce, body) = tokio::time::timeout(self.timeout, exchange)
             .await
             .map_err(|_| FetchError::Unreachable(format!("no answer within {} s", self.timeout.as_secs_f64())))??;
         match serde_json::from_slice(&body) {
-            Ok(Value::Object(map)) => Ok((status, map)),
+            Ok(Value::Object(body)) => Ok(Answered { status, nonce, body }),
             _ if !(200..300).contains(&status) => Err(FetchError::Status(status)),
             Ok(_) => Err(FetchError::Invalid("an answer that is not a JSON object".into())),
             Err(e) => Err(FetchError::Invalid(format!("an answer that is not JSON: {e}"))),
         }
     }
+}
+
+/// An answer of the authorization server.
+pub(crate) struct Answered {
+    pub(crate) status: u16,
+    /// `DPoP-Nonce`: what the next DPoP proof is to carry.
+    #[cfg_attr(not(feature = "client-auth"), allow(dead_code))]
+    pub(crate) nonce: Option<String>,
+    pub(crate) body: Map<String, Value>,
 }
 
 /// An error and its causes, on one line.

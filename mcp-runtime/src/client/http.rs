@@ -143,8 +143,12 @@ impl HttpTransport {
             headers.insert(AUTHORIZATION, header_value(&format!("Bearer {token}"))?);
         }
         #[cfg(feature = "client-auth")]
-        if let Some(token) = self.oauth.as_ref().and_then(|oauth| oauth.token()) {
-            headers.insert(AUTHORIZATION, header_value(&format!("Bearer {token}"))?);
+        if let Some(oauth) = &self.oauth {
+            let method = request.method().as_str();
+            let carried = oauth.authorization(method, &self.url).map_err(Error::Invalid)?;
+            for (name, value) in carried {
+                request.headers_mut().insert(name, header_value(&value)?);
+            }
         }
         Ok(request)
     }
@@ -238,6 +242,15 @@ impl HttpTransport {
             }
             let challenge = challenge.map(str::to_owned);
             tries += 1;
+            // A proof without the nonce the server wants: the same token
+            // again, with a proof that carries it.
+            if status == 401
+                && challenge.as_deref().is_some_and(|c| c.contains("use_dpop_nonce"))
+                && let Some(nonce) = response.headers().get("dpop-nonce").and_then(|v| v.to_str().ok())
+                && oauth.server_nonce(nonce)
+            {
+                continue;
+            }
             if oauth.refused(status, challenge.as_deref(), used.as_deref()).await? {
                 authorizations += 1;
             }

@@ -9,8 +9,9 @@ use super::challenge::Challenge;
 use super::discovery::{self, ServerMetadata};
 use super::pkce::Pkce;
 use super::{AuthError, Grant, OAuth, StoredTokens};
-use crate::auth::client::{AsClient, FetchError, form_body};
+use crate::auth::client::{Answered, AsClient, FetchError, form_body};
 use crate::client::Error;
+use crate::dpop::DpopKey;
 
 /// The authorization of one client with the server at one endpoint.
 pub(crate) struct Authorizer {
@@ -22,10 +23,21 @@ pub(crate) struct Authorizer {
     /// The protected server's endpoint: the store's key, and the resource
     /// when its metadata names none.
     server: String,
-    /// The access token sent now.
-    current: RwLock<Option<Arc<str>>>,
+    /// The access token sent now, and whether it is bound to `dpop`'s key.
+    current: RwLock<Option<(Arc<str>, bool)>>,
+    /// The key DPoP-bound tokens are bound to, when asked for.
+    dpop: Option<DpopKey>,
+    /// The nonces the authorization server and the server last asked DPoP
+    /// proofs to carry.
+    nonces: std::sync::Mutex<Nonces>,
     /// One flow at a time, and what the flows learnt.
     state: tokio::sync::Mutex<State>,
+}
+
+#[derive(Default)]
+struct Nonces {
+    authorization_server: Option<String>,
+    server: Option<String>,
 }
 
 #[derive(Default)]
@@ -53,9 +65,16 @@ impl Authorizer {
         server: &str,
         roots: Arc<std::sync::Mutex<Vec<rustls::pki_types::CertificateDer<'static>>>>,
     ) -> Authorizer {
-        let tokens = config.store.load(server);
-        let current = tokens.as_ref().map(|t| Arc::from(t.access_token.as_str()));
+        let dpop = config.dpop.then(DpopKey::generate).transpose().unwrap_or_else(|error| {
+            tracing::warn!(%error, "no key to bind tokens to: tokens are asked for unbound");
+            None
+        });
+        // A bound token is bound to another run's key: of no use here.
+        let tokens = config.store.load(server).filter(|t| !is_bound(t));
+        let current = tokens.as_ref().map(|t| (Arc::from(t.access_token.as_str()), false));
         Authorizer {
+            dpop,
+            nonces: std::sync::Mutex::default(),
             http: std::sync::OnceLock::new(),
             roots,
             config,
@@ -72,7 +91,30 @@ impl Authorizer {
 
     /// The access token to send, if any.
     pub(crate) fn token(&self) -> Option<Arc<str>> {
-        self.current.read().unwrap_or_else(|e| e.into_inner()).clone()
+        self.current.read().unwrap_or_else(|e| e.into_inner()).as_ref().map(|(token, _)| Arc::clone(token))
+    }
+
+    /// The headers that carry the token on a `method` request to `url`:
+    /// `Authorization: Bearer`, or `Authorization: DPoP` and a fresh proof.
+    pub(crate) fn authorization(&self, method: &str, url: &str) -> Result<Vec<(&'static str, String)>, String> {
+        let Some((token, bound)) = self.current.read().unwrap_or_else(|e| e.into_inner()).clone() else {
+            return Ok(Vec::new());
+        };
+        match (bound, &self.dpop) {
+            (true, Some(key)) => {
+                let nonce = crate::sync::lock(&self.nonces).server.clone();
+                let proof = key.proof(method, url, Some(&token), nonce.as_deref())?;
+                Ok(vec![("authorization", format!("DPoP {token}")), ("dpop", proof)])
+            }
+            _ => Ok(vec![("authorization", format!("Bearer {token}"))]),
+        }
+    }
+
+    /// Keeps the nonce the server asked DPoP proofs to carry: whether there
+    /// is a key to prove with again.
+    pub(crate) fn server_nonce(&self, nonce: &str) -> bool {
+        crate::sync::lock(&self.nonces).server = Some(nonce.to_owned());
+        self.dpop.is_some()
     }
 
     /// How many times one request may send the person to authorize.
@@ -374,8 +416,9 @@ impl Authorizer {
         let body = serde_json::to_vec(&request).map_err(|e| AuthError::new(step, endpoint, e.to_string()))?;
         let (status, answer) = self
             .http()
-            .post(endpoint, "application/json", body, None)
+            .post(endpoint, "application/json", body, None, None)
             .await
+            .map(|answered| (answered.status, answered.body))
             .map_err(|e| AuthError::new(step, endpoint, e.to_string()))?;
         if !(200..300).contains(&status) {
             return Err(AuthError::new(step, endpoint, refusal(status, &answer)).into());
@@ -417,12 +460,30 @@ impl Authorizer {
             }
         };
         let body = form_body(&form).into_bytes();
-        let (status, answer) = match self.http().post(endpoint, "application/x-www-form-urlencoded", body, basic).await
-        {
-            Ok(answered) => answered,
-            Err(FetchError::Status(status)) => (status, Map::new()),
-            Err(error) => return Err(AuthError::new(step, endpoint, error.to_string()).into()),
-        };
+        let (mut status, mut answer) = (0, Map::new());
+        // Once more with the nonce an authorization server asks for, at most.
+        for _ in 0..2 {
+            let proof = match &self.dpop {
+                Some(key) => {
+                    let nonce = crate::sync::lock(&self.nonces).authorization_server.clone();
+                    let proof = key.proof("POST", endpoint, None, nonce.as_deref());
+                    Some(proof.map_err(|why| AuthError::new(step, endpoint, why))?)
+                }
+                None => None,
+            };
+            let form = "application/x-www-form-urlencoded";
+            let answered = match self.http().post(endpoint, form, body.clone(), basic, proof.as_deref()).await {
+                Ok(answered) => answered,
+                Err(FetchError::Status(status)) => Answered { status, nonce: None, body: Map::new() },
+                Err(error) => return Err(AuthError::new(step, endpoint, error.to_string()).into()),
+            };
+            (status, answer) = (answered.status, answered.body);
+            let asks_nonce = text(&answer, "error") == Some("use_dpop_nonce") && self.dpop.is_some();
+            match answered.nonce {
+                Some(nonce) if asks_nonce => crate::sync::lock(&self.nonces).authorization_server = Some(nonce),
+                _ => break,
+            }
+        }
         let access = text(&answer, "access_token").filter(|_| (200..300).contains(&status));
         let Some(access) = access else {
             return Err(AuthError::new(step, endpoint, refusal(status, &answer)).into());
@@ -436,13 +497,16 @@ impl Authorizer {
             client_secret: client.secret.clone(),
             token_endpoint_auth_method: client.method.clone(),
             token_endpoint: endpoint.to_owned(),
+            token_type: text(&answer, "token_type").map(str::to_owned),
         })
     }
 
     /// Makes `tokens` the ones sent, and keeps them.
     fn keep(&self, state: &mut State, tokens: StoredTokens) {
         self.config.store.save(&self.server, &tokens);
-        *self.current.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::from(tokens.access_token.as_str()));
+        let bound = is_bound(&tokens) && self.dpop.is_some();
+        let sent = (Arc::from(tokens.access_token.as_str()), bound);
+        *self.current.write().unwrap_or_else(|e| e.into_inner()) = Some(sent);
         state.tokens = Some(tokens);
     }
 }
@@ -518,6 +582,11 @@ fn code_of(redirect: &str, pkce: &Pkce, metadata: &ServerMetadata) -> Result<Str
         );
     }
     param("code").ok_or_else(|| AuthError::new(step, redirect, "it has no `code`").into())
+}
+
+/// Whether `tokens` are bound to a key (DPoP).
+fn is_bound(tokens: &StoredTokens) -> bool {
+    tokens.token_type.as_deref().is_some_and(|t| t.eq_ignore_ascii_case("dpop"))
 }
 
 /// `before` and the scopes of `more` it lacks, in order.

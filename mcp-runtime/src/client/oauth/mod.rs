@@ -66,6 +66,8 @@ pub struct OAuth {
     store: Arc<dyn TokenStore>,
     max_authorizations: usize,
     timeout: Duration,
+    /// Tokens bound to a key of the client's (DPoP).
+    dpop: bool,
 }
 
 impl std::fmt::Debug for OAuth {
@@ -96,6 +98,7 @@ impl OAuth {
             store: Arc::new(MemoryTokenStore::default()),
             max_authorizations: 3,
             timeout: Duration::from_secs(30),
+            dpop: false,
         }
     }
 
@@ -195,6 +198,17 @@ impl OAuth {
     /// scope is given up on after as many.
     pub fn max_authorizations(mut self, most: usize) -> Self {
         self.max_authorizations = most.max(1);
+        self
+    }
+
+    /// Asks for tokens bound to a key of this client's (DPoP, RFC 9449,
+    /// the `io.modelcontextprotocol/auth/dpop` extension): a key pair made
+    /// for the client (ES256), a proof of it with each token request and
+    /// each request to the server (`Authorization: DPoP`), and the nonces
+    /// either server asks proofs to carry. A token taken from the wire is
+    /// then of no use without the key.
+    pub fn dpop(mut self) -> Self {
+        self.dpop = true;
         self
     }
 

@@ -33,6 +33,11 @@ pub struct StoredTokens {
     pub token_endpoint_auth_method: String,
     /// Where a refresh token is traded.
     pub token_endpoint: String,
+    /// `DPoP` when the token is bound to the client's key (RFC 9449):
+    /// sent with a proof of it. A key lives as long as its process, so such
+    /// tokens are of no use to the next run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_type: Option<String>,
 }
 
 /// Where tokens are kept, by the protected server they are for (its
@@ -180,6 +185,7 @@ mod tests {
             client_secret: None,
             token_endpoint_auth_method: "none".to_owned(),
             token_endpoint: "https://login.example.com/token".to_owned(),
+            token_type: None,
         }
     }
 
