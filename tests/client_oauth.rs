@@ -13,7 +13,6 @@
 //! `on_authorize` callback, which builds the redirect from the
 //! authorization URL itself: no browser, no request to `/authorize`.
 
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -21,42 +20,13 @@ use std::time::Duration;
 use base64::Engine as _;
 use mcp_runtime::client::oauth::{MemoryTokenStore, OAuth, RegisteredClient};
 use mcp_runtime::client::{Client, Error, Revision};
+use mcp_tests::scripted::{Log, Received, http, ok, query_of, serve_on};
 use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
-use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 
 /// Where the person is sent back to: never fetched, only read.
 const REDIRECT_URI: &str = "http://127.0.0.1:1/callback";
-
-/// One request as the scripted server read it.
-#[derive(Clone, Debug)]
-struct Received {
-    method: String,
-    path: String,
-    /// By lowercase name.
-    headers: BTreeMap<String, String>,
-    /// As sent: JSON, a form, or nothing.
-    body: String,
-}
-
-impl Received {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.get(name).map(String::as_str)
-    }
-
-    fn is(&self, method: &str, path: &str) -> bool {
-        self.method == method && self.path == path
-    }
-
-    /// The body read as a form.
-    fn form(&self) -> BTreeMap<String, String> {
-        pairs(&self.body)
-    }
-}
-
-/// What the scripted server received, in the order it came.
-type Log = Arc<Mutex<Vec<Received>>>;
 
 /// How the scripted server departs from the happy path.
 #[derive(Clone, Default)]
@@ -118,70 +88,9 @@ struct Shared {
 async fn serve(script: Script) -> Server {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let origin = format!("http://{}", listener.local_addr().expect("an address"));
-    let log = Log::default();
     let shared = Arc::new(Shared { script, origin: origin.clone(), first_token_taken: AtomicUsize::new(0) });
-    tokio::spawn({
-        let log = Arc::clone(&log);
-        async move {
-            while let Ok((stream, _)) = listener.accept().await {
-                tokio::spawn(connection(stream, Arc::clone(&log), Arc::clone(&shared)));
-            }
-        }
-    });
+    let log = serve_on(listener, move |request| answer(&shared, request));
     Server { url: format!("{origin}/mcp"), origin, log }
-}
-
-/// Answers the requests of one connection, each recorded before it is
-/// answered.
-async fn connection(stream: TcpStream, log: Log, shared: Arc<Shared>) {
-    let mut stream = BufReader::new(stream);
-    while let Some(request) = read_request(&mut stream).await {
-        log.lock().expect("the log").push(request.clone());
-        let answer = answer(&shared, &request);
-        // A client that went away is for the test's assertions to notice.
-        if stream.get_mut().write_all(answer.as_bytes()).await.is_err() {
-            return;
-        }
-    }
-}
-
-/// The next request's head and body, or `None` once the client closed.
-async fn read_request(stream: &mut BufReader<TcpStream>) -> Option<Received> {
-    let mut line = String::new();
-    if stream.read_line(&mut line).await.ok()? == 0 {
-        return None;
-    }
-    let mut start = line.split_whitespace();
-    let (method, path) = (start.next()?.to_owned(), start.next()?.to_owned());
-    let mut headers = BTreeMap::new();
-    loop {
-        let mut line = String::new();
-        if stream.read_line(&mut line).await.ok()? == 0 {
-            return None;
-        }
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        let (name, value) = line.split_once(':')?;
-        headers.insert(name.to_ascii_lowercase(), value.trim().to_owned());
-    }
-    let length = headers.get("content-length").map_or(Some(0), |length| length.parse().ok())?;
-    let mut body = vec![0; length];
-    stream.read_exact(&mut body).await.ok()?;
-    let body = String::from_utf8(body).expect("a text body");
-    Some(Received { method, path, headers, body })
-}
-
-/// An HTTP/1.1 answer of `status` with `extra` header lines and `body`
-/// (JSON, when there is one).
-fn http(status: &str, extra: &str, body: &str) -> String {
-    let kind = if body.is_empty() { "" } else { "content-type: application/json\r\n" };
-    format!("HTTP/1.1 {status}\r\n{kind}{extra}content-length: {}\r\n\r\n{body}", body.len())
-}
-
-fn ok(document: &Value) -> String {
-    http("200 OK", "", &document.to_string())
 }
 
 fn not_found() -> String {
@@ -257,42 +166,6 @@ fn token(script: &Script, request: &Received) -> String {
         _ => return http("400 Bad Request", "", &json!({"error": "invalid_grant"}).to_string()),
     };
     ok(&issued)
-}
-
-/// `application/x-www-form-urlencoded` text (a form, a query) by name.
-fn pairs(text: &str) -> BTreeMap<String, String> {
-    text.split('&')
-        .filter(|pair| !pair.is_empty())
-        .map(|pair| {
-            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-            (decoded(name), decoded(value))
-        })
-        .collect()
-}
-
-/// The query of `url`, by name.
-fn query_of(url: &str) -> BTreeMap<String, String> {
-    pairs(url.split_once('?').map_or("", |(_, query)| query))
-}
-
-/// One form-encoded component, decoded.
-fn decoded(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let escaped = text.get(i + 1..i + 3).and_then(|hex| u8::from_str_radix(hex, 16).ok());
-        match (bytes[i], escaped) {
-            (b'+', _) => out.push(b' '),
-            (b'%', Some(byte)) => {
-                out.push(byte);
-                i += 2;
-            }
-            (other, _) => out.push(other),
-        }
-        i += 1;
-    }
-    String::from_utf8(out).expect("UTF-8 once decoded")
 }
 
 /// What the person did: each authorization URL the client sent them to,

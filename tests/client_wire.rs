@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use mcp_runtime::client::{Client, Error, Revision};
 use mcp_runtime::protocol::{ElicitRequest, ElicitResult};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader};
+use tokio::io::{AsyncWriteExt as _, BufReader};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
@@ -102,30 +102,9 @@ where
 
 /// The next request's head and body, or `None` once the client closed.
 async fn read_request(read: &mut BufReader<OwnedReadHalf>) -> Option<Received> {
-    let mut line = String::new();
-    if read.read_line(&mut line).await.ok()? == 0 {
-        return None;
-    }
-    let mut start = line.split_whitespace();
-    let (method, path) = (start.next()?.to_owned(), start.next()?.to_owned());
-    let mut headers = BTreeMap::new();
-    loop {
-        let mut line = String::new();
-        if read.read_line(&mut line).await.ok()? == 0 {
-            return None;
-        }
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        let (name, value) = line.split_once(':')?;
-        headers.insert(name.to_ascii_lowercase(), value.trim().to_owned());
-    }
-    let length = headers.get("content-length").map_or(Some(0), |length| length.parse().ok())?;
-    let mut body = vec![0; length];
-    read.read_exact(&mut body).await.ok()?;
-    let body = if body.is_empty() { Value::Null } else { serde_json::from_slice(&body).expect("a JSON body") };
-    Some(Received { method, path, headers, body, at: Instant::now() })
+    let read = mcp_tests::scripted::read_request(read).await?;
+    let body = read.json();
+    Some(Received { method: read.method, path: read.path, headers: read.headers, body, at: read.at })
 }
 
 /// Writes `text`. A client that went away is for the test's assertions to

@@ -11,6 +11,7 @@ pub mod process;
 pub mod python_sdk;
 pub mod redis;
 pub mod redis_cluster;
+pub mod scripted;
 pub mod session_schema;
 pub mod stdio_session;
 pub mod task_schema;

@@ -106,9 +106,10 @@ fn identifies(resource: &str, endpoint: &str) -> bool {
 
 /// The metadata of the authorization server `issuer`: the first document at
 /// its well-known URLs, in the order of RFC 8414 and OpenID Connect. It must
-/// name `issuer` exactly, and offer PKCE with S256 when a person is to
-/// authorize (`pkce`); else none of it is used.
-pub(super) async fn server_metadata(http: &AsClient, issuer: &str, pkce: bool) -> Result<ServerMetadata, AuthError> {
+/// name `issuer` exactly, and, when a person is to authorize (`person`),
+/// have an authorization endpoint and offer PKCE with S256; else none of it
+/// is used.
+pub(super) async fn server_metadata(http: &AsClient, issuer: &str, person: bool) -> Result<ServerMetadata, AuthError> {
     let step = "authorization server metadata";
     let mut tried = Vec::new();
     for url in metadata_urls(issuer) {
@@ -129,10 +130,10 @@ pub(super) async fn server_metadata(http: &AsClient, issuer: &str, pkce: bool) -
             ));
         }
         let methods = strings(&document, "code_challenge_methods_supported").unwrap_or_default();
-        if pkce && !methods.iter().any(|m| m == "S256") {
+        if person && !methods.iter().any(|m| m == "S256") {
             return Err(AuthError::new(step, &url, "the server does not say it supports PKCE with S256"));
         }
-        return read(&document, issuer).map_err(|why| AuthError::new(step, &url, why));
+        return read(&document, issuer, person).map_err(|why| AuthError::new(step, &url, why));
     }
     Err(AuthError::new(step, issuer, format!("no metadata at {}", tried.join(", "))))
 }
@@ -145,7 +146,7 @@ pub(super) async fn origin_metadata(http: &AsClient, endpoint: &str) -> Result<S
     let url = format!("{origin}/.well-known/oauth-authorization-server");
     match http.get_json(&url).await {
         Ok(document) => {
-            read(&document, origin).map_err(|why| AuthError::new("authorization server metadata", &url, why))
+            read(&document, origin, true).map_err(|why| AuthError::new("authorization server metadata", &url, why))
         }
         Err(FetchError::Status(_)) => Ok(ServerMetadata {
             issuer: origin.to_owned(),
@@ -160,11 +161,16 @@ pub(super) async fn origin_metadata(http: &AsClient, endpoint: &str) -> Result<S
     }
 }
 
-fn read(document: &Map<String, Value>, issuer: &str) -> Result<ServerMetadata, String> {
+/// The metadata `document` of `issuer`; its authorization endpoint is
+/// needed only when a person is to authorize (`person`).
+fn read(document: &Map<String, Value>, issuer: &str, person: bool) -> Result<ServerMetadata, String> {
     let endpoint = |key: &str| text(document, key).map(str::to_owned).ok_or_else(|| format!("no `{key}`"));
     Ok(ServerMetadata {
         issuer: issuer.to_owned(),
-        authorization_endpoint: endpoint("authorization_endpoint")?,
+        authorization_endpoint: match person {
+            true => endpoint("authorization_endpoint")?,
+            false => endpoint("authorization_endpoint").unwrap_or_default(),
+        },
         token_endpoint: endpoint("token_endpoint")?,
         registration_endpoint: text(document, "registration_endpoint").map(str::to_owned),
         iss_supported: document.get("authorization_response_iss_parameter_supported") == Some(&Value::Bool(true)),

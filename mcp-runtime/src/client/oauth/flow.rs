@@ -50,6 +50,8 @@ struct State {
 /// The grant of an assertion (RFC 7523): a workload's token, an identity
 /// assertion grant.
 const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+/// A client's authentication by a signed assertion (RFC 7523 §2.2).
+const CLIENT_ASSERTION: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 
 /// The client id, secret and token endpoint authentication used with one
 /// authorization server.
@@ -253,26 +255,9 @@ impl Authorizer {
         if !scope.is_empty() {
             form.push(("scope", &scope));
         }
-        let (client, assertion) = match &service.proof {
-            super::Proof::Secret(secret) => (
-                ClientId {
-                    id: service.id.clone(),
-                    secret: Some(secret.clone()),
-                    method: "client_secret_basic".to_owned(),
-                },
-                None,
-            ),
-            super::Proof::PrivateKey(key) => {
-                let assertion = assertion(&service.id, &metadata.issuer, key)
-                    .map_err(|why| AuthError::new("token request", &metadata.token_endpoint, why))?;
-                (
-                    ClientId { id: service.id.clone(), secret: None, method: "private_key_jwt".to_owned() },
-                    Some(assertion),
-                )
-            }
-        };
+        let (client, assertion) = authenticated(service, metadata)?;
         if let Some(assertion) = &assertion {
-            form.push(("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"));
+            form.push(("client_assertion_type", CLIENT_ASSERTION));
             form.push(("client_assertion", assertion));
         }
         let scope = (!scope.is_empty()).then_some(scope.clone());
@@ -335,11 +320,11 @@ impl Authorizer {
         if !scope.is_empty() {
             form.push(("scope", &scope));
         }
-        let (id, secret) = match &login.client.proof {
-            super::Proof::Secret(secret) => (login.client.id.clone(), Some(secret.clone())),
-            super::Proof::PrivateKey(_) => (login.client.id.clone(), None),
-        };
-        let client = ClientId { id, secret, method: "client_secret_basic".to_owned() };
+        let (client, assertion) = authenticated(&login.client, metadata)?;
+        if let Some(assertion) = &assertion {
+            form.push(("client_assertion_type", CLIENT_ASSERTION));
+            form.push(("client_assertion", assertion));
+        }
         let scope = (!scope.is_empty()).then_some(scope.clone());
         self.token_request(&metadata.token_endpoint, &client, &form, &metadata.issuer, scope, None).await
     }
@@ -509,6 +494,26 @@ impl Authorizer {
         *self.current.write().unwrap_or_else(|e| e.into_inner()) = Some(sent);
         state.tokens = Some(tokens);
     }
+}
+
+/// How `credentials` authenticate at the token endpoint of `metadata`:
+/// a secret with HTTP Basic, or a key's signed assertion (returned, for
+/// the form).
+fn authenticated(
+    credentials: &super::ClientCredentials,
+    metadata: &ServerMetadata,
+) -> Result<(ClientId, Option<String>), Error> {
+    let id = credentials.id.clone();
+    Ok(match &credentials.proof {
+        super::Proof::Secret(secret) => {
+            (ClientId { id, secret: Some(secret.clone()), method: "client_secret_basic".to_owned() }, None)
+        }
+        super::Proof::PrivateKey(key) => {
+            let assertion = assertion(&credentials.id, &metadata.issuer, key)
+                .map_err(|why| AuthError::new("token request", &metadata.token_endpoint, why))?;
+            (ClientId { id, secret: None, method: "private_key_jwt".to_owned() }, Some(assertion))
+        }
+    })
 }
 
 /// An RFC 7523 client assertion of `client` for the authorization server
