@@ -459,3 +459,20 @@ async fn a_client_metadata_document_is_the_client_id_where_the_server_takes_them
     let form = server.requests("POST", "/token")[0].form();
     assert_eq!(form.get("client_id").map(String::as_str), Some(document));
 }
+
+#[tokio::test]
+async fn the_persons_time_at_the_authorization_page_is_not_the_requests() {
+    let server = serve(Script::default()).await;
+    // A person who takes longer to approve than a request may take: the
+    // limit is each try's, not the person's.
+    let limit = Duration::from_secs(3);
+    let oauth = OAuth::new(REDIRECT_URI).on_authorize(move |url| async move {
+        tokio::time::sleep(limit + Duration::from_secs(1)).await;
+        let query = query_of(&url);
+        let param = |name: &str| query.get(name).cloned().unwrap_or_default();
+        Ok(format!("{}?code=c1&state={}", param("redirect_uri"), param("state")))
+    });
+    let client = Client::http(&server.url).revision(Revision::Stateless).timeout(limit).oauth(oauth);
+    let tools = client.list_tools().await.expect("listed once the person approved");
+    assert!(tools.is_empty());
+}

@@ -58,9 +58,9 @@ waits up to 5 minutes for the browser to come back to a loopback port of its own
 file: $MCP_TOKEN_FILE, else $XDG_CONFIG_HOME/mcp/tokens.json, else
 $HOME/.config/mcp/tokens.json; a JSON object mapping each server URL, exactly as
 given, to its tokens, readable and writable by you alone (mode 0600). The time in
-the browser counts against --timeout, but for login: `mcp login URL` asks the
-server (server/discover) so that its tokens are in the file before other commands
-need them. `mcp logout URL` forgets them: it removes the URL's entry, and tells
+the browser does not count against --timeout. `mcp login URL` asks the server
+(server/discover) so that its tokens are in the file before other commands need
+them. `mcp logout URL` forgets them: it removes the URL's entry, and tells
 nobody. A program acting for itself sets $MCP_CLIENT_ID and $MCP_CLIENT_SECRET
 instead: the client_credentials grant, no browser, no token kept.
 

@@ -14,7 +14,7 @@ use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, Buf
 use tokio::net::TcpStream;
 
 /// How long a person has to approve in the browser.
-pub(crate) const WAIT: Duration = Duration::from_secs(5 * 60);
+const WAIT: Duration = Duration::from_secs(5 * 60);
 
 /// The path the browser is sent back to.
 const CALLBACK: &str = "/callback";
@@ -58,12 +58,10 @@ impl Environment {
         Environment { credentials, token_file: token_file(var) }
     }
 
-    /// How a client whose requests may take `limit` authorizes: with the
-    /// client credentials, else as a person, at a loopback port bound now
-    /// (the redirect URI is registered before the browser comes back to
-    /// it), waited on [`WAIT`] at most, or less when `limit` is less (it
-    /// counts the person's time too).
-    pub(crate) fn oauth(&self, limit: Duration) -> std::io::Result<OAuth> {
+    /// How a client authorizes: with the client credentials, else as a
+    /// person, at a loopback port bound now (the redirect URI is registered
+    /// before the browser comes back to it), waited on [`WAIT`] at most.
+    pub(crate) fn oauth(&self) -> std::io::Result<OAuth> {
         if let Some((id, secret)) = &self.credentials {
             return Ok(OAuth::client_credentials(ClientCredentials::secret(id, secret)));
         }
@@ -71,7 +69,7 @@ impl Environment {
         let redirect_uri = format!("http://127.0.0.1:{}{CALLBACK}", listener.local_addr()?.port());
         let oauth = OAuth::new(redirect_uri).client_name("mcp").on_authorize(move |url| {
             let listener = Arc::clone(&listener);
-            async move { authorize(&listener, &url, std::io::stderr().is_terminal(), limit.min(WAIT)).await }
+            async move { authorize(&listener, &url, std::io::stderr().is_terminal(), WAIT).await }
         });
         Ok(match &self.token_file {
             Some(path) => oauth.token_store(FileTokenStore::new(path)),
@@ -133,13 +131,6 @@ pub(crate) fn logout(url: &str, path: &Path) -> Result<String, String> {
 /// then the URL the browser was sent back to, at `listener`, within `wait`.
 async fn authorize(listener: &TcpListener, url: &str, open: bool, wait: Duration) -> Result<String, String> {
     eprintln!("mcp: to authorize, open this URL in a browser:\n  {url}");
-    if wait < WAIT {
-        eprintln!(
-            "mcp: the browser must come back within {} (--timeout); `mcp login URL` waits {}",
-            spoken(wait),
-            spoken(WAIT)
-        );
-    }
     if open {
         open_in_browser(url);
     }

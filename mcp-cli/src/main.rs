@@ -166,16 +166,10 @@ fn connect(invocation: &Invocation, environment: &auth::Environment) -> Result<C
             Client::spawn(command)?
         }
     };
-    // The person's time in the browser counts against the client's limit:
-    // login, which is for that, adds what the browser is waited for.
-    let timeout = match invocation.action {
-        Action::Login => invocation.timeout + auth::WAIT,
-        _ => invocation.timeout,
-    };
-    let client = client.revision(invocation.revision).timeout(timeout);
+    let client = client.revision(invocation.revision).timeout(invocation.timeout);
     Ok(match (&invocation.bearer, &invocation.target) {
         (Some(token), _) => client.bearer(token.clone()),
-        (None, Target::Url(_)) => client.oauth(environment.oauth(timeout).map_err(|e| {
+        (None, Target::Url(_)) => client.oauth(environment.oauth().map_err(|e| {
             Error::Transport(format!("no loopback port for the browser to come back to after authorizing: {e}"))
         })?),
         (None, Target::Command(_)) => client,

@@ -88,18 +88,22 @@ impl Client {
         id: &RequestId,
         head: Head<'_>,
     ) -> Result<(Reply, Option<String>), Error> {
-        let exchange = async {
-            match &self.transport {
-                #[cfg(feature = "client")]
-                Transport::Http(http) => http.send(text, &head, id).await.map(|a| (a.reply, a.session)),
-                #[cfg(feature = "client")]
-                Transport::Lines(lines) => {
-                    lines.send(text, id, head.notices).await.map(|message| (Reply::Read(message), None))
-                }
-                Transport::InProcess(local) => local.send(text, id, head.notices).await.map(|reply| (reply, None)),
-            }
-        };
-        tokio::time::timeout(self.timeout, exchange).await.map_err(|_| Error::Timeout(self.timeout))?
+        let limit = self.timeout;
+        match &self.transport {
+            // It keeps to the time limit itself: getting a token is not
+            // within it.
+            #[cfg(feature = "client")]
+            Transport::Http(http) => http.send(text, &head, id, limit).await.map(|a| (a.reply, a.session)),
+            #[cfg(feature = "client")]
+            Transport::Lines(lines) => tokio::time::timeout(limit, lines.send(text, id, head.notices))
+                .await
+                .map_err(|_| Error::Timeout(limit))?
+                .map(|message| (Reply::Read(message), None)),
+            Transport::InProcess(local) => tokio::time::timeout(limit, local.send(text, id, head.notices))
+                .await
+                .map_err(|_| Error::Timeout(limit))?
+                .map(|reply| (reply, None)),
+        }
     }
 
     /// One request in the settled revision: with the client's `_meta` and

@@ -179,14 +179,31 @@ impl HttpTransport {
     }
 
     /// Sends request `id`, written as `text`, and reads its answer.
-    pub(super) async fn send(&self, text: Vec<u8>, head: &Head<'_>, id: &RequestId) -> Result<Answer, Error> {
+    /// Sends request `id`, written as `text`, and reads its answer, within
+    /// `limit`. With OAuth, each try is within `limit`, and the getting of a
+    /// token between them is not: a person may be authorizing.
+    pub(super) async fn send(
+        &self,
+        text: Vec<u8>,
+        head: &Head<'_>,
+        id: &RequestId,
+        limit: std::time::Duration,
+    ) -> Result<Answer, Error> {
+        let body = Bytes::from(text);
         #[cfg(feature = "client-auth")]
-        let response = match &self.oauth {
-            Some(oauth) => Box::pin(self.authorized(oauth, Bytes::from(text), head)).await?,
-            None => self.exchange(self.post(Bytes::from(text), head)?).await?,
-        };
-        #[cfg(not(feature = "client-auth"))]
-        let response = self.exchange(self.post(Bytes::from(text), head)?).await?;
+        if let Some(oauth) = &self.oauth {
+            return Box::pin(self.authorized(oauth, body, head, id, limit)).await;
+        }
+        within(limit, async { self.answer(self.exchange(self.post(body, head)?).await?, head, id).await }).await
+    }
+
+    /// The answer to request `id` that `response` brings.
+    async fn answer(
+        &self,
+        response: http::Response<Incoming>,
+        head: &Head<'_>,
+        id: &RequestId,
+    ) -> Result<Answer, Error> {
         let status = response.status();
         // Only a 2025-era message (no `Mcp-Method`) may be given a session.
         let session = match head.method {
@@ -217,28 +234,33 @@ impl HttpTransport {
         }
     }
 
-    /// Sends `body` with the token of `oauth`, and when the server refuses
-    /// it for want of a token or a scope, gets one and sends it again: the
-    /// response that is not such a refusal, or the last refusal once the
-    /// person was sent to authorize as often as one request may.
+    /// Sends `body` (request `id`) with the token of `oauth`, and when the
+    /// server refuses it for want of a token or a scope, gets one and sends
+    /// it again: the answer of the response that is not such a refusal, or
+    /// of the last refusal once the person was sent to authorize as often
+    /// as one request may. Each try is within `limit`; getting a token is
+    /// not (the authorization server's requests have their own limit, the
+    /// person's step is the callback's to bound).
     #[cfg(feature = "client-auth")]
     async fn authorized(
         &self,
         oauth: &super::oauth::Authorizer,
         body: Bytes,
         head: &Head<'_>,
-    ) -> Result<http::Response<Incoming>, Error> {
+        id: &RequestId,
+        limit: std::time::Duration,
+    ) -> Result<Answer, Error> {
         let (mut authorizations, mut tries) = (0, 0);
         loop {
             let used = oauth.token();
-            let response = self.exchange(self.post(body.clone(), head)?).await?;
+            let response = within(limit, async { self.exchange(self.post(body.clone(), head)?).await }).await?;
             let status = response.status().as_u16();
             let challenge = response.headers().get(http::header::WWW_AUTHENTICATE).and_then(|v| v.to_str().ok());
             let for_a_scope = status == 403 && challenge.is_some_and(|c| c.contains("insufficient_scope"));
             // Each try that did not send the person refreshed a token or
             // took a newer one: as many of those as authorizations, at most.
             if !(status == 401 || for_a_scope) || authorizations == oauth.most() || tries > 2 * oauth.most() {
-                return Ok(response);
+                return within(limit, self.answer(response, head, id)).await;
             }
             let challenge = challenge.map(str::to_owned);
             tries += 1;
@@ -508,6 +530,14 @@ impl Poster {
         };
         self.http.notify(message, &head).await
     }
+}
+
+/// `future`, unless `limit` passes first: [`Error::Timeout`].
+async fn within<T>(
+    limit: std::time::Duration,
+    future: impl std::future::Future<Output = Result<T, Error>>,
+) -> Result<T, Error> {
+    tokio::time::timeout(limit, future).await.map_err(|_| Error::Timeout(limit))?
 }
 
 /// The `Host` of requests to `uri`: its host, and its port unless it is

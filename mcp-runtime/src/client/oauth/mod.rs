@@ -156,9 +156,10 @@ impl OAuth {
     /// returns the URL the authorization server sent them back to (the
     /// redirect URI with `code`, `state` and `iss`), or why there is none.
     /// Without it, a server that needs authorization fails the request.
-    /// The person's time counts against the request's time limit
-    /// ([`Client::timeout`](crate::client::Client::timeout)): a client that
-    /// sends people to authorize gives them that long.
+    /// The person's time is not the request's: the time limit
+    /// ([`Client::timeout`](crate::client::Client::timeout)) bounds each
+    /// try of the request, not the authorization between them, which the
+    /// callback bounds as it sees fit.
     pub fn on_authorize<F, Fut>(mut self, callback: F) -> Self
     where
         F: Fn(String) -> Fut + Send + Sync + 'static,
