@@ -231,6 +231,8 @@ impl Client {
     }
 
     /// How long a request may take before [`Error::Timeout`](super::Error::Timeout) (default 60 s).
+    /// With OAuth, each try of it: getting a token between tries is not
+    /// counted (a person may be authorizing).
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
