@@ -10,6 +10,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::head::Head;
+use super::limits::within;
 use super::message::{Outgoing, Reply};
 use super::negotiation::Negotiated;
 use super::notices::Notices;
@@ -95,14 +96,10 @@ impl Client {
             #[cfg(feature = "client")]
             Transport::Http(http) => http.send(text, &head, id, limit).await.map(|a| (a.reply, a.session)),
             #[cfg(feature = "client")]
-            Transport::Lines(lines) => tokio::time::timeout(limit, lines.send(text, id, head.notices))
-                .await
-                .map_err(|_| Error::Timeout(limit))?
-                .map(|message| (Reply::Read(message), None)),
-            Transport::InProcess(local) => tokio::time::timeout(limit, local.send(text, id, head.notices))
-                .await
-                .map_err(|_| Error::Timeout(limit))?
-                .map(|reply| (reply, None)),
+            Transport::Lines(lines) => {
+                within(limit, lines.send(text, id, head.notices)).await.map(|message| (Reply::Read(message), None))
+            }
+            Transport::InProcess(local) => within(limit, local.send(text, id, head.notices)).await.map(|r| (r, None)),
         }
     }
 

@@ -15,7 +15,7 @@ use super::callbacks::SharedCallbacks;
 use super::connections::Connections;
 use super::error::Error;
 use super::head::Head;
-use super::limits::SharedLimits;
+use super::limits::{SharedLimits, within};
 use super::message::{Reply, start_of};
 use super::notices::Asks;
 use super::server_requests;
@@ -30,6 +30,9 @@ const MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
 /// `MCP-Protocol-Version`.
 const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
 
+/// `DPoP-Nonce`: what the server asks the next DPoP proof to carry.
+#[cfg(feature = "client-auth")]
+const DPOP_NONCE: HeaderName = HeaderName::from_static("dpop-nonce");
 /// `Last-Event-ID`.
 const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
 
@@ -255,26 +258,20 @@ impl HttpTransport {
             let used = oauth.token();
             let response = within(limit, async { self.exchange(self.post(body.clone(), head)?).await }).await?;
             let status = response.status().as_u16();
-            let challenge = response.headers().get(http::header::WWW_AUTHENTICATE).and_then(|v| v.to_str().ok());
-            let for_a_scope = status == 403 && challenge.is_some_and(|c| c.contains("insufficient_scope"));
-            // Each try that did not send the person refreshed a token or
-            // took a newer one: as many of those as authorizations, at most.
-            if !(status == 401 || for_a_scope) || authorizations == oauth.most() || tries > 2 * oauth.most() {
+            let header = |name| response.headers().get(name).and_then(|v: &HeaderValue| v.to_str().ok());
+            let challenge = header(http::header::WWW_AUTHENTICATE);
+            let asked = oauth.asked(status, challenge, header(DPOP_NONCE));
+            // Each try that did not send the person refreshed a token, took
+            // a newer one or a nonce: twice as many as authorizations, at most.
+            let (Some(asked), false) = (asked, authorizations == oauth.most() || tries > 2 * oauth.most()) else {
                 return within(limit, self.answer(response, head, id)).await;
-            }
-            let challenge = challenge.map(str::to_owned);
+            };
             tries += 1;
-            // A proof without the nonce the server wants: the same token
-            // again, with a proof that carries it.
-            if status == 401
-                && challenge.as_deref().is_some_and(|c| c.contains("use_dpop_nonce"))
-                && let Some(nonce) = response.headers().get("dpop-nonce").and_then(|v| v.to_str().ok())
-                && oauth.server_nonce(nonce)
-            {
-                continue;
-            }
-            if oauth.refused(status, challenge.as_deref(), used.as_deref()).await? {
-                authorizations += 1;
+            if let super::oauth::Asked::Token = asked {
+                let challenge = challenge.map(str::to_owned);
+                if oauth.refused(status, challenge.as_deref(), used.as_deref()).await? {
+                    authorizations += 1;
+                }
             }
         }
     }
@@ -530,14 +527,6 @@ impl Poster {
         };
         self.http.notify(message, &head).await
     }
-}
-
-/// `future`, unless `limit` passes first: [`Error::Timeout`].
-async fn within<T>(
-    limit: std::time::Duration,
-    future: impl std::future::Future<Output = Result<T, Error>>,
-) -> Result<T, Error> {
-    tokio::time::timeout(limit, future).await.map_err(|_| Error::Timeout(limit))?
 }
 
 /// The `Host` of requests to `uri`: its host, and its port unless it is

@@ -111,3 +111,11 @@ impl Drop for QuestionPlace {
         self.0.fetch_sub(1, Ordering::AcqRel);
     }
 }
+
+/// `future`, unless `limit` passes first: [`Error::Timeout`].
+pub(super) async fn within<T>(
+    limit: std::time::Duration,
+    future: impl std::future::Future<Output = Result<T, super::Error>>,
+) -> Result<T, super::Error> {
+    tokio::time::timeout(limit, future).await.map_err(|_| super::Error::Timeout(limit))?
+}

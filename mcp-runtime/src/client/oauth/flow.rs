@@ -53,6 +53,15 @@ const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 /// A client's authentication by a signed assertion (RFC 7523 §2.2).
 const CLIENT_ASSERTION: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 
+/// What a refusal of a request asks of the client
+/// ([`Authorizer::asked`]).
+pub(crate) enum Asked {
+    /// The same token again, with a proof carrying the server's nonce.
+    Nonce,
+    /// Another token: refreshed, newer, or authorized anew.
+    Token,
+}
+
 /// The client id, secret and token endpoint authentication used with one
 /// authorization server.
 struct ClientId {
@@ -112,11 +121,21 @@ impl Authorizer {
         }
     }
 
-    /// Keeps the nonce the server asked DPoP proofs to carry: whether there
-    /// is a key to prove with again.
-    pub(crate) fn server_nonce(&self, nonce: &str) -> bool {
-        crate::sync::lock(&self.nonces).server = Some(nonce.to_owned());
-        self.dpop.is_some()
+    /// What a response of `status`, challenged with `challenge` and giving
+    /// `nonce` (`DPoP-Nonce`), asks of the client: nothing (it is no refusal
+    /// of the token), a proof with the server's nonce (which is kept for
+    /// the proofs that follow), or a token.
+    pub(crate) fn asked(&self, status: u16, challenge: Option<&str>, nonce: Option<&str>) -> Option<Asked> {
+        let challenge = Challenge::read(challenge.unwrap_or_default());
+        match status {
+            401 if challenge.error.as_deref() == Some("use_dpop_nonce") && self.dpop.is_some() && nonce.is_some() => {
+                crate::sync::lock(&self.nonces).server = nonce.map(str::to_owned);
+                Some(Asked::Nonce)
+            }
+            401 => Some(Asked::Token),
+            403 if challenge.insufficient_scope() => Some(Asked::Token),
+            _ => None,
+        }
     }
 
     /// How many times one request may send the person to authorize.

@@ -43,7 +43,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub(crate) use flow::Authorizer;
+pub(crate) use flow::{Asked, Authorizer};
 pub use store::{FileTokenStore, MemoryTokenStore, StoredTokens, TokenStore};
 
 use crate::handler::functions::BoxFuture;
