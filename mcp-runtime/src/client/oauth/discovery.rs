@@ -164,7 +164,10 @@ pub(super) async fn origin_metadata(http: &AsClient, endpoint: &str) -> Result<S
 /// The metadata `document` of `issuer`; its authorization endpoint is
 /// needed only when a person is to authorize (`person`).
 fn read(document: &Map<String, Value>, issuer: &str, person: bool) -> Result<ServerMetadata, String> {
-    let endpoint = |key: &str| text(document, key).map(str::to_owned).ok_or_else(|| format!("no `{key}`"));
+    let endpoint = |key: &str| {
+        let url = text(document, key).ok_or_else(|| format!("no `{key}`"))?;
+        served_safely(url).map(|()| url.to_owned()).map_err(|why| format!("its `{key}` {url:?} {why}"))
+    };
     Ok(ServerMetadata {
         issuer: issuer.to_owned(),
         authorization_endpoint: match person {
@@ -172,11 +175,33 @@ fn read(document: &Map<String, Value>, issuer: &str, person: bool) -> Result<Ser
             false => endpoint("authorization_endpoint").unwrap_or_default(),
         },
         token_endpoint: endpoint("token_endpoint")?,
-        registration_endpoint: text(document, "registration_endpoint").map(str::to_owned),
+        registration_endpoint: match document.get("registration_endpoint") {
+            Some(_) => Some(endpoint("registration_endpoint")?),
+            None => None,
+        },
         iss_supported: document.get("authorization_response_iss_parameter_supported") == Some(&Value::Bool(true)),
         metadata_documents: document.get("client_id_metadata_document_supported") == Some(&Value::Bool(true)),
         auth_methods: strings(document, "token_endpoint_auth_methods_supported").unwrap_or_default(),
     })
+}
+
+/// Whether `url` may be sent a person, a code or a secret: `https`, or
+/// `http` to this machine. A server's metadata names it, and a hostile one
+/// could name a `file:` URL for a browser to open, or send secrets in the
+/// clear.
+fn served_safely(url: &str) -> Result<(), &'static str> {
+    let parsed = url::Url::parse(url).map_err(|_| "is not a URL")?;
+    let loopback = match parsed.host() {
+        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(address)) => address.is_loopback(),
+        Some(url::Host::Ipv6(address)) => address.is_loopback(),
+        None => false,
+    };
+    match parsed.scheme() {
+        "https" => Ok(()),
+        "http" if loopback => Ok(()),
+        _ => Err("is neither https nor http to this machine"),
+    }
 }
 
 fn text<'a>(document: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
@@ -191,6 +216,26 @@ fn strings(document: &Map<String, Value>, key: &str) -> Option<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn endpoints_are_https_or_on_this_machine() {
+        for safe in
+            ["https://login.example.com/authorize", "http://localhost:3000/a", "http://127.0.0.1/t", "http://[::1]:8/t"]
+        {
+            assert_eq!(served_safely(safe), Ok(()), "{safe}");
+        }
+        for unsafe_url in ["http://login.example.com/authorize", "file:///etc/passwd", "javascript:alert(1)", "nope"] {
+            assert!(served_safely(unsafe_url).is_err(), "{unsafe_url}");
+        }
+        let Value::Object(document) = serde_json::json!({
+            "authorization_endpoint": "file:///etc/passwd",
+            "token_endpoint": "https://login.example.com/token",
+        }) else {
+            unreachable!("an object")
+        };
+        let refused = read(&document, "https://login.example.com", true).expect_err("refused");
+        assert!(refused.contains("authorization_endpoint"), "{refused}");
+    }
 
     #[test]
     fn a_resource_names_the_server_at_its_url_or_a_path_above_it_on_the_same_origin() {
