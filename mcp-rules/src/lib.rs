@@ -26,6 +26,8 @@ pub mod context;
 pub mod header;
 pub mod output;
 pub mod scope;
+#[cfg(feature = "skills")]
+pub mod skill;
 pub mod tool_name;
 pub mod uri;
 pub mod uri_template;
