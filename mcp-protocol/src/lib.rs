@@ -35,6 +35,7 @@ pub mod prompts;
 pub mod resources;
 pub mod result;
 pub mod revision;
+pub mod skills;
 pub mod subscriptions;
 pub mod tools;
 // The check of the URIs params name, for mcp-runtime: not part of this
@@ -55,6 +56,7 @@ pub use prompts::*;
 pub use resources::*;
 pub use result::*;
 pub use revision::{ProtocolVersion, UnknownProtocolVersion};
+pub use skills::*;
 pub use subscriptions::*;
 pub use tools::*;
 

@@ -8,7 +8,8 @@
 macro_rules! methods {
     ($($variant:ident => $name:literal),* $(,)?) => {
         /// A request a client sends a server, in the 2026-07-28 revision
-        /// (its tasks extension included) or in the 2025-era revisions.
+        /// (its tasks and skills extensions included) or in the 2025-era
+        /// revisions.
         ///
         /// Exhaustive on purpose: a server decides what to do with every
         /// method, and a revision that adds one is a new major version of
@@ -67,6 +68,9 @@ methods! {
     ResourcesUnsubscribe => "resources/unsubscribe",
     TasksResult => "tasks/result",
     TasksList => "tasks/list",
+    SkillsList => "skills/list",
+    SkillsGet => "skills/get",
+    ResourcesDirectoryRead => "resources/directory/read",
 }
 
 /// The params member naming a request's target: what the `Mcp-Name` header
@@ -114,7 +118,10 @@ impl Method {
             | Method::SubscriptionsListen
             | Method::TasksGet
             | Method::TasksUpdate
-            | Method::TasksCancel => true,
+            | Method::TasksCancel
+            | Method::SkillsList
+            | Method::SkillsGet
+            | Method::ResourcesDirectoryRead => true,
             Method::Initialize
             | Method::Ping
             | Method::LoggingSetLevel
@@ -146,7 +153,10 @@ impl Method {
             | Method::ResourcesSubscribe
             | Method::ResourcesUnsubscribe
             | Method::TasksResult
-            | Method::TasksList => true,
+            | Method::TasksList
+            | Method::SkillsList
+            | Method::SkillsGet
+            | Method::ResourcesDirectoryRead => true,
         }
     }
 
@@ -179,7 +189,13 @@ impl Method {
             | Method::Initialize
             | Method::Ping
             | Method::LoggingSetLevel
-            | Method::TasksList => None,
+            | Method::TasksList
+            // The extension's methods name a URI, but the revision's
+            // `Mcp-Name` rule covers its own methods only: a client of the
+            // extension does not send the header for them.
+            | Method::SkillsList
+            | Method::SkillsGet
+            | Method::ResourcesDirectoryRead => None,
         }
     }
 
