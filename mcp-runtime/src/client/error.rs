@@ -54,6 +54,13 @@ pub enum Error {
     /// authorization that failed, the URL it was at, and why.
     #[error("{0}")]
     Authorization(String),
+    /// A skill, a file of one, or a skills request that the client refused
+    /// (the `skills` feature): what was read is not what the skill's entry
+    /// lists, or was not asked for; nothing of it is returned.
+    #[cfg(feature = "skills")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
+    #[error("{0}")]
+    Skill(super::skills_declared::SkillRefusal),
 }
 
 impl Error {
@@ -94,4 +101,11 @@ pub(super) fn result_of(mut response: Value, id: &RequestId) -> Result<Value, Er
         return Err(Error::Invalid(format!("neither a result nor an error: {response}")));
     };
     Ok(result)
+}
+
+#[cfg(feature = "skills")]
+impl From<super::skills_declared::SkillRefusal> for Error {
+    fn from(refusal: super::skills_declared::SkillRefusal) -> Error {
+        Error::Skill(refusal)
+    }
 }

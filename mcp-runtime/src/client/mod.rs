@@ -32,7 +32,17 @@
 //! What the server announces (its lists changing, resources updated) is
 //! heard with [`Client::listen`], in either era; [`Client::close`] ends a
 //! 2025-era session.
+//!
+//! With the `skills` feature, a server's skills are listed
+//! ([`Client::skills`], reading none of their files) and loaded
+//! ([`Client::load_skill`]), each file read checked against the skill's
+//! entry: its size, its digest, and a `SKILL.md`'s front matter (see the
+//! [`skills`] module).
 #![cfg_attr(not(feature = "client"), doc = "\n\n[`Client::listen`]: Client")]
+#![cfg_attr(
+    not(feature = "skills"),
+    doc = "\n\n[`Client::skills`]: Client\n[`Client::load_skill`]: Client\n[`skills`]: self"
+)]
 // Without the feature only the in-process transport is compiled: what the
 // wires share with it (limits, cancellation, the server's requests) is
 // partly unused there, and checked in the builds that have the wires.
@@ -71,6 +81,11 @@ mod server_requests;
 #[cfg(feature = "client")]
 mod session_stream;
 mod settings;
+#[cfg(feature = "skills")]
+#[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
+pub mod skills;
+#[cfg(feature = "skills")]
+mod skills_declared;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -147,6 +162,9 @@ pub struct Client {
     /// What the listed tools mirror into headers, for their calls.
     #[cfg(feature = "client")]
     tool_headers: param_headers::ToolHeaders,
+    /// What the server declared of the skills extension, shared by the clones.
+    #[cfg(feature = "skills")]
+    skills: skills_declared::Declared,
 }
 
 #[derive(Clone)]
@@ -252,6 +270,8 @@ impl Client {
             observers: Observers::default(),
             #[cfg(feature = "client")]
             tool_headers: param_headers::ToolHeaders::default(),
+            #[cfg(feature = "skills")]
+            skills: skills_declared::Declared::default(),
         }
     }
 
