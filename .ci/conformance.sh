@@ -65,8 +65,12 @@ DATA="$REPO_ROOT/.ci/conformance"
 SCORED_FILE="$DATA/scored-$REV.txt"
 UNSCORED_FILE="$DATA/unscored-$REV.txt"
 EXTENSIONS_FILE="$DATA/extensions-$REV.txt"
-# The extensions this server implements, by the prefix of their scenarios' names.
-EXTENSION_PREFIXES="tasks-"
+# The extensions this server implements at this revision, by the prefix of their scenarios'
+# names: tasks in the stateless revision alone, skills in both eras.
+case "$REV" in
+  "$MODERN_REVISION") EXTENSION_PREFIXES="tasks- sep-2640-skills-" ;;
+  *) EXTENSION_PREFIXES="sep-2640-skills-" ;;
+esac
 BASELINE_FILE="${CONFORMANCE_BASELINE:-$DATA/expected-failures-$REV.txt}"
 UNTESTABLE_FILE="$DATA/untestable-$REV.txt"
 [ -f "$SCORED_FILE" ] || die "unknown revision $REV: no $SCORED_FILE"
@@ -150,6 +154,7 @@ fi
 # --force: at 2026-07-28 the extension scenarios (tasks-*) are off the spec timeline and
 # would be skipped otherwise. A legacy revision goes without it, so that a scenario it
 # does not have is reported rather than run on the wrong wire.
+# Extension scenarios are on no revision's timeline: forced at every revision, on its wire.
 FORCE=()
 [ "$REV" != "$MODERN_REVISION" ] || FORCE=(--force)
 
@@ -164,9 +169,11 @@ echo "results: $OUT"
 passed=0 failed=0 xfailed=0 untestable=0 scored_passed=0 scored_failed=0
 run_scenario() {
   local scenario=$1 kind=$2 dir="$OUT/$1" log="$OUT/$1.log" rc=0 verdict tag reason note=""
+  local force=(${FORCE[@]+"${FORCE[@]}"})
+  [ "$kind" != extension ] || force=(--force)
   mkdir -p "$dir"
   timeout "$((TIMEOUT_S + 30))" "$NODE_BIN" "$SUITE_JS" server --url "$URL" --scenario "$scenario" \
-    --spec-version "$REV" ${FORCE[@]+"${FORCE[@]}"} --timeout "$((TIMEOUT_S * 1000))" -o "$dir" \
+    --spec-version "$REV" ${force[@]+"${force[@]}"} --timeout "$((TIMEOUT_S * 1000))" -o "$dir" \
     > "$log" 2>&1 < /dev/null || rc=$?
   local judged judge_rc=0 judge_args=(--exit-status "$rc")
   [ -z "$STRICT" ] || judge_args+=(--strict)

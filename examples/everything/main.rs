@@ -28,6 +28,9 @@ mod tasks;
 fn server_builder() -> mcp_runtime::ServerBuilder {
     mcp_runtime::server!("everything", env!("CARGO_PKG_VERSION"))
         .tool(json_schema::tool())
+        // Two skills, embedded and checked while compiling; the first listed
+        // has a subdirectory, which the conformance suite reads as a directory.
+        .skills(mcp_runtime::skills!("skills"))
         .instructions("A test server exposing every MCP feature; its tools are fixtures, not useful work.")
         // Every conformance run and interop client passes a layer, in both eras.
         .layer(mcp_runtime::middleware::Audit::new())

@@ -2,7 +2,8 @@
 //! `#[tool]`, `#[prompt]` and `#[resource]` turn plain Rust functions into a
 //! Model Context Protocol server's tools, prompts and resources; `#[main]`,
 //! `#[test]` and `#[derives(...)]` let a server and its tests depend on the
-//! runtime alone.
+//! runtime alone; with the `skills` feature, `skills!("dir")` embeds a
+//! directory of skills, checked while compiling.
 //!
 //! Use them through `mcp_runtime`, which re-exports them with this
 //! documentation (each macro's keys, context parameters, completion); the
@@ -34,6 +35,8 @@ mod keys;
 mod main_attr;
 mod model;
 mod params;
+#[cfg(feature = "skills")]
+mod skills;
 mod template;
 mod view;
 
@@ -384,4 +387,52 @@ pub fn test(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn derives(args: TokenStream, item: TokenStream) -> TokenStream {
     derives::expand(args.into(), item.into()).into()
+}
+
+/// Embeds a directory of skills (the `io.modelcontextprotocol/skills`
+/// extension) in the binary, every `SKILL.md` checked while compiling: a
+/// `mcp_runtime::skills::Skills` for `ServerBuilder::skills`, with nothing
+/// left to read, or to go wrong, when the server starts.
+///
+/// ```ignore
+/// // With the `skills` feature of mcp-runtime; `skills/` is beside this file.
+/// let server = mcp_runtime::Server::builder("docs", "1.0.0")
+///     .skills(mcp_runtime::skills!("skills"))
+///     .build()?;
+/// ```
+///
+/// The argument is one string literal, the directory's path: relative to
+/// the directory of the file that invokes the macro, as for
+/// `include_bytes!`, or absolute. Every directory below it that holds a
+/// `SKILL.md` is a skill, named by its path below it
+/// (`skills/acme/refunds/SKILL.md` is the skill `acme/refunds`), or by its
+/// own name when the directory given is itself a skill; every regular file
+/// under a skill is one of its files. The directory is walked by the rules
+/// of `mcp_runtime::skills::Skills::dir`, which reads one at run time.
+///
+/// # Compile errors
+///
+/// Each of these is an error on the path literal, naming the file: no
+/// directory at the path, no `SKILL.md` in it, a `SKILL.md` without YAML
+/// front matter, without a `name` or a `description`, with a name that
+/// breaks the naming rule (1 to 64 of `a-z 0-9 -`, no `-` first, last or
+/// twice in a row) or that is not its directory's name; a symbolic link; a
+/// file or directory name that is not a plain URI segment
+/// (`A-Z a-z 0-9 - . _ ~`); a skill of more than 512 files or 16 MiB.
+///
+/// # What is and is not tracked
+///
+/// Every file is embedded with `include_bytes!` and an absolute path, so
+/// cargo rebuilds the crate when one of them changes. Adding or removing a
+/// file is not seen until the crate is rebuilt for another reason (touch
+/// the invoking file): a procedural macro cannot ask cargo to watch a
+/// directory on stable Rust. Names starting with `.` (`.git`,
+/// `.DS_Store`) are left out.
+#[cfg(feature = "skills")]
+#[proc_macro]
+pub fn skills(input: TokenStream) -> TokenStream {
+    // `proc_macro::Span` only works inside a macro call, so the invoking
+    // file is found here and the rest runs on `proc_macro2`.
+    let file = proc_macro::Span::call_site().local_file();
+    skills::expand(input.into(), file).into()
 }

@@ -277,6 +277,9 @@ mod registry;
 mod response;
 pub mod schema;
 pub mod server;
+#[cfg(feature = "skills")]
+#[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
+pub mod skills;
 mod sync;
 pub mod tasks;
 mod telemetry;
@@ -290,6 +293,9 @@ pub use handler::context::RequestContext;
 pub use handler::extract::{Args, State};
 pub use handler::outcome::{Json, RpcError};
 pub use input::Input;
+#[cfg(feature = "skills")]
+#[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
+pub use mcp_runtime_macros::skills;
 pub use mcp_runtime_macros::{derives, main, prompt, resource, test, tool};
 pub use registry::error::BuildError;
 pub use server::{Server, ServerBuilder};

@@ -199,7 +199,62 @@ pub(crate) async fn listed(client: &Client) -> Result<Listed, Error> {
         None => (Vec::new(), Vec::new()),
     };
     let tasks = offered.extensions.as_ref().is_some_and(|e| e.contains_key(crate::tasks::TASKS_EXTENSION));
-    Ok(Listed { tools, prompts, resources, templates, completes: offered.completions.is_some(), subscribes, tasks })
+    #[cfg(feature = "skills")]
+    let skills = match offered.extensions.as_ref().is_some_and(|e| e.contains_key(crate::protocol::SKILLS_EXTENSION)) {
+        true => remote_skills(client).await?,
+        false => Vec::new(),
+    };
+    Ok(Listed {
+        tools,
+        prompts,
+        resources,
+        templates,
+        completes: offered.completions.is_some(),
+        subscribes,
+        tasks,
+        #[cfg(feature = "skills")]
+        skills,
+    })
+}
+
+/// The most pages of `skills/list` read from a remote.
+#[cfg(feature = "skills")]
+const SKILL_PAGES_MAX: usize = 100;
+/// The most skills taken from a remote.
+#[cfg(feature = "skills")]
+const SKILLS_MAX: usize = 1000;
+
+/// The skills a remote lists, those that break the extension's rules left
+/// out (a file outside its skill's directory, past its limits) with a
+/// warning: each is served here as the remote describes it, and a host
+/// checks each file it reads against it.
+#[cfg(feature = "skills")]
+async fn remote_skills(client: &Client) -> Result<Vec<crate::protocol::Skill>, Error> {
+    use crate::protocol::ListSkillsResult;
+    let mut skills = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..SKILL_PAGES_MAX {
+        let params = match &cursor {
+            Some(cursor) => json!({ "cursor": cursor }),
+            None => json!({}),
+        };
+        let page: ListSkillsResult = serde_json::from_value(client.request("skills/list", params).await?)
+            .map_err(|e| Error::Invalid(format!("in the remote's skills: {e}")))?;
+        for skill in page.skills {
+            let fits = super::skills::checked_entry(&skill).is_ok();
+            if !fits || skills.len() >= SKILLS_MAX {
+                tracing::warn!(uri = %skill.uri, "a remote's skill is not served: its entry breaks the extension's rules or the limit of {SKILLS_MAX} skills");
+                continue;
+            }
+            skills.push(skill);
+        }
+        match page.next_cursor {
+            Some(next) if Some(&next) != cursor.as_ref() => cursor = Some(next),
+            _ => return Ok(skills),
+        }
+    }
+    tracing::warn!("a remote lists more than {SKILL_PAGES_MAX} pages of skills: the rest are not served");
+    Ok(skills)
 }
 
 /// What a server listed, and what it declared of it.
@@ -216,6 +271,9 @@ pub(crate) struct Listed {
     /// Whether it may answer a `tools/call` with a task (it declares the
     /// tasks extension).
     pub(crate) tasks: bool,
+    /// Its skills, when it declares the extension.
+    #[cfg(feature = "skills")]
+    pub(crate) skills: Vec<crate::protocol::Skill>,
 }
 
 impl Listed {

@@ -87,5 +87,7 @@ fn target(p: &Prepared) -> Target<'_> {
         Route::Discover | Route::List(..) | Route::Complete(_) | Route::Listen(_) => Target::None,
         #[cfg(feature = "tasks")]
         Route::Task(_) => Target::None,
+        #[cfg(feature = "skills")]
+        Route::Skills(request) => request.target().map_or(Target::None, Target::Resource),
     }
 }

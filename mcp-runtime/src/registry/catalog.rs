@@ -19,6 +19,9 @@ pub(crate) struct Entries {
     pub(crate) tools: Vec<ToolEntry>,
     pub(crate) prompts: Vec<PromptEntry>,
     pub(crate) resources: Vec<ResourceEntry>,
+    /// The skills, whose files are among `resources`.
+    #[cfg(feature = "skills")]
+    pub(crate) skills: Vec<crate::registry::skills::SkillEntry>,
 }
 
 /// An entry with its list JSON and its sort key.
@@ -68,6 +71,11 @@ pub(crate) struct Catalog {
     resource_index: HashMap<String, usize>,
     templates: Vec<Listed<ResourceEntry>>,
     matchers: Vec<Template>,
+    /// Fixed resources read by URI that `resources/list` does not show.
+    unlisted: Vec<ResourceEntry>,
+    unlisted_index: HashMap<String, usize>,
+    #[cfg(feature = "skills")]
+    skills: crate::registry::skills::SkillIndex,
 }
 
 /// Refuses scopes that break RFC 6749's rule, the one `scopes = [...]` is
@@ -145,6 +153,9 @@ impl Catalog {
     /// templates, duplicates) and sorts and indexes them. Every problem is
     /// reported, not the first alone.
     pub(crate) fn build(entries: Entries) -> Result<Self, BuildError> {
+        #[cfg(feature = "skills")]
+        let Entries { tools, prompts, resources, skills } = entries;
+        #[cfg(not(feature = "skills"))]
         let Entries { tools, prompts, resources } = entries;
         let mut problems = Problems::default();
         let mut listed_tools = Vec::with_capacity(tools.len());
@@ -180,6 +191,7 @@ impl Catalog {
         let prompt_index = index(&mut listed_prompts, "prompt", |p: &PromptEntry| p.location, &mut problems);
 
         let mut fixed = Vec::new();
+        let mut unlisted = Vec::new();
         let mut templates = Vec::new();
         for r in resources {
             let kind = if matches!(r.kind, ResourceKind::Fixed(_)) { "resource" } else { "resource template" };
@@ -193,7 +205,11 @@ impl Catalog {
                         continue;
                     }
                     let (def, key) = (def.clone(), def.uri.clone());
-                    fixed.extend(problems.take(listed(r, &def, key)));
+                    if r.listed {
+                        fixed.extend(problems.take(listed(r, &def, key)));
+                    } else {
+                        unlisted.extend(problems.take(listed(r, &def, key)));
+                    }
                 }
                 ResourceKind::Template(def, parsed) => {
                     if let Err(e) = parsed {
@@ -207,11 +223,15 @@ impl Catalog {
         }
         // Duplicates are found by URI; lists are then ordered by name (then
         // URI), and lookups go through the URI index.
-        index(&mut fixed, "resource", |r: &ResourceEntry| r.location, &mut problems);
+        // One URI index over listed and unlisted ones, so no URI is both.
+        let mut all_fixed: Vec<Listed<ResourceEntry>> = fixed.into_iter().chain(unlisted).collect();
+        index(&mut all_fixed, "resource", |r: &ResourceEntry| r.location, &mut problems);
+        let (mut fixed, unlisted): (Vec<_>, Vec<_>) = all_fixed.into_iter().partition(|r| r.entry.listed);
         index(&mut templates, "resource template", |r: &ResourceEntry| r.location, &mut problems);
         problems.into_result()?;
         fixed.sort_by(|a, b| (a.entry.name(), &a.key).cmp(&(b.entry.name(), &b.key)));
-        let resource_index = fixed.iter().enumerate().map(|(i, r)| (r.key.clone(), i)).collect();
+        let resource_index: HashMap<String, usize> =
+            fixed.iter().enumerate().map(|(i, r)| (r.key.clone(), i)).collect();
         templates.sort_by(|a, b| (a.entry.name(), &a.key).cmp(&(b.entry.name(), &b.key)));
         let mut matchers: Vec<Template> = templates
             .iter()
@@ -225,6 +245,20 @@ impl Catalog {
         // `{+uri}`) never takes the reads of one written for a namespace
         // (`file://files/{path}`), whatever their names.
         matchers.sort_by_key(|t| std::cmp::Reverse(t.matcher.literal_prefix_len()));
+        let unlisted: Vec<ResourceEntry> = unlisted.into_iter().map(|r| r.entry).collect();
+        let unlisted_index: HashMap<String, usize> =
+            unlisted.iter().enumerate().map(|(i, r)| (r.uri().to_owned(), i)).collect();
+        #[cfg(feature = "skills")]
+        let skills = {
+            let lookup = |uri: &str| {
+                resource_index
+                    .get(uri)
+                    .map(|&i: &usize| &fixed[i].entry)
+                    .or_else(|| unlisted_index.get(uri).map(|&i: &usize| &unlisted[i]))
+            };
+            crate::registry::skills::SkillIndex::build(skills, lookup)
+                .map_err(|reason| BuildError::Definition { name: "skills".to_owned(), reason })?
+        };
 
         Ok(Catalog {
             tools: listed_tools,
@@ -237,6 +271,10 @@ impl Catalog {
             resource_index,
             templates,
             matchers,
+            unlisted,
+            unlisted_index,
+            #[cfg(feature = "skills")]
+            skills,
         })
     }
 
@@ -245,8 +283,18 @@ impl Catalog {
         Entries {
             tools: self.tools.iter().map(|t| t.entry.clone()).collect(),
             prompts: self.prompts.iter().map(|p| p.entry.clone()).collect(),
-            resources: self.resources.iter().chain(&self.templates).map(|r| r.entry.clone()).collect(),
+            resources: (self.resources.iter().chain(&self.templates).map(|r| r.entry.clone()))
+                .chain(self.unlisted.iter().cloned())
+                .collect(),
+            #[cfg(feature = "skills")]
+            skills: self.skills.entries(),
         }
+    }
+
+    /// The skills served.
+    #[cfg(feature = "skills")]
+    pub(crate) fn skills(&self) -> &crate::registry::skills::SkillIndex {
+        &self.skills
     }
 
     /// The tools, sorted by name.
@@ -290,8 +338,12 @@ impl Catalog {
         self.prompt_index.get(name).map(|&i| &self.prompts[i].entry)
     }
 
+    /// The fixed resource at `uri`, listed or not.
     pub(crate) fn resource(&self, uri: &str) -> Option<&ResourceEntry> {
-        self.resource_index.get(uri).map(|&i| &self.resources[i].entry)
+        match self.resource_index.get(uri) {
+            Some(&i) => Some(&self.resources[i].entry),
+            None => self.unlisted_index.get(uri).map(|&i| &self.unlisted[i]),
+        }
     }
 
     /// The template matching `uri`, with its variables: the most specific

@@ -454,6 +454,9 @@ pub struct ResourceEntry {
     /// The mounted remote that serves it (see [`ToolEntry`]'s).
     #[cfg_attr(not(feature = "client"), allow(dead_code))]
     pub(crate) owner: Option<Owner>,
+    /// Whether `resources/list` shows it (a skill's supporting files are
+    /// read by URI, not listed).
+    pub(crate) listed: bool,
 }
 
 impl ResourceEntry {
@@ -490,6 +493,7 @@ impl ResourceEntry {
             scopes: None,
             view: None,
             owner: None,
+            listed: true,
         }
     }
 
@@ -512,6 +516,7 @@ impl ResourceEntry {
             scopes: of_descriptor(d.scopes),
             view: None,
             owner: None,
+            listed: true,
         }
         .with_view(d.view)
     }

@@ -5,7 +5,8 @@
 //! fitting of tools' schemas to a provider's rules ([`schema_profile`]),
 //! the `Mcp-Param-*` headers tools mirror ([`param_headers`]), the rules
 //! of scopes ([`scopes`]), interactive views on the entries ([`views`]),
-//! and the errors of a build ([`error`]).
+//! the skills served and their directories (`skills`), and the errors of
+//! a build ([`error`]).
 //!
 //! It sits above the handler core (an entry holds a handler) and below the
 //! server.
@@ -22,4 +23,6 @@ pub(crate) mod location;
 pub(crate) mod param_headers;
 pub(crate) mod schema_profile;
 pub(crate) mod scopes;
+#[cfg(feature = "skills")]
+pub(crate) mod skills;
 pub(crate) mod views;

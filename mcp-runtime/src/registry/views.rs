@@ -201,7 +201,13 @@ mod tests {
     }
 
     fn unserved(tool: ToolEntry, resources: Vec<ResourceEntry>) -> String {
-        let entries = Entries { tools: vec![tool], prompts: Vec::new(), resources };
+        let entries = Entries {
+            tools: vec![tool],
+            prompts: Vec::new(),
+            resources,
+            #[cfg(feature = "skills")]
+            skills: Vec::new(),
+        };
         let mut problems = Problems::default();
         check(&entries, &mut problems);
         problems.into_result().expect_err("a view no resource serves").to_string()

@@ -238,6 +238,14 @@ impl Snapshot {
         if catalog.has_views() {
             extensions.insert(crate::apps::EXTENSION.into(), Value::Object(Map::new()));
         }
+        #[cfg(feature = "skills")]
+        if !catalog.skills().is_empty() {
+            // Every directory of a skill served here is one
+            // `resources/directory/read` lists.
+            let mut settings = Map::new();
+            settings.insert("directoryRead".into(), Value::Bool(true));
+            extensions.insert(crate::protocol::SKILLS_EXTENSION.into(), Value::Object(settings));
+        }
         capabilities.extensions = (!extensions.is_empty()).then_some(extensions);
         let versions = settings.eras.versions().iter().map(|v| (*v).to_owned()).collect();
         let mut discover = DiscoverResult::new(versions, capabilities.clone());

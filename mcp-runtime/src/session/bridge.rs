@@ -195,7 +195,10 @@ async fn answer(
             | Method::ResourcesList
             | Method::ResourcesRead
             | Method::ResourceTemplatesList
-            | Method::CompletionComplete,
+            | Method::CompletionComplete
+            | Method::SkillsList
+            | Method::SkillsGet
+            | Method::ResourcesDirectoryRead,
         )
         | None => forward(server, session, request, via, cancel).await,
     }

@@ -50,20 +50,18 @@ pub(crate) fn initialize(server: &Server, params: Option<&Value>) -> Result<(Ses
     Ok((session, result(server, version)))
 }
 
-/// Keeps, of the `extensions` in `capabilities`, only interactive views
-/// (MCP Apps), which 2025-era hosts declare and read in `initialize`; the
-/// others (tasks) this server serves in the stateless revision alone.
-pub(crate) fn only_views_extension(capabilities: &mut Map<String, Value>) {
-    let views = capabilities.get("extensions").and_then(|extensions| extensions.get(crate::apps::EXTENSION)).cloned();
-    match views {
-        Some(settings) => {
-            let mut extensions = Map::new();
-            extensions.insert(crate::apps::EXTENSION.to_owned(), settings);
-            capabilities.insert("extensions".to_owned(), Value::Object(extensions));
-        }
-        None => {
-            capabilities.remove("extensions");
-        }
+/// Keeps, of the `extensions` in `capabilities`, only those served to
+/// 2025-era sessions too, which their hosts read in `initialize`:
+/// interactive views (MCP Apps) and skills. The others (tasks) this server
+/// serves in the stateless revision alone.
+pub(crate) fn only_session_extensions(capabilities: &mut Map<String, Value>) {
+    let Some(Value::Object(extensions)) = capabilities.get_mut("extensions") else {
+        capabilities.remove("extensions");
+        return;
+    };
+    extensions.retain(|name, _| name == crate::apps::EXTENSION || name == crate::protocol::SKILLS_EXTENSION);
+    if extensions.is_empty() {
+        capabilities.remove("extensions");
     }
 }
 
@@ -71,7 +69,7 @@ pub(crate) fn only_views_extension(capabilities: &mut Map<String, Value>) {
 fn result(server: &Server, version: ProtocolVersion) -> Value {
     let mut capabilities = serde_json::to_value(server.capabilities()).unwrap_or_else(|_| json!({}));
     if let Some(capabilities) = capabilities.as_object_mut() {
-        only_views_extension(capabilities);
+        only_session_extensions(capabilities);
     }
     let mut info = serde_json::to_value(server.info()).unwrap_or_else(|_| json!({}));
     if let Some(info) = info.as_object_mut() {

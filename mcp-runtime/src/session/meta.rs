@@ -37,8 +37,8 @@ fn write(session: &Session, mut meta: Map<String, Value>) -> Map<String, Value> 
     let mut capabilities = serde_json::to_value(session.client_capabilities()).unwrap_or_else(|_| json!({}));
     if let Some(capabilities) = capabilities.as_object_mut() {
         // Of the extensions a 2025-era client names in `initialize`, only
-        // interactive views are that era's too; tasks, say, are not.
-        super::initialize::only_views_extension(capabilities);
+        // interactive views and skills are that era's too; tasks, say, are not.
+        super::initialize::only_session_extensions(capabilities);
     }
     meta.insert(META_CLIENT_CAPABILITIES.to_owned(), capabilities);
     match session.client_info().and_then(|info| serde_json::to_value(info).ok()) {

@@ -82,6 +82,8 @@ pub(super) fn view_of_route(p: &Prepared, route: &Route) -> McpRequest {
         }
         #[cfg(feature = "tasks")]
         Route::Task(request) => (Some(request.task_id().to_owned()), None, false),
+        #[cfg(feature = "skills")]
+        Route::Skills(request) => (request.target().map(str::to_owned), None, false),
         Route::Discover | Route::List(..) | Route::Complete(_) | Route::Listen(_) => (None, None, false),
     };
     let round = p.opened.as_ref().and_then(|opened| opened.round());

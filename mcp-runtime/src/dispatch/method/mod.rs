@@ -19,6 +19,8 @@ mod parts;
 mod prompts_get;
 mod resources_read;
 mod router;
+#[cfg(feature = "skills")]
+mod skills;
 #[cfg(feature = "tasks")]
 mod task_call;
 #[cfg(feature = "tasks")]

@@ -19,6 +19,10 @@ enum Capability {
     Subscriptions,
     /// The tasks extension.
     Tasks,
+    /// The skills extension.
+    Skills,
+    /// The skills extension with `directoryRead: true`.
+    DirectoryRead,
 }
 
 impl Capability {
@@ -31,6 +35,10 @@ impl Capability {
             Capability::Completions => caps.completions.is_some(),
             Capability::Subscriptions => subscriptions_offered(caps),
             Capability::Tasks => tasks_offered(caps),
+            Capability::Skills => skills_settings(caps).is_some(),
+            Capability::DirectoryRead => {
+                skills_settings(caps).and_then(|s| s.get("directoryRead")) == Some(&serde_json::Value::Bool(true))
+            }
         }
     }
 }
@@ -52,6 +60,8 @@ const fn capability(method: Method) -> Option<Capability> {
         Method::CompletionComplete => Capability::Completions,
         Method::SubscriptionsListen => Capability::Subscriptions,
         Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => Capability::Tasks,
+        Method::SkillsList | Method::SkillsGet => Capability::Skills,
+        Method::ResourcesDirectoryRead => Capability::DirectoryRead,
         Method::Initialize
         | Method::Ping
         | Method::LoggingSetLevel
@@ -75,6 +85,11 @@ pub(super) fn subscriptions_offered(caps: &ServerCapabilities) -> bool {
         || caps.tools.as_ref().is_some_and(|c| c.list_changed == Some(true))
         || caps.prompts.as_ref().is_some_and(|c| c.list_changed == Some(true))
         || caps.resources.as_ref().is_some_and(|c| c.list_changed == Some(true) || c.subscribe == Some(true))
+}
+
+/// The settings of the skills extension, when the server declares it.
+fn skills_settings(caps: &ServerCapabilities) -> Option<&serde_json::Value> {
+    caps.extensions.as_ref().and_then(|e| e.get(crate::protocol::SKILLS_EXTENSION))
 }
 
 /// Whether the server advertises the tasks extension.

@@ -25,6 +25,8 @@ pub(crate) enum Route {
     Listen(SubscriptionFilter),
     #[cfg(feature = "tasks")]
     Task(TaskRequest),
+    #[cfg(feature = "skills")]
+    Skills(SkillsRequest),
 }
 
 /// Reads a method's params (an absent `params` reads as `{}`); what does
@@ -45,6 +47,27 @@ pub(crate) enum ListKind {
     Prompts,
     Resources,
     Templates,
+}
+
+/// A validated request of the skills extension.
+#[cfg(feature = "skills")]
+pub(crate) enum SkillsRequest {
+    /// `skills/list` from this position.
+    List(usize),
+    Get(String),
+    /// `resources/directory/read` of this directory, after this child.
+    Directory(String, Option<(String, String)>),
+}
+
+#[cfg(feature = "skills")]
+impl SkillsRequest {
+    /// The URI it names, if any.
+    pub(crate) fn target(&self) -> Option<&str> {
+        match self {
+            SkillsRequest::List(_) => None,
+            SkillsRequest::Get(uri) | SkillsRequest::Directory(uri, _) => Some(uri),
+        }
+    }
 }
 
 /// A validated request of the task methods.

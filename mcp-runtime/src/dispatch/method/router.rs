@@ -41,6 +41,10 @@ pub(crate) fn route(
         Method::SubscriptionsListen => listen::route(snapshot, params_of(method, params)?, meta),
         #[cfg(feature = "tasks")]
         Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => tasks::route(method, params, meta),
+        #[cfg(feature = "skills")]
+        Method::SkillsList | Method::SkillsGet | Method::ResourcesDirectoryRead => {
+            super::skills::route(snapshot, method, params)
+        }
         // Not offered in the 2026-07-28 revision, so routing has refused them already.
         Method::Initialize
         | Method::Ping
@@ -52,6 +56,10 @@ pub(crate) fn route(
         // Not offered without the feature, so routing has refused them already.
         #[cfg(not(feature = "tasks"))]
         Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
+            Err((ErrorObject::method_not_found(method.name()), Stage::Routing))
+        }
+        #[cfg(not(feature = "skills"))]
+        Method::SkillsList | Method::SkillsGet | Method::ResourcesDirectoryRead => {
             Err((ErrorObject::method_not_found(method.name()), Stage::Routing))
         }
     }
@@ -66,6 +74,8 @@ pub(crate) fn target_of(route: &Route) -> Option<&str> {
         Route::Discover | Route::List(..) | Route::Complete(_) | Route::Listen(_) => None,
         #[cfg(feature = "tasks")]
         Route::Task(_) => None,
+        #[cfg(feature = "skills")]
+        Route::Skills(request) => request.target(),
     }
 }
 
@@ -120,6 +130,11 @@ pub(crate) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
         // as its largest route's.
         #[cfg(feature = "tasks")]
         Route::Task(request) => Box::pin(tasks::run(p, request, parts)).await,
+        #[cfg(feature = "skills")]
+        Route::Skills(request) => {
+            drop(parts);
+            super::skills::run(p, request)
+        }
     }
 }
 

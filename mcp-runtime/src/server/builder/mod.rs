@@ -75,6 +75,12 @@ pub struct ServerBuilder {
     /// The namespaces of the remotes mounted (a proxied one's is empty).
     #[cfg(feature = "client")]
     pub(crate) mounted_namespaces: Vec<Arc<str>>,
+    /// The skills served (in `skills`).
+    #[cfg(feature = "skills")]
+    pub(crate) skills: crate::skills::Skills,
+    /// The skills of the remotes mounted.
+    #[cfg(all(feature = "skills", feature = "client"))]
+    pub(crate) remote_skills: Vec<crate::registry::skills::SkillEntry>,
     /// Mistakes of a setting that returns the builder, reported by `build`.
     #[cfg_attr(not(feature = "client"), allow(dead_code))]
     pub(crate) deferred_errors: Vec<BuildError>,
@@ -114,6 +120,10 @@ impl ServerBuilder {
             followed: Vec::new(),
             #[cfg(feature = "client")]
             mounted_namespaces: Vec::new(),
+            #[cfg(feature = "skills")]
+            skills: crate::skills::Skills::new(),
+            #[cfg(all(feature = "skills", feature = "client"))]
+            remote_skills: Vec::new(),
             deferred_errors: Vec::new(),
         }
     }
@@ -188,6 +198,30 @@ impl ServerBuilder {
     /// Adds several resources or templates.
     pub fn resources(mut self, resources: impl IntoIterator<Item = ResourceEntry>) -> Self {
         self.resources.extend(resources);
+        self
+    }
+
+    /// Serves `skills` (the `io.modelcontextprotocol/skills` extension):
+    /// each one's files as `skill://` resources, its `SKILL.md` in
+    /// `resources/list`, with `skills/list`, `skills/get` and
+    /// `resources/directory/read`. Called again, it adds to those given
+    /// before.
+    ///
+    /// ```
+    /// # let root = std::env::temp_dir().join(format!("skills-builder-doc-{}", std::process::id()));
+    /// # std::fs::create_dir_all(root.join("triage"))?;
+    /// # std::fs::write(root.join("triage/SKILL.md"), "---\nname: triage\ndescription: Sort incidents.\n---\n")?;
+    /// use mcp_runtime::{Server, skills::Skills};
+    /// let server = Server::builder("ops", "1.0.0").skills(Skills::dir(&root)?).build()?;
+    /// let resources = server.catalog_snapshot()["resources"].clone();
+    /// assert_eq!(resources[0]["uri"], "skill://triage/SKILL.md");
+    /// # std::fs::remove_dir_all(root)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "skills")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
+    pub fn skills(mut self, skills: crate::skills::Skills) -> Self {
+        self.skills = std::mem::take(&mut self.skills).and(skills);
         self
     }
 
@@ -424,7 +458,21 @@ impl ServerBuilder {
             problems.push(error);
         }
         let state = StateMap::from_map(self.state);
-        let mut entries = Entries { tools: self.tools, prompts: self.prompts, resources: self.resources };
+        let mut entries = Entries {
+            tools: self.tools,
+            prompts: self.prompts,
+            resources: self.resources,
+            #[cfg(feature = "skills")]
+            skills: Vec::new(),
+        };
+        #[cfg(feature = "skills")]
+        {
+            let (skills, files) = self.skills.into_entries();
+            entries.skills = skills;
+            entries.resources.extend(files);
+            #[cfg(feature = "client")]
+            entries.skills.extend(self.remote_skills);
+        }
         #[cfg_attr(not(feature = "client"), allow(unused_mut))]
         let mut namespaces: Vec<&str> = self.mounts.iter().map(|m| &*m.namespace).collect();
         #[cfg(feature = "client")]
@@ -442,6 +490,8 @@ impl ServerBuilder {
             entries.tools.extend(theirs.tools);
             entries.prompts.extend(theirs.prompts);
             entries.resources.extend(theirs.resources);
+            #[cfg(feature = "skills")]
+            entries.skills.extend(theirs.skills);
         }
         check_entries(&entries, &state, self.authenticated, &mut problems);
         if let Some(profile) = self.schema_profile {

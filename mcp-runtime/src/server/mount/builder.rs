@@ -89,6 +89,26 @@ impl ServerBuilder {
         for template in listed.templates {
             self.resources.push(remote::template(&mount, template, listed.completes));
         }
+        #[cfg(feature = "skills")]
+        for skill in listed.skills {
+            // Each file read from the remote by its URI there; the
+            // `SKILL.md`s it lists among its resources are served already.
+            if let crate::protocol::SkillFiles::Listed(files) = &skill.resources {
+                for file in files {
+                    let here = super::mounted_uri(&mount.namespace, &file.uri);
+                    if self.resources.iter().any(|r| r.uri() == here) {
+                        continue;
+                    }
+                    let name = file.uri.rsplit('/').next().unwrap_or(&file.uri).to_owned();
+                    let mut entry = remote::resource(&mount, crate::protocol::Resource::new(file.uri.clone(), name));
+                    entry.listed = file.uri == skill.uri;
+                    self.resources.push(entry);
+                }
+            }
+            let owner = Some(std::sync::Arc::clone(&mount.owner));
+            let entry = crate::registry::skills::SkillEntry::new(skill, owner);
+            self.remote_skills.push(entry.renamed(|uri| super::mounted_uri(&mount.namespace, uri)));
+        }
         self
     }
 }

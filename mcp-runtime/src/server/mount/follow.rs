@@ -206,7 +206,7 @@ async fn catch_up(server: &WeakServer, remote: &mut Followed, change: Option<&Ch
     };
     let Some(server) = server.upgrade() else { return false };
     let views = listed.has_views();
-    let remote::Listed { tools, prompts, resources, templates, completes, subscribes, tasks } = listed;
+    let remote::Listed { tools, prompts, resources, templates, completes, subscribes, tasks, .. } = listed;
     remote.subscribes = subscribes;
     let mount = remote.mount.clone();
     let tools = diff(&remote.tools, tools.into_iter().map(|t| (t.name.clone(), t)).collect());

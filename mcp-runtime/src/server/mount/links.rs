@@ -30,6 +30,9 @@ pub(crate) struct MountedNames {
     pub(crate) tools: HashSet<String>,
     pub(crate) prompts: HashSet<String>,
     pub(crate) resources: HashSet<String>,
+    /// The URIs of the skills' `SKILL.md`.
+    #[cfg(feature = "skills")]
+    pub(crate) skills: HashSet<String>,
 }
 
 impl MountedNames {
@@ -38,6 +41,8 @@ impl MountedNames {
             tools: entries.tools.iter().map(|t| t.definition.name.clone()).collect(),
             prompts: entries.prompts.iter().map(|p| p.definition.name.clone()).collect(),
             resources: entries.resources.iter().map(|r| r.uri().to_owned()).collect(),
+            #[cfg(feature = "skills")]
+            skills: entries.skills.iter().map(|s| s.uri().to_owned()).collect(),
         }
     }
 }

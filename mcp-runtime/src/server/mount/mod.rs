@@ -149,6 +149,8 @@ impl Mount {
             tools: own.tools.into_iter().map(|t| self.tool(t, &access, layers, views)).collect(),
             prompts: own.prompts.into_iter().map(|p| self.prompt(p, &access)).collect(),
             resources: own.resources.into_iter().map(|r| self.resource(r, &access)).collect(),
+            #[cfg(feature = "skills")]
+            skills: own.skills.into_iter().map(|s| s.renamed(|uri| mounted_uri(&self.namespace, uri))).collect(),
         }
     }
 
@@ -290,6 +292,11 @@ impl Server {
                 entries.tools.extend(fresh.tools);
                 entries.prompts.extend(fresh.prompts);
                 entries.resources.extend(fresh.resources);
+                #[cfg(feature = "skills")]
+                {
+                    entries.skills.retain(|s| !old.skills.contains(s.uri()));
+                    entries.skills.extend(fresh.skills);
+                }
                 true
             },
             event,
