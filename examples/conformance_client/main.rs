@@ -24,7 +24,7 @@ use mcp_runtime::protocol::{CallToolResult, ElicitRequest, ElicitResult, PROTOCO
 use serde_json::{Map, Value, json};
 
 /// The scenarios this client takes on: every client scenario of the suite
-/// except the authorization (`auth/*`) and skills (`sep-2640-*`) ones.
+/// except the authorization (`auth/*`) ones.
 const SCENARIOS: &[&str] = &[
     "initialize",
     "tools_call",
@@ -37,7 +37,15 @@ const SCENARIOS: &[&str] = &[
     "http-invalid-tool-headers",
     "json-schema-ref-no-deref",
     "json-schema-2020-12-preservation",
+    "sep-2640-client-no-prefetch",
+    "sep-2640-client-verify-digest",
+    "sep-2640-client-verify-size",
+    "sep-2640-client-verify-frontmatter",
 ];
+
+/// The skill the skills scenarios load, and the file its `SKILL.md` links to.
+const SKILL: &str = "pdf-processing";
+const SKILL_FORMS: &str = "references/FORMS.md";
 
 /// The authorization scenarios this client takes on.
 const AUTHORIZATION: &[&str] = &[
@@ -129,6 +137,13 @@ async fn run() -> anyhow::Result<()> {
         "http-custom-headers" => custom_headers(&client, &context).await?,
         "http-invalid-tool-headers" => valid_tools_only(&client).await?,
         "json-schema-2020-12-preservation" => schema_echo(&client).await?,
+        // Listed, and nothing read: a skill's files are read when it is loaded.
+        "sep-2640-client-no-prefetch" => {
+            client.skills().await?;
+        }
+        "sep-2640-client-verify-digest" | "sep-2640-client-verify-size" | "sep-2640-client-verify-frontmatter" => {
+            load_skill(&client).await?;
+        }
         _ => unreachable!("checked against SCENARIOS"),
     }
     client.close().await?;
@@ -227,6 +242,25 @@ async fn schema_echo(client: &Client) -> anyhow::Result<()> {
     named(&tools, ECHO)?;
     let focal = tools.iter().find(|tool| tool.name != ECHO).context("no tool besides the echo")?;
     succeeded(client.call_tool(ECHO, json!({"schema": focal.input_schema})).await?)
+}
+
+/// What a host does when the model asks for the skill: list the skills,
+/// load it (its `SKILL.md` read and checked for size, digest and front
+/// matter against its entry), and only then read the file it links to,
+/// checked the same way. A check that fails ends the run with the refusal
+/// (exit 1, which the suite allows here), before anything else is read.
+async fn load_skill(client: &Client) -> anyhow::Result<()> {
+    let skills = client.skills().await?;
+    let skill = skills.iter().find(|skill| skill.name() == Some(SKILL)).with_context(|| format!("no skill {SKILL}"))?;
+    let loaded = client.load_skill(skill).await.with_context(|| format!("loading the skill {SKILL}"))?;
+    let forms = loaded.read(client, SKILL_FORMS).await.with_context(|| format!("reading {SKILL_FORMS}"))?;
+    eprintln!(
+        "loaded {}: {} bytes of instructions; {SKILL_FORMS}: {} bytes",
+        loaded.uri(),
+        loaded.body().len(),
+        forms.len()
+    );
+    Ok(())
 }
 
 /// `name` among the listed `tools`, or why not.

@@ -14,6 +14,8 @@ usage:
   mcp call NAME [--arg KEY=VALUE]... [--args JSON]   TARGET
   mcp read URI                                   TARGET
   mcp prompt NAME [--arg KEY=VALUE]...           TARGET
+  mcp skills list                                TARGET
+  mcp skills get SKILL_URI [FILE]                TARGET
   mcp login URL                                  (or --url URL)
   mcp logout URL                                 (or --url URL)
 
@@ -50,6 +52,16 @@ open a URL or to ask a language model (sampling) is refused, and said on stderr.
 In a 2025-era session the server asks while its request waits: --timeout then
 bounds your time to answer too.
 
+`skills list` lists the server's skills (the io.modelcontextprotocol/skills
+extension) and reads none of their files. `skills get SKILL_URI` prints a skill's
+entry: its front matter, and each of its files with the SHA-256 digest and size of
+its bytes. With FILE (SKILL.md, or a path below the skill's directory such as
+references/FORMS.md) it loads the skill, its SKILL.md checked against the entry
+for size, digest and front matter, then prints the file, checked the same way, as
+it is (at a terminal, its control characters escaped). A file that fails a check,
+or that the entry does not list, is not printed. A server that does not declare
+the extension is not asked.
+
 A --url server that asks for authorization (HTTP 401) gets it with OAuth 2.1,
 unless --bearer gives a token. You approve in a browser: mcp prints the URL on
 stderr (and, at a terminal, opens it with $BROWSER, else xdg-open or open), then
@@ -66,7 +78,8 @@ instead: the client_credentials grant, no browser, no token kept.
 
 Lists print as a table (name, first line of the description); --json prints
 them, like every other result, as JSON. Exit status: 0; 1 when the server
-answered with an error or a tool's result is an error; 2 for bad usage; 3 when no
+answered with an error, a tool's result is an error, or a skill or a file of one
+was refused (it failed a check, or the server does not declare skills); 2 for bad usage; 3 when no
 answer came (no server, a command that ended, no answer in time, an answer that
 is none, an authorization that failed).";
 
@@ -95,9 +108,25 @@ pub(crate) struct Invocation {
 pub(crate) enum Action {
     Discover,
     List(Listed),
-    Call { name: String, arguments: Map<String, Value> },
-    Read { uri: String },
-    Prompt { name: String, arguments: Map<String, Value> },
+    Call {
+        name: String,
+        arguments: Map<String, Value>,
+    },
+    Read {
+        uri: String,
+    },
+    Prompt {
+        name: String,
+        arguments: Map<String, Value>,
+    },
+    /// `skills list`.
+    ListSkills,
+    /// `skills get SKILL_URI [FILE]`: the entry, or a file of the skill,
+    /// checked.
+    GetSkill {
+        uri: String,
+        file: Option<String>,
+    },
     Login,
     Logout,
 }
@@ -241,6 +270,12 @@ fn action_of(positional: &[String], arguments: Map<String, Value>) -> Result<Act
         ["list", other] => return Err(format!("list tools, prompts, resources or templates, not `{other}`")),
         ["call", name] => Action::Call { name: (*name).to_owned(), arguments },
         ["read", uri] => Action::Read { uri: (*uri).to_owned() },
+        ["skills", "list"] => Action::ListSkills,
+        ["skills", "get", uri] => Action::GetSkill { uri: (*uri).to_owned(), file: None },
+        ["skills", "get", uri, file] => Action::GetSkill { uri: (*uri).to_owned(), file: Some((*file).to_owned()) },
+        ["skills", ..] => {
+            return Err(format!("`{}`: skills list, or skills get SKILL_URI [FILE]", words.join(" ")));
+        }
         ["prompt", name] => {
             // A prompt's arguments are strings, whatever they look like.
             let arguments = arguments
@@ -252,7 +287,7 @@ fn action_of(positional: &[String], arguments: Map<String, Value>) -> Result<Act
                 .collect();
             Action::Prompt { name: (*name).to_owned(), arguments }
         }
-        [] => return Err("nothing to do: discover, list, call, read, prompt, login or logout".into()),
+        [] => return Err("nothing to do: discover, list, call, read, prompt, skills, login or logout".into()),
         [action, ..] => return Err(format!("`{}` is not `mcp {action} ...` as the usage shows", words.join(" "))),
     })
 }
@@ -321,6 +356,11 @@ mod tests {
             ("--url u", "nothing to do"),
             ("call x --url", "--url needs a value"),
             ("call x --answer yes --url u", "FIELD=VALUE"),
+            ("skills --url u", "skills list, or skills get"),
+            ("skills get --url u", "skills list, or skills get"),
+            ("skills list x --url u", "skills list, or skills get"),
+            ("skills get u f g --url u", "skills list, or skills get"),
+            ("skills list --arg a=1 --url u", "go with call or prompt"),
             ("call x -q --url u", "unknown option `-q`"),
             ("login u -- cmd", "for a --url server, not a command"),
             ("logout -- cmd", "for a --url server, not a command"),
@@ -332,6 +372,17 @@ mod tests {
             let error = parsed(line).expect_err(line);
             assert!(error.contains(says), "{line}: {error}");
         }
+    }
+
+    #[test]
+    fn skills_are_listed_and_got_with_or_without_a_file() {
+        let list = parsed("skills list --json -- server").expect("parsed");
+        assert_eq!((list.action, list.json), (Action::ListSkills, true));
+        let uri = "skill://pdf/SKILL.md";
+        let entry = parsed(&format!("skills get {uri} --url u")).expect("parsed");
+        assert_eq!(entry.action, Action::GetSkill { uri: uri.into(), file: None });
+        let file = parsed(&format!("skills get {uri} references/FORMS.md --url u")).expect("parsed");
+        assert_eq!(file.action, Action::GetSkill { uri: uri.into(), file: Some("references/FORMS.md".into()) });
     }
 
     #[test]

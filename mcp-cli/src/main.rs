@@ -1,7 +1,8 @@
 //! `mcp`: pokes an MCP server from the terminal (list its tools, prompts,
 //! resources and resource templates, call a tool, read a resource, get a
-//! prompt) over Streamable HTTP or a command's stdio, in whichever protocol
-//! era the server speaks, answering the questions a tool asks (at the
+//! prompt, list its skills and read a skill's files, checked) over
+//! Streamable HTTP or a command's stdio, in whichever protocol era the
+//! server speaks, answering the questions a tool asks (at the
 //! terminal, or from `--answer` and `--yes`), authorizing with OAuth
 //! where an HTTP server asks (`mcp login` and `mcp logout` keep and forget
 //! the tokens). Built on `mcp_runtime::client`. `mcp --help` says how.
@@ -10,9 +11,10 @@ mod args;
 mod auth;
 mod form;
 mod questions;
+mod skills;
 mod table;
 
-use std::io::Write as _;
+use std::io::{IsTerminal as _, Write as _};
 use std::process::ExitCode;
 
 use args::{Action, Invocation, Listed, Target, USAGE};
@@ -88,19 +90,33 @@ async fn run(mut invocation: Invocation) -> ExitCode {
                 Listed::Templates => client.list_resource_templates().await,
             };
             match items {
-                Ok(items) if !invocation.json => {
-                    let mut out = std::io::stdout().lock();
-                    return match out.write_all(table::table(listed, &items).as_bytes()) {
-                        Ok(()) => ExitCode::SUCCESS,
-                        Err(_) => ExitCode::from(NO_ANSWER),
-                    };
-                }
+                Ok(items) if !invocation.json => return written(table::table(listed, &items).as_bytes()),
                 items => items.map(Value::from),
             }
         }
         Action::Call { name, arguments } => client.call_tool(&name, Value::Object(arguments)).await.map(to_json),
         Action::Read { uri } => client.read_resource(&uri).await.map(to_json),
         Action::Prompt { name, arguments } => client.get_prompt(&name, Value::Object(arguments)).await.map(to_json),
+        Action::ListSkills => match client.skills().await {
+            Ok(listed) if !invocation.json => return written(skills::table(&listed).as_bytes()),
+            listed => listed.map(to_json),
+        },
+        Action::GetSkill { uri, file: None } => client.get_skill(&uri).await.map(to_json),
+        Action::GetSkill { uri, file: Some(file) } => {
+            return match skills::file(&client, &uri, &file).await {
+                Ok(bytes) => match skills::shown(&bytes, std::io::stdout().is_terminal()) {
+                    Some(shown) => written(&shown),
+                    None => {
+                        eprintln!(
+                            "mcp: {file} is not text: redirect stdout to a file to have its {} bytes",
+                            bytes.len()
+                        );
+                        ExitCode::SUCCESS
+                    }
+                },
+                Err(error) => failed(&error),
+            };
+        }
     };
     match answer {
         Ok(result) => {
@@ -139,6 +155,14 @@ fn url_of(target: &Target) -> &str {
     match target {
         Target::Url(url) => url,
         Target::Command(_) => "",
+    }
+}
+
+/// Writes `bytes` on stdout: success, unless they cannot be.
+fn written(bytes: &[u8]) -> ExitCode {
+    match std::io::stdout().lock().write_all(bytes) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(_) => ExitCode::from(NO_ANSWER),
     }
 }
 
@@ -199,6 +223,8 @@ fn failed(error: &Error) -> ExitCode {
             let _ = print(&to_json(object));
             ExitCode::from(SERVER_ERROR)
         }
+        // The server's files are not what it listed, or it has no skills: its doing.
+        Error::Skill(_) => ExitCode::from(SERVER_ERROR),
         Error::InputRequired(_) => {
             // What was refused was said as it was refused.
             eprintln!("mcp: the request was not sent again: it needs an answer mcp refused (said above)");
