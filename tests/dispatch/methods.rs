@@ -50,15 +50,21 @@ fn every_request_method_of_the_2025_schema_is_a_session_method() {
 fn a_method_is_of_an_era_only_if_that_eras_schema_or_extension_defines_it() {
     let stateless = client_request_methods("schema-2026-07-28.json");
     let session = client_request_methods("schema-2025-11-25.json");
-    // The tasks extension of 2026-07-28 is not in its schema.
-    let extension = ["tasks/get", "tasks/update", "tasks/cancel"];
+    // The extensions' methods are in neither schema: those of tasks are
+    // of 2026-07-28 alone, those of skills of both eras.
+    let tasks = ["tasks/get", "tasks/update", "tasks/cancel"];
+    let skills = ["skills/list", "skills/get", "resources/directory/read"];
     for &method in Method::ALL {
         let name = method.name();
         assert_eq!(
             method.in_stateless_revision(),
-            stateless.iter().any(|m| m == name) || extension.contains(&name),
+            stateless.iter().any(|m| m == name) || tasks.contains(&name) || skills.contains(&name),
             "`{name}`: stateless"
         );
-        assert_eq!(method.in_session_revisions(), session.iter().any(|m| m == name), "`{name}`: session");
+        assert_eq!(
+            method.in_session_revisions(),
+            session.iter().any(|m| m == name) || skills.contains(&name),
+            "`{name}`: session"
+        );
     }
 }

@@ -79,10 +79,11 @@ impl ListKind {
     }
 }
 
+/// The params of a paginated list: where it starts.
 #[derive(Deserialize)]
-struct ListParams {
+pub(super) struct ListParams {
     #[serde(default)]
-    cursor: Option<String>,
+    pub(super) cursor: Option<String>,
 }
 
 /// Where the page starts: after the item the cursor names (a cursor that

@@ -2,9 +2,9 @@
 //! extension): entries and directories the catalog built, paged and
 //! answered as they are.
 
-use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::lists::ListParams;
 use super::name::Method;
 use super::parts::{Route, SkillsRequest, params_of};
 use crate::dispatch::Prepared;
@@ -18,12 +18,6 @@ use crate::server::Snapshot;
 const SKILLS: &str = "skills";
 /// The tag of `resources/directory/read` cursors.
 const DIRECTORY: &str = "directory";
-
-#[derive(Deserialize)]
-struct ListParams {
-    #[serde(default)]
-    cursor: Option<String>,
-}
 
 pub(super) fn route(
     snapshot: &Snapshot,
