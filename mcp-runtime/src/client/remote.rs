@@ -217,44 +217,29 @@ pub(crate) async fn listed(client: &Client) -> Result<Listed, Error> {
     })
 }
 
-/// The most pages of `skills/list` read from a remote.
-#[cfg(feature = "skills")]
-const SKILL_PAGES_MAX: usize = 100;
-/// The most skills taken from a remote.
-#[cfg(feature = "skills")]
-const SKILLS_MAX: usize = 1000;
-
-/// The skills a remote lists, those that break the extension's rules left
-/// out (a file outside its skill's directory, past its limits) with a
-/// warning: each is served here as the remote describes it, and a host
-/// checks each file it reads against it.
+/// The skills a remote lists (every page, within the client's bounds),
+/// those whose entries break the extension's rules left out with a
+/// warning, and those past the client's item limit in files: each file is
+/// served here, read from the remote, and a host checks it against the
+/// entry.
 #[cfg(feature = "skills")]
 async fn remote_skills(client: &Client) -> Result<Vec<crate::protocol::Skill>, Error> {
-    use crate::protocol::ListSkillsResult;
-    let mut skills = Vec::new();
-    let mut cursor: Option<String> = None;
-    for _ in 0..SKILL_PAGES_MAX {
-        let params = match &cursor {
-            Some(cursor) => json!({ "cursor": cursor }),
-            None => json!({}),
+    use crate::protocol::SkillFiles;
+    let most_files = client.limits.list_items();
+    let (mut kept, mut files) = (Vec::new(), 0usize);
+    for skill in client.skills().await? {
+        let count = match &skill.resources {
+            SkillFiles::Listed(listed) => listed.len(),
+            SkillFiles::Dynamic(_) => 1,
         };
-        let page: ListSkillsResult = serde_json::from_value(client.request("skills/list", params).await?)
-            .map_err(|e| Error::Invalid(format!("in the remote's skills: {e}")))?;
-        for skill in page.skills {
-            let fits = super::skills::checked_entry(&skill).is_ok();
-            if !fits || skills.len() >= SKILLS_MAX {
-                tracing::warn!(uri = %skill.uri, "a remote's skill is not served: its entry breaks the extension's rules or the limit of {SKILLS_MAX} skills");
-                continue;
-            }
-            skills.push(skill);
+        if super::skills::checked_entry(&skill).is_err() || files.saturating_add(count) > most_files {
+            tracing::warn!(uri = %skill.uri, "a remote's skill is not served: its entry breaks the extension's rules, or its files are past the limit of {most_files}");
+            continue;
         }
-        match page.next_cursor {
-            Some(next) if Some(&next) != cursor.as_ref() => cursor = Some(next),
-            _ => return Ok(skills),
-        }
+        files += count;
+        kept.push(skill);
     }
-    tracing::warn!("a remote lists more than {SKILL_PAGES_MAX} pages of skills: the rest are not served");
-    Ok(skills)
+    Ok(kept)
 }
 
 /// What a server listed, and what it declared of it.

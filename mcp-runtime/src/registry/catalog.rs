@@ -21,7 +21,7 @@ pub(crate) struct Entries {
     pub(crate) resources: Vec<ResourceEntry>,
     /// The skills, whose files are among `resources`.
     #[cfg(feature = "skills")]
-    pub(crate) skills: Vec<crate::registry::skills::SkillEntry>,
+    pub(crate) skills: Vec<crate::protocol::Skill>,
 }
 
 /// An entry with its list JSON and its sort key.

@@ -7,38 +7,17 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::value::RawValue;
 
 use crate::protocol::{DIRECTORY_MIME_TYPE, Resource, Skill, SkillFile, SkillFiles};
-use crate::registry::entry::{Owner, ResourceEntry, ResourceKind};
+use crate::registry::entry::{ResourceEntry, ResourceKind};
 
-/// A skill as served: its entry, and the mounted remote that serves it.
-#[derive(Clone, Debug)]
-pub(crate) struct SkillEntry {
-    pub(crate) skill: Skill,
-    /// Not read yet: kept so that a remote's skills are told apart from
-    /// this server's own when they change.
-    #[allow(dead_code)]
-    pub(crate) owner: Option<Owner>,
-}
-
-impl SkillEntry {
-    pub(crate) fn new(skill: Skill, owner: Option<Owner>) -> Self {
-        SkillEntry { skill, owner }
-    }
-
-    /// The URI of its `SKILL.md`, which names it.
-    pub(crate) fn uri(&self) -> &str {
-        &self.skill.uri
-    }
-
-    /// The entry with every URI rewritten by `rename` (a mount's namespace).
-    pub(crate) fn renamed(mut self, rename: impl Fn(&str) -> String) -> Self {
-        self.skill.uri = rename(&self.skill.uri);
-        if let SkillFiles::Listed(files) = &mut self.skill.resources {
-            for file in files {
-                file.uri = rename(&file.uri);
-            }
+/// `skill` with every URI rewritten by `rename` (a mount's namespace).
+pub(crate) fn renamed(mut skill: Skill, rename: impl Fn(&str) -> String) -> Skill {
+    skill.uri = rename(&skill.uri);
+    if let SkillFiles::Listed(files) = &mut skill.resources {
+        for file in files {
+            file.uri = rename(&file.uri);
         }
-        self
     }
+    skill
 }
 
 /// One child of a directory, as listed.
@@ -50,7 +29,7 @@ struct Child {
 /// The skills of a catalog, sorted by URI.
 #[derive(Default)]
 pub(crate) struct SkillIndex {
-    skills: Vec<(SkillEntry, Box<RawValue>)>,
+    skills: Vec<(Skill, Box<RawValue>)>,
     by_uri: HashMap<String, usize>,
     /// Each directory's children, sorted by name.
     directories: HashMap<String, Vec<Child>>,
@@ -60,17 +39,17 @@ impl SkillIndex {
     /// The index of `skills`, their files' metadata taken from the
     /// resources that serve them (`resource(uri)`).
     pub(crate) fn build<'a>(
-        mut skills: Vec<SkillEntry>,
+        mut skills: Vec<Skill>,
         resource: impl Fn(&str) -> Option<&'a ResourceEntry>,
     ) -> Result<Self, String> {
-        skills.sort_by(|a, b| a.skill.uri.cmp(&b.skill.uri));
-        if let Some(pair) = skills.windows(2).find(|pair| pair[0].skill.uri == pair[1].skill.uri) {
-            return Err(format!("two skills have the URI {}", pair[0].skill.uri));
+        skills.sort_by(|a, b| a.uri.cmp(&b.uri));
+        if let Some(pair) = skills.windows(2).find(|pair| pair[0].uri == pair[1].uri) {
+            return Err(format!("two skills have the URI {}", pair[0].uri));
         }
         let mut tree: BTreeMap<String, BTreeMap<String, Option<&SkillFile>>> = BTreeMap::new();
         for entry in &skills {
-            let SkillFiles::Listed(files) = &entry.skill.resources else { continue };
-            let Some(root) = entry.skill.uri.rsplit_once('/').map(|(root, _)| root) else { continue };
+            let SkillFiles::Listed(files) = &entry.resources else { continue };
+            let Some(root) = entry.uri.rsplit_once('/').map(|(root, _)| root) else { continue };
             for file in files {
                 let Some(rest) = file.uri.strip_prefix(root).and_then(|r| r.strip_prefix('/')) else { continue };
                 let mut dir = root.to_owned();
@@ -108,15 +87,15 @@ impl SkillIndex {
         }
         let mut indexed = Vec::with_capacity(skills.len());
         for entry in skills {
-            let json = serde_json::value::to_raw_value(&entry.skill).map_err(|e| e.to_string())?;
+            let json = serde_json::value::to_raw_value(&entry).map_err(|e| e.to_string())?;
             indexed.push((entry, json));
         }
-        let by_uri = indexed.iter().enumerate().map(|(i, (e, _))| (e.skill.uri.clone(), i)).collect();
+        let by_uri = indexed.iter().enumerate().map(|(i, (e, _))| (e.uri.clone(), i)).collect();
         Ok(SkillIndex { skills: indexed, by_uri, directories })
     }
 
     /// The entries, to build a changed catalog from.
-    pub(crate) fn entries(&self) -> Vec<SkillEntry> {
+    pub(crate) fn entries(&self) -> Vec<Skill> {
         self.skills.iter().map(|(entry, _)| entry.clone()).collect()
     }
 
@@ -130,7 +109,7 @@ impl SkillIndex {
 
     /// The URI of the skill at `position`, its sort key.
     pub(crate) fn uri(&self, position: usize) -> &str {
-        &self.skills[position].0.skill.uri
+        &self.skills[position].0.uri
     }
 
     /// The entry at `position`, as listed.

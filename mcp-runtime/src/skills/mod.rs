@@ -36,7 +36,6 @@ pub use self::files::SkillsError;
 pub use self::files::{EmbeddedFile, EmbeddedSkill};
 use crate::protocol::{Skill, SkillFile, SkillFiles};
 use crate::registry::entry::ResourceEntry;
-use crate::registry::skills::SkillEntry;
 
 /// Skills to serve: from [`skills!`](crate::skills!) or [`Skills::dir`],
 /// given to [`ServerBuilder::skills`](crate::ServerBuilder::skills).
@@ -90,7 +89,7 @@ impl Skills {
 
     /// The skills as the catalog holds them: each one's entry, and the
     /// resources that serve its files.
-    pub(crate) fn into_entries(self) -> (Vec<SkillEntry>, Vec<ResourceEntry>) {
+    pub(crate) fn into_entries(self) -> (Vec<Skill>, Vec<ResourceEntry>) {
         let mut entries = Vec::with_capacity(self.skills.len());
         let mut resources = Vec::new();
         for skill in self.skills {
@@ -105,7 +104,7 @@ impl Skills {
                 resources.push(file.resource(&base, &skill.frontmatter));
             }
             let entry = Skill::new(uri, skill.frontmatter, SkillFiles::Listed(listed));
-            entries.push(SkillEntry::new(entry, None));
+            entries.push(entry);
         }
         (entries, resources)
     }

@@ -80,7 +80,7 @@ pub struct ServerBuilder {
     pub(crate) skills: crate::skills::Skills,
     /// The skills of the remotes mounted.
     #[cfg(all(feature = "skills", feature = "client"))]
-    pub(crate) remote_skills: Vec<crate::registry::skills::SkillEntry>,
+    pub(crate) remote_skills: Vec<crate::protocol::Skill>,
     /// Mistakes of a setting that returns the builder, reported by `build`.
     #[cfg_attr(not(feature = "client"), allow(dead_code))]
     pub(crate) deferred_errors: Vec<BuildError>,

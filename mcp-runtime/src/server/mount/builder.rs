@@ -90,13 +90,15 @@ impl ServerBuilder {
             self.resources.push(remote::template(&mount, template, listed.completes));
         }
         #[cfg(feature = "skills")]
+        let mut served: std::collections::HashSet<String> = self.resources.iter().map(|r| r.uri().to_owned()).collect();
+        #[cfg(feature = "skills")]
         for skill in listed.skills {
             // Each file read from the remote by its URI there; the
             // `SKILL.md`s it lists among its resources are served already.
             if let crate::protocol::SkillFiles::Listed(files) = &skill.resources {
                 for file in files {
                     let here = super::mounted_uri(&mount.namespace, &file.uri);
-                    if self.resources.iter().any(|r| r.uri() == here) {
+                    if !served.insert(here) {
                         continue;
                     }
                     let name = file.uri.rsplit('/').next().unwrap_or(&file.uri).to_owned();
@@ -105,9 +107,8 @@ impl ServerBuilder {
                     self.resources.push(entry);
                 }
             }
-            let owner = Some(std::sync::Arc::clone(&mount.owner));
-            let entry = crate::registry::skills::SkillEntry::new(skill, owner);
-            self.remote_skills.push(entry.renamed(|uri| super::mounted_uri(&mount.namespace, uri)));
+            let here = crate::registry::skills::renamed(skill, |uri| super::mounted_uri(&mount.namespace, uri));
+            self.remote_skills.push(here);
         }
         self
     }

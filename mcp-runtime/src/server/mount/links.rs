@@ -42,7 +42,7 @@ impl MountedNames {
             prompts: entries.prompts.iter().map(|p| p.definition.name.clone()).collect(),
             resources: entries.resources.iter().map(|r| r.uri().to_owned()).collect(),
             #[cfg(feature = "skills")]
-            skills: entries.skills.iter().map(|s| s.uri().to_owned()).collect(),
+            skills: entries.skills.iter().map(|s| s.uri.clone()).collect(),
         }
     }
 }

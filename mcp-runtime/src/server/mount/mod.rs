@@ -150,7 +150,9 @@ impl Mount {
             prompts: own.prompts.into_iter().map(|p| self.prompt(p, &access)).collect(),
             resources: own.resources.into_iter().map(|r| self.resource(r, &access)).collect(),
             #[cfg(feature = "skills")]
-            skills: own.skills.into_iter().map(|s| s.renamed(|uri| mounted_uri(&self.namespace, uri))).collect(),
+            skills: (own.skills.into_iter())
+                .map(|s| crate::registry::skills::renamed(s, |uri| mounted_uri(&self.namespace, uri)))
+                .collect(),
         }
     }
 
@@ -294,7 +296,7 @@ impl Server {
                 entries.resources.extend(fresh.resources);
                 #[cfg(feature = "skills")]
                 {
-                    entries.skills.retain(|s| !old.skills.contains(s.uri()));
+                    entries.skills.retain(|s| !old.skills.contains(&s.uri));
                     entries.skills.extend(fresh.skills);
                 }
                 true
