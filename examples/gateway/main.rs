@@ -24,6 +24,8 @@
 //! makes a mount's entries need those scopes. Bound to another address than loopback, the
 //! gateway refuses to start without `--issuer` unless told `--allow-unauthenticated`.
 //! `--trusted-proxies N` believes the `X-Forwarded-For` of N proxies in front.
+//! `--tool-search` lists `search_tools` and `call_tool` in place of the remotes' tools, for
+//! gateways of more tools than a model should read at once (see `mcp_runtime::search`).
 //!
 //! An `https://` remote's certificate is checked against the platform's roots (which honour
 //! `SSL_CERT_FILE`); `--root-certificates PEM` trusts the certificates of a file besides.
@@ -48,7 +50,7 @@ use mcp_runtime::transport::http::{ForwardedHeader, HttpConfig};
 
 const USAGE: &str = "usage: gateway [--stdio | --http ADDR] [--issuer URL [--resource URI]] [--public-url URL] \
                      [--scopes NAME=SCOPE,...]... [--trusted-proxies N] [--allow-unauthenticated] \
-                     [--root-certificates PEM] [--token-file PATH] [NAME]=COMMAND... | [NAME]=URL...
+                     [--root-certificates PEM] [--token-file PATH] [--tool-search] [NAME]=COMMAND... | [NAME]=URL...
 
 Serves the tools, prompts and resources of each remote server under its NAME (none: as it is).
 COMMAND speaks MCP on its stdio; it is split into words as a shell would, so quote a path with
@@ -64,6 +66,7 @@ spaces: docs=\"'/opt/my docs/server' --stdio\". URL is a Streamable HTTP endpoin
   --allow-unauthenticated    serve a non-loopback address without --issuer, on purpose
   --root-certificates PEM    trust these certificates for https:// remotes, besides the platform's
   --token-file PATH          OAuth tokens for URL remotes, as `mcp login URL` leaves them
+  --tool-search              list search_tools and call_tool instead of every remote's tools
   --help, -h                 this text
 
 A URL remote that asks for OAuth is authorized with client credentials from the environment:
@@ -115,6 +118,8 @@ struct Options {
     root_certificates: Option<String>,
     /// OAuth tokens for URL remotes, as `mcp login` leaves them.
     token_file: Option<String>,
+    /// List `search_tools` and `call_tool` instead of the tools.
+    tool_search: bool,
 }
 
 impl Options {
@@ -169,6 +174,7 @@ fn parse_args(args: &[String]) -> anyhow::Result<Invocation> {
             "--allow-unauthenticated" => options.allow_unauthenticated = true,
             "--root-certificates" => options.root_certificates = Some(value("a PEM file")?.clone()),
             "--token-file" => options.token_file = Some(value("a file")?.clone()),
+            "--tool-search" => options.tool_search = true,
             flag if flag.starts_with("--") => bail!("unknown option `{flag}`\n{USAGE}"),
             remote => {
                 let Some((name, target)) = remote.split_once('=') else {
@@ -290,6 +296,9 @@ async fn main() -> anyhow::Result<()> {
             None => format!("http://{}/mcp", options.addr()),
         });
         builder = builder.authorization(Authorization::new(issuer.clone(), resource));
+    }
+    if options.tool_search {
+        builder = builder.tool_search(mcp_runtime::search::ToolSearch::bm25());
     }
     let server = builder.build()?;
     if options.stdio {

@@ -154,3 +154,23 @@ async fn a_protected_https_remote_is_reached_with_client_credentials_from_the_en
     drop((served, notes));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test]
+async fn a_gateway_with_tool_search_lists_two_tools_and_finds_and_calls_the_remotes() {
+    let remote = format!("everything={} --stdio", env!("CARGO_BIN_EXE_everything"));
+    let mut gateway = Command::new(env!("CARGO_BIN_EXE_gateway"));
+    gateway.args(["--http", "127.0.0.1:0", "--tool-search", &remote]).env("NO_COLOR", "1").env("RUST_LOG", "info");
+    let served = serve(gateway).await;
+    let url = format!("http://{}/mcp", served.addr);
+    for revision in [Revision::Stateless, Revision::Session] {
+        let client = Client::http(&url).revision(revision);
+        let listed: Vec<String> = client.list_tools().await.expect("tools/list").into_iter().map(|t| t.name).collect();
+        assert_eq!(listed, ["call_tool", "search_tools"], "{revision:?}");
+        let found = client.call_tool("search_tools", json!({"query": "a simple text response"})).await.expect("search");
+        let tools = &found.structured_content.expect("structured content")["tools"];
+        assert_eq!(tools[0]["name"], "everything_test_simple_text", "{revision:?}: {tools}");
+        let arguments = json!({"name": "everything_test_simple_text", "arguments": {}});
+        let called = client.call_tool("call_tool", arguments).await.expect("call_tool");
+        assert_eq!(called.first_text(), Some("This is a simple text response for testing."), "{revision:?}");
+    }
+}

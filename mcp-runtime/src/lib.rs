@@ -236,6 +236,9 @@
 mod answering;
 pub mod apps;
 pub mod auth;
+#[cfg(feature = "server-card")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server-card")))]
+pub mod card;
 pub mod client;
 #[cfg(any(feature = "http", feature = "stdio"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "http", feature = "stdio"))))]
@@ -276,6 +279,9 @@ pub mod redis;
 mod registry;
 mod response;
 pub mod schema;
+#[cfg(feature = "tool-search")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tool-search")))]
+pub mod search;
 pub mod server;
 #[cfg(feature = "skills")]
 #[cfg_attr(docsrs, doc(cfg(feature = "skills")))]

@@ -89,5 +89,11 @@ fn target(p: &Prepared) -> Target<'_> {
         Route::Task(_) => Target::None,
         #[cfg(feature = "skills")]
         Route::Skills(request) => request.target().map_or(Target::None, Target::Resource),
+        #[cfg(feature = "tool-search")]
+        Route::SearchTools(arguments) => Target::Tool {
+            name: crate::search::SEARCH_TOOL,
+            trace: false,
+            arguments: arguments.as_deref().map(serde_json::value::RawValue::get),
+        },
     }
 }

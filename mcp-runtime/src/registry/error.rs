@@ -197,6 +197,15 @@ pub enum BuildError {
         /// Every tool refused, in name order, with the reasons.
         refused: Vec<RefusedTool>,
     },
+    /// A setting of the builder that cannot be served as given: the
+    /// reason names what to change.
+    #[error("{setting}: {reason}")]
+    Setting {
+        /// The setting, as it is called (`ServerBuilder::tool_search`, say).
+        setting: &'static str,
+        /// What is wrong, and what to do.
+        reason: String,
+    },
     /// A definition could not be serialized.
     #[error("the definition of `{name}` could not be serialized: {reason}")]
     Definition {

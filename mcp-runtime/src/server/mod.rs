@@ -193,6 +193,12 @@ pub(crate) struct Settings {
     /// The middleware every request the dispatcher runs passes, the
     /// outermost first; empty for none.
     pub(crate) layers: crate::middleware::ServerLayers,
+    /// Tool search, when it is on.
+    #[cfg(feature = "tool-search")]
+    pub(crate) tool_search: Option<Arc<crate::search::Settings>>,
+    /// The server card, checked, without its remotes.
+    #[cfg(feature = "server-card")]
+    pub(crate) card: Option<crate::card::Card>,
 }
 
 /// The catalog with the capabilities and discover result derived from it.
@@ -204,6 +210,10 @@ pub(crate) struct Snapshot {
     /// the first such list and kept with the catalog they come from.
     #[cfg(feature = "session")]
     older_definitions: OlderDefinitions,
+    /// The search of this catalog, when tool search is on: its index is
+    /// made for each catalog, so that every change reaches it.
+    #[cfg(feature = "tool-search")]
+    searcher: Option<crate::search::Searcher>,
 }
 
 /// Lists of definitions rewritten for an older protocol version, by version
@@ -256,7 +266,15 @@ impl Snapshot {
             discover,
             #[cfg(feature = "session")]
             older_definitions: OlderDefinitions::default(),
+            #[cfg(feature = "tool-search")]
+            searcher: settings.tool_search.clone().map(crate::search::Searcher::new),
         }
+    }
+
+    /// The search of this catalog, when tool search is on.
+    #[cfg(feature = "tool-search")]
+    pub(crate) fn searcher(&self) -> Option<&crate::search::Searcher> {
+        self.searcher.as_ref()
     }
 
     /// The definitions of list `key` as `version` reads them: those `make`
@@ -432,6 +450,10 @@ impl Server {
             let catalog = Catalog::build(entries);
             if let Err(error) = &catalog {
                 problems.push(error.clone());
+            }
+            #[cfg(feature = "tool-search")]
+            if let (Ok(catalog), Some(_)) = (&catalog, &self.inner.settings.tool_search) {
+                problems.take(crate::search::check_names(catalog));
             }
             problems.into_result()?;
             let catalog = catalog?;

@@ -84,6 +84,8 @@ pub(super) fn view_of_route(p: &Prepared, route: &Route) -> McpRequest {
         Route::Task(request) => (Some(request.task_id().to_owned()), None, false),
         #[cfg(feature = "skills")]
         Route::Skills(request) => (request.target().map(str::to_owned), None, false),
+        #[cfg(feature = "tool-search")]
+        Route::SearchTools(arguments) => (Some(crate::search::SEARCH_TOOL.to_owned()), arguments.clone(), false),
         Route::Discover | Route::List(..) | Route::Complete(_) | Route::Listen(_) => (None, None, false),
     };
     let round = p.opened.as_ref().and_then(|opened| opened.round());

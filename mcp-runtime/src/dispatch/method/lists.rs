@@ -19,7 +19,7 @@ use crate::server::Snapshot;
 
 impl ListKind {
     /// The list's member in the result, which also tags its cursors.
-    fn key(self) -> &'static str {
+    pub(super) fn key(self) -> &'static str {
         match self {
             ListKind::Tools => "tools",
             ListKind::Prompts => "prompts",
@@ -129,7 +129,7 @@ pub(super) fn run(p: &Prepared, kind: ListKind, start: usize) -> Response {
 /// they differ from the catalog's: in an older shape (a 2025-era session's
 /// version), some without their newer members. Rewritten once per catalog
 /// and shape.
-fn rewritten(p: &Prepared, kind: ListKind) -> Option<std::sync::Arc<[Box<RawValue>]>> {
+pub(super) fn rewritten(p: &Prepared, kind: ListKind) -> Option<std::sync::Arc<[Box<RawValue>]>> {
     #[cfg(feature = "session")]
     if let Some(shape) = p.shape {
         let c = p.snapshot.catalog();
@@ -171,7 +171,7 @@ fn filtered(p: &Prepared, kind: ListKind, start: usize) -> Response {
 }
 
 /// The page of `items` as the response.
-fn answer_page(
+pub(super) fn answer_page(
     p: &Prepared,
     key: &'static str,
     items: Vec<&RawValue>,

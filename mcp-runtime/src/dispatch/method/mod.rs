@@ -25,6 +25,8 @@ mod skills;
 mod task_call;
 #[cfg(feature = "tasks")]
 mod tasks;
+#[cfg(feature = "tool-search")]
+mod tool_search;
 mod tools_call;
 
 pub(crate) use name::{Method, Target, is_offered, stateless};

@@ -27,6 +27,9 @@ pub(crate) enum Route {
     Task(TaskRequest),
     #[cfg(feature = "skills")]
     Skills(SkillsRequest),
+    /// `search_tools`, with its arguments.
+    #[cfg(feature = "tool-search")]
+    SearchTools(Option<Box<RawValue>>),
 }
 
 /// Reads a method's params (an absent `params` reads as `{}`); what does

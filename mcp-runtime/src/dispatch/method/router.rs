@@ -24,17 +24,21 @@ pub(crate) fn route(
     meta: &RequestMeta,
 ) -> Result<Route, (ErrorObject, Stage)> {
     let raw = match body {
-        Body::Call(p) => return tools_call::route(snapshot, p, headers),
+        Body::Call(p) => return call_route(snapshot, p, headers),
         Body::Raw(raw) => raw,
     };
     let params = raw.as_deref();
     match method {
         Method::Discover => Ok(Route::Discover),
+        #[cfg(feature = "tool-search")]
+        Method::ToolsList if let Some(searcher) = snapshot.searcher() => {
+            super::tool_search::list_route(snapshot, searcher, params)
+        }
         Method::ToolsList => lists::route(snapshot, method, ListKind::Tools, params),
         Method::PromptsList => lists::route(snapshot, method, ListKind::Prompts, params),
         Method::ResourcesList => lists::route(snapshot, method, ListKind::Resources, params),
         Method::ResourceTemplatesList => lists::route(snapshot, method, ListKind::Templates, params),
-        Method::ToolsCall => tools_call::route(snapshot, params_of(method, params)?, headers),
+        Method::ToolsCall => call_route(snapshot, params_of(method, params)?, headers),
         Method::PromptsGet => prompts_get::route(snapshot, params_of(method, params)?),
         Method::ResourcesRead => resources_read::route(params_of(method, params)?),
         Method::CompletionComplete => complete::route(snapshot, params_of(method, params)?),
@@ -65,6 +69,27 @@ pub(crate) fn route(
     }
 }
 
+/// `tools/call`'s route; with tool search on, `search_tools` is the search
+/// and `call_tool` the call of the tool it names, read on as if it had
+/// come so (its `Mcp-Param-*` headers were those of `call_tool`, which has
+/// none).
+fn call_route(
+    snapshot: &Snapshot,
+    p: crate::protocol::CallToolParams,
+    headers: Option<&dyn HeaderCheck>,
+) -> Result<Route, (ErrorObject, Stage)> {
+    #[cfg(feature = "tool-search")]
+    if snapshot.searcher().is_some() {
+        use super::tool_search::{self, Searched};
+        return match tool_search::route(snapshot, p)? {
+            Searched::Search(arguments) => Ok(Route::SearchTools(arguments)),
+            Searched::Call(p) => tools_call::route(snapshot, p, None),
+            Searched::Other(p) => tools_call::route(snapshot, p, headers),
+        };
+    }
+    tools_call::route(snapshot, p, headers)
+}
+
 /// The name or URI a route's request names, for the scope check.
 pub(crate) fn target_of(route: &Route) -> Option<&str> {
     match route {
@@ -76,6 +101,9 @@ pub(crate) fn target_of(route: &Route) -> Option<&str> {
         Route::Task(_) => None,
         #[cfg(feature = "skills")]
         Route::Skills(request) => request.target(),
+        // Anyone may search: what it finds is filtered by the caller.
+        #[cfg(feature = "tool-search")]
+        Route::SearchTools(_) => None,
     }
 }
 
@@ -120,6 +148,10 @@ pub(crate) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
     let p = &p;
     match route {
         Route::Discover => discover::run(p),
+        #[cfg(feature = "tool-search")]
+        Route::List(ListKind::Tools, start) if let Some(searcher) = p.snapshot.searcher() => {
+            super::tool_search::list_run(p, searcher, start)
+        }
         Route::List(kind, start) => lists::run(p, kind, start),
         Route::CallTool(params, position) => tools_call::run(p, params, position, parts).await,
         Route::GetPrompt(params, handler) => prompts_get::run(p, params, handler, parts).await,
@@ -134,6 +166,11 @@ pub(crate) async fn run(mut p: Prepared, options: RequestOptions) -> Response {
         Route::Skills(request) => {
             drop(parts);
             super::skills::run(p, request)
+        }
+        #[cfg(feature = "tool-search")]
+        Route::SearchTools(arguments) => {
+            drop(parts);
+            super::tool_search::run(p, arguments)
         }
     }
 }

@@ -145,7 +145,7 @@ async fn relayed(p: &Prepared, target: &str, cx: RequestContext, relay: &RelayFn
 }
 
 /// A handler's outcome as the call's response.
-fn typed_response(p: &Prepared, outcome: ToolOutcome) -> Response {
+pub(super) fn typed_response(p: &Prepared, outcome: ToolOutcome) -> Response {
     #[cfg_attr(not(feature = "session"), allow(unused_mut))]
     let mut outcome = outcome;
     #[cfg(feature = "session")]

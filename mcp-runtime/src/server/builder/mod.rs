@@ -27,9 +27,13 @@ use crate::tasks::TaskConfig;
 
 #[cfg(feature = "auth")]
 mod authorization;
+#[cfg(feature = "server-card")]
+mod card;
 mod layers;
 #[cfg(feature = "tasks")]
 mod tasks;
+#[cfg(feature = "tool-search")]
+mod tool_search;
 
 /// Assembles a [`Server`]; [`build`](Self::build) checks it.
 ///
@@ -81,6 +85,12 @@ pub struct ServerBuilder {
     /// The skills of the remotes mounted.
     #[cfg(all(feature = "skills", feature = "client"))]
     pub(crate) remote_skills: Vec<crate::protocol::Skill>,
+    /// Set by [`tool_search`](Self::tool_search).
+    #[cfg(feature = "tool-search")]
+    tool_search: Option<crate::search::ToolSearch>,
+    /// Set by [`server_card`](Self::server_card).
+    #[cfg(feature = "server-card")]
+    server_card: Option<crate::card::ServerCard>,
     /// Mistakes of a setting that returns the builder, reported by `build`.
     #[cfg_attr(not(feature = "client"), allow(dead_code))]
     pub(crate) deferred_errors: Vec<BuildError>,
@@ -124,6 +134,10 @@ impl ServerBuilder {
             skills: crate::skills::Skills::new(),
             #[cfg(all(feature = "skills", feature = "client"))]
             remote_skills: Vec::new(),
+            #[cfg(feature = "tool-search")]
+            tool_search: None,
+            #[cfg(feature = "server-card")]
+            server_card: None,
             deferred_errors: Vec::new(),
         }
     }
@@ -478,6 +492,8 @@ impl ServerBuilder {
         #[cfg(feature = "client")]
         namespaces.extend(self.mounted_namespaces.iter().map(|n| &**n));
         problems.take(crate::server::mount::check_unambiguous(&namespaces));
+        #[cfg(feature = "tool-search")]
+        let mounted_namespaces: Vec<String> = namespaces.iter().map(|n| (*n).to_owned()).collect();
         let mut mounted = std::collections::BTreeMap::new();
         for mount in &self.mounts {
             // Under a namespace that cannot prefix names, every name of
@@ -500,6 +516,10 @@ impl ServerBuilder {
         let catalog = Catalog::build(entries);
         if let Err(error) = &catalog {
             problems.push(error.clone());
+        }
+        #[cfg(feature = "tool-search")]
+        if let (Ok(catalog), Some(_)) = (&catalog, &self.tool_search) {
+            problems.take(crate::search::check_names(catalog));
         }
         let eras = match self.eras {
             Some(eras) => eras,
@@ -529,6 +549,8 @@ impl ServerBuilder {
                 }
             },
         };
+        #[cfg(feature = "server-card")]
+        let card = self.server_card.and_then(|card| problems.take(card.document(&self.info)));
         problems.into_result()?;
         let catalog = catalog?;
         let result_meta = if self.server_info_in_results {
@@ -561,6 +583,12 @@ impl ServerBuilder {
             verifier: self.authorization.map(|a| a.into_verifier(&catalog.declared_scopes())),
             authenticated: self.authenticated,
             layers: crate::middleware::ServerLayers(self.layers.into()),
+            #[cfg(feature = "tool-search")]
+            tool_search: self
+                .tool_search
+                .map(|search| Arc::new(crate::search::Settings::new(search, mounted_namespaces))),
+            #[cfg(feature = "server-card")]
+            card,
         };
         let bus: SharedBus = self.bus.unwrap_or_else(|| Arc::new(LocalBus::default()));
         let server = Server {

@@ -98,6 +98,8 @@ mod auth;
 // itself, `Content-Type` and `Accept`, and the limits on requests at once
 // and on listen streams. The 2025-era sessions (`session`) use them too.
 pub(crate) mod body;
+#[cfg(feature = "server-card")]
+mod card;
 mod config;
 mod cors;
 pub(crate) mod deadline;

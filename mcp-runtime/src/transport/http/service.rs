@@ -142,6 +142,8 @@ impl McpService {
         let wants_client_address = server.has_layers() || server.has_task_tools();
         #[cfg(not(feature = "tasks"))]
         let wants_client_address = server.has_layers();
+        #[cfg(feature = "server-card")]
+        let cards = super::card::Cards::new(&server, &config);
         McpService {
             shared: Arc::new(Shared {
                 server,
@@ -154,6 +156,8 @@ impl McpService {
                 in_flight,
                 #[cfg(feature = "auth")]
                 auth,
+                #[cfg(feature = "server-card")]
+                cards,
             }),
         }
     }
@@ -177,6 +181,17 @@ impl McpService {
     /// Whether `path` is one of the probe paths, when probes are on.
     pub(crate) fn is_health_path(&self, path: &str) -> bool {
         self.shared.config.health.as_ref().is_some_and(|h| h.probe(path).is_some())
+    }
+
+    /// Whether `path` is the server card's or the AI Catalog's, when the
+    /// server has a card.
+    pub(crate) fn is_card_path(&self, path: &str) -> bool {
+        #[cfg(feature = "server-card")]
+        if let Some(cards) = &self.shared.cards {
+            return cards.serves(path);
+        }
+        let _ = path;
+        false
     }
 
     /// Whether `path` is where a protected server's Protected Resource
@@ -304,6 +319,13 @@ where
     if let Some(probe) = shared.config.health.as_ref().and_then(|h| h.probe(parts.uri.path())) {
         // Boxed, so that the MCP paths' future does not carry its state.
         return Box::pin(health::answer(&shared, probe, &parts.method)).await;
+    }
+    // Public documents, for anyone, from any origin.
+    #[cfg(feature = "server-card")]
+    if let Some(cards) = &shared.cards
+        && cards.serves(parts.uri.path())
+    {
+        return cards.answer(parts.uri.path(), &parts.method, &parts.headers);
     }
     if let Err(refusal) = shared.config.origin.check(&parts.headers, &parts.uri) {
         tracing::debug!(%refusal, "request refused");

@@ -31,6 +31,9 @@ pub(super) struct Shared {
     /// The bearer-token verifier of a protected server.
     #[cfg(feature = "auth")]
     pub(super) auth: Option<std::sync::Arc<crate::auth::Verifier>>,
+    /// The server card and the AI Catalog, when the server has a card.
+    #[cfg(feature = "server-card")]
+    pub(super) cards: Option<super::card::Cards>,
 }
 
 impl Shared {
