@@ -18,6 +18,7 @@ use mcp_runtime::{
     entry::{PromptEntry, ResourceEntry, ToolEntry},
 };
 use mcp_tests::exchange::request;
+use mcp_tests::http_wire::stateless_request as http_request;
 use mcp_tests::session_schema::assert_valid_session_envelope;
 use mcp_tests::wire_schema::assert_valid_message;
 use serde_json::{Value, json};
@@ -60,29 +61,6 @@ fn protected() -> McpService {
 
 fn caller(scopes: &[&str]) -> Option<Principal> {
     Some(Principal::new("ada").with_scopes(scopes.iter().copied()))
-}
-
-/// A stateless request with the headers its body calls for, carrying
-/// `principal` as an authentication layer would.
-fn http_request(message: &Value, principal: Option<Principal>) -> http::Request<String> {
-    let method = message["method"].as_str().expect("a method");
-    let mut builder = http::Request::post("/mcp")
-        .header("host", "localhost")
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", method);
-    let params = &message["params"];
-    if let Some(name) = params["name"].as_str().or(params["uri"].as_str())
-        && matches!(method, "tools/call" | "prompts/get" | "resources/read")
-    {
-        builder = builder.header("mcp-name", name);
-    }
-    let mut request = builder.body(message.to_string()).expect("a request");
-    if let Some(principal) = principal {
-        request.extensions_mut().insert(principal);
-    }
-    request
 }
 
 struct Reply {

@@ -167,3 +167,27 @@ pub fn call_as(name: &str, principal: Option<mcp_runtime::auth::Principal>) -> h
     }
     request
 }
+
+/// A stateless request to an [`McpService`](mcp_runtime::transport::http::McpService)
+/// in process, with the headers its body calls for, carrying `principal` as an
+/// authentication layer would.
+pub fn stateless_request(message: &Value, principal: Option<mcp_runtime::auth::Principal>) -> http::Request<String> {
+    let method = message["method"].as_str().expect("a method");
+    let mut builder = http::Request::post("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method);
+    let params = &message["params"];
+    if let Some(name) = params["name"].as_str().or(params["uri"].as_str())
+        && matches!(method, "tools/call" | "prompts/get" | "resources/read")
+    {
+        builder = builder.header("mcp-name", name);
+    }
+    let mut request = builder.body(message.to_string()).expect("a request");
+    if let Some(principal) = principal {
+        request.extensions_mut().insert(principal);
+    }
+    request
+}
