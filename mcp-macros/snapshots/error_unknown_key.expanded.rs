@@ -3,7 +3,7 @@ fn add(a: i64, b: i64) -> i64 {
     a + b
 }
 ::core::compile_error! {
-    "unknown key `nmae` in `#[tool]`; expected one of: name, title, description, annotations, task, icons, meta, scopes, view, visibility, layer, invalidates, crate"
+    "unknown key `nmae` in `#[tool]`; expected one of: name, title, description, annotations, task, icons, meta, scopes, visible_to, view, visibility, layer, invalidates, crate"
 }
 /// The `#[tool]` `add`, for explicit lists such as `tools![add]`.
 #[doc(hidden)]

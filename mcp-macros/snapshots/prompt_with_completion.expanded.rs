@@ -99,6 +99,7 @@ const _: () = {
             line: ::core::line!(),
         },
         scopes: &[],
+        visible_to: ::core::option::Option::None,
     };
     impl __mcp::PromptItem for with_arguments {
         fn descriptor() -> &'static __mcp::PromptDescriptor {

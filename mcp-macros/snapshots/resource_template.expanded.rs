@@ -81,6 +81,7 @@ const _: () = {
             line: ::core::line!(),
         },
         scopes: &[],
+        visible_to: ::core::option::Option::None,
         view: ::core::option::Option::None,
     };
     impl __mcp::ResourceItem for template_data {

@@ -130,6 +130,7 @@ const _: () = {
         },
         task: ::core::option::Option::None,
         scopes: &[],
+        visible_to: ::core::option::Option::None,
         view: ::core::option::Option::None,
         visibility: ::core::option::Option::None,
         layers: ::core::option::Option::None,

@@ -80,6 +80,7 @@ const _: () = {
         },
         task: ::core::option::Option::Some(__mcp::TaskSupport::required().input_first()),
         scopes: &[],
+        visible_to: ::core::option::Option::None,
         view: ::core::option::Option::None,
         visibility: ::core::option::Option::None,
         layers: ::core::option::Option::None,

@@ -6,7 +6,7 @@ use proc_macro2::{Span, TokenStream};
 use syn::parse::{ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
-use syn::{Expr, ExprLit, Ident, Lit, LitFloat, LitInt, LitStr, Meta, MetaList, Path, Token};
+use syn::{Expr, ExprLit, ExprPath, Ident, Lit, LitFloat, LitInt, LitStr, Meta, MetaList, Path, Token};
 
 use crate::errors::Errors;
 use crate::keys::{key_name, lit_str, parse_list, set, unknown_key, value};
@@ -39,13 +39,14 @@ impl Macro {
                 "icons",
                 "meta",
                 "scopes",
+                "visible_to",
                 "view",
                 "visibility",
                 "layer",
                 "invalidates",
                 "crate",
             ],
-            Macro::Prompt => &["name", "title", "description", "icons", "meta", "scopes", "crate"],
+            Macro::Prompt => &["name", "title", "description", "icons", "meta", "scopes", "visible_to", "crate"],
             Macro::Resource => &[
                 "name",
                 "title",
@@ -56,6 +57,7 @@ impl Macro {
                 "size",
                 "meta",
                 "scopes",
+                "visible_to",
                 "view",
                 "crate",
             ],
@@ -128,6 +130,9 @@ pub(crate) struct ItemAttrs {
     pub(crate) mime_type: Option<LitStr>,
     pub(crate) size: Option<LitInt>,
     pub(crate) scopes: Option<Scopes>,
+    /// `visible_to = path`: the function `fn(&Viewer<'_>) -> bool` that
+    /// decides who is shown the item.
+    pub(crate) visible_to: Option<ExprPath>,
     /// `#[tool(invalidates = ["..."])]`: the tools whose cached results a
     /// call makes stale.
     pub(crate) invalidates: Option<Vec<LitStr>>,
@@ -248,6 +253,10 @@ pub(crate) fn parse_item(kind: Macro, args: TokenStream, errors: &mut Errors) ->
                 let v = scopes(errors, item);
                 set(errors, &mut attrs.scopes, key, v);
             }
+            "visible_to" => {
+                let v = visibility_rule(errors, item);
+                set(errors, &mut attrs.visible_to, key, v);
+            }
             "invalidates" if kind == Macro::Tool => {
                 let v = tool_names(errors, item);
                 set(errors, &mut attrs.invalidates, key, v);
@@ -333,6 +342,38 @@ fn string_literals(errors: &mut Errors, item: &Meta, list: &str, one: &str) -> O
         }
     }
     Some((array.span(), literals))
+}
+
+/// `visible_to = path`: the path of a function `fn(&Viewer<'_>) -> bool`,
+/// named by the static descriptor (so no closure, which has no name, and no
+/// string). Its type is checked by the compiler, at the path.
+fn visibility_rule(errors: &mut Errors, item: &Meta) -> Option<ExprPath> {
+    const TAKES: &str = "`visible_to` takes the path of a function `fn(&Viewer<'_>) -> bool`";
+    match value(errors, item, "path::to::rule")? {
+        Expr::Path(path) if path.attrs.is_empty() => Some(path.clone()),
+        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => {
+            // The string is likely a group or a role: say how to decide on it.
+            let name = s.parse::<Ident>().map_or_else(|_| "staff_only".to_owned(), |i| i.to_string());
+            errors.spanned(
+                s,
+                format!(
+                    "{TAKES}, not a string: write the function that decides, `fn {name}(viewer: &Viewer<'_>) -> bool`, and name it, `visible_to = {name}`"
+                ),
+            );
+            None
+        }
+        closure @ Expr::Closure(_) => {
+            errors.spanned(
+                closure,
+                format!("{TAKES}, not a closure: the rule is kept in a static, so write it as a `fn` and name it"),
+            );
+            None
+        }
+        other => {
+            errors.spanned(other, format!("{TAKES}, e.g. `visible_to = staff_only`"));
+            None
+        }
+    }
 }
 
 fn list<'a>(errors: &mut Errors, item: &'a Meta) -> Option<&'a MetaList> {
@@ -536,5 +577,68 @@ impl syn::parse::Parse for MetaEntryRaw {
         input.parse::<Token![=]>()?;
         let value = input.parse()?;
         Ok(MetaEntryRaw { key, value })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::{ToTokens, quote};
+
+    use super::*;
+
+    /// The keys of `#[kind(args)]`, and every error message, in order.
+    fn parse(kind: Macro, args: TokenStream) -> (ItemAttrs, Vec<String>) {
+        let mut errors = Errors::new();
+        let attrs = parse_item(kind, args, &mut errors);
+        let messages = match errors.finish() {
+            Ok(()) => Vec::new(),
+            Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
+        };
+        (attrs, messages)
+    }
+
+    fn rule(attrs: &ItemAttrs) -> Option<String> {
+        attrs.visible_to.as_ref().map(|p| p.to_token_stream().to_string())
+    }
+
+    #[test]
+    fn visible_to_takes_a_path_on_every_kind() {
+        let (tool, errors) = parse(Macro::Tool, quote!(visible_to = rules::staff_only));
+        assert_eq!((rule(&tool).as_deref(), errors), (Some("rules :: staff_only"), Vec::<String>::new()));
+        let (prompt, errors) = parse(Macro::Prompt, quote!(visible_to = <Rules>::signed_in));
+        assert_eq!((rule(&prompt).as_deref(), errors), (Some("< Rules > :: signed_in"), Vec::<String>::new()));
+        let (resource, errors) = parse(Macro::Resource, quote!("docs://a", visible_to = self::acme));
+        assert_eq!((rule(&resource).as_deref(), errors), (Some("self :: acme"), Vec::<String>::new()));
+    }
+
+    #[test]
+    fn visible_to_refuses_anything_but_a_path_and_reports_every_fault() {
+        let takes = "`visible_to` takes the path of a function `fn(&Viewer<'_>) -> bool`";
+        let (attrs, errors) = parse(
+            Macro::Tool,
+            quote!(visible_to = "admins", visible_to = |_| true, visible_to = 1, visible_to = "not a name", visible_to),
+        );
+        assert!(attrs.visible_to.is_none());
+        assert_eq!(
+            errors,
+            [
+                format!(
+                    "{takes}, not a string: write the function that decides, `fn admins(viewer: &Viewer<'_>) -> bool`, and name it, `visible_to = admins`"
+                ),
+                format!("{takes}, not a closure: the rule is kept in a static, so write it as a `fn` and name it"),
+                format!("{takes}, e.g. `visible_to = staff_only`"),
+                format!(
+                    "{takes}, not a string: write the function that decides, `fn staff_only(viewer: &Viewer<'_>) -> bool`, and name it, `visible_to = staff_only`"
+                ),
+                "expected `visible_to = path::to::rule`".to_owned(),
+            ]
+        );
+    }
+
+    #[test]
+    fn visible_to_given_twice_is_a_duplicate_key() {
+        let (attrs, errors) = parse(Macro::Prompt, quote!(visible_to = a, visible_to = b));
+        assert_eq!(rule(&attrs).as_deref(), Some("a"));
+        assert_eq!(errors, ["duplicate key `visible_to`"]);
     }
 }

@@ -88,6 +88,7 @@ use crate::main_attr::Entry;
 /// | `icons = ["https://...", ...]` | icons, as URIs or `Icon` values |
 /// | `meta("key" = value, ...)` | the definition's `_meta` |
 /// | `scopes = ["...", ...]` | OAuth scopes a caller must be granted, every one, to see it in `tools/list` and call it, on an authenticated server (see `mcp_runtime::auth`); RFC 6749 scope tokens, none twice, at least one |
+/// | `visible_to = path` | shown only to the callers the function admits (`fn(&Viewer<'_>) -> bool`, `Viewer` from `mcp_runtime::entry`); to others it is unknown — see `ToolEntry::visible_to` |
 /// | `view = "ui://..."` | binds the tool to an interactive view (MCP Apps, see `mcp_runtime::apps`): the `ui://` resource a host renders with the tool's input and result, which a `#[resource("ui://...", view)]` must serve (a `BuildError` otherwise) |
 /// | `visibility = ...` | with `view`: who the tool is for, `model_and_app` (the model and the view, the default), `model` (the view may not call it) or `app` (a host does not offer it to the model); advice to hosts, not an authorization |
 /// | `layer = expr` | middleware for this tool alone, any `mcp_runtime::middleware::Layer` (`TimeLimit::new(..)`, `Audit::new()`, `RateLimit::per_minute(..)`, ...); repeat the key for more, the first the outermost, all inside the server's layers |
@@ -183,6 +184,7 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// | `icons = ["https://...", ...]` | icons, as URIs or `Icon` values |
 /// | `meta("key" = value, ...)` | the definition's `_meta` |
 /// | `scopes = ["...", ...]` | OAuth scopes a caller must be granted, every one, to see it in `prompts/list` and get it, on an authenticated server (see `mcp_runtime::auth`); RFC 6749 scope tokens, none twice, at least one |
+/// | `visible_to = path` | shown only to the callers the function admits (`fn(&Viewer<'_>) -> bool`, `Viewer` from `mcp_runtime::entry`); to others it is unknown — see `PromptEntry::visible_to` |
 /// | `crate = path` | the runtime's path, when it is not `::mcp_runtime` |
 ///
 #[doc = include_str!("../doc/prompt_keys.md")]
@@ -242,6 +244,7 @@ pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
 /// | `size = n` | the size in bytes (fixed resources only) |
 /// | `meta("key" = value, ...)` | the definition's `_meta` |
 /// | `scopes = ["...", ...]` | OAuth scopes a caller must be granted, every one, to see it in `resources/list` (or `resources/templates/list`) and read it, on an authenticated server (see `mcp_runtime::auth`); RFC 6749 scope tokens, none twice, at least one |
+/// | `visible_to = path` | shown only to the callers the function admits (`fn(&Viewer<'_>) -> bool`, `Viewer` from `mcp_runtime::entry`); to others it is unknown — see `ResourceEntry::visible_to` |
 /// | `view`, `view(...)` | makes it an interactive view (MCP Apps, see `mcp_runtime::apps`) for the tools bound to it with `#[tool(view = "ui://...")]`: a `ui://` URI, no template, no `mime_type` (it is `text/html;profile=mcp-app`); `view(...)` adds the settings `connect_domains`, `resource_domains`, `frame_domains`, `base_uri_domains` (lists of origins), `camera`, `microphone`, `geolocation`, `clipboard_write` (permissions asked for), `domain = "..."`, `prefers_border = true` (or `false`) |
 /// | `crate = path` | the runtime's path, when it is not `::mcp_runtime` |
 ///

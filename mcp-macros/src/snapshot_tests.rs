@@ -81,6 +81,11 @@ fn tool_task() {
 }
 
 #[test]
+fn tool_visible_to() {
+    check("tool_visible_to");
+}
+
+#[test]
 fn prompt_with_completion() {
     check("prompt_with_completion");
 }

@@ -365,6 +365,7 @@ pub mod entry {
     pub use crate::registry::entry::{PromptEntry, ResourceEntry, ToolEntry};
     pub use crate::registry::location::SourceLocation;
     pub use crate::registry::param_headers::ParamHeaderValue;
+    pub use crate::registry::visibility::Viewer;
     pub use crate::uri_template::{TemplateError, UriTemplate};
 }
 

@@ -61,6 +61,18 @@ pub(super) fn scopes(handler: &Handler) -> TokenStream {
     quote!(&[#(#scopes),*])
 }
 
+/// `Some(visibility_rule(path))` for `visible_to = path`, the function's
+/// type checked at the path; `None` without the key.
+pub(super) fn visible_to(handler: &Handler) -> TokenStream {
+    match &handler.attrs.visible_to {
+        None => quote!(::core::option::Option::None),
+        Some(path) => {
+            let rule = quote_spanned!(path.span()=> __mcp::visibility_rule(#path));
+            quote!(::core::option::Option::Some(#rule))
+        }
+    }
+}
+
 /// An `Option<String>` description expression.
 pub(super) fn description(explicit: Option<&syn::LitStr>, docs: &[Expr]) -> TokenStream {
     match explicit {

@@ -7,7 +7,7 @@ use syn::spanned::Spanned;
 
 use super::parts::{
     argument_description, bind_arguments, common_definition, completer, completer_ref, context_slots, default_fn,
-    default_ref, extract_contexts, location, register, requirements, ret_slot, run_boxed, scopes,
+    default_ref, extract_contexts, location, register, requirements, ret_slot, run_boxed, scopes, visible_to,
 };
 use crate::model::Handler;
 
@@ -24,6 +24,7 @@ pub(super) fn generate(handler: &Handler) -> TokenStream {
     let name = &handler.name;
     let location = location(handler.ident().span());
     let scopes = scopes(handler);
+    let visible_to = visible_to(handler);
     let descriptor = quote! {
         __mcp::PromptDescriptor {
             name: #name,
@@ -33,6 +34,7 @@ pub(super) fn generate(handler: &Handler) -> TokenStream {
             requirements: __requirements,
             location: #location,
             scopes: #scopes,
+            visible_to: #visible_to,
         }
     };
     let register = register(handler, "PROMPTS", "PromptItem", "PromptDescriptor", descriptor);

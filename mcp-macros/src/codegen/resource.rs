@@ -7,7 +7,7 @@ use syn::spanned::Spanned;
 
 use super::parts::{
     bind_arguments, common_definition, completer, completer_ref, context_slots, extract_contexts, location, register,
-    requirements, ret_slot, run_boxed, scopes,
+    requirements, ret_slot, run_boxed, scopes, visible_to,
 };
 use crate::attr::ContentHints;
 use crate::model::Handler;
@@ -34,6 +34,7 @@ pub(super) fn generate(handler: &Handler) -> TokenStream {
     let uri = handler.attrs.uri.as_ref().map(|u| u.value()).unwrap_or_default();
     let location = location(handler.ident().span());
     let scopes = scopes(handler);
+    let visible_to = visible_to(handler);
     let view = crate::view::resource_view(handler.attrs.view.as_ref());
     let descriptor = quote! {
         __mcp::ResourceDescriptor {
@@ -44,6 +45,7 @@ pub(super) fn generate(handler: &Handler) -> TokenStream {
             requirements: __requirements,
             location: #location,
             scopes: #scopes,
+            visible_to: #visible_to,
             view: #view,
         }
     };

@@ -7,7 +7,7 @@ use syn::spanned::Spanned;
 
 use super::parts::{
     argument_description, bind_arguments, common_definition, context_slots, default_fn, default_ref, extract_contexts,
-    location, register, requirements, run_boxed, scopes,
+    location, register, requirements, run_boxed, scopes, visible_to,
 };
 use crate::attr::ToolHints;
 use crate::model::{Description, Handler};
@@ -24,6 +24,7 @@ pub(super) fn generate(handler: &Handler) -> TokenStream {
     let name = &handler.name;
     let location = location(handler.ident().span());
     let scopes = scopes(handler);
+    let visible_to = visible_to(handler);
     let invalidates = handler.attrs.invalidates.iter().flatten();
     let (view, visibility) = crate::view::tool_view(handler.attrs.view_uri.as_ref(), handler.attrs.visibility.as_ref());
     let task = match handler.attrs.task {
@@ -44,6 +45,7 @@ pub(super) fn generate(handler: &Handler) -> TokenStream {
             location: #location,
             task: #task,
             scopes: #scopes,
+            visible_to: #visible_to,
             view: #view,
             visibility: #visibility,
             layers: #layers,

@@ -26,7 +26,8 @@ impl Server {
             self.hears_refusals().then(|| (request.method().to_owned(), request.called_tool().map(str::to_owned)));
         // Changed in place and returned as is: the prepared request is large,
         // and this is on every request's path.
-        let mut prepared = self.validate(request, headers);
+        let access = self.access_from(&origin);
+        let mut prepared = self.validate(request, headers, access);
         match &mut prepared {
             Ok(_) if !observation.is_active() => {}
             Ok(prepared) => {

@@ -30,7 +30,7 @@ impl Prepared {
     #[cfg(feature = "http")]
     pub(crate) fn attach_http_request(&mut self, request: HttpRequest) {
         let authenticated = self.server.settings().authenticated;
-        if authenticated {
+        if authenticated && !self.access.is_checked() {
             self.access = Access::of(authenticated, request.principal());
         }
         self.http = request;
@@ -119,11 +119,26 @@ impl Server {
         self.prepare_from(request, headers, Origin::default())
     }
 
+    /// What the caller of a request from `origin` may see and use: its
+    /// verified principal's, on an authenticated server, when the request
+    /// came over HTTP.
+    pub(super) fn access_from(&self, origin: &Origin<'_>) -> Access {
+        #[cfg(feature = "http")]
+        if self.settings().authenticated
+            && let Some(parts) = origin.http_parts()
+        {
+            return Access::of(true, parts.extensions.get::<crate::handler::principal::Principal>());
+        }
+        let _ = origin;
+        Access::Unchecked
+    }
+
     /// The checks of [`prepare`](Self::prepare), unobserved.
     pub(super) fn validate(
         &self,
         request: Request,
         headers: Option<&dyn HeaderCheck>,
+        access: Access,
     ) -> Result<Prepared, Box<Response>> {
         let Request { id, method, params } = request;
         let fail = |id: &crate::protocol::RequestId, error: ErrorObject, stage: Stage| {
@@ -171,7 +186,8 @@ impl Server {
         };
 
         // The method's params, then (for `tools/call`) the header params.
-        let route = method::route(&snapshot, method, body, headers, &meta).map_err(|(e, stage)| fail(&id, e, stage))?;
+        let route = method::route(&snapshot, method, body, headers, &meta, &access)
+            .map_err(|(e, stage)| fail(&id, e, stage))?;
         if method.streams() && !id.has_exact_value() {
             // Every frame repeats the id as `subscriptionId`, inside
             // notification params that hold `serde_json::Value`s.
@@ -188,7 +204,7 @@ impl Server {
             meta,
             route,
             http: HttpRequest::default(),
-            access: Access::Unchecked,
+            access,
             observation: Observation::default(),
             #[cfg(feature = "session")]
             shape: None,

@@ -15,16 +15,16 @@ pub(crate) enum Visible {
     Resources,
 }
 
-fn any<E>(items: &[Listed<E>], scopes: impl Fn(&E) -> &Option<Vec<String>>, access: &Access) -> bool {
-    items.iter().any(|item| access.allows(scopes(item.entry()).as_deref().unwrap_or_default()))
+fn any<E>(items: &[Listed<E>], shown: impl Fn(&E) -> bool) -> bool {
+    items.iter().any(|item| shown(item.entry()))
 }
 
 /// Whether the caller may see at least one entry `capability` offers.
 pub(crate) fn offers(c: &Catalog, access: &Access, capability: Visible) -> bool {
     match capability {
-        Visible::Tools => any(c.tools(), |t| &t.scopes, access),
-        Visible::Prompts => any(c.prompts(), |p| &p.scopes, access),
-        Visible::Resources => any(c.resources(), |r| &r.scopes, access) || any(c.templates(), |r| &r.scopes, access),
+        Visible::Tools => any(c.tools(), |t| t.shown_to(access)),
+        Visible::Prompts => any(c.prompts(), |p| p.shown_to(access)),
+        Visible::Resources => any(c.resources(), |r| r.shown_to(access)) || any(c.templates(), |r| r.shown_to(access)),
     }
 }
 
@@ -43,15 +43,12 @@ pub(crate) fn capabilities(c: &Catalog, access: &Access, all: &ServerCapabilitie
     if !offers(c, access, Visible::Resources) {
         shown.resources = None;
     }
-    let completes = c
-        .prompts()
-        .iter()
-        .any(|p| p.entry().completer.is_some() && access.allows(p.entry().declared_scopes()))
-        || c.templates().iter().any(|t| t.entry().completer.is_some() && access.allows(t.entry().declared_scopes()));
+    let completes = c.prompts().iter().any(|p| p.entry().completer.is_some() && p.entry().shown_to(access))
+        || c.templates().iter().any(|t| t.entry().completer.is_some() && t.entry().shown_to(access));
     if !completes {
         shown.completions = None;
     }
-    let tasks = c.tools().iter().any(|t| t.entry().task.is_some() && access.allows(t.entry().declared_scopes()));
+    let tasks = c.tools().iter().any(|t| t.entry().task.is_some() && t.entry().shown_to(access));
     if !tasks && let Some(extensions) = &mut shown.extensions {
         extensions.remove(TASKS_EXTENSION);
         if extensions.is_empty() {

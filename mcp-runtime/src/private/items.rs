@@ -97,6 +97,7 @@ pub mod fallback {
         location: LOCATION,
         task: None,
         scopes: &[],
+        visible_to: None,
         view: None,
         visibility: None,
         layers: None,
@@ -120,6 +121,7 @@ pub mod fallback {
         requirements: no_requirements,
         location: LOCATION,
         scopes: &[],
+        visible_to: None,
     };
 
     fn resource() -> ResourceDefinition {
@@ -139,6 +141,7 @@ pub mod fallback {
         requirements: no_requirements,
         location: LOCATION,
         scopes: &[],
+        visible_to: None,
         view: None,
     };
 }

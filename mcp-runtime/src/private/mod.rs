@@ -99,3 +99,12 @@ pub fn middleware_layer(layer: impl crate::middleware::Layer) -> std::sync::Arc<
 }
 
 pub use crate::middleware::Layer;
+
+/// The rule a `visible_to = path` descriptor keeps: the path is coerced to
+/// a function pointer here, so a function of another signature is a type
+/// error at the path. `const`: the descriptor is a `static`.
+pub const fn visibility_rule(
+    rule: fn(&crate::registry::visibility::Viewer<'_>) -> bool,
+) -> fn(&crate::registry::visibility::Viewer<'_>) -> bool {
+    rule
+}

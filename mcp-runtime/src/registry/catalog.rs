@@ -76,6 +76,9 @@ pub(crate) struct Catalog {
     unlisted_index: HashMap<String, usize>,
     #[cfg(feature = "skills")]
     skills: crate::registry::skills::SkillIndex,
+    /// Whether any entry has a visibility rule: then every list depends on
+    /// its caller, even where scopes are not checked.
+    has_rules: bool,
 }
 
 /// Refuses scopes that break RFC 6749's rule, the one `scopes = [...]` is
@@ -260,7 +263,12 @@ impl Catalog {
                 .map_err(|reason| BuildError::Definition { name: "skills".to_owned(), reason })?
         };
 
+        let has_rules = listed_tools.iter().any(|t| t.entry.visible.is_some())
+            || listed_prompts.iter().any(|p| p.entry.visible.is_some())
+            || fixed.iter().chain(&templates).any(|r| r.entry.visible.is_some())
+            || unlisted.iter().any(|r| r.visible.is_some());
         Ok(Catalog {
+            has_rules,
             tools: listed_tools,
             tool_index,
             view_aliases,
@@ -346,14 +354,28 @@ impl Catalog {
         }
     }
 
-    /// The template matching `uri`, with its variables: the most specific
-    /// (the longest text before its first variable), then the first in
-    /// list order.
-    pub(crate) fn match_template(
+    /// The template matching `uri`, with its variables, among those not
+    /// `hidden` (from the request's caller: a hidden one matches nothing):
+    /// the most specific (the longest text before its first variable), then
+    /// the first in list order.
+    pub(crate) fn match_template_unless(
         &self,
         uri: &str,
+        hidden: impl Fn(&ResourceEntry) -> bool,
     ) -> Option<(&ResourceEntry, serde_json::Map<String, serde_json::Value>)> {
-        self.matchers.iter().find_map(|t| t.matcher.matches(uri).map(|vars| (&self.templates[t.index].entry, vars)))
+        self.matchers.iter().find_map(|t| {
+            let entry = &self.templates[t.index].entry;
+            if self.has_rules && hidden(entry) {
+                return None;
+            }
+            t.matcher.matches(uri).map(|vars| (entry, vars))
+        })
+    }
+
+    /// Whether any entry has a visibility rule: then what one caller is
+    /// shown may differ from what another is.
+    pub(crate) fn has_visibility_rules(&self) -> bool {
+        self.has_rules
     }
 
     /// The template whose template text is exactly `uri_template`.

@@ -20,6 +20,7 @@ use crate::protocol::{
     ToolAnnotations,
 };
 use crate::registry::location::SourceLocation;
+use crate::registry::visibility::{Viewer, Visibility};
 use crate::tasks::TaskSupport;
 use crate::uri_template::{TemplateError, UriTemplate};
 use mcp_catalog::profile::{NullPlan, Profile as SchemaProfile};
@@ -62,6 +63,8 @@ pub struct ToolEntry {
     pub(crate) trace_content: bool,
     /// The scopes a caller must be granted, checked on authenticated servers.
     pub(crate) scopes: Option<Vec<String>>,
+    /// The rule of who is shown it, on top of the scopes.
+    pub(crate) visible: Option<Visibility>,
     /// Its own middleware, inside the server's; `None` for none.
     pub(crate) layers: Option<Layers>,
     /// The mounted remote that serves it, which alone may replace or
@@ -103,6 +106,7 @@ impl ToolEntry {
             task: None,
             trace_content: false,
             scopes: None,
+            visible: None,
             layers: None,
             owner: None,
             view_alias: None,
@@ -123,6 +127,7 @@ impl ToolEntry {
             task: d.task,
             trace_content: false,
             scopes: of_descriptor(d.scopes),
+            visible: d.visible_to.map(Visibility::of_fn),
             layers: d.layers.map(|layers| layers().into()),
             owner: None,
             view_alias: None,
@@ -282,6 +287,8 @@ pub struct ToolDescriptor {
     pub task: Option<TaskSupport>,
     /// `scopes = [...]`: what a caller must be granted; empty for none.
     pub scopes: &'static [&'static str],
+    /// `visible_to = path`: the rule of who is shown it.
+    pub visible_to: Option<fn(&Viewer<'_>) -> bool>,
     /// `view = "ui://..."`: the view the tool is bound to.
     pub view: Option<&'static str>,
     /// `visibility = ...`: who a tool bound to a view is for.
@@ -317,6 +324,8 @@ pub struct PromptEntry {
     pub(crate) requirements: Vec<StateRequirement>,
     pub(crate) location: SourceLocation,
     pub(crate) scopes: Option<Vec<String>>,
+    /// The rule of who is shown it, on top of the scopes.
+    pub(crate) visible: Option<Visibility>,
     /// The mounted remote that serves it (see [`ToolEntry`]'s).
     #[cfg_attr(not(feature = "client"), allow(dead_code))]
     pub(crate) owner: Option<Owner>,
@@ -333,6 +342,7 @@ impl PromptEntry {
             requirements: H::requirements(),
             location: SourceLocation::caller(),
             scopes: None,
+            visible: None,
             owner: None,
         }
     }
@@ -346,6 +356,7 @@ impl PromptEntry {
             requirements: (d.requirements)(),
             location: d.location,
             scopes: of_descriptor(d.scopes),
+            visible: d.visible_to.map(Visibility::of_fn),
             owner: None,
         }
     }
@@ -416,6 +427,8 @@ pub struct PromptDescriptor {
     pub location: SourceLocation,
     /// `scopes = [...]`: what a caller must be granted; empty for none.
     pub scopes: &'static [&'static str],
+    /// `visible_to = path`: the rule of who is shown it.
+    pub visible_to: Option<fn(&Viewer<'_>) -> bool>,
 }
 
 /// What a resource entry answers for: one URI, or a URI template.
@@ -449,6 +462,8 @@ pub struct ResourceEntry {
     pub(crate) requirements: Vec<StateRequirement>,
     pub(crate) location: SourceLocation,
     pub(crate) scopes: Option<Vec<String>>,
+    /// The rule of who is shown it, on top of the scopes.
+    pub(crate) visible: Option<Visibility>,
     /// Set when the resource is an interactive view (MCP Apps).
     pub(crate) view: Option<crate::apps::View>,
     /// The mounted remote that serves it (see [`ToolEntry`]'s).
@@ -491,6 +506,7 @@ impl ResourceEntry {
             requirements: H::requirements(),
             location: SourceLocation::caller(),
             scopes: None,
+            visible: None,
             view: None,
             owner: None,
             listed: true,
@@ -514,6 +530,7 @@ impl ResourceEntry {
             requirements: (d.requirements)(),
             location: d.location,
             scopes: of_descriptor(d.scopes),
+            visible: d.visible_to.map(Visibility::of_fn),
             view: None,
             owner: None,
             listed: true,
@@ -640,6 +657,8 @@ pub struct ResourceDescriptor {
     pub location: SourceLocation,
     /// `scopes = [...]`: what a caller must be granted; empty for none.
     pub scopes: &'static [&'static str],
+    /// `visible_to = path`: the rule of who is shown it.
+    pub visible_to: Option<fn(&Viewer<'_>) -> bool>,
     /// `view(...)`: the resource is an interactive view with these settings.
     pub view: Option<fn() -> crate::apps::View>,
 }

@@ -17,6 +17,7 @@ pub(crate) mod entry;
 mod entry_scopes;
 #[cfg(test)]
 mod entry_tests;
+mod entry_visibility;
 pub(crate) mod error;
 pub(crate) mod link_time;
 pub(crate) mod location;
@@ -26,3 +27,4 @@ pub(crate) mod scopes;
 #[cfg(feature = "skills")]
 pub(crate) mod skills;
 pub(crate) mod views;
+pub(crate) mod visibility;

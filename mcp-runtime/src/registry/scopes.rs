@@ -13,6 +13,7 @@ use serde_json::json;
 use crate::handler::principal::Principal;
 use crate::protocol::{ErrorObject, Method};
 use crate::registry::catalog::Catalog;
+use crate::registry::visibility::{Viewer, Visibility};
 
 /// What one request's caller may see and use.
 #[derive(Debug, Default)]
@@ -57,6 +58,27 @@ impl Access {
             Access::Granted(caller) => scopes.iter().all(|s| caller.has_scope(s)),
         }
     }
+
+    /// Whether the caller may see and use an entry declaring `scopes`
+    /// and shown by `rule`, if it has one.
+    pub(crate) fn shows(&self, scopes: &[String], rule: Option<&Visibility>) -> bool {
+        self.allows(scopes) && rule.is_none_or(|rule| rule.admits(&self.viewer()))
+    }
+
+    /// Whether what this caller is shown of `catalog` may differ from what
+    /// another is: scopes are checked, or an entry has a visibility rule.
+    pub(crate) fn filters(&self, catalog: &Catalog) -> bool {
+        self.is_checked() || catalog.has_visibility_rules()
+    }
+
+    /// The caller as a visibility rule sees it: its principal only when
+    /// something verified one.
+    pub(crate) fn viewer(&self) -> Viewer<'_> {
+        match self {
+            Access::Unchecked => Viewer::new(None),
+            Access::Granted(caller) => Viewer::new(Some(caller)),
+        }
+    }
 }
 
 /// A request refused because its caller lacks scopes the entry it names
@@ -83,8 +105,11 @@ impl ScopeRefusal {
     /// server was built), and the URL was a valid header value already, so
     /// the quoted strings need no escaping.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) fn challenge(&self, resource_metadata: Option<&str>) -> String {
-        let mut challenge = format!(r#"Bearer error="insufficient_scope", scope="{}""#, self.scope_attribute());
+    ///
+    /// `scheme` is the one the request's token came with: `Bearer`, or
+    /// `DPoP` for a token bound to a key (RFC 9449 §7.1).
+    pub(crate) fn challenge(&self, scheme: &str, resource_metadata: Option<&str>) -> String {
+        let mut challenge = format!(r#"{scheme} error="insufficient_scope", scope="{}""#, self.scope_attribute());
         if let Some(url) = resource_metadata {
             challenge.push_str(&format!(r#", resource_metadata="{url}""#));
         }
@@ -110,17 +135,32 @@ impl ScopeRefusal {
 
 /// What `method` (`tools/call`, `prompts/get`, `resources/read`) names as
 /// `target` needs, when the catalog serves it and it declares scopes.
-pub(crate) fn required<'a>(catalog: &'a Catalog, method: &str, target: &str) -> Option<(&'static str, &'a [String])> {
+/// An entry hidden from the caller of `access` needs nothing: it is
+/// unknown to that caller, and answered so.
+pub(crate) fn required<'a>(
+    catalog: &'a Catalog,
+    access: &Access,
+    method: &str,
+    target: &str,
+) -> Option<(&'static str, &'a [String])> {
     let (kind, scopes) = match Method::parse(method)? {
-        Method::ToolsCall => ("tool", &catalog.tool(catalog.tool_position(target)?).scopes),
-        Method::PromptsGet => ("prompt", &catalog.prompt(target)?.scopes),
+        Method::ToolsCall => {
+            let tool = catalog.tool(catalog.tool_position(target)?);
+            ("tool", tool.scopes.as_ref().filter(|_| !tool.hidden_from(access)))
+        }
+        Method::PromptsGet => {
+            let prompt = catalog.prompt(target)?;
+            ("prompt", prompt.scopes.as_ref().filter(|_| !prompt.hidden_from(access)))
+        }
         Method::ResourcesRead => {
-            let entry = catalog.resource(target).or_else(|| catalog.match_template(target).map(|(entry, _)| entry))?;
-            ("resource", &entry.scopes)
+            let entry = catalog.resource(target).filter(|entry| !entry.hidden_from(access)).or_else(|| {
+                catalog.match_template_unless(target, |entry| entry.hidden_from(access)).map(|(entry, _)| entry)
+            })?;
+            ("resource", entry.scopes.as_ref())
         }
         _ => return None,
     };
-    scopes.as_deref().map(|scopes| (kind, scopes))
+    scopes.map(|scopes| (kind, scopes.as_slice()))
 }
 
 /// The refusal of a request for `target` by `method` from a caller with
@@ -129,7 +169,7 @@ pub(crate) fn check(catalog: &Catalog, access: &Access, method: &str, target: &s
     if !access.is_checked() {
         return None;
     }
-    let (kind, scopes) = required(catalog, method, target)?;
+    let (kind, scopes) = required(catalog, access, method, target)?;
     (!access.allows(scopes)).then(|| ScopeRefusal { what: (kind, target.to_owned()), needed: scopes.to_vec() })
 }
 
@@ -154,9 +194,10 @@ mod tests {
     #[test]
     fn a_refusal_names_every_scope_needed() {
         let refusal = ScopeRefusal { what: ("tool", "edit".into()), needed: vec!["a:b".into(), "c".into()] };
-        assert_eq!(refusal.challenge(None), r#"Bearer error="insufficient_scope", scope="a:b c""#);
+        assert_eq!(refusal.challenge("Bearer", None), r#"Bearer error="insufficient_scope", scope="a:b c""#);
+        assert_eq!(refusal.challenge("DPoP", None), r#"DPoP error="insufficient_scope", scope="a:b c""#);
         assert_eq!(
-            refusal.challenge(Some("https://mcp.example/.well-known/oauth-protected-resource/mcp")),
+            refusal.challenge("Bearer", Some("https://mcp.example/.well-known/oauth-protected-resource/mcp")),
             r#"Bearer error="insufficient_scope", scope="a:b c", resource_metadata="https://mcp.example/.well-known/oauth-protected-resource/mcp""#
         );
         let error = refusal.error();

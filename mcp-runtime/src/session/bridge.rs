@@ -281,7 +281,11 @@ async fn forward(
                 Request::in_session(id.clone(), &method, Arc::clone(&meta), raw)
             }
         };
-        let response = match server.prepare_from(request, None, Origin::nested()) {
+        #[cfg(feature = "http")]
+        let origin = Origin::nested_over(via.http.as_deref());
+        #[cfg(not(feature = "http"))]
+        let origin = Origin::nested();
+        let response = match server.prepare_from(request, None, origin) {
             #[cfg_attr(not(feature = "http"), allow(unused_mut))]
             Ok(mut prepared) => {
                 prepared.answer_in(super::results::results_for(session.protocol_version()));

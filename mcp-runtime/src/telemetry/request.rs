@@ -31,9 +31,17 @@ impl<'a> Origin<'a> {
     }
 
     /// A request observed by the one it is served for.
-    #[cfg(feature = "session")]
+    #[cfg(all(feature = "session", not(feature = "http")))]
     pub(crate) fn nested() -> Self {
         Origin { nested: true, ..Origin::default() }
+    }
+
+    /// A request observed by the one it is served for, which came over
+    /// HTTP with the head `parts`: what its caller may see is known as it
+    /// is routed.
+    #[cfg(all(feature = "session", feature = "http"))]
+    pub(crate) fn nested_over(parts: Option<&'a http::request::Parts>) -> Self {
+        Origin { nested: true, http: parts, ..Origin::default() }
     }
 
     /// The head of the HTTP request that carried it.

@@ -11,16 +11,19 @@ use crate::handler::call::CompleteCall;
 use crate::handler::context::InputSlot;
 use crate::handler::panic_guard::guarded;
 use crate::protocol::{CompleteParams, CompleteResult, Completion, CompletionReference, ErrorObject, ResultType};
+use crate::registry::scopes::Access;
 use crate::response::{Response, Stage};
 use crate::server::Snapshot;
 
 /// A reference to a prompt, resource or template the server does not have
 /// is `-32602`.
-pub(super) fn route(snapshot: &Snapshot, p: CompleteParams) -> Result<Route, (ErrorObject, Stage)> {
+pub(super) fn route(snapshot: &Snapshot, p: CompleteParams, access: &Access) -> Result<Route, (ErrorObject, Stage)> {
     let catalog = snapshot.catalog();
     let known = match &p.reference {
-        CompletionReference::Prompt { name, .. } => catalog.prompt(name).is_some(),
-        CompletionReference::Resource { uri } => catalog.template(uri).is_some() || catalog.resource(uri).is_some(),
+        CompletionReference::Prompt { name, .. } => catalog.prompt(name).is_some_and(|e| !e.hidden_from(access)),
+        CompletionReference::Resource { uri } => {
+            catalog.template(uri).or_else(|| catalog.resource(uri)).is_some_and(|e| !e.hidden_from(access))
+        }
         // A kind of reference a later revision adds names nothing served here.
         _ => false,
     };
@@ -33,17 +36,17 @@ pub(super) fn route(snapshot: &Snapshot, p: CompleteParams) -> Result<Route, (Er
 
 pub(super) async fn run(p: &Prepared, params: CompleteParams, parts: ContextParts) -> Response {
     let catalog = p.snapshot.catalog();
-    let (completer, scopes) = match &params.reference {
+    let (completer, shown) = match &params.reference {
         CompletionReference::Prompt { name, .. } => {
-            catalog.prompt(name).map_or((None, &[][..]), |e| (e.completer.clone(), e.declared_scopes()))
+            catalog.prompt(name).map_or((None, true), |e| (e.completer.clone(), e.shown_to(&p.access)))
         }
         CompletionReference::Resource { uri } => catalog
             .template(uri)
             .or_else(|| catalog.resource(uri))
-            .map_or((None, &[][..]), |e| (e.completer.clone(), e.declared_scopes())),
-        _ => (None, &[][..]),
+            .map_or((None, true), |e| (e.completer.clone(), e.shown_to(&p.access))),
+        _ => (None, true),
     };
-    if !p.access.allows(scopes) {
+    if !shown {
         // What the lists hide from the caller, completion does not reveal.
         return failed(p, ErrorObject::invalid_params("Unknown completion reference"));
     }

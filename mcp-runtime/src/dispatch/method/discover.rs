@@ -9,8 +9,8 @@ use crate::response::Response;
 
 pub(super) fn run(p: &Prepared) -> Response {
     let hints = p.server.settings().discover_cache;
-    if p.access.is_checked() {
-        // What the caller is shown depends on its scopes: only the
+    if p.access.filters(p.snapshot.catalog()) {
+        // What the caller is shown depends on its scopes and rules: only the
         // capabilities of what it can see, and a result no one else may reuse.
         let mut discover = p.snapshot.discover().clone();
         discover.capabilities = visible::capabilities(p.snapshot.catalog(), &p.access, &discover.capabilities);

@@ -14,6 +14,7 @@ use crate::dispatch::pagination;
 use crate::dispatch::visible::{self, Visible};
 use crate::protocol::{CacheHints, CacheScope, ErrorObject, ResultType};
 use crate::registry::catalog::Catalog;
+use crate::registry::scopes::Access;
 use crate::response::{Page, Response, Stage};
 use crate::server::Snapshot;
 
@@ -47,15 +48,14 @@ impl ListKind {
         }
     }
 
-    /// The scopes item `i` declares.
-    fn scopes(self, c: &Catalog, i: usize) -> &[String] {
-        let scopes = match self {
-            ListKind::Tools => &c.tools()[i].entry().scopes,
-            ListKind::Prompts => &c.prompts()[i].entry().scopes,
-            ListKind::Resources => &c.resources()[i].entry().scopes,
-            ListKind::Templates => &c.templates()[i].entry().scopes,
-        };
-        scopes.as_deref().unwrap_or_default()
+    /// Whether the caller of `access` is shown item `i`.
+    fn shown(self, c: &Catalog, i: usize, access: &Access) -> bool {
+        match self {
+            ListKind::Tools => c.tools()[i].entry().shown_to(access),
+            ListKind::Prompts => c.prompts()[i].entry().shown_to(access),
+            ListKind::Resources => c.resources()[i].entry().shown_to(access),
+            ListKind::Templates => c.templates()[i].entry().shown_to(access),
+        }
     }
 
     /// The capability that offers the list.
@@ -102,9 +102,9 @@ pub(super) fn route(
 }
 
 pub(super) fn run(p: &Prepared, kind: ListKind, start: usize) -> Response {
-    if p.access.is_checked() {
-        // Apart: the common list, of a server that checks nothing,
-        // keeps its path.
+    if p.access.filters(p.snapshot.catalog()) {
+        // Apart: the common list, of a server that checks nothing and
+        // hides nothing, keeps its path.
         return filtered(p, kind, start);
     }
     let settings = p.server.settings();
@@ -143,7 +143,7 @@ pub(super) fn rewritten(p: &Prepared, kind: ListKind) -> Option<std::sync::Arc<[
 }
 
 /// One page of the items the caller may see, on a server that checks
-/// scopes. The page starts after the cursor's item, visible or not, and
+/// scopes or has entries with visibility rules. The page starts after the cursor's item, visible or not, and
 /// the next cursor names the last item shown: a page never skips or
 /// repeats one, however the hidden ones fall. `cacheScope` is `private`
 /// on every page, since the list depends on the caller.
@@ -156,7 +156,7 @@ fn filtered(p: &Prepared, kind: ListKind, start: usize) -> Response {
         return Response::error(Some(p.id.clone()), ErrorObject::method_not_found(method), Stage::Routing);
     }
     let key = kind.key();
-    let mut shown = (start..kind.len(c)).filter(|&i| p.access.allows(kind.scopes(c, i)));
+    let mut shown = (start..kind.len(c)).filter(|&i| kind.shown(c, i, &p.access));
     let page: Vec<usize> = shown.by_ref().take(settings.page_size).collect();
     let next_cursor = match (page.last(), shown.next()) {
         (Some(&last), Some(_)) => Some(pagination::encode(key, kind.sort_key(c, last))),

@@ -12,11 +12,12 @@ use crate::handler::call::PromptCall;
 use crate::handler::functions::PromptFn;
 use crate::input::request_state;
 use crate::protocol::{ErrorObject, GetPromptParams};
+use crate::registry::scopes::Access;
 use crate::response::{Response, Stage};
 use crate::server::Snapshot;
 
-pub(super) fn route(snapshot: &Snapshot, p: GetPromptParams) -> Result<Route, (ErrorObject, Stage)> {
-    let Some(prompt) = snapshot.catalog().prompt(&p.name) else {
+pub(super) fn route(snapshot: &Snapshot, p: GetPromptParams, access: &Access) -> Result<Route, (ErrorObject, Stage)> {
+    let Some(prompt) = snapshot.catalog().prompt(&p.name).filter(|prompt| !prompt.hidden_from(access)) else {
         return Err((ErrorObject::invalid_params(format!("Unknown prompt: `{}`", p.name)), Stage::Params));
     };
     let args = p.arguments.as_ref();

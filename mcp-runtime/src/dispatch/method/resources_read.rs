@@ -29,9 +29,10 @@ pub(super) fn route(p: ReadResourceParams) -> Result<Route, (ErrorObject, Stage)
 pub(super) async fn run(p: &Prepared, params: ReadResourceParams, mut parts: ContextParts) -> Response {
     let catalog = p.snapshot.catalog();
     let uri = params.uri.as_str();
-    let (entry, variables) = match catalog.resource(uri) {
+    // What is hidden from the caller reads as what does not exist.
+    let (entry, variables) = match catalog.resource(uri).filter(|entry| !entry.hidden_from(&p.access)) {
         Some(entry) => (entry, Map::new()),
-        None => match catalog.match_template(uri) {
+        None => match catalog.match_template_unless(uri, |entry| entry.hidden_from(&p.access)) {
             Some(found) => found,
             None => return failed(p, ErrorObject::resource_not_found(uri)),
         },

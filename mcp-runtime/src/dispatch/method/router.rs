@@ -11,6 +11,7 @@ use super::{complete, discover, listen, lists, prompts_get, resources_read, tool
 use crate::dispatch::{Body, HeaderCheck, Prepared, RequestOptions};
 use crate::middleware::{BoxFuture, admission, run_layered};
 use crate::protocol::{ErrorObject, RequestMeta};
+use crate::registry::scopes::Access;
 use crate::response::{Response, Stage};
 use crate::server::Snapshot;
 
@@ -22,9 +23,10 @@ pub(crate) fn route(
     body: Body,
     headers: Option<&dyn HeaderCheck>,
     meta: &RequestMeta,
+    access: &Access,
 ) -> Result<Route, (ErrorObject, Stage)> {
     let raw = match body {
-        Body::Call(p) => return call_route(snapshot, p, headers),
+        Body::Call(p) => return call_route(snapshot, p, headers, access),
         Body::Raw(raw) => raw,
     };
     let params = raw.as_deref();
@@ -38,10 +40,10 @@ pub(crate) fn route(
         Method::PromptsList => lists::route(snapshot, method, ListKind::Prompts, params),
         Method::ResourcesList => lists::route(snapshot, method, ListKind::Resources, params),
         Method::ResourceTemplatesList => lists::route(snapshot, method, ListKind::Templates, params),
-        Method::ToolsCall => call_route(snapshot, params_of(method, params)?, headers),
-        Method::PromptsGet => prompts_get::route(snapshot, params_of(method, params)?),
+        Method::ToolsCall => call_route(snapshot, params_of(method, params)?, headers, access),
+        Method::PromptsGet => prompts_get::route(snapshot, params_of(method, params)?, access),
         Method::ResourcesRead => resources_read::route(params_of(method, params)?),
-        Method::CompletionComplete => complete::route(snapshot, params_of(method, params)?),
+        Method::CompletionComplete => complete::route(snapshot, params_of(method, params)?, access),
         Method::SubscriptionsListen => listen::route(snapshot, params_of(method, params)?, meta),
         #[cfg(feature = "tasks")]
         Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => tasks::route(method, params, meta),
@@ -77,17 +79,18 @@ fn call_route(
     snapshot: &Snapshot,
     p: crate::protocol::CallToolParams,
     headers: Option<&dyn HeaderCheck>,
+    access: &Access,
 ) -> Result<Route, (ErrorObject, Stage)> {
     #[cfg(feature = "tool-search")]
     if snapshot.searcher().is_some() {
         use super::tool_search::{self, Searched};
         return match tool_search::route(snapshot, p)? {
             Searched::Search(arguments) => Ok(Route::SearchTools(arguments)),
-            Searched::Call(p) => tools_call::route(snapshot, p, None),
-            Searched::Other(p) => tools_call::route(snapshot, p, headers),
+            Searched::Call(p) => tools_call::route(snapshot, p, None, access),
+            Searched::Other(p) => tools_call::route(snapshot, p, headers, access),
         };
     }
-    tools_call::route(snapshot, p, headers)
+    tools_call::route(snapshot, p, headers, access)
 }
 
 /// The name or URI a route's request names, for the scope check.

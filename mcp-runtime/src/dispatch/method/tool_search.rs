@@ -113,7 +113,7 @@ fn search(p: &Prepared, arguments: Option<&RawValue>) -> Result<Vec<Box<RawValue
     let arguments: SearchArguments =
         serde_json::from_str(text).map_err(|e| format!("Invalid arguments for tool `{SEARCH_TOOL}`: {e}"))?;
     let catalog = p.snapshot.catalog();
-    let allowed = |i: usize| p.access.allows(catalog.tools()[i].entry().declared_scopes());
+    let allowed = |i: usize| catalog.tools()[i].entry().shown_to(&p.access);
     let found = searcher.search(catalog, &arguments.query, arguments.limit, allowed)?;
     let rewritten = lists::rewritten(p, ListKind::Tools);
     Ok(found
@@ -144,7 +144,7 @@ pub(super) fn list_route(
 /// that stay listed and the caller may see.
 pub(super) fn list_run(p: &Prepared, searcher: &Searcher, start: usize) -> Response {
     let mut cache = p.server.settings().list_cache;
-    if p.access.is_checked() {
+    if p.access.filters(p.snapshot.catalog()) {
         if !visible::offers(p.snapshot.catalog(), &p.access, Visible::Tools) {
             let method = p.method.name();
             return Response::error(Some(p.id.clone()), ErrorObject::method_not_found(method), Stage::Routing);
@@ -162,7 +162,7 @@ fn page(p: &Prepared, searcher: &Searcher, start: usize) -> (Vec<Box<RawValue>>,
     let listing = searcher.listing(catalog);
     let shown = |item: &Listed| match *item {
         Listed::Search(_) => true,
-        Listed::Tool(i) => p.access.allows(catalog.tools()[i].entry().declared_scopes()),
+        Listed::Tool(i) => catalog.tools()[i].entry().shown_to(&p.access),
     };
     let page_size = p.server.settings().page_size;
     let mut visible = (start..listing.len()).filter(|&i| shown(&listing[i]));

@@ -14,6 +14,7 @@ use crate::handler::outcome::{Outcome, ToolOutcome};
 use crate::handler::passed::PassedResult;
 use crate::input::request_state;
 use crate::protocol::{CallToolParams, ErrorObject};
+use crate::registry::scopes::Access;
 use crate::response::Response;
 use crate::response::Stage;
 use crate::server::Snapshot;
@@ -26,9 +27,12 @@ pub(super) fn route(
     snapshot: &Snapshot,
     p: CallToolParams,
     headers: Option<&dyn HeaderCheck>,
+    access: &Access,
 ) -> Result<Route, (ErrorObject, Stage)> {
     let catalog = snapshot.catalog();
-    let Some(position) = catalog.tool_position(&p.name) else {
+    // A tool hidden from the caller is one it cannot tell from no tool.
+    let found = catalog.tool_position(&p.name).filter(|&at| !catalog.tool(at).hidden_from(access));
+    let Some(position) = found else {
         return Err((ErrorObject::invalid_params(format!("Unknown tool: `{}`", p.name)), Stage::Params));
     };
     if let Some(args) = &p.arguments
