@@ -19,6 +19,13 @@
 //   opaque-client                              opaque tokens, for introspection
 //   mcp-server                                 the resource server's own credentials, to introspect
 //
+// DPoP (RFC 9449) is on for every client: a token request carrying a `DPoP` proof header
+// (htm "POST", htu the token endpoint, http://127.0.0.1:PORT/token; ES256, Ed25519 or
+// EdDSA) gets a token bound to the proof's key, `"token_type": "DPoP"` and, in a JWT access
+// token, `"cnf": {"jkt": <RFC 7638 thumbprint>}`; each proof's jti is accepted once. The
+// provider demands no nonce. A request without the header gets a plain bearer token, as
+// before (no client requires DPoP).
+//
 // Scopes granted on every resource: notes:read, notes:write. With --impostor a second
 // issuer, on a port of its own, serves the same clients with the same keys: a token it
 // issues is signed by a key the real issuer publishes, but names another issuer.
@@ -86,6 +93,8 @@ function provider(issuer, keys) {
       clientCredentials: { enabled: true },
       introspection: { enabled: true },
       revocation: { enabled: true },
+      // Bound tokens for the requests that carry a proof; without one, bearer tokens.
+      dPoP: { enabled: true, allowReplay: false },
       resourceIndicators: {
         enabled: true,
         // A token is for one resource, the one its request names.

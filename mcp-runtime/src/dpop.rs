@@ -16,6 +16,9 @@ pub(crate) struct DpopKey {
     rng: SystemRandom,
     /// The JWS header, Base64url: `typ`, `alg` and the public key.
     header: String,
+    /// The public key, as a JWK.
+    #[cfg_attr(not(test), allow(dead_code))]
+    jwk: serde_json::Value,
 }
 
 impl std::fmt::Debug for DpopKey {
@@ -34,8 +37,25 @@ impl DpopKey {
         // The uncompressed point: 0x04, then x and y.
         let point = pair.public_key().as_ref();
         let (x, y) = (URL_SAFE_NO_PAD.encode(&point[1..33]), URL_SAFE_NO_PAD.encode(&point[33..65]));
-        let header = json!({"typ": "dpop+jwt", "alg": "ES256", "jwk": {"kty": "EC", "crv": "P-256", "x": x, "y": y}});
-        Ok(DpopKey { pair, rng, header: URL_SAFE_NO_PAD.encode(header.to_string()) })
+        let jwk = json!({"kty": "EC", "crv": "P-256", "x": x, "y": y});
+        let header = json!({"typ": "dpop+jwt", "alg": "ES256", "jwk": jwk});
+        Ok(DpopKey { pair, rng, header: URL_SAFE_NO_PAD.encode(header.to_string()), jwk })
+    }
+
+    /// The public key, as a JWK.
+    #[cfg(test)]
+    pub(crate) fn public_jwk(&self) -> serde_json::Value {
+        self.jwk.clone()
+    }
+
+    /// `claims` under `header`, signed with this key, whatever they say:
+    /// for tests of what a verifier refuses.
+    #[cfg(test)]
+    pub(crate) fn sign(&self, header: &serde_json::Value, claims: &serde_json::Value) -> String {
+        let signed =
+            format!("{}.{}", URL_SAFE_NO_PAD.encode(header.to_string()), URL_SAFE_NO_PAD.encode(claims.to_string()));
+        let signature = self.pair.sign(&self.rng, signed.as_bytes()).expect("a signature");
+        format!("{signed}.{}", URL_SAFE_NO_PAD.encode(signature.as_ref()))
     }
 
     /// The proof for one request: `method` to `url` (its query and fragment

@@ -2,6 +2,7 @@
 //! message against the official 2026-07-28 JSON Schema, and a way to drive
 //! a server with raw JSON-RPC.
 
+pub mod dpop;
 pub mod exchange;
 pub mod haproxy;
 pub mod heard;

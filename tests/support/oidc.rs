@@ -12,6 +12,7 @@ use hyper_util::rt::TokioIo;
 use serde_json::Value;
 use tokio::process::{Child, Command};
 
+use crate::dpop::ProofKey;
 use crate::http_wire::STUCK;
 
 /// Where oidc-provider's `npm ci` is: `MCP_OIDC_PROVIDER_DIR`, else
@@ -81,6 +82,12 @@ impl Provider {
         stats["jwks"].as_u64().expect("a count")
     }
 
+    /// A DPoP-bound token (RFC 9449) for `resource` from `client`, granting
+    /// `notes:read`, bound to `key`: see [`dpop_token`].
+    pub async fn dpop_token(&self, client: &str, resource: &str, key: &ProofKey) -> String {
+        dpop_token(self.addr, client, resource, "notes:read", key).await
+    }
+
     /// Revokes `token`, as `client` (which it was issued to).
     pub async fn revoke(&self, client: &str, token: &str) {
         let body = format!("token={token}&token_type_hint=access_token");
@@ -104,6 +111,35 @@ pub async fn token_with_scope(addr: SocketAddr, client: &str, resource: &str, sc
     let answer: Value = serde_json::from_slice(&body).expect("JSON");
     assert_eq!(status, StatusCode::OK, "{answer}");
     answer["access_token"].as_str().expect("a token").to_owned()
+}
+
+/// A token granting `scope` for `resource` from the provider listening on
+/// `addr`, bound to `key` (`cnf.jkt` is its thumbprint): the token request
+/// carries a DPoP proof (htm `POST`, htu `http://ADDR/token`), made again
+/// with the provider's nonce if it asks for one (`use_dpop_nonce`).
+pub async fn dpop_token(addr: SocketAddr, client: &str, resource: &str, scope: &str, key: &ProofKey) -> String {
+    let encode = |text: &str| text.replace(':', "%3A").replace('/', "%2F").replace(' ', "%20");
+    let body = format!("grant_type=client_credentials&scope={}&resource={}", encode(scope), encode(resource));
+    let htu = format!("http://{addr}/token");
+    let mut nonce: Option<String> = None;
+    for attempt in 0..2 {
+        let mut headers = basic(client);
+        headers.push(("dpop", key.proof("POST", &htu, None, nonce.as_deref())));
+        let (status, headers, answer) =
+            request(addr, Method::POST, "/token", &headers, Some(body.clone().into())).await;
+        let answer: Value = serde_json::from_slice(&answer).expect("JSON");
+        let asked = headers.get("dpop-nonce").and_then(|n| n.to_str().ok());
+        if answer["error"] == "use_dpop_nonce"
+            && let (0, Some(asked)) = (attempt, asked)
+        {
+            nonce = Some(asked.to_owned());
+            continue;
+        }
+        assert_eq!(status, StatusCode::OK, "{answer}");
+        assert_eq!(answer["token_type"], "DPoP", "a bound token: {answer}");
+        return answer["access_token"].as_str().expect("a token").to_owned();
+    }
+    unreachable!("the second attempt returns or fails")
 }
 
 fn basic(client: &str) -> Vec<(&'static str, String)> {

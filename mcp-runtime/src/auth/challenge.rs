@@ -1,4 +1,5 @@
-//! `WWW-Authenticate: Bearer` challenges (RFC 6750 §3, RFC 9728 §5.1).
+//! `WWW-Authenticate` challenges: `Bearer` (RFC 6750 §3, RFC 9728 §5.1)
+//! and `DPoP` (RFC 9449 §7.1).
 
 use http::HeaderValue;
 
@@ -10,6 +11,11 @@ pub(crate) enum ChallengeError {
     /// The request itself is malformed: a token in the query string, or in
     /// two places (400).
     InvalidRequest,
+    /// The DPoP proof is missing or not good (401).
+    InvalidDpopProof,
+    /// The DPoP proof lacks the server's current nonce (401, with the
+    /// nonce in `DPoP-Nonce`).
+    UseDpopNonce,
 }
 
 impl ChallengeError {
@@ -17,6 +23,8 @@ impl ChallengeError {
         match self {
             ChallengeError::InvalidToken => "invalid_token",
             ChallengeError::InvalidRequest => "invalid_request",
+            ChallengeError::InvalidDpopProof => "invalid_dpop_proof",
+            ChallengeError::UseDpopNonce => "use_dpop_nonce",
         }
     }
 }
@@ -28,13 +36,37 @@ pub(crate) fn challenge(
     resource_metadata: &str,
     scope: Option<&str>,
 ) -> HeaderValue {
-    let mut value = String::from("Bearer ");
+    scheme_challenge("Bearer", error, resource_metadata, scope, None)
+}
+
+/// A `DPoP` challenge: [`challenge`]'s parameters, and the algorithms
+/// proofs may use (`algs`, space-separated).
+pub(crate) fn dpop_challenge(
+    error: Option<(ChallengeError, &str)>,
+    resource_metadata: &str,
+    scope: Option<&str>,
+    algs: &str,
+) -> HeaderValue {
+    scheme_challenge("DPoP", error, resource_metadata, scope, Some(algs))
+}
+
+fn scheme_challenge(
+    scheme: &str,
+    error: Option<(ChallengeError, &str)>,
+    resource_metadata: &str,
+    scope: Option<&str>,
+    algs: Option<&str>,
+) -> HeaderValue {
+    let mut value = format!("{scheme} ");
     if let Some((error, description)) = error {
         value.push_str(&format!("error=\"{}\", error_description=\"{}\", ", error.code(), quoted(description)));
     }
     value.push_str(&format!("resource_metadata=\"{}\"", quoted(resource_metadata)));
     if let Some(scope) = scope.filter(|s| !s.is_empty()) {
         value.push_str(&format!(", scope=\"{}\"", quoted(scope)));
+    }
+    if let Some(algs) = algs {
+        value.push_str(&format!(", algs=\"{}\"", quoted(algs)));
     }
     // Only visible ASCII went in (see `quoted`), so this cannot fail.
     HeaderValue::try_from(value).unwrap_or_else(|_| HeaderValue::from_static("Bearer"))

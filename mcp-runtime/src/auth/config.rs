@@ -65,6 +65,7 @@ pub struct Authorization {
     pub(crate) jwks_refresh_interval: Duration,
     pub(crate) introspection_cache_ttl: Duration,
     pub(crate) request_timeout: Duration,
+    pub(crate) dpop: Option<super::Dpop>,
 }
 
 impl std::fmt::Debug for Authorization {
@@ -79,6 +80,7 @@ impl std::fmt::Debug for Authorization {
             .field("jwks_refresh_interval", &self.jwks_refresh_interval)
             .field("introspection_cache_ttl", &self.introspection_cache_ttl)
             .field("request_timeout", &self.request_timeout)
+            .field("dpop", &self.dpop)
             .finish()
     }
 }
@@ -99,6 +101,7 @@ impl Authorization {
             jwks_refresh_interval: Duration::from_secs(30),
             introspection_cache_ttl: Duration::from_secs(30),
             request_timeout: Duration::from_secs(10),
+            dpop: None,
         }
     }
 
@@ -144,6 +147,15 @@ impl Authorization {
     /// it counts as unreachable.
     pub fn request_timeout(mut self, timeout: Duration) -> Self {
         self.request_timeout = timeout;
+        self
+    }
+
+    /// Accepts DPoP-bound tokens (RFC 9449), with a proof of possession on
+    /// every request: see [`Dpop`](super::Dpop). Without it the
+    /// `DPoP` scheme is not accepted; a token bound to a key is refused as
+    /// a bearer token either way.
+    pub fn dpop(mut self, dpop: super::Dpop) -> Self {
+        self.dpop = Some(dpop);
         self
     }
 }

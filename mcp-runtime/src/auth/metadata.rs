@@ -21,12 +21,18 @@ pub(crate) struct ResourceMetadata {
 }
 
 impl ResourceMetadata {
-    pub(crate) fn new(resource: &str, issuer: &str, scopes: &BTreeSet<String>) -> Self {
+    /// `dpop`: whether DPoP-bound tokens are accepted, and then whether
+    /// they alone are.
+    pub(crate) fn new(resource: &str, issuer: &str, scopes: &BTreeSet<String>, dpop: Option<bool>) -> Self {
         let mut document = json!({
             "resource": resource,
             "authorization_servers": [issuer],
             "bearer_methods_supported": ["header"],
         });
+        if let Some(required) = dpop {
+            document["dpop_signing_alg_values_supported"] = json!(super::dpop::DpopGate::algorithm_names());
+            document["dpop_bound_access_tokens_required"] = json!(required);
+        }
         if !scopes.is_empty() {
             document["scopes_supported"] = json!(scopes);
         }
@@ -52,7 +58,7 @@ mod tests {
     #[test]
     fn the_document_lives_beside_the_resource_path() {
         let scopes = BTreeSet::from(["notes:read".to_owned()]);
-        let metadata = ResourceMetadata::new("https://mcp.example:8443/mcp", "https://as.example", &scopes);
+        let metadata = ResourceMetadata::new("https://mcp.example:8443/mcp", "https://as.example", &scopes, None);
         assert_eq!(metadata.url, "https://mcp.example:8443/.well-known/oauth-protected-resource/mcp");
         assert!(metadata.serves("/.well-known/oauth-protected-resource/mcp"));
         assert!(metadata.serves("/.well-known/oauth-protected-resource"));
@@ -66,7 +72,20 @@ mod tests {
                 "bearer_methods_supported": ["header"],
             })
         );
-        let root = ResourceMetadata::new("https://mcp.example/", "https://as.example", &BTreeSet::new());
+        let root = ResourceMetadata::new("https://mcp.example/", "https://as.example", &BTreeSet::new(), None);
         assert_eq!(root.url, "https://mcp.example/.well-known/oauth-protected-resource");
+    }
+
+    #[test]
+    fn dpop_is_advertised_with_its_algorithms_and_whether_it_is_required() {
+        let metadata =
+            ResourceMetadata::new("https://mcp.example/mcp", "https://as.example", &BTreeSet::new(), Some(true));
+        let document: serde_json::Value = serde_json::from_slice(&metadata.json).unwrap();
+        assert_eq!(document["dpop_bound_access_tokens_required"], json!(true));
+        let algs = document["dpop_signing_alg_values_supported"].as_array().expect("a list");
+        assert!(
+            algs.contains(&json!("ES256"))
+                && !algs.iter().any(|a| a == "none" || a.as_str().is_some_and(|a| a.starts_with("HS")))
+        );
     }
 }

@@ -49,8 +49,20 @@
 //! scope declared, for the `scopes_supported` of the Protected Resource
 //! Metadata.
 //!
+//! # Visibility by caller
+//!
+//! Scopes say what a token grants; a rule of the application's own says
+//! who an entry is for: `visible_to(rule)` on an entry (or `visible_to =
+//! path` in the attribute macros) shows it only to the callers the rule
+//! admits, reading the verified principal ([`Viewer`](crate::entry::Viewer)).
+//! To everyone else it does not exist: lists, `server/discover`,
+//! completion and tool search leave it out, and a call, get or read of it
+//! is answered as one of an unknown name (not 403). A rule applies on every
+//! transport; over stdio and in process no principal is known.
+//!
 //! With the `auth` feature, `Authorization` makes a server an OAuth 2.1
-//! resource server: see there for what is checked and how.
+//! resource server: see there for what is checked and how, and `Dpop` for
+//! tokens bound to a key.
 #![cfg_attr(feature = "tasks", doc = "\n\n[`ServerBuilder::task_owner`]: crate::ServerBuilder::task_owner")]
 #![cfg_attr(not(feature = "tasks"), doc = "\n\n[`ServerBuilder::task_owner`]: crate::tasks::TaskSupport")]
 
@@ -62,6 +74,8 @@ pub(crate) mod client;
 mod config;
 #[cfg(any(feature = "auth", feature = "client-auth"))]
 pub(crate) mod discovery;
+#[cfg(feature = "auth")]
+pub(crate) mod dpop;
 #[cfg(feature = "auth")]
 mod introspection;
 #[cfg(feature = "auth")]
@@ -79,10 +93,13 @@ mod verifier;
 
 pub use crate::handler::principal::Principal;
 #[cfg(feature = "auth")]
-pub(crate) use challenge::{ChallengeError, challenge};
+pub(crate) use challenge::{ChallengeError, challenge, dpop_challenge};
 #[cfg(feature = "auth")]
 #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
 pub use config::Authorization;
+#[cfg(feature = "auth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
+pub use dpop::{Dpop, ReplayStore};
 #[cfg(feature = "auth")]
 pub(crate) use rejection::Rejection;
 #[cfg(feature = "auth")]

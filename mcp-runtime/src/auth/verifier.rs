@@ -11,6 +11,7 @@ use super::Principal;
 use super::client::AsClient;
 use super::config::Authorization;
 use super::discovery::{self, AsMetadata, DiscoveryError};
+use super::dpop::DpopGate;
 use super::introspection::{Introspect, IntrospectionCache, introspect};
 use super::jwks::Jwks;
 use super::jwt;
@@ -44,12 +45,16 @@ pub(crate) struct Verifier {
     introspection: IntrospectionCache,
     /// JWTs verified before, with their callers.
     verified: VerifiedTokens,
+    /// The checks of DPoP requests, when they are accepted.
+    pub(crate) dpop: Option<DpopGate>,
 }
 
 impl Verifier {
     pub(crate) fn new(config: Authorization, declared: &BTreeSet<String>) -> Self {
         let scopes: BTreeSet<String> = config.scopes_supported.union(declared).cloned().collect();
-        let metadata = ResourceMetadata::new(&config.resource, &config.issuer, &scopes);
+        let dpop = config.dpop.clone().map(super::Dpop::into_gate);
+        let metadata =
+            ResourceMetadata::new(&config.resource, &config.issuer, &scopes, dpop.as_ref().map(|gate| gate.required));
         let scope_hint = (!scopes.is_empty()).then(|| scopes.iter().map(String::as_str).collect::<Vec<_>>().join(" "));
         Verifier {
             client: AsClient::new(config.request_timeout),
@@ -60,6 +65,7 @@ impl Verifier {
             discovered: tokio::sync::OnceCell::new(),
             discovery_failed: Mutex::new(None),
             verified: VerifiedTokens::default(),
+            dpop,
         }
     }
 

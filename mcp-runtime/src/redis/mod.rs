@@ -1,8 +1,9 @@
 //! Redis, for replicas behind a load balancer that routes by nothing: the
 //! [`RedisBus`] (list changes and resource updates reach every replica's
-//! listen streams), the [`RedisTaskStore`] (any replica serves any task) and
-//! the [`RedisSessionStore`] (any replica serves any 2025-era session), over
-//! connections that are made again when lost.
+//! listen streams), the [`RedisTaskStore`] (any replica serves any task),
+//! the [`RedisSessionStore`] (any replica serves any 2025-era session) and
+//! the [`RedisReplayStore`] (a DPoP proof accepted by one replica is
+//! refused by all), over connections that are made again when lost.
 //!
 //! ```no_run
 //! use mcp_runtime::Server;
@@ -45,10 +46,13 @@
 //! just before it failed may be missing on the replica that takes over.
 #![cfg_attr(not(feature = "tasks"), doc = "\n\n[`RedisTaskStore`]: crate::tasks::TaskSupport")]
 #![cfg_attr(not(feature = "session"), doc = "\n\n[`RedisSessionStore`]: crate::server::Eras")]
+#![cfg_attr(not(feature = "auth"), doc = "\n\n[`RedisReplayStore`]: crate::auth")]
 
 mod address;
 mod bus;
 mod commands;
+#[cfg(feature = "auth")]
+mod replay;
 #[cfg(feature = "cache")]
 mod results;
 #[cfg(feature = "session")]
@@ -58,6 +62,9 @@ mod subscription;
 mod tasks;
 
 pub use bus::RedisBus;
+#[cfg(feature = "auth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
+pub use replay::RedisReplayStore;
 #[cfg(feature = "cache")]
 #[cfg_attr(docsrs, doc(cfg(feature = "cache")))]
 pub use results::RedisResultStore;

@@ -53,15 +53,29 @@ pub(crate) fn event_stream_response(status: StatusCode, body: McpBody) -> http::
 /// `response` (the refusal's JSON-RPC error) as the 403 of RFC 6750 §3.1,
 /// whose challenge names the scopes a token must grant: what an OAuth
 /// client acts on to ask for them (step-up authorization).
+///
+/// `parts`: the head of the refused request, whose token's scheme the
+/// challenge repeats.
 pub(crate) fn insufficient_scope(
     mut response: http::Response<McpBody>,
     refusal: &ScopeRefusal,
     resource_metadata: Option<&str>,
+    parts: Option<&http::request::Parts>,
 ) -> http::Response<McpBody> {
     *response.status_mut() = StatusCode::FORBIDDEN;
+    #[cfg(feature = "auth")]
+    let scheme = match parts.and_then(|parts| parts.extensions.get::<crate::auth::dpop::ProvenPossession>()) {
+        Some(_) => "DPoP",
+        None => "Bearer",
+    };
+    #[cfg(not(feature = "auth"))]
+    let scheme = {
+        let _ = parts;
+        "Bearer"
+    };
     // Scope tokens are visible ASCII without `"` or `\` (checked when the
     // server was built): the challenge is always a valid header value.
-    if let Ok(challenge) = HeaderValue::from_str(&refusal.challenge(resource_metadata)) {
+    if let Ok(challenge) = HeaderValue::from_str(&refusal.challenge(scheme, resource_metadata)) {
         response.headers_mut().insert(WWW_AUTHENTICATE, challenge);
     }
     response

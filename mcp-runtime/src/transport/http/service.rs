@@ -345,7 +345,7 @@ where
         // full check is boxed, so that no other request's future carries
         // its state.
         if !super::auth::known_caller(verifier, &mut parts)
-            && let Err(refusal) = Box::pin(super::auth::authenticate(verifier, &mut parts)).await
+            && let Err(refusal) = Box::pin(super::auth::authenticate(verifier, &shared.config, &mut parts)).await
         {
             if refusal.status() != StatusCode::SERVICE_UNAVAILABLE {
                 let message = "no valid bearer token";
@@ -513,8 +513,10 @@ pub(super) async fn serve_stateless(
             shared.server.refused(&heard);
         }
         let response = Response::error(Some(id), error, Stage::Params);
+        let metadata = shared.resource_metadata_url();
+        let answer = insufficient_scope(json_response(response.clone()), &refusal, metadata, prepared.http_parts());
         prepared.refuse(&response);
-        return insufficient_scope(json_response(response), &refusal, shared.resource_metadata_url());
+        return answer;
     }
     if listen && !accept.event_stream {
         let error =

@@ -99,7 +99,7 @@ async fn request(
     let server = endpoint.server.clone();
     if let Some(refusal) = refusal_for(&server, &request, &parts) {
         let response = error_response(StatusCode::FORBIDDEN, Some(&request.id), &refusal.error());
-        return insufficient_scope(response, &refusal, endpoint.settings.resource_metadata.as_deref());
+        return insufficient_scope(response, &refusal, endpoint.settings.resource_metadata.as_deref(), Some(&parts));
     }
     let timeout = endpoint.settings.request_timeout;
     let id = request.id.clone();
