@@ -67,6 +67,8 @@ fn serve_on(
     };
     let server = Server::builder("protected", "1.0.0")
         .tool(ToolEntry::new("whoami", whoami))
+        // A scope the provider never grants: refused with 403, in the token's scheme.
+        .tool(ToolEntry::new("purge", || async { "purged" }).scopes(["notes:admin"]))
         .authorization(auth)
         .build()
         .expect("a valid server");
@@ -792,4 +794,26 @@ async fn htu_is_compared_as_rfc_3986_normalizes() {
 fn base64_url(bytes: &[u8]) -> String {
     use base64::Engine as _;
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+#[cfg_attr(no_oidc_provider, ignore = "oidc-provider is not installed: run .ci/install.sh (needs node and npm)")]
+#[tokio::test]
+async fn a_dpop_request_short_of_a_scope_is_challenged_in_the_dpop_scheme() {
+    let provider = oidc::start().await;
+    let server = serve(&provider.issuer, Some(Dpop::new())).await;
+    let key = ProofKey::generate();
+    let token = provider.dpop_token("es256-client", &server.resource, &key).await;
+    let purge = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "purge", "arguments": {}, "_meta": stateless_meta(json!({})),
+    }});
+    let proof = key.proof("POST", &server.resource, Some(&token), None);
+    let answer = Answer::of(send(&server, Method::POST, None, Some(&purge), &dpop_headers(&token, proof)).await).await;
+    assert_eq!(answer.status, StatusCode::FORBIDDEN, "{}", answer.text());
+    assert_eq!(answer.param("DPoP", "error").as_deref(), Some("insufficient_scope"), "{}", answer.challenges());
+    assert_eq!(answer.param("DPoP", "scope").as_deref(), Some("notes:admin"));
+    // A bearer token's refusal stays in the bearer scheme.
+    let bearer_token = provider.token("es256-client", &server.resource).await;
+    let answer = Answer::of(send(&server, Method::POST, None, Some(&purge), &bearer(&bearer_token)).await).await;
+    assert_eq!(answer.status, StatusCode::FORBIDDEN);
+    assert_eq!(answer.param("Bearer", "error").as_deref(), Some("insufficient_scope"), "{}", answer.challenges());
 }
