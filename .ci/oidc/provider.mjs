@@ -18,6 +18,8 @@
 //   future-client                              the same (ES256), not valid before an hour from now (nbf)
 //   opaque-client                              opaque tokens, for introspection
 //   mcp-server                                 the resource server's own credentials, to introspect
+//   gateway-client                             ES256 JWTs by client_credentials, and the token exchange
+//                                              grant (RFC 8693) for a gateway acting for its caller
 //
 // DPoP (RFC 9449) is on for every client: a token request carrying a `DPoP` proof header
 // (htm "POST", htu the token endpoint, http://127.0.0.1:PORT/token; ES256, Ed25519 or
@@ -32,8 +34,9 @@
 //
 // Administration, on the main port:
 //   POST /admin/rotate   new signing keys (new kids) take over; the old ones stay published
-//   GET  /admin/stats    {"jwks": N}: how many times the JWKS has been fetched
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+//   GET  /admin/stats    {"jwks": N, "exchanges": M}: how many times the JWKS has been
+//                        fetched, and how many tokens the token exchange has issued
+import { createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID, sign, verify } from 'node:crypto';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -59,7 +62,13 @@ const ALGS = {
   'eddsa-client': 'EdDSA',
   'short-client': 'ES256',
   'future-client': 'ES256',
+  'gateway-client': 'ES256',
 };
+
+// RFC 8693 token exchange, allowed to gateway-client alone (see `exchange` below).
+const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+let exchanges = 0;
 
 // One key per algorithm, newest first: oidc-provider signs with the first key of an alg.
 function keySet() {
@@ -77,7 +86,7 @@ function keySet() {
 const client = (client_id) => ({
   client_id,
   client_secret: 'secret',
-  grant_types: ['client_credentials'],
+  grant_types: client_id === 'gateway-client' ? ['client_credentials', EXCHANGE] : ['client_credentials'],
   response_types: [],
   redirect_uris: [],
   scope: SCOPES,
@@ -119,7 +128,62 @@ function provider(issuer, keys) {
     },
   });
   oidc.on('server_error', (ctx, error) => console.error('server_error', error));
+  oidc.registerGrantType(EXCHANGE, exchange(issuer, keys), ['subject_token', 'subject_token_type', 'scope', 'resource', 'audience']);
   return oidc;
+}
+
+const b64 = (value) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+
+// The token exchange grant (RFC 8693), for a gateway acting for its caller: the subject
+// token must be a JWT access token this issuer signed, unexpired, granted every scope
+// asked; the answer is a JWT access token for the `resource` asked, whose `sub` is the
+// caller's (its client, for a client-credentials token), `client_id` the gateway and `act`
+// names the gateway (RFC 8693 §4.1). Otherwise 400 invalid_grant or invalid_scope.
+function exchange(issuer, keys) {
+  return async (ctx) => {
+    const params = ctx.oidc.params;
+    const refuse = (error, description) => {
+      ctx.status = 400;
+      ctx.body = { error, error_description: description };
+    };
+    if (params.subject_token_type !== ACCESS_TOKEN_TYPE) return refuse('invalid_request', 'subject_token_type');
+    const [head, body, signature] = String(params.subject_token || '').split('.');
+    let header;
+    let claims;
+    try {
+      header = JSON.parse(Buffer.from(head, 'base64url'));
+      claims = JSON.parse(Buffer.from(body, 'base64url'));
+    } catch {
+      return refuse('invalid_grant', 'the subject token is not a JWT');
+    }
+    const jwk = keys.find((key) => key.kid === header.kid && key.alg === header.alg);
+    if (!jwk) return refuse('invalid_grant', 'the subject token is signed with an unknown key');
+    const publicKey = createPublicKey({ key: jwk, format: 'jwk' });
+    const data = Buffer.from(`${head}.${body}`);
+    const sig = Buffer.from(signature || '', 'base64url');
+    const good = header.alg === 'EdDSA'
+      ? verify(null, data, publicKey, sig)
+      : verify('sha256', data, header.alg === 'ES256' ? { key: publicKey, dsaEncoding: 'ieee-p1363' } : publicKey, sig);
+    const now = Math.floor(Date.now() / 1000);
+    if (!good || claims.iss !== issuer || !(claims.exp > now)) return refuse('invalid_grant', 'the subject token is not valid');
+    const asked = String(params.scope || '').split(' ').filter(Boolean);
+    const granted = String(claims.scope || '').split(' ');
+    if (!asked.every((scope) => granted.includes(scope))) return refuse('invalid_scope', 'the caller was not granted it');
+    exchanges += 1;
+    const signer = keys.find((key) => key.alg === 'ES256');
+    const gateway = ctx.oidc.client.clientId;
+    const payload = {
+      iss: issuer, sub: claims.sub || claims.client_id, client_id: gateway, aud: params.resource || params.audience,
+      scope: asked.join(' '), act: { sub: gateway }, iat: now, exp: now + 300, jti: randomUUID(),
+    };
+    const input = `${b64({ alg: 'ES256', typ: 'at+jwt', kid: signer.kid })}.${b64(payload)}`;
+    const key = createPrivateKey({ key: signer, format: 'jwk' });
+    const signed = sign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' }).toString('base64url');
+    ctx.body = {
+      access_token: `${input}.${signed}`, issued_token_type: ACCESS_TOKEN_TYPE, token_type: 'Bearer',
+      expires_in: 300, scope: payload.scope,
+    };
+  };
 }
 
 // listen: resolves with the port `server` was given once it listens on loopback.
@@ -148,7 +212,7 @@ const server = createServer((req, res) => {
   }
   if (req.url === '/admin/stats') {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ jwks: jwksFetches }));
+    res.end(JSON.stringify({ jwks: jwksFetches, exchanges }));
     return;
   }
   if (req.url.startsWith('/jwks')) jwksFetches += 1;

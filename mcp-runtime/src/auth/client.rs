@@ -96,7 +96,6 @@ impl AsClient {
     /// DPoP proof if given: the status, the server's DPoP nonce, and the
     /// JSON object back, an error status's too (an OAuth error says why in
     /// it).
-    #[cfg(feature = "client-auth")]
     pub(crate) async fn post(
         &self,
         url: &str,

@@ -47,6 +47,9 @@ pub(crate) struct Verifier {
     verified: VerifiedTokens,
     /// The checks of DPoP requests, when they are accepted.
     pub(crate) dpop: Option<DpopGate>,
+    /// Whether a caller's verified token is kept in its request, for a
+    /// mounted remote that acts for it (token exchange).
+    pub(crate) keeps_caller_tokens: bool,
 }
 
 impl Verifier {
@@ -66,6 +69,7 @@ impl Verifier {
             discovery_failed: Mutex::new(None),
             verified: VerifiedTokens::default(),
             dpop,
+            keeps_caller_tokens: false,
         }
     }
 
@@ -179,8 +183,13 @@ impl Verifier {
 impl Authorization {
     /// The verifier of a built server: `declared` are the scopes its tools,
     /// resources and prompts declare, published beside the configured ones.
-    pub(crate) fn into_verifier(self, declared: &BTreeSet<String>) -> Arc<Verifier> {
-        Arc::new(Verifier::new(self, declared))
+    ///
+    /// `keeps_caller_tokens`: whether a mounted remote acts for the callers
+    /// (their verified tokens then stay in their requests, for it).
+    pub(crate) fn into_verifier(self, declared: &BTreeSet<String>, keeps_caller_tokens: bool) -> Arc<Verifier> {
+        let mut verifier = Verifier::new(self, declared);
+        verifier.keeps_caller_tokens = keeps_caller_tokens;
+        Arc::new(verifier)
     }
 }
 

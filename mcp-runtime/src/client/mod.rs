@@ -51,6 +51,8 @@
 mod callbacks;
 #[cfg(feature = "client")]
 mod connections;
+#[cfg(feature = "auth")]
+pub(crate) mod delegation;
 mod error;
 pub(crate) mod exchange;
 #[cfg(feature = "client")]
@@ -95,6 +97,9 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use callbacks::SharedCallbacks;
+#[cfg(feature = "auth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
+pub use delegation::TokenExchange;
 pub use error::Error;
 use head::Head;
 #[cfg(feature = "client")]

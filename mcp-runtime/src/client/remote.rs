@@ -47,6 +47,9 @@ pub struct Remote {
     pub(crate) listed: Listed,
     pub(crate) scopes: RemoteScopes,
     pub(crate) relist: (Duration, Duration),
+    /// How a caller's requests reach it as that caller, if they do.
+    #[cfg(feature = "auth")]
+    pub(crate) delegation: Option<std::sync::Arc<super::delegation::Delegation>>,
 }
 
 /// How long the first wait between two relistings of a remote whose lists
@@ -88,7 +91,14 @@ impl Remote {
     pub async fn connect(client: Client) -> Result<Remote, Error> {
         let client = relaying(client);
         let listed = listed(&client).await?;
-        Ok(Remote { client, listed, scopes: RemoteScopes::default(), relist: RELIST_PACE })
+        Ok(Remote {
+            client,
+            listed,
+            scopes: RemoteScopes::default(),
+            relist: RELIST_PACE,
+            #[cfg(feature = "auth")]
+            delegation: None,
+        })
     }
 
     /// The scopes a caller must be granted, every one, to see and use each
@@ -107,6 +117,22 @@ impl Remote {
     /// ```
     pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
         self.scopes.every = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Reaches the remote as each caller: its calls, prompts, reads and
+    /// completions carry a token the authorization server issues for the
+    /// caller (RFC 8693 token exchange, see [`TokenExchange`](super::TokenExchange)),
+    /// not the client's own credential, which still lists the remote's
+    /// entries and follows their changes. Needs a server with
+    /// [authorization](crate::auth::Authorization): a request without a
+    /// verified caller is refused. Meant for a 2026-07-28 remote, whose
+    /// requests each carry their own credential; a 2025-era remote's
+    /// session would see its one session's requests come with many.
+    #[cfg(feature = "auth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
+    pub fn token_exchange(mut self, exchange: super::TokenExchange) -> Self {
+        self.delegation = Some(std::sync::Arc::new(super::delegation::Delegation::new(exchange)));
         self
     }
 

@@ -551,6 +551,21 @@ impl ServerBuilder {
         };
         #[cfg(feature = "server-card")]
         let card = self.server_card.and_then(|card| problems.take(card.document(&self.info)));
+        // A mount that acts for its callers needs their tokens, kept for it
+        // alone: only a server that verifies them has any.
+        #[cfg(all(feature = "auth", feature = "client"))]
+        let keeps_caller_tokens = self.followed.iter().any(|followed| followed.mount.delegated.is_some());
+        #[cfg(all(feature = "auth", not(feature = "client")))]
+        let keeps_caller_tokens = false;
+        #[cfg(feature = "auth")]
+        if keeps_caller_tokens && self.authorization.is_none() {
+            problems.push(BuildError::Setting {
+                setting: "Remote::token_exchange",
+                reason: "a remote reached as each caller needs the callers' verified tokens: \
+                         set ServerBuilder::authorization"
+                    .into(),
+            });
+        }
         problems.into_result()?;
         let catalog = catalog?;
         let result_meta = if self.server_info_in_results {
@@ -580,7 +595,7 @@ impl ServerBuilder {
             // The Protected Resource Metadata offers the configured scopes and
             // every scope the entries declare.
             #[cfg(feature = "auth")]
-            verifier: self.authorization.map(|a| a.into_verifier(&catalog.declared_scopes())),
+            verifier: self.authorization.map(|a| a.into_verifier(&catalog.declared_scopes(), keeps_caller_tokens)),
             authenticated: self.authenticated,
             layers: crate::middleware::ServerLayers(self.layers.into()),
             #[cfg(feature = "tool-search")]

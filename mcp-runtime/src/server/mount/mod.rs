@@ -15,6 +15,8 @@
 // `ServerBuilder::mount`, `mount_remote` and `proxy`.
 mod builder;
 #[cfg(feature = "client")]
+mod delegated;
+#[cfg(feature = "client")]
 pub(crate) mod follow;
 #[cfg(feature = "client")]
 mod forwarded;

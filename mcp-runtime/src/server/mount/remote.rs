@@ -23,12 +23,14 @@ use std::sync::Arc;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::delegated::{self, Delegated};
 use super::forwarded::{ServedRequest, relay, relayed, unreadable};
 use super::{mounted_name, mounted_uri, unmounted_uri};
 use crate::client::Client;
 use crate::client::exchange::Forwarded;
 use crate::client::forwarding::{OnMessage, OnProgress, ResultText};
 use crate::client::remote::RemoteScopes;
+use crate::handler::call::Call as _;
 use crate::handler::call::{CompleteCall, PromptCall, ResourceCall, ToolCall};
 use crate::handler::functions::{BoxFuture, RelayFn};
 use crate::handler::notify::Logger;
@@ -50,6 +52,8 @@ pub(crate) struct Mounted {
     pub(crate) client: Client,
     pub(crate) owner: Owner,
     pub(crate) scopes: Arc<RemoteScopes>,
+    /// Whether its requests go as each caller.
+    pub(crate) delegated: Delegated,
     /// What errors about its entries name as their definition.
     location: SourceLocation,
 }
@@ -66,7 +70,12 @@ impl Mounted {
             false => Box::leak(format!("the server mounted at `{namespace}`").into_boxed_str()),
         };
         let location = SourceLocation::remote(described);
-        Mounted { namespace, client: remote.client.clone(), owner, scopes: Arc::new(remote.scopes.clone()), location }
+        #[cfg(feature = "auth")]
+        let delegated = remote.delegation.clone();
+        #[cfg(not(feature = "auth"))]
+        let delegated = ();
+        let scopes = Arc::new(remote.scopes.clone());
+        Mounted { namespace, client: remote.client.clone(), owner, scopes, delegated, location }
     }
 
     /// How the mount is named in logs and errors.
@@ -82,7 +91,7 @@ impl Mounted {
 /// here, and its views reach it by its own name.
 pub(crate) fn tool(mount: &Mounted, remote: Tool, runs_tasks: bool, views: bool) -> ToolEntry {
     let namespace = &*mount.namespace;
-    let relay = relaying(mount.client.clone(), &remote.name, namespace, runs_tasks);
+    let relay = relaying(mount, &remote.name, runs_tasks);
     // Built with a placeholder, then given its handlers.
     let mut entry = ToolEntry::new(mounted_name(namespace, &remote.name), || async { "" });
     entry.handler = reading(Arc::clone(&relay), namespace);
@@ -111,10 +120,10 @@ pub(crate) fn tool(mount: &Mounted, remote: Tool, runs_tasks: bool, views: bool)
 pub(crate) fn prompt(mount: &Mounted, remote: Prompt, completes: bool) -> PromptEntry {
     let (namespace, client) = (&*mount.namespace, mount.client.clone());
     let reference = CompletionReference::Prompt { name: remote.name.clone(), title: None };
-    let completer = completes.then(|| completing(client.clone(), reference, namespace));
+    let completer = completes.then(|| completing(mount, reference));
     // Built with a placeholder, then given its handler.
     let mut entry = PromptEntry::new(mounted_name(namespace, &remote.name), || async { "" });
-    entry.handler = prompting(client, &remote.name, namespace);
+    entry.handler = prompting(client, mount.delegated.clone(), &remote.name, namespace);
     entry.location = mount.location;
     entry.owner = Some(Arc::clone(&mount.owner));
     entry.scopes = mount.scopes.of(&remote.name);
@@ -132,13 +141,17 @@ pub(crate) fn prompt(mount: &Mounted, remote: Prompt, completes: bool) -> Prompt
 /// (read only as far as [`Peeked`] does). When the remote `runs_tasks`, a
 /// call is held within the request until the remote has said whether it
 /// made a task of it.
-fn relaying(client: Client, name: &str, served: &str, runs_tasks: bool) -> RelayFn {
+fn relaying(mount: &Mounted, name: &str, runs_tasks: bool) -> RelayFn {
     // Shared, not cloned per call: a client's clone copies its transport.
-    let client = Arc::new(client);
-    let (name, served): (Arc<str>, Arc<str>) = (name.into(), served.into());
+    let client = Arc::new(mount.client.clone());
+    let delegated = mount.delegated.clone();
+    let (name, served): (Arc<str>, Arc<str>) = (name.into(), (*mount.namespace).into());
     Arc::new(move |call: ToolCall| {
         let (client, name, served) = (Arc::clone(&client), Arc::clone(&name), Arc::clone(&served));
+        let delegated = delegated.clone();
         Box::pin(async move {
+            let acting = delegated::client_for(&client, &delegated, call.context(), &served).await.map_err(|e| e.0)?;
+            let client = acting.as_ref().unwrap_or(&client);
             let here = ServedRequest::of(&call, &served);
             if runs_tasks {
                 // Until the remote says whether it makes a task of the
@@ -147,7 +160,7 @@ fn relaying(client: Client, name: &str, served: &str, runs_tasks: bool) -> Relay
                 here.input().map_err(|e| e.0)?.hold_inline(true);
             }
             let (text, peeked) =
-                forward(&client, "tools/call", &name, call.raw_arguments(), &here).await.map_err(|e| e.0)?;
+                forward(client, "tools/call", &name, call.raw_arguments(), &here).await.map_err(|e| e.0)?;
             if !peeked.has_content {
                 let why = &"a tool result without `content`";
                 return Err(unreadable(&served, "gave a result that does not read", why).0);
@@ -176,11 +189,14 @@ fn reading(relay: RelayFn, served: &str) -> crate::handler::functions::ToolFn {
 
 /// The handler of the remote prompt `name`: its arguments sent as
 /// `prompts/get`, the result read as a `GetPromptResult`.
-fn prompting(client: Client, name: &str, served: &str) -> crate::handler::functions::PromptFn {
+fn prompting(client: Client, delegated: Delegated, name: &str, served: &str) -> crate::handler::functions::PromptFn {
     let (name, served): (Arc<str>, Arc<str>) = (name.into(), served.into());
     Arc::new(move |call: PromptCall| {
         let (client, name, served) = (client.clone(), Arc::clone(&name), Arc::clone(&served));
+        let delegated = delegated.clone();
         Box::pin(async move {
+            let acting = delegated::client_for(&client, &delegated, call.context(), &served).await.map_err(|e| e.0)?;
+            let client = acting.unwrap_or(client);
             let arguments = serde_json::value::to_raw_value(call.arguments())
                 .map_err(|e| ErrorObject::invalid_params(format!("Arguments that cannot be sent: {e}")))?;
             let here = ServedRequest::of(&call, &served);
@@ -200,24 +216,31 @@ pub(crate) fn resource(mount: &Mounted, remote: Resource) -> ResourceEntry {
     let original: Arc<str> = remote.uri.as_str().into();
     let here: Arc<str> = mounted_uri(namespace, &remote.uri).into();
     let served = Arc::<str>::from(namespace);
-    let read = {
+    let delegated = mount.delegated.clone();
+    // Built with a placeholder, then given the handler that reads it as
+    // its caller (a fixed resource's handlers see no request otherwise).
+    let mut entry = ResourceEntry::fixed(here.to_string(), remote.name.clone(), || async { "" });
+    {
         let (original, here) = (Arc::clone(&original), Arc::clone(&here));
-        move || {
+        entry.handler = Arc::new(move |call: ResourceCall, _mime| {
             let (client, original, here, served) =
                 (client.clone(), Arc::clone(&original), Arc::clone(&here), Arc::clone(&served));
-            async move {
+            let delegated = delegated.clone();
+            Box::pin(async move {
+                let acting =
+                    delegated::client_for(&client, &delegated, call.context(), &served).await.map_err(|e| e.0)?;
+                let client = acting.as_ref().unwrap_or(&client);
                 let mut result: ReadResourceResult =
-                    client.read_resource(&original).await.map_err(|e| relayed(&served, e))?;
+                    client.read_resource(&original).await.map_err(|e| relayed(&served, e).0)?;
                 for contents in &mut result.contents {
                     if contents.uri == *original {
                         contents.uri = here.to_string();
                     }
                 }
-                Ok::<_, RpcError>(result)
-            }
-        }
-    };
-    let mut entry = ResourceEntry::fixed(here.to_string(), remote.name.clone(), read);
+                Ok(Outcome::Complete(result))
+            })
+        });
+    }
     entry.location = mount.location;
     entry.owner = Some(Arc::clone(&mount.owner));
     entry.scopes = mount.scopes.of(&remote.uri);
@@ -245,11 +268,15 @@ pub(crate) fn template(mount: &Mounted, remote: ResourceTemplate, completes: boo
     entry.scopes = mount.scopes.of(&remote.uri_template);
     if completes {
         let reference = CompletionReference::Resource { uri: remote.uri_template.clone() };
-        entry = entry.completer(completing(client.clone(), reference, namespace));
+        entry = entry.completer(completing(mount, reference));
     }
+    let delegated = mount.delegated.clone();
     entry.handler = Arc::new(move |call: ResourceCall, _mime| {
         let (client, served) = (client.clone(), Arc::clone(&served));
+        let delegated = delegated.clone();
         Box::pin(async move {
+            let acting = delegated::client_for(&client, &delegated, call.context(), &served).await.map_err(|e| e.0)?;
+            let client = acting.unwrap_or(client);
             let requested = call.uri().to_owned();
             let original = unmounted_uri(&served, &requested).ok_or_else(|| {
                 ErrorObject::invalid_params(format!("`{requested}` is not under the mount `{served}`"))
@@ -274,15 +301,19 @@ pub(crate) fn template(mount: &Mounted, remote: ResourceTemplate, completes: boo
 /// The completer of a mounted prompt or template: `completion/complete`
 /// forwarded with the remote's own `reference`.
 fn completing(
-    client: Client,
+    mount: &Mounted,
     reference: CompletionReference,
-    served: &str,
 ) -> impl Fn(CompleteCall) -> BoxFuture<'static, Result<Completion, ErrorObject>> + Send + Sync + 'static {
-    let served: Arc<str> = served.into();
+    let (client, delegated) = (mount.client.clone(), mount.delegated.clone());
+    let served: Arc<str> = (*mount.namespace).into();
     move |call| {
         let (client, reference, served) = (client.clone(), reference.clone(), Arc::clone(&served));
+        let delegated = delegated.clone();
         Box::pin(async move {
-            client
+            let acting = delegated::client_for(&client, &delegated, call.context(), &served).await.map_err(|e| e.0)?;
+            acting
+                .as_ref()
+                .unwrap_or(&client)
                 .complete(reference, call.argument(), call.value(), call.other_arguments())
                 .await
                 .map_err(|e| relayed(&served, e).0)

@@ -68,9 +68,13 @@ fn request_url(config: &HttpConfig, parts: &Parts) -> Option<String> {
     if let Some(public) = &config.public_url {
         return normalize(&public.to_string());
     }
+    #[cfg(feature = "tls")]
+    let tls = config.tls.is_some();
+    #[cfg(not(feature = "tls"))]
+    let tls = false;
     let scheme = match parts.uri.scheme_str() {
         Some(scheme) => scheme,
-        None if config.tls.is_some() => "https",
+        None if tls => "https",
         None => "http",
     };
     let host = match parts.uri.authority() {

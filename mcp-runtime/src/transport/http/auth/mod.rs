@@ -83,12 +83,30 @@ pub(super) async fn authenticate(
                 }
                 dpop::Refused::Unavailable(reason) => unavailable(&reason, "the DPoP replay store is out of reach"),
             })?;
-            parts.extensions.insert(crate::auth::dpop::ProvenPossession);
         }
+    }
+    let kept = verifier.keeps_caller_tokens.then(|| token.to_owned());
+    if scheme == Scheme::Dpop {
+        parts.extensions.insert(crate::auth::dpop::ProvenPossession);
+    }
+    if let Some(token) = kept {
+        keep_token(parts, token);
     }
     parts.extensions.insert(principal);
     Ok(())
 }
+
+/// Keeps the caller's verified `token` in its request, for a mounted
+/// remote that acts for it (and nothing else: a handler cannot name the
+/// type it is kept as).
+#[cfg(feature = "client")]
+fn keep_token(parts: &mut Parts, token: String) {
+    parts.extensions.insert(crate::client::delegation::CallerToken(token.into()));
+}
+
+/// Without the client, no mount acts for its callers.
+#[cfg(not(feature = "client"))]
+fn keep_token(_parts: &mut Parts, _token: String) {}
 
 /// The answer to a token the verifier refused, in the scheme it came with.
 fn rejected(verifier: &Verifier, scheme: Scheme, rejection: Rejection) -> http::Response<McpBody> {
@@ -139,7 +157,10 @@ pub(super) fn known_caller(verifier: &Verifier, parts: &mut Parts) -> bool {
         return true;
     }
     match seen_before(verifier, parts) {
-        Some(caller) => {
+        Some((caller, token)) => {
+            if let Some(token) = token {
+                keep_token(parts, token);
+            }
             parts.extensions.insert(caller);
             true
         }
@@ -207,7 +228,9 @@ fn refuse(verifier: &Verifier, refusal: Refusal) -> http::Response<McpBody> {
 ///
 /// A token bound to a key is never found here: it goes the long way, where
 /// the `Bearer` scheme refuses it and the `DPoP` one checks its proof.
-fn seen_before(verifier: &Verifier, parts: &Parts) -> Option<Principal> {
+///
+/// With it, the token itself when the verifier keeps callers' tokens.
+fn seen_before(verifier: &Verifier, parts: &Parts) -> Option<(Principal, Option<String>)> {
     if token_in_query(parts) {
         return None;
     }
@@ -219,7 +242,11 @@ fn seen_before(verifier: &Verifier, parts: &Parts) -> Option<Principal> {
     }
     // Spaces only, as `bearer_token` trims: a tab makes a malformed token.
     let start = token.iter().position(|&b| b != b' ').unwrap_or(token.len());
-    verifier.seen_before(&token[start..]).filter(|caller| bound_key(caller).is_none())
+    let token = &token[start..];
+    let caller = verifier.seen_before(token).filter(|caller| bound_key(caller).is_none())?;
+    // A verified token is b64token bytes: ASCII.
+    let kept = verifier.keeps_caller_tokens.then(|| String::from_utf8_lossy(token).into_owned());
+    Some((caller, kept))
 }
 
 /// Whether the query string carries an `access_token` (RFC 6750 §2.3).
@@ -328,7 +355,9 @@ mod tests {
         );
         let alice = Principal::new("alice");
         verifier.remember("abc.def", &alice);
-        let seen = |uri: &str, authorization: &[&str]| seen_before(&verifier, &parts(uri, authorization));
+        let seen = |uri: &str, authorization: &[&str]| {
+            seen_before(&verifier, &parts(uri, authorization)).map(|(caller, _)| caller)
+        };
         for read in [&["Bearer abc.def"][..], &["bearer  abc.def"], &["BEARER abc.def"]] {
             assert_eq!(seen("/mcp", read), Some(alice.clone()), "{read:?}");
             assert_eq!(bearer_token(&parts("/mcp", read)).ok(), Some("abc.def"), "{read:?}");
