@@ -18,7 +18,7 @@ use mcp_runtime::{
     entry::{PromptEntry, ResourceEntry, ToolEntry},
 };
 use mcp_tests::exchange::request;
-use mcp_tests::http_wire::stateless_request as http_request;
+use mcp_tests::http_wire::{session_request, stateless_request as http_request};
 use mcp_tests::session_schema::assert_valid_session_envelope;
 use mcp_tests::wire_schema::assert_valid_message;
 use serde_json::{Value, json};
@@ -251,22 +251,6 @@ async fn pages_of_a_filtered_list_neither_skip_nor_repeat_and_are_all_private() 
     // An administrator sees all twenty.
     let reply = call(&service, "tools/list", json!({}), caller(&["admin"])).await;
     assert_eq!(names(&reply.body["result"], "tools", "name")[..4], ["t00", "t01", "t02", "t03"]);
-}
-
-/// A 2025-era POST on `session` (or opening one), carrying `principal`.
-fn session_request(session: Option<&str>, message: &Value, principal: Option<Principal>) -> http::Request<String> {
-    let mut builder = http::Request::post("/mcp")
-        .header("host", "localhost")
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream");
-    if let Some(session) = session {
-        builder = builder.header("mcp-session-id", session).header("mcp-protocol-version", "2025-11-25");
-    }
-    let mut request = builder.body(message.to_string()).expect("a request");
-    if let Some(principal) = principal {
-        request.extensions_mut().insert(principal);
-    }
-    request
 }
 
 #[tokio::test]

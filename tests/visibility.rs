@@ -16,7 +16,7 @@ use mcp_runtime::search::ToolSearch;
 use mcp_runtime::transport::http::{HttpConfig, McpService};
 use mcp_runtime::{Server, ServerBuilder};
 use mcp_tests::exchange::request;
-use mcp_tests::http_wire::stateless_request;
+use mcp_tests::http_wire::{session_request, stateless_request};
 use mcp_tests::wire_schema::assert_valid_message;
 use serde_json::{Value, json};
 
@@ -158,22 +158,6 @@ async fn tool_search_never_offers_a_hidden_tool_nor_calls_it() {
     }
     let through = |name: &str| json!({"name": "call_tool", "arguments": {"name": name, "arguments": {}}});
     indistinguishable(&service, "tools/call", through, "acme_report", "no_such_tool", member("globex")).await;
-}
-
-/// A 2025-era POST on `session` (or opening one), carrying `principal`.
-fn session_request(session: Option<&str>, message: &Value, principal: Option<Principal>) -> http::Request<String> {
-    let mut builder = http::Request::post("/mcp")
-        .header("host", "localhost")
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream");
-    if let Some(session) = session {
-        builder = builder.header("mcp-session-id", session).header("mcp-protocol-version", "2025-11-25");
-    }
-    let mut request = builder.body(message.to_string()).expect("a request");
-    if let Some(principal) = principal {
-        request.extensions_mut().insert(principal);
-    }
-    request
 }
 
 #[tokio::test]

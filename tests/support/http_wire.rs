@@ -191,3 +191,25 @@ pub fn stateless_request(message: &Value, principal: Option<mcp_runtime::auth::P
     }
     request
 }
+
+/// A 2025-era POST on `session` (or one opening a session, `initialize`),
+/// carrying `principal` in its extensions as an authentication layer in
+/// front of the service would.
+pub fn session_request(
+    session: Option<&str>,
+    message: &Value,
+    principal: Option<mcp_runtime::auth::Principal>,
+) -> http::Request<String> {
+    let mut builder = http::Request::post("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream");
+    if let Some(session) = session {
+        builder = builder.header("mcp-session-id", session).header("mcp-protocol-version", "2025-11-25");
+    }
+    let mut request = builder.body(message.to_string()).expect("a request");
+    if let Some(principal) = principal {
+        request.extensions_mut().insert(principal);
+    }
+    request
+}

@@ -13,6 +13,28 @@ fn rule(rule: impl Fn(&Viewer<'_>) -> bool + Send + Sync + 'static) -> Option<Vi
     Some(Visibility::new(rule))
 }
 
+/// Whether an entry of each kind is shown to, or hidden from, a caller.
+macro_rules! shown_or_hidden {
+    ($($entry:ty),*) => {$(
+        impl $entry {
+            /// Whether the caller of `access` may see and use it: granted
+            /// its scopes and admitted by its rule.
+            pub(crate) fn shown_to(&self, access: &Access) -> bool {
+                access.shows(self.declared_scopes(), self.visible.as_ref())
+            }
+
+            /// Whether its rule hides it from the caller of `access`: then
+            /// it is unknown to that caller (scopes it lacks are refused
+            /// otherwise).
+            pub(crate) fn hidden_from(&self, access: &Access) -> bool {
+                hidden(self.visible.as_ref(), access)
+            }
+        }
+    )*};
+}
+
+shown_or_hidden!(ToolEntry, PromptEntry, ResourceEntry);
+
 impl ToolEntry {
     /// Shows the tool only to the callers `rule` admits: to anyone else it
     /// is not listed, not found by tool search, and a call of it is
@@ -32,17 +54,6 @@ impl ToolEntry {
         self.visible = rule(rule_fn);
         self
     }
-
-    /// Whether the caller of `access` may see and use the tool.
-    pub(crate) fn shown_to(&self, access: &Access) -> bool {
-        access.shows(self.declared_scopes(), self.visible.as_ref())
-    }
-
-    /// Whether its rule hides it from the caller of `access`: then it is
-    /// unknown to that caller (scopes it lacks are refused otherwise).
-    pub(crate) fn hidden_from(&self, access: &Access) -> bool {
-        hidden(self.visible.as_ref(), access)
-    }
 }
 
 impl PromptEntry {
@@ -52,17 +63,6 @@ impl PromptEntry {
     pub fn visible_to(mut self, rule_fn: impl Fn(&Viewer<'_>) -> bool + Send + Sync + 'static) -> Self {
         self.visible = rule(rule_fn);
         self
-    }
-
-    /// Whether the caller of `access` may see and use the prompt.
-    pub(crate) fn shown_to(&self, access: &Access) -> bool {
-        access.shows(self.declared_scopes(), self.visible.as_ref())
-    }
-
-    /// Whether its rule hides it from the caller of `access`: then it is
-    /// unknown to that caller (scopes it lacks are refused otherwise).
-    pub(crate) fn hidden_from(&self, access: &Access) -> bool {
-        hidden(self.visible.as_ref(), access)
     }
 }
 
@@ -75,17 +75,6 @@ impl ResourceEntry {
     pub fn visible_to(mut self, rule_fn: impl Fn(&Viewer<'_>) -> bool + Send + Sync + 'static) -> Self {
         self.visible = rule(rule_fn);
         self
-    }
-
-    /// Whether the caller of `access` may see and read the resource.
-    pub(crate) fn shown_to(&self, access: &Access) -> bool {
-        access.shows(self.declared_scopes(), self.visible.as_ref())
-    }
-
-    /// Whether its rule hides it from the caller of `access`: then it is
-    /// unknown to that caller (scopes it lacks are refused otherwise).
-    pub(crate) fn hidden_from(&self, access: &Access) -> bool {
-        hidden(self.visible.as_ref(), access)
     }
 }
 
