@@ -53,6 +53,8 @@
 //! | `--issuer URL` | `MCP_OAUTH_ISSUER` | none | Bearer tokens from this authorization server (feature `auth`). |
 //! | `--resource URI` | `MCP_OAUTH_RESOURCE` | from the public URL | The audience tokens must name. |
 //! | | `MCP_OAUTH_CLIENT_ID`, `MCP_OAUTH_CLIENT_SECRET` | none | Credentials to introspect opaque tokens. |
+//! | `--dpop MODE` | `MCP_OAUTH_DPOP` | `off` | DPoP-bound tokens: `off`, `on` (beside bearer tokens) or `required` (`auth::Dpop`); with `--redis`, replicas share the proofs seen. |
+//! | | `MCP_OAUTH_DPOP_NONCE_SECRET` | none | Demand DPoP server nonces, made with this secret (the same on every replica, at least 32 bytes). |
 //! | `--tls-cert PEM`, `--tls-key PEM` | `MCP_TLS_CERT`, `MCP_TLS_KEY` | none | HTTPS (feature `tls`). |
 //! | `--dump-catalog[=PATH]` | | | Write the catalog snapshot and exit. |
 //!
@@ -82,7 +84,7 @@ use crate::server::Eras;
 pub const DEFAULT_HTTP_ADDR: &str = "127.0.0.1:3000";
 
 /// Every variable a deployment reads; any other is left alone.
-pub const VARIABLES: [&str; 15] = [
+pub const VARIABLES: [&str; 17] = [
     "MCP_HTTP_ADDR",
     "MCP_REDIS_URL",
     "MCP_REQUEST_STATE_KEY",
@@ -96,13 +98,15 @@ pub const VARIABLES: [&str; 15] = [
     "MCP_OAUTH_RESOURCE",
     "MCP_OAUTH_CLIENT_ID",
     "MCP_OAUTH_CLIENT_SECRET",
+    "MCP_OAUTH_DPOP",
+    "MCP_OAUTH_DPOP_NONCE_SECRET",
     "MCP_TLS_CERT",
     "MCP_TLS_KEY",
 ];
 
 /// The flags that take a value: the flag, the variable beside it, what the
 /// value is, and whether this build has the feature it needs (its name).
-const VALUED: [(&str, &str, &str, Feature); 11] = [
+const VALUED: [(&str, &str, &str, Feature); 12] = [
     ("--http", "MCP_HTTP_ADDR", "an address such as 127.0.0.1:3000", HTTP),
     ("--redis", "MCP_REDIS_URL", "a URL such as redis://127.0.0.1:6379/", ("redis", cfg!(feature = "redis"))),
     ("--public-url", "MCP_PUBLIC_URL", "a URL such as https://mcp.example.com", HTTP),
@@ -111,6 +115,7 @@ const VALUED: [(&str, &str, &str, Feature); 11] = [
     ("--eras", "MCP_ERAS", "stateless, session or dual", ("", true)),
     ("--issuer", "MCP_OAUTH_ISSUER", "the URL of an authorization server", AUTH),
     ("--resource", "MCP_OAUTH_RESOURCE", "this server's URI, such as https://mcp.example.com/mcp", AUTH),
+    ("--dpop", "MCP_OAUTH_DPOP", "off, on or required", AUTH),
     ("--tls-cert", "MCP_TLS_CERT", "a PEM certificate chain file", TLS),
     ("--tls-key", "MCP_TLS_KEY", "a PEM private key file", TLS),
     ("--health", "MCP_HEALTH", "", HTTP),
@@ -277,7 +282,7 @@ impl Deployment {
         #[cfg(feature = "auth")]
         let authorization = authorization(&given, &raw, &http, transport)?;
         #[cfg(not(feature = "auth"))]
-        for variable in ["MCP_OAUTH_CLIENT_ID", "MCP_OAUTH_CLIENT_SECRET"] {
+        for variable in ["MCP_OAUTH_CLIENT_ID", "MCP_OAUTH_CLIENT_SECRET", "MCP_OAUTH_DPOP_NONCE_SECRET"] {
             if raw.contains_key(variable) {
                 return Err(DeploymentError::NeedsFeature { setting: variable, feature: "auth" });
             }
@@ -411,7 +416,8 @@ fn authorization(
 ) -> Result<Option<crate::auth::Authorization>, DeploymentError> {
     let resource = given.get("MCP_OAUTH_RESOURCE").map(|(_, r)| r.clone());
     let Some((_, issuer)) = given.get("MCP_OAUTH_ISSUER") else {
-        return match given.get("MCP_OAUTH_RESOURCE") {
+        let alone = ["MCP_OAUTH_RESOURCE", "MCP_OAUTH_DPOP"].iter().find_map(|variable| given.get(variable));
+        return match alone {
             Some((setting, _)) => Err(invalid(setting, "needs --issuer (MCP_OAUTH_ISSUER)".into())),
             None => Ok(None),
         };
@@ -427,12 +433,38 @@ fn authorization(
     if let (Some(id), Some(secret)) = (raw.get("MCP_OAUTH_CLIENT_ID"), raw.get("MCP_OAUTH_CLIENT_SECRET")) {
         authorization = authorization.introspection_credentials(id.trim(), secret.as_str());
     }
+    if let Some(dpop) = dpop(given, raw)? {
+        authorization = authorization.dpop(dpop);
+    }
     Ok(Some(authorization))
+}
+
+/// DPoP as `--dpop` and the nonce secret say; `None` for off.
+#[cfg(feature = "auth")]
+fn dpop(given: &Given, raw: &BTreeMap<&str, String>) -> Result<Option<crate::auth::Dpop>, DeploymentError> {
+    let mode = given.get("MCP_OAUTH_DPOP");
+    let mut dpop = match mode.map(|(setting, value)| (*setting, value.as_str())) {
+        None | Some((_, "off")) => None,
+        Some((_, "on")) => Some(crate::auth::Dpop::new()),
+        Some((_, "required")) => Some(crate::auth::Dpop::new().required()),
+        Some((setting, other)) => return Err(invalid(setting, format!("`{other}` is not off, on or required"))),
+    };
+    if let Some(secret) = raw.get("MCP_OAUTH_DPOP_NONCE_SECRET") {
+        const SETTING: &str = "MCP_OAUTH_DPOP_NONCE_SECRET";
+        if secret.len() < 32 {
+            return Err(invalid(SETTING, "must be at least 32 bytes, the same on every replica".into()));
+        }
+        let Some(with) = dpop.take() else {
+            return Err(invalid(SETTING, "needs --dpop on or --dpop required (MCP_OAUTH_DPOP)".into()));
+        };
+        dpop = Some(with.nonces(secret.as_bytes()));
+    }
+    Ok(dpop)
 }
 
 /// The `--help` text: the settings this build understands.
 pub(crate) fn usage() -> String {
-    let lines: [(&str, bool); 16] = [
+    let lines: [(&str, bool); 18] = [
         ("--stdio                      serve one client on stdin and stdout", cfg!(feature = "stdio")),
         ("--http ADDR                  MCP_HTTP_ADDR: where to listen (127.0.0.1:3000)", HTTP.1),
         ("--redis URL                  MCP_REDIS_URL: Redis the replicas share", cfg!(feature = "redis")),
@@ -446,6 +478,8 @@ pub(crate) fn usage() -> String {
         ("--issuer URL                 MCP_OAUTH_ISSUER: bearer tokens from this authorization server", AUTH.1),
         ("--resource URI               MCP_OAUTH_RESOURCE: the audience tokens must name", AUTH.1),
         ("                             MCP_OAUTH_CLIENT_ID, MCP_OAUTH_CLIENT_SECRET: to introspect tokens", AUTH.1),
+        ("--dpop off|on|required       MCP_OAUTH_DPOP: DPoP-bound tokens (beside bearer ones, or alone)", AUTH.1),
+        ("                             MCP_OAUTH_DPOP_NONCE_SECRET: demand DPoP nonces made with this secret", AUTH.1),
         ("--tls-cert PEM --tls-key PEM MCP_TLS_CERT, MCP_TLS_KEY: serve HTTPS", TLS.1),
         ("--dump-catalog[=PATH]        write the catalog snapshot and exit", true),
         ("--help                       this text", true),

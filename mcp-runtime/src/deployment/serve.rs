@@ -141,6 +141,9 @@ mod shared {
         tasks: crate::redis::RedisTaskStore,
         #[cfg(feature = "session")]
         sessions: crate::redis::RedisSessionStore,
+        /// The DPoP proofs every replica has seen.
+        #[cfg(feature = "auth")]
+        proofs: crate::redis::RedisReplayStore,
     }
 
     impl Shared {
@@ -155,11 +158,23 @@ mod shared {
                 tasks: crate::redis::RedisTaskStore::connect(url, &prefix).await.map_err(failed)?,
                 #[cfg(feature = "session")]
                 sessions: crate::redis::RedisSessionStore::connect(url, &prefix).await.map_err(failed)?,
+                #[cfg(feature = "auth")]
+                proofs: crate::redis::RedisReplayStore::connect(url, &prefix).await.map_err(failed)?,
             })
         }
 
-        /// The event bus and the task store, on `builder`.
+        /// The event bus, the task store and the DPoP replay store, on `builder`.
         pub(super) fn configure(&self, builder: ServerBuilder) -> ServerBuilder {
+            #[cfg(feature = "auth")]
+            let builder = {
+                let mut builder = builder;
+                if let Some(authorization) = &mut builder.authorization
+                    && let Some(dpop) = authorization.dpop.take()
+                {
+                    authorization.dpop = Some(dpop.replay_store(self.proofs.clone()));
+                }
+                builder
+            };
             let builder = builder.event_bus(self.bus.clone());
             #[cfg(feature = "tasks")]
             let builder = builder.task_store(self.tasks.clone());

@@ -33,6 +33,30 @@ fn an_issuer_protects_the_endpoint_named_by_the_address_or_the_public_url() {
     assert!(parse(&[], &[]).expect("valid").authorization.is_none());
 }
 
+#[cfg(feature = "auth")]
+#[test]
+fn dpop_is_off_on_or_required_with_nonces_from_a_long_shared_secret() {
+    let dpop = |args: &[&str], vars: &[(&str, &str)]| {
+        let deployment = parse(args, vars).expect("valid");
+        deployment.authorization.expect("protected").dpop.map(|dpop| format!("{dpop:?}"))
+    };
+    let issuer = ["--issuer", "https://auth.test"];
+    assert_eq!(dpop(&issuer, &[]), None, "off by default");
+    assert_eq!(dpop(&[&issuer[..], &["--dpop", "off"]].concat(), &[]), None);
+    let on = dpop(&[&issuer[..], &["--dpop", "on"]].concat(), &[]).expect("on");
+    assert!(on.contains("required: false") && on.contains("nonces: false"), "{on}");
+    let secret = [("MCP_OAUTH_DPOP", "required"), ("MCP_OAUTH_DPOP_NONCE_SECRET", "0123456789abcdef0123456789abcdef")];
+    let required = dpop(&issuer, &secret).expect("required");
+    assert!(required.contains("required: true") && required.contains("nonces: true"), "{required}");
+    assert!(!required.contains("0123456789abcdef"), "the secret stays out of Debug: {required}");
+    assert_eq!(error(&["--dpop", "on"], &[]), "--dpop: needs --issuer (MCP_OAUTH_ISSUER)");
+    assert!(error(&[&issuer[..], &["--dpop", "maybe"]].concat(), &[]).contains("not off, on or required"));
+    let short = [("MCP_OAUTH_DPOP", "on"), ("MCP_OAUTH_DPOP_NONCE_SECRET", "short")];
+    assert!(error(&issuer, &short).contains("at least 32 bytes"));
+    let without = [("MCP_OAUTH_DPOP_NONCE_SECRET", "0123456789abcdef0123456789abcdef")];
+    assert!(error(&issuer, &without).contains("needs --dpop on"));
+}
+
 #[test]
 fn defaults_without_flags_or_environment() {
     let deployment = parse(&["--db", "x.db"], &[]).expect("valid");
