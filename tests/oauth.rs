@@ -702,3 +702,40 @@ async fn probes_and_preflights_stay_open_and_pages_may_read_the_challenge() {
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     assert!(headers["access-control-expose-headers"].to_str().unwrap().contains("www-authenticate"));
 }
+
+/// The authorization-code flow end to end against the real provider: our
+/// client follows the server's 401 to the provider, a person (its
+/// development login and consent pages, driven without a browser) approves
+/// with PKCE and the `resource`, and the code traded for a token reaches
+/// the tool.
+#[cfg_attr(no_oidc_provider, ignore = "oidc-provider is not installed: run .ci/install.sh (needs node and npm)")]
+#[tokio::test]
+async fn a_person_approving_at_the_provider_lets_our_client_reach_the_tool() {
+    use mcp_runtime::client::Client;
+    use mcp_runtime::client::oauth::{OAuth, RegisteredClient};
+
+    let provider = oidc::start().await;
+    let server = serve(&provider.issuer, |auth| auth).await;
+    let addr = provider.addr;
+    let approvals = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = Arc::clone(&approvals);
+    let oauth = OAuth::new(oidc::CODE_REDIRECT)
+        .registered(RegisteredClient::new("code-client").secret("secret").issuer(&provider.issuer))
+        .on_authorize(move |url| {
+            counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            async move {
+                let query = url.split_once('?').map_or("", |(_, q)| q).to_owned();
+                assert!(query.contains("code_challenge_method=S256"), "{url}");
+                assert!(query.contains("resource="), "{url}");
+                Ok(oidc::approve(addr, &url, "alice").await)
+            }
+        });
+    let client = Client::http(&server.resource).oauth(oauth);
+    for _ in 0..2 {
+        let result = client.call_tool("whoami", json!({})).await.expect("the tool answers");
+        let text = serde_json::to_value(&result.content[0]).expect("JSON")["text"].as_str().expect("a text").to_owned();
+        assert!(text.starts_with("code-client "), "{text}");
+        assert!(text.contains("notes:read"), "{text}");
+    }
+    assert_eq!(approvals.load(std::sync::atomic::Ordering::Relaxed), 1, "the token is kept");
+}

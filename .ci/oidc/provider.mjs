@@ -18,6 +18,9 @@
 //   future-client                              the same (ES256), not valid before an hour from now (nbf)
 //   opaque-client                              opaque tokens, for introspection
 //   mcp-server                                 the resource server's own credentials, to introspect
+//   code-client                                the authorization-code flow (PKCE), redirect URI
+//                                              http://127.0.0.1:5555/callback, ES256 JWTs; login and
+//                                              consent are the development pages (any login name)
 //   gateway-client                             ES256 JWTs by client_credentials, and the token exchange
 //                                              grant (RFC 8693) for a gateway acting for its caller
 //
@@ -63,7 +66,12 @@ const ALGS = {
   'short-client': 'ES256',
   'future-client': 'ES256',
   'gateway-client': 'ES256',
+  'code-client': 'ES256',
 };
+
+// The one client of the authorization-code flow, its login and consent the development pages
+// (devInteractions: any login name, no password checked), driven by the tests without a browser.
+const CODE_REDIRECT = 'http://127.0.0.1:5555/callback';
 
 // RFC 8693 token exchange, allowed to gateway-client alone (see `exchange` below).
 const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -83,7 +91,14 @@ function keySet() {
   ];
 }
 
-const client = (client_id) => ({
+const client = (client_id) => (client_id === 'code-client' ? {
+  client_id,
+  client_secret: 'secret',
+  grant_types: ['authorization_code'],
+  response_types: ['code'],
+  redirect_uris: [CODE_REDIRECT],
+  scope: `openid ${SCOPES}`,
+} : {
   client_id,
   client_secret: 'secret',
   grant_types: client_id === 'gateway-client' ? ['client_credentials', EXCHANGE] : ['client_credentials'],
@@ -98,7 +113,7 @@ function provider(issuer, keys) {
     jwks: { keys },
     scopes: SCOPES.split(' '),
     features: {
-      devInteractions: { enabled: false },
+      devInteractions: { enabled: true },
       clientCredentials: { enabled: true },
       introspection: { enabled: true },
       revocation: { enabled: true },

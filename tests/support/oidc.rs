@@ -174,3 +174,65 @@ pub async fn request(
     let body = tokio::time::timeout(STUCK, body.collect()).await.expect("a body in time").expect("a body");
     (parts.status, parts.headers, body.to_bytes())
 }
+
+/// The redirect URI of `code-client`, the provider's authorization-code
+/// client: nothing listens there, the last redirect is read instead.
+pub const CODE_REDIRECT: &str = "http://127.0.0.1:5555/callback";
+
+/// A person logging in as `login` and approving, at the provider listening
+/// on `addr`, the authorization request `authorization_url` leads to:
+/// the provider's development login and consent pages, driven without a
+/// browser (their forms posted, their cookies kept). The URL the provider
+/// finally sends the person to (the redirect URI with `code`, `state` and
+/// `iss`, or an `error`).
+pub async fn approve(addr: SocketAddr, authorization_url: &str, login: &str) -> String {
+    use std::collections::BTreeMap;
+
+    let origin = format!("http://{addr}");
+    let path_of = |url: &str| url.strip_prefix(&origin).unwrap_or(url).to_owned();
+    assert!(authorization_url.starts_with(&origin), "not this provider's: {authorization_url}");
+    let mut jar: BTreeMap<String, String> = BTreeMap::new();
+    let mut next = (Method::GET, path_of(authorization_url), None::<String>);
+    // Two pages (login, consent), each a form posted and a redirect back: a few steps.
+    for _ in 0..16 {
+        let (method, path, form) = next;
+        let mut headers = Vec::new();
+        if !jar.is_empty() {
+            let cookies: Vec<String> = jar.iter().map(|(name, value)| format!("{name}={value}")).collect();
+            headers.push(("cookie", cookies.join("; ")));
+        }
+        if form.is_some() {
+            headers.push(("content-type", "application/x-www-form-urlencoded".to_owned()));
+        }
+        let (status, answer, body) = request(addr, method, &path, &headers, form.map(Bytes::from)).await;
+        for cookie in answer.get_all(http::header::SET_COOKIE) {
+            let cookie = cookie.to_str().expect("ASCII");
+            let pair = cookie.split(';').next().unwrap_or_default();
+            if let Some((name, value)) = pair.split_once('=') {
+                match value.is_empty() {
+                    true => jar.remove(name),
+                    false => jar.insert(name.to_owned(), value.to_owned()),
+                };
+            }
+        }
+        if status.is_redirection() {
+            let location = answer[http::header::LOCATION].to_str().expect("ASCII").to_owned();
+            if !location.starts_with('/') && !location.starts_with(&origin) {
+                return location;
+            }
+            next = (Method::GET, path_of(&location), None);
+            continue;
+        }
+        let page = String::from_utf8_lossy(&body);
+        assert_eq!(status, StatusCode::OK, "{path}: {page}");
+        let form = if page.contains(r#"name="prompt" value="login""#) {
+            format!("prompt=login&login={login}&password=unused")
+        } else if page.contains(r#"name="prompt" value="consent""#) {
+            "prompt=consent".to_owned()
+        } else {
+            panic!("neither the login nor the consent page at {path}: {page}");
+        };
+        next = (Method::POST, path, Some(form));
+    }
+    panic!("the provider never sent the person back")
+}
