@@ -693,14 +693,16 @@ async fn probes_and_preflights_stay_open_and_pages_may_read_the_challenge() {
     let preflight = [
         origin.clone(),
         ("access-control-request-method", "POST".to_owned()),
-        ("access-control-request-headers", "authorization, content-type".to_owned()),
+        ("access-control-request-headers", "authorization, content-type, dpop".to_owned()),
     ];
     let (status, headers, _) = oidc::request(server.addr, Method::OPTIONS, "/mcp", &preflight, None).await;
     assert_eq!(status, StatusCode::NO_CONTENT);
-    assert!(headers["access-control-allow-headers"].to_str().unwrap().contains("authorization"));
+    let allowed = headers["access-control-allow-headers"].to_str().unwrap();
+    assert!(allowed.contains("authorization") && allowed.contains("dpop"), "{allowed}");
     let (status, headers, _) = oidc::request(server.addr, Method::POST, "/mcp", &[origin], None).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
-    assert!(headers["access-control-expose-headers"].to_str().unwrap().contains("www-authenticate"));
+    let exposed = headers["access-control-expose-headers"].to_str().unwrap();
+    assert!(exposed.contains("www-authenticate") && exposed.contains("dpop-nonce"), "{exposed}");
 }
 
 /// The authorization-code flow end to end against the real provider: our

@@ -83,6 +83,8 @@ pub const CORS_REQUEST_HEADERS: &[&str] = &[
     "mcp-name",
     "last-event-id",
     "mcp-session-id",
+    // The proof of a DPoP-bound token (RFC 9449).
+    "dpop",
 ];
 
 /// The prefix of the `Mcp-Param-{Name}` request headers, allowed whatever
@@ -90,9 +92,9 @@ pub const CORS_REQUEST_HEADERS: &[&str] = &[
 pub const CORS_REQUEST_HEADER_PREFIX: &str = "mcp-param-";
 
 /// The response headers a browser-based client needs to read: the session
-/// session id and the authentication challenge of a 401 or 403 (sent by an
-/// authorization layer in front of the endpoint).
-pub const CORS_EXPOSED_HEADERS: &[&str] = &["mcp-session-id", "www-authenticate"];
+/// id, the authentication challenge of a 401 or 403, and the nonce a DPoP
+/// proof must carry.
+pub const CORS_EXPOSED_HEADERS: &[&str] = &["mcp-session-id", "www-authenticate", "dpop-nonce"];
 
 /// How long a browser may cache a preflight's answer, in seconds.
 const MAX_AGE: HeaderValue = HeaderValue::from_static("7200");
