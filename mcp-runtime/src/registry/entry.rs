@@ -127,7 +127,7 @@ impl ToolEntry {
             task: d.task,
             trace_content: false,
             scopes: of_descriptor(d.scopes),
-            visible: d.visible_to.map(Visibility::of_fn),
+            visible: d.visible_to.map(Visibility::new),
             layers: d.layers.map(|layers| layers().into()),
             owner: None,
             view_alias: None,
@@ -356,7 +356,7 @@ impl PromptEntry {
             requirements: (d.requirements)(),
             location: d.location,
             scopes: of_descriptor(d.scopes),
-            visible: d.visible_to.map(Visibility::of_fn),
+            visible: d.visible_to.map(Visibility::new),
             owner: None,
         }
     }
@@ -530,7 +530,7 @@ impl ResourceEntry {
             requirements: (d.requirements)(),
             location: d.location,
             scopes: of_descriptor(d.scopes),
-            visible: d.visible_to.map(Visibility::of_fn),
+            visible: d.visible_to.map(Visibility::new),
             view: None,
             owner: None,
             listed: true,

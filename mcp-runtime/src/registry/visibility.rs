@@ -80,13 +80,6 @@ impl Visibility {
     }
 }
 
-impl Visibility {
-    /// The rule a macro's `visible_to = path` names.
-    pub(crate) fn of_fn(rule: fn(&Viewer<'_>) -> bool) -> Self {
-        Visibility(Arc::new(rule))
-    }
-}
-
 impl std::fmt::Debug for Visibility {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Visibility(..)")
