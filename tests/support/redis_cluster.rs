@@ -98,14 +98,20 @@ impl Cluster {
         format!("redis+cluster://{}/", nodes.join(","))
     }
 
-    /// The ports of the masters, as a live node sees them.
+    /// The ports of the masters serving slots, as a live node sees them.
+    ///
+    /// Only a master with slot ranges counts: just after the cluster is
+    /// made, a node may still know a replica by the master flag it was
+    /// started with, since roles travel by gossip.
     pub async fn masters(&self) -> Vec<u16> {
         let nodes = cli(self.ports()[0], &["cluster", "nodes"]).await;
         nodes
             .lines()
             .filter(|line| {
-                let flags = line.split(' ').nth(2).unwrap_or_default();
-                flags.split(',').any(|flag| flag == "master") && !flags.contains("fail")
+                let fields: Vec<&str> = line.split(' ').collect();
+                let flags = fields.get(2).copied().unwrap_or_default();
+                let serves_slots = fields.len() > 8;
+                flags.split(',').any(|flag| flag == "master") && !flags.contains("fail") && serves_slots
             })
             .filter_map(|line| line.split(' ').nth(1)?.split(['@', ':']).nth(1)?.parse().ok())
             .collect()
