@@ -267,6 +267,9 @@ pub mod middleware;
 pub mod session;
 // Telemetry is one room; its one public part, the exporter set-up, is
 // named at the root where users look for it.
+#[cfg(feature = "oauth-proxy")]
+#[cfg_attr(docsrs, doc(cfg(feature = "oauth-proxy")))]
+pub mod oauth_proxy;
 #[cfg(feature = "otel")]
 #[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
 pub use telemetry::otel;

@@ -66,6 +66,11 @@ pub struct Authorization {
     pub(crate) introspection_cache_ttl: Duration,
     pub(crate) request_timeout: Duration,
     pub(crate) dpop: Option<super::Dpop>,
+    /// The keys of the authorization server built into this server, when
+    /// it is its own issuer: tokens are verified with them, and nothing is
+    /// discovered or fetched.
+    #[cfg(feature = "oauth-proxy")]
+    pub(crate) local_keys: Option<std::sync::Arc<dyn super::LocalKeys>>,
 }
 
 impl std::fmt::Debug for Authorization {
@@ -102,6 +107,8 @@ impl Authorization {
             introspection_cache_ttl: Duration::from_secs(30),
             request_timeout: Duration::from_secs(10),
             dpop: None,
+            #[cfg(feature = "oauth-proxy")]
+            local_keys: None,
         }
     }
 

@@ -39,6 +39,12 @@ pub(crate) struct KeySet {
 }
 
 impl KeySet {
+    /// A set of one key held by this process, which never needs fetching.
+    #[cfg(feature = "oauth-proxy")]
+    pub(crate) fn local(kid: String, alg: Algorithm, key: DecodingKey) -> Self {
+        KeySet { keys: vec![Key { kid: Some(kid), alg: Some(alg), key }], fetched: Instant::now() }
+    }
+
     /// The keys that may have signed a token with this `kid` and `alg`.
     pub(crate) fn candidates(&self, kid: Option<&str>, alg: Algorithm) -> impl Iterator<Item = &Key> {
         self.keys.iter().filter(move |k| k.fits(kid, alg))
@@ -47,6 +53,15 @@ impl KeySet {
     fn has(&self, kid: Option<&str>, alg: Algorithm) -> bool {
         self.candidates(kid, alg).next().is_some()
     }
+}
+
+/// Keys known without asking anyone: those of an authorization server
+/// built into this very server.
+#[cfg(feature = "oauth-proxy")]
+pub(crate) trait LocalKeys: Send + Sync + 'static {
+    /// The keys tokens may be signed with; `Unavailable` while they cannot
+    /// be had (the store that keeps them is out of reach).
+    fn key_set(&self) -> crate::handler::BoxFuture<'_, Result<Arc<KeySet>, Rejection>>;
 }
 
 /// When the set was last fetched, and whether that worked.

@@ -79,9 +79,9 @@ pub(crate) mod dpop;
 #[cfg(feature = "auth")]
 mod introspection;
 #[cfg(feature = "auth")]
-mod jwks;
+pub(crate) mod jwks;
 #[cfg(feature = "auth")]
-mod jwt;
+pub(crate) mod jwt;
 #[cfg(feature = "auth")]
 mod metadata;
 #[cfg(feature = "auth")]
@@ -100,7 +100,13 @@ pub use config::Authorization;
 #[cfg(feature = "auth")]
 #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
 pub use dpop::{Dpop, ReplayStore};
+#[cfg(feature = "oauth-proxy")]
+pub(crate) use jwks::{KeySet, LocalKeys};
 #[cfg(feature = "auth")]
 pub(crate) use rejection::Rejection;
+#[cfg(all(feature = "oauth-proxy", test))]
+pub(crate) fn jwt_validation(alg: jsonwebtoken::Algorithm, issuer: &str, resource: &str) -> jsonwebtoken::Validation {
+    jwt::validation(alg, issuer, resource, std::time::Duration::from_secs(60))
+}
 #[cfg(feature = "auth")]
 pub(crate) use verifier::{RETRY_AFTER, Verifier};

@@ -13,7 +13,7 @@ use super::config::Authorization;
 use super::discovery::{self, AsMetadata, DiscoveryError};
 use super::dpop::DpopGate;
 use super::introspection::{Introspect, IntrospectionCache, introspect};
-use super::jwks::Jwks;
+use super::jwks::{Jwks, KeySet};
 use super::jwt;
 use super::metadata::ResourceMetadata;
 use super::rejection::Rejection;
@@ -94,6 +94,15 @@ impl Verifier {
         // The header is checked before anything is fetched: a token of a
         // refused algorithm costs the issuer nothing.
         let header = if is_jwt { Some(jwt::header(token)?) } else { None };
+        #[cfg(feature = "oauth-proxy")]
+        if let Some(local) = &self.config.local_keys {
+            let Some(header) = header else {
+                return Err(Rejection::InvalidToken("the token is not a JWT, and opaque tokens are not accepted"));
+            };
+            let keys = local.key_set().await?;
+            let claims = self.check_signed(&keys, token, &header)?;
+            return Ok(self.verified(token, claims));
+        }
         if !is_jwt && self.config.introspection.is_none() {
             return Err(Rejection::InvalidToken("the token is not a JWT, and opaque tokens are not accepted"));
         }
@@ -102,10 +111,15 @@ impl Verifier {
             return Ok(principal(self.introspect(discovered, token).await?));
         };
         let claims = self.verify_jwt(discovered, token, header).await?;
+        Ok(self.verified(token, claims))
+    }
+
+    /// The caller of a verified JWT, remembered.
+    fn verified(&self, token: &str, claims: Map<String, Value>) -> Principal {
         let exp = claims.get("exp").and_then(Value::as_u64);
         let caller = principal(claims);
         self.verified.put(token, &caller, exp, self.config.leeway);
-        Ok(caller)
+        caller
     }
 
     async fn discovered(&self) -> Result<&Discovered, Rejection> {
@@ -149,6 +163,11 @@ impl Verifier {
         let Some(keys) = jwks.lookup(&self.client, header.kid.as_deref(), header.alg).await? else {
             return Err(Rejection::InvalidToken("the token is signed with a key the issuer does not publish"));
         };
+        self.check_signed(&keys, token, &header)
+    }
+
+    /// The claims of `token`, signed by one of `keys`, for this resource.
+    fn check_signed(&self, keys: &KeySet, token: &str, header: &jwt::Header) -> Result<Map<String, Value>, Rejection> {
         let validation = jwt::validation(header.alg, &self.config.issuer, &self.config.resource, self.config.leeway);
         let mut outcome = Err(Rejection::InvalidToken("the token is signed with a key the issuer does not publish"));
         for key in keys.candidates(header.kid.as_deref(), header.alg) {

@@ -55,6 +55,9 @@
 //! | | `MCP_OAUTH_CLIENT_ID`, `MCP_OAUTH_CLIENT_SECRET` | none | Credentials to introspect opaque tokens. |
 //! | `--dpop MODE` | `MCP_OAUTH_DPOP` | `off` | DPoP-bound tokens: `off`, `on` (beside bearer tokens) or `required` (`auth::Dpop`); with `--redis`, replicas share the proofs seen. |
 //! | | `MCP_OAUTH_DPOP_NONCE_SECRET` | none | Demand DPoP server nonces, made with this secret (the same on every replica, at least 32 bytes). |
+//! | `--oauth-proxy URL` | `MCP_OAUTH_PROXY_UPSTREAM` | none | Serve an OAuth front (`oauth_proxy::OAuthProxy`, feature `oauth-proxy`) at `<origin>/oauth`, relaying people to this OpenID Connect provider; tokens are the front's own. Not with `--issuer`. |
+//! | | `MCP_OAUTH_PROXY_CLIENT_ID`, `MCP_OAUTH_PROXY_CLIENT_SECRET` | none | The front's client at the provider (required with `--oauth-proxy`); its redirect URI is `<origin>/oauth/callback`. |
+//! | | `MCP_OAUTH_PROXY_GRANT` | none | The scopes granted to everyone the provider signs in (space-separated); without it, none. With `--redis`, the replicas share the front's clients, grants and key. |
 //! | `--tls-cert PEM`, `--tls-key PEM` | `MCP_TLS_CERT`, `MCP_TLS_KEY` | none | HTTPS (feature `tls`). |
 //! | `--dump-catalog[=PATH]` | | | Write the catalog snapshot and exit. |
 //!
@@ -84,7 +87,7 @@ use crate::server::Eras;
 pub const DEFAULT_HTTP_ADDR: &str = "127.0.0.1:3000";
 
 /// Every variable a deployment reads; any other is left alone.
-pub const VARIABLES: [&str; 17] = [
+pub const VARIABLES: [&str; 21] = [
     "MCP_HTTP_ADDR",
     "MCP_REDIS_URL",
     "MCP_REQUEST_STATE_KEY",
@@ -100,13 +103,17 @@ pub const VARIABLES: [&str; 17] = [
     "MCP_OAUTH_CLIENT_SECRET",
     "MCP_OAUTH_DPOP",
     "MCP_OAUTH_DPOP_NONCE_SECRET",
+    "MCP_OAUTH_PROXY_UPSTREAM",
+    "MCP_OAUTH_PROXY_CLIENT_ID",
+    "MCP_OAUTH_PROXY_CLIENT_SECRET",
+    "MCP_OAUTH_PROXY_GRANT",
     "MCP_TLS_CERT",
     "MCP_TLS_KEY",
 ];
 
 /// The flags that take a value: the flag, the variable beside it, what the
 /// value is, and whether this build has the feature it needs (its name).
-const VALUED: [(&str, &str, &str, Feature); 12] = [
+const VALUED: [(&str, &str, &str, Feature); 13] = [
     ("--http", "MCP_HTTP_ADDR", "an address such as 127.0.0.1:3000", HTTP),
     ("--redis", "MCP_REDIS_URL", "a URL such as redis://127.0.0.1:6379/", ("redis", cfg!(feature = "redis"))),
     ("--public-url", "MCP_PUBLIC_URL", "a URL such as https://mcp.example.com", HTTP),
@@ -116,6 +123,7 @@ const VALUED: [(&str, &str, &str, Feature); 12] = [
     ("--issuer", "MCP_OAUTH_ISSUER", "the URL of an authorization server", AUTH),
     ("--resource", "MCP_OAUTH_RESOURCE", "this server's URI, such as https://mcp.example.com/mcp", AUTH),
     ("--dpop", "MCP_OAUTH_DPOP", "off, on or required", AUTH),
+    ("--oauth-proxy", "MCP_OAUTH_PROXY_UPSTREAM", "the issuer URL of an OpenID Connect provider", PROXY),
     ("--tls-cert", "MCP_TLS_CERT", "a PEM certificate chain file", TLS),
     ("--tls-key", "MCP_TLS_KEY", "a PEM private key file", TLS),
     ("--health", "MCP_HEALTH", "", HTTP),
@@ -126,6 +134,7 @@ type Feature = (&'static str, bool);
 const HTTP: Feature = ("http", cfg!(feature = "http"));
 const AUTH: Feature = ("auth", cfg!(feature = "auth"));
 const TLS: Feature = ("tls", cfg!(feature = "tls"));
+const PROXY: Feature = ("oauth-proxy", cfg!(feature = "oauth-proxy"));
 
 /// How a server is served: what its command line and `MCP_*` variables
 /// say (see the [module](self) for the table). Read with
@@ -151,6 +160,8 @@ pub struct Deployment {
     dump_catalog: Option<CatalogDump>,
     #[cfg(feature = "auth")]
     authorization: Option<crate::auth::Authorization>,
+    #[cfg(feature = "oauth-proxy")]
+    oauth_proxy: Option<crate::oauth_proxy::OAuthProxy>,
     help: bool,
     args: Vec<String>,
 }
@@ -287,6 +298,19 @@ impl Deployment {
                 return Err(DeploymentError::NeedsFeature { setting: variable, feature: "auth" });
             }
         }
+        #[cfg(feature = "oauth-proxy")]
+        let oauth_proxy = oauth_proxy(&given, &raw, &http, transport)?;
+        #[cfg(feature = "oauth-proxy")]
+        if let (Some(_), Some(_)) = (&oauth_proxy, &authorization) {
+            let reason = "the OAuth front issues the tokens itself: leave out --issuer (MCP_OAUTH_ISSUER)";
+            return Err(invalid("--oauth-proxy", reason.into()));
+        }
+        #[cfg(not(feature = "oauth-proxy"))]
+        for variable in ["MCP_OAUTH_PROXY_CLIENT_ID", "MCP_OAUTH_PROXY_CLIENT_SECRET", "MCP_OAUTH_PROXY_GRANT"] {
+            if raw.contains_key(variable) {
+                return Err(DeploymentError::NeedsFeature { setting: variable, feature: "oauth-proxy" });
+            }
+        }
         Ok(Deployment {
             transport,
             redis_url,
@@ -296,6 +320,8 @@ impl Deployment {
             dump_catalog,
             #[cfg(feature = "auth")]
             authorization,
+            #[cfg(feature = "oauth-proxy")]
+            oauth_proxy,
             help,
             args: rest,
         })
@@ -422,13 +448,7 @@ fn authorization(
             None => Ok(None),
         };
     };
-    let resource = resource.unwrap_or_else(|| match (&http.public_url, transport) {
-        (Some(url), _) if url.split_once("://").is_some_and(|(_, rest)| rest.contains('/')) => url.clone(),
-        (Some(url), _) => format!("{url}/mcp"),
-        (None, Transport::Http(addr)) => format!("http://{addr}/mcp"),
-        #[allow(unreachable_patterns)]
-        (None, _) => format!("http://{DEFAULT_HTTP_ADDR}/mcp"),
-    });
+    let resource = resource.unwrap_or_else(|| resource_uri(http, transport));
     let mut authorization = crate::auth::Authorization::new(issuer.clone(), resource);
     if let (Some(id), Some(secret)) = (raw.get("MCP_OAUTH_CLIENT_ID"), raw.get("MCP_OAUTH_CLIENT_SECRET")) {
         authorization = authorization.introspection_credentials(id.trim(), secret.as_str());
@@ -437,6 +457,55 @@ fn authorization(
         authorization = authorization.dpop(dpop);
     }
     Ok(Some(authorization))
+}
+
+/// The URI of this server's MCP endpoint as clients reach it: the public
+/// URL's when there is one (a base URL names the server, one with a path
+/// the endpoint), else the listen address's.
+#[cfg(feature = "auth")]
+fn resource_uri(http: &HttpSettings, transport: Transport) -> String {
+    match (&http.public_url, transport) {
+        (Some(url), _) if url.split_once("://").is_some_and(|(_, rest)| rest.contains('/')) => url.clone(),
+        (Some(url), _) => format!("{url}/mcp"),
+        (None, Transport::Http(addr)) => format!("http://{addr}/mcp"),
+        #[allow(unreachable_patterns)]
+        (None, _) => format!("http://{DEFAULT_HTTP_ADDR}/mcp"),
+    }
+}
+
+/// The OAuth front `--oauth-proxy` asks for: at `<origin>/oauth` of the
+/// resource, the provider's client from the environment, the scopes of
+/// `MCP_OAUTH_PROXY_GRANT` for everyone the provider signs in.
+#[cfg(feature = "oauth-proxy")]
+fn oauth_proxy(
+    given: &Given,
+    raw: &BTreeMap<&str, String>,
+    http: &HttpSettings,
+    transport: Transport,
+) -> Result<Option<crate::oauth_proxy::OAuthProxy>, DeploymentError> {
+    use crate::oauth_proxy::{OAuthProxy, Upstream};
+
+    let Some((_, upstream)) = given.get("MCP_OAUTH_PROXY_UPSTREAM") else {
+        let alone = ["MCP_OAUTH_PROXY_CLIENT_ID", "MCP_OAUTH_PROXY_CLIENT_SECRET", "MCP_OAUTH_PROXY_GRANT"];
+        return match alone.into_iter().find(|variable| raw.contains_key(variable)) {
+            Some(variable) => Err(invalid(variable, "needs --oauth-proxy (MCP_OAUTH_PROXY_UPSTREAM)".into())),
+            None => Ok(None),
+        };
+    };
+    let (Some(id), Some(secret)) = (raw.get("MCP_OAUTH_PROXY_CLIENT_ID"), raw.get("MCP_OAUTH_PROXY_CLIENT_SECRET"))
+    else {
+        let reason =
+            "needs MCP_OAUTH_PROXY_CLIENT_ID and MCP_OAUTH_PROXY_CLIENT_SECRET, the front's client at the provider";
+        return Err(invalid("--oauth-proxy", reason.into()));
+    };
+    let resource = given.get("MCP_OAUTH_RESOURCE").map_or_else(|| resource_uri(http, transport), |(_, r)| r.clone());
+    let origin = crate::auth::discovery::split_origin(&resource).0.to_owned();
+    let grant: Vec<String> =
+        raw.get("MCP_OAUTH_PROXY_GRANT").map(|g| g.split_whitespace().map(str::to_owned).collect()).unwrap_or_default();
+    let proxy = OAuthProxy::new(format!("{origin}/oauth"), resource, Upstream::discover(upstream, id.trim(), secret))
+        .scopes_supported(grant.clone())
+        .grant_scopes(move |_| grant.clone());
+    Ok(Some(proxy))
 }
 
 /// DPoP as `--dpop` and the nonce secret say; `None` for off.
@@ -464,7 +533,7 @@ fn dpop(given: &Given, raw: &BTreeMap<&str, String>) -> Result<Option<crate::aut
 
 /// The `--help` text: the settings this build understands.
 pub(crate) fn usage() -> String {
-    let lines: [(&str, bool); 18] = [
+    let lines: [(&str, bool); 21] = [
         ("--stdio                      serve one client on stdin and stdout", cfg!(feature = "stdio")),
         ("--http ADDR                  MCP_HTTP_ADDR: where to listen (127.0.0.1:3000)", HTTP.1),
         ("--redis URL                  MCP_REDIS_URL: Redis the replicas share", cfg!(feature = "redis")),
@@ -480,6 +549,9 @@ pub(crate) fn usage() -> String {
         ("                             MCP_OAUTH_CLIENT_ID, MCP_OAUTH_CLIENT_SECRET: to introspect tokens", AUTH.1),
         ("--dpop off|on|required       MCP_OAUTH_DPOP: DPoP-bound tokens (beside bearer ones, or alone)", AUTH.1),
         ("                             MCP_OAUTH_DPOP_NONCE_SECRET: demand DPoP nonces made with this secret", AUTH.1),
+        ("--oauth-proxy URL            MCP_OAUTH_PROXY_UPSTREAM: an OAuth front relaying to this provider", PROXY.1),
+        ("                             MCP_OAUTH_PROXY_CLIENT_ID, _CLIENT_SECRET: the front's client there", PROXY.1),
+        ("                             MCP_OAUTH_PROXY_GRANT: the scopes everyone signed in gets", PROXY.1),
         ("--tls-cert PEM --tls-key PEM MCP_TLS_CERT, MCP_TLS_KEY: serve HTTPS", TLS.1),
         ("--dump-catalog[=PATH]        write the catalog snapshot and exit", true),
         ("--help                       this text", true),

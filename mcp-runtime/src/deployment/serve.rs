@@ -33,14 +33,26 @@ impl Deployment {
             Transport::Http(addr) => {
                 #[cfg_attr(not(feature = "redis"), allow(unused_mut))]
                 let mut config = self.http_config();
+                #[cfg(feature = "oauth-proxy")]
+                let mut proxy = self.oauth_proxy.clone();
                 #[cfg(feature = "redis")]
                 let builder = match (&self.redis_url, &self.dump_catalog) {
                     (Some(url), None) => {
                         let shared = shared::Shared::connect(url, &builder.info.name).await?;
                         config = shared.configure_http(config);
+                        #[cfg(feature = "oauth-proxy")]
+                        if let Some(with) = proxy.take() {
+                            proxy = Some(shared.configure_proxy(with, &builder.info.name).await?);
+                        }
                         shared.configure(builder)
                     }
                     _ => builder,
+                };
+                // HTTP only: stdio is never authenticated.
+                #[cfg(feature = "oauth-proxy")]
+                let builder = match proxy {
+                    Some(proxy) => builder.oauth_proxy(proxy),
+                    None => builder,
                 };
                 builder.build()?.serve_http_with(addr, config).await?;
             }
@@ -144,6 +156,9 @@ mod shared {
         /// The DPoP proofs every replica has seen.
         #[cfg(feature = "auth")]
         proofs: crate::redis::RedisReplayStore,
+        /// Where it connected, for the stores made later.
+        #[cfg_attr(not(feature = "oauth-proxy"), allow(dead_code))]
+        url: String,
     }
 
     impl Shared {
@@ -160,6 +175,7 @@ mod shared {
                 sessions: crate::redis::RedisSessionStore::connect(url, &prefix).await.map_err(failed)?,
                 #[cfg(feature = "auth")]
                 proofs: crate::redis::RedisReplayStore::connect(url, &prefix).await.map_err(failed)?,
+                url: url.to_owned(),
             })
         }
 
@@ -179,6 +195,20 @@ mod shared {
             #[cfg(feature = "tasks")]
             let builder = builder.task_store(self.tasks.clone());
             builder
+        }
+
+        /// The front's store in Redis, shared by the replicas: one signing
+        /// key, and clients, grants and codes any replica can finish.
+        #[cfg(feature = "oauth-proxy")]
+        pub(super) async fn configure_proxy(
+            &self,
+            proxy: crate::oauth_proxy::OAuthProxy,
+            name: &str,
+        ) -> Result<crate::oauth_proxy::OAuthProxy, ServeError> {
+            let store = crate::redis::RedisProxyStore::connect(&self.url, &format!("mcp:{name}"))
+                .await
+                .map_err(|source| ServeError::Redis { url: self.url.clone(), source })?;
+            Ok(proxy.store(store))
         }
 
         /// The session store, on the HTTP transport's `config`.

@@ -51,6 +51,8 @@
 mod address;
 mod bus;
 mod commands;
+#[cfg(feature = "oauth-proxy")]
+mod proxy;
 #[cfg(feature = "auth")]
 mod replay;
 #[cfg(feature = "cache")]
@@ -62,6 +64,9 @@ mod subscription;
 mod tasks;
 
 pub use bus::RedisBus;
+#[cfg(feature = "oauth-proxy")]
+#[cfg_attr(docsrs, doc(cfg(feature = "oauth-proxy")))]
+pub use proxy::RedisProxyStore;
 #[cfg(feature = "auth")]
 #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
 pub use replay::RedisReplayStore;

@@ -187,6 +187,9 @@ pub(crate) struct Settings {
     /// Verifies the bearer tokens of HTTP requests, when the server is protected.
     #[cfg(feature = "auth")]
     pub(crate) verifier: Option<Arc<crate::auth::Verifier>>,
+    /// The authorization server built into this one, when there is one.
+    #[cfg(feature = "oauth-proxy")]
+    pub(crate) oauth_proxy: Option<Arc<crate::oauth_proxy::Front>>,
     /// Whether requests reach the dispatcher with a verified `Principal`:
     /// whether scopes are enforced and `Principal` can be extracted.
     pub(crate) authenticated: bool,

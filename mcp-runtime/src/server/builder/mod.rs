@@ -30,6 +30,8 @@ mod authorization;
 #[cfg(feature = "server-card")]
 mod card;
 mod layers;
+#[cfg(feature = "oauth-proxy")]
+mod oauth_proxy;
 #[cfg(feature = "tasks")]
 mod tasks;
 #[cfg(feature = "tool-search")]
@@ -67,6 +69,10 @@ pub struct ServerBuilder {
     /// Set by [`authorization`](Self::authorization) (in `auth::config`).
     #[cfg(feature = "auth")]
     pub(crate) authorization: Option<crate::auth::Authorization>,
+    /// Set by [`oauth_proxy`](Self::oauth_proxy), with the keys its
+    /// tokens are signed with (the verifier's too).
+    #[cfg(feature = "oauth-proxy")]
+    pub(crate) oauth_proxy: Option<(crate::oauth_proxy::OAuthProxy, crate::oauth_proxy::Keys)>,
     /// Whether requests reach the dispatcher with a verified Principal.
     pub(crate) authenticated: bool,
     /// The server's middleware, the outermost first (in `layers`).
@@ -123,6 +129,8 @@ impl ServerBuilder {
             tasks: TaskConfig::default(),
             #[cfg(feature = "auth")]
             authorization: None,
+            #[cfg(feature = "oauth-proxy")]
+            oauth_proxy: None,
             authenticated: false,
             layers: Vec::new(),
             mounts: Vec::new(),
@@ -566,6 +574,17 @@ impl ServerBuilder {
                     .into(),
             });
         }
+        // The front's tokens are verified with its key: an `authorization`
+        // set after it would trust another issuer instead.
+        #[cfg(feature = "oauth-proxy")]
+        if self.oauth_proxy.is_some() && self.authorization.as_ref().is_none_or(|a| a.local_keys.is_none()) {
+            problems.push(BuildError::Setting {
+                setting: "ServerBuilder::oauth_proxy",
+                reason: "ServerBuilder::authorization was set after it: a server with an OAuth front verifies \
+                         the front's tokens; leave authorization out"
+                    .into(),
+            });
+        }
         problems.into_result()?;
         let catalog = catalog?;
         let result_meta = if self.server_info_in_results {
@@ -596,6 +615,10 @@ impl ServerBuilder {
             // every scope the entries declare.
             #[cfg(feature = "auth")]
             verifier: self.authorization.map(|a| a.into_verifier(&catalog.declared_scopes(), keeps_caller_tokens)),
+            #[cfg(feature = "oauth-proxy")]
+            oauth_proxy: self
+                .oauth_proxy
+                .map(|(proxy, keys)| crate::oauth_proxy::Front::new(proxy, keys, &catalog.declared_scopes())),
             authenticated: self.authenticated,
             layers: crate::middleware::ServerLayers(self.layers.into()),
             #[cfg(feature = "tool-search")]

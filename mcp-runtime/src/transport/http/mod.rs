@@ -109,6 +109,8 @@ mod idle;
 pub(crate) mod in_flight;
 pub(crate) mod listen_limit;
 pub(crate) mod media;
+#[cfg(feature = "oauth-proxy")]
+mod oauth_proxy;
 mod origin;
 mod per_address;
 mod protocol;

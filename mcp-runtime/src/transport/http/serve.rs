@@ -54,9 +54,14 @@ impl hyper::service::Service<Request<Incoming>> for Endpoint {
     fn call(&self, request: Request<Incoming>) -> WithCors<TrackedFuture> {
         let in_progress = self.activity.begin();
         let path = request.uri().path();
-        if path != &*self.path && (self.service.is_health_path(path) || self.service.is_card_path(path)) {
+        if path != &*self.path
+            && (self.service.is_health_path(path)
+                || self.service.is_card_path(path)
+                || self.service.is_oauth_proxy_path(path))
+        {
             // Probes get no CORS headers: they are for balancers, not
-            // pages; the card and the catalog carry their own.
+            // pages; the card, the catalog and the authorization server
+            // carry their own.
             return WithCors::new(TrackedFuture::new(self.service.handle_from(request, self.peer), in_progress), None);
         }
         let mut grant =

@@ -194,6 +194,17 @@ impl McpService {
         false
     }
 
+    /// Whether `path` is one of the built-in authorization server's
+    /// (`oauth-proxy` feature), which answers with its own CORS headers.
+    pub(crate) fn is_oauth_proxy_path(&self, path: &str) -> bool {
+        #[cfg(feature = "oauth-proxy")]
+        if let Some(front) = &self.shared.server.settings().oauth_proxy {
+            return front.serves(path);
+        }
+        let _ = path;
+        false
+    }
+
     /// Whether `path` is where a protected server's Protected Resource
     /// Metadata is served.
     pub(crate) fn is_metadata_path(&self, path: &str) -> bool {
@@ -326,6 +337,14 @@ where
         && cards.serves(parts.uri.path())
     {
         return cards.answer(parts.uri.path(), &parts.method, &parts.headers);
+    }
+    // The authorization server's pages and endpoints: a browser navigates
+    // to them from anywhere, and they check what they need themselves.
+    #[cfg(feature = "oauth-proxy")]
+    if let Some(front) = &shared.server.settings().oauth_proxy
+        && front.serves(parts.uri.path())
+    {
+        return Box::pin(super::oauth_proxy::answer(front, parts, body)).await;
     }
     if let Err(refusal) = shared.config.origin.check(&parts.headers, &parts.uri) {
         tracing::debug!(%refusal, "request refused");

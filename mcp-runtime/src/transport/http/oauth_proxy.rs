@@ -1,0 +1,30 @@
+//! The built-in authorization server's requests over HTTP
+//! ([`crate::oauth_proxy`]): the body read, within its bound, for the
+//! endpoints that take one; the answer sent as the front made it.
+
+use http::StatusCode;
+use http_body::Body;
+
+use super::body::{BoxError, McpBody, read_body};
+use super::responses::transport_error;
+use crate::oauth_proxy::{BODY_TIMEOUT, Front, MAX_BODY};
+
+/// The answer to a request for one of `front`'s paths.
+pub(super) async fn answer<B>(front: &Front, parts: http::request::Parts, body: B) -> http::Response<McpBody>
+where
+    B: Body,
+    B::Error: Into<BoxError>,
+{
+    let body = if front.reads_body(&parts) {
+        match read_body(body, MAX_BODY, Some(BODY_TIMEOUT)).await {
+            Ok(body) => body,
+            Err(_) => {
+                let message = format!("the body is larger than {MAX_BODY} bytes, or too slow");
+                return transport_error(StatusCode::PAYLOAD_TOO_LARGE, message);
+            }
+        }
+    } else {
+        Vec::new()
+    };
+    front.answer(&parts, &body).await.map(McpBody::full)
+}
