@@ -23,6 +23,14 @@
 //                                              consent are the development pages (any login name)
 //   gateway-client                             ES256 JWTs by client_credentials, and the token exchange
 //                                              grant (RFC 8693) for a gateway acting for its caller
+//   front-client                               the OAuth front of `--oauth-proxy` (.ci/interop.sh
+//                                              --proxy) relaying people here: the authorization-code
+//                                              flow, scope openid (it needs only `sub`, from the ID
+//                                              token), Basic auth at /token, redirect URI
+//                                              http://127.0.0.1/oauth/callback on ANY port (a native
+//                                              client: loopback redirect URIs match whatever the port,
+//                                              RFC 8252 §7.3); login and consent are the development
+//                                              pages (any login name becomes the `sub`)
 //
 // DPoP (RFC 9449) is on for every client: a token request carrying a `DPoP` proof header
 // (htm "POST", htu the token endpoint, http://127.0.0.1:PORT/token; ES256, Ed25519 or
@@ -73,6 +81,22 @@ const ALGS = {
 // (devInteractions: any login name, no password checked), driven by the tests without a browser.
 const CODE_REDIRECT = 'http://127.0.0.1:5555/callback';
 
+// The OAuth front's client: the front listens on a port picked at start, so its callback is
+// registered without one, and `application_type: 'native'` has oidc-provider accept it on any
+// loopback port (Client#redirectAllowed). A native client may keep its secret (Basic auth);
+// the provider asks for consent on every authorization of a native client, the development
+// consent page the front's driver passes through.
+const FRONT_CLIENT = {
+  client_id: 'front-client',
+  client_secret: 'secret',
+  application_type: 'native',
+  grant_types: ['authorization_code'],
+  response_types: ['code'],
+  redirect_uris: ['http://127.0.0.1/oauth/callback'],
+  token_endpoint_auth_method: 'client_secret_basic',
+  scope: 'openid',
+};
+
 // RFC 8693 token exchange, allowed to gateway-client alone (see `exchange` below).
 const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
@@ -109,7 +133,7 @@ const client = (client_id) => (client_id === 'code-client' ? {
 
 function provider(issuer, keys) {
   const oidc = new Provider(issuer, {
-    clients: [...Object.keys(ALGS), 'opaque-client', 'mcp-server'].map(client),
+    clients: [...[...Object.keys(ALGS), 'opaque-client', 'mcp-server'].map(client), FRONT_CLIENT],
     jwks: { keys },
     scopes: SCOPES.split(' '),
     features: {

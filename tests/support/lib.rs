@@ -4,6 +4,7 @@
 
 pub mod dpop;
 pub mod exchange;
+pub mod front;
 pub mod haproxy;
 pub mod heard;
 pub mod http_wire;
