@@ -18,6 +18,7 @@
 #
 #   .ci/interop.sh [--http-only LABEL] [URL]
 #   .ci/interop.sh --protected
+#   .ci/interop.sh --proxy
 #   .ci/interop.sh --gateway
 #
 # Without URL it starts $CARGO_TARGET_DIR/debug/everything --http 127.0.0.1:0 (the system picks the port)
@@ -35,6 +36,25 @@
 # MCP_BEARER_TOKEN (the clients put it in `Authorization: Bearer` on every request). Runs
 # are named *-oauth.
 #
+# --proxy is interop through the OAuth front (`--oauth-proxy`: the server's own authorization
+# server, relaying people to an upstream one and issuing its own tokens), over HTTP only: it
+# starts oidc-provider (.ci/oidc/provider.mjs, the upstream, whose `front-client` the front
+# is) and `notes --http ADDR --public-url http://ADDR/mcp --oauth-proxy ISSUER` (front issuer
+# http://ADDR/oauth; every person the upstream lets in is granted notes:read notes:write),
+# then, with no browser (.ci/interop/front_login.mjs plays the person: the front's consent
+# page, the upstream's development login and consent pages), runs
+#   interop/node_oauth_proxy.mjs          the official TypeScript client (v2) the way an
+#                                         application uses it: DCR, the first connect refused,
+#                                         the person sent through the front, finishAuth, then
+#                                         whoami (subject alice, both scopes), the scoped
+#                                         tools, a refresh, rotation, and a 2025-era connection
+#   conformance/authorization.mjs         the conformance suite's authorization-server mode
+#                                         (metadata, then the code grant) against the front's
+#                                         issuer, for a client registered there by DCR, on the
+#                                         Node the suite needs
+# Each prints a PASS or FAIL line per check, counted here; their output is kept as
+# $CI_CACHE/results/interop-proxy-{node,conformance}.{out,stderr}.
+#
 # --gateway is interop through the `gateway` example, over HTTP only: it starts the gateway
 # in front of two `everything`s over their stdio, `session` (2025-era revisions only) and
 # `stateless` (lib.sh's start_gateway), and runs py and node in modern, legacy and auto mode
@@ -44,7 +64,9 @@
 # it sends back, and the two *-elicit-old runs the session one's, whose question comes as a
 # request on the gateway's session with it. Runs are named *-gateway.
 #
-# Installs the SDKs (and, for --protected, oidc-provider) into $CI_CACHE/tools when missing.
+# Installs the SDKs (and, for --protected and --proxy, oidc-provider; for --proxy, the
+# conformance suite) into $CI_CACHE/tools when missing. --proxy needs the `notes` binary
+# (cargo build -p examples --bin notes), the other modes `everything`.
 # Outputs: $CI_CACHE/results/interop-LABEL.{json,stderr}
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
@@ -54,6 +76,7 @@ URL=""
 HTTP_LABEL=http
 WITH_STDIO=1
 PROTECTED=""
+PROXY=""
 GATEWAY=""
 if [ "${1:-}" = --gateway ]; then
   [ $# -eq 1 ] || die "usage: .ci/interop.sh --gateway"
@@ -63,6 +86,10 @@ elif [ "${1:-}" = --protected ]; then
   [ $# -eq 1 ] || die "usage: .ci/interop.sh --protected"
   PROTECTED=1 WITH_STDIO=""
   shift
+elif [ "${1:-}" = --proxy ]; then
+  [ $# -eq 1 ] || die "usage: .ci/interop.sh --proxy"
+  PROXY=1 WITH_STDIO=""
+  shift
 elif [ "${1:-}" = --http-only ]; then
   [ $# -ge 2 ] || die "--http-only needs a label"
   HTTP_LABEL=$2 WITH_STDIO=""
@@ -71,13 +98,65 @@ fi
 case "${1:-}" in
   "") ;;
   http://* | https://*) URL=$1 ;;
-  *) die "usage: .ci/interop.sh [--http-only LABEL] [URL] | --protected | --gateway" ;;
+  *) die "usage: .ci/interop.sh [--http-only LABEL] [URL] | --protected | --proxy | --gateway" ;;
 esac
 
+NOTES_BIN="${NOTES_BIN:-$TARGET_DIR/debug/notes}"
 ensure_py_client >/dev/null
 ensure_node_client >/dev/null
-[ -z "$PROTECTED" ] || ensure_oidc_provider >/dev/null
-[ -x "$EVERYTHING_BIN" ] || die "$EVERYTHING_BIN not built (cargo build -p examples --bin everything)"
+[ -z "$PROTECTED$PROXY" ] || ensure_oidc_provider >/dev/null
+[ -z "$PROXY" ] || ensure_conformance_suite >/dev/null
+if [ -n "$PROXY" ]; then
+  [ -x "$NOTES_BIN" ] || die "$NOTES_BIN not built (cargo build -p examples --bin notes)"
+else
+  [ -x "$EVERYTHING_BIN" ] || die "$EVERYTHING_BIN not built (cargo build -p examples --bin everything)"
+fi
+
+# start_front: `notes` over HTTP with its OAuth front relaying to $OIDC_ISSUER as front-client
+# (see the header), on a loopback port picked first: the public URL, hence the resource and
+# the front's issuer, hold the real port from the start (as start_http_server does for
+# --issuer), and another port is tried when the bind fails. Ready once server/discover
+# without a token is refused with 401 and the front's metadata answers 200. Sets SERVER_PID,
+# SERVER_URL, SERVER_LOG and FRONT_ISSUER; callers must `trap stop_http_server EXIT`.
+start_front() {
+  local port attempt=1 address rc status db="$RESULTS_DIR/interop-proxy-notes.db"
+  mkdir -p "$RESULTS_DIR"
+  SERVER_LOG="$RESULTS_DIR/notes-proxy.log"
+  rm -f "$db" "${db%.db}.tasks.db" # a fresh notebook: the notes of an earlier run are not this one's
+  port="$(pick_port)"
+  while :; do
+    SERVER_URL="http://127.0.0.1:$port/mcp"
+    echo "starting: $NOTES_BIN --http 127.0.0.1:$port --public-url $SERVER_URL --oauth-proxy $OIDC_ISSUER --db $db (log: $SERVER_LOG)"
+    spawn "$SERVER_LOG" - env NO_COLOR=1 RUST_LOG="${RUST_LOG:-info},mcp_runtime::transport::http::serve=info" \
+      MCP_OAUTH_PROXY_CLIENT_ID=front-client MCP_OAUTH_PROXY_CLIENT_SECRET=secret \
+      MCP_OAUTH_PROXY_GRANT="notes:read notes:write" \
+      "$NOTES_BIN" --http "127.0.0.1:$port" --public-url "$SERVER_URL" --oauth-proxy "$OIDC_ISSUER" --db "$db"
+    SERVER_PID=$STARTED_PID
+    rc=0
+    address="$(await_bound_address "$SERVER_PID" "$SERVER_LOG")" || rc=$?
+    [ "$rc" -eq 0 ] && break
+    wait "$SERVER_PID" 2>/dev/null || true
+    if [ "$rc" -eq 2 ] && [ "$attempt" -lt "$BIND_ATTEMPTS" ]; then
+      echo "port $port was taken meanwhile: another one"
+      port="$(pick_port)" attempt=$((attempt + 1))
+      continue
+    fi
+    show_log "$SERVER_LOG"
+    SERVER_PID=""
+    die "notes with the OAuth front did not come up"
+  done
+  [ "$address" = "127.0.0.1:$port" ] || die "notes listens on $address, not 127.0.0.1:$port"
+  FRONT_ISSUER="http://127.0.0.1:$port/oauth"
+  status="$(await_http "$SERVER_PID" 401 "$SERVER_URL" "${DISCOVER_ARGS[@]}")" || {
+    show_log "$SERVER_LOG"
+    die "notes did not refuse a server/discover without a token with 401"
+  }
+  await_http "$SERVER_PID" 200 "http://127.0.0.1:$port/.well-known/oauth-authorization-server/oauth" >/dev/null || {
+    show_log "$SERVER_LOG"
+    die "the front's metadata (http://127.0.0.1:$port/.well-known/oauth-authorization-server/oauth) did not answer 200"
+  }
+  echo "notes up: $SERVER_URL, front issuer $FRONT_ISSUER (pid $SERVER_PID; server/discover answered $status)"
+}
 
 if [ -n "$GATEWAY" ]; then
   trap stop_http_server EXIT
@@ -89,6 +168,12 @@ elif [ -n "$PROTECTED" ]; then
   trap 'exit 130' INT TERM
   start_oidc_provider
   SERVER_LOG_LABEL=protected start_http_server --issuer "$OIDC_ISSUER"
+  URL="$SERVER_URL"
+elif [ -n "$PROXY" ]; then
+  trap 'stop_http_server; stop_oidc_provider' EXIT
+  trap 'exit 130' INT TERM
+  start_oidc_provider
+  start_front
   URL="$SERVER_URL"
 elif [ -z "$URL" ]; then
   trap stop_http_server EXIT
@@ -187,6 +272,36 @@ protected_runs() {
   unset MCP_BEARER_TOKEN
 }
 
+# run_checks LABEL CMD...: one run of a script that prints a `PASS  NAME ...` or
+# `FAIL  NAME ...` line per check (hard cap 360 s): its output is shown as it comes and kept
+# in $RESULTS_DIR/interop-LABEL.out, each line counted; a run that exits non-zero without a
+# FAIL line counts as one failure, LABEL. The stderr of a failed run is shown.
+run_checks() {
+  local label=$1 out="$RESULTS_DIR/interop-$1.out" err="$RESULTS_DIR/interop-$1.stderr" rc=0 p f t0=$EPOCHREALTIME took
+  shift
+  { timeout 360 "$@" 2> "$err" < /dev/null | tee "$out"; rc=${PIPESTATUS[0]}; } || true
+  took="$(awk -v a="${t0/,/.}" -v b="${EPOCHREALTIME/,/.}" 'BEGIN { printf "%.1fs", b - a }')"
+  p="$(grep -c '^PASS ' "$out" || true)" f="$(grep -c '^FAIL ' "$out" || true)"
+  passed=$((passed + p)) failed=$((failed + f))
+  while read -r name; do failures+=("$name"); done < <(awk '/^FAIL / { print $2 }' "$out")
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+    printf 'FAIL  %-20s exit %s%s without a FAIL line\n' "$label" "$rc" "$([ "$rc" -ne 124 ] || echo ', timed out')"
+    failed=$((failed + 1))
+    failures+=("$label")
+  fi
+  echo "---- run $label: $p passed, $f failed, exit $rc ($took)"
+  if [ "$rc" -ne 0 ] && [ -s "$err" ]; then echo "---- $err"; tail -n 40 "$err"; fi
+}
+
+# proxy_runs: the --proxy runs against $URL (see the header).
+proxy_runs() {
+  run_checks proxy-node env "MCP_NODE_PREFIX=$TOOLS_DIR/node-client" node "$CLIENTS/node_oauth_proxy.mjs" "$URL" \
+    --issuer "$FRONT_ISSUER"
+  run_checks proxy-conformance "$(conformance_node)" "$REPO_ROOT/.ci/conformance/authorization.mjs" \
+    --suite "$TOOLS_DIR/conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js" \
+    --issuer "$FRONT_ISSUER" --resource "$URL" --out "$RESULTS_DIR/interop-proxy-conformance"
+}
+
 # gateway_runs: the --gateway runs against $URL (see the header).
 GATEWAY_TOOL=session_test_simple_text
 GATEWAY_ELICIT=(--mode legacy --tool "stateless_$ELICIT_TOOL" --args "$ELICIT_ARGS" --elicit "$ELICIT_ANSWER" --url "$URL")
@@ -217,6 +332,9 @@ if [ -n "$GATEWAY" ]; then
 elif [ -n "$PROTECTED" ]; then
   section "interop with OAuth over Streamable HTTP: $URL (issuer $OIDC_ISSUER)"
   protected_runs
+elif [ -n "$PROXY" ]; then
+  section "interop through the OAuth front: $URL (issuer $FRONT_ISSUER, upstream $OIDC_ISSUER)"
+  proxy_runs
 else
   section "interop over Streamable HTTP: $URL"
   runs_over "$HTTP_LABEL" --url "$URL"
