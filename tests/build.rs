@@ -3,8 +3,9 @@
 //! them silently:
 //!
 //! - `no_redis_server`: no `redis-server` on the PATH (`redis_bus`,
-//!   `redis_sessions`, `redis_tasks`, `redis_restart`, `replica_loss` and the
-//!   Redis half of `session_store` need one);
+//!   `redis_sessions`, `redis_tasks`, `redis_restart`, `replica_loss`, the
+//!   Redis half of `session_store`, `oauth_proxy_store` and one test of
+//!   `oauth_proxy` need one);
 //! - `no_redis_cli`: no `redis-cli` on the PATH (`redis_cluster` makes its
 //!   cluster with it);
 //! - `no_haproxy`: no `haproxy` on the PATH (`replica_loss` and

@@ -578,3 +578,26 @@ fn an_authorization_after_the_front_is_refused_at_build() {
     let error = error.to_string();
     assert!(error.contains("ServerBuilder::oauth_proxy"), "{error}");
 }
+
+/// Registering, asking and answering write before anyone is known: one
+/// address gets so many a minute, then 429, and the store is spared.
+#[cfg_attr(no_oidc_provider, ignore = "oidc-provider is not installed: run .ci/install.sh (needs node and npm)")]
+#[tokio::test]
+async fn one_address_cannot_fill_the_store() {
+    let provider = oidc::start().await;
+    let server = serve(&provider, |proxy| proxy.writes_per_minute(3)).await;
+    let client_id = public_client(&server).await;
+    let (_, challenge) = pkce("i");
+    let url = authorize_url(&server, &client_id, CLIENT_REDIRECT, &challenge, "");
+    assert_eq!(Browser::default().get(server.addr, &url).await.0, StatusCode::OK);
+    assert_eq!(Browser::default().get(server.addr, &url).await.0, StatusCode::OK);
+    let (status, headers, page) = Browser::default().get(server.addr, &url).await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{page}");
+    assert_eq!(headers["retry-after"], "60");
+    let (status, answer) =
+        front::register(server.addr, &server.issuer, json!({"redirect_uris": [CLIENT_REDIRECT]})).await;
+    assert_eq!((status, answer["error"].as_str()), (StatusCode::TOO_MANY_REQUESTS, Some("temporarily_unavailable")));
+    // Reading is not paced: the metadata and the keys still answer.
+    let (status, _, _) = oidc::request(server.addr, http::Method::GET, "/oauth/jwks", &[], None).await;
+    assert_eq!(status, StatusCode::OK);
+}

@@ -71,6 +71,19 @@ pub(crate) fn unavailable(error: &impl std::fmt::Display) -> Answer {
     oauth_error(StatusCode::SERVICE_UNAVAILABLE, "temporarily_unavailable", "try again later")
 }
 
+/// Too many writes from one address: a client hears it in JSON, a person
+/// on a page; either may come back in a minute.
+pub(crate) fn too_many(client: bool) -> Answer {
+    let message = "too many requests from this address: try again in a minute";
+    let mut answer = if client {
+        oauth_error(StatusCode::TOO_MANY_REQUESTS, "temporarily_unavailable", message)
+    } else {
+        error_page(StatusCode::TOO_MANY_REQUESTS, message)
+    };
+    answer.headers_mut().insert(http::header::RETRY_AFTER, HeaderValue::from_static("60"));
+    answer
+}
+
 /// A page for the person.
 pub(crate) fn page(status: StatusCode, title: &str, body_html: &str) -> Answer {
     let html = format!(

@@ -105,6 +105,7 @@ pub struct OAuthProxy {
     pub(crate) registration_ttl: Duration,
     pub(crate) registration: bool,
     pub(crate) client_documents: Option<ClientDocuments>,
+    pub(crate) writes_per_minute: u32,
 }
 
 impl fmt::Debug for OAuthProxy {
@@ -119,6 +120,7 @@ impl fmt::Debug for OAuthProxy {
             .field("registration_ttl", &self.registration_ttl)
             .field("registration", &self.registration)
             .field("client_documents", &self.client_documents)
+            .field("writes_per_minute", &self.writes_per_minute)
             .finish_non_exhaustive()
     }
 }
@@ -144,6 +146,7 @@ impl OAuthProxy {
             registration_ttl: Duration::from_secs(90 * 24 * 60 * 60),
             registration: true,
             client_documents: Some(ClientDocuments::new()),
+            writes_per_minute: 60,
         }
     }
 
@@ -187,7 +190,21 @@ impl OAuthProxy {
         self
     }
 
-    /// How long a dynamically registered client is kept (default 90 days).
+    /// How many registrations, authorization requests and consent answers
+    /// one client address may make a minute (default 60, in a burst or
+    /// spread; an IPv6 address counts by its /64; zero for no limit). Each
+    /// writes to the store before anyone is known: this keeps one address
+    /// from filling it. Behind proxies, set
+    /// [`HttpConfig::trusted_proxies`](crate::transport::http::HttpConfig::trusted_proxies),
+    /// or every person counts as the proxy.
+    pub fn writes_per_minute(mut self, per_minute: u32) -> Self {
+        self.writes_per_minute = per_minute;
+        self
+    }
+
+    /// How long a dynamically registered client is kept (default 90 days)
+    /// once it has used its registration; one that never does is dropped
+    /// after a day.
     pub fn registration_ttl(mut self, ttl: Duration) -> Self {
         self.registration_ttl = ttl;
         self

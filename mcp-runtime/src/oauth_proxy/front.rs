@@ -48,6 +48,8 @@ pub(crate) struct Front {
     scopes: BTreeSet<String>,
     /// Whether the issuer is `https`: the cookie is then `Secure`.
     pub(crate) secure: bool,
+    /// How fast one address may write.
+    pub(crate) pace: super::pace::Pace,
 }
 
 impl std::fmt::Debug for Front {
@@ -90,6 +92,7 @@ impl Front {
             base,
             keys,
             provider: Provider::new(config.upstream.clone()),
+            pace: super::pace::Pace::new(config.writes_per_minute),
             metadata: Bytes::from(metadata.to_string()),
             scopes,
             config,
@@ -131,6 +134,16 @@ impl Front {
     /// The front's redirect URI at the provider.
     pub(crate) fn callback_uri(&self) -> String {
         format!("{}/callback", self.config.issuer)
+    }
+
+    /// Keeps a registered client for its full time once it used its
+    /// registration (a code exchanged); a document's client is not renewed.
+    pub(crate) async fn renew(&self, client: &Client) -> Result<(), StoreError> {
+        if self.config.client_documents.as_ref().is_some_and(|d| d.is_document_url(&client.client_id)) {
+            return Ok(());
+        }
+        let key = format!("client:{}", records::digest(&client.client_id));
+        records::put(&*self.config.store, &key, client, self.config.registration_ttl).await
     }
 
     /// The client `client_id` names: registered here, or (for an URL) its

@@ -79,6 +79,7 @@ mod client_document;
 mod config;
 mod front;
 mod keys;
+mod pace;
 mod pkce;
 mod records;
 mod redirect;

@@ -10,6 +10,9 @@ use super::front::Front;
 use super::records::{self, Client};
 use super::redirect::{MAX_REDIRECT_URIS, unfit_for_registration};
 
+/// How long a registration is kept before its client first uses it.
+const UNUSED_TTL: std::time::Duration = std::time::Duration::from_secs(24 * 60 * 60);
+
 /// The longest client name shown on the consent page.
 const MAX_NAME_CHARS: usize = 200;
 
@@ -42,7 +45,10 @@ pub(crate) async fn register(front: &Front, headers: &HeaderMap, body: &[u8]) ->
         refreshes: checked.grant_types.iter().any(|g| g == "refresh_token"),
     };
     let key = format!("client:{}", records::digest(&client_id));
-    if let Err(error) = records::put(&*front.config.store, &key, &client, front.config.registration_ttl).await {
+    // Kept a day until used (a code exchanged), then for the full time:
+    // registrations nobody uses do not pile up.
+    let ttl = front.config.registration_ttl.min(UNUSED_TTL);
+    if let Err(error) = records::put(&*front.config.store, &key, &client, ttl).await {
         return answers::unavailable(&error);
     }
     let mut answer = json!({

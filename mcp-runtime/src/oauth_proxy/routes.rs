@@ -1,6 +1,8 @@
 //! Which of the front's endpoints a request is for, and the method each
 //! takes; the transport reads the body of those that have one.
 
+use std::net::IpAddr;
+
 use http::{Method, StatusCode};
 use serde_json::json;
 
@@ -12,6 +14,12 @@ impl Endpoint {
     /// rather than a person's browser navigating to it.
     fn for_clients(self) -> bool {
         matches!(self, Endpoint::Metadata | Endpoint::Register | Endpoint::Token | Endpoint::Revoke | Endpoint::Jwks)
+    }
+
+    /// Whether it writes to the store for whoever asks, before any client
+    /// or person is known.
+    fn writes_unknown(self) -> bool {
+        matches!(self, Endpoint::Register | Endpoint::Authorize | Endpoint::Consent)
     }
 
     /// Whether it takes a POST with a body, rather than a GET.
@@ -29,7 +37,10 @@ impl Front {
 
     /// The answer to a request for one of the front's paths, its body read
     /// when [`reads_body`](Self::reads_body) said so (else empty).
-    pub(crate) async fn answer(&self, parts: &http::request::Parts, body: &[u8]) -> Answer {
+    ///
+    /// `address`: the client's, which paces the endpoints that write
+    /// before anyone is known; `None` in process.
+    pub(crate) async fn answer(&self, parts: &http::request::Parts, body: &[u8], address: Option<IpAddr>) -> Answer {
         let Some(endpoint) = self.endpoint(parts.uri.path()) else {
             return answers::error_page(StatusCode::NOT_FOUND, "no such page");
         };
@@ -42,6 +53,9 @@ impl Front {
             let allow = if endpoint.posted() { "POST" } else { "GET" };
             answer.headers_mut().insert(http::header::ALLOW, http::HeaderValue::from_static(allow));
             return answer;
+        }
+        if endpoint.writes_unknown() && !self.pace.allow(address) {
+            return answers::too_many(endpoint.for_clients());
         }
         let query = parts.uri.query().unwrap_or_default().as_bytes();
         let headers = &parts.headers;

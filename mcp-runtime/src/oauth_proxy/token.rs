@@ -54,6 +54,9 @@ async fn exchange_code(front: &Front, client: &Client, params: &BTreeMap<String,
     if !super::pkce::answers(verifier, &issued.code_challenge) {
         return bad("invalid_grant", "the code_verifier does not match the code_challenge");
     }
+    if let Err(error) = front.renew(client).await {
+        return answers::unavailable(&error);
+    }
     issue(front, client, issued.grant).await
 }
 

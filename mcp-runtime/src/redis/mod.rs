@@ -1,9 +1,11 @@
 //! Redis, for replicas behind a load balancer that routes by nothing: the
 //! [`RedisBus`] (list changes and resource updates reach every replica's
 //! listen streams), the [`RedisTaskStore`] (any replica serves any task),
-//! the [`RedisSessionStore`] (any replica serves any 2025-era session) and
+//! the [`RedisSessionStore`] (any replica serves any 2025-era session),
 //! the [`RedisReplayStore`] (a DPoP proof accepted by one replica is
-//! refused by all), over connections that are made again when lost.
+//! refused by all) and, with `oauth-proxy`, the `RedisProxyStore` (one
+//! OAuth front across replicas), over connections that are made again when
+//! lost.
 //!
 //! ```no_run
 //! use mcp_runtime::Server;

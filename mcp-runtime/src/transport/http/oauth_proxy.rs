@@ -2,6 +2,8 @@
 //! ([`crate::oauth_proxy`]): the body read, within its bound, for the
 //! endpoints that take one; the answer sent as the front made it.
 
+use std::net::IpAddr;
+
 use http::StatusCode;
 use http_body::Body;
 
@@ -10,7 +12,13 @@ use super::responses::transport_error;
 use crate::oauth_proxy::{BODY_TIMEOUT, Front, MAX_BODY};
 
 /// The answer to a request for one of `front`'s paths.
-pub(super) async fn answer<B>(front: &Front, parts: http::request::Parts, body: B) -> http::Response<McpBody>
+/// `address`: the client's, behind the trusted proxies if any.
+pub(super) async fn answer<B>(
+    front: &Front,
+    parts: http::request::Parts,
+    body: B,
+    address: Option<IpAddr>,
+) -> http::Response<McpBody>
 where
     B: Body,
     B::Error: Into<BoxError>,
@@ -26,5 +34,5 @@ where
     } else {
         Vec::new()
     };
-    front.answer(&parts, &body).await.map(McpBody::full)
+    front.answer(&parts, &body, address).await.map(McpBody::full)
 }

@@ -344,7 +344,9 @@ where
     if let Some(front) = &shared.server.settings().oauth_proxy
         && front.serves(parts.uri.path())
     {
-        return Box::pin(super::oauth_proxy::answer(front, parts, body)).await;
+        let trusted = shared.config.trusted_proxies.as_ref();
+        let address = peer.map(|peer| super::forwarded::client_address(peer, &parts.headers, trusted).ip());
+        return Box::pin(super::oauth_proxy::answer(front, parts, body, address)).await;
     }
     if let Err(refusal) = shared.config.origin.check(&parts.headers, &parts.uri) {
         tracing::debug!(%refusal, "request refused");
