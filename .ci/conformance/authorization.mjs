@@ -40,11 +40,10 @@
 
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 
-import { approveThroughFront } from '../interop/front_login.mjs';
+import { approveThroughFront, describe, freePort } from '../interop/front_login.mjs';
 
 function usage(message) {
   process.stderr.write(
@@ -67,26 +66,6 @@ function parseArgs(argv) {
   opts.timeoutS = Number(opts.timeoutS);
   if (!(opts.timeoutS > 0)) usage('--timeout must be a positive number');
   return opts;
-}
-
-// A loopback port that was free a moment ago: the suite's callback server binds it.
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function describe(err) {
-  const parts = [];
-  for (let e = err, depth = 0; e && depth < 4; depth++, e = e.cause) {
-    parts.push(`${e.name ?? 'Error'}${e.code !== undefined ? `[${e.code}]` : ''}: ${e.message ?? String(e)}`);
-  }
-  return (parts.join(' <- ') || String(err)).replace(/\s+/g, ' ');
 }
 
 // GET url as the browser would, once the suite's callback server listens (it prints the URL

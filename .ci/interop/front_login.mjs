@@ -22,6 +22,8 @@
 // having shown its consent page or from elsewhere than its callback, the client's redirect
 // carries an `error`, or after 20 requests. Node >= 20 (fetch, Headers#getSetCookie).
 
+import { createServer } from 'node:net';
+
 const MAX_STEPS = 20;
 const TIMEOUT_MS = 30_000;
 
@@ -129,6 +131,27 @@ function excerpt(body) {
  * approves everything; resolves with the Location the front's callback redirects to (the
  * client's redirect_uri with `code`, `state` and `iss`), which it does not request.
  */
+// A loopback port that was free a moment ago (a callback server binds it, or nothing does).
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+// An error and its causes, on one line.
+export function describe(err) {
+  const parts = [];
+  for (let e = err, depth = 0; e && depth < 4; depth++, e = e.cause) {
+    parts.push(`${e.name ?? 'Error'}${e.code !== undefined ? `[${e.code}]` : ''}: ${e.message ?? String(e)}`);
+  }
+  return (parts.join(' <- ') || String(err)).replace(/\s+/g, ' ');
+}
+
 export async function approveThroughFront(authorizationUrl, { login = 'alice', onStep } = {}) {
   const start = new URL(authorizationUrl);
   const front = start.origin;

@@ -37,10 +37,9 @@
 
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import path from 'node:path';
 
-import { approveThroughFront } from './front_login.mjs';
+import { approveThroughFront, describe, freePort } from './front_login.mjs';
 
 const PROTOCOL_VERSION = '2026-07-28';
 const SCOPES = ['notes:read', 'notes:write'];
@@ -71,27 +70,6 @@ function loadSdk() {
   const prefix = process.env.MCP_NODE_PREFIX;
   const req = createRequire(prefix ? path.resolve(prefix, 'package.json') : import.meta.url);
   return req('@modelcontextprotocol/client');
-}
-
-// A loopback port that was free a moment ago: the redirect URI's (nothing listens on it).
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-// An error and its causes, on one line.
-function describe(err) {
-  const parts = [];
-  for (let e = err, depth = 0; e && depth < 4; depth++, e = e.cause) {
-    parts.push(`${e.name ?? 'Error'}${e.code !== undefined ? `[${e.code}]` : ''}: ${e.message ?? String(e)}`);
-  }
-  return (parts.join(' <- ') || String(err)).replace(/\s+/g, ' ');
 }
 
 /** The application's side of OAuth, in memory: what the SDK asks and saves, recorded. */

@@ -34,6 +34,7 @@ impl Deployment {
                 #[cfg_attr(not(feature = "redis"), allow(unused_mut))]
                 let mut config = self.http_config();
                 #[cfg(feature = "oauth-proxy")]
+                #[cfg_attr(not(feature = "redis"), allow(unused_mut))]
                 let mut proxy = self.oauth_proxy.clone();
                 #[cfg(feature = "redis")]
                 let builder = match (&self.redis_url, &self.dump_catalog) {

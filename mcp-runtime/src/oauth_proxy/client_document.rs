@@ -26,6 +26,8 @@ use rustls::pki_types::{CertificateDer, ServerName};
 use serde_json::{Map, Value};
 use url::{Host, Position, Url};
 
+use crate::auth::client::chain;
+
 /// How long a whole fetch may take by default.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -712,18 +714,6 @@ fn shorten(value: &str) -> String {
         Some((end, _)) => format!("{}…", &value[..end]),
         None => value.to_owned(),
     }
-}
-
-/// An error and its causes, on one line.
-fn chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 #[cfg(test)]

@@ -15,12 +15,8 @@ use super::records::{self, Client, Code, Grant};
 
 /// `POST <issuer>/token`.
 pub(crate) async fn token(front: &Front, headers: &HeaderMap, body: &[u8]) -> Answer {
-    let params = match answers::params(body) {
-        Ok(params) => params,
-        Err(why) => return bad("invalid_request", &why),
-    };
-    let client = match authenticate(front, headers, &params).await {
-        Ok(client) => client,
+    let (params, client) = match client_request(front, headers, body).await {
+        Ok(request) => request,
         Err(answer) => return answer,
     };
     if params.get("resource").is_some_and(|r| *r != front.config.resource) {
@@ -138,12 +134,8 @@ async fn issue(front: &Front, client: &Client, grant: Grant) -> Answer {
 /// is verified without the front, runs out by itself (RFC 7009 §2.2
 /// answers 200 all the same).
 pub(crate) async fn revoke(front: &Front, headers: &HeaderMap, body: &[u8]) -> Answer {
-    let params = match answers::params(body) {
-        Ok(params) => params,
-        Err(why) => return bad("invalid_request", &why),
-    };
-    let client = match authenticate(front, headers, &params).await {
-        Ok(client) => client,
+    let (params, client) = match client_request(front, headers, body).await {
+        Ok(request) => request,
         Err(answer) => return answer,
     };
     let Some(token) = params.get("token") else {
@@ -162,6 +154,17 @@ pub(crate) async fn revoke(front: &Front, headers: &HeaderMap, body: &[u8]) -> A
         Err(error) => return answers::unavailable(&error),
     }
     answers::json(StatusCode::OK, &json!({}))
+}
+
+/// A client's form, and the client it authenticates as.
+async fn client_request(
+    front: &Front,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<(BTreeMap<String, String>, Client), Answer> {
+    let params = answers::params(body).map_err(|why| bad("invalid_request", &why))?;
+    let client = authenticate(front, headers, &params).await?;
+    Ok((params, client))
 }
 
 /// The client of a token or revocation request: a public client by its
