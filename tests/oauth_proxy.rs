@@ -348,6 +348,10 @@ async fn codes_are_single_use_pkce_bound_and_refresh_tokens_rotate() {
         front::token(server.addr, &server.issuer, &exchange_form(&other_client, &code, &verifier)).await;
     assert_eq!(answer["error"], "invalid_grant", "another client's code");
     let code = code_for(&server, &provider, &client_id, &challenge, "alice").await;
+    let unnamed = format!("grant_type=authorization_code&client_id={client_id}&code={code}&code_verifier={verifier}");
+    let (_, _, answer) = front::token(server.addr, &server.issuer, &unnamed).await;
+    assert_eq!(answer["error"], "invalid_grant", "the redirect URI the request named is named again");
+    let code = code_for(&server, &provider, &client_id, &challenge, "alice").await;
     let (status, _, tokens) =
         front::token(server.addr, &server.issuer, &exchange_form(&client_id, &code, &verifier)).await;
     assert_eq!(status, StatusCode::OK, "{tokens}");

@@ -83,6 +83,7 @@ pub(crate) async fn authorize(front: &Front, headers: &HeaderMap, query: &[u8]) 
     };
     let asked = Asked {
         client_id: client.client_id.clone(),
+        redirect_named: params.contains_key("redirect_uri"),
         redirect_uri,
         state,
         code_challenge: challenge.clone(),
@@ -263,6 +264,7 @@ pub(crate) async fn callback(front: &Front, headers: &HeaderMap, query: &[u8]) -
     let issued = Code {
         grant: Grant { client_id: asked.client_id.clone(), subject, scopes },
         redirect_uri: asked.redirect_uri.clone(),
+        redirect_named: asked.redirect_named,
         code_challenge: asked.code_challenge.clone(),
     };
     if let Err(error) =

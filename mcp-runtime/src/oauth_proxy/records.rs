@@ -27,6 +27,9 @@ pub(crate) struct Client {
 pub(crate) struct Asked {
     pub(crate) client_id: String,
     pub(crate) redirect_uri: String,
+    /// Whether the request named it (else the one registered was taken):
+    /// the token request must then name it too (OAuth 2.1 §4.1.3).
+    pub(crate) redirect_named: bool,
     pub(crate) state: Option<String>,
     pub(crate) code_challenge: String,
     /// The scopes asked for; `None` when the request named none.
@@ -56,6 +59,7 @@ pub(crate) struct Grant {
 pub(crate) struct Code {
     pub(crate) grant: Grant,
     pub(crate) redirect_uri: String,
+    pub(crate) redirect_named: bool,
     pub(crate) code_challenge: String,
 }
 

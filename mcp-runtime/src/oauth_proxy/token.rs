@@ -44,7 +44,8 @@ async fn exchange_code(front: &Front, client: &Client, params: &BTreeMap<String,
     if issued.grant.client_id != client.client_id {
         return bad("invalid_grant", "the code was issued to another client");
     }
-    if params.get("redirect_uri") != Some(&issued.redirect_uri) {
+    let named = params.get("redirect_uri");
+    if named.is_some_and(|uri| *uri != issued.redirect_uri) || (issued.redirect_named && named.is_none()) {
         return bad("invalid_grant", "the redirect_uri is not the authorization request's");
     }
     if !super::pkce::answers(verifier, &issued.code_challenge) {
