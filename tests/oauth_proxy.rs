@@ -45,9 +45,16 @@ fn serve_on(
     provider: &oidc::Provider,
     configure: impl FnOnce(OAuthProxy) -> OAuthProxy,
 ) -> Fronted {
+    serve_relaying(listener, Upstream::new(&provider.issuer, "front-client", "secret"), configure)
+}
+
+fn serve_relaying(
+    listener: tokio::net::TcpListener,
+    upstream: Upstream,
+    configure: impl FnOnce(OAuthProxy) -> OAuthProxy,
+) -> Fronted {
     let addr = listener.local_addr().expect("addr");
     let (issuer, resource) = (format!("http://{addr}/oauth"), format!("http://{addr}/mcp"));
-    let upstream = Upstream::discover(&provider.issuer, "front-client", "secret");
     let proxy = configure(
         OAuthProxy::new(&issuer, &resource, upstream)
             .grant_scopes(rule)
@@ -430,7 +437,7 @@ async fn replicas_share(provider: &oidc::Provider, store: impl ProxyStore + Clon
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let second = listener.local_addr().expect("addr");
         let mut replica = serve_on(listener, provider, |_| {
-            let upstream = Upstream::discover(&provider.issuer, "front-client", "secret");
+            let upstream = Upstream::new(&provider.issuer, "front-client", "secret");
             OAuthProxy::new(format!("http://{addr}/oauth"), format!("http://{addr}/mcp"), upstream)
                 .grant_scopes(rule)
                 .store(store.clone())
@@ -569,7 +576,7 @@ async fn a_client_known_by_its_metadata_document_and_the_default_refuses_private
 /// the front: the build says so.
 #[test]
 fn an_authorization_after_the_front_is_refused_at_build() {
-    let upstream = Upstream::discover("https://login.example.com", "front", "secret");
+    let upstream = Upstream::new("https://login.example.com", "front", "secret");
     let proxy = OAuthProxy::new("https://mcp.example.com/oauth", "https://mcp.example.com/mcp", upstream);
     let built = Server::builder("fronted", "1.0.0")
         .oauth_proxy(proxy)
@@ -604,4 +611,27 @@ async fn one_address_cannot_fill_the_store() {
     // Reading is not paced: the metadata and the keys still answer.
     let (status, _, _) = oidc::request(server.addr, http::Method::GET, "/oauth/jwks", &[], None).await;
     assert_eq!(status, StatusCode::OK);
+}
+
+/// A provider's endpoints given rather than discovered lead through the
+/// same flow.
+#[cfg_attr(no_oidc_provider, ignore = "oidc-provider is not installed: run .ci/install.sh (needs node and npm)")]
+#[tokio::test]
+async fn a_provider_without_discovery_is_reached_by_its_endpoints() {
+    let provider = oidc::start().await;
+    let issuer = &provider.issuer;
+    let upstream = Upstream::new(issuer, "front-client", "secret").endpoints(
+        format!("{issuer}/auth"),
+        format!("{issuer}/token"),
+        format!("{issuer}/jwks"),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let server = serve_relaying(listener, upstream, |proxy| proxy);
+    let client_id = public_client(&server).await;
+    let (verifier, challenge) = pkce("j");
+    let code = code_for(&server, &provider, &client_id, &challenge, "carol").await;
+    let (status, _, tokens) =
+        front::token(server.addr, &server.issuer, &exchange_form(&client_id, &code, &verifier)).await;
+    assert_eq!(status, StatusCode::OK, "{tokens}");
+    assert_eq!(whoami(&server, tokens["access_token"].as_str().expect("a token")).await.1, "carol notes:read");
 }

@@ -502,7 +502,7 @@ fn oauth_proxy(
     let origin = crate::auth::discovery::split_origin(&resource).0.to_owned();
     let grant: Vec<String> =
         raw.get("MCP_OAUTH_PROXY_GRANT").map(|g| g.split_whitespace().map(str::to_owned).collect()).unwrap_or_default();
-    let proxy = OAuthProxy::new(format!("{origin}/oauth"), resource, Upstream::discover(upstream, id.trim(), secret))
+    let proxy = OAuthProxy::new(format!("{origin}/oauth"), resource, Upstream::new(upstream, id.trim(), secret))
         .scopes_supported(grant.clone())
         .grant_scopes(move |_| grant.clone());
     Ok(Some(proxy))

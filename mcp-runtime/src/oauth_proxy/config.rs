@@ -37,9 +37,13 @@ pub(crate) struct Endpoints {
 }
 
 impl Upstream {
-    /// A provider found by its issuer's OpenID Connect discovery document
-    /// (or RFC 8414 metadata), read on the first authorization.
-    pub fn discover(issuer: impl Into<String>, client_id: impl Into<String>, client_secret: impl Into<String>) -> Self {
+    /// The provider at `issuer` (its issuer identifier, compared exactly
+    /// with its metadata's and its ID tokens'), where the front is the
+    /// client `client_id` with `client_secret` (sent with HTTP Basic). Its
+    /// endpoints are read from its OpenID Connect discovery document (or
+    /// RFC 8414 metadata) on the first authorization, unless
+    /// [`endpoints`](Self::endpoints) gives them.
+    pub fn new(issuer: impl Into<String>, client_id: impl Into<String>, client_secret: impl Into<String>) -> Self {
         Upstream {
             issuer: issuer.into(),
             client_id: client_id.into(),
@@ -49,8 +53,8 @@ impl Upstream {
         }
     }
 
-    /// A provider whose endpoints are given: its authorization and token
-    /// endpoints and its key set, for a provider without discovery.
+    /// The provider's authorization and token endpoints and its key set,
+    /// for a provider without a discovery document: nothing is discovered.
     pub fn endpoints(
         mut self,
         authorization: impl Into<String>,

@@ -16,7 +16,7 @@
 //! use mcp_runtime::oauth_proxy::{OAuthProxy, Upstream};
 //!
 //! # async fn run() -> std::io::Result<()> {
-//! let upstream = Upstream::discover("https://login.example.com", "mcp-front", "its secret");
+//! let upstream = Upstream::new("https://login.example.com", "mcp-front", "its secret");
 //! let proxy = OAuthProxy::new("https://mcp.example.com/oauth", "https://mcp.example.com/mcp", upstream)
 //!     .scopes_supported(["notes:read", "notes:write"])
 //!     // Who gets what, from what the provider says of them.
