@@ -16,6 +16,9 @@
 # SOAK_CONCURRENCY (default 64). It writes bench/results/soak/soak.{csv,svg}
 # and fails on any error or on growth of the server's memory or open files.
 #
+# `bench/run.sh peers [--quick]` runs every peer framework side by side
+# (tower-mcp, TurboMCP, the TypeScript and Python SDKs besides rmcp).
+#
 # `bench/run.sh auth [CALLS]` runs auth.sh: the instructions per call and the
 # req/s of bench-ours unprotected and protected by a JWT with cached keys.
 set -euo pipefail
@@ -24,6 +27,48 @@ cd "$(dirname "$0")"
 if [[ "${1:-}" == auth ]]; then
     shift
     exec ./auth.sh "$@"
+fi
+
+if [[ "${1:-}" == peers ]]; then
+    # Every peer framework side by side (BENCHMARKS.md, "Side by side with
+    # every peer"): the Rust peers built here, the TypeScript and Python
+    # SDKs installed into target/peers (npm and PyPI, pinned), then the
+    # driver's `peers` phase. `--quick` for a short check; a full run is
+    # recorded between the peers:begin and peers:end markers unless RECORD=no.
+    shift
+    ./peers/install.sh
+    # One package per build: built together, cargo would unify their
+    # dependencies' features (the peers turn on serde_json's
+    # preserve_order, tokio's full), and ours and rmcp would not be the
+    # binaries the other phases measure.
+    for package in bench-driver bench-ours bench-rmcp bench-floor bench-tower-mcp bench-turbomcp; do
+        cargo build --release --quiet -p "$package"
+    done
+    target/release/bench-driver peers "$@"
+    record=${RECORD:-auto}
+    if [[ "$record" == auto ]]; then
+        record=yes
+        [[ " $* " == *" --quick "* ]] && record=no
+    fi
+    [[ "$record" == yes ]] || exit 0
+    commit=$(git rev-parse --short HEAD)
+    [[ -z "$(git status --porcelain -- .. 2>/dev/null)" ]] || commit="$commit plus uncommitted changes"
+    stamp="Run on $(date -u +%Y-%m-%d) with \`bench/run.sh peers${*:+ $*}\`, on the workspace as of commit $commit."
+    python3 - "${BENCHMARKS:-../BENCHMARKS.md}" target/peers.md "$stamp" <<'PY'
+import sys
+
+path, latest, stamp = sys.argv[1], sys.argv[2], sys.argv[3]
+text = open(path, encoding="utf-8").read()
+begin = text.find("<!-- peers:begin")
+end = text.find("<!-- peers:end -->")
+if begin < 0 or end < begin:
+    sys.exit(f"{path} has no peers:begin / peers:end markers")
+table = open(latest, encoding="utf-8").read().strip()
+block = f"<!-- peers:begin (written by bench/run.sh peers) -->\n{stamp}\n\n{table}\n"
+open(path, "w", encoding="utf-8").write(text[:begin] + block + text[end:])
+print(f"peers recorded in {path}", file=sys.stderr)
+PY
+    exit
 fi
 
 if [[ "${1:-}" == soak ]]; then

@@ -136,7 +136,9 @@ impl Connection {
 
     /// The request of one call, with the headers of its era.
     fn call_request(&self, call: &Call) -> Result<Request<Full<Bytes>>> {
-        let request = if call.legacy {
+        let request = if call.legacy && call.sessionless {
+            self.request(Method::POST).header("mcp-protocol-version", LEGACY_VERSION)
+        } else if call.legacy {
             self.session_request(Method::POST)?
         } else {
             let mut request =
@@ -280,7 +282,7 @@ pub(crate) async fn round(
         let mut connection = connect(addr).await?;
         if sessions {
             connection.open_session().await?;
-        } else if call.legacy {
+        } else if call.legacy && !call.sessionless {
             connection.session = Some(HeaderValue::from_static(NO_SESSION));
         }
         for _ in 0..WARMUP_PER_CONNECTION {

@@ -22,6 +22,7 @@
 mod balancer;
 mod compile;
 mod http_load;
+mod peers;
 mod procfs;
 mod report;
 mod requests;
@@ -376,6 +377,27 @@ async fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().is_some_and(|a| a == "load") {
         return load_only(&args).await;
+    }
+    if args.first().is_some_and(|a| a == "peers") {
+        let quick = args.iter().any(|a| a == "--quick");
+        let plan = if quick {
+            peers::Plan { warmup: 1_000, rounds: 1, levels: vec![(1, 500), (16, 2_000), (64, 2_000)] }
+        } else {
+            peers::Plan { warmup: 10_000, rounds: 4, levels: vec![(1, 3_000), (16, 10_000), (64, 10_000)] }
+        };
+        let bench = bench_dir();
+        let mut table = format!(
+            "Machine: {}
+
+",
+            machine().join("; ")
+        );
+        table.push_str(&peers::run(&bench, &plan).await?);
+        println!("{table}");
+        let latest = bench.join("target/peers.md");
+        std::fs::write(&latest, &table).with_context(|| format!("writing {}", latest.display()))?;
+        eprintln!("written to {}", latest.display());
+        return Ok(());
     }
     let mut plan = if args.iter().any(|a| a == "--quick") { Plan::quick() } else { Plan::full() };
     if let Some(i) = args.iter().position(|a| a == "--rebuild-cycles") {

@@ -39,6 +39,9 @@ pub(crate) struct Call {
     /// [`LEGACY_VERSION`], without `Mcp-Method` and `Mcp-Name`, which that
     /// era does not know.
     pub(crate) legacy: bool,
+    /// A 2025-era request sent without any session (the stateless modes of
+    /// the official SDKs): no `initialize`, no `Mcp-Session-Id`.
+    pub(crate) sessionless: bool,
     /// The HTTP body, with id 1: every HTTP request is the same bytes.
     pub(crate) body: Bytes,
     /// What every successful answer contains.
@@ -52,15 +55,24 @@ impl Call {
             method: "tools/call",
             name: Some(echo_name()),
             legacy: false,
+            sessionless: false,
             body: Bytes::from(Call::echo_line(1)),
-            expect: br#"{"type":"text","text":"hello"}"#,
+            // By the `text` member alone: peers order a block's members differently.
+            expect: br#""text":"hello""#,
         }
     }
 
     /// `tools/list` without a cursor.
     pub(crate) fn list() -> Call {
         let body = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{{}}}}}"#, meta());
-        Call { method: "tools/list", name: None, legacy: false, body: Bytes::from(body), expect: br#""tools":["# }
+        Call {
+            method: "tools/list",
+            name: None,
+            legacy: false,
+            sessionless: false,
+            body: Bytes::from(body),
+            expect: br#""tools":["#,
+        }
     }
 
     /// `tools/call` of `echo` in a 2025-era session: no `_meta`. The
@@ -72,6 +84,11 @@ impl Call {
             echo_name()
         );
         Call { legacy: true, body: Bytes::from(body), expect: br#""text":"hello""#, ..Call::echo() }
+    }
+
+    /// The same 2025-era call, sent with no session at all.
+    pub(crate) fn sessionless_echo() -> Call {
+        Call { sessionless: true, ..Call::legacy_echo() }
     }
 
     /// The 2025-era `initialize` that opens a session.
