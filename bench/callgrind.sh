@@ -4,7 +4,7 @@
 # the instructions of CALLS calls on one keep-alive connection and prints
 # the functions that cost the most, per call (inclusive and self).
 #
-#   bench/callgrind.sh [ours|rmcp|floor] [CALLS]
+#   bench/callgrind.sh [ours|rmcp|tower-mcp|turbomcp|floor] [CALLS]
 #
 # TOOLS=N registers N tools (ours and rmcp); LIST=1 counts `tools/list`
 # instead, with every tool in one page; LEGACY=1 2025-era `tools/call`, each
@@ -36,7 +36,10 @@ set -euo pipefail
 cd "$(dirname "$0")"
 server=${1:-ours}
 calls=${2:-2000}
-case "$server" in ours | rmcp | floor) ;; *) echo "usage: $0 [ours|rmcp|floor] [CALLS]" >&2; exit 2 ;; esac
+case "$server" in
+    ours | rmcp | tower-mcp | turbomcp | floor) ;;
+    *) echo "usage: $0 [ours|rmcp|tower-mcp|turbomcp|floor] [CALLS]" >&2; exit 2 ;;
+esac
 command -v valgrind >/dev/null || { echo "valgrind is not installed" >&2; exit 1; }
 
 # shellcheck source=profiling.sh
