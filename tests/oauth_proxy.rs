@@ -572,6 +572,48 @@ async fn a_client_known_by_its_metadata_document_and_the_default_refuses_private
     assert!(seen.load(std::sync::atomic::Ordering::Relaxed) >= 1);
 }
 
+/// The token and revocation endpoints are not paced as a whole (a client
+/// spends its codes and refresh tokens there), but a client id that is a
+/// document URL not cached would make the front fetch it: those fetches
+/// are paced per address, so a caller cannot turn the front into a
+/// fetcher of URLs of its choosing, nor fill the store with documents.
+#[cfg_attr(no_oidc_provider, ignore = "oidc-provider is not installed: run .ci/install.sh (needs node and npm)")]
+#[tokio::test]
+async fn token_requests_naming_documents_cannot_make_the_front_fetch_without_limit() {
+    use mcp_runtime::oauth_proxy::ClientDocuments;
+    use std::sync::atomic::Ordering;
+
+    let provider = oidc::start().await;
+    let (document_url, seen) = document_server(CLIENT_REDIRECT).await;
+    let server = serve(&provider, |proxy| {
+        proxy
+            .client_documents(Some(ClientDocuments::new().allow_plain_http().allow_private_addresses()))
+            .writes_per_minute(3)
+    })
+    .await;
+    let mut statuses = Vec::new();
+    for n in 0..8 {
+        // Each URL is another document (refused: it names another client id).
+        let client_id = format!("{document_url}/{n}").replace(':', "%3A").replace('/', "%2F");
+        let endpoint = if n % 2 == 0 { "token" } else { "revoke" };
+        let form = format!("grant_type=authorization_code&code=x&client_id={client_id}&token=x");
+        let (status, headers, _) = oidc::request(
+            server.addr,
+            http::Method::POST,
+            &format!("/oauth/{endpoint}"),
+            &[("content-type", "application/x-www-form-urlencoded".to_owned())],
+            Some(bytes::Bytes::from(form)),
+        )
+        .await;
+        if status == StatusCode::TOO_MANY_REQUESTS {
+            assert_eq!(headers["retry-after"], "60");
+        }
+        statuses.push(status.as_u16());
+    }
+    assert_eq!(seen.load(Ordering::Relaxed), 3, "one fetch per paced write: {statuses:?}");
+    assert_eq!(statuses, [401, 401, 401, 429, 429, 429, 429, 429]);
+}
+
 /// `authorization` set after `oauth_proxy` would trust another issuer than
 /// the front: the build says so.
 #[test]

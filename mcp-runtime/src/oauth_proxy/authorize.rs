@@ -12,7 +12,7 @@ use std::time::Duration;
 use http::{HeaderMap, StatusCode};
 
 use super::answers::{self, Answer, escape};
-use super::front::Front;
+use super::front::{Front, Lookup};
 use super::records::{self, Asked, AtProvider, Client, Code, Grant};
 use super::redirect;
 use super::upstream::UpstreamError;
@@ -37,9 +37,12 @@ pub(crate) async fn authorize(front: &Front, headers: &HeaderMap, query: &[u8]) 
     let Some(client_id) = params.get("client_id") else {
         return answers::error_page(StatusCode::BAD_REQUEST, "the request names no client (client_id)");
     };
-    let client = match front.client(client_id).await {
-        Ok(Some(client)) => client,
-        Ok(None) => return answers::error_page(StatusCode::BAD_REQUEST, "this client is not registered here"),
+    // The endpoint is paced as a whole: its fetch is already paid for.
+    let client = match front.client(client_id, || true).await {
+        Ok(Lookup::Known(client)) => client,
+        Ok(Lookup::Unknown | Lookup::Paced) => {
+            return answers::error_page(StatusCode::BAD_REQUEST, "this client is not registered here");
+        }
         Err(error) => return answers::unavailable(&error),
     };
     let redirect_uri = match params.get("redirect_uri") {

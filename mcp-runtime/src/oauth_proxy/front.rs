@@ -147,16 +147,23 @@ impl Front {
     }
 
     /// The client `client_id` names: registered here, or (for an URL) its
-    /// metadata document, fetched or cached. `Ok(None)`: unknown, or a
-    /// document that does not pass (logged).
-    pub(crate) async fn client(&self, client_id: &str) -> Result<Option<Client>, StoreError> {
+    /// metadata document, fetched or cached; unknown for a document that
+    /// does not pass (logged). A document not cached is fetched only if
+    /// `may_fetch` says so: each fetch is an outbound request and a record
+    /// made for whoever asks, so the endpoints not paced as a whole pace
+    /// the fetches they cause.
+    pub(crate) async fn client(&self, client_id: &str, may_fetch: impl FnOnce() -> bool) -> Result<Lookup, StoreError> {
         let documents = self.config.client_documents.as_ref().filter(|d| d.is_document_url(client_id));
         let Some(documents) = documents else {
-            return records::get(&*self.config.store, &format!("client:{}", records::digest(client_id))).await;
+            let key = format!("client:{}", records::digest(client_id));
+            return Ok(records::get(&*self.config.store, &key).await?.map_or(Lookup::Unknown, Lookup::Known));
         };
         let key = format!("document:{}", records::digest(client_id));
         if let Some(known) = records::get(&*self.config.store, &key).await? {
-            return Ok(Some(known));
+            return Ok(Lookup::Known(known));
+        }
+        if !may_fetch() {
+            return Ok(Lookup::Paced);
         }
         match documents.fetch(client_id).await {
             Ok((document, ttl)) => {
@@ -169,16 +176,27 @@ impl Front {
                 };
                 let ttl = ttl.clamp(DOCUMENT_TTL.0, DOCUMENT_TTL.1);
                 records::put(&*self.config.store, &key, &client, ttl).await?;
-                Ok(Some(client))
+                Ok(Lookup::Known(client))
             }
             Err(error) if error.is_unreachable() => {
                 tracing::warn!(client_id, %error, "a client metadata document could not be fetched");
-                Ok(None)
+                Ok(Lookup::Unknown)
             }
             Err(error) => {
                 tracing::info!(client_id, %error, "a client metadata document was refused");
-                Ok(None)
+                Ok(Lookup::Unknown)
             }
         }
     }
+}
+
+/// What looking a client up found.
+pub(crate) enum Lookup {
+    /// Registered here, or its metadata document read (now or earlier).
+    Known(Client),
+    /// Not registered, or its document could not be read or was refused.
+    Unknown,
+    /// Its document is not cached, and the caller may not make the front
+    /// fetch one more now.
+    Paced,
 }

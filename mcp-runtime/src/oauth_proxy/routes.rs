@@ -69,8 +69,8 @@ impl Front {
             Endpoint::Authorize => super::authorize::authorize(self, headers, query).await,
             Endpoint::Consent => super::authorize::consent(self, headers, body).await,
             Endpoint::Callback => super::authorize::callback(self, headers, query).await,
-            Endpoint::Token => super::token::token(self, headers, body).await,
-            Endpoint::Revoke => super::token::revoke(self, headers, body).await,
+            Endpoint::Token => super::token::token(self, headers, body, address).await,
+            Endpoint::Revoke => super::token::revoke(self, headers, body, address).await,
         }
     }
 }

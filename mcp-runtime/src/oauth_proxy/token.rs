@@ -2,6 +2,7 @@
 //! revocation (RFC 7009).
 
 use std::collections::BTreeMap;
+use std::net::IpAddr;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
@@ -9,13 +10,13 @@ use http::{HeaderMap, StatusCode};
 use serde_json::{Map, Value, json};
 
 use super::answers::{self, Answer};
-use super::front::Front;
+use super::front::{Front, Lookup};
 use super::keys::now;
 use super::records::{self, Client, Code, Grant};
 
 /// `POST <issuer>/token`.
-pub(crate) async fn token(front: &Front, headers: &HeaderMap, body: &[u8]) -> Answer {
-    let (params, client) = match client_request(front, headers, body).await {
+pub(crate) async fn token(front: &Front, headers: &HeaderMap, body: &[u8], address: Option<IpAddr>) -> Answer {
+    let (params, client) = match client_request(front, headers, body, address).await {
         Ok(request) => request,
         Err(answer) => return answer,
     };
@@ -134,8 +135,8 @@ async fn issue(front: &Front, client: &Client, grant: Grant) -> Answer {
 /// `POST <issuer>/revoke`: a refresh token ends; an access token, which
 /// is verified without the front, runs out by itself (RFC 7009 §2.2
 /// answers 200 all the same).
-pub(crate) async fn revoke(front: &Front, headers: &HeaderMap, body: &[u8]) -> Answer {
-    let (params, client) = match client_request(front, headers, body).await {
+pub(crate) async fn revoke(front: &Front, headers: &HeaderMap, body: &[u8], address: Option<IpAddr>) -> Answer {
+    let (params, client) = match client_request(front, headers, body, address).await {
         Ok(request) => request,
         Err(answer) => return answer,
     };
@@ -162,16 +163,24 @@ async fn client_request(
     front: &Front,
     headers: &HeaderMap,
     body: &[u8],
+    address: Option<IpAddr>,
 ) -> Result<(BTreeMap<String, String>, Client), Answer> {
     let params = answers::params(body).map_err(|why| bad("invalid_request", &why))?;
-    let client = authenticate(front, headers, &params).await?;
+    let client = authenticate(front, headers, &params, address).await?;
     Ok((params, client))
 }
 
 /// The client of a token or revocation request: a public client by its
 /// `client_id`; a confidential one by its secret, in HTTP Basic or the
-/// form (RFC 6749 §2.3.1).
-async fn authenticate(front: &Front, headers: &HeaderMap, params: &BTreeMap<String, String>) -> Result<Client, Answer> {
+/// form (RFC 6749 §2.3.1). A client known by a document not cached
+/// (expired since `/authorize`, or never asked for) costs the caller's
+/// `address` one of its paced writes.
+async fn authenticate(
+    front: &Front,
+    headers: &HeaderMap,
+    params: &BTreeMap<String, String>,
+    address: Option<IpAddr>,
+) -> Result<Client, Answer> {
     let basic = match headers.get(http::header::AUTHORIZATION) {
         Some(value) => Some(basic_credentials(value).ok_or_else(|| unauthorized("unreadable Basic credentials"))?),
         None => None,
@@ -185,9 +194,10 @@ async fn authenticate(front: &Front, headers: &HeaderMap, params: &BTreeMap<Stri
         (None, Some(id), secret) => (id.clone(), secret.cloned()),
         (None, None, _) => return Err(unauthorized("no client authentication")),
     };
-    let client = match front.client(&client_id).await {
-        Ok(Some(client)) => client,
-        Ok(None) => return Err(unauthorized("unknown client")),
+    let client = match front.client(&client_id, || front.pace.allow(address)).await {
+        Ok(Lookup::Known(client)) => client,
+        Ok(Lookup::Unknown) => return Err(unauthorized("unknown client")),
+        Ok(Lookup::Paced) => return Err(answers::too_many(true)),
         Err(error) => return Err(answers::unavailable(&error)),
     };
     let authentic = match (&client.secret_digest, secret) {
