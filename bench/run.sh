@@ -16,8 +16,10 @@
 # SOAK_CONCURRENCY (default 64). It writes bench/results/soak/soak.{csv,svg}
 # and fails on any error or on growth of the server's memory or open files.
 #
-# `bench/run.sh peers [--quick]` runs every peer framework side by side
-# (tower-mcp, TurboMCP, the TypeScript and Python SDKs besides rmcp).
+# `bench/run.sh peers [--workload echo|io|both] [--quick]` runs every peer
+# framework side by side (tower-mcp, TurboMCP, the TypeScript and Python SDKs
+# besides rmcp), on the echo call and on the I/O-bound `lookup` (needs
+# redis-server and taskset).
 #
 # `bench/run.sh auth [CALLS]` runs auth.sh: the instructions per call and the
 # req/s of bench-ours unprotected and protected by a JWT with cached keys.
@@ -34,16 +36,20 @@ if [[ "${1:-}" == peers ]]; then
     # every peer"): the Rust peers built here, the TypeScript and Python
     # SDKs installed into target/peers (npm and PyPI, pinned), then the
     # driver's `peers` phase. `--quick` for a short check; a full run is
-    # recorded between the peers:begin and peers:end markers unless RECORD=no.
+    # recorded between the peers:begin and peers:end markers (echo) and the
+    # peers-io:begin and peers-io:end markers (I/O-bound) unless RECORD=no.
     shift
     ./peers/install.sh
+    cargo build --release --quiet -p bench-driver
     # One package per build: built together, cargo would unify their
     # dependencies' features (the peers turn on serde_json's
     # preserve_order, tokio's full), and ours and rmcp would not be the
-    # binaries the other phases measure.
-    for package in bench-driver bench-ours bench-rmcp bench-floor bench-tower-mcp bench-turbomcp; do
-        cargo build --release --quiet -p "$package"
+    # binaries the other phases measure. Each with `lookup` (feature `io`),
+    # which it serves only when the driver gives it the backends.
+    for package in bench-ours bench-rmcp bench-floor bench-tower-mcp bench-turbomcp; do
+        cargo build --release --quiet -p "$package" --features io
     done
+    rm -f target/peers.md target/peers-io.md
     target/release/bench-driver peers "$@"
     record=${RECORD:-auto}
     if [[ "$record" == auto ]]; then
@@ -54,20 +60,23 @@ if [[ "${1:-}" == peers ]]; then
     commit=$(git rev-parse --short HEAD)
     [[ -z "$(git status --porcelain -- .. 2>/dev/null)" ]] || commit="$commit plus uncommitted changes"
     stamp="Run on $(date -u +%Y-%m-%d) with \`bench/run.sh peers${*:+ $*}\`, on the workspace as of commit $commit."
-    python3 - "${BENCHMARKS:-../BENCHMARKS.md}" target/peers.md "$stamp" <<'PY'
+    for marker in peers peers-io; do
+        [[ -f "target/$marker.md" ]] || continue
+        python3 - "${BENCHMARKS:-../BENCHMARKS.md}" "target/$marker.md" "$stamp" "$marker" <<'PY'
 import sys
 
-path, latest, stamp = sys.argv[1], sys.argv[2], sys.argv[3]
+path, latest, stamp, marker = sys.argv[1:5]
 text = open(path, encoding="utf-8").read()
-begin = text.find("<!-- peers:begin")
-end = text.find("<!-- peers:end -->")
+begin = text.find(f"<!-- {marker}:begin")
+end = text.find(f"<!-- {marker}:end -->")
 if begin < 0 or end < begin:
-    sys.exit(f"{path} has no peers:begin / peers:end markers")
+    sys.exit(f"{path} has no {marker}:begin / {marker}:end markers")
 table = open(latest, encoding="utf-8").read().strip()
-block = f"<!-- peers:begin (written by bench/run.sh peers) -->\n{stamp}\n\n{table}\n"
+block = f"<!-- {marker}:begin (written by bench/run.sh peers) -->\n{stamp}\n\n{table}\n"
 open(path, "w", encoding="utf-8").write(text[:begin] + block + text[end:])
-print(f"peers recorded in {path}", file=sys.stderr)
+print(f"{marker} recorded in {path}", file=sys.stderr)
 PY
+    done
     exit
 fi
 

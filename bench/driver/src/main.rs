@@ -19,6 +19,7 @@
 //! traffic stays on the loopback interface; every loop is bounded in count
 //! and each call in time.
 
+mod backends;
 mod balancer;
 mod compile;
 mod http_load;
@@ -380,23 +381,46 @@ async fn main() -> Result<()> {
     }
     if args.first().is_some_and(|a| a == "peers") {
         let quick = args.iter().any(|a| a == "--quick");
-        let plan = if quick {
-            peers::Plan { warmup: 1_000, rounds: 1, levels: vec![(1, 500), (16, 2_000), (64, 2_000)] }
-        } else {
-            peers::Plan { warmup: 10_000, rounds: 4, levels: vec![(1, 3_000), (16, 10_000), (64, 10_000)] }
+        let workloads = match args.iter().position(|a| a == "--workload").map(|i| args.get(i + 1).map(String::as_str)) {
+            None | Some(Some("both")) => vec![peers::Workload::Echo, peers::Workload::Io],
+            Some(Some("echo")) => vec![peers::Workload::Echo],
+            Some(Some("io")) => vec![peers::Workload::Io],
+            Some(_) => bail!("usage: bench-driver peers [--workload echo|io|both] [--quick]"),
         };
         let bench = bench_dir();
-        let mut table = format!(
-            "Machine: {}
+        for workload in workloads {
+            // The I/O-bound calls wait on two round trips each: fewer of
+            // them take as long as the echo rounds.
+            let plan = match (workload, quick) {
+                (peers::Workload::Echo, true) => {
+                    peers::Plan { warmup: 1_000, rounds: 1, levels: vec![(1, 500), (16, 2_000), (64, 2_000)] }
+                }
+                (peers::Workload::Echo, false) => {
+                    peers::Plan { warmup: 10_000, rounds: 4, levels: vec![(1, 3_000), (16, 10_000), (64, 10_000)] }
+                }
+                (peers::Workload::Io, true) => {
+                    peers::Plan { warmup: 500, rounds: 1, levels: vec![(1, 200), (16, 1_000), (64, 1_000)] }
+                }
+                (peers::Workload::Io, false) => {
+                    peers::Plan { warmup: 2_000, rounds: 3, levels: vec![(1, 1_000), (16, 4_000), (64, 4_000)] }
+                }
+            };
+            let mut table = format!(
+                "Machine: {}
 
 ",
-            machine().join("; ")
-        );
-        table.push_str(&peers::run(&bench, &plan).await?);
-        println!("{table}");
-        let latest = bench.join("target/peers.md");
-        std::fs::write(&latest, &table).with_context(|| format!("writing {}", latest.display()))?;
-        eprintln!("written to {}", latest.display());
+                machine().join("; ")
+            );
+            table.push_str(&peers::run(&bench, &plan, workload).await?);
+            println!("{table}");
+            let name = match workload {
+                peers::Workload::Echo => "target/peers.md",
+                peers::Workload::Io => "target/peers-io.md",
+            };
+            let latest = bench.join(name);
+            std::fs::write(&latest, &table).with_context(|| format!("writing {}", latest.display()))?;
+            eprintln!("written to {}", latest.display());
+        }
         return Ok(());
     }
     let mut plan = if args.iter().any(|a| a == "--quick") { Plan::quick() } else { Plan::full() };

@@ -1,9 +1,13 @@
-//! `bench-driver peers`: every peer framework side by side on the echo
-//! `tools/call`, on each path it serves: the 2026-07-28 stateless call,
-//! the 2025-era call in a session, and the 2025-era call without one (the
-//! stateless mode of the official SDKs). Rounds alternate the peers, as
-//! every phase does; a peer that cannot serve a path is shown so, with
-//! the error it gave, never as a blank.
+//! `bench-driver peers`: every peer framework side by side, on two
+//! workloads. The echo `tools/call` (CPU-bound: the framework is all the
+//! work) on each path a peer serves: the 2026-07-28 stateless call, the
+//! 2025-era call in a session, and the 2025-era call without one (the
+//! stateless mode of the official SDKs). And `lookup` (I/O-bound: a Redis
+//! GET and an HTTP GET per call, see [`crate::backends`]) on the
+//! 2026-07-28 call and in a 2025-era session, the servers pinned to one
+//! core and the load generator, Redis and the endpoint to the other.
+//! Rounds alternate the peers, as every phase does; a peer that cannot
+//! serve a path is shown so, with the error it gave, never as a blank.
 //!
 //! The peers: ours, rmcp, tower-mcp and TurboMCP (built in this
 //! workspace), the official TypeScript SDK on Node and the official Python
@@ -19,6 +23,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use tokio::process::{Child, Command};
 
+use crate::backends::{self, Backends};
 use crate::http_load::{self, Processes};
 use crate::procfs;
 use crate::requests::Call;
@@ -38,9 +43,36 @@ pub(crate) enum Route {
     Sessionless,
 }
 
-impl Route {
-    const ALL: [Route; 3] = [Route::Modern, Route::Sessions, Route::Sessionless];
+/// What each call asks of the server.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Workload {
+    /// `echo`: the framework's own work and nothing else.
+    Echo,
+    /// `lookup`: a Redis GET and an HTTP GET per call.
+    Io,
+}
 
+impl Workload {
+    /// The routes it runs on: the I/O-bound one on each era's usual path
+    /// (the session-less 2025 call is the echo workload's question).
+    fn routes(self) -> &'static [Route] {
+        match self {
+            Workload::Echo => &[Route::Modern, Route::Sessions, Route::Sessionless],
+            Workload::Io => &[Route::Modern, Route::Sessions],
+        }
+    }
+
+    fn call(self, route: Route) -> Call {
+        match (self, route) {
+            (Workload::Echo, route) => route.call(),
+            (Workload::Io, Route::Modern) => Call::lookup(),
+            (Workload::Io, Route::Sessions) => Call::legacy_lookup(),
+            (Workload::Io, Route::Sessionless) => Call { sessionless: true, ..Call::legacy_lookup() },
+        }
+    }
+}
+
+impl Route {
     fn title(self) -> &'static str {
         match self {
             Route::Modern => "2026-07-28, stateless",
@@ -152,8 +184,8 @@ struct Started {
 /// What one peer did on one route.
 #[derive(Default)]
 struct Outcome {
-    /// (concurrency, every round's sample).
-    levels: Vec<(usize, Sample)>,
+    /// (concurrency, every round's sample together, each round's req/s).
+    levels: Vec<(usize, Sample, Vec<f64>)>,
     idle_kib: u64,
     loaded_kib: u64,
     /// Why it could not serve the route, if it could not.
@@ -180,11 +212,35 @@ fn rss(pids: &[u32]) -> u64 {
     pids.iter().filter_map(|&pid| procfs::rss_kib(pid).ok()).sum()
 }
 
-async fn start(bench: &Path, peer: &Peer, route: Route) -> Result<Option<Started>> {
+/// How the peers of one workload are run.
+struct Setting<'a> {
+    workload: Workload,
+    /// Variables every peer gets (the backends' addresses).
+    env: &'a [(&'static str, String)],
+    /// The CPUs the peers are pinned to (`taskset --cpu-list`), if any.
+    cpus: Option<&'a str>,
+}
+
+async fn start(bench: &Path, peer: &Peer, route: Route, setting: &Setting<'_>) -> Result<Option<Started>> {
     let addr: SocketAddr = ([127, 0, 0, 1], free_port()?).into();
     let Some((program, args, env)) = (peer.command)(bench, route, addr) else { return Ok(None) };
-    let mut command = Command::new(&program);
-    command.args(&args).envs(env).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).kill_on_drop(true);
+    // taskset execs the program: the pid is the peer's.
+    let mut command = match setting.cpus {
+        Some(cpus) => {
+            let mut command = Command::new("taskset");
+            command.args(["--cpu-list", cpus]).arg(&program);
+            command
+        }
+        None => Command::new(&program),
+    };
+    command
+        .args(&args)
+        .envs(env)
+        .envs(setting.env.iter().cloned())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true);
     let mut child = command.spawn().with_context(|| format!("starting {} ({})", peer.label, program.display()))?;
     let pid = child.id().context("no pid")?;
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -200,7 +256,7 @@ async fn start(bench: &Path, peer: &Peer, route: Route) -> Result<Option<Started
     // Ready when it answers the route's call: a listening socket is not
     // enough for uvicorn, whose workers start after it binds. A wrong
     // answer a few seconds after that is the peer's answer to this route.
-    let (processes, call) = (Processes::server(pid), route.call());
+    let (processes, call) = (Processes::server(pid), setting.workload.call(route));
     let listening = Instant::now();
     loop {
         let probe = http_load::round(addr, &processes, &call, 1, 1, opens_sessions(peer.label, route));
@@ -228,22 +284,57 @@ pub(crate) struct Plan {
     pub(crate) levels: Vec<(usize, usize)>,
 }
 
-/// Runs every route for every peer and renders the tables.
-pub(crate) async fn run(bench: &Path, plan: &Plan) -> Result<String> {
+/// Runs `workload` on each of its routes for every peer and renders the
+/// tables. The I/O-bound workload starts its backends, and (on a machine
+/// of two CPUs or more) pins the peers to the first CPU and this driver,
+/// with what it starts, to the others.
+pub(crate) async fn run(bench: &Path, plan: &Plan, workload: Workload) -> Result<String> {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "An untimed round of {} calls at c=16 first, then {} rounds per level, peers in turn; calls per round: {}. Server CPU: utime + stime of the server and every process it started (uvicorn's workers), over the timed part plus 100 ms. RSS: the same processes, idle after the first answers, and after the route's load.\n",
+        "An untimed round of {} calls at c=16 first, then {} rounds per level, peers in turn; calls per round: {}. req/s: over every round, ± half the spread between the slowest and the fastest round. Server CPU: utime + stime of the server and every process it started (uvicorn's workers), over the timed part plus 100 ms. RSS: the same processes, idle after the first answers, and after the route's load. Errors: none in any row; a wrong or failed answer ends the peer's row with the error.\n",
         plan.warmup,
         plan.rounds,
         plan.levels.iter().map(|(c, n)| format!("{n} at c={c}")).collect::<Vec<_>>().join(", ")
     );
-    for route in Route::ALL {
-        eprintln!("peers: {}", route.title());
+    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+    let (backends, restore) = match workload {
+        Workload::Echo => (None, None),
+        Workload::Io => {
+            let restore = match cpus {
+                1 => None,
+                n => Some(backends::pin_self(&format!("1-{}", n - 1))?),
+            };
+            // Started after the pinning: Redis and the endpoint share the
+            // driver's CPUs.
+            let started = Backends::start().await?;
+            let _ = writeln!(
+                out,
+                "Each call: `GET {}` on a local redis-server {}, then an HTTP GET of a local hyper endpoint answering `{}`; the answer's text is both. {}\n",
+                backends::KEY,
+                redis_version(),
+                backends::BODY,
+                if cpus > 1 {
+                    format!(
+                        "The peers run on CPU 0 alone (`taskset`); the load generator, Redis and the endpoint on CPU 1-{}.",
+                        cpus - 1
+                    )
+                } else {
+                    "One CPU only: nothing is pinned.".to_owned()
+                }
+            );
+            (Some(started), restore)
+        }
+    };
+    let env = backends.as_ref().map(Backends::env).unwrap_or_default();
+    let pinned = (workload == Workload::Io && cpus > 1).then_some("0");
+    let setting = Setting { workload, env: &env, cpus: pinned };
+    for &route in workload.routes() {
+        eprintln!("peers: {:?}, {}", workload, route.title());
         let mut outcomes: Vec<(&'static str, Outcome)> = Vec::new();
         let mut running = Vec::new();
         for peer in &PEERS {
-            match start(bench, peer, route).await {
+            match start(bench, peer, route, &setting).await {
                 Ok(Some(started)) => {
                     outcomes.push((peer.label, Outcome { idle_kib: started.idle_kib, ..Outcome::default() }));
                     running.push(started);
@@ -267,7 +358,7 @@ pub(crate) async fn run(bench: &Path, plan: &Plan) -> Result<String> {
             let sessions = opens_sessions(server.label, route);
             let processes = Processes { servers: server.pids.clone(), proxy: None };
             if let Err(error) =
-                http_load::round(server.addr, &processes, &route.call(), 16, plan.warmup, sessions).await
+                http_load::round(server.addr, &processes, &workload.call(route), 16, plan.warmup, sessions).await
             {
                 let outcome = &mut outcomes.iter_mut().find(|(l, _)| *l == server.label).context("an outcome")?.1;
                 outcome.failed = Some(format!("failed warming up: {}", short(&format!("{error:#}"))));
@@ -282,7 +373,8 @@ pub(crate) async fn run(bench: &Path, plan: &Plan) -> Result<String> {
                     }
                     let processes = Processes { servers: server.pids.clone(), proxy: None };
                     let sessions = opens_sessions(server.label, route);
-                    match http_load::round(server.addr, &processes, &route.call(), concurrency, calls, sessions).await {
+                    let call = workload.call(route);
+                    match http_load::round(server.addr, &processes, &call, concurrency, calls, sessions).await {
                         Ok((sample, _)) => {
                             eprintln!(
                                 "  c={concurrency} round {}/{}: {:16} {:>8.0} req/s {:>7.1} µs CPU/call",
@@ -292,9 +384,13 @@ pub(crate) async fn run(bench: &Path, plan: &Plan) -> Result<String> {
                                 sample.rate(),
                                 sample.cpu_us()
                             );
-                            match outcome.levels.iter_mut().find(|(c, _)| *c == concurrency) {
-                                Some((_, total)) => total.add(sample),
-                                None => outcome.levels.push((concurrency, sample)),
+                            let rate = sample.rate();
+                            match outcome.levels.iter_mut().find(|(c, _, _)| *c == concurrency) {
+                                Some((_, total, rates)) => {
+                                    total.add(sample);
+                                    rates.push(rate);
+                                }
+                                None => outcome.levels.push((concurrency, sample, vec![rate])),
                             }
                         }
                         Err(error) => {
@@ -316,7 +412,29 @@ pub(crate) async fn run(bench: &Path, plan: &Plan) -> Result<String> {
         }
         render(&mut out, route, &plan.levels, &mut outcomes);
     }
+    drop(backends);
+    if let Some(before) = restore {
+        backends::pin_self(&before)?;
+    }
     Ok(out)
+}
+
+/// `redis-server --version`'s version, for the method.
+fn redis_version() -> String {
+    let output = std::process::Command::new("redis-server").arg("--version").output();
+    let text = output.map(|o| String::from_utf8_lossy(&o.stdout).into_owned()).unwrap_or_default();
+    text.split_whitespace().find_map(|word| word.strip_prefix("v=")).map_or(String::new(), |v| v.to_owned())
+}
+
+/// Half the spread of the rounds' rates, in percent of their mean; `None`
+/// for a single round.
+fn spread(rates: &[f64]) -> Option<f64> {
+    if rates.len() < 2 {
+        return None;
+    }
+    let (min, max) = rates.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &r| (lo.min(r), hi.max(r)));
+    let mean = rates.iter().sum::<f64>() / rates.len() as f64;
+    Some((max - min) / 2.0 / mean * 100.0)
 }
 
 fn short(text: &str) -> String {
@@ -350,12 +468,15 @@ fn render(out: &mut String, route: Route, levels: &[(usize, usize)], outcomes: &
             continue;
         }
         for (c, _) in levels {
-            match outcome.levels.iter_mut().find(|(level, _)| level == c) {
-                Some((_, sample)) => {
+            match outcome.levels.iter_mut().find(|(level, _, _)| level == c) {
+                Some((_, sample, rates)) => {
+                    let rate = match spread(rates) {
+                        Some(spread) => format!("{:.0} ±{spread:.0}%", sample.rate()),
+                        None => format!("{:.0}", sample.rate()),
+                    };
                     let _ = write!(
                         row,
-                        " {:.0} | {:.1} | {:.0} / {:.0} |",
-                        sample.rate(),
+                        " {rate} | {:.1} | {:.0} / {:.0} |",
                         sample.cpu_us(),
                         sample.percentile_us(50.0),
                         sample.percentile_us(99.0)
@@ -397,6 +518,13 @@ mod tests {
             rows[3].contains("cannot serve this path: 400   Bad Request"),
             "no pipe or line break of the error: {out}"
         );
+    }
+
+    #[test]
+    fn the_spread_is_half_the_range_of_the_rounds_in_percent_of_their_mean() {
+        assert_eq!(spread(&[100.0]), None);
+        let spread = spread(&[90.0, 100.0, 110.0]).expect("three rounds");
+        assert!((spread - 10.0).abs() < 1e-9, "{spread}");
     }
 
     #[test]

@@ -91,6 +91,31 @@ impl Call {
         Call { sessionless: true, ..Call::legacy_echo() }
     }
 
+    /// `tools/call` of `lookup` (the I/O-bound workload) for the key the
+    /// backends hold: its answer is Redis's value and the endpoint's body.
+    pub(crate) fn lookup() -> Call {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"lookup","arguments":{{"key":"{}"}},{}}}}}"#,
+            crate::backends::KEY,
+            meta()
+        );
+        Call {
+            name: Some("lookup"),
+            body: Bytes::from(body),
+            expect: br#""text":"from-redis from-http""#,
+            ..Call::echo()
+        }
+    }
+
+    /// The same call in a 2025-era session: no `_meta`.
+    pub(crate) fn legacy_lookup() -> Call {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"lookup","arguments":{{"key":"{}"}}}}}}"#,
+            crate::backends::KEY
+        );
+        Call { legacy: true, body: Bytes::from(body), ..Call::lookup() }
+    }
+
     /// The 2025-era `initialize` that opens a session.
     pub(crate) fn initialize() -> Bytes {
         Bytes::from(format!(
@@ -111,5 +136,20 @@ impl Call {
             echo_name(),
             meta()
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backends::{BODY, KEY, VALUE};
+
+    #[test]
+    fn a_lookup_expects_what_the_backends_hold() {
+        let expect = format!(r#""text":"{VALUE} {BODY}""#);
+        assert_eq!(Call::lookup().expect, expect.as_bytes());
+        assert_eq!(Call::legacy_lookup().expect, expect.as_bytes());
+        let body = String::from_utf8(Call::legacy_lookup().body.to_vec()).expect("UTF-8");
+        assert!(body.contains(&format!(r#""arguments":{{"key":"{KEY}"}}"#)) && !body.contains("_meta"), "{body}");
     }
 }

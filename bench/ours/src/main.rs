@@ -22,6 +22,11 @@
 //! own, the server at URL mounted as a remote under `fwd` (its `echo` served as `fwd_echo`),
 //! each call forwarded over HTTP.
 //!
+//! Built with the `io` feature, and with `BENCH_REDIS_URL` and `BENCH_HTTP_URL` set, it also
+//! serves `lookup` (`bench_io::lookup`: a Redis GET, then an HTTP GET), for the I/O-bound
+//! workload of `bench/run.sh peers`; a `ToolEntry` added to the builder, as a tool known only
+//! at start is.
+//!
 //! `--issuer URL` (built with the `auth` feature) protects the server:
 //! every request needs `Authorization: Bearer <token>`, an access token
 //! from that authorization server for the resource `http://ADDR/mcp`,
@@ -49,6 +54,25 @@ struct Filler {
     text: String,
 }
 
+/// The arguments of `lookup`.
+#[cfg(feature = "io")]
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Lookup {
+    /// The Redis key to read.
+    key: String,
+}
+
+#[cfg(feature = "io")]
+fn with_lookup(builder: ServerBuilder) -> ServerBuilder {
+    if !bench_io::configured() {
+        return builder;
+    }
+    builder.tool(
+        ToolEntry::new("lookup", |Args(Lookup { key }): Args<Lookup>| async move { bench_io::lookup(&key).await })
+            .description(bench_io::DESCRIPTION),
+    )
+}
+
 fn with_fillers(builder: ServerBuilder, tools: usize) -> ServerBuilder {
     builder.tools((1..tools).map(|i| {
         ToolEntry::new(format!("filler_{i:04}"), |Args(_): Args<Filler>| async { "filler" })
@@ -66,6 +90,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     };
     let mut builder = with_fillers(mcp_runtime::server!(), option("--tools")?.unwrap_or(1));
+    #[cfg(feature = "io")]
+    {
+        builder = with_lookup(builder);
+    }
     #[cfg(feature = "forward")]
     if let Some(i) = args.iter().position(|a| a == "--forward") {
         let url = args.get(i + 1).ok_or("--forward needs a URL")?;

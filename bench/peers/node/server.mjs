@@ -1,7 +1,17 @@
-// The echo server of the benchmark written with the official TypeScript MCP
-// SDK as its documentation shows: one tool `echo` taking `{ text: string }`
-// and answering the text, over Streamable HTTP at `/mcp` on plain `node:http`.
+// The peer server of the benchmark written with the official TypeScript MCP
+// SDK as its documentation shows, over Streamable HTTP at `/mcp` on plain
+// `node:http`, with two tools:
+// - `echo` takes `{ text: string }` and answers the text (no I/O);
+// - `lookup` takes `{ key: string }`, reads the key from Redis (`GET`) and
+//   then fetches `BENCH_HTTP_URL`, and answers `<value> <body>`: the I/O-bound
+//   workload. Its clients are made once per process and shared by every
+//   request: one node-redis client (`createClient` from `redis`, connected at
+//   start-up as its README does) for `BENCH_REDIS_URL`, and the global `fetch`,
+//   whose default agent keeps connections alive. Without either variable
+//   the server starts and lists `lookup` all the same, and a call answers a
+//   tool error naming what is missing, so `echo` runs need neither.
 //
+//   [BENCH_REDIS_URL=redis://HOST:PORT BENCH_HTTP_URL=http://HOST:PORT/PATH] \
 //   node server.mjs http 127.0.0.1:PORT [--sessions] [--sdk v1]
 //
 // It runs from bench/target/peers/node/, where bench/peers/install.sh copies
@@ -34,14 +44,45 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 
+import { createClient } from 'redis';
 import * as z from 'zod/v4';
 
-// The tool's input schema, built once at module scope and closed over by the
+// The tools' input schemas, built once at module scope and closed over by the
 // per-request factory, as "Serve over HTTP" advises for whatever the factory
 // can share ("create connection pools and caches once at module scope"); the
 // documentation's examples build it inline in the factory, which cost about
 // 13% more server CPU per call here (zod builds the schema's JSON Schema anew).
 const EchoInput = z.object({ text: z.string() });
+const LookupInput = z.object({ key: z.string() });
+const LOOKUP_DESCRIPTION = 'Reads a key from Redis and calls an HTTP endpoint.';
+
+// `lookup`'s configuration and its Redis client (connected below, once the
+// arguments are checked), at module scope for the same reason: the stateless
+// modes build a server per request, and all of them share the one client.
+const REDIS_URL = process.env.BENCH_REDIS_URL || undefined;
+const HTTP_URL = process.env.BENCH_HTTP_URL || undefined;
+let redis;
+
+const toolError = text => ({ content: [{ type: 'text', text }], isError: true });
+
+/** The `lookup` tool, the same callback for v1 and v2. */
+async function lookup({ key }) {
+    const missing = [
+        ['BENCH_REDIS_URL', REDIS_URL],
+        ['BENCH_HTTP_URL', HTTP_URL]
+    ].filter(([, value]) => !value);
+    if (missing.length > 0) {
+        return toolError(`lookup is not configured: ${missing.map(([name]) => name).join(' and ')} not set`);
+    }
+    const value = await redis.get(key);
+    if (value === null) return toolError(`No key "${key}" in Redis`);
+    const response = await fetch(HTTP_URL);
+    // Read before checking the status: an unread body keeps the connection
+    // from going back to the pool.
+    const body = await response.text();
+    if (!response.ok) return toolError(`GET ${HTTP_URL} answered ${response.status}`);
+    return { content: [{ type: 'text', text: `${value} ${body}` }] };
+}
 
 const args = process.argv.slice(2);
 const flag = name => args.includes(name);
@@ -56,6 +97,11 @@ const host = address.slice(0, colon);
 const port = Number(address.slice(colon + 1));
 const sessions = flag('--sessions');
 const sdk = option('--sdk') ?? 'v2';
+if (REDIS_URL) {
+    redis = await createClient({ url: REDIS_URL })
+        .on('error', error => console.error('Redis client error:', error))
+        .connect();
+}
 
 /** The whole body, parsed as JSON; `undefined` when empty or not JSON. */
 async function readJson(req) {
@@ -94,6 +140,7 @@ async function v2() {
             { description: 'Echoes the text back.', inputSchema: EchoInput },
             async ({ text }) => ({ content: [{ type: 'text', text }] })
         );
+        server.registerTool('lookup', { description: LOOKUP_DESCRIPTION, inputSchema: LookupInput }, lookup);
         return server;
     };
 
@@ -155,6 +202,7 @@ async function v1() {
             { description: 'Echoes the text back.', inputSchema: EchoInput.shape },
             async ({ text }) => ({ content: [{ type: 'text', text }] })
         );
+        server.registerTool('lookup', { description: LOOKUP_DESCRIPTION, inputSchema: LookupInput.shape }, lookup);
         return server;
     };
 

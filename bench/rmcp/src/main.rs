@@ -9,6 +9,11 @@
 //! serves 2025-era clients in sessions instead (legacy session mode on, the
 //! `LocalSessionManager` keeping them), for the 2025-era rows; rmcp then
 //! answers every request with an event stream, whatever `json_response` says.
+//!
+//! Built with the `io` feature, and with `BENCH_REDIS_URL` and
+//! `BENCH_HTTP_URL` set, it also serves `lookup` (`bench_io::lookup`: a
+//! Redis GET, then an HTTP GET) from a second `#[tool_router]`, added to
+//! the first as rmcp's documentation combines routers.
 
 use std::sync::Arc;
 
@@ -44,12 +49,34 @@ impl Echo {
     }
 }
 
+/// The arguments of `lookup`.
+#[cfg(feature = "io")]
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct LookupArgs {
+    /// The Redis key to read.
+    key: String,
+}
+
+#[cfg(feature = "io")]
+#[tool_router(router = io_router)]
+impl Echo {
+    /// Reads a key from Redis and calls an HTTP endpoint.
+    #[tool]
+    async fn lookup(&self, Parameters(LookupArgs { key }): Parameters<LookupArgs>) -> Result<String, String> {
+        bench_io::lookup(&key).await
+    }
+}
+
 #[tool_handler(router = self.tool_router)]
 impl rmcp::ServerHandler for Echo {}
 
 /// `echo` plus `tools - 1` tools with the same input schema.
 fn router(tools: usize) -> ToolRouter<Echo> {
     let mut router = Echo::tool_router();
+    #[cfg(feature = "io")]
+    if bench_io::configured() {
+        router += Echo::io_router();
+    }
     for i in 1..tools {
         let mut attr = Echo::echo_tool_attr();
         attr.name = format!("filler_{i:04}").into();

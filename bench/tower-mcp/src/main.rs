@@ -12,6 +12,10 @@
 //! default). `--sessions` adds `require_sessions()`, the guide's setting for
 //! strict 2025-11-25 session semantics (a 2025-era request without
 //! `Mcp-Session-Id` is refused); the 2026-07-28 path is the same either way.
+//!
+//! Built with the `io` feature, and with `BENCH_REDIS_URL` and
+//! `BENCH_HTTP_URL` set, it also serves `lookup` (`bench_io::lookup`: a
+//! Redis GET, then an HTTP GET), a second `ToolBuilder` tool.
 
 use tower_mcp::{BoxError, CallToolResult, HttpTransport, McpRouter, StdioTransport, ToolBuilder};
 
@@ -22,7 +26,15 @@ struct EchoArgs {
     text: String,
 }
 
-/// The router with its one tool, `echo`.
+/// The arguments of `lookup`.
+#[cfg(feature = "io")]
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct LookupArgs {
+    /// The Redis key to read.
+    key: String,
+}
+
+/// The router with its tool, `echo` (and `lookup` when configured).
 fn router() -> McpRouter {
     let echo = ToolBuilder::new("echo")
         .description("Echoes the text back.")
@@ -32,7 +44,21 @@ fn router() -> McpRouter {
             ))
         })
         .build();
-    McpRouter::new().server_info("bench-tower-mcp", "0.1.0").tool(echo)
+    let router = McpRouter::new().server_info("bench-tower-mcp", "0.1.0").tool(echo);
+    #[cfg(feature = "io")]
+    if bench_io::configured() {
+        let lookup = ToolBuilder::new("lookup")
+            .description(bench_io::DESCRIPTION)
+            .handler(|LookupArgs { key }: LookupArgs| async move {
+                Ok(match bench_io::lookup(&key).await {
+                    Ok(text) => CallToolResult::text(text),
+                    Err(why) => CallToolResult::error(why),
+                })
+            })
+            .build();
+        return router.tool(lookup);
+    }
+    router
 }
 
 #[tokio::main]

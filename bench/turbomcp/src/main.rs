@@ -9,6 +9,12 @@
 //! statelessly, 2025-11-25 clients in sessions opened by `initialize`; each
 //! answer is JSON unless the handler sends something first. turbomcp has no
 //! switch between the two, so `--sessions` is accepted and changes nothing.
+//!
+//! It also serves `lookup` (`bench_io::lookup`: a Redis GET, then an HTTP
+//! GET, from `BENCH_REDIS_URL` and `BENCH_HTTP_URL`), a second `#[tool]`
+//! method, always: the `#[server]` macro does not honour a `#[cfg]` on a
+//! method, so unlike the other peers it is listed whether or not the
+//! variables are set.
 
 use std::net::SocketAddr;
 
@@ -25,6 +31,12 @@ impl Echo {
     #[tool]
     async fn echo(&self, #[description("The text to return.")] text: String) -> String {
         text // bench: edited by the rebuild measurement
+    }
+
+    /// Reads a key from Redis and calls an HTTP endpoint.
+    #[tool]
+    async fn lookup(&self, #[description("The Redis key to read.")] key: String) -> McpResult<String> {
+        bench_io::lookup(&key).await.map_err(|why| McpError::tool_execution_failed("lookup", why))
     }
 }
 
