@@ -57,6 +57,16 @@ fn server(eras: Eras, finished: Arc<AtomicBool>) -> Server {
                 }
             }
         }))
+        .tool(ToolEntry::new("later", |cx: RequestContext| async move {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            cx.progress(1.0, None, None);
+            tokio::time::sleep(Duration::from_secs(5)).await;
+            "later and done"
+        }))
+        .tool(ToolEntry::new("long", || async {
+            tokio::time::sleep(Duration::from_secs(5)).await;
+            "long and done"
+        }))
         .build()
         .expect("a valid server")
 }
@@ -323,17 +333,63 @@ async fn initialize_beyond_the_cap_is_503_and_idle_sessions_make_room() {
     assert_eq!(send(&expiring, post(Some(&gone), &call(1, "echo"))).await.status(), 404);
 }
 
+/// JSON for a request answered at once, and for one that waits a moment
+/// (a tool reading a database) having sent nothing; a stream, at once,
+/// for one that sends something before its answer.
 #[tokio::test]
-async fn a_request_answered_at_once_is_json_and_one_that_waits_a_stream() {
+async fn a_request_answered_soon_having_sent_nothing_is_json_and_one_that_sends_first_a_stream() {
     let service = service(HttpConfig::default());
     let id = open(&service, "2025-11-25").await;
     let at_once = send(&service, post(Some(&id), &call(1, "echo"))).await;
     assert_eq!(at_once.headers()["content-type"], "application/json");
     assert_eq!(json_of(at_once).await["result"]["content"][0]["text"], "echoed");
     let waits = send(&service, post(Some(&id), &call(2, "slow"))).await;
-    assert_eq!(waits.headers()["content-type"], "text/event-stream");
-    let answer = answer_in(&text(waits).await, 2).expect("the answer, on the stream");
-    assert_eq!(answer["result"]["content"][0]["text"], "slow and done");
+    assert_eq!(waits.headers()["content-type"], "application/json");
+    assert_eq!(json_of(waits).await["result"]["content"][0]["text"], "slow and done");
+    // `ask` sends its question (to an initialized client), then waits for
+    // ever for the answer.
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(send(&service, post(Some(&id), &initialized)).await.status(), 202);
+    let asks = tokio::time::timeout(Duration::from_millis(500), send(&service, post(Some(&id), &call(3, "ask"))))
+        .await
+        .expect("the stream's head comes with the first message, not after the grace (1 s)");
+    assert_eq!(asks.headers()["content-type"], "text/event-stream");
+    // A priming event (this session's streams can be resumed), then the question.
+    let mut body = asks.into_body();
+    let mut events = String::new();
+    while !events.contains("elicitation/create") {
+        let event = tokio::time::timeout(Duration::from_secs(5), next(&mut body)).await;
+        events.push_str(&event.expect("the question within 5 s").unwrap_or_else(|| panic!("ended: {events}")));
+    }
+    // `later` waits, then reports progress, then waits long: its stream
+    // opens with the progress, not after the grace.
+    let mut progressing = call(4, "later");
+    progressing["params"]["_meta"] = json!({"progressToken": "p"});
+    let later = tokio::time::timeout(Duration::from_millis(500), send(&service, post(Some(&id), &progressing)))
+        .await
+        .expect("the stream's head comes with the progress, not after the grace (1 s)");
+    assert_eq!(later.headers()["content-type"], "text/event-stream");
+    let mut body = later.into_body();
+    let mut events = String::new();
+    while !events.contains("notifications/progress") {
+        let event = tokio::time::timeout(Duration::from_secs(5), next(&mut body)).await;
+        events.push_str(&event.expect("the progress within 5 s").unwrap_or_else(|| panic!("ended: {events}")));
+    }
+}
+
+/// A request that sends nothing but is still going after the grace gets
+/// its stream then, and its answer on it.
+#[tokio::test(start_paused = true)]
+async fn a_request_still_going_after_the_grace_gets_its_stream() {
+    let service = service(HttpConfig::default());
+    let id = open(&service, "2025-11-25").await;
+    let started = tokio::time::Instant::now();
+    let long = send(&service, post(Some(&id), &call(1, "long"))).await;
+    let waited = started.elapsed();
+    assert!(waited >= Duration::from_millis(500) && waited < Duration::from_secs(5), "head after {waited:?}");
+    assert_eq!(long.headers()["content-type"], "text/event-stream");
+    let answer = answer_in(&text(long).await, 1).expect("the answer, on the stream");
+    assert_eq!(answer["result"]["content"][0]["text"], "long and done");
 }
 
 #[tokio::test]
@@ -393,13 +449,21 @@ async fn a_closed_connection_does_not_cancel_a_session_request_but_cancelled_doe
     let finished = Arc::new(AtomicBool::new(false));
     let service = server(Eras::Dual, Arc::clone(&finished)).http_service(HttpConfig::default());
     let id = open(&service, "2025-11-25").await;
-    drop(send(&service, post(Some(&id), &call(1, "slow"))).await);
+    // The connection goes away while the answer's head is held back.
+    let gone = tokio::time::timeout(Duration::from_millis(20), send(&service, post(Some(&id), &call(1, "slow")))).await;
+    assert!(gone.is_err(), "no head yet: the request waits");
     until(&finished, "the request whose connection closed finished").await;
     assert!(finished.swap(false, Ordering::SeqCst), "the request went on without its connection");
 
-    let stream = send(&service, post(Some(&id), &call(2, "slow"))).await;
+    let service_again = service.clone();
+    let id_again = id.clone();
+    let stream = tokio::spawn(async move { send(&service_again, post(Some(&id_again), &call(2, "slow"))).await });
+    tokio::time::sleep(Duration::from_millis(20)).await;
     let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}});
     assert_eq!(send(&service, post(Some(&id), &cancel)).await.status(), 202);
+    let stream = stream.await.expect("the request's task");
+    // A request is answered with JSON or a stream, never an empty 202.
+    assert_eq!(stream.headers()["content-type"], "text/event-stream");
     let events = text(stream).await;
     assert!(answer_in(&events, 2).is_none(), "a cancelled request is not answered: {events}");
     // A negative: a cancelled handler may be dropped before it ever runs,

@@ -196,9 +196,11 @@ impl OAuthProxy {
 
     /// How many registrations, authorization requests and consent answers
     /// one client address may make a minute (default 60, in a burst or
-    /// spread; an IPv6 address counts by its /64; zero for no limit). Each
-    /// writes to the store before anyone is known: this keeps one address
-    /// from filling it. Behind proxies, set
+    /// spread; an IPv6 address counts by its /64; zero for no limit), token
+    /// and revocation requests that make the front fetch a client's
+    /// metadata document included. Each writes to the store before anyone
+    /// is known (and a fetch is a request to an address of the caller's
+    /// choosing): this keeps one address from filling it. Behind proxies, set
     /// [`HttpConfig::trusted_proxies`](crate::transport::http::HttpConfig::trusted_proxies),
     /// or every person counts as the proxy.
     pub fn writes_per_minute(mut self, per_minute: u32) -> Self {

@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::endpoint::SessionEndpoint;
 use super::replies::{error_response, live_response};
-use super::serving::{FinishesDetached, RequestStream, Serving, poll_once};
+use super::serving::{FinishesDetached, Grace, RequestStream, Serving, poll_once, within_grace};
 use super::sessions::HttpSession;
 use crate::handler::principal::Principal;
 use crate::protocol::{ErrorObject, Method, RequestId};
@@ -81,14 +81,14 @@ fn answers_at_once(method: &str) -> bool {
     )
 }
 
-/// Serves a request in the connection's task as far as it goes without
-/// waiting, so that a request answered at once is answered as JSON,
-/// without a task or a stream of its own. One that sends something first
-/// (a notification, a request to the client) or must wait is answered with
-/// an event stream when the client takes one (its messages come first),
-/// and goes on in a task of its own, so that a client that goes away does
-/// not cancel it; with JSON otherwise, its messages then going to the
-/// standalone stream.
+/// Serves a request in the connection's task, so that a request answered
+/// at once, or within [`JSON_GRACE`](super::serving::JSON_GRACE) having
+/// sent nothing, is answered as JSON, without a task or a stream of its
+/// own. One that sends something first (a notification, a request to the
+/// client) or is still going after that is answered with an event stream
+/// when the client takes one (its messages come first), and goes on in a
+/// task of its own, so that a client that goes away does not cancel it;
+/// with JSON otherwise, its messages then going to the standalone stream.
 async fn request(
     endpoint: &SessionEndpoint,
     session: Arc<HttpSession>,
@@ -118,9 +118,14 @@ async fn request(
     let mut serving = serving(server, &session, (request, cancel), via, slot);
     // A client that takes only a stream gets one, however soon the answer comes.
     let first = if accept.json { poll_once(&mut serving).await } else { Poll::Pending };
-    let first = match first {
+    let progress = match first {
         Poll::Ready(answer) if stream.untouched() => return json_answer(answer),
-        first => first,
+        Poll::Ready(answer) => Grace::Ended(answer),
+        Poll::Pending if accept.json && stream.untouched() => match within_grace(serving, &stream).await {
+            Grace::Answered(answer) => return json_answer(Some(answer)),
+            progress => progress,
+        },
+        Poll::Pending => Grace::Going(serving),
     };
     let events_stream = session.streams.open();
     let events = events_stream.connect();
@@ -134,9 +139,10 @@ async fn request(
         events_stream.set_last_words(&bridge::failure(Some(&id), &ErrorObject::internal(message)));
     }
     stream.open(&events_stream, abandoned);
-    match first {
-        Poll::Ready(answer) => stream.end(answer),
-        Poll::Pending => {
+    match progress {
+        Grace::Answered(answer) => stream.end(Some(answer)),
+        Grace::Ended(answer) => stream.end(answer),
+        Grace::Going(serving) => {
             tokio::spawn(async move {
                 let answer = serving.await;
                 stream.end(answer);

@@ -3,6 +3,11 @@
 //! it must wait: most requests are answered at once, and a task, a channel
 //! and an event stream per request cost more than the request itself.
 //!
+//! A request that waits keeps its connection's task for a moment
+//! ([`JSON_GRACE`]): one that ends within it having sent nothing first (a
+//! tool reading a database, calling an API) is answered as JSON too; one
+//! that sends something, or is still going, gets its event stream then.
+//!
 //! A 2025-era client cancels with `notifications/cancelled`, never by going
 //! away, so a request whose connection ends before its answer finishes on
 //! its own ([`FinishesDetached`]).
@@ -11,7 +16,9 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
+use std::time::Duration;
 
+use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use super::stream::{Pushed, Stream};
@@ -28,6 +35,45 @@ pub(super) async fn poll_once(serving: &mut Serving) -> Poll<Option<String>> {
     std::future::poll_fn(|cx| Poll::Ready(serving.as_mut().poll(cx))).await
 }
 
+/// How long a request that waits may hold back its answer's head, so that
+/// it can still be answered as JSON if it ends having sent nothing: an
+/// event stream, and the task it needs, cost more than a short wait. A
+/// client that sees no head for this long sees no difference: a request
+/// that sends nothing has nothing to stream before its answer.
+pub(super) const JSON_GRACE: Duration = Duration::from_secs(1);
+
+/// Where a request that did not end on its first poll stands after
+/// [`within_grace`].
+pub(super) enum Grace {
+    /// Ended with an answer, having sent nothing: answered as JSON.
+    Answered(String),
+    /// Ended, but sent something first or was cancelled: what it has goes
+    /// on its stream (a request is answered with JSON or a stream, never
+    /// with an empty 202).
+    Ended(Option<String>),
+    /// Sent something, or still going after [`JSON_GRACE`].
+    Going(Serving),
+}
+
+/// Serves `serving` in the calling task until it ends, sends something
+/// through `stream` or [`JSON_GRACE`] passes; dropped meanwhile (the
+/// connection went away), it finishes on its own.
+pub(super) async fn within_grace(serving: Serving, stream: &RequestStream) -> Grace {
+    let mut held = FinishesDetached::new(serving);
+    let answer = tokio::select! {
+        biased;
+        answer = &mut held => Some(answer),
+        () = stream.touched.notified() => None,
+        () = tokio::time::sleep(JSON_GRACE) => None,
+    };
+    match (answer, held.into_inner()) {
+        (Some(Some(answer)), _) if stream.untouched() => Grace::Answered(answer),
+        (Some(answer), _) => Grace::Ended(answer),
+        (None, Some(serving)) => Grace::Going(serving),
+        (None, None) => Grace::Ended(None),
+    }
+}
+
 /// A request served in the connection's task that, dropped before its end
 /// (the connection went away), finishes in a task of its own.
 pub(super) struct FinishesDetached(Option<Serving>);
@@ -35,6 +81,11 @@ pub(super) struct FinishesDetached(Option<Serving>);
 impl FinishesDetached {
     pub(super) fn new(serving: Serving) -> Self {
         FinishesDetached(Some(serving))
+    }
+
+    /// The request, not ended yet, to go on elsewhere; `None` once ended.
+    fn into_inner(mut self) -> Option<Serving> {
+        self.0.take()
     }
 }
 
@@ -71,6 +122,9 @@ impl Drop for FinishesDetached {
 #[derive(Default)]
 pub(super) struct RequestStream {
     state: Mutex<State>,
+    /// Told when the request first sends something or asks for its
+    /// connection's end, while its answer's head is held back.
+    touched: Notify,
 }
 
 #[derive(Default)]
@@ -136,7 +190,10 @@ impl Deliver for RequestStream {
     fn deliver(&self, message: String) -> Result<(), Closed> {
         let mut state = lock(&self.state);
         match &mut *state {
-            State::Waiting => *state = State::Held { messages: vec![message], close_asked: false },
+            State::Waiting => {
+                *state = State::Held { messages: vec![message], close_asked: false };
+                self.touched.notify_one();
+            }
             State::Held { messages, .. } => messages.push(message),
             State::Open { stream, abandoned } => push(stream, &message, abandoned.as_ref()),
             State::Ended => return Err(Closed),
@@ -149,7 +206,10 @@ impl Resumable for RequestStream {
     fn close_connection(&self) -> bool {
         let mut state = lock(&self.state);
         match &mut *state {
-            State::Waiting => *state = State::Held { messages: Vec::new(), close_asked: true },
+            State::Waiting => {
+                *state = State::Held { messages: Vec::new(), close_asked: true };
+                self.touched.notify_one();
+            }
             State::Held { close_asked, .. } => *close_asked = true,
             State::Open { stream, .. } => return stream.close_connection(),
             State::Ended => return false,
