@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! bench-driver [all | build | http | legacy | stdio | scale | balancer] [--quick] [--rebuild-cycles N]
-//! bench-driver load ADDR PID [--concurrency C] [--calls N] [--list | --legacy]
+//! bench-driver load ADDR PID [--concurrency C] [--calls N] [--list | --legacy] [--lookup]
 //! ```
 //!
 //! `http` measures the stateless 2026-07-28 `tools/call`, `legacy` the same
@@ -324,7 +324,7 @@ fn bench_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
 }
 
-/// `load ADDR PID [--behind PID] [--concurrency C] [--calls N] [--list | --legacy]`:
+/// `load ADDR PID [--behind PID] [--concurrency C] [--calls N] [--list | --legacy] [--lookup]`:
 /// with `--behind`, PID is a front (a gateway) and the other the server
 /// behind it, each one's CPU reported.
 async fn load_only(args: &[String]) -> Result<()> {
@@ -339,6 +339,10 @@ async fn load_only(args: &[String]) -> Result<()> {
     let flag = |name: &str| args.iter().any(|a| a == name);
     let call = if flag("--list") {
         Call::list()
+    } else if flag("--lookup") {
+        // Against backends of one's own: only Redis's value is known.
+        let call = if flag("--legacy") { Call::legacy_lookup() } else { Call::lookup() };
+        Call { expect: br#""text":"from-redis "#, ..call }
     } else if flag("--legacy") {
         Call::legacy_echo()
     } else {

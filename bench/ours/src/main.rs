@@ -153,12 +153,18 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         false => None,
     };
     let health = args.iter().any(|a| a == "--health");
+    // `--buffered`: a 2025-era session's answers as JSON even when the
+    // handler waits, to measure what the event stream costs.
+    let buffered = args.iter().any(|a| a == "--buffered");
     #[cfg(feature = "redis")]
     if let Some(store) = redis {
         let addr = args.get(1).ok_or("--redis needs http ADDR")?;
         return Ok(server.serve_http_with(addr.as_str(), HttpConfig::default().session_store(store)).await?);
     }
     match (args.first().map(String::as_str), args.get(1)) {
+        (Some("http"), Some(addr)) if buffered => {
+            server.serve_http_with(addr.as_str(), HttpConfig::default().buffered_responses(true)).await?
+        }
         (Some("http"), Some(addr)) if health => {
             let config = HttpConfig::default().health_endpoints("/healthz", "/readyz");
             server.serve_http_with(addr.as_str(), config).await?
