@@ -172,6 +172,17 @@ async fn next(body: &mut McpBody) -> Option<String> {
     Some(String::from_utf8_lossy(&data).into_owned())
 }
 
+/// Reads a stream that stays open until what has come holds `what`
+/// (within five seconds).
+async fn read_until(body: &mut McpBody, what: &str) {
+    let mut events = String::new();
+    while !events.contains(what) {
+        let event = tokio::time::timeout(Duration::from_secs(5), next(body)).await;
+        let event = event.unwrap_or_else(|_| panic!("no {what} within 5 s: {events}"));
+        events.push_str(&event.unwrap_or_else(|| panic!("the stream ended before {what}: {events}")));
+    }
+}
+
 async fn text(reply: Reply) -> String {
     let session = reply.extensions().get::<SessionReply>().is_some();
     let mut body = reply.into_body();
@@ -335,8 +346,9 @@ async fn initialize_beyond_the_cap_is_503_and_idle_sessions_make_room() {
 
 /// JSON for a request answered at once, and for one that waits a moment
 /// (a tool reading a database) having sent nothing; a stream, at once,
-/// for one that sends something before its answer.
-#[tokio::test]
+/// for one that sends something before its answer. On tokio's paused
+/// clock, so that a loaded machine cannot stretch a wait past the grace.
+#[tokio::test(start_paused = true)]
 async fn a_request_answered_soon_having_sent_nothing_is_json_and_one_that_sends_first_a_stream() {
     let service = service(HttpConfig::default());
     let id = open(&service, "2025-11-25").await;
@@ -355,12 +367,7 @@ async fn a_request_answered_soon_having_sent_nothing_is_json_and_one_that_sends_
         .expect("the stream's head comes with the first message, not after the grace (1 s)");
     assert_eq!(asks.headers()["content-type"], "text/event-stream");
     // A priming event (this session's streams can be resumed), then the question.
-    let mut body = asks.into_body();
-    let mut events = String::new();
-    while !events.contains("elicitation/create") {
-        let event = tokio::time::timeout(Duration::from_secs(5), next(&mut body)).await;
-        events.push_str(&event.expect("the question within 5 s").unwrap_or_else(|| panic!("ended: {events}")));
-    }
+    read_until(&mut asks.into_body(), "elicitation/create").await;
     // `later` waits, then reports progress, then waits long: its stream
     // opens with the progress, not after the grace.
     let mut progressing = call(4, "later");
@@ -369,12 +376,7 @@ async fn a_request_answered_soon_having_sent_nothing_is_json_and_one_that_sends_
         .await
         .expect("the stream's head comes with the progress, not after the grace (1 s)");
     assert_eq!(later.headers()["content-type"], "text/event-stream");
-    let mut body = later.into_body();
-    let mut events = String::new();
-    while !events.contains("notifications/progress") {
-        let event = tokio::time::timeout(Duration::from_secs(5), next(&mut body)).await;
-        events.push_str(&event.expect("the progress within 5 s").unwrap_or_else(|| panic!("ended: {events}")));
-    }
+    read_until(&mut later.into_body(), "notifications/progress").await;
 }
 
 /// A request that sends nothing but is still going after the grace gets
@@ -444,7 +446,9 @@ async fn older_sessions_get_no_event_ids_and_keep_their_connection() {
     assert_eq!(answer_in(&events, 1).expect("the answer")["result"]["content"][0]["text"], "after the pause");
 }
 
-#[tokio::test]
+/// On tokio's paused clock: the cancellation must reach the request while
+/// it runs, which a loaded machine's scheduling could not promise.
+#[tokio::test(start_paused = true)]
 async fn a_closed_connection_does_not_cancel_a_session_request_but_cancelled_does() {
     let finished = Arc::new(AtomicBool::new(false));
     let service = server(Eras::Dual, Arc::clone(&finished)).http_service(HttpConfig::default());
