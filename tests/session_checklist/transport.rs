@@ -229,14 +229,22 @@ async fn priming_events_and_retry_only_at_2025_11_25() {
         tokio::time::sleep(Duration::from_millis(20)).await;
         "after the pause"
     });
-    // A request answered at once is answered with JSON: one that waits gets a stream.
-    let waits = ToolEntry::new("waits", |_: RequestContext| async move {
+    // A request answered at once, or soon having sent nothing, is answered
+    // with JSON: one that waits after sending something gets a stream.
+    let waits = ToolEntry::new("waits", |cx: RequestContext| async move {
+        tokio::task::yield_now().await;
+        cx.progress(1.0, None, None);
         tokio::task::yield_now().await;
         "after waiting"
     });
     let service = builder().tool(pause).tool(waits).build().unwrap().http_service(HttpConfig::default());
     let session = HttpSession::open(&service, "2025-11-25", json!({})).await;
-    let events = session.post(&call(1, "waits", json!({}))).await.all_events().await;
+    let reporting = |id: i64| {
+        let mut call = call(id, "waits", json!({}));
+        call["params"]["_meta"] = json!({"progressToken": "waits"});
+        call
+    };
+    let events = session.post(&reporting(1)).await.all_events().await;
     assert!(events[0].id.is_some() && events[0].data.as_deref() == Some("") && events[0].retry.is_some());
     let priming = session.listen().await.next_event().await.expect("a priming event");
     assert!(priming.id.is_some() && priming.message.is_none(), "{priming:?}");
@@ -245,11 +253,14 @@ async fn priming_events_and_retry_only_at_2025_11_25() {
     assert!(paused.iter().all(|e| e.message.is_none()), "the answer comes after reconnecting: {paused:?}");
 
     let older = HttpSession::open(&service, "2025-06-18", json!({})).await;
-    for (id, tool) in [(1, "waits"), (2, "pause")] {
-        let events = older.post(&call(id, tool, json!({}))).await.all_events().await;
-        assert!(events.iter().all(|e| e.id.is_none() && e.retry.is_none() && e.message.is_some()), "{events:?}");
-        assert_eq!(events.last().and_then(|e| e.message.as_ref()).expect("the answer")["id"], id);
-    }
+    let events = older.post(&reporting(1)).await.all_events().await;
+    assert!(events.iter().all(|e| e.id.is_none() && e.retry.is_none() && e.message.is_some()), "{events:?}");
+    assert_eq!(events.last().and_then(|e| e.message.as_ref()).expect("the answer")["id"], 1);
+    // Nothing to resume before 2025-11-25: asking to end the connection
+    // is ignored, and the request, having sent nothing, is answered as JSON.
+    let paused = older.post(&call(2, "pause", json!({}))).await.json().await;
+    assert_eq!(paused["id"], 2);
+    assert_eq!(paused["result"]["content"][0]["text"], "after the pause");
 }
 
 /// Row 32: a foreign `Origin` is 403 on every request of the 2025-era
