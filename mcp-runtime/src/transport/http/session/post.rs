@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::endpoint::SessionEndpoint;
 use super::replies::{error_response, live_response};
-use super::serving::{FinishesDetached, Grace, RequestStream, Serving, poll_once, within_grace};
+use super::serving::{FinishesDetached, Progress, RequestStream, Serving, poll_once, within_grace};
 use super::sessions::HttpSession;
 use crate::handler::principal::Principal;
 use crate::protocol::{ErrorObject, Method, RequestId};
@@ -120,12 +120,12 @@ async fn request(
     let first = if accept.json { poll_once(&mut serving).await } else { Poll::Pending };
     let progress = match first {
         Poll::Ready(answer) if stream.untouched() => return json_answer(answer),
-        Poll::Ready(answer) => Grace::Ended(answer),
+        Poll::Ready(answer) => Progress::Ended(answer),
         Poll::Pending if accept.json && stream.untouched() => match within_grace(serving, &stream).await {
-            Grace::Answered(answer) => return json_answer(Some(answer)),
-            progress => progress,
+            Ok(answer) => return json_answer(Some(answer)),
+            Err(progress) => progress,
         },
-        Poll::Pending => Grace::Going(serving),
+        Poll::Pending => Progress::Going(serving),
     };
     let events_stream = session.streams.open();
     let events = events_stream.connect();
@@ -140,9 +140,8 @@ async fn request(
     }
     stream.open(&events_stream, abandoned);
     match progress {
-        Grace::Answered(answer) => stream.end(Some(answer)),
-        Grace::Ended(answer) => stream.end(answer),
-        Grace::Going(serving) => {
+        Progress::Ended(answer) => stream.end(answer),
+        Progress::Going(serving) => {
             tokio::spawn(async move {
                 let answer = serving.await;
                 stream.end(answer);

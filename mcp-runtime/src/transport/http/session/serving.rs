@@ -42,11 +42,9 @@ pub(super) async fn poll_once(serving: &mut Serving) -> Poll<Option<String>> {
 /// that sends nothing has nothing to stream before its answer.
 pub(super) const JSON_GRACE: Duration = Duration::from_secs(1);
 
-/// Where a request that did not end on its first poll stands after
-/// [`within_grace`].
-pub(super) enum Grace {
-    /// Ended with an answer, having sent nothing: answered as JSON.
-    Answered(String),
+/// Where a request answered on its event stream stands when the stream
+/// opens.
+pub(super) enum Progress {
     /// Ended, but sent something first or was cancelled: what it has goes
     /// on its stream (a request is answered with JSON or a stream, never
     /// with an empty 202).
@@ -56,9 +54,10 @@ pub(super) enum Grace {
 }
 
 /// Serves `serving` in the calling task until it ends, sends something
-/// through `stream` or [`JSON_GRACE`] passes; dropped meanwhile (the
-/// connection went away), it finishes on its own.
-pub(super) async fn within_grace(serving: Serving, stream: &RequestStream) -> Grace {
+/// through `stream` or [`JSON_GRACE`] passes: its answer, when it ended
+/// having sent nothing (to be answered as JSON), else where it stands.
+/// Dropped meanwhile (the connection went away), it finishes on its own.
+pub(super) async fn within_grace(serving: Serving, stream: &RequestStream) -> Result<String, Progress> {
     let mut held = FinishesDetached::new(serving);
     let answer = tokio::select! {
         biased;
@@ -67,10 +66,11 @@ pub(super) async fn within_grace(serving: Serving, stream: &RequestStream) -> Gr
         () = tokio::time::sleep(JSON_GRACE) => None,
     };
     match (answer, held.into_inner()) {
-        (Some(Some(answer)), _) if stream.untouched() => Grace::Answered(answer),
-        (Some(answer), _) => Grace::Ended(answer),
-        (None, Some(serving)) => Grace::Going(serving),
-        (None, None) => Grace::Ended(None),
+        (Some(Some(answer)), _) if stream.untouched() => Ok(answer),
+        (Some(answer), _) => Err(Progress::Ended(answer)),
+        (None, Some(serving)) => Err(Progress::Going(serving)),
+        // Not reached: a request not ended is still held.
+        (None, None) => Err(Progress::Ended(None)),
     }
 }
 
