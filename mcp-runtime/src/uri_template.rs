@@ -87,22 +87,65 @@ impl UriTemplate {
     /// Each variable takes the shortest value that lets the rest of the
     /// template match, the first variable first: `{+a}/{+b}` reads
     /// `x/y/z` as `a = x`, `b = y/z`. A value never ends inside a `%XX`
-    /// escape; one whose escapes do not decode to UTF-8 fails the match.
+    /// escape. A `{var}` value whose escapes do not decode to UTF-8 fails the
+    /// match; a `{+var}` one is read as written, since its expansion passes
+    /// a value's own escapes through (`%C3` reads as `%C3`).
     ///
-    /// The work is linear in the URI's length (times the template's parts):
-    /// no template makes a match backtrack. URIs longer than
-    /// [`MAX_URI_LEN`](Self::MAX_URI_LEN) never match.
+    /// A reading in which every value holds only what its expansion writes
+    /// is preferred: a `{var}` holds unreserved characters and escapes, a
+    /// `{+var}` reserved characters too. So a URI that a template expanded
+    /// is read back as the values it was expanded from, or as values that
+    /// expand to the same URI. A URI that writes other characters as they
+    /// are (`users://a@b` for `users://{id}`) still matches when no such
+    /// reading exists: `{var}` then stops only at `/`, `?` and `#`.
+    ///
+    /// ```
+    /// use mcp_runtime::entry::UriTemplate;
+    /// let t = UriTemplate::parse("x://{+a}-{b}").unwrap();
+    /// // `a-&` expanded `a = "a-&"`; `a = "a"`, `b = "&"` would have written `%26`.
+    /// assert_eq!(t.matches("x://a-&-b").unwrap()["a"], "a-&");
+    /// assert_eq!(t.matches("x://a-b@c").unwrap()["b"], "b@c");
+    /// ```
+    ///
+    /// The work is linear in the URI's length (times the template's parts,
+    /// twice when the URI has no strict reading): no template makes a match
+    /// backtrack. URIs longer than [`MAX_URI_LEN`](Self::MAX_URI_LEN) never
+    /// match.
     pub fn matches(&self, uri: &str) -> Option<Map<String, Value>> {
         if uri.len() > Self::MAX_URI_LEN {
             return None;
         }
-        match_linear(self.template.parts(), uri)
+        let parts = self.template.parts();
+        match_linear(parts, uri, Reading::Strict).or_else(|| match_linear(parts, uri, Reading::Lenient))
     }
 }
 
-/// Whether `byte` ends a simple (`{var}`) expansion's value.
-fn ends_segment(byte: u8) -> bool {
-    matches!(byte, b'/' | b'?' | b'#')
+/// Which characters a value may hold as they stand in the URI.
+#[derive(Clone, Copy)]
+enum Reading {
+    /// Only what the variable's expansion writes (RFC 6570, 3.2.2 and 3.2.3).
+    Strict,
+    /// Anything but `/`, `?` and `#` in a `{var}`; anything in a `{+var}`.
+    Lenient,
+}
+
+/// Characters RFC 3986 calls unreserved: every expansion writes them as they are.
+fn unreserved(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || b"-._~".contains(&byte)
+}
+
+/// Characters RFC 3986 calls reserved: a `{+var}` writes them as they are.
+fn reserved_char(byte: u8) -> bool {
+    b":/?#[]@!$&'()*+,;=".contains(&byte)
+}
+
+/// Whether `byte`, as it stands in the URI, ends a value of an expansion
+/// (`reserved` for `{+var}`) read this way. An escape's `%` never does.
+fn ends_value(byte: u8, reserved: bool, reading: Reading) -> bool {
+    match reading {
+        Reading::Lenient => !reserved && matches!(byte, b'/' | b'?' | b'#'),
+        Reading::Strict => byte != b'%' && !unreserved(byte) && !(reserved && reserved_char(byte)),
+    }
 }
 
 /// Whether the `%` at `at` is followed by two hex digits.
@@ -121,19 +164,19 @@ fn may_end(input: &str, start: usize, end: usize) -> bool {
 /// filled from the last part back in one pass over the input each; the
 /// values are then read front to back, each variable taking the first end
 /// from which the rest matches, without trying again.
-fn match_linear(parts: &[Part], input: &str) -> Option<Map<String, Value>> {
+fn match_linear(parts: &[Part], input: &str, reading: Reading) -> Option<Map<String, Value>> {
     let bytes = input.as_bytes();
     let len = bytes.len();
     #[cfg(test)]
     tests::count_steps((parts.len() + 1) * (len + 1));
     // `stop[p]`: where a value starting at `p` must end at the latest: the
-    // next malformed `%` (an escape cannot be decoded), or for a simple
-    // expansion the next `/`, `?` or `#`.
+    // next malformed `%` (an escape cannot be decoded), or the next byte
+    // the value may not hold read this way.
     let stops = |reserved: bool| {
         let mut stop = vec![len; len + 1];
         for p in (0..len).rev() {
             let byte = bytes[p];
-            stop[p] = if (byte == b'%' && !escape_at(bytes, p)) || (!reserved && ends_segment(byte)) {
+            stop[p] = if (byte == b'%' && !escape_at(bytes, p)) || ends_value(byte, reserved, reading) {
                 p
             } else {
                 stop[p + 1]
@@ -287,7 +330,8 @@ impl<'de> IntoDeserializer<'de, de::value::Error> for Variable<'de> {
 /// and reserved characters as they are and passes a value's own escapes
 /// through (RFC 6570, 3.2.3): an escape of such a character in its part of
 /// a URI was in the value, and is kept (`%2F` stays `%2F`, not `/`), so
-/// that the value expands to the URI it was read from.
+/// that the value expands to the URI it was read from. For the same reason
+/// a reserved value whose escapes are no UTF-8 text is read as written.
 fn percent_decode(s: &str, reserved: bool) -> Option<String> {
     if !s.contains('%') {
         return Some(s.to_owned());
@@ -299,7 +343,7 @@ fn percent_decode(s: &str, reserved: bool) -> Option<String> {
         if bytes[i] == b'%' {
             let hex = s.get(i + 1..i + 3)?;
             let byte = u8::from_str_radix(hex, 16).ok()?;
-            if reserved && (byte.is_ascii_alphanumeric() || b"-._~:/?#[]@!$&'()*+,;=".contains(&byte)) {
+            if reserved && (unreserved(byte) || reserved_char(byte)) {
                 out.extend_from_slice(&bytes[i..i + 3]);
             } else {
                 out.push(byte);
@@ -310,7 +354,7 @@ fn percent_decode(s: &str, reserved: bool) -> Option<String> {
             i += 1;
         }
     }
-    String::from_utf8(out).ok()
+    String::from_utf8(out).ok().or_else(|| reserved.then(|| s.to_owned()))
 }
 
 #[cfg(test)]
@@ -345,8 +389,9 @@ mod tests {
         let parts = 10;
         for n in [100, 1000, UriTemplate::MAX_URI_LEN - 10] {
             let uri = format!("x://{}/", "x".repeat(n));
+            // No strict reading, then no lenient one: two passes.
             let steps = steps_of(|| assert!(t.matches(&uri).is_none()));
-            assert!(steps <= (parts + 1) * (uri.len() + 1), "{steps} steps for {n} bytes");
+            assert!(steps <= 2 * (parts + 1) * (uri.len() + 1), "{steps} steps for {n} bytes");
             let uri = format!("x://{}/e", "x".repeat(n));
             let steps = steps_of(|| assert!(t.matches(&uri).is_some()));
             assert!(steps <= (parts + 2) * (uri.len() + 1), "{steps} steps for {n} bytes");
@@ -368,7 +413,26 @@ mod tests {
         assert!(t.matches("x://%zz").is_none());
         assert!(t.matches("x://%C3").is_none());
         assert_eq!(t.matches("x://%C3%A9").expect("a match")["a"], "é");
+        // A `{+var}` passes a value's own escapes through: `%C3` was written as it is.
+        let t = UriTemplate::parse("x://{+a}").expect("a valid template");
+        assert_eq!(t.matches("x://%C3/%41").expect("a match")["a"], "%C3/%41");
+        assert_eq!(t.matches("x://%C3%A9/%41").expect("a match")["a"], "é/%41");
         assert!(t.matches("x://").is_none(), "a value is never empty");
+    }
+
+    #[test]
+    fn a_reading_the_expansion_could_have_written_comes_first() {
+        // `{+v0}` expanded `aa&`: the shortest `v0` would leave `&aA` to `{v1}`,
+        // which writes `&` as `%26`, so that reading is not the URI's.
+        let t = UriTemplate::parse("a://{+v0}a{v1}a").expect("a valid template");
+        let v = t.matches("a://aa&aAa").expect("a match");
+        assert_eq!((&v["v0"], &v["v1"]), (&json!("aa&"), &json!("A")));
+        // With no such reading, a `{var}` holds what the URI wrote as it is.
+        let t = UriTemplate::parse("users://{id}/{+rest}").expect("a valid template");
+        let v = t.matches("users://a@b c/d e").expect("a lenient match");
+        assert_eq!((&v["id"], &v["rest"]), (&json!("a@b c"), &json!("d e")));
+        assert!(t.matches("users://a/b").is_some());
+        assert!(t.matches("users://a?b/c").is_none(), "`?` still ends a `{{var}}`");
     }
 
     #[test]
