@@ -419,6 +419,33 @@ async fn last_event_id_replays_the_stream_it_names_and_no_other() {
     assert!(replayed.lines().filter_map(|l| l.strip_prefix("id: ")).all(|e| e.starts_with(&format!("{stream}-"))));
 }
 
+/// A gateway in a 2025-era session with its remote: when the remote ends
+/// its stream for the gateway to resume (SSE polling), the gateway ends its
+/// caller's stream in turn, and the caller resumes to find the answer.
+#[tokio::test]
+async fn a_remote_ending_its_stream_has_the_gateway_end_its_callers() {
+    use mcp_runtime::client::{Client, Remote, Revision};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
+    let remote = server(Eras::Session, Arc::default());
+    tokio::spawn(remote.serve_http_with_shutdown(listener, HttpConfig::default(), std::future::pending()));
+    let remote = Remote::connect(Client::http(url).revision(Revision::Session)).await.expect("the remote's tools");
+    let gateway = Server::builder("gateway", "1.0.0").mount_remote("r", remote).build().expect("a gateway");
+    let service = gateway.http_service(HttpConfig::default());
+    let id = open(&service, "2025-11-25").await;
+    // `r_pause` ends the remote's stream at once, then answers after 50 ms.
+    let paused = send(&service, post(Some(&id), &call(1, "r_pause"))).await;
+    assert_eq!(paused.headers()["content-type"], "text/event-stream", "a stream, ended for the caller to resume");
+    let paused = text(paused).await;
+    let priming = paused.lines().next().and_then(|l| l.strip_prefix("id: ")).expect("a priming event").to_owned();
+    assert!(answer_in(&paused, 1).is_none(), "the answer comes on the resumed stream: {paused}");
+    let mut resume = with(bare(http::Method::GET, &id), "mcp-protocol-version", "2025-11-25");
+    resume.headers_mut().insert("last-event-id", priming.parse().expect("a header value"));
+    let resumed = text(send(&service, resume).await).await;
+    let answer = answer_in(&resumed, 1).expect("the paused call's answer");
+    assert_eq!(answer["result"]["content"][0]["text"], "after the pause");
+}
+
 #[tokio::test]
 async fn a_last_event_id_or_session_id_longer_than_any_sent_is_refused_unread() {
     let service = service(HttpConfig::default());

@@ -303,7 +303,8 @@ impl HttpTransport {
     /// session, a stream whose events had ids and that ends (or breaks off)
     /// before the answer is resumed: after the `retry` the server asked
     /// for, a `GET` with `Last-Event-ID`, read on in its place; at most
-    /// [`RESUMPTIONS`] times.
+    /// [`RESUMPTIONS`] times. Each resumption is told to the request's
+    /// [`Notices::on_resume`](super::notices::Notices::on_resume) first.
     async fn read_stream(&self, body: hyper::body::Incoming, head: &Head<'_>, id: &RequestId) -> Result<Value, Error> {
         let id = id.to_value();
         let most = self.limits.message_bytes();
@@ -335,6 +336,9 @@ impl HttpTransport {
                 return Err(broke);
             }
             resumed += 1;
+            if let Some(on_resume) = head.notices.and_then(|notices| notices.on_resume.as_ref()) {
+                on_resume();
+            }
             tokio::time::sleep(events.retry.unwrap_or(DEFAULT_RETRY)).await;
             let mut request = self.to_endpoint(http::Method::GET, Bytes::new(), head)?;
             request.headers_mut().insert(ACCEPT, HeaderValue::from_static("text/event-stream"));

@@ -20,12 +20,16 @@ pub(crate) struct Notices {
     /// Where the server's questions within the request go instead of the
     /// client's callbacks: a forwarding server asks its own client.
     pub(crate) asks: Option<Asks>,
+    /// What hears that a 2025-era server ended the request's event stream
+    /// for the client to resume (SSE polling): a forwarding server ends its
+    /// own client's stream in turn, rather than hold it open meanwhile.
+    pub(crate) on_resume: Option<Arc<dyn Fn() + Send + Sync>>,
 }
 
 impl Notices {
     /// What hands each notification to `hear`.
     pub(crate) fn new(hear: impl Fn(&Value) + Send + Sync + 'static) -> Self {
-        Notices { hear: Arc::new(hear), messages: false, asks: None }
+        Notices { hear: Arc::new(hear), messages: false, asks: None, on_resume: None }
     }
 
     /// Hands `notification` over.

@@ -4,7 +4,7 @@
 //! ([`mount_remote`](super::remote)) and the following of the
 //! remote's tasks ([`task`](super::task)).
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
@@ -39,6 +39,16 @@ impl<'a> ServedRequest<'a> {
             input: OnceLock::new(),
             served,
         }
+    }
+
+    /// What ends the event stream this request's answer travels on, for its
+    /// client to resume ([`RequestContext::close_sse_stream`](crate::RequestContext::close_sse_stream)): a remote
+    /// that ends its stream to this server has this one ended in turn.
+    pub(super) fn stream_closer(&self) -> Arc<dyn Fn() + Send + Sync> {
+        let context = self.call.context().clone();
+        Arc::new(move || {
+            context.close_sse_stream();
+        })
     }
 
     /// What the request's client declared.

@@ -359,8 +359,14 @@ async fn forward(
         }
         false => (None, None),
     };
-    let heard = (on_progress.is_some() || on_message.is_some() || asks.is_some())
+    let mut heard = (on_progress.is_some() || on_message.is_some() || asks.is_some())
         .then(|| client.request_listener(on_progress, on_message, asks));
+    // A 2025-era remote may end its stream for its client to resume later:
+    // this server's client is told to resume too, rather than wait on an
+    // open connection that sends nothing.
+    if let Some((_, notices)) = heard.as_mut().filter(|_| client.in_session()) {
+        notices.on_resume = Some(here.stream_closer());
+    }
     let mut params = Forwarded { name, arguments, input_responses: Map::new(), request_state: None };
     let rounds = client.limits().rounds();
     for _ in 0..=rounds {
