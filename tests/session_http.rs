@@ -394,6 +394,32 @@ async fn a_request_still_going_after_the_grace_gets_its_stream() {
     assert_eq!(answer["result"]["content"][0]["text"], "long and done");
 }
 
+/// The grace is a setting: shorter, a silent request gets its stream
+/// sooner; zero, at once, however soon it would have ended.
+#[tokio::test(start_paused = true)]
+async fn the_grace_is_the_configs_and_zero_streams_at_once() {
+    let short = service(HttpConfig::default().session_json_grace(Duration::from_millis(200)));
+    let id = open(&short, "2025-11-25").await;
+    let started = tokio::time::Instant::now();
+    let long = send(&short, post(Some(&id), &call(1, "long"))).await;
+    let waited = started.elapsed();
+    assert!(waited >= Duration::from_millis(200) && waited < Duration::from_millis(500), "head after {waited:?}");
+    assert_eq!(long.headers()["content-type"], "text/event-stream");
+
+    let none = service(HttpConfig::default().session_json_grace(Duration::ZERO));
+    let id = open(&none, "2025-11-25").await;
+    let started = tokio::time::Instant::now();
+    let slow = send(&none, post(Some(&id), &call(2, "slow"))).await;
+    assert!(started.elapsed() < Duration::from_millis(100), "the head came before the 100 ms tool ended");
+    assert_eq!(slow.headers()["content-type"], "text/event-stream");
+    let events = text(slow).await;
+    assert!(events.starts_with("id: "), "a priming event first: {events}");
+    assert_eq!(
+        answer_in(&events, 2).expect("the answer, on the stream")["result"]["content"][0]["text"],
+        "slow and done"
+    );
+}
+
 #[tokio::test]
 async fn last_event_id_replays_the_stream_it_names_and_no_other() {
     let service = service(HttpConfig::default());

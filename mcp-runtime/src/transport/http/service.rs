@@ -132,6 +132,7 @@ impl McpService {
             let settings = EndpointSettings {
                 request_timeout: config.request_timeout,
                 buffered_responses: config.buffered_responses,
+                json_grace: config.session_json_grace,
                 sse_keep_alive: config.sse_keep_alive,
                 resource_metadata,
             };

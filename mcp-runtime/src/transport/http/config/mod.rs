@@ -41,6 +41,7 @@ use crate::session::SessionStore;
     feature = "session",
     doc = "| [`max_sessions`](Self::max_sessions) (2025-era clients, `session` feature) | 10 000 live at once (503 beyond) |\n\
            | [`session_idle_timeout`](Self::session_idle_timeout) (2025-era clients, `session` feature) | 30 min unused ends a session |\n\
+           | [`session_json_grace`](Self::session_json_grace) (2025-era clients, `session` feature) | 1 s: a request that ends within it having sent nothing is answered as JSON |\n\
            | [`session_store`](Self::session_store) (2025-era clients, `session` feature) | in this process's memory |"
 )]
 /// | [`health_endpoints`](Self::health_endpoints) | off |
@@ -77,6 +78,8 @@ pub struct HttpConfig {
     pub(crate) max_sessions: usize,
     #[cfg(feature = "session")]
     pub(crate) session_idle_timeout: Duration,
+    #[cfg(feature = "session")]
+    pub(crate) session_json_grace: Duration,
     #[cfg(feature = "session")]
     pub(crate) session_store: Option<StoreSlot>,
     pub(crate) health: Option<HealthPaths>,
@@ -125,6 +128,8 @@ impl Default for HttpConfig {
             max_sessions: 10_000,
             #[cfg(feature = "session")]
             session_idle_timeout: Duration::from_secs(30 * 60),
+            #[cfg(feature = "session")]
+            session_json_grace: Duration::from_secs(1),
             #[cfg(feature = "session")]
             session_store: None,
             health: None,
@@ -427,6 +432,32 @@ impl HttpConfig {
     #[cfg_attr(docsrs, doc(cfg(feature = "session")))]
     pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
         self.session_idle_timeout = idle;
+        self
+    }
+
+    /// How long a 2025-era session's request that is not answered at once
+    /// may hold back its response's head (default 1 s) so that, if it ends
+    /// within that time having sent nothing (a tool reading a database or
+    /// calling an API), it is answered as plain JSON: an event stream costs
+    /// the server a task and the client a stream parser. A request that
+    /// sends something first (progress, a log message, a question) gets its
+    /// event stream at that moment, and one still going when the time is up
+    /// gets it then. `Duration::ZERO` gives every request that waits its
+    /// stream at once, with the priming event that tells its client where to
+    /// resume from.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_runtime::transport::http::HttpConfig;
+    ///
+    /// // Behind a proxy that gives up on a response without a head after 500 ms.
+    /// let config = HttpConfig::default().session_json_grace(Duration::from_millis(200));
+    /// # let _ = config;
+    /// ```
+    #[cfg(feature = "session")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "session")))]
+    pub fn session_json_grace(mut self, grace: Duration) -> Self {
+        self.session_json_grace = grace;
         self
     }
 

@@ -22,6 +22,9 @@ pub(crate) struct EndpointSettings {
     pub(crate) request_timeout: Option<Duration>,
     /// Whether JSON is preferred to an event stream whenever the client takes both.
     pub(crate) buffered_responses: bool,
+    /// How long a request that waits may hold back its head, to be answered
+    /// as JSON if it ends having sent nothing.
+    pub(crate) json_grace: Duration,
     /// The period of keep-alive comments on a quiet stream.
     pub(crate) sse_keep_alive: Option<Duration>,
     /// The Protected Resource Metadata's URL, named in a 403's challenge.

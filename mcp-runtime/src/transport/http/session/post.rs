@@ -82,13 +82,14 @@ fn answers_at_once(method: &str) -> bool {
 }
 
 /// Serves a request in the connection's task, so that a request answered
-/// at once, or within [`JSON_GRACE`](super::serving::JSON_GRACE) having
-/// sent nothing, is answered as JSON, without a task or a stream of its
-/// own. One that sends something first (a notification, a request to the
-/// client) or is still going after that is answered with an event stream
-/// when the client takes one (its messages come first), and goes on in a
-/// task of its own, so that a client that goes away does not cancel it;
-/// with JSON otherwise, its messages then going to the standalone stream.
+/// at once, or within the grace having sent nothing
+/// ([`HttpConfig::session_json_grace`](crate::transport::http::HttpConfig::session_json_grace)),
+/// is answered as JSON, without a task or a stream of its own. One that
+/// sends something first (a notification, a request to the client) or is
+/// still going after that is answered with an event stream when the client
+/// takes one (its messages come first), and goes on in a task of its own,
+/// so that a client that goes away does not cancel it; with JSON otherwise,
+/// its messages then going to the standalone stream.
 async fn request(
     endpoint: &SessionEndpoint,
     session: Arc<HttpSession>,
@@ -105,6 +106,7 @@ async fn request(
     let id = request.id.clone();
     let cancel = session.session.begin(id.clone());
     let json_suffices = endpoint.settings.buffered_responses || answers_at_once(&request.method);
+    let grace = endpoint.settings.json_grace;
     let streams = accept.event_stream && !(accept.json && json_suffices);
     let parts = Arc::new(parts);
     if !streams {
@@ -121,10 +123,12 @@ async fn request(
     let progress = match first {
         Poll::Ready(answer) if stream.untouched() => return json_answer(answer),
         Poll::Ready(answer) => Progress::Ended(answer),
-        Poll::Pending if accept.json && stream.untouched() => match within_grace(serving, &stream).await {
-            Ok(answer) => return json_answer(Some(answer)),
-            Err(progress) => progress,
-        },
+        Poll::Pending if accept.json && stream.untouched() && !grace.is_zero() => {
+            match within_grace(serving, &stream, grace).await {
+                Ok(answer) => return json_answer(Some(answer)),
+                Err(progress) => progress,
+            }
+        }
         Poll::Pending => Progress::Going(serving),
     };
     let events_stream = session.streams.open();

@@ -3,10 +3,15 @@
 //! it must wait: most requests are answered at once, and a task, a channel
 //! and an event stream per request cost more than the request itself.
 //!
-//! A request that waits keeps its connection's task for a moment
-//! ([`JSON_GRACE`]): one that ends within it having sent nothing first (a
-//! tool reading a database, calling an API) is answered as JSON too; one
-//! that sends something, or is still going, gets its event stream then.
+//! A request that waits keeps its connection's task for a moment, the
+//! grace ([`HttpConfig::session_json_grace`]): an event stream, and the
+//! task it needs, cost more than a short wait, and a client that sees no
+//! head meanwhile sees no difference. One that ends within it having sent
+//! nothing first (a tool reading a database, calling an API) is answered as
+//! JSON too; one that sends something, or is still going, gets its event
+//! stream then.
+//!
+//! [`HttpConfig::session_json_grace`]: crate::transport::http::HttpConfig::session_json_grace
 //!
 //! A 2025-era client cancels with `notifications/cancelled`, never by going
 //! away, so a request whose connection ends before its answer finishes on
@@ -35,13 +40,6 @@ pub(super) async fn poll_once(serving: &mut Serving) -> Poll<Option<String>> {
     std::future::poll_fn(|cx| Poll::Ready(serving.as_mut().poll(cx))).await
 }
 
-/// How long a request that waits may hold back its answer's head, so that
-/// it can still be answered as JSON if it ends having sent nothing: an
-/// event stream, and the task it needs, cost more than a short wait. A
-/// client that sees no head for this long sees no difference: a request
-/// that sends nothing has nothing to stream before its answer.
-pub(super) const JSON_GRACE: Duration = Duration::from_secs(1);
-
 /// Where a request answered on its event stream stands when the stream
 /// opens.
 pub(super) enum Progress {
@@ -49,21 +47,25 @@ pub(super) enum Progress {
     /// on its stream (a request is answered with JSON or a stream, never
     /// with an empty 202).
     Ended(Option<String>),
-    /// Sent something, or still going after [`JSON_GRACE`].
+    /// Sent something, or still going after the grace.
     Going(Serving),
 }
 
 /// Serves `serving` in the calling task until it ends, sends something
-/// through `stream` or [`JSON_GRACE`] passes: its answer, when it ended
-/// having sent nothing (to be answered as JSON), else where it stands.
-/// Dropped meanwhile (the connection went away), it finishes on its own.
-pub(super) async fn within_grace(serving: Serving, stream: &RequestStream) -> Result<String, Progress> {
+/// through `stream` or `grace` passes: its answer, when it ended having
+/// sent nothing (to be answered as JSON), else where it stands. Dropped
+/// meanwhile (the connection went away), it finishes on its own.
+pub(super) async fn within_grace(
+    serving: Serving,
+    stream: &RequestStream,
+    grace: Duration,
+) -> Result<String, Progress> {
     let mut held = FinishesDetached::new(serving);
     let answer = tokio::select! {
         biased;
         answer = &mut held => Some(answer),
         () = stream.touched.notified() => None,
-        () = tokio::time::sleep(JSON_GRACE) => None,
+        () = tokio::time::sleep(grace) => None,
     };
     match (answer, held.into_inner()) {
         (Some(Some(answer)), _) if stream.untouched() => Ok(answer),
