@@ -30,7 +30,16 @@ async fn until(flag: &AtomicBool, what: &str) {
     assert!(waited.is_ok(), "{what}: not within ten seconds");
 }
 
-fn server(eras: Eras, finished: Arc<AtomicBool>) -> Server {
+/// Where the calls of the `slow` tool are.
+#[derive(Default)]
+struct Slow {
+    /// Set when a call starts.
+    started: AtomicBool,
+    /// Set when a call ends uncancelled.
+    finished: AtomicBool,
+}
+
+fn server(eras: Eras, slow: Arc<Slow>) -> Server {
     Server::builder("sessions", "1.0.0")
         .eras(eras)
         .tool(ToolEntry::new("echo", || async { "echoed" }))
@@ -44,14 +53,15 @@ fn server(eras: Eras, finished: Arc<AtomicBool>) -> Server {
             format!("Hello, {}!", answer.field("name").unwrap_or_default())
         }))
         .tool(ToolEntry::new("slow", move |cx: RequestContext| {
-            let finished = Arc::clone(&finished);
+            let slow = Arc::clone(&slow);
             async move {
+                slow.started.store(true, Ordering::SeqCst);
                 // Gives up when cancelled: a dropped handler would otherwise
                 // run on through the cancellation grace.
                 tokio::select! {
                     () = cx.cancellation().cancelled() => "cancelled",
                     () = tokio::time::sleep(Duration::from_millis(100)) => {
-                        finished.store(true, Ordering::SeqCst);
+                        slow.finished.store(true, Ordering::SeqCst);
                         "slow and done"
                     }
                 }
@@ -503,19 +513,20 @@ async fn older_sessions_get_no_event_ids_and_keep_their_connection() {
 /// it runs, which a loaded machine's scheduling could not promise.
 #[tokio::test(start_paused = true)]
 async fn a_closed_connection_does_not_cancel_a_session_request_but_cancelled_does() {
-    let finished = Arc::new(AtomicBool::new(false));
-    let service = server(Eras::Dual, Arc::clone(&finished)).http_service(HttpConfig::default());
+    let slow = Arc::new(Slow::default());
+    let service = server(Eras::Dual, Arc::clone(&slow)).http_service(HttpConfig::default());
     let id = open(&service, "2025-11-25").await;
     // The connection goes away while the answer's head is held back.
     let gone = tokio::time::timeout(Duration::from_millis(20), send(&service, post(Some(&id), &call(1, "slow")))).await;
     assert!(gone.is_err(), "no head yet: the request waits");
-    until(&finished, "the request whose connection closed finished").await;
-    assert!(finished.swap(false, Ordering::SeqCst), "the request went on without its connection");
+    until(&slow.finished, "the request whose connection closed finished").await;
+    assert!(slow.finished.swap(false, Ordering::SeqCst), "the request went on without its connection");
 
+    slow.started.store(false, Ordering::SeqCst);
     let service_again = service.clone();
     let id_again = id.clone();
     let stream = tokio::spawn(async move { send(&service_again, post(Some(&id_again), &call(2, "slow"))).await });
-    tokio::time::sleep(Duration::from_millis(20)).await;
+    until(&slow.started, "the second request started").await;
     let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}});
     assert_eq!(send(&service, post(Some(&id), &cancel)).await.status(), 202);
     let stream = stream.await.expect("the request's task");
@@ -526,7 +537,7 @@ async fn a_closed_connection_does_not_cancel_a_session_request_but_cancelled_doe
     // A negative: a cancelled handler may be dropped before it ever runs,
     // which leaves no event to wait on, so three times its work's length.
     tokio::time::sleep(Duration::from_millis(300)).await;
-    assert!(!finished.load(Ordering::SeqCst), "the cancelled request was stopped");
+    assert!(!slow.finished.load(Ordering::SeqCst), "the cancelled request was stopped");
 }
 
 #[tokio::test]
