@@ -726,19 +726,22 @@ async fn replicas_sharing_a_redis_replay_store_refuse_a_proof_the_other_accepted
 }
 
 /// A replay store of the test's own: one set for all the replicas given a
-/// clone, or out of reach.
+/// clone, or out of reach; the caller of each proof, in order.
 #[derive(Clone, Default)]
 struct SharedStore {
     seen: Arc<Mutex<std::collections::HashSet<String>>>,
+    callers: Arc<Mutex<Vec<String>>>,
     broken: bool,
 }
 
 impl ReplayStore for SharedStore {
     fn first_use<'a>(
         &'a self,
+        caller: &'a str,
         key: &'a str,
         _ttl: Duration,
     ) -> Pin<Box<dyn Future<Output = Result<bool, String>> + Send + 'a>> {
+        self.callers.lock().expect("not poisoned").push(caller.to_owned());
         let answer = if self.broken {
             Err("the store is out of reach".to_owned())
         } else {
@@ -756,6 +759,28 @@ async fn replicas_sharing_a_replay_store_of_their_own_refuse_a_proof_the_other_a
     let stores = [Dpop::new().replay_store(store.clone()), Dpop::new().replay_store(store.clone())];
     a_proof_cannot_be_replayed_across_replicas(&provider, stores).await;
     assert!(!store.seen.lock().expect("not poisoned").is_empty(), "the proofs went through the store");
+}
+
+/// The replay store is told who presented each proof (the memory store
+/// bounds each caller's share by it): one caller for every token of one
+/// client, whatever key it is bound to, and another for another client.
+#[cfg_attr(no_oidc_provider, ignore = "oidc-provider is not installed: run .ci/install.sh (needs node and npm)")]
+#[tokio::test]
+async fn the_replay_store_is_told_who_presented_each_proof() {
+    let provider = oidc::start().await;
+    let store = SharedStore::default();
+    let server = serve(&provider.issuer, Some(Dpop::new().replay_store(store.clone()))).await;
+    for client in ["es256-client", "es256-client", "eddsa-client"] {
+        let key = ProofKey::generate();
+        let token = provider.dpop_token(client, &server.resource, &key).await;
+        let answer = call(&server, &key, &token).await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+    }
+    let callers = store.callers.lock().expect("not poisoned").clone();
+    assert_eq!(callers.len(), 3, "{callers:?}");
+    assert!(callers[0].len() >= 16, "a digest: {callers:?}");
+    assert_eq!(callers[0], callers[1], "one client with two keys is one caller");
+    assert_ne!(callers[0], callers[2], "another client is another caller");
 }
 
 #[cfg_attr(no_oidc_provider, ignore = "oidc-provider is not installed: run .ci/install.sh (needs node and npm)")]

@@ -17,7 +17,10 @@ use crate::handler::BoxFuture;
 /// written with `SET … NX PX`: one round trip, atomic in Redis, and expiry
 /// is Redis's job. Every replica connects with the same `prefix`. While
 /// Redis is out of reach DPoP requests are answered 503: a proof that
-/// could not be recorded is not accepted.
+/// could not be recorded is not accepted. Unlike the memory store, it
+/// gives no caller a share of its own: Redis's memory limit (`maxmemory`,
+/// with the `noeviction` or a `volatile-*` policy) bounds what all callers
+/// together fill.
 ///
 /// ```no_run
 /// use mcp_runtime::auth::{Authorization, Dpop};
@@ -53,7 +56,7 @@ impl fmt::Debug for RedisReplayStore {
 }
 
 impl ReplayStore for RedisReplayStore {
-    fn first_use<'a>(&'a self, key: &'a str, ttl: Duration) -> BoxFuture<'a, Result<bool, String>> {
+    fn first_use<'a>(&'a self, _caller: &'a str, key: &'a str, ttl: Duration) -> BoxFuture<'a, Result<bool, String>> {
         Box::pin(async move {
             let mut command = redis::cmd("SET");
             let ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);

@@ -125,7 +125,9 @@ impl Dpop {
     }
 
     /// Where the ids of accepted proofs are remembered (default: this
-    /// process's memory, at most 500,000 of them). Replicas must share one,
+    /// process's memory, at most 500,000 of them, and an eighth of that
+    /// from one caller: a caller past its share is answered 503 until its
+    /// proofs expire, and the others go on). Replicas must share one,
     /// such as `redis::RedisReplayStore` (`redis` feature), or a
     /// proof accepted by one could be replayed to another.
     pub fn replay_store(mut self, store: impl ReplayStore) -> Self {
@@ -201,14 +203,14 @@ impl DpopGate {
     }
 
     /// Checks `proof`, made for a request of `method` to `url` (normalized)
-    /// carrying `token`, bound to `jkt`; remembers its id once it passed.
+    /// carrying `token`, bound to `jkt`, of `caller`; remembers its id once
+    /// it passed.
     pub(crate) async fn check(
         &self,
         proof: &str,
-        method: &str,
-        url: &str,
-        token: &str,
-        jkt: &str,
+        (method, url): (&str, &str),
+        (token, jkt): (&str, &str),
+        caller: &Principal,
     ) -> Result<(), DpopRefusal> {
         let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
         let expected = Expected { method, url, token, jkt, now, max_age: self.max_age };
@@ -227,7 +229,8 @@ impl DpopGate {
         // A proof is accepted while its iat is within the window of now:
         // for twice the window at most after it was first seen.
         let ttl = Duration::from_secs(2 * self.max_age + 1);
-        match self.store.first_use(&key, ttl).await {
+        let caller = URL_SAFE_NO_PAD.encode(caller.identity());
+        match self.store.first_use(&caller, &key, ttl).await {
             Ok(true) => Ok(()),
             Ok(false) => Err(DpopRefusal::Proof("the DPoP proof was used before")),
             Err(reason) => Err(DpopRefusal::Unavailable(reason)),

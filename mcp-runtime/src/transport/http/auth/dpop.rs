@@ -5,6 +5,7 @@
 use http::HeaderName;
 use http::request::Parts;
 
+use crate::auth::Principal;
 use crate::auth::dpop::proof::{MAX_PROOF, normalize};
 use crate::auth::dpop::{DpopGate, DpopRefusal};
 use crate::transport::http::HttpConfig;
@@ -29,13 +30,13 @@ fn invalid(reason: &'static str) -> Refused {
     Refused::Proof(reason)
 }
 
-/// Checks the request's proof for `token`, bound to `jkt`.
+/// Checks the request's proof for `token`, bound to `jkt`, of `caller`.
 pub(super) async fn check(
     gate: &DpopGate,
     config: &HttpConfig,
     parts: &Parts,
-    token: &str,
-    jkt: &str,
+    (token, jkt): (&str, &str),
+    caller: &Principal,
 ) -> Result<(), Refused> {
     let mut proofs = parts.headers.get_all(DPOP).iter();
     let proof = match (proofs.next(), proofs.next()) {
@@ -48,7 +49,7 @@ pub(super) async fn check(
     }
     let proof = proof.to_str().map_err(|_| invalid("the DPoP proof is not a JWS in compact form"))?;
     let url = request_url(config, parts).ok_or_else(|| invalid("the request's URL cannot be told"))?;
-    match gate.check(proof, parts.method.as_str(), &url, token, jkt).await {
+    match gate.check(proof, (parts.method.as_str(), &url), (token, jkt), caller).await {
         Ok(()) => Ok(()),
         Err(DpopRefusal::Proof(reason)) => {
             tracing::debug!(reason, "DPoP proof refused");

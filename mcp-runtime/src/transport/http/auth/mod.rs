@@ -73,7 +73,7 @@ pub(super) async fn authenticate(
         }
         (Scheme::Dpop, Some(jkt)) => {
             let gate = dpop.unwrap_or_else(|| unreachable!("the DPoP scheme is read only where it is accepted"));
-            dpop::check(gate, config, parts, token, jkt).await.map_err(|refusal| match refusal {
+            dpop::check(gate, config, parts, (token, jkt), &principal).await.map_err(|refusal| match refusal {
                 dpop::Refused::Proof(reason) => {
                     refuse(verifier, Refusal::Dpop(ChallengeError::InvalidDpopProof, reason))
                 }
