@@ -112,12 +112,6 @@ fn received(answer: &Value) -> Value {
     serde_json::from_str(text).expect("claims")
 }
 
-async fn exchanges(provider: &oidc::Provider) -> u64 {
-    let (_, _, body) = oidc::request(provider.addr, Method::GET, "/admin/stats", &[], None).await;
-    let stats: Value = serde_json::from_slice(&body).expect("JSON");
-    stats["exchanges"].as_u64().expect("a count")
-}
-
 #[cfg_attr(no_oidc_provider, ignore = "oidc-provider is not installed: run .ci/install.sh (needs node and npm)")]
 #[tokio::test]
 async fn the_remote_sees_a_token_for_each_caller_and_none_for_a_caller_short_of_the_scope() {
@@ -140,12 +134,12 @@ async fn the_remote_sees_a_token_for_each_caller_and_none_for_a_caller_short_of_
         assert_eq!(claims["scope"], "notes:read", "{claims}");
     }
     assert_ne!(for_alice["jti"], for_bob["jti"], "two callers, two tokens");
-    assert_eq!(exchanges(&provider).await, 2);
+    assert_eq!(provider.exchanges().await, 2);
 
     // A token is kept for its caller: a second call exchanges nothing.
     let again = received(&call(&gateway, &alice).await);
     assert_eq!(again["jti"], for_alice["jti"]);
-    assert_eq!(exchanges(&provider).await, 2);
+    assert_eq!(provider.exchanges().await, 2);
 
     // A caller not granted the scope the exchange asks for gets no token,
     // and the remote never hears of it.

@@ -36,6 +36,13 @@
 //! `MCP_CLIENT_SECRET`; or, with `--token-file PATH`, with the tokens `mcp login URL` left in
 //! that file (refreshed as they expire). The gateway asks the remote's authorization server for
 //! a token for the remote (the `resource` its metadata names) with the scopes it asks for.
+//!
+//! `--token-exchange NAME=TOKEN_ENDPOINT` reaches URL remote NAME as each caller instead:
+//! the caller's token (verified with `--issuer`) is exchanged at that endpoint (RFC 8693) for
+//! one whose audience is the remote's URL and whose scopes are those `--scopes NAME=` demands
+//! of callers, with the same client credentials from the environment, which that
+//! authorization server must allow the token-exchange grant. Meant for 2026-07-28 remotes
+//! (see `mcp_runtime::client::Remote::token_exchange`).
 
 #[path = "../observability.rs"]
 mod observability;
@@ -45,12 +52,13 @@ use std::net::SocketAddr;
 use anyhow::{Context as _, bail};
 use mcp_runtime::auth::Authorization;
 use mcp_runtime::client::oauth::{ClientCredentials, FileTokenStore, OAuth};
-use mcp_runtime::client::{Client, Error, Remote};
+use mcp_runtime::client::{Client, Error, Remote, TokenExchange};
 use mcp_runtime::transport::http::{ForwardedHeader, HttpConfig};
 
 const USAGE: &str = "usage: gateway [--stdio | --http ADDR] [--issuer URL [--resource URI]] [--public-url URL] \
                      [--scopes NAME=SCOPE,...]... [--trusted-proxies N] [--allow-unauthenticated] \
-                     [--root-certificates PEM] [--token-file PATH] [--tool-search] [NAME]=COMMAND... | [NAME]=URL...
+                     [--root-certificates PEM] [--token-file PATH] [--token-exchange NAME=URL]... [--tool-search] \
+                     [NAME]=COMMAND... | [NAME]=URL...
 
 Serves the tools, prompts and resources of each remote server under its NAME (none: as it is).
 COMMAND speaks MCP on its stdio; it is split into words as a shell would, so quote a path with
@@ -66,23 +74,22 @@ spaces: docs=\"'/opt/my docs/server' --stdio\". URL is a Streamable HTTP endpoin
   --allow-unauthenticated    serve a non-loopback address without --issuer, on purpose
   --root-certificates PEM    trust these certificates for https:// remotes, besides the platform's
   --token-file PATH          OAuth tokens for URL remotes, as `mcp login URL` leaves them
+  --token-exchange NAME=URL  reach URL remote NAME as each caller: exchange the caller's token
+                             at this token endpoint for NAME's --scopes (needs --issuer)
   --tool-search              list search_tools and call_tool instead of every remote's tools
   --help, -h                 this text
 
 A URL remote that asks for OAuth is authorized with client credentials from the environment:
 MCP_<NAME>_CLIENT_ID and MCP_<NAME>_CLIENT_SECRET (NAME in upper case, other characters than
-letters and digits as _), else MCP_CLIENT_ID and MCP_CLIENT_SECRET; or with --token-file's.";
+letters and digits as _), else MCP_CLIENT_ID and MCP_CLIENT_SECRET; or with --token-file's.
+--token-exchange authenticates with the same client credentials, which it needs.";
 
 /// How the gateway authorizes with remote `name` when it asks for OAuth:
 /// client credentials from the environment (the remote's own, else the
 /// shared ones), else the tokens of `token_file`, else none (a remote that
 /// needs a person fails to connect, saying what to give the gateway).
 fn oauth(name: &str, token_file: Option<&str>) -> OAuth {
-    let var = |key: &str| std::env::var(key).ok().filter(|v| !v.is_empty());
-    let own =
-        (var(&format!("MCP_{}_CLIENT_ID", env_name(name))), var(&format!("MCP_{}_CLIENT_SECRET", env_name(name))));
-    let shared = || (var("MCP_CLIENT_ID"), var("MCP_CLIENT_SECRET"));
-    if let (Some(id), Some(secret)) = if own.0.is_some() { own } else { shared() } {
+    if let Some((id, secret)) = client_credentials(name) {
         return OAuth::client_credentials(ClientCredentials::secret(id, secret));
     }
     // No person here: only the tokens one got with `mcp login`, refreshed.
@@ -90,6 +97,19 @@ fn oauth(name: &str, token_file: Option<&str>) -> OAuth {
     match token_file {
         Some(file) => oauth.token_store(FileTokenStore::new(file)),
         None => oauth,
+    }
+}
+
+/// The gateway's client id and secret for remote `name`, from the
+/// environment: the remote's own, else the shared ones.
+fn client_credentials(name: &str) -> Option<(String, String)> {
+    let var = |key: &str| std::env::var(key).ok().filter(|v| !v.is_empty());
+    let own =
+        (var(&format!("MCP_{}_CLIENT_ID", env_name(name))), var(&format!("MCP_{}_CLIENT_SECRET", env_name(name))));
+    let shared = || (var("MCP_CLIENT_ID"), var("MCP_CLIENT_SECRET"));
+    match if own.0.is_some() { own } else { shared() } {
+        (Some(id), Some(secret)) => Some((id, secret)),
+        _ => None,
     }
 }
 
@@ -120,6 +140,9 @@ struct Options {
     token_file: Option<String>,
     /// List `search_tools` and `call_tool` instead of the tools.
     tool_search: bool,
+    /// The token endpoint at which each caller's token is exchanged for one
+    /// to a URL remote, by the remote's name.
+    token_exchange: Vec<(String, String)>,
 }
 
 impl Options {
@@ -175,6 +198,16 @@ fn parse_args(args: &[String]) -> anyhow::Result<Invocation> {
             "--root-certificates" => options.root_certificates = Some(value("a PEM file")?.clone()),
             "--token-file" => options.token_file = Some(value("a file")?.clone()),
             "--tool-search" => options.tool_search = true,
+            "--token-exchange" => {
+                let given = value("NAME=TOKEN_ENDPOINT")?;
+                let Some((name, endpoint)) = given.split_once('=') else {
+                    bail!("`{given}` is not NAME=TOKEN_ENDPOINT")
+                };
+                if !(endpoint.starts_with("https://") || endpoint.starts_with("http://")) {
+                    bail!("--token-exchange {name}=: `{endpoint}` is not a URL");
+                }
+                options.token_exchange.push((name.to_owned(), endpoint.to_owned()));
+            }
             flag if flag.starts_with("--") => bail!("unknown option `{flag}`\n{USAGE}"),
             remote => {
                 let Some((name, target)) = remote.split_once('=') else {
@@ -208,6 +241,15 @@ fn parse_args(args: &[String]) -> anyhow::Result<Invocation> {
     }
     if options.resource.is_some() && options.issuer.is_none() {
         bail!("--resource needs --issuer");
+    }
+    for (name, _) in &options.token_exchange {
+        if !matches!(options.remotes.iter().find(|(remote, _)| remote == name), Some((_, Target::Url(_)))) {
+            bail!("--token-exchange names `{name}`, which is no URL remote's name");
+        }
+        // The gateway acts for the callers it verified, over HTTP.
+        if options.issuer.is_none() || options.stdio {
+            bail!("--token-exchange needs --issuer, over HTTP: the gateway acts for the callers it verified");
+        }
     }
     // Every caller would reach every remote with the gateway's credentials.
     let wide = !options.stdio && !options.addr().ip().is_loopback();
@@ -287,6 +329,23 @@ async fn main() -> anyhow::Result<()> {
         let mut remote = connect(name, target, roots.as_deref(), options.token_file.as_deref()).await?;
         if let Some((_, scopes)) = options.scopes.iter().find(|(mount, _)| mount == name) {
             remote = remote.scopes(scopes.clone());
+        }
+        if let (Some((_, endpoint)), Target::Url(url)) =
+            (options.token_exchange.iter().find(|(mount, _)| mount == name), target)
+        {
+            let Some((id, secret)) = client_credentials(name) else {
+                bail!(
+                    "--token-exchange {name}=…: give the gateway its client credentials at that authorization \
+                     server (MCP_{}_CLIENT_ID and _CLIENT_SECRET, or MCP_CLIENT_ID and MCP_CLIENT_SECRET)",
+                    env_name(name)
+                );
+            };
+            let mut exchange = TokenExchange::new(endpoint.clone(), id, secret).resource(url.clone());
+            // The scopes the gateway demands of the caller for this mount are those it asks for.
+            if let Some((_, scopes)) = options.scopes.iter().find(|(mount, _)| mount == name) {
+                exchange = exchange.scope(scopes.join(" "));
+            }
+            remote = remote.token_exchange(exchange);
         }
         builder = if name.is_empty() { builder.proxy(remote) } else { builder.mount_remote(name.clone(), remote) };
     }
@@ -395,5 +454,33 @@ mod tests {
         served(&["--stdio", "a=server"]).expect("stdio has one client");
         let scoped = served(&["a=server", "--scopes", "a=x:read,x:write"]).expect("valid");
         assert_eq!(scoped.scopes, [("a".to_owned(), vec!["x:read".to_owned(), "x:write".to_owned()])]);
+    }
+
+    #[test]
+    fn a_token_exchange_is_for_a_url_remote_of_a_gateway_that_verifies_its_callers() {
+        let exchange = ["--token-exchange", "w=https://auth.example/token"];
+        let line = [&exchange[..], &["--issuer", "https://auth.example", "w=https://w.example/mcp"]].concat();
+        let options = served(&line).expect("valid");
+        assert_eq!(options.token_exchange, [("w".to_owned(), "https://auth.example/token".to_owned())]);
+        for (bad, says) in [
+            (vec!["--token-exchange", "w"], "NAME=TOKEN_ENDPOINT"),
+            (vec!["--token-exchange", "w=token", "--issuer", "https://a", "w=https://w/mcp"], "not a URL"),
+            (vec!["--token-exchange", "w=https://a/token", "w=https://w/mcp"], "needs --issuer"),
+            (
+                vec!["--token-exchange", "w=https://a/token", "--issuer", "https://a", "--stdio", "w=https://w/mcp"],
+                "over HTTP",
+            ),
+            (
+                vec!["--token-exchange", "w=https://a/token", "--issuer", "https://a", "w=server --stdio"],
+                "no URL remote",
+            ),
+            (
+                vec!["--token-exchange", "v=https://a/token", "--issuer", "https://a", "w=https://w/mcp"],
+                "no URL remote",
+            ),
+        ] {
+            let message = served(&bad).expect_err("refused").to_string();
+            assert!(message.contains(says), "{bad:?}: {message}");
+        }
     }
 }

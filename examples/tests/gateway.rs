@@ -106,23 +106,39 @@ async fn an_https_remote_is_reached_through_the_gateway_with_the_roots_it_is_giv
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[tokio::test]
-async fn a_protected_https_remote_is_reached_with_client_credentials_from_the_environment() {
-    let provider = mcp_tests::oidc::start().await;
+/// `notes` over HTTPS, protected by `provider`'s tokens, with its files in
+/// `dir`: the running server, its URL (its tokens' audience) and its
+/// certificate's file.
+async fn protected_notes(
+    provider: &mcp_tests::oidc::Provider,
+    dir: &std::path::Path,
+) -> (mcp_tests::process::Served, String, std::path::PathBuf) {
     let made = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).expect("a certificate");
-    let dir = std::env::temp_dir().join(format!("mcp-gateway-oauth-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a directory");
+    std::fs::create_dir_all(dir).expect("a directory");
     let (cert, key, db) = (dir.join("cert.pem"), dir.join("key.pem"), dir.join("notes.db"));
     std::fs::write(&cert, made.cert.pem()).expect("written");
     std::fs::write(&key, made.key_pair.serialize_pem()).expect("written");
     // `notes` names itself in its tokens' audience: its port is chosen first.
-    let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port();
+    let port = free_port();
     let resource = format!("https://localhost:{port}/mcp");
     let mut notes = Command::new(env!("CARGO_BIN_EXE_notes"));
     notes.arg("--db").arg(&db).args(["--http", &format!("127.0.0.1:{port}"), "--tls-cert"]).arg(&cert);
     notes.arg("--tls-key").arg(&key).args(["--issuer", &provider.issuer, "--resource", &resource]);
     notes.env("NO_COLOR", "1").env("RUST_LOG", "info");
     let notes = mcp_tests::process::serve_tls(notes, &made.cert.pem()).await;
+    (notes, resource, cert)
+}
+
+/// A port free a moment ago, for a server that must know its URL before it starts.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port()
+}
+
+#[tokio::test]
+async fn a_protected_https_remote_is_reached_with_client_credentials_from_the_environment() {
+    let provider = mcp_tests::oidc::start().await;
+    let dir = std::env::temp_dir().join(format!("mcp-gateway-oauth-{}", std::process::id()));
+    let (notes, resource, cert) = protected_notes(&provider, &dir).await;
     let remote = format!("notes={resource}");
 
     // Without credentials the gateway cannot get a token, and says what to give it.
@@ -151,6 +167,38 @@ async fn a_protected_https_remote_is_reached_with_client_credentials_from_the_en
     let added = client.call_tool("notes_add_note", json!({"title": "authorized", "body": "by the provider"})).await;
     let added = added.expect("called");
     assert_ne!(added.is_error, Some(true), "{added:?}");
+    drop((served, notes));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--token-exchange`: the gateway verifies its callers' tokens and reaches
+/// `notes` with a token the provider exchanged each caller's for, asking
+/// for the scopes `--scopes` demands of callers.
+#[tokio::test]
+async fn a_remote_is_reached_as_each_caller_by_token_exchange() {
+    let provider = mcp_tests::oidc::start().await;
+    let dir = std::env::temp_dir().join(format!("mcp-gateway-exchange-{}", std::process::id()));
+    let (notes, resource, cert) = protected_notes(&provider, &dir).await;
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let mut gateway = Command::new(env!("CARGO_BIN_EXE_gateway"));
+    gateway.args(["--http", &format!("127.0.0.1:{port}"), "--root-certificates"]).arg(&cert);
+    gateway.args(["--issuer", &provider.issuer, "--scopes", "notes=notes:write"]);
+    gateway.args(["--token-exchange", &format!("notes={}/token", provider.issuer), &format!("notes={resource}")]);
+    gateway.env("MCP_NOTES_CLIENT_ID", "gateway-client").env("MCP_NOTES_CLIENT_SECRET", "secret");
+    gateway.env("NO_COLOR", "1").env("RUST_LOG", "info");
+    let served = serve(gateway).await;
+
+    let token = mcp_tests::oidc::token_with_scope(provider.addr, "es256-client", &url, "notes:read notes:write").await;
+    let client = Client::http(&url).bearer(token);
+    let before = provider.exchanges().await;
+    let added = client.call_tool("notes_add_note", json!({"title": "as the caller", "body": "exchanged"})).await;
+    let added = added.expect("called");
+    assert_ne!(added.is_error, Some(true), "{added:?}");
+    assert_eq!(provider.exchanges().await, before + 1, "the caller's token was exchanged");
+    // A caller without a token reaches nothing.
+    let anonymous = Client::http(&url).call_tool("notes_add_note", json!({"title": "t", "body": "b"})).await;
+    assert!(matches!(anonymous, Err(mcp_runtime::client::Error::Http { status: 401, .. })), "{anonymous:?}");
     drop((served, notes));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -82,6 +82,13 @@ impl Provider {
         stats["jwks"].as_u64().expect("a count")
     }
 
+    /// How many token exchanges (RFC 8693) the provider has answered with a token.
+    pub async fn exchanges(&self) -> u64 {
+        let (_, _, body) = request(self.addr, Method::GET, "/admin/stats", &[], None).await;
+        let stats: Value = serde_json::from_slice(&body).expect("JSON");
+        stats["exchanges"].as_u64().expect("a count")
+    }
+
     /// A DPoP-bound token (RFC 9449) for `resource` from `client`, granting
     /// `notes:read`, bound to `key`: see [`dpop_token`].
     pub async fn dpop_token(&self, client: &str, resource: &str, key: &ProofKey) -> String {
