@@ -725,6 +725,24 @@ async fn replicas_sharing_a_redis_replay_store_refuse_a_proof_the_other_accepted
     a_proof_cannot_be_replayed_across_replicas(&provider, [store().await, store().await]).await;
 }
 
+/// The Redis store gives each caller its share of a window: past it, that
+/// caller's new proofs are refused and another's are not, and a replay is
+/// still told as one.
+#[cfg_attr(no_redis_server, ignore = "redis-server is not on PATH: apt-get install redis-server")]
+#[tokio::test]
+async fn the_redis_replay_store_gives_each_caller_its_share() {
+    let redis = mcp_tests::redis::start().await;
+    let store = mcp_runtime::redis::RedisReplayStore::connect(&redis.url, "mcp:share").await.expect("connected");
+    let store = store.caller_share(2);
+    // A window of a year: the calls below cannot straddle two.
+    let ttl = Duration::from_secs(365 * 24 * 3600);
+    assert_eq!(store.first_use("flood", "1", ttl).await, Ok(true));
+    assert_eq!(store.first_use("flood", "2", ttl).await, Ok(true));
+    assert!(store.first_use("flood", "3", ttl).await.is_err(), "its share is used up");
+    assert_eq!(store.first_use("flood", "1", ttl).await, Ok(false), "a replay is still told as one");
+    assert_eq!(store.first_use("other", "3", ttl).await, Ok(true), "another caller is not refused");
+}
+
 /// A replay store of the test's own: one set for all the replicas given a
 /// clone, or out of reach; the caller of each proof, in order.
 #[derive(Clone, Default)]

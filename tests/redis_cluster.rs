@@ -251,6 +251,11 @@ async fn the_result_store_spreads_over_the_cluster() {
     }
     assert_eq!(reader.get("never stored").await.expect("read"), None);
     // The keys landed on every master: the store is not held to one slot.
+    assert_eq!(masters_holding_keys(&cluster).await, 3, "results on every master");
+}
+
+/// How many of the cluster's masters hold a key.
+async fn masters_holding_keys(cluster: &Cluster) -> usize {
     let mut holding = 0;
     for master in cluster.masters().await {
         let keys = mcp_tests::redis_cluster::cli(master, &["dbsize"]).await;
@@ -258,5 +263,28 @@ async fn the_result_store_spreads_over_the_cluster() {
             holding += 1;
         }
     }
-    assert_eq!(holding, 3, "results on every master");
+    holding
+}
+
+/// The DPoP replay store on the cluster: each caller's proof and count
+/// share a hash slot, so its one script runs wherever the caller's slot
+/// is; callers spread over the masters, and a replay is refused through
+/// another connection.
+#[cfg_attr(no_redis_server, ignore = "redis-server is not on PATH: apt-get install redis-server")]
+#[cfg_attr(no_redis_cli, ignore = "redis-cli is not on PATH: apt-get install redis-tools")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_replay_store_keeps_each_callers_proofs_in_its_slot() {
+    use mcp_runtime::auth::ReplayStore as _;
+    use mcp_runtime::redis::RedisReplayStore;
+
+    let cluster = Cluster::start().await;
+    let one = RedisReplayStore::connect(&cluster.url(), "mcp:cluster").await.expect("connected");
+    let other = RedisReplayStore::connect(&cluster.url(), "mcp:cluster").await.expect("connected");
+    let ttl = std::time::Duration::from_secs(60);
+    for caller in 0..32 {
+        let caller = format!("caller {caller}");
+        assert_eq!(one.first_use(&caller, "proof", ttl).await, Ok(true), "{caller}");
+        assert_eq!(other.first_use(&caller, "proof", ttl).await, Ok(false), "{caller}: a replay");
+    }
+    assert_eq!(masters_holding_keys(&cluster).await, 3, "callers on every master");
 }

@@ -389,15 +389,20 @@ async fn a_request_answered_soon_having_sent_nothing_is_json_and_one_that_sends_
     read_until(&mut later.into_body(), "notifications/progress").await;
 }
 
+/// How long a session's call of the silent 5 s `long` tool waited for its
+/// response's head, and the response.
+async fn head_of_long(service: &McpService) -> (Duration, Reply) {
+    let id = open(service, "2025-11-25").await;
+    let started = tokio::time::Instant::now();
+    let long = send(service, post(Some(&id), &call(1, "long"))).await;
+    (started.elapsed(), long)
+}
+
 /// A request that sends nothing but is still going after the grace gets
 /// its stream then, and its answer on it.
 #[tokio::test(start_paused = true)]
 async fn a_request_still_going_after_the_grace_gets_its_stream() {
-    let service = service(HttpConfig::default());
-    let id = open(&service, "2025-11-25").await;
-    let started = tokio::time::Instant::now();
-    let long = send(&service, post(Some(&id), &call(1, "long"))).await;
-    let waited = started.elapsed();
+    let (waited, long) = head_of_long(&service(HttpConfig::default())).await;
     assert!(waited >= Duration::from_millis(500) && waited < Duration::from_secs(5), "head after {waited:?}");
     assert_eq!(long.headers()["content-type"], "text/event-stream");
     let answer = answer_in(&text(long).await, 1).expect("the answer, on the stream");
@@ -408,11 +413,8 @@ async fn a_request_still_going_after_the_grace_gets_its_stream() {
 /// sooner; zero, at once, however soon it would have ended.
 #[tokio::test(start_paused = true)]
 async fn the_grace_is_the_configs_and_zero_streams_at_once() {
-    let short = service(HttpConfig::default().session_json_grace(Duration::from_millis(200)));
-    let id = open(&short, "2025-11-25").await;
-    let started = tokio::time::Instant::now();
-    let long = send(&short, post(Some(&id), &call(1, "long"))).await;
-    let waited = started.elapsed();
+    let (waited, long) =
+        head_of_long(&service(HttpConfig::default().session_json_grace(Duration::from_millis(200)))).await;
     assert!(waited >= Duration::from_millis(200) && waited < Duration::from_millis(500), "head after {waited:?}");
     assert_eq!(long.headers()["content-type"], "text/event-stream");
 

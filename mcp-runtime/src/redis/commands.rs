@@ -107,7 +107,7 @@ impl Commands {
 /// cluster every key of one script lives in one hash slot (the stores'
 /// keys share a hash tag where a script touches more than one). (The
 /// stores' steps; the bus has none.)
-#[cfg(any(feature = "session", feature = "tasks"))]
+#[cfg(any(feature = "session", feature = "tasks", feature = "auth"))]
 pub(crate) fn script(source: &str, keys: &[&str], args: &[&str]) -> redis::Cmd {
     let mut command = redis::cmd("EVAL");
     command.arg(source).arg(keys.len()).arg(keys).arg(args);

@@ -18,6 +18,7 @@ use sha2::{Digest as _, Sha256};
 
 use self::nonce::Nonces;
 use self::proof::{ALGORITHMS, Expected};
+pub(crate) use self::replay::CALLER_SHARE;
 use self::replay::MemoryReplayStore;
 pub use self::replay::ReplayStore;
 use super::Principal;
