@@ -725,6 +725,34 @@ async fn replicas_sharing_a_redis_replay_store_refuse_a_proof_the_other_accepted
     a_proof_cannot_be_replayed_across_replicas(&provider, [store().await, store().await]).await;
 }
 
+/// A caller past its share of the proofs remembered in memory is answered
+/// 503 with `Retry-After`, whichever of its keys it proves, and another
+/// caller is still served.
+#[cfg_attr(no_oidc_provider, ignore = "oidc-provider is not installed: run .ci/install.sh (needs node and npm)")]
+#[tokio::test]
+async fn a_caller_past_its_share_of_remembered_proofs_is_refused_and_no_other() {
+    let provider = oidc::start().await;
+    let server = serve(&provider.issuer, Some(Dpop::new().caller_share(2))).await;
+    let key = ProofKey::generate();
+    let token = provider.dpop_token("es256-client", &server.resource, &key).await;
+    for _ in 0..2 {
+        let answer = call(&server, &key, &token).await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+    }
+    let refused = call(&server, &key, &token).await;
+    assert_eq!(refused.status, StatusCode::SERVICE_UNAVAILABLE, "{}", refused.text());
+    assert!(refused.headers.contains_key("retry-after"), "{:?}", refused.headers);
+    // Another key of the same client is the same caller.
+    let other_key = ProofKey::generate();
+    let same_caller = provider.dpop_token("es256-client", &server.resource, &other_key).await;
+    assert_eq!(call(&server, &other_key, &same_caller).await.status, StatusCode::SERVICE_UNAVAILABLE);
+    // Another client is another caller.
+    let key = ProofKey::generate();
+    let token = provider.dpop_token("eddsa-client", &server.resource, &key).await;
+    let answer = call(&server, &key, &token).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+}
+
 /// The Redis store gives each caller its share of a window: past it, that
 /// caller's new proofs are refused and another's are not, and a replay is
 /// still told as one.

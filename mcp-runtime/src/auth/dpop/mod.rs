@@ -75,6 +75,8 @@ pub struct Dpop {
     pub(crate) required: bool,
     nonce_secret: Option<Arc<[u8]>>,
     store: Option<Arc<dyn ReplayStore>>,
+    /// The share of the memory store one caller may fill.
+    caller_share: usize,
     max_age: Duration,
 }
 
@@ -85,6 +87,7 @@ impl std::fmt::Debug for Dpop {
             .field("required", &self.required)
             .field("nonces", &self.nonce_secret.is_some())
             .field("shared_replay_store", &self.store.is_some())
+            .field("caller_share", &self.caller_share)
             .field("max_age", &self.max_age)
             .finish()
     }
@@ -100,7 +103,7 @@ impl Dpop {
     /// DPoP-bound tokens accepted beside bearer tokens, proofs up to five
     /// minutes from now, their ids remembered in this process's memory.
     pub fn new() -> Self {
-        Dpop { required: false, nonce_secret: None, store: None, max_age: MAX_AGE }
+        Dpop { required: false, nonce_secret: None, store: None, caller_share: CALLER_SHARE, max_age: MAX_AGE }
     }
 
     /// Refuses bearer tokens: only `Authorization: DPoP` is accepted, and
@@ -136,6 +139,27 @@ impl Dpop {
         self
     }
 
+    /// How many proofs one caller may have remembered at once in this
+    /// process's memory (default 62,500, an eighth of the store: about a
+    /// hundred requests a second with the default `max_age`, whose proofs
+    /// are remembered ten minutes). Past it, that caller's DPoP requests
+    /// are answered 503 until its proofs expire, and the others' go on. At
+    /// most the whole store (500,000). A [replay store](Self::replay_store)
+    /// given instead keeps its own rule, such as `RedisReplayStore`'s
+    /// `caller_share`.
+    ///
+    /// ```
+    /// use mcp_runtime::auth::Dpop;
+    ///
+    /// // One busy service account on one server: up to 400 requests a second.
+    /// let dpop = Dpop::new().caller_share(250_000);
+    /// # let _ = dpop;
+    /// ```
+    pub fn caller_share(mut self, proofs: usize) -> Self {
+        self.caller_share = proofs.clamp(1, replay::MEMORY_CAPACITY);
+        self
+    }
+
     /// How far a proof's `iat` may be from now, either way (default and
     /// most: five minutes, as the protocol requires). A shorter window
     /// tolerates less clock skew and remembers fewer proof ids.
@@ -161,7 +185,7 @@ impl Dpop {
             required: self.required,
             // A slot of a minute: a nonce lasts one to two.
             nonces: secret.map(|secret| Nonces::new(&secret, 60)),
-            store: self.store.unwrap_or_else(|| Arc::new(MemoryReplayStore::default())),
+            store: self.store.unwrap_or_else(|| Arc::new(MemoryReplayStore::with_share(self.caller_share))),
             max_age,
             algs: ALGORITHMS.iter().map(|(_, name)| *name).collect::<Vec<_>>().join(" "),
         }

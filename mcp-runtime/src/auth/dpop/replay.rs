@@ -30,20 +30,22 @@ pub trait ReplayStore: Send + Sync + 'static {
 /// the maps' overhead: some 50 MiB at most.
 pub(crate) const MEMORY_CAPACITY: usize = 500_000;
 
-/// The share of the memory store one caller may fill: an eighth, 62,500
-/// live proofs, about a hundred requests a second for the ten minutes a
-/// proof is remembered with the default window. A caller that sends more
-/// is refused (503) until its own proofs expire; the others are not, so
-/// filling the store takes eight callers at least, not one.
+/// The share of the memory store one caller may fill by default: an
+/// eighth, 62,500 live proofs, about a hundred requests a second for the
+/// ten minutes a proof is remembered with the default window. A caller
+/// that sends more is refused (503) until its own proofs expire; the others
+/// are not, so filling the store takes eight callers at least, not one.
 pub(crate) const CALLER_SHARE: usize = MEMORY_CAPACITY / 8;
 
 /// The proofs of one server, in its memory: bounded, the oldest forgotten
 /// as they expire. Full of unexpired ids, it refuses new proofs (503)
 /// rather than forget one that could still be replayed; so does a caller's
 /// share of it.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct MemoryReplayStore {
     seen: Mutex<Seen>,
+    /// How many live ids one caller may have.
+    share: usize,
 }
 
 #[derive(Debug, Default)]
@@ -68,6 +70,11 @@ fn id(key: &str) -> Id {
 }
 
 impl MemoryReplayStore {
+    /// A store in which one caller may have `share` live ids.
+    pub(crate) fn with_share(share: usize) -> Self {
+        MemoryReplayStore { seen: Mutex::default(), share }
+    }
+
     /// Records `key` of `caller` at `now` for `ttl`, keeping at most
     /// `capacity` live keys, and `share` of one caller.
     fn record(
@@ -114,7 +121,7 @@ impl MemoryReplayStore {
 
 impl ReplayStore for MemoryReplayStore {
     fn first_use<'a>(&'a self, caller: &'a str, key: &'a str, ttl: Duration) -> BoxFuture<'a, Result<bool, String>> {
-        let limits = (MEMORY_CAPACITY, CALLER_SHARE);
+        let limits = (MEMORY_CAPACITY, self.share);
         Box::pin(std::future::ready(self.record((caller, key), ttl, limits, Instant::now())))
     }
 }
@@ -125,7 +132,7 @@ mod tests {
 
     #[test]
     fn a_proof_is_new_once_until_it_expires_and_a_full_store_refuses() {
-        let store = MemoryReplayStore::default();
+        let store = MemoryReplayStore::with_share(CALLER_SHARE);
         let (ttl, start) = (Duration::from_secs(60), Instant::now());
         let at = |seconds: u64| start + Duration::from_secs(seconds);
         let record = |key: &str, now| store.record(("me", key), ttl, (2, 2), now);
@@ -140,7 +147,7 @@ mod tests {
 
     #[test]
     fn one_caller_fills_its_share_and_no_more() {
-        let store = MemoryReplayStore::default();
+        let store = MemoryReplayStore::with_share(CALLER_SHARE);
         let (ttl, start) = (Duration::from_secs(60), Instant::now());
         let at = |seconds: u64| start + Duration::from_secs(seconds);
         let record = |caller: &str, key: &str, now| store.record((caller, key), ttl, (4, 2), now);

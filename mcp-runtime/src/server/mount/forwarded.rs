@@ -42,8 +42,10 @@ impl<'a> ServedRequest<'a> {
     }
 
     /// What ends the event stream this request's answer travels on, for its
-    /// client to resume ([`RequestContext::close_sse_stream`](crate::RequestContext::close_sse_stream)): a remote
-    /// that ends its stream to this server has this one ended in turn.
+    /// client to resume
+    /// ([`RequestContext::close_sse_stream`](crate::RequestContext::close_sse_stream)):
+    /// a remote that ends its stream to this server has this one ended in
+    /// turn.
     pub(super) fn stream_closer(&self) -> Arc<dyn Fn() + Send + Sync> {
         let context = self.call.context().clone();
         Arc::new(move || {

@@ -129,7 +129,8 @@ fn unavailable(reason: &str, logged: &'static str) -> http::Response<McpBody> {
     tracing::warn!(%reason, "{logged}");
     let mut response = transport_error(
         StatusCode::SERVICE_UNAVAILABLE,
-        "The token cannot be verified now (the authorization server or the proof store is out of reach); try again later",
+        "The token cannot be verified now (the authorization server or the proof store is out of reach, or this \
+         caller sent more DPoP proofs lately than it may); try again later",
     );
     let seconds = crate::auth::RETRY_AFTER.as_secs().to_string();
     response.headers_mut().insert(RETRY_AFTER, HeaderValue::try_from(seconds).expect("digits"));
