@@ -103,11 +103,18 @@ const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 let exchanges = 0;
 
 // One key per algorithm, newest first: oidc-provider signs with the first key of an alg.
+// Each key comes out of its generation as a JWK already: exporting the generated KeyObject
+// instead (`.privateKey.export({ format: 'jwk' })`) can deadlock Node 20 when a collection
+// runs during the export and finalizes the generation job, which takes the lock the export
+// holds; a provider then hung at start about once in a few hundred.
 function keySet() {
   const kid = () => randomUUID();
-  const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' });
-  const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
-  const ed = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' });
+  const jwk = (type, options) => generateKeyPairSync(type, {
+    ...options, publicKeyEncoding: { format: 'jwk' }, privateKeyEncoding: { format: 'jwk' },
+  }).privateKey;
+  const rsa = jwk('rsa', { modulusLength: 2048 });
+  const ec = jwk('ec', { namedCurve: 'P-256' });
+  const ed = jwk('ed25519', {});
   return [
     { ...rsa, kid: kid(), alg: 'RS256', use: 'sig' },
     { ...ec, kid: kid(), alg: 'ES256', use: 'sig' },

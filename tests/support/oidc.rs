@@ -50,8 +50,6 @@ pub async fn start() -> Provider {
     );
     let mut command = Command::new("node");
     command.arg(script).arg("--modules").arg(modules).args(["--port", "0", "--impostor"]);
-    // The provider's warnings (development adapter, Node version) are noise here.
-    command.stderr(std::process::Stdio::null());
     let (child, line) = crate::process::announced(command).await;
     let ready: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not the provider's line {line:?}: {e}"));
     let address = |name: &str| -> SocketAddr {

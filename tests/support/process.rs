@@ -172,12 +172,14 @@ async fn status_line(addr: SocketAddr) -> Option<String> {
 }
 
 /// Starts a process that announces its readiness with one line on its
-/// standard output (its stderr goes to the test's), and returns it with
-/// that line. Panics if it exits or closes its output first, or writes
-/// nothing within [`STARTUP`].
+/// standard output, and returns it with that line. Its standard error is
+/// read into the test's (shown when the test fails). Panics, with what it
+/// wrote there, if it exits or closes its output first, or writes nothing
+/// within [`STARTUP`].
 pub async fn announced(mut command: Command) -> (Child, String) {
-    command.stdout(Stdio::piped()).kill_on_drop(true);
+    command.stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true);
     let mut child = command.spawn().unwrap_or_else(|e| panic!("{command:?} does not start: {e}"));
+    let log = log_stderr(&mut child);
     let mut stdout = BufReader::new(child.stdout.take().expect("stdout piped")).lines();
     match tokio::time::timeout(STARTUP, stdout.next_line()).await {
         Ok(Ok(Some(line))) => {
@@ -187,9 +189,9 @@ pub async fn announced(mut command: Command) -> (Child, String) {
         }
         Ok(_) => {
             let status = child.wait().await.expect("a status");
-            panic!("{command:?} exited ({status}) before announcing readiness")
+            panic!("{command:?} exited ({status}) before announcing readiness:\n{}", log.lines().join("\n"))
         }
-        Err(_) => panic!("{command:?} announced nothing within {STARTUP:?}"),
+        Err(_) => panic!("{command:?} announced nothing within {STARTUP:?}:\n{}", log.lines().join("\n")),
     }
 }
 
